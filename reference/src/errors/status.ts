@@ -1,0 +1,197 @@
+// The error catalogue: every error leaves the server as a `Status` object, shaped as
+// Kubernetes sends it (kind, apiVersion, metadata, status, message, reason, details, code).
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, unknown>;
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** Stable reason codes (the `reason` field of a Status). */
+export type Reason =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Invalid'
+  | 'Timeout'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge'
+  | 'Expired'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'ServiceUnavailable';
+
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+export class StatusError extends Error {
+  readonly code: number;
+  readonly reason: Reason;
+  readonly details?: StatusDetails;
+  readonly headers?: Record<string, string>;
+  constructor(
+    code: number,
+    reason: Reason,
+    message: string,
+    details?: StatusDetails,
+    headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  toStatus(): Status {
+    const s: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
+    };
+    if (this.details) s.details = this.details;
+    return s;
+  }
+}
+
+/** `configmaps` in the core group, `deployments.apps` otherwise: how Kubernetes names a resource in messages. */
+export function qualifiedResource(group: string, resource: string): string {
+  return group ? `${resource}.${group}` : resource;
+}
+
+export const errors = {
+  badRequest(message: string, causes?: StatusCause[]): StatusError {
+    return new StatusError(400, 'BadRequest', message, causes ? { causes } : undefined);
+  },
+  unauthorized(message = 'Unauthorized'): StatusError {
+    return new StatusError(401, 'Unauthorized', message);
+  },
+  forbidden(message: string, details?: StatusDetails): StatusError {
+    return new StatusError(403, 'Forbidden', message, details);
+  },
+  notFound(group: string, resource: string, name: string): StatusError {
+    return new StatusError(404, 'NotFound', `${qualifiedResource(group, resource)} "${name}" not found`, {
+      name,
+      group: group || undefined,
+      kind: resource,
+    });
+  },
+  pathNotFound(path: string): StatusError {
+    return new StatusError(404, 'NotFound', `the server could not find the requested resource (${path})`, {});
+  },
+  alreadyExists(group: string, resource: string, name: string): StatusError {
+    return new StatusError(409, 'AlreadyExists', `${qualifiedResource(group, resource)} "${name}" already exists`, {
+      name,
+      group: group || undefined,
+      kind: resource,
+    });
+  },
+  conflict(group: string, resource: string, name: string, why: string): StatusError {
+    return new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedResource(group, resource)} "${name}": ${why}`,
+      { name, group: group || undefined, kind: resource },
+    );
+  },
+  staleUpdate(group: string, resource: string, name: string): StatusError {
+    return errors.conflict(
+      group,
+      resource,
+      name,
+      'the object has been modified; please apply your changes to the latest version and try again',
+    );
+  },
+  gone(message: string): StatusError {
+    return new StatusError(410, 'Expired', message);
+  },
+  invalid(kind: GroupKind, name: string, causes: StatusCause[]): StatusError {
+    const list = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : (c.message ?? ''))).join(', ');
+    const msg =
+      causes.length === 1
+        ? `${kind.kind} "${name}" is invalid: ${list}`
+        : `${kind.kind} "${name}" is invalid: [${list}]`;
+    return new StatusError(422, 'Invalid', msg, {
+      name,
+      group: kind.group || undefined,
+      kind: kind.kind,
+      causes,
+    });
+  },
+  methodNotAllowed(message: string): StatusError {
+    return new StatusError(405, 'MethodNotAllowed', message);
+  },
+  notAcceptable(accepted: string[]): StatusError {
+    return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+  },
+  unsupportedMediaType(type: string, accepted: string[]): StatusError {
+    return new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+      type ? { causes: [{ reason: 'UnsupportedMediaType', message: type }] } : undefined,
+    );
+  },
+  tooLarge(limit: number): StatusError {
+    return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  },
+  tooLargeResourceVersion(requested: string, current: string): StatusError {
+    return new StatusError(
+      504,
+      'Timeout',
+      `Too large resource version: ${requested}, current: ${current}`,
+      {
+        causes: [
+          {
+            reason: 'ResourceVersionTooLarge',
+            message: `Too large resource version: ${requested}, current: ${current}`,
+          },
+        ],
+        retryAfterSeconds: 1,
+      },
+      { 'Retry-After': '1' },
+    );
+  },
+  internal(message: string): StatusError {
+    return new StatusError(500, 'InternalError', `Internal error occurred: ${message}`);
+  },
+  unavailable(message: string): StatusError {
+    return new StatusError(503, 'ServiceUnavailable', message);
+  },
+};
+
+export function successStatus(details?: StatusDetails): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Status;
+}

@@ -1,0 +1,93 @@
+// Name and metadata validation shared by all kinds.
+import type { StatusCause } from '../errors/status.ts';
+import { validLabelKey, validLabelValue } from '../selectors/labels.ts';
+import type { KObject } from '../storage/types.ts';
+
+export type NameRule = 'subdomain' | 'label' | 'label1035' | 'path';
+
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+export function nameProblem(name: string, rule: NameRule): string | undefined {
+  switch (rule) {
+    case 'subdomain':
+      if (name.length > 253) return 'must be no more than 253 characters';
+      if (!SUBDOMAIN.test(name))
+        return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+      return undefined;
+    case 'label':
+      if (name.length > 63) return 'must be no more than 63 characters';
+      if (!LABEL.test(name))
+        return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+      return undefined;
+    case 'label1035':
+      if (name.length > 63) return 'must be no more than 63 characters';
+      if (!LABEL1035.test(name))
+        return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+      return undefined;
+    case 'path':
+      if (name === '.' || name === '..') return `may not be '${name}'`;
+      if (name.includes('/') || name.includes('%')) return "may not contain '/' or '%'";
+      return undefined;
+  }
+}
+
+export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const m = obj.metadata;
+  if (!m.name) {
+    causes.push({ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' });
+  } else {
+    const p = nameProblem(m.name, rule);
+    if (p) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${m.name}": ${p}`, field: 'metadata.name' });
+  }
+  if (namespaced && !m.namespace)
+    causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.namespace' });
+  if (!namespaced && m.namespace)
+    causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: not allowed on this type', field: 'metadata.namespace' });
+  for (const [k, v] of Object.entries(m.labels ?? {})) {
+    const kp = validLabelKey(k);
+    if (kp) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${kp}`, field: 'metadata.labels' });
+    const vp = typeof v === 'string' ? validLabelValue(v) : 'must be a string';
+    if (vp) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${v}": ${vp}`, field: `metadata.labels` });
+  }
+  for (const k of Object.keys(m.annotations ?? {})) {
+    const kp = validLabelKey(k);
+    if (kp) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${kp}`, field: 'metadata.annotations' });
+  }
+  const annSize = Object.entries(m.annotations ?? {}).reduce((n, [k, v]) => n + k.length + String(v).length, 0);
+  if (annSize > 256 * 1024)
+    causes.push({ reason: 'FieldValueTooLong', message: 'Too long: must have at most 262144 bytes', field: 'metadata.annotations' });
+  const fins = m.finalizers ?? [];
+  for (const f of fins) {
+    if (typeof f !== 'string' || !f) continue;
+    const slash = f.indexOf('/');
+    const prefixed = slash >= 0 ? validLabelKey(f) : undefined;
+    if (prefixed) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${f}": ${prefixed}`, field: 'metadata.finalizers' });
+  }
+  return causes;
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!deepEqual(ao[k], bo[k])) return false;
+  return true;
+}
+
+export function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}

@@ -1,0 +1,111 @@
+// Checks a decoded body against a structural schema: reports wrong types and unknown
+// fields, and returns a pruned copy (unknown fields dropped unless the schema preserves them).
+import type { Schema } from './types.ts';
+
+export interface DecodeResult {
+  value: unknown;
+  /** Paths of unknown fields that were dropped. */
+  unknown: string[];
+  /** Type errors: path and a human message. */
+  typeErrors: { path: string; message: string; expected: string; actual: string }[];
+}
+
+export function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+export function decodeWithSchema(value: unknown, schema: Schema): DecodeResult {
+  const res: DecodeResult = { value: undefined, unknown: [], typeErrors: [] };
+  res.value = walk(value, schema, '', res);
+  return res;
+}
+
+function typeOk(v: unknown, s: Schema): boolean {
+  if (v === null) return true; // null means "unset" for optional fields, as in Kubernetes' decoder
+  if (s['x-orch-int-or-string']) return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+  switch (s.type) {
+    case undefined:
+      return true;
+    case 'object':
+      return typeof v === 'object' && !Array.isArray(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+  }
+}
+
+function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
+  if (!typeOk(v, s)) {
+    const expected = s['x-orch-int-or-string'] ? 'int-or-string' : s.type!;
+    res.typeErrors.push({
+      path,
+      expected,
+      actual: jsonType(v),
+      message: `${path || '<root>'}: Invalid value: "${jsonType(v)}": ${path || 'body'} in body must be of type ${expected}: "${jsonType(v)}"`,
+    });
+    return v;
+  }
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    if (!s.items) return v;
+    return v.map((item, i) => walk(item, s.items!, `${path}[${i}]`, res));
+  }
+  const obj = v as Record<string, unknown>;
+  const props = s.properties;
+  const addl = s.additionalProperties;
+  if (!props && addl === undefined) {
+    // An object with no declared fields: free-form (preserve) or, when typed as object with
+    // nothing else, keeps its content only under preserve-unknown-fields.
+    if (s['x-orch-preserve-unknown-fields'] || s.type === undefined) return v;
+    if (s['x-orch-embedded-resource']) return v;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(obj)) {
+    const child = props?.[k];
+    const p = path ? `${path}.${k}` : k;
+    if (child) {
+      out[k] = walk(obj[k], child, p, res);
+    } else if (typeof addl === 'object') {
+      out[k] = walk(obj[k], addl, p, res);
+    } else if (addl === true || s['x-orch-preserve-unknown-fields']) {
+      out[k] = obj[k];
+    } else if (s['x-orch-embedded-resource'] && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) {
+      out[k] = obj[k];
+    } else {
+      res.unknown.push(p);
+    }
+  }
+  return out;
+}
+
+/** Missing required fields, as `path.field` strings. */
+export function missingRequired(v: unknown, s: Schema, path = ''): string[] {
+  const out: string[] = [];
+  if (v === null || typeof v !== 'object') return out;
+  if (Array.isArray(v)) {
+    if (s.items) v.forEach((item, i) => out.push(...missingRequired(item, s.items!, `${path}[${i}]`)));
+    return out;
+  }
+  const obj = v as Record<string, unknown>;
+  for (const r of s.required ?? []) {
+    if (obj[r] === undefined || obj[r] === null) out.push(path ? `${path}.${r}` : r);
+  }
+  if (s.properties) {
+    for (const [k, child] of Object.entries(s.properties)) {
+      if (obj[k] !== undefined) out.push(...missingRequired(obj[k], child, path ? `${path}.${k}` : k));
+    }
+  } else if (typeof s.additionalProperties === 'object') {
+    for (const [k, val] of Object.entries(obj))
+      out.push(...missingRequired(val, s.additionalProperties, path ? `${path}.${k}` : k));
+  }
+  return out;
+}

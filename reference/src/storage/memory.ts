@@ -1,0 +1,298 @@
+// An MVCC store held in memory. Past states inside the retained history are rebuilt by
+// undoing later changes; a write-ahead log (./wal.ts) makes it durable when attached.
+import {
+  type ChangeEvent,
+  ExpiredError,
+  type KObject,
+  KeyExistsError,
+  KeyNotFoundError,
+  PreconditionError,
+  type Storage,
+  type StoredObject,
+  type WatchListener,
+} from './types.ts';
+
+export interface Persistence {
+  /** Records a change; resolves when it is durable. Called synchronously in write order. */
+  append(ev: ChangeEvent): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface MemoryStoreOptions {
+  /** How long changes stay in the history (watch from an old version, Exact reads). */
+  historyMs?: number;
+  /** Upper bound on history length, whatever its age. */
+  historyMax?: number;
+  now?: () => number;
+}
+
+interface Bucket {
+  objects: Map<string, StoredObject>;
+  sorted: string[] | null;
+  watchers: Set<WatchListener>;
+}
+
+export class MemoryStore implements Storage {
+  private rev = 0;
+  private floor = 0;
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly history: ChangeEvent[] = [];
+  private historyStart = 0;
+  private readonly waiters: { rv: number; resolve: (ok: boolean) => void }[] = [];
+  private persistence?: Persistence;
+  private readonly historyMs: number;
+  private readonly historyMax: number;
+  private readonly now: () => number;
+
+  constructor(opts: MemoryStoreOptions = {}) {
+    this.historyMs = opts.historyMs ?? 5 * 60_000;
+    this.historyMax = opts.historyMax ?? 1_000_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  attach(p: Persistence): void {
+    this.persistence = p;
+  }
+
+  /** Replays a change read back from disk (no persistence, no watchers). */
+  restore(ev: ChangeEvent): void {
+    if (ev.type !== 'ADDED') ev.prev = this.get(ev.key)?.obj;
+    this.applyChange(ev);
+    this.rev = Math.max(this.rev, ev.rv);
+    this.pushHistory(ev);
+  }
+
+  /** Sets the revision after loading a snapshot; history before it is unknown. */
+  restoreRevision(rv: number): void {
+    this.rev = Math.max(this.rev, rv);
+    this.floor = Math.max(this.floor, rv);
+  }
+
+  snapshot(): { rev: number; objects: StoredObject[] } {
+    const objects: StoredObject[] = [];
+    for (const b of this.buckets.values()) for (const o of b.objects.values()) objects.push(o);
+    return { rev: this.rev, objects };
+  }
+
+  loadObject(bucket: string, o: StoredObject): void {
+    this.bucket(bucket).objects.set(o.key, o);
+    this.bucket(bucket).sorted = null;
+  }
+
+  revision(): number {
+    return this.rev;
+  }
+
+  oldestRetained(): number {
+    this.trimHistory();
+    return this.historyStart < this.history.length ? this.history[this.historyStart]!.rv - 1 : Math.max(this.floor, this.rev);
+  }
+
+  get(key: string): StoredObject | undefined {
+    return this.bucket(bucketOf(key)).objects.get(key);
+  }
+
+  getAt(key: string, rv: number): KObject | undefined {
+    if (rv >= this.rev) return this.get(key)?.obj;
+    this.checkRetained(rv);
+    let state: KObject | undefined = this.get(key)?.obj;
+    for (let i = this.history.length - 1; i >= this.historyStart; i--) {
+      const ev = this.history[i]!;
+      if (ev.rv <= rv) break;
+      if (ev.key === key) state = ev.type === 'ADDED' ? undefined : ev.prev;
+    }
+    return state;
+  }
+
+  list(bucketName: string, prefix: string, rv?: number): StoredObject[] {
+    const b = this.bucket(bucketName);
+    if (rv === undefined || rv >= this.rev) {
+      const keys = this.sortedKeys(b);
+      const out: StoredObject[] = [];
+      let i = prefix ? lowerBound(keys, prefix) : 0;
+      for (; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (prefix && !k.startsWith(prefix)) break;
+        out.push(b.objects.get(k)!);
+      }
+      return out;
+    }
+    this.checkRetained(rv);
+    const state = new Map<string, StoredObject | undefined>();
+    for (let i = this.history.length - 1; i >= this.historyStart; i--) {
+      const ev = this.history[i]!;
+      if (ev.rv <= rv) break;
+      if (ev.bucket !== bucketName || (prefix && !ev.key.startsWith(prefix))) continue;
+      state.set(
+        ev.key,
+        ev.type === 'ADDED' || !ev.prev
+          ? undefined
+          : { key: ev.key, obj: ev.prev, rv: Number(ev.prev.metadata.resourceVersion) },
+      );
+    }
+    const out: StoredObject[] = [];
+    for (const o of b.objects.values()) {
+      if (prefix && !o.key.startsWith(prefix)) continue;
+      if (!state.has(o.key)) out.push(o);
+    }
+    for (const v of state.values()) if (v) out.push(v);
+    out.sort((a, b2) => (a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0));
+    return out;
+  }
+
+  async create(bucket: string, key: string, obj: KObject): Promise<StoredObject> {
+    if (this.bucket(bucket).objects.has(key)) throw new KeyExistsError(key);
+    return this.commit('ADDED', bucket, key, obj, undefined);
+  }
+
+  async update(bucket: string, key: string, obj: KObject, expectRv?: number): Promise<StoredObject> {
+    const cur = this.bucket(bucket).objects.get(key);
+    if (!cur) throw new KeyNotFoundError(key);
+    if (expectRv !== undefined && cur.rv !== expectRv) throw new PreconditionError(key);
+    return this.commit('MODIFIED', bucket, key, obj, cur.obj);
+  }
+
+  async delete(bucket: string, key: string, expectRv?: number): Promise<StoredObject> {
+    const cur = this.bucket(bucket).objects.get(key);
+    if (!cur) throw new KeyNotFoundError(key);
+    if (expectRv !== undefined && cur.rv !== expectRv) throw new PreconditionError(key);
+    return this.commit('DELETED', bucket, key, cur.obj, cur.obj);
+  }
+
+  watch(bucketName: string, fromRv: number, listener: WatchListener): () => void {
+    if (fromRv < this.rev) {
+      this.checkRetained(fromRv);
+      for (let i = this.historyStart; i < this.history.length; i++) {
+        const ev = this.history[i]!;
+        if (ev.rv > fromRv && ev.bucket === bucketName) listener(ev);
+      }
+    }
+    const b = this.bucket(bucketName);
+    b.watchers.add(listener);
+    return () => b.watchers.delete(listener);
+  }
+
+  waitFor(rv: number, timeoutMs: number): Promise<boolean> {
+    if (this.rev >= rv) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const w = { rv, resolve };
+      this.waiters.push(w);
+      const t = setTimeout(() => {
+        const i = this.waiters.indexOf(w);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(this.rev >= rv);
+      }, timeoutMs);
+      t.unref?.();
+      w.resolve = (ok) => {
+        clearTimeout(t);
+        resolve(ok);
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const b of this.buckets.values()) b.watchers.clear();
+    await this.persistence?.close();
+  }
+
+  private commit(
+    type: ChangeEvent['type'],
+    bucket: string,
+    key: string,
+    obj: KObject,
+    prev: KObject | undefined,
+  ): Promise<StoredObject> {
+    const rv = this.rev + 1;
+    const rvs = String(rv);
+    const stored = type === 'DELETED' ? { ...obj, metadata: { ...obj.metadata, resourceVersion: rvs } } : obj;
+    stored.metadata.resourceVersion = rvs;
+    const ev: ChangeEvent = { rv, type, bucket, key, obj: stored, prev, time: this.now() };
+    // The change is written to the log before it becomes visible; the reply waits for
+    // the batched fsync (see wal.ts).
+    const durable = this.persistence?.append(ev);
+    this.rev = rv;
+    this.applyChange(ev);
+    this.pushHistory(ev);
+    const b = this.bucket(bucket);
+    for (const w of b.watchers) w(ev);
+    if (this.waiters.length) this.wake();
+    const result: StoredObject = { key, rv, obj: stored };
+    return durable ? durable.then(() => result) : Promise.resolve(result);
+  }
+
+  private applyChange(ev: ChangeEvent): void {
+    const b = this.bucket(ev.bucket);
+    if (ev.type === 'DELETED') {
+      if (b.objects.delete(ev.key)) b.sorted = null;
+    } else {
+      if (!b.objects.has(ev.key)) b.sorted = null;
+      b.objects.set(ev.key, { key: ev.key, rv: ev.rv, obj: ev.obj });
+    }
+  }
+
+  private pushHistory(ev: ChangeEvent): void {
+    this.history.push(ev);
+    if ((this.history.length & 1023) === 0) this.trimHistory();
+  }
+
+  private trimHistory(): void {
+    const cutoff = this.now() - this.historyMs;
+    while (
+      this.historyStart < this.history.length &&
+      (this.history[this.historyStart]!.time < cutoff || this.history.length - this.historyStart > this.historyMax)
+    ) {
+      this.floor = this.history[this.historyStart]!.rv;
+      this.historyStart++;
+    }
+    if (this.historyStart > 4096 && this.historyStart * 2 > this.history.length) {
+      this.history.splice(0, this.historyStart);
+      this.historyStart = 0;
+    }
+  }
+
+  private checkRetained(rv: number): void {
+    if (rv < this.oldestRetained()) throw new ExpiredError(String(rv));
+  }
+
+  private wake(): void {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i]!;
+      if (this.rev >= w.rv) {
+        this.waiters.splice(i, 1);
+        w.resolve(true);
+      }
+    }
+  }
+
+  private bucket(name: string): Bucket {
+    let b = this.buckets.get(name);
+    if (!b) {
+      b = { objects: new Map(), sorted: null, watchers: new Set() };
+      this.buckets.set(name, b);
+    }
+    return b;
+  }
+
+  private sortedKeys(b: Bucket): string[] {
+    if (!b.sorted) b.sorted = [...b.objects.keys()].sort();
+    return b.sorted;
+  }
+}
+
+export function bucketOf(key: string): string {
+  // `<group>/<resource>/<namespace>/<name>`: the bucket is the first two segments.
+  const i = key.indexOf('/');
+  const j = key.indexOf('/', i + 1);
+  return key.slice(0, j);
+}
+
+function lowerBound(keys: string[], prefix: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

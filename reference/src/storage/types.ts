@@ -1,0 +1,77 @@
+// Storage layer contract: get, list, watch and guaranteed update with preconditions,
+// behind one interface. Keys look like `<bucket>/<namespace>/<name>` where the bucket is
+// `<group>/<resource>`; cluster-scoped objects use an empty namespace segment.
+
+export type KObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+};
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: unknown[];
+  managedFields?: unknown[];
+  [field: string]: unknown;
+}
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface ChangeEvent {
+  rv: number;
+  type: EventType;
+  bucket: string;
+  key: string;
+  /** The object after the change (for DELETED: the last state, with the deletion's rv). */
+  obj: KObject;
+  /** The object before the change; undefined for ADDED. */
+  prev?: KObject;
+  /** Milliseconds since the epoch. */
+  time: number;
+}
+
+export interface StoredObject {
+  key: string;
+  rv: number;
+  obj: KObject;
+}
+
+export type WatchListener = (ev: ChangeEvent) => void;
+
+export interface Storage {
+  /** Highest revision handed out so far. */
+  revision(): number;
+  /** Oldest revision R such that every change after R is still in the history. */
+  oldestRetained(): number;
+  get(key: string): StoredObject | undefined;
+  /** The object as it was at revision `rv` (exclusive of later changes); throws ExpiredError when too old. */
+  getAt(key: string, rv: number): KObject | undefined;
+  /** All objects of a bucket (optionally below a key prefix) at revision `rv` (default now), sorted by key. */
+  list(bucket: string, prefix: string, rv?: number): StoredObject[];
+  create(bucket: string, key: string, obj: KObject): Promise<StoredObject>;
+  /** Replaces the object; `expectRv` (when set) must match the stored revision. */
+  update(bucket: string, key: string, obj: KObject, expectRv?: number): Promise<StoredObject>;
+  delete(bucket: string, key: string, expectRv?: number): Promise<StoredObject>;
+  /** Changes of a bucket after `fromRv`, replayed then live. Returns a cancel function. Throws ExpiredError when too old. */
+  watch(bucket: string, fromRv: number, listener: WatchListener): () => void;
+  /** Resolves when the revision reaches `rv`, or false after `timeoutMs`. */
+  waitFor(rv: number, timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class ExpiredError extends Error {}
+export class KeyExistsError extends Error {}
+export class KeyNotFoundError extends Error {}
+export class PreconditionError extends Error {}
