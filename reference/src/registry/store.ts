@@ -547,7 +547,10 @@ export class GenericStore {
     obj.apiVersion = apiVersionOf(this.def.group, version);
     obj.kind = this.def.kind;
     const s = this.def.strategy;
-    if (subresource === 'status') {
+    const subPrepare = subresource ? s.prepareForSubresource?.[subresource] : undefined;
+    if (subPrepare) {
+      subPrepare(obj, old, ctx);
+    } else if (subresource === 'status') {
       if (s.prepareForStatusUpdate) s.prepareForStatusUpdate(obj, old, ctx);
       else {
         // only status changes through the status subresource

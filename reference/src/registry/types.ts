@@ -40,6 +40,8 @@ export interface Strategy {
   prepareForUpdate?(obj: KObject, old: KObject, ctx: RequestContext): void;
   /** Same for the status subresource: only status may change. */
   prepareForStatusUpdate?(obj: KObject, old: KObject, ctx: RequestContext): void;
+  /** Same for other subresources that take the kind's own object (e.g. a namespace's `finalize`). */
+  prepareForSubresource?: Record<string, (obj: KObject, old: KObject, ctx: RequestContext) => void>;
   validate?(obj: KObject, ctx: RequestContext): StatusCause[];
   validateUpdate?(obj: KObject, old: KObject, ctx: RequestContext): StatusCause[];
   /** Values of kind-specific field selectors (beyond metadata.name and metadata.namespace). */

@@ -1,0 +1,71 @@
+// Server options, with the defaults doc1 names (5 minutes of history, 5-minute continue tokens).
+export interface FeatureGates {
+  WatchList: boolean;
+  APIListChunking: boolean;
+  APIResponseCompression: boolean;
+  [gate: string]: boolean;
+}
+
+export interface ServerOptions {
+  /** Directory for the durable store; ignored when inMemory. */
+  dataDir: string;
+  inMemory: boolean;
+  /** fdatasync before acknowledging writes. */
+  fsync: boolean;
+  historySeconds: number;
+  continueTtlSeconds: number;
+  /** Wait for an unknown resource version on get/list before answering 504. */
+  futureRvWaitMs: number;
+  watchTimeoutSeconds: number;
+  bookmarkIntervalMs: number;
+  featureGates: FeatureGates;
+  /** `--runtime-config` (e.g. `apps/v1=false`). */
+  runtimeConfig: string;
+  maxBodyBytes: number;
+  /** Bearer token of the admin identity (system:masters); generated when empty. */
+  adminToken: string;
+  anonymous: boolean;
+  /** Serve HTTPS (default) or plain HTTP (loopback only). */
+  tls: boolean;
+  host: string;
+  port: number;
+  /** PEM key and certificate; generated (and kept in dataDir) when absent. */
+  tlsKey?: string;
+  tlsCert?: string;
+  /** PEM of the CA that signed tlsCert (for kubeconfig files). */
+  tlsCa?: string;
+}
+
+export const DEFAULTS: ServerOptions = {
+  dataDir: '.orch/data',
+  inMemory: false,
+  fsync: true,
+  historySeconds: 300,
+  continueTtlSeconds: 300,
+  futureRvWaitMs: 3000,
+  watchTimeoutSeconds: 1800,
+  bookmarkIntervalMs: 60_000,
+  featureGates: { WatchList: false, APIListChunking: true, APIResponseCompression: true },
+  runtimeConfig: '',
+  maxBodyBytes: 3 * 1024 * 1024,
+  adminToken: '',
+  anonymous: true,
+  tls: true,
+  host: '127.0.0.1',
+  port: 0,
+};
+
+export function resolveOptions(o: Partial<ServerOptions> = {}): ServerOptions {
+  return { ...DEFAULTS, ...o, featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } };
+}
+
+/** Parses `Gate=true,Other=false`. */
+export function parseFeatureGates(s: string): Partial<FeatureGates> {
+  const out: Record<string, boolean> = {};
+  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const [k, v] = part.split('=');
+    if (!k || (v !== 'true' && v !== 'false')) throw new Error(`invalid feature gate "${part}": want Name=true|false`);
+    out[k] = v === 'true';
+  }
+  return out;
+}

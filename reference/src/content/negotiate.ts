@@ -1,0 +1,94 @@
+// Content negotiation: Accept parsing and the choice of response encoding.
+import { errors } from '../errors/status.ts';
+
+export type Format = 'json' | 'yaml' | 'protobuf' | 'table';
+
+export interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+export const JSON_TYPE = 'application/json';
+export const YAML_TYPE = 'application/yaml';
+export const PROTOBUF_TYPE = 'application/vnd.orch.protobuf';
+export const TABLE_GROUP = 'meta.orch.io';
+
+export function parseMediaType(s: string): MediaRange {
+  const parts = s.split(';');
+  const type = parts[0]!.trim().toLowerCase();
+  const params: Record<string, string> = {};
+  let q = 1;
+  for (const p of parts.slice(1)) {
+    const eq = p.indexOf('=');
+    if (eq < 0) continue;
+    const k = p.slice(0, eq).trim().toLowerCase();
+    const v = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"|"$/g, '');
+    if (k === 'q') q = Number(v);
+    else params[k] = v;
+  }
+  return { type, params, q: Number.isFinite(q) ? q : 0 };
+}
+
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header || !header.trim()) return [{ type: '*/*', params: {}, q: 1 }];
+  return header
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(parseMediaType)
+    .filter((m) => m.q > 0)
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => b.m.q - a.m.q || a.i - b.i)
+    .map((x) => x.m);
+}
+
+export interface Negotiated {
+  format: Format;
+  contentType: string;
+  /** Table: include the object (`None`, `Metadata`, `Object`). */
+  includeObject?: string;
+  /** for PartialObjectMetadata requests (not served): never set here. */
+}
+
+export interface Capabilities {
+  protobuf: boolean;
+  table: boolean;
+}
+
+/** Picks the response format; throws 406 when nothing acceptable is offered. */
+export function negotiate(accept: string | undefined, caps: Capabilities): Negotiated {
+  const ranges = parseAccept(accept);
+  for (const r of ranges) {
+    const as = r.params.as;
+    if (as) {
+      if (
+        as === 'Table' &&
+        caps.table &&
+        (r.type === JSON_TYPE || r.type === '*/*' || r.type === 'application/*') &&
+        (r.params.g ?? '') === TABLE_GROUP &&
+        (r.params.v === 'v1' || r.params.v === 'v1beta1')
+      )
+        return { format: 'table', contentType: `${JSON_TYPE};as=Table;v=${r.params.v};g=${TABLE_GROUP}` };
+      continue; // other `as=` forms (PartialObjectMetadata, other groups) are not served
+    }
+    switch (r.type) {
+      case JSON_TYPE:
+      case '*/*':
+      case 'application/*':
+        return { format: 'json', contentType: JSON_TYPE };
+      case YAML_TYPE:
+        return { format: 'yaml', contentType: YAML_TYPE };
+      case PROTOBUF_TYPE:
+        if (caps.protobuf) return { format: 'protobuf', contentType: PROTOBUF_TYPE };
+        break;
+    }
+  }
+  const offered = [JSON_TYPE, YAML_TYPE];
+  if (caps.protobuf) offered.push(PROTOBUF_TYPE);
+  if (caps.table) offered.push(`${JSON_TYPE};as=Table;v=v1;g=${TABLE_GROUP}`);
+  throw errors.notAcceptable(offered);
+}

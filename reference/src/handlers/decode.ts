@@ -1,0 +1,115 @@
+// Request bodies: JSON, YAML or Protobuf, then schema checks and field validation
+// (Ignore / Warn / Strict) with the messages Kubernetes uses.
+import { parseDocument } from 'yaml';
+import { parseJson } from '../content/json.ts';
+import { PROTOBUF_TYPE, parseMediaType } from '../content/negotiate.ts';
+import { decodeProtobuf } from '../content/protobuf.ts';
+import { errors } from '../errors/status.ts';
+import type { RequestContext, ResourceDef } from '../registry/types.ts';
+import { decodeWithSchema } from '../schema/decode.ts';
+import type { KObject } from '../storage/types.ts';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export function fieldValidation(q: URLSearchParams): FieldValidation {
+  const v = q.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+  throw errors.badRequest(`fieldValidation parameter unsupported: ${v}; supported values: Ignore, Warn, Strict`);
+}
+
+/** Parses a body by its Content-Type; returns the value and the paths of duplicate keys. */
+export function parseBody(buf: Buffer, contentType: string | undefined, accepted: string[]): { value: unknown; duplicates: string[] } {
+  const mt = parseMediaType(contentType || 'application/json').type;
+  if (mt === 'application/json' || mt === '*/*' || mt === '') {
+    return parseJson(buf.toString('utf8'));
+  }
+  if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml') {
+    return parseYaml(buf.toString('utf8'));
+  }
+  if (mt === PROTOBUF_TYPE) {
+    try {
+      return { value: decodeProtobuf(buf), duplicates: [] };
+    } catch (e) {
+      throw errors.badRequest(`error decoding request body: ${(e as Error).message}`);
+    }
+  }
+  throw errors.unsupportedMediaType(mt, accepted);
+}
+
+export function parseYaml(text: string): { value: unknown; duplicates: string[] } {
+  const doc = parseDocument(text, { uniqueKeys: false, strict: false, prettyErrors: false });
+  if (doc.errors.length) throw errors.badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const duplicates: string[] = [];
+  // the yaml library reports duplicate keys as warnings when uniqueKeys is off; find them ourselves
+  const walk = (node: unknown, path: string) => {
+    const n = node as { items?: unknown[]; key?: unknown; value?: unknown } | null;
+    if (!n || typeof n !== 'object') return;
+    if (Array.isArray(n.items)) {
+      const isMap = n.items.length > 0 && (n.items[0] as { key?: unknown }).key !== undefined;
+      if (isMap) {
+        const seen = new Set<string>();
+        for (const pair of n.items as { key: { value?: unknown } | null; value: unknown }[]) {
+          const k = String(pair.key && typeof pair.key === 'object' ? pair.key.value : pair.key);
+          const p = path ? `${path}.${k}` : k;
+          if (seen.has(k)) duplicates.push(p);
+          seen.add(k);
+          walk(pair.value, p);
+        }
+      } else n.items.forEach((it, i) => walk(it, `${path}[${i}]`));
+    }
+  };
+  walk(doc.contents, '');
+  const value = doc.toJS({ maxAliasCount: 100 });
+  return { value, duplicates };
+}
+
+/**
+ * Checks an object body against the kind's schema. Wrong types are a 400 whatever the
+ * level; unknown and duplicate fields fail under Strict, warn under Warn, and are dropped.
+ */
+export function validateFields(
+  value: unknown,
+  duplicates: string[],
+  def: ResourceDef,
+  version: string,
+  level: FieldValidation,
+  ctx: RequestContext,
+): KObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw errors.badRequest(`the body of the request must be a JSON object`);
+  let obj = value as KObject;
+  if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)))
+    throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: metadata must be an object`);
+  if (def.schema) {
+    const r = decodeWithSchema(value, def.schema);
+    if (r.typeErrors.length) {
+      const t = r.typeErrors[0]!;
+      throw errors.badRequest(
+        `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${t.actual} into Go struct field ${t.path} of type ${t.expected}`,
+      );
+    }
+    obj = r.value as KObject;
+    const problems = [...r.unknown.map((p) => `unknown field "${p}"`), ...duplicates.map((p) => `duplicate field "${p}"`)];
+    if (problems.length) {
+      if (level === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+      if (level === 'Warn') ctx.warnings.push(...problems);
+    }
+  } else if (duplicates.length) {
+    const problems = duplicates.map((p) => `duplicate field "${p}"`);
+    if (level === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+    if (level === 'Warn') ctx.warnings.push(...problems);
+  }
+  obj.metadata ??= {};
+  return obj;
+}
+
+/** The body's apiVersion and kind must name the resource of the request (when present). */
+export function checkTypeMeta(obj: KObject, def: ResourceDef, apiVersion: string): void {
+  if (!obj.kind) throw errors.badRequest(`Object 'Kind' is missing in the request body`);
+  if (!obj.apiVersion) throw errors.badRequest(`Object 'apiVersion' is missing in the request body`);
+  if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== def.kind)
+    throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion)
+    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+}

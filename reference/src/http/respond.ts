@@ -1,0 +1,83 @@
+// Writing replies: the negotiated encoding (JSON, YAML, Protobuf, Table), gzip for get and
+// list when asked, and `Warning` headers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { stringify as toYaml } from 'yaml';
+import { type Negotiated, PROTOBUF_TYPE } from '../content/negotiate.ts';
+import { encodeProtobuf, hasProtobuf } from '../content/protobuf.ts';
+import { StatusError } from '../errors/status.ts';
+
+const jsonCache = new WeakMap<object, Buffer>();
+
+/** Serialized bytes of an object; stored objects never change, so their bytes are cached. */
+export function jsonBytes(obj: unknown): Buffer {
+  if (typeof obj === 'object' && obj !== null) {
+    const hit = jsonCache.get(obj);
+    if (hit) return hit;
+    const b = Buffer.from(JSON.stringify(obj));
+    jsonCache.set(obj, b);
+    return b;
+  }
+  return Buffer.from(JSON.stringify(obj));
+}
+
+export function warningHeaders(warnings: string[]): string[] {
+  return warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+}
+
+export interface WriteOptions {
+  gzip?: boolean;
+  warnings?: string[];
+  headers?: Record<string, string>;
+  compression?: boolean;
+}
+
+export function writeEncoded(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  obj: unknown,
+  out: Negotiated,
+  o: WriteOptions = {},
+): void {
+  let body: Buffer;
+  let contentType = out.contentType;
+  const o2 = obj as { apiVersion?: string; kind?: string };
+  if (out.format === 'protobuf' && o2 && hasProtobuf(o2.apiVersion ?? '', o2.kind ?? '')) {
+    body = encodeProtobuf(obj as Record<string, unknown>);
+    contentType = PROTOBUF_TYPE;
+  } else if (out.format === 'yaml') {
+    body = Buffer.from(toYaml(obj));
+  } else {
+    body = jsonBytes(obj);
+    if (out.format !== 'json' && out.format !== 'table') contentType = 'application/json';
+    if (out.format === 'table' && (o2?.kind !== 'Table')) contentType = 'application/json';
+  }
+  const headers: Record<string, string | string[] | number> = { 'Content-Type': contentType, ...(o.headers ?? {}) };
+  if (o.warnings?.length) headers.Warning = warningHeaders(o.warnings);
+  if (o.gzip && o.compression !== false && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+    body = gzipSync(body, { level: 1 });
+    headers['Content-Encoding'] = 'gzip';
+    headers.Vary = 'Accept-Encoding';
+  }
+  headers['Content-Length'] = body.length;
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+export function writeError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: unknown,
+  out: Negotiated | undefined,
+  warnings: string[] = [],
+): void {
+  const se = err instanceof StatusError ? err : undefined;
+  const status = se ? se.toStatus() : new StatusError(500, 'InternalError', `Internal error occurred: ${String((err as Error)?.message ?? err)}`).toStatus();
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const fmt: Negotiated = out && out.format !== 'table' ? out : { format: 'json', contentType: 'application/json' };
+  writeEncoded(req, res, status.code, status, fmt, { warnings, headers: se?.headers });
+}

@@ -1,0 +1,153 @@
+// The reference server: `build(options)` wires storage, registry, admission, authentication
+// and the HTTP handler without opening a socket; `listen()` serves it over HTTPS (default)
+// or plain HTTP.
+import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { AdmissionChain, type AdmissionPlugin } from './auth/admission.ts';
+import { AuthenticationChain, DefaultAuthorizer, TokenAuthenticator } from './auth/authn.ts';
+import { type ServerOptions, resolveOptions } from './config.ts';
+import type { Handler } from './handlers/scope.ts';
+import { healthHandler } from './http/health.ts';
+import { createHandlerFn, type NonResourceRoute } from './http/server.ts';
+
+import { builtinKinds, installBuiltins } from './registry/kinds/index.ts';
+import { SYSTEM_NAMESPACES, namespaceLifecycle, resumeTerminating } from './registry/kinds/namespace.ts';
+import { Registry } from './registry/registry.ts';
+import type { RequestContext } from './registry/types.ts';
+import { MemoryStore } from './storage/memory.ts';
+import type { Storage } from './storage/types.ts';
+import { WriteAheadLog } from './storage/wal.ts';
+
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '28',
+  gitVersion: 'v1.28.0-orch.0',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-22T00:00:00Z',
+  goVersion: 'go1.20',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+export interface OrchServer {
+  options: ServerOptions;
+  registry: Registry;
+  storage: Storage;
+  admission: AdmissionChain;
+  adminToken: string;
+  /** The request handler (no socket needed). */
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
+  listen(): Promise<{ url: string; port: number }>;
+  url?: string;
+  /** PEM of the CA that issued the serving certificate (HTTPS only). */
+  caPem?: string;
+  close(): Promise<void>;
+}
+
+export async function build(partial: Partial<ServerOptions> = {}): Promise<OrchServer> {
+  const options = resolveOptions(partial);
+  const storeOpts = { historyMs: options.historySeconds * 1000 };
+  const storage: MemoryStore = options.inMemory
+    ? new MemoryStore(storeOpts)
+    : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync });
+  const plugins: AdmissionPlugin[] = [namespaceLifecycle];
+  const admission = new AdmissionChain(plugins);
+  let registry!: Registry;
+  registry = new Registry(storage, admission, {
+    futureRvWaitMs: options.futureRvWaitMs,
+    continueTtlMs: options.continueTtlSeconds * 1000,
+    watchTimeoutSeconds: options.watchTimeoutSeconds,
+    bookmarkIntervalMs: options.bookmarkIntervalMs,
+    gates: { WatchList: options.featureGates.WatchList, APIListChunking: options.featureGates.APIListChunking },
+  });
+  applyRuntimeConfig(registry, options.runtimeConfig);
+  const subresources = new Map<string, Handler>();
+  const routes: NonResourceRoute[] = [];
+  installBuiltins(registry, subresources, routes);
+  void builtinKinds;
+
+  const adminToken = options.adminToken || randomBytes(24).toString('base64url');
+  const authn = new AuthenticationChain(
+    [
+      new TokenAuthenticator(
+        new Map([[adminToken, { username: 'orch-admin', uid: 'orch-admin', groups: ['system:masters'] }]]),
+      ),
+    ],
+    options.anonymous,
+  );
+  let url = '';
+  const handle = createHandlerFn({
+    registry,
+    authn,
+    authz: [new DefaultAuthorizer()],
+    maxBodyBytes: options.maxBodyBytes,
+    compression: () => options.featureGates.APIResponseCompression,
+    version: SERVER_VERSION,
+    serverAddress: () => url.replace(/^https?:\/\//, ''),
+    health: healthHandler(() => true),
+    subresources,
+    routes,
+  });
+
+  // system namespaces
+  const ns = registry.byResource('', 'namespaces')!.store;
+  const system: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, warnings: [], dryRun: false };
+  for (const name of SYSTEM_NAMESPACES) {
+    if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
+  }
+  resumeTerminating(registry);
+
+  let server: Server | undefined;
+  const srv: OrchServer = {
+    options,
+    registry,
+    storage,
+    admission,
+    adminToken,
+    handle: (req, res) => void handle(req, res),
+    async listen() {
+      if (options.tls) {
+        const { ensureCertificate } = await import('./http/tls.ts');
+        const cert = await ensureCertificate(options);
+        srv.caPem = cert.ca;
+        server = createHttpsServer({ key: cert.key, cert: cert.cert }, srv.handle);
+      } else {
+        server = createHttpServer(srv.handle);
+      }
+      server.keepAliveTimeout = 65_000;
+      server.headersTimeout = 66_000;
+      server.requestTimeout = 0;
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(options.port, options.host, () => resolve());
+      });
+      const port = (server.address() as AddressInfo).port;
+      const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+      url = `${options.tls ? 'https' : 'http'}://${host}:${port}`;
+      srv.url = url;
+      return { url, port };
+    },
+    async close() {
+      if (server) {
+        server.closeAllConnections?.();
+        await new Promise<void>((r) => server!.close(() => r()));
+      }
+      await storage.close();
+    },
+  };
+  return srv;
+}
+
+/** `--runtime-config`: `<group>/<version>=false` disables a group version, `=true` (or bare) enables it. */
+function applyRuntimeConfig(reg: Registry, rc: string): void {
+  for (const part of rc.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [key, value = 'true'] = part.split('=');
+    const gv = key === 'api/v1' ? 'v1' : key!;
+    if (value === 'false') reg.disabled.add(gv);
+    else reg.disabled.delete(gv);
+  }
+}

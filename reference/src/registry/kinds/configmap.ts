@@ -1,0 +1,75 @@
+// ConfigMap (core/v1).
+import { freeform } from '../../schema/dsl.ts';
+import { bool, mapOf, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { StatusCause } from '../../errors/status.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import { deepEqual } from '../validation.ts';
+import { AGE_COLUMN, ALL_VERBS, NAME_COLUMN } from './common.ts';
+
+void freeform;
+const KEY = /^[-._a-zA-Z0-9]+$/;
+
+export function validateDataKeys(obj: KObject, fields: string[]): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  let size = 0;
+  for (const f of fields) {
+    const data = (obj[f] ?? {}) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(data)) {
+      if (!KEY.test(k) || k.length > 253)
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `${f}[${k}]`,
+          message: `Invalid value: "${k}": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+        });
+      if (seen.has(k))
+        causes.push({ reason: 'FieldValueDuplicate', field: `${f}[${k}]`, message: `Duplicate value: "${k}"` });
+      seen.add(k);
+      size += k.length + String(v ?? '').length;
+    }
+  }
+  if (size > 1024 * 1024)
+    causes.push({ reason: 'FieldValueTooLong', field: '', message: 'Too long: must have at most 1048576 bytes' });
+  return causes;
+}
+
+export const configMap: ResourceDef = {
+  group: '',
+  versions: ['v1'],
+  kind: 'ConfigMap',
+  listKind: 'ConfigMapList',
+  plural: 'configmaps',
+  singular: 'configmap',
+  namespaced: true,
+  shortNames: ['cm'],
+  verbs: ALL_VERBS,
+  subresources: [],
+  protobuf: true,
+  schema: objectSchema({
+    data: mapOf(str()),
+    binaryData: mapOf(str({ format: 'byte' })),
+    immutable: bool(),
+  }),
+  strategy: {
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    table: [
+      NAME_COLUMN,
+      { name: 'Data', type: 'integer', description: 'Number of data entries', cell: (o) => Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length },
+      AGE_COLUMN,
+    ],
+    validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
+    validateUpdate: (o, old) => {
+      const causes = validateDataKeys(o, ['data', 'binaryData']);
+      if (old.immutable === true) {
+        if (!deepEqual(o.data, old.data) || !deepEqual(o.binaryData, old.binaryData))
+          causes.push({ reason: 'FieldValueForbidden', field: 'data', message: 'Forbidden: field is immutable when `immutable` is set' });
+        if (o.immutable !== true)
+          causes.push({ reason: 'FieldValueForbidden', field: 'immutable', message: 'Forbidden: field is immutable when `immutable` is set' });
+      }
+      return causes;
+    },
+  },
+};

@@ -1,0 +1,172 @@
+// The registry: which resources are served at which group versions, their stores, and
+// the discovery documents derived from them. Custom resources are added and removed at run time.
+import type { AdmissionChain } from '../auth/admission.ts';
+import type { Storage } from '../storage/types.ts';
+import { GenericStore, type StoreOptions } from './store.ts';
+import { type ResourceDef, apiVersionOf } from './types.ts';
+
+export interface Served {
+  def: ResourceDef;
+  store: GenericStore;
+}
+
+export class Registry {
+  private readonly byPath = new Map<string, Served>();
+  private readonly byBucket = new Map<string, Served>();
+  /** group -> versions served (preferred first). */
+  private readonly groups = new Map<string, string[]>();
+  /** runtime-config: group versions switched off. */
+  readonly disabled = new Set<string>();
+  private onChange: (() => void)[] = [];
+
+  constructor(
+    readonly storage: Storage,
+    readonly admission: AdmissionChain,
+    readonly storeOptions: StoreOptions,
+  ) {}
+
+  add(def: ResourceDef): GenericStore {
+    const served = this.byBucket.get(`${def.group}/${def.plural}`);
+    const store =
+      served?.store ??
+      new GenericStore(
+        def,
+        this.storage,
+        this.admission,
+        { get: (n) => this.storage.get(`core/namespaces//${n}`)?.obj },
+        this.storeOptions,
+        def.strategy.nameRule,
+      );
+    const entry = { def, store };
+    this.byBucket.set(`${def.group}/${def.plural}`, entry);
+    for (const v of def.versions) {
+      this.byPath.set(`${def.group}/${v}/${def.plural}`, entry);
+      const vs = this.groups.get(def.group) ?? [];
+      if (!vs.includes(v)) vs.push(v);
+      this.groups.set(def.group, sortVersions(vs));
+    }
+    for (const f of this.onChange) f();
+    return store;
+  }
+
+  remove(group: string, plural: string): void {
+    const e = this.byBucket.get(`${group}/${plural}`);
+    if (!e) return;
+    this.byBucket.delete(`${group}/${plural}`);
+    for (const v of e.def.versions) this.byPath.delete(`${group}/${v}/${plural}`);
+    const still = new Set<string>();
+    for (const x of this.byBucket.values()) if (x.def.group === group) for (const v of x.def.versions) still.add(v);
+    if (still.size) this.groups.set(group, sortVersions([...still]));
+    else this.groups.delete(group);
+    for (const f of this.onChange) f();
+  }
+
+  changed(f: () => void): void {
+    this.onChange.push(f);
+  }
+
+  lookup(group: string, version: string, plural: string): Served | undefined {
+    if (this.disabled.has(apiVersionOf(group, version))) return undefined;
+    return this.byPath.get(`${group}/${version}/${plural}`);
+  }
+
+  byResource(group: string, plural: string): Served | undefined {
+    return this.byBucket.get(`${group}/${plural}`);
+  }
+
+  all(): Served[] {
+    return [...this.byBucket.values()];
+  }
+
+  servesGroupVersion(group: string, version: string): boolean {
+    return !this.disabled.has(apiVersionOf(group, version)) && (this.groups.get(group) ?? []).includes(version);
+  }
+
+  // ------------------------------------------------------------- discovery
+
+  apiVersions(serverAddress: string): unknown {
+    return {
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+    };
+  }
+
+  private group(name: string): unknown {
+    const versions = (this.groups.get(name) ?? []).filter((v) => !this.disabled.has(apiVersionOf(name, v)));
+    if (versions.length === 0) return undefined;
+    return {
+      name,
+      versions: versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v })),
+      preferredVersion: { groupVersion: `${name}/${versions[0]}`, version: versions[0] },
+    };
+  }
+
+  apiGroup(name: string): unknown {
+    const g = this.group(name);
+    return g ? { kind: 'APIGroup', apiVersion: 'v1', ...(g as object) } : undefined;
+  }
+
+  apiGroupList(): unknown {
+    const groups = [...this.groups.keys()]
+      .filter((g) => g !== '')
+      .sort(groupOrder)
+      .map((g) => this.group(g))
+      .filter(Boolean);
+    return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+  }
+
+  resourceList(group: string, version: string): unknown {
+    if (!this.servesGroupVersion(group, version)) return undefined;
+    const resources: unknown[] = [];
+    for (const { def } of this.byBucket.values()) {
+      if (def.group !== group || !def.versions.includes(version)) continue;
+      const r: Record<string, unknown> = {
+        name: def.plural,
+        singularName: def.singular,
+        namespaced: def.namespaced,
+        kind: def.kind,
+        verbs: def.verbs,
+      };
+      if (def.shortNames?.length) r.shortNames = def.shortNames;
+      if (def.categories?.length) r.categories = def.categories;
+      resources.push(r);
+      for (const sub of def.subresources) {
+        const s: Record<string, unknown> = {
+          name: `${def.plural}/${sub}`,
+          singularName: '',
+          namespaced: def.namespaced,
+          kind: def.kind,
+          verbs: ['get', 'patch', 'update'],
+        };
+        if (sub === 'eviction') Object.assign(s, { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+        if (sub === 'finalize') s.verbs = ['update'];
+        resources.push(s);
+      }
+    }
+    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(group, version), resources };
+  }
+}
+
+/** Kubernetes version priority: GA > beta > alpha, higher numbers first. */
+export function versionPriority(v: string): [number, number, number] {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+  if (!m) return [0, 0, 0];
+  const level = m[2] === 'alpha' ? 1 : m[2] === 'beta' ? 2 : 3;
+  return [level, Number(m[1]), Number(m[3] ?? 0)];
+}
+
+function sortVersions(vs: string[]): string[] {
+  return vs.sort((a, b) => {
+    const pa = versionPriority(a);
+    const pb = versionPriority(b);
+    for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pb[i]! - pa[i]!;
+    return a < b ? -1 : 1;
+  });
+}
+
+function groupOrder(a: string, b: string): number {
+  // built-in groups first in a stable order, then the rest alphabetically
+  const rank = (g: string) => (g.endsWith('.orch.io') || !g.includes('.') ? 0 : 1);
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,72 @@
+// Test support for the reference server's own tests: an in-process server on a real
+// socket (plain HTTP on loopback unless asked), and a small undici client that never throws
+// on a non-2xx answer.
+import { Agent, request } from 'undici';
+import { build, type OrchServer } from '../src/index.ts';
+import type { ServerOptions } from '../src/config.ts';
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: Buffer;
+  json: any;
+}
+
+export interface TestServer {
+  server: OrchServer;
+  url: string;
+  token: string;
+  req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+
+export async function startServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const server = await build({ inMemory: true, tls: false, futureRvWaitMs: 200, ...opts });
+  const { url } = await server.listen();
+  const token = server.adminToken;
+  const req = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const h: Record<string, string> = { authorization: `Bearer ${token}`, ...headers };
+    let payload: string | Buffer | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+    const r = await request(url + path, {
+      method: method as 'GET',
+      headers: h,
+      body: payload,
+      dispatcher: insecure,
+      headersTimeout: 20_000,
+      bodyTimeout: 20_000,
+    });
+    const buf = Buffer.from(await r.body.arrayBuffer());
+    const text = buf.toString('utf8');
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: r.statusCode, headers: r.headers, text, body: buf, json };
+  };
+  return { server, url, token, req, close: () => server.close() };
+}
+
+let counter = 0;
+/** A fresh namespace name for a test. */
+export function uniqueName(prefix = 't'): string {
+  counter++;
+  return `${prefix}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+export function configMap(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...((extra.metadata as object) ?? {}) }, data, ...omit(extra, 'metadata') };
+}
+
+function omit(o: Record<string, unknown>, k: string): Record<string, unknown> {
+  const { [k]: _x, ...rest } = o;
+  return rest;
+}
