@@ -1,0 +1,63 @@
+// Declaring a conformance case: its id, title and spec place, run as a vitest test with
+// Allure labels, expectations applied from outside the test, and skips that say why.
+import * as allure from 'allure-js-commons';
+import { test } from 'vitest';
+import { setCurrentPlace } from './assert.ts';
+import type { Client } from './client.ts';
+import { expectationFor } from './expectations.ts';
+import { session, sessionExpectations } from './session.ts';
+import { type CaseDef, DOCS, describePlace } from './spec.ts';
+
+export interface CaseContext {
+  client: Client;
+  /** Skips the case with a reason (reported as skipped, never as passed). */
+  skip(reason: string): never;
+  /** A narrated step (shown in the report). */
+  step<T>(name: string, body: () => Promise<T> | T): Promise<T>;
+}
+
+export interface CaseOptions {
+  timeout?: number;
+}
+
+/** Every case declared in this process (the manifest is built from it). */
+export const declared: CaseDef[] = [];
+
+const SEVERITY: Record<CaseDef['level'], string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', BEYOND: 'trivial' };
+
+export function conformance(def: CaseDef, fn: (t: CaseContext) => Promise<void>, opts: CaseOptions = {}): void {
+  if (!/^[a-z0-9-]+(\/[a-z0-9.-]+)+$/.test(def.id)) throw new Error(`case id "${def.id}" must look like area/topic/name`);
+  if (declared.some((d) => d.id === def.id)) throw new Error(`duplicate case id "${def.id}"`);
+  declared.push(def);
+  const name = `${def.id}: ${def.title}`;
+  const exp = expectationFor(sessionExpectations(), def.id);
+  const body = async (ctx: { skip: (note?: string) => void }) => {
+    await allure.labels(
+      { name: 'epic', value: `doc${def.doc} ${DOCS[def.doc]}` },
+      { name: 'feature', value: def.section },
+      { name: 'story', value: def.place },
+      { name: 'severity', value: SEVERITY[def.level] },
+      { name: 'tag', value: def.level },
+      { name: 'caseId', value: def.id },
+    );
+    await allure.description(`${def.title}\n\nSpec: ${describePlace(def)}${exp ? `\n\nExpectation: ${exp.expect} — ${exp.note}` : ''}`);
+    if (exp) await allure.tag(`expected-${exp.expect}`);
+    setCurrentPlace(def);
+    try {
+      await fn({
+        client: session(),
+        skip: (reason: string) => {
+          ctx.skip(reason);
+          throw new Error('unreachable');
+        },
+        step: (n, b) => allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>,
+      });
+    } finally {
+      setCurrentPlace(undefined);
+    }
+  };
+  const options = { timeout: opts.timeout ?? 30_000, retry: exp?.expect === 'flaky' ? 2 : 0 };
+  if (exp?.expect === 'skip') test.skip(`${name} [skip: ${exp.note}]`, body);
+  else if (exp?.expect === 'fail') test.fails(name, options, body);
+  else test(name, options, body);
+}

@@ -1,0 +1,210 @@
+// The suites' HTTP client (undici). It never throws on a non-2xx answer: it returns status,
+// headers, body and the parsed `Status`. Every request has a timeout, so a stalled, reset or
+// garbage-speaking endpoint ends a case with a clear failure instead of a hang.
+import { Agent, type Dispatcher, request } from 'undici';
+import { type Dialect, dialect } from './dialect.ts';
+import type { Target } from './target.ts';
+
+export interface StatusObject {
+  kind: 'Status';
+  apiVersion: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[]; retryAfterSeconds?: number };
+  metadata?: Record<string, unknown>;
+}
+
+export interface Response {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+  /** Parsed JSON body (dialect-mapped to the spec's words), undefined when not JSON. */
+  json: any;
+  /** The body when it is a `Status` object. */
+  statusObj?: StatusObject;
+  /** First value of a header (case-insensitive). */
+  header(name: string): string | undefined;
+  /** All values of a header, split on commas where the header is a list. */
+  headerAll(name: string): string[];
+  /** One line for failure messages. */
+  describe(): string;
+}
+
+export interface RequestOptions {
+  method?: string;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | (string | number | boolean)[]>;
+  /** Object (sent as JSON unless contentType says otherwise), string or bytes. */
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  /** Send without credentials (anonymous). */
+  anonymous?: boolean;
+  /** Override the bearer token. */
+  token?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+
+export class Client {
+  readonly d: Dialect;
+  private agent: Agent;
+  private agentCert?: string;
+
+  constructor(readonly target: Target) {
+    this.d = dialect(target.dialect);
+    this.agent = this.makeAgent(target.cert, target.key);
+    this.agentCert = target.cert;
+  }
+
+  private makeAgent(cert?: string, key?: string): Agent {
+    return new Agent({
+      connect: {
+        ca: this.target.ca,
+        cert,
+        key,
+        rejectUnauthorized: !this.target.insecure,
+        timeout: 10_000,
+      },
+      keepAliveTimeout: 10_000,
+      connections: 64,
+    });
+  }
+
+  get dispatcher(): Dispatcher {
+    return this.agent;
+  }
+
+  /** Builds the full URL of a spec path (dialect-mapped) with a query string. */
+  url(path: string, query?: RequestOptions['query']): string {
+    const u = new URL(this.d.w(path), this.target.url);
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v === undefined) continue;
+      for (const x of Array.isArray(v) ? v : [v]) u.searchParams.append(k, this.d.w(String(x)));
+    }
+    return u.toString();
+  }
+
+  async authHeaders(o: { anonymous?: boolean; token?: string } = {}): Promise<Record<string, string>> {
+    if (o.anonymous) return {};
+    if (o.token) return { authorization: `Bearer ${o.token}` };
+    if (this.target.exec) {
+      const c = await this.target.exec.get();
+      if (c.cert && c.cert !== this.agentCert) {
+        // a changed client certificate forces a new TLS handshake
+        void this.agent.close();
+        this.agent = this.makeAgent(c.cert, c.key);
+        this.agentCert = c.cert;
+      }
+      if (c.token) return { authorization: `Bearer ${c.token}` };
+      return {};
+    }
+    return this.target.token ? { authorization: `Bearer ${this.target.token}` } : {};
+  }
+
+  async request(o: RequestOptions): Promise<Response> {
+    const r = await this.once(o);
+    if (r.status === 401 && this.target.exec && !o.anonymous && !o.token) {
+      this.target.exec.invalidate();
+      return this.once(o);
+    }
+    return r;
+  }
+
+  private async once(o: RequestOptions): Promise<Response> {
+    const headers: Record<string, string> = { ...(await this.authHeaders(o)) };
+    if (o.accept) headers.accept = this.d.w(o.accept);
+    let body: string | Buffer | undefined;
+    if (o.body !== undefined) {
+      if (Buffer.isBuffer(o.body)) body = o.body;
+      else if (typeof o.body === 'string') body = o.body;
+      else body = JSON.stringify(this.d.out(o.body));
+      headers['content-type'] = this.d.w(o.contentType ?? 'application/json');
+    }
+    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = this.d.w(v);
+    const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const method = (o.method ?? 'GET').toUpperCase();
+    const started = Date.now();
+    try {
+      const r = await request(this.url(o.path, o.query), {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        dispatcher: this.agent,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: AbortSignal.timeout(timeout),
+      });
+      const buf = Buffer.from(await r.body.arrayBuffer());
+      return makeResponse(method, o.path, r.statusCode, r.headers, buf, this.d);
+    } catch (e) {
+      const err = e as Error;
+      throw new Error(
+        `${method} ${o.path}: no answer (${err.name === 'TimeoutError' || err.name === 'AbortError' ? `timed out after ${Date.now() - started} ms` : err.message})`,
+      );
+    }
+  }
+
+  get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'GET' });
+  post = (path: string, body: unknown, o: Omit<RequestOptions, 'path' | 'method' | 'body'> = {}) =>
+    this.request({ ...o, path, body, method: 'POST' });
+  put = (path: string, body: unknown, o: Omit<RequestOptions, 'path' | 'method' | 'body'> = {}) =>
+    this.request({ ...o, path, body, method: 'PUT' });
+  patch = (path: string, body: unknown, contentType: string, o: Omit<RequestOptions, 'path' | 'method' | 'body' | 'contentType'> = {}) =>
+    this.request({ ...o, path, body, contentType, method: 'PATCH' });
+  delete = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'DELETE' });
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+export function makeResponse(
+  method: string,
+  path: string,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  d: Dialect,
+): Response {
+  const text = body.toString('utf8');
+  let json: any;
+  const ct = String(headers['content-type'] ?? '');
+  if (ct.includes('json') || (text.startsWith('{') && !ct.includes('protobuf'))) {
+    try {
+      json = d.in(JSON.parse(text));
+    } catch {
+      json = undefined;
+    }
+  }
+  const statusObj = json && json.kind === 'Status' ? (json as StatusObject) : undefined;
+  const lower: Record<string, string | string[] | undefined> = {};
+  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
+  const res: Response = {
+    status,
+    headers: lower,
+    body,
+    text,
+    json,
+    statusObj,
+    header: (n) => {
+      const v = lower[n.toLowerCase()];
+      return Array.isArray(v) ? v[0] : v;
+    },
+    headerAll: (n) => {
+      const v = lower[n.toLowerCase()];
+      if (v === undefined) return [];
+      return Array.isArray(v) ? v : [v];
+    },
+    describe: () => {
+      const s = statusObj ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}` : ` ${text.slice(0, 200)}`;
+      return `${method} ${path} -> ${status}${s}`;
+    },
+  };
+  return res;
+}
