@@ -1,0 +1,26 @@
+// vitest configuration for the conformance suites. The runner (scripts/run.ts) sets the
+// target in the environment (ORCH_*) and, with ORCH_REPORT_DIR, the report outputs.
+import { join } from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+const reportDir = process.env.ORCH_REPORT_DIR;
+
+export default defineConfig({
+  test: {
+    root: new URL('..', import.meta.url).pathname,
+    include: ['suites/**/*.test.ts'],
+    setupFiles: reportDir ? ['allure-vitest/setup'] : [],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'threads',
+    fileParallelism: true,
+    reporters: reportDir
+      ? [
+          'default',
+          ['junit', { outputFile: join(reportDir, 'junit.xml') }],
+          ['json', { outputFile: join(reportDir, 'results.json') }],
+          ['allure-vitest/reporter', { resultsDir: join(reportDir, 'allure-results') }],
+        ]
+      : ['default'],
+  },
+});
