@@ -1,10 +1,13 @@
 // `orch-conformance run`: runs the conformance suites against an endpoint (or, with none
 // given, against an embedded reference server it starts), then writes the reports.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { expectationFor, loadExpectations } from '../harness/src/expectations.ts';
+import { buildMatrix, matrixHtml, outcomesFrom } from '../reports/matrix.ts';
+import type { ManifestEntry } from './manifest.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -66,7 +69,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.endpoint || values.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
     if (values.endpoint) env.ORCH_ENDPOINT = values.endpoint;
     if (values.token) env.ORCH_TOKEN = values.token;
-    if (values['token-file']) env.ORCH_TOKEN = (await import('node:fs')).readFileSync(values['token-file'], 'utf8').trim();
+    if (values['token-file']) env.ORCH_TOKEN = readFileSync(values['token-file'], 'utf8').trim();
     if (values.cert) env.ORCH_CLIENT_CERT = resolve(values.cert);
     if (values.key) env.ORCH_CLIENT_KEY = resolve(values.key);
     if (values.ca) env.ORCH_CA = resolve(values.ca);
@@ -93,6 +96,9 @@ export async function run(argv: string[]): Promise<number> {
   rmSync(reportDir, { recursive: true, force: true });
   mkdirSync(reportDir, { recursive: true });
   env.ORCH_REPORT_DIR = reportDir;
+  const casesFile = join(reportDir, 'cases.jsonl');
+  writeFileSync(casesFile, '');
+  env.ORCH_MANIFEST_OUT = casesFile;
   const args = ['vitest', 'run', '--config', join(ROOT, 'suites', 'vitest.config.ts')];
   if (values.area) for (const a of values.area.split(',')) args.push(join('suites', a.trim()));
   if (values.case) args.push('-t', `^${escapeRegex(values.case)}`);
@@ -105,6 +111,19 @@ export async function run(argv: string[]): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   await stop?.();
   const summary = await summarize(join(reportDir, 'results.json'), seconds);
+  if (existsSync(join(reportDir, 'results.json'))) {
+    const expected = loadExpectations(env.ORCH_EXPECT || undefined);
+    const cases = readCases(casesFile);
+    const expectedFail = new Set(cases.filter((c) => expectationFor(expected, c.id)?.expect === 'fail').map((c) => c.id));
+    const rows = buildMatrix(ROOT, cases, outcomesFrom(join(reportDir, 'results.json'), expectedFail));
+    writeFileSync(join(reportDir, 'matrix.html'), matrixHtml(rows));
+    writeFileSync(join(reportDir, 'matrix.json'), `${JSON.stringify(rows, null, 2)}\n`);
+    writeFileSync(
+      join(reportDir, 'summary.json'),
+      `${JSON.stringify({ ...summary, seconds, endpoint: env.ORCH_ENDPOINT, dialect: env.ORCH_DIALECT ?? 'orch', expectations: env.ORCH_EXPECT ?? null }, null, 2)}\n`,
+    );
+    process.stdout.write(`Matrix: ${join(reportDir, 'matrix.html')}\n`);
+  }
   if (existsSync(allureDir)) {
     await new Promise<void>((res) => {
       const child = spawn('npx', ['allure', 'generate', allureDir, '-o', join(reportDir, 'html')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -120,15 +139,27 @@ export async function run(argv: string[]): Promise<number> {
   return code;
 }
 
-async function summarize(path: string, seconds: number): Promise<{ executed: number }> {
-  if (!existsSync(path)) return { executed: 0 };
-  const { readFileSync } = await import('node:fs');
+function readCases(path: string): ManifestEntry[] {
+  const seen = new Map<string, ManifestEntry>();
+  for (const line of readFileSync(path, 'utf8').split('\n')) if (line.trim()) seen.set(JSON.parse(line).id, JSON.parse(line));
+  return [...seen.values()];
+}
+
+interface Summary {
+  executed: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+async function summarize(path: string, seconds: number): Promise<Summary> {
+  if (!existsSync(path)) return { executed: 0, passed: 0, failed: 0, skipped: 0 };
   const r = JSON.parse(readFileSync(path, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTotalTests: number };
   const executed = r.numPassedTests + r.numFailedTests;
   process.stdout.write(
     `\n${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped — ${executed} cases in ${seconds.toFixed(1)} s (${(executed / seconds).toFixed(1)} cases/s)\n`,
   );
-  return { executed };
+  return { executed, passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests };
 }
 
 function escapeRegex(s: string): string {

@@ -1,5 +1,6 @@
 // Declaring a conformance case: its id, title and spec place, run as a vitest test with
 // Allure labels, expectations applied from outside the test, and skips that say why.
+import { appendFileSync } from 'node:fs';
 import * as allure from 'allure-js-commons';
 import { test } from 'vitest';
 import { setCurrentPlace } from './assert.ts';
@@ -29,6 +30,8 @@ export function conformance(def: CaseDef, fn: (t: CaseContext) => Promise<void>,
   if (!/^[a-z0-9-]+(\/[a-z0-9.-]+)+$/.test(def.id)) throw new Error(`case id "${def.id}" must look like area/topic/name`);
   if (declared.some((d) => d.id === def.id)) throw new Error(`duplicate case id "${def.id}"`);
   declared.push(def);
+  const out = process.env.ORCH_MANIFEST_OUT;
+  if (out) appendFileSync(out, `${JSON.stringify({ id: def.id, title: def.title, doc: def.doc, section: def.section, place: def.place, level: def.level })}\n`);
   const name = `${def.id}: ${def.title}`;
   const exp = expectationFor(sessionExpectations(), def.id);
   const body = async (ctx: { skip: (note?: string) => void }) => {

@@ -1,0 +1,226 @@
+// A fault-injecting proxy: it stands in front of an endpoint and breaks one rule of the
+// spec at a time, so each suite can be shown to catch the fault it covers.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, type Dispatcher, request } from 'undici';
+
+export interface ProxiedRequest {
+  method: string;
+  /** Path and query. */
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface ProxiedResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+export interface Fault {
+  name: string;
+  /** What rule it breaks (doc place), for the report. */
+  breaks: string;
+  /** The suite area expected to catch it. */
+  area: string;
+  request?(r: ProxiedRequest): ProxiedRequest | Promise<ProxiedRequest>;
+  response?(r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream): ProxiedResponse | Promise<ProxiedResponse>;
+  /** Rewrites the watch event stream: called per event line, returns the lines to send. */
+  watch?(state: WatchState, line: string): string[];
+}
+
+export interface WatchState {
+  n: number;
+  held?: string;
+  [k: string]: unknown;
+}
+
+export interface Upstream {
+  send(r: ProxiedRequest): Promise<ProxiedResponse>;
+}
+
+export interface ProxyOptions {
+  target: string;
+  ca?: string;
+  insecure?: boolean;
+  fault?: Fault;
+}
+
+export interface RunningProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length', 'upgrade']);
+
+export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
+  const agent = new Agent({ connect: { ca: o.ca, rejectUnauthorized: !o.insecure } });
+  const send = async (r: ProxiedRequest): Promise<ProxiedResponse> => {
+    const up = await request(new URL(r.url.pathname + r.url.search, o.target), {
+      method: r.method as Dispatcher.HttpMethod,
+      headers: r.headers,
+      body: r.body.length ? r.body : undefined,
+      dispatcher: agent,
+    });
+    const body = Buffer.from(await up.body.arrayBuffer());
+    return { status: up.statusCode, headers: cleanHeaders(up.headers), body };
+  };
+  const upstream: Upstream = { send };
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((e) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`proxy error: ${(e as Error).message}`);
+    });
+  });
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    let pr: ProxiedRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://proxy'), headers, body: Buffer.concat(chunks) };
+    if (o.fault?.request) pr = await o.fault.request(pr);
+    const isWatch = pr.method === 'GET' && (pr.url.searchParams.get('watch') === '1' || pr.url.searchParams.get('watch') === 'true' || pr.url.pathname.includes('/watch/'));
+    if (isWatch) {
+      await streamWatch(pr, res, agent, o.target, o.fault);
+      return;
+    }
+    let out = await send(pr);
+    if (o.fault?.response) out = await o.fault.response(pr, out, upstream);
+    res.writeHead(out.status, { ...out.headers, 'content-length': String(out.body.length) });
+    res.end(out.body);
+  };
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await agent.close();
+    },
+  };
+}
+
+async function streamWatch(pr: ProxiedRequest, res: ServerResponse, agent: Agent, target: string, fault?: Fault): Promise<void> {
+  const ac = new AbortController();
+  res.on('close', () => ac.abort());
+  let up: Dispatcher.ResponseData;
+  try {
+    up = await request(new URL(pr.url.pathname + pr.url.search, target), {
+      method: 'GET',
+      headers: pr.headers,
+      dispatcher: agent,
+      signal: ac.signal,
+      bodyTimeout: 0,
+    });
+  } catch (e) {
+    res.writeHead(502);
+    res.end(String(e));
+    return;
+  }
+  const headers = cleanHeaders(up.headers);
+  res.writeHead(up.statusCode, headers);
+  const state: WatchState = { n: 0 };
+  let buf = '';
+  try {
+    for await (const chunk of up.body) {
+      buf += chunk.toString();
+      let nl = buf.indexOf('\n');
+      while (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        const lines = fault?.watch ? fault.watch(state, line) : [line];
+        state.n++;
+        for (const l of lines) res.write(`${l}\n`);
+        nl = buf.indexOf('\n');
+      }
+    }
+  } catch {
+    // client went away or upstream ended
+  }
+  if (state.held) res.write(`${state.held}\n`);
+  res.end();
+}
+
+function cleanHeaders(h: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(h)) if (!HOP.has(k.toLowerCase()) && v !== undefined) out[k] = v;
+  return out;
+}
+
+function mapJson(res: ProxiedResponse, f: (j: any) => any): ProxiedResponse {
+  const ct = String(res.headers['content-type'] ?? '');
+  if (!ct.includes('json')) return res;
+  try {
+    const j = JSON.parse(res.body.toString('utf8'));
+    return { ...res, body: Buffer.from(JSON.stringify(f(j))) };
+  } catch {
+    return res;
+  }
+}
+
+/** The catalogue of faults: each breaks one rule, and names the area that must catch it. */
+export const FAULTS: Fault[] = [
+  {
+    name: 'drop-continue',
+    breaks: 'doc1 § Chunked lists: metadata.continue is set when more remain',
+    area: 'chunking',
+    response: (_r, res) => mapJson(res, (j) => (j?.metadata?.continue ? { ...j, metadata: { ...j.metadata, continue: undefined } } : j)),
+  },
+  {
+    name: 'reorder-watch-events',
+    breaks: 'doc1 § Events: the watch stream delivers changes in order',
+    area: 'watch',
+    watch: (s, line) => {
+      if (line.includes('"BOOKMARK"') || line.includes('"ERROR"')) return [line];
+      if (s.held === undefined) {
+        s.held = line;
+        return [];
+      }
+      const h = s.held;
+      s.held = undefined;
+      return [line, h];
+    },
+  },
+  {
+    name: 'drop-watch-events',
+    breaks: 'doc1 § Watch recovery: no change is lost',
+    area: 'watch',
+    watch: (s, line) => (line.includes('"MODIFIED"') && (s.dropped = ((s.dropped as number) ?? 0) + 1) % 2 === 1 ? [] : [line]),
+  },
+  {
+    name: 'ignore-dry-run',
+    breaks: 'doc1 § Dry run: nothing is persisted',
+    area: 'dry-run',
+    request: (r) => {
+      const url = new URL(r.url);
+      url.searchParams.delete('dryRun');
+      return { ...r, url };
+    },
+  },
+  {
+    name: 'stale-update-accepted',
+    breaks: 'doc1 § Update mechanisms: a stale resourceVersion yields 409',
+    area: 'crud',
+    request: async (r) => r,
+    response: async (r, res, up) => {
+      if (r.method !== 'PUT' || res.status !== 409) return res;
+      const body = JSON.parse(r.body.toString('utf8'));
+      const cur = await up.send({ ...r, method: 'GET', body: Buffer.alloc(0) });
+      const rv = JSON.parse(cur.body.toString('utf8'))?.metadata?.resourceVersion;
+      body.metadata = { ...body.metadata, resourceVersion: rv };
+      return up.send({ ...r, body: Buffer.from(JSON.stringify(body)) });
+    },
+  },
+  {
+    name: 'strip-warnings',
+    breaks: 'doc1 § Headers: Warning, one entry per dropped unknown or duplicate field',
+    area: 'field-validation',
+    response: (_r, res) => {
+      const headers = { ...res.headers };
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === 'warning') delete headers[k];
+      return { ...res, headers };
+    },
+  },
+];
