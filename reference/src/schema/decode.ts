@@ -92,7 +92,7 @@ export function missingRequired(v: unknown, s: Schema, path = ''): string[] {
   const out: string[] = [];
   if (v === null || typeof v !== 'object') return out;
   if (Array.isArray(v)) {
-    if (s.items) v.forEach((item, i) => out.push(...missingRequired(item, s.items!, `${path}[${i}]`)));
+    if (s.items) for (let i = 0; i < v.length; i++) out.push(...missingRequired(v[i], s.items, `${path}[${i}]`));
     return out;
   }
   const obj = v as Record<string, unknown>;
