@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { stringify as toYaml } from 'yaml';
-import { type Negotiated, PROTOBUF_TYPE } from '../content/negotiate.ts';
+import { type Negotiated, negotiate, PROTOBUF_TYPE } from '../content/negotiate.ts';
 import { encodeProtobuf, hasProtobuf } from '../content/protobuf.ts';
 import { StatusError } from '../errors/status.ts';
 
@@ -78,6 +78,23 @@ export function writeError(
     res.destroy();
     return;
   }
-  const fmt: Negotiated = out && out.format !== 'table' ? out : { format: 'json', contentType: 'application/json' };
+  const fmt: Negotiated = out && out.format !== 'table' ? out : statusFormat(req, status.code);
   writeEncoded(req, res, status.code, status, fmt, { warnings, headers: se?.headers });
+}
+
+/**
+ * The encoding of a Status for an error raised before (or by) the request's own negotiation:
+ * Status has a Protobuf form, so a client asking for Protobuf gets it, except for a 406 (its
+ * Protobuf was refused: Kubernetes then answers in JSON).
+ */
+function statusFormat(req: IncomingMessage, code: number): Negotiated {
+  if (code !== 406) {
+    try {
+      const n = negotiate(req.headers.accept, { protobuf: true, table: false });
+      if (n.format === 'protobuf') return n;
+    } catch {
+      // nothing acceptable: JSON
+    }
+  }
+  return { format: 'json', contentType: 'application/json' };
 }
