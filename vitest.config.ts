@@ -2,9 +2,28 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['reference/test/**/*.test.ts', 'harness/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    pool: 'forks',
+    projects: [
+      {
+        test: {
+          name: 'reference',
+          include: ['reference/test/**/*.test.ts', 'harness/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'suites',
+          include: ['suites/**/*.test.ts'],
+          globalSetup: ['scripts/embedded-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          pool: 'threads',
+        },
+      },
+    ],
   },
 });
