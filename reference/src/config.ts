@@ -12,8 +12,12 @@ export interface ServerOptions {
   inMemory: boolean;
   /** fdatasync before acknowledging writes. */
   fsync: boolean;
+  /** Compact the durable store's change log into a snapshot past this many bytes (default 64 MiB). */
+  compactBytes?: number;
   historySeconds: number;
   continueTtlSeconds: number;
+  /** The clock (ms since the epoch) for history retention and continue-token expiry; tests inject one. */
+  clock?: () => number;
   /** Wait for an unknown resource version on get/list before answering 504. */
   futureRvWaitMs: number;
   watchTimeoutSeconds: number;

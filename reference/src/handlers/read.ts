@@ -1,8 +1,19 @@
 // get and list.
 import { errors } from '../errors/status.ts';
 import type { ListParams } from '../registry/store.ts';
-import { boolParam, type Handler, type Scope } from './scope.ts';
+import type { Handler, Scope } from './scope.ts';
 
+/**
+ * A boolean query parameter as Kubernetes converts it: absent is undefined; `0` and `false`
+ * (any case) are false; any other value, the empty one included, is true.
+ */
+export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  return !(v === '0' || v.toLowerCase() === 'false');
+}
+
+/** The list options of a list or watch request (empty values count as absent). */
 export function listParams(q: URLSearchParams): ListParams {
   const p: ListParams = {};
   const ls = q.get('labelSelector');
@@ -10,18 +21,20 @@ export function listParams(q: URLSearchParams): ListParams {
   const fs = q.get('fieldSelector');
   if (fs !== null) p.fieldSelector = fs;
   const rv = q.get('resourceVersion');
-  if (rv !== null) p.resourceVersion = rv;
+  if (rv !== null && rv !== '') p.resourceVersion = rv;
   const rvm = q.get('resourceVersionMatch');
-  if (rvm !== null) p.resourceVersionMatch = rvm;
+  if (rvm !== null && rvm !== '') p.resourceVersionMatch = rvm;
   const limit = q.get('limit');
   if (limit !== null && limit !== '') {
-    if (!/^-?\d+$/.test(limit)) throw errors.badRequest(`invalid value for limit: "${limit}": must be an integer`);
-    const n = Number(limit);
-    if (n < 0) throw errors.badRequest(`invalid value for limit: "${limit}": must be non-negative`);
-    p.limit = n;
+    if (!/^[-+]?\d+$/.test(limit) || !Number.isSafeInteger(Number(limit)))
+      throw errors.badRequest(`invalid value for limit: "${limit}": must be an integer`);
+    // as in Kubernetes, zero and negative limits mean no limit
+    p.limit = Number(limit);
   }
   const c = q.get('continue');
   if (c !== null && c !== '') p.continue = c;
+  const sie = queryBool(q, 'sendInitialEvents');
+  if (sie !== undefined) p.sendInitialEvents = sie;
   return p;
 }
 
@@ -33,7 +46,6 @@ export const getHandler: Handler = async (s: Scope) => {
 
 export const listHandler: Handler = async (s: Scope) => {
   const p = listParams(s.query);
-  void boolParam;
   const r = await s.store.list(s.namespace, p);
   const metadata: Record<string, unknown> = { resourceVersion: r.resourceVersion };
   if (r.continue) metadata.continue = r.continue;

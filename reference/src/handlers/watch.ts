@@ -1,22 +1,27 @@
-// watch: a chunked stream of JSON event documents (or length-prefixed Protobuf events).
+// watch: a chunked stream of JSON event documents (or length-prefixed Protobuf events), one
+// per change, in the order of the changes.
 import { PROTOBUF_TYPE } from '../content/negotiate.ts';
 import { encodeProtobufWatchEvent } from '../content/protobuf.ts';
-import type { StatusError } from '../errors/status.ts';
+import { errors, type StatusError } from '../errors/status.ts';
+import { jsonBytes } from '../http/respond.ts';
 import type { WatchParams } from '../registry/store.ts';
 import type { KObject } from '../storage/types.ts';
-import { listParams } from './read.ts';
-import { boolParam, type Handler, type Scope } from './scope.ts';
+import { listParams, queryBool } from './read.ts';
+import type { Handler, Scope } from './scope.ts';
+
+/** A client that does not read gets its watch closed rather than unbounded buffering. */
+const MAX_BUFFERED = 64 * 1024 * 1024;
+
+const EVENT_HEAD: Record<string, Buffer> = {};
+const EVENT_TAIL = Buffer.from('}\n');
 
 export const watchHandler: Handler = async (s: Scope) => {
   const p: WatchParams = listParams(s.query);
-  p.allowWatchBookmarks = boolParam(s.query, 'allowWatchBookmarks');
-  p.sendInitialEvents = boolParam(s.query, 'sendInitialEvents');
+  p.allowWatchBookmarks = queryBool(s.query, 'allowWatchBookmarks') ?? false;
   const ts = s.query.get('timeoutSeconds');
   if (ts !== null && ts !== '') {
-    if (!/^\d+$/.test(ts)) {
-      const { errors } = await import('../errors/status.ts');
-      throw errors.badRequest(`invalid value for timeoutSeconds: "${ts}"`);
-    }
+    if (!/^[-+]?\d+$/.test(ts))
+      throw errors.badRequest(`invalid value for timeoutSeconds: "${ts}": must be an integer`);
     p.timeoutSeconds = Number(ts);
   }
   if (s.name) p.name = s.name;
@@ -34,17 +39,26 @@ export const watchHandler: Handler = async (s: Scope) => {
     });
     res.flushHeaders();
   };
+  let stop: () => void = () => {};
+  let closed = false;
   const write = (type: string, object: Record<string, unknown>) => {
     start();
-    if (res.writableEnded) return;
+    if (closed || res.writableEnded || res.destroyed) return;
     if (proto) res.write(encodeProtobufWatchEvent(type, object));
-    else res.write(`{"type":"${type}","object":${JSON.stringify(object)}}\n`);
-    // a client that does not read does not get unbounded memory
-    if (res.writableLength > 64 * 1024 * 1024) stop();
+    else {
+      // stored objects are immutable: their bytes are serialized once for all watchers
+      const head = (EVENT_HEAD[type] ??= Buffer.from(`{"type":"${type}","object":`));
+      res.write(Buffer.concat([head, jsonBytes(object), EVENT_TAIL]));
+    }
+    if (res.writableLength > MAX_BUFFERED) {
+      closed = true;
+      stop();
+      res.destroy();
+    }
   };
-  let stop: () => void = () => {};
   const sink = {
-    event: (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KObject) => write(type, s.store.present(obj, s.version)),
+    event: (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KObject) =>
+      write(type, s.store.present(obj, s.version)),
     bookmark: (rv: string, initialEventsEnd: boolean) => {
       const metadata: Record<string, unknown> = { resourceVersion: rv };
       if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
@@ -57,8 +71,8 @@ export const watchHandler: Handler = async (s: Scope) => {
     },
   };
   stop = s.store.watch(s.namespace, p, sink);
+  if (closed) stop();
   start();
-  const cleanup = () => stop();
-  res.on('close', cleanup);
-  s.req.on('close', cleanup);
+  // the response closes when the client goes away (or once the stream has ended)
+  res.on('close', () => stop());
 };

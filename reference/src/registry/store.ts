@@ -3,7 +3,7 @@
 // chunked lists, watch filtering and two-phase deletion live here.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AdmissionChain, AdmissionAttributes, Operation } from '../auth/admission.ts';
-import { errors, StatusError, type StatusCause } from '../errors/status.ts';
+import { errors, type Status, StatusError, type StatusCause } from '../errors/status.ts';
 import { type FieldSelector, matchFields, parseFieldSelector } from '../selectors/fields.ts';
 import { type LabelSelector, matchLabels, parseLabelSelector } from '../selectors/labels.ts';
 import {
@@ -15,12 +15,14 @@ import {
   PreconditionError,
   type Storage,
   type StoredObject,
+  type WatchScope,
 } from '../storage/types.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, bucketName } from './types.ts';
+import { missingRequired } from '../schema/decode.ts';
 import { clone, deepEqual, type NameRule, validateMeta } from './validation.ts';
 
 export interface StoreOptions {
-  /** How long get/list wait for an unknown (future) resource version before 504. */
+  /** How long get/list (and a watch with sendInitialEvents) wait for an unknown (future) resource version before 504. */
   futureRvWaitMs: number;
   /** Lifetime of continue tokens. */
   continueTtlMs: number;
@@ -40,6 +42,8 @@ export interface ListParams {
   resourceVersionMatch?: string;
   limit?: number;
   continue?: string;
+  /** A watch parameter; a list that carries it is refused (422), as Kubernetes does. */
+  sendInitialEvents?: boolean;
 }
 
 export interface ListResult {
@@ -51,7 +55,6 @@ export interface ListResult {
 
 export interface WatchParams extends ListParams {
   allowWatchBookmarks?: boolean;
-  sendInitialEvents?: boolean;
   timeoutSeconds?: number;
   /** Watch of one object (resource path with watch=1). */
   name?: string;
@@ -75,26 +78,71 @@ export interface Namespaces {
   get(name: string): KObject | undefined;
 }
 
+// ---------------------------------------------------------------- continue tokens
+
+/**
+ * What a continue token remembers: the revision of the snapshot (-1: the latest, handed
+ * out with a 410 for an expired token, as Kubernetes does), the last key returned relative
+ * to the list's key prefix, and when the token was issued (its lifetime runs from there).
+ */
 export interface Continue {
   rv: number;
   start: string;
   ts: number;
 }
 
+const CONTINUE_VERSION = 'meta.orch.io/v1';
+
 export function encodeContinue(c: Continue): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.orch.io/v1', rv: c.rv, start: c.start, ts: c.ts })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: CONTINUE_VERSION, rv: c.rv, start: c.start, ts: c.ts })).toString(
+    'base64url',
+  );
 }
 
+/** Decodes a continue token; a malformed one is a 400 with Kubernetes' wording. */
 export function decodeContinue(token: string): Continue {
+  const invalid = (why: string) =>
+    errors.badRequest(`invalid continue token: continue key is not valid${why}`);
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(token)) throw invalid(': illegal base64 data');
+  let j: unknown;
   try {
-    const j = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (j.v !== 'meta.orch.io/v1' || typeof j.rv !== 'number' || typeof j.start !== 'string' || typeof j.ts !== 'number')
-      throw new Error('bad token');
-    return { rv: j.rv, start: j.start, ts: j.ts };
+    j = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.orch.io/v1)');
+    throw invalid(': not a JSON document');
+  }
+  if (typeof j !== 'object' || j === null || Array.isArray(j)) throw invalid(': not a JSON object');
+  const o = j as Record<string, unknown>;
+  if (o.v !== CONTINUE_VERSION)
+    throw invalid(`: server does not recognize this encoded version ${typeof o.v === 'string' ? o.v : ''}`);
+  if (typeof o.rv !== 'number' || !Number.isSafeInteger(o.rv) || o.rv === 0 || o.rv < -1)
+    throw invalid(`: incorrect encoded start resourceVersion (version ${CONTINUE_VERSION})`);
+  if (typeof o.start !== 'string' || o.start === '')
+    throw invalid(`: encoded start key empty (version ${CONTINUE_VERSION})`);
+  if (o.start.split('/').some((seg) => seg === '.' || seg === '..')) throw invalid(`: ${o.start}`);
+  if (typeof o.ts !== 'number' || !Number.isFinite(o.ts))
+    throw invalid(`: issue time missing (version ${CONTINUE_VERSION})`);
+  return { rv: o.rv, start: o.start, ts: o.ts };
+}
+
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list ' +
+  'without the continue parameter, or use the continue token in this response to retrieve the remainder of the ' +
+  'results. Continuing with the provided token results in an inconsistent list - objects that were created, ' +
+  'modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+/** 410 for an expired continue token; its `metadata.continue` goes on from the same key at the latest version. */
+class ContinueExpiredError extends StatusError {
+  constructor(readonly inconsistentContinue: string) {
+    super(410, 'Expired', CONTINUE_EXPIRED);
+  }
+  override toStatus(): Status {
+    const s = super.toStatus();
+    s.metadata = { continue: this.inconsistentContinue };
+    return s;
   }
 }
+
+// ---------------------------------------------------------------- errors of the read paths
 
 const RFC3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
@@ -103,8 +151,122 @@ export function parseRv(rv: string): number {
   return Number(rv);
 }
 
+/** Kubernetes' storage.NewTooLargeResourceVersionError: 504 Timeout, retry after 1 s. */
+function tooLargeResourceVersion(requested: number, current: number): StatusError {
+  return new StatusError(
+    504,
+    'Timeout',
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    },
+    { 'Retry-After': '1' },
+  );
+}
+
+const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
+
+function forbidden(field: string, detail: string): StatusCause {
+  return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` };
+}
+
+function notSupported(field: string, value: string, supported: string[]): StatusCause {
+  return {
+    reason: 'FieldValueNotSupported',
+    field,
+    message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}`,
+  };
+}
+
+/** What Kubernetes answers for invalid ListOptions: 422 Invalid on `ListOptions.meta.orch.io ""`. */
 function listOptionsInvalid(causes: StatusCause[]): StatusError {
-  return errors.invalid({ group: 'meta.orch.io', kind: 'ListOptions' }, '', causes);
+  const msgs = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
+  const list = msgs.length === 1 ? msgs[0] : `[${msgs.join(', ')}]`;
+  return new StatusError(422, 'Invalid', `ListOptions.meta.orch.io "" is invalid: ${list}`, {
+    group: 'meta.orch.io',
+    kind: 'ListOptions',
+    causes,
+  });
+}
+
+/**
+ * Kubernetes' ValidateListOptions (1.28): the resourceVersionMatch combinations the list
+ * table marks invalid, and the watch-list (sendInitialEvents) rules of a watch.
+ */
+export function validateListOptions(p: ListParams, watch: boolean, watchListGate: boolean): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const match = p.resourceVersionMatch ?? '';
+  if (watch) {
+    if (p.sendInitialEvents !== undefined) {
+      if (match !== 'NotOlderThan')
+        errs.push(
+          forbidden(
+            'resourceVersionMatch',
+            'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+          ),
+        );
+      if (!watchListGate)
+        errs.push(
+          forbidden(
+            'sendInitialEvents',
+            'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+          ),
+        );
+    }
+    if (match) {
+      if (p.sendInitialEvents === undefined)
+        errs.push(
+          forbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+          ),
+        );
+      if (match !== 'NotOlderThan') errs.push(notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+      if (p.continue)
+        errs.push(
+          forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+        );
+    }
+    return errs;
+  }
+  if (match) {
+    if (!p.resourceVersion)
+      errs.push(
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ),
+      );
+    if (p.continue)
+      errs.push(
+        forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+      );
+    if (match !== 'Exact' && match !== 'NotOlderThan')
+      errs.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && p.resourceVersion === '0')
+      errs.push(
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ),
+      );
+  }
+  if (p.sendInitialEvents !== undefined)
+    errs.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+/** A DELETED event for an object that left a watch's selection: the old object at the event's version. */
+const leftSelection = new WeakMap<ChangeEvent, KObject>();
+function previousAtEvent(ev: ChangeEvent): KObject {
+  let o = leftSelection.get(ev);
+  if (!o) {
+    const prev = ev.prev!;
+    o = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(ev.rv) } };
+    leftSelection.set(ev, o);
+  }
+  return o;
 }
 
 export class GenericStore {
@@ -133,25 +295,37 @@ export class GenericStore {
     return namespace && this.def.namespaced ? `${this.bucket}/${namespace}/` : `${this.bucket}/`;
   }
 
+  /** The last presentation of a stored object in another version (watchers share it, and its bytes). */
+  private readonly presented = new WeakMap<KObject, KObject>();
+
   /** Sets apiVersion/kind for the version the client asked for. */
   present(obj: KObject, version: string): KObject {
     const apiVersion = apiVersionOf(this.def.group, version);
     if (obj.apiVersion === apiVersion && obj.kind === this.def.kind) return obj;
+    const hit = this.presented.get(obj);
+    if (hit && hit.apiVersion === apiVersion) return hit;
     const { apiVersion: _a, kind: _k, ...rest } = obj;
-    return { apiVersion, kind: this.def.kind, ...rest } as KObject;
+    const out = { apiVersion, kind: this.def.kind, ...rest } as KObject;
+    this.presented.set(obj, out);
+    return out;
   }
 
   // ---------------------------------------------------------------- reads
 
+  /** Not older than `rv`: waits briefly for a version not reached yet, then 504. */
   private async waitForRv(rv: number): Promise<void> {
     if (rv <= this.storage.revision()) return;
     const ok = await this.storage.waitFor(rv, this.opts.futureRvWaitMs);
-    if (!ok) throw errors.tooLargeResourceVersion(String(rv), String(this.storage.revision()));
+    if (!ok) throw tooLargeResourceVersion(rv, this.storage.revision());
   }
 
   async get(namespace: string, name: string, resourceVersion?: string): Promise<KObject> {
-    // get: unset = Most Recent; 0 = Any; other = Not older than.
-    if (resourceVersion && resourceVersion !== '0') await this.waitForRv(parseRv(resourceVersion));
+    // get: unset = Most Recent; 0 = Any; other = Not older than. One store: the first two
+    // are the current state; the third waits for the version when it is not reached yet.
+    if (resourceVersion !== undefined && resourceVersion !== '') {
+      const n = parseRv(resourceVersion);
+      if (n !== 0) await this.waitForRv(n);
+    }
     const o = this.storage.get(this.key(namespace, name));
     if (!o) throw errors.notFound(this.def.group, this.def.plural, name);
     return o.obj;
@@ -162,14 +336,34 @@ export class GenericStore {
   }
 
   parseSelectors(p: ListParams): { labels: LabelSelector; fields: FieldSelector } {
-    const labels = parseLabelSelector(p.labelSelector ?? '');
-    const fields = parseFieldSelector(p.fieldSelector ?? '', (f) => this.supportsField(f));
-    return { labels, fields };
+    const parsed = this.parseSelectorSyntax(p);
+    this.checkFieldLabels(parsed.fields);
+    return parsed;
+  }
+
+  /** Selector syntax (Kubernetes decodes the query first: a syntax error is a 400 before anything else). */
+  private parseSelectorSyntax(p: ListParams): { labels: LabelSelector; fields: FieldSelector } {
+    return {
+      labels: parseLabelSelector(p.labelSelector ?? ''),
+      fields: parseFieldSelector(p.fieldSelector ?? '', () => true),
+    };
+  }
+
+  /** Field labels the kind does not know: 400 (after the ListOptions validation, as Kubernetes). */
+  private checkFieldLabels(fields: FieldSelector): void {
+    for (const { field: f } of fields) {
+      if (this.supportsField(f)) continue;
+      // Kubernetes' default field label conversion (kinds without their own field labels)
+      if (!this.def.strategy.fieldLabels)
+        throw errors.badRequest(
+          `"${f}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+        );
+      throw errors.badRequest(`field label not supported: ${f}`);
+    }
   }
 
   supportsField(f: string): boolean {
-    if (f === 'metadata.name') return true;
-    if (f === 'metadata.namespace') return this.def.namespaced || true;
+    if (f === 'metadata.name' || f === 'metadata.namespace') return true;
     return !!this.def.strategy.fieldLabels?.[f];
   }
 
@@ -181,86 +375,83 @@ export class GenericStore {
 
   matcher(p: ListParams): (obj: KObject) => boolean {
     const { labels, fields } = this.parseSelectors(p);
-    if (labels.length === 0 && fields.length === 0) return () => true;
-    return (obj) => matchLabels(labels, obj.metadata.labels) && matchFields(fields, (f) => this.fieldValue(obj, f));
+    return this.matcherOf(labels, fields);
   }
 
-  async list(namespace: string, p: ListParams): Promise<ListResult> {
-    const match = this.matcher(p);
-    const hasSelectors = !!(p.labelSelector?.trim() || p.fieldSelector?.trim());
-    const rv = p.resourceVersion;
-    const rvm = p.resourceVersionMatch;
-    const limit = this.opts.gates.APIListChunking && p.limit && p.limit > 0 ? p.limit : 0;
-    if (p.limit !== undefined && (!Number.isInteger(p.limit) || p.limit < 0))
-      throw errors.badRequest(`invalid limit: ${p.limit}`);
-    if (rvm !== undefined && rvm !== '') {
-      if (rvm !== 'Exact' && rvm !== 'NotOlderThan')
-        throw listOptionsInvalid([
-          {
-            reason: 'FieldValueNotSupported',
-            field: 'resourceVersionMatch',
-            message: `Unsupported value: "${rvm}": supported values: "Exact", "NotOlderThan"`,
-          },
-        ]);
-      if (p.continue)
-        throw listOptionsInvalid([
-          { reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: resourceVersionMatch is forbidden when continue is provided' },
-        ]);
-      if (!rv)
-        throw listOptionsInvalid([
-          { reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided' },
-        ]);
-      if (rvm === 'Exact' && rv === '0')
-        throw listOptionsInvalid([
-          { reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"' },
-        ]);
-    }
+  private matcherOf(labels: LabelSelector, fields: FieldSelector): (obj: KObject) => boolean {
+    if (labels.length === 0 && fields.length === 0) return () => true;
+    return (obj) =>
+      matchLabels(labels, obj.metadata.labels) && matchFields(fields, (f) => this.fieldValue(obj, f));
+  }
 
-    let atRv: number | undefined; // undefined: current state
-    let start = '';
-    if (p.continue) {
-      // limit=n, continue=token: rv unset or 0 -> Continue Token, Exact; other -> 400.
-      if (rv && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
-      const c = decodeContinue(p.continue);
-      if (this.now() - c.ts > this.opts.continueTtlMs || c.rv < this.storage.oldestRetained())
-        throw new StatusError(
-          410,
-          'Expired',
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-        );
-      atRv = c.rv;
-      start = c.start;
-    } else if (rv !== undefined && rv !== '' && rv !== '0') {
-      const n = parseRv(rv);
-      const exact = rvm === 'Exact' || (!rvm && limit > 0);
-      if (exact) {
-        await this.waitForRv(n);
-        if (n < this.storage.oldestRetained())
-          throw new StatusError(410, 'Expired', `The resourceVersion for the provided list is too old.`);
-        atRv = n;
-      } else {
-        await this.waitForRv(n); // Not older than: current state is at least as new.
+  /**
+   * list, after doc1's list table:
+   * - continue token: Continue Token, Exact (rv unset or 0; any other rv is a 400);
+   * - rv unset: Most Recent; rv=0: Any (both: the current state here);
+   * - rv=X with Exact, or with a limit and no resourceVersionMatch: Exact (the collection as
+   *   it was at X, 410 when X is older than the history);
+   * - rv=X otherwise (NotOlderThan, or no limit): Not older than (waits for X, then current).
+   * The invalid rows answer what Kubernetes answers: 422 Invalid on ListOptions.
+   */
+  async list(namespace: string, p: ListParams): Promise<ListResult> {
+    const { labels, fields } = this.parseSelectorSyntax(p);
+    const causes = validateListOptions(p, false, this.opts.gates.WatchList);
+    if (causes.length) throw listOptionsInvalid(causes);
+    this.checkFieldLabels(fields);
+    if (p.limit !== undefined && !Number.isSafeInteger(p.limit))
+      throw errors.badRequest(`invalid limit: ${p.limit}`);
+    // APIListChunking off: limit and continue are ignored (complete lists)
+    const chunking = this.opts.gates.APIListChunking;
+    const limit = chunking && p.limit !== undefined && p.limit > 0 ? p.limit : 0;
+    const token = chunking && p.continue ? p.continue : '';
+    const rv = p.resourceVersion ?? '';
+    const rvm = p.resourceVersionMatch ?? '';
+    const rvNum = rv === '' ? undefined : parseRv(rv);
+    const match = this.matcherOf(labels, fields);
+    const hasSelectors = labels.length > 0 || fields.length > 0;
+    const prefix = this.prefix(namespace);
+
+    let atRv: number | undefined; // undefined: the current state
+    let startKey = '';
+    if (token) {
+      const c = decodeContinue(token);
+      if (rvNum !== undefined && rvNum !== 0)
+        throw errors.badRequest('specifying resource version is not allowed when using continue');
+      startKey = prefix + c.start;
+      if (c.rv > 0) {
+        if (this.now() - c.ts > this.opts.continueTtlMs || c.rv < this.storage.oldestRetained())
+          throw new ContinueExpiredError(encodeContinue({ rv: -1, start: c.start, ts: this.now() }));
+        atRv = c.rv;
       }
-    } else if (rv !== undefined && rv !== '' && parseRv(rv) !== 0) {
-      // unreachable: kept for clarity of the table (rv=0 -> Any -> current state).
+    } else if (rvNum !== undefined && rvNum !== 0) {
+      const exact = rvm === 'Exact' || (rvm === '' && limit > 0);
+      await this.waitForRv(rvNum);
+      if (exact) {
+        if (rvNum < this.storage.oldestRetained()) throw errors.gone(LIST_TOO_OLD);
+        atRv = rvNum;
+      }
     }
 
     const snapRv = atRv ?? this.storage.revision();
     let all: StoredObject[];
     try {
-      all = this.storage.list(this.bucket, this.prefix(namespace), atRv);
+      all = this.storage.list(this.bucket, prefix, atRv);
     } catch (e) {
-      if (e instanceof ExpiredError) throw new StatusError(410, 'Expired', 'The resourceVersion for the provided list is too old.');
-      throw e;
+      if (!(e instanceof ExpiredError)) throw e;
+      if (token)
+        throw new ContinueExpiredError(
+          encodeContinue({ rv: -1, start: startKey.slice(prefix.length), ts: this.now() }),
+        );
+      throw errors.gone(LIST_TOO_OLD);
     }
     let i = 0;
-    if (start) {
-      // first key strictly after the token's start key
+    if (startKey) {
+      // the first key after the token's last key
       let lo = 0;
       let hi = all.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (all[mid]!.key <= start) lo = mid + 1;
+        if (all[mid]!.key <= startKey) lo = mid + 1;
         else hi = mid;
       }
       i = lo;
@@ -268,24 +459,20 @@ export class GenericStore {
     const items: KObject[] = [];
     let last = '';
     for (; i < all.length; i++) {
-      const o = all[i]!;
       if (limit && items.length >= limit) break;
-      if (match(o.obj)) {
-        items.push(o.obj);
-        last = o.key;
-      } else last = o.key;
+      const o = all[i]!;
+      if (match(o.obj)) items.push(o.obj);
+      last = o.key;
     }
     const res: ListResult = { items, resourceVersion: String(snapRv) };
     if (limit && i < all.length) {
-      // more remain (some may be filtered out: the client then gets a short or empty chunk)
-      let anyLeft = false;
-      for (let j = i; j < all.length; j++)
-        if (match(all[j]!.obj)) {
-          anyLeft = true;
-          break;
-        }
-      if (anyLeft) {
-        res.continue = encodeContinue({ rv: snapRv, start: last, ts: this.now() });
+      // More keys remain. With selectors some may not match: look for one, so that the
+      // last chunk is never an empty one with a continue token that leads nowhere.
+      let more = !hasSelectors;
+      for (let j = i; !more && j < all.length; j++) more = match(all[j]!.obj);
+      if (more) {
+        res.continue = encodeContinue({ rv: snapRv, start: last.slice(prefix.length), ts: this.now() });
+        // the count is only exact without selectors (Kubernetes omits it otherwise)
         if (!hasSelectors) res.remainingItemCount = all.length - i;
       }
     }
@@ -294,112 +481,144 @@ export class GenericStore {
 
   // ---------------------------------------------------------------- watch
 
+  /**
+   * watch, after doc1's watch table: rv unset = Get State and Start at Most Recent, 0 = Get
+   * State and Start at Any (synthetic ADDED events for the current state, then changes);
+   * other = Start at Exact (changes after that version only; 200 then an ERROR event with a
+   * 410 when it is older than the history). With the WatchList gate, sendInitialEvents=true
+   * streams the state at a version not older than rv, then (allowWatchBookmarks) a BOOKMARK
+   * annotated `orch.io/initial-events-end`, then changes. Returns the cancel function.
+   */
   watch(namespace: string, p: WatchParams, sink: WatchSink): () => void {
-    const match = this.matcher(p);
-    const nameMatch = p.name;
-    const prefix = nameMatch ? this.key(namespace, nameMatch) : this.prefix(namespace);
-    const inScope = (key: string) => (nameMatch ? key === prefix : key.startsWith(prefix));
-    const rv = p.resourceVersion;
-    const rvm = p.resourceVersionMatch;
-    if (p.sendInitialEvents !== undefined) {
-      if (!this.opts.gates.WatchList)
-        throw listOptionsInvalid([
-          { reason: 'FieldValueForbidden', field: 'sendInitialEvents', message: 'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' },
-        ]);
-      if (rvm !== 'NotOlderThan')
-        throw listOptionsInvalid([
-          { reason: 'FieldValueInvalid', field: 'resourceVersionMatch', message: `Invalid value: "${rvm ?? ''}": sendInitialEvents requires setting resourceVersionMatch to NotOlderThan` },
-        ]);
-      if (p.sendInitialEvents && !p.allowWatchBookmarks)
-        throw listOptionsInvalid([
-          { reason: 'FieldValueForbidden', field: 'allowWatchBookmarks', message: 'Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is true' },
-        ]);
-    } else if (rvm) {
-      throw listOptionsInvalid([
-        { reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' },
-      ]);
-    }
+    const { labels, fields } = this.parseSelectorSyntax(p);
+    const causes = validateListOptions(p, true, this.opts.gates.WatchList);
+    if (causes.length) throw listOptionsInvalid(causes);
+    this.checkFieldLabels(fields);
+    const rv = p.resourceVersion ?? '';
+    const rvNum = rv === '' ? undefined : parseRv(rv);
+    const fieldEq = (f: string) => fields.find((r) => r.field === f && r.op === '=')?.value;
+    if (p.name !== undefined && fields.length > 0 && fieldEq('metadata.name') !== p.name)
+      throw errors.badRequest("fieldSelector metadata.name doesn't match requested name");
+    const selected = this.matcherOf(labels, fields);
+    const oneName = p.name;
+    const match =
+      oneName === undefined ? selected : (o: KObject) => o.metadata.name === oneName && selected(o);
+
+    // What the storage index can narrow the watch to: one object, one namespace, or all.
+    const ns = this.def.namespaced ? namespace || fieldEq('metadata.namespace') : '';
+    const name = oneName ?? fieldEq('metadata.name');
+    const scope: WatchScope =
+      ns !== undefined && name !== undefined
+        ? { key: this.key(ns, name) }
+        : ns
+          ? { prefix: this.prefix(ns) }
+          : {};
 
     let stopped = false;
     let cancel = () => {};
-    let lastRv = 0;
-    const timers: NodeJS.Timeout[] = [];
+    let live = false;
+    /** Changes at or before this version are not sent (a watch from a version not reached yet). */
+    let from = 0;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    let bookmarkTimer: NodeJS.Timeout | undefined;
     const stop = () => {
       if (stopped) return;
       stopped = true;
       cancel();
-      for (const t of timers) clearTimeout(t);
+      clearTimeout(timeoutTimer);
+      clearTimeout(bookmarkTimer);
+    };
+    const finish = () => {
+      stop();
+      sink.end();
     };
 
     const deliver = (ev: ChangeEvent) => {
-      if (stopped || !inScope(ev.key)) return;
-      lastRv = ev.rv;
-      const nowIn = ev.type !== 'DELETED' && match(ev.obj);
-      const wasIn = ev.type !== 'ADDED' && ev.prev !== undefined && match(ev.prev);
-      if (ev.type === 'ADDED') {
-        if (nowIn) sink.event('ADDED', ev.obj);
-      } else if (ev.type === 'MODIFIED') {
-        if (nowIn && wasIn) sink.event('MODIFIED', ev.obj);
-        else if (nowIn) sink.event('ADDED', ev.obj);
-        else if (wasIn) sink.event('DELETED', ev.obj);
-      } else if (wasIn || match(ev.obj)) sink.event('DELETED', ev.obj);
+      if (stopped || ev.rv <= from) return;
+      // As Kubernetes' cache watcher: an object entering the selection is ADDED, one
+      // leaving it is DELETED (its previous state at the event's version).
+      const now = ev.type !== 'DELETED' && match(ev.obj);
+      const was = ev.prev !== undefined && match(ev.prev);
+      if (now) sink.event(was ? 'MODIFIED' : 'ADDED', ev.obj);
+      else if (was) sink.event('DELETED', ev.type === 'DELETED' ? ev.obj : previousAtEvent(ev));
     };
 
-    const initial = (atRv: number, bookmarkEnd: boolean) => {
-      const items = this.storage.list(this.bucket, nameMatch ? prefix : this.prefix(namespace));
-      for (const o of items) if (inScope(o.key) && match(o.obj)) sink.event('ADDED', o.obj);
-      lastRv = atRv;
-      if (bookmarkEnd) sink.bookmark(String(atRv), true);
-      cancel = this.storage.watch(this.bucket, atRv, deliver);
+    /** Subscribes to the changes after `fromRv`; throws ExpiredError when they are gone. */
+    const subscribe = (fromRv: number) => {
+      from = fromRv;
+      cancel = this.storage.watch(this.bucket, Math.min(fromRv, this.storage.revision()), deliver, scope);
+      if (stopped) cancel();
+      live = true;
     };
 
-    const startAt = (from: number) => {
+    /** Synthetic ADDED events for the current state, then the changes after it; returns its version. */
+    const initialState = (): number => {
+      const at = this.storage.revision();
+      let items: StoredObject[];
+      if (scope.key !== undefined) {
+        const o = this.storage.get(scope.key);
+        items = o ? [o] : [];
+      } else items = this.storage.list(this.bucket, scope.prefix ?? this.prefix(namespace));
+      for (const o of items) {
+        if (stopped) return at;
+        if (match(o.obj)) sink.event('ADDED', o.obj);
+      }
+      if (!stopped) subscribe(at);
+      return at;
+    };
+
+    const startAt = (fromRv: number) => {
       try {
-        cancel = this.storage.watch(this.bucket, from, deliver);
-        lastRv = Math.max(lastRv, from);
+        subscribe(fromRv);
       } catch (e) {
-        if (e instanceof ExpiredError) {
-          sink.error(new StatusError(410, 'Expired', `too old resource version: ${from} (${this.storage.oldestRetained() + 1})`));
-          stop();
-          sink.end();
-          return;
-        }
-        throw e;
+        if (!(e instanceof ExpiredError)) throw e;
+        sink.error(errors.gone(`too old resource version: ${fromRv} (${this.storage.oldestRetained()})`));
+        finish();
       }
     };
 
     if (p.sendInitialEvents === true) {
-      const want = rv && rv !== '0' ? parseRv(rv) : this.storage.revision();
+      // NotOlderThan (validated above): unset = a consistent read of the current state;
+      // 0 = any state; X = once the state is at least X (504 as an ERROR event otherwise).
       const go = () => {
-        if (!stopped) initial(this.storage.revision(), true);
+        const at = initialState();
+        if (!stopped && p.allowWatchBookmarks) sink.bookmark(String(at), true);
       };
+      const want = rvNum ?? 0;
       if (want <= this.storage.revision()) go();
-      else void this.storage.waitFor(want, this.opts.watchTimeoutSeconds * 1000).then((ok) => (ok ? go() : undefined));
+      else
+        void this.storage.waitFor(want, this.opts.futureRvWaitMs).then((ok) => {
+          if (stopped) return;
+          if (ok) go();
+          else {
+            sink.error(tooLargeResourceVersion(want, this.storage.revision()));
+            finish();
+          }
+        });
     } else if (p.sendInitialEvents === false) {
-      startAt(rv && rv !== '0' ? parseRv(rv) : this.storage.revision());
-    } else if (!rv || rv === '0') {
-      // Get State and Start at Most Recent / Any: synthetic ADDED events, then changes.
-      initial(this.storage.revision(), false);
+      // no initial state: unset and 0 start now, X starts exactly at X
+      startAt(rvNum ? rvNum : this.storage.revision());
+    } else if (!rvNum) {
+      initialState();
     } else {
-      // Start at Exact: changes after the given version only.
-      startAt(parseRv(rv));
+      startAt(rvNum);
     }
+    if (stopped) return stop;
 
-    const timeout = Math.min(p.timeoutSeconds ?? this.opts.watchTimeoutSeconds, this.opts.watchTimeoutSeconds);
-    timers.push(
-      setTimeout(() => {
-        stop();
-        sink.end();
-      }, timeout * 1000),
-    );
+    const requested = p.timeoutSeconds ?? 0;
+    const timeout =
+      requested > 0 ? Math.min(requested, this.opts.watchTimeoutSeconds) : this.opts.watchTimeoutSeconds;
+    timeoutTimer = setTimeout(finish, timeout * 1000);
     if (p.allowWatchBookmarks) {
+      // Every change up to the current revision has been handed to this watcher (writes
+      // dispatch synchronously), so the current revision is a safe bookmark.
       const tick = () => {
         if (stopped) return;
-        const r = Math.max(lastRv, 0);
-        if (r > 0) sink.bookmark(String(this.storage.revision() >= r ? lastRv : r), false);
-        timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs));
+        const r = this.storage.revision();
+        if (live && r >= from) sink.bookmark(String(r), false);
+        if (!stopped) bookmarkTimer = setTimeout(tick, this.opts.bookmarkIntervalMs);
       };
-      timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs));
+      bookmarkTimer = setTimeout(tick, this.opts.bookmarkIntervalMs);
     }
     return stop;
   }
@@ -424,8 +643,18 @@ export class GenericStore {
     const s = this.def.strategy;
     if (old) causes.push(...(s.validateUpdate?.(obj, old, ctx) ?? s.validate?.(obj, ctx) ?? []));
     else causes.push(...(s.validate?.(obj, ctx) ?? []));
+    if (this.def.schema && !this.def.custom) {
+      // fields a built-in schema requires (e.g. an owner reference's uid), unless the kind said so
+      const said = new Set(causes.map((c) => c.field));
+      for (const f of missingRequired(obj, this.def.schema))
+        if (!said.has(f)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: f });
+    }
     if (causes.length)
-      throw errors.invalid({ group: this.def.group, kind: this.def.kind }, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
+      throw errors.invalid(
+        { group: this.def.group, kind: this.def.kind },
+        obj.metadata.name ?? obj.metadata.generateName ?? '',
+        causes,
+      );
   }
 
   private ensureNamespace(namespace: string, creating: boolean): void {
@@ -437,7 +666,16 @@ export class GenericStore {
         403,
         'Forbidden',
         `${this.def.plural} "${''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-        { kind: this.def.plural, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+        {
+          kind: this.def.plural,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${namespace} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
       );
   }
 
@@ -445,12 +683,15 @@ export class GenericStore {
     const m = (obj.metadata ??= {});
     if (this.def.namespaced) {
       if (m.namespace && namespace && m.namespace !== namespace)
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       m.namespace = namespace || m.namespace;
     } else if (m.namespace) {
       delete m.namespace;
     }
-    if (m.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    if (m.resourceVersion)
+      throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const ns = m.namespace ?? '';
     this.ensureNamespace(ns, true);
     if (!m.name && m.generateName) m.name = m.generateName + randomSuffix();
@@ -506,11 +747,15 @@ export class GenericStore {
   ): Promise<{ obj: KObject; created: boolean }> {
     const m = (obj.metadata ??= {});
     if (m.name !== undefined && m.name !== name)
-      throw errors.badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+      throw errors.badRequest(
+        `the name of the object (${m.name}) does not match the name on the URL (${name})`,
+      );
     m.name = name;
     if (this.def.namespaced) {
       if (m.namespace && m.namespace !== namespace)
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       m.namespace = namespace;
     } else delete m.namespace;
     const cur = this.storage.get(this.key(namespace, name));
@@ -527,11 +772,20 @@ export class GenericStore {
       if (want !== cur.rv) throw errors.staleUpdate(this.def.group, this.def.plural, name);
     } else if (!this.def.strategy.allowUnconditionalUpdate && opts.expectRv === undefined) {
       throw errors.invalid({ group: this.def.group, kind: this.def.kind }, name, [
-        { reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.resourceVersion',
+          message: 'Invalid value: 0x0: must be specified for an update',
+        },
       ]);
     }
     if (m.uid && m.uid !== old.metadata.uid)
-      throw errors.conflict(this.def.group, this.def.plural, name, `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${old.metadata.uid}`);
+      throw errors.conflict(
+        this.def.group,
+        this.def.plural,
+        name,
+        `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
     // server-owned metadata is carried over
     m.uid = old.metadata.uid;
     m.creationTimestamp = old.metadata.creationTimestamp;
@@ -568,7 +822,8 @@ export class GenericStore {
           const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
           return rest;
         };
-        if (!deepEqual(specOf(obj), specOf(old))) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+        if (!deepEqual(specOf(obj), specOf(old)))
+          obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
       }
     }
     const attrs = this.admissionAttrs('UPDATE', namespace, name, subresource, ctx, version, obj, old);
@@ -579,10 +834,19 @@ export class GenericStore {
     // A write that changes nothing is not a write: same object, same resourceVersion.
     const { resourceVersion: _r1, ...mNew } = obj.metadata;
     const { resourceVersion: _r2, ...mOld } = old.metadata;
-    if (deepEqual({ ...obj, metadata: mNew }, { ...old, apiVersion: obj.apiVersion, metadata: mOld })) return { obj: old, created: false };
-    if (ctx.dryRun) return { obj: { ...obj, metadata: { ...obj.metadata, resourceVersion: old.metadata.resourceVersion } }, created: false };
+    if (deepEqual({ ...obj, metadata: mNew }, { ...old, apiVersion: obj.apiVersion, metadata: mOld }))
+      return { obj: old, created: false };
+    if (ctx.dryRun)
+      return {
+        obj: { ...obj, metadata: { ...obj.metadata, resourceVersion: old.metadata.resourceVersion } },
+        created: false,
+      };
     // Finalization: once the last finalizer is gone from an object being deleted, it is removed.
-    if (obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length) && !this.def.strategy.gracefulDelete?.(obj)) {
+    if (
+      obj.metadata.deletionTimestamp &&
+      !obj.metadata.finalizers?.length &&
+      !this.def.strategy.gracefulDelete?.(obj)
+    ) {
       try {
         await this.storage.update(this.bucket, cur.key, obj, cur.rv);
         const d = await this.storage.delete(this.bucket, cur.key);
@@ -621,9 +885,19 @@ export class GenericStore {
     if (!cur) throw errors.notFound(this.def.group, this.def.plural, name);
     const old = cur.obj;
     if (p.preconditions?.uid && p.preconditions.uid !== old.metadata.uid)
-      throw errors.conflict(this.def.group, this.def.plural, name, `Precondition failed: UID in precondition: ${p.preconditions.uid}, UID in object meta: ${old.metadata.uid}`);
+      throw errors.conflict(
+        this.def.group,
+        this.def.plural,
+        name,
+        `Precondition failed: UID in precondition: ${p.preconditions.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
     if (p.preconditions?.resourceVersion && p.preconditions.resourceVersion !== old.metadata.resourceVersion)
-      throw errors.conflict(this.def.group, this.def.plural, name, `Precondition failed: ResourceVersion in precondition: ${p.preconditions.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`);
+      throw errors.conflict(
+        this.def.group,
+        this.def.plural,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${p.preconditions.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+      );
     const attrs = this.admissionAttrs('DELETE', namespace, name, '', ctx, version, undefined, old);
     await this.admission.mutate(attrs);
     await this.admission.validate(attrs);
@@ -660,7 +934,10 @@ export class GenericStore {
     ctx: RequestContext,
     version: string,
   ): Promise<KObject[]> {
-    const { items } = await this.list(namespace, { labelSelector: lp.labelSelector, fieldSelector: lp.fieldSelector });
+    const { items } = await this.list(namespace, {
+      labelSelector: lp.labelSelector,
+      fieldSelector: lp.fieldSelector,
+    });
     const out: KObject[] = [];
     for (const it of items) {
       try {

@@ -10,6 +10,7 @@ import {
   type Storage,
   type StoredObject,
   type WatchListener,
+  type WatchScope,
 } from './types.ts';
 
 export interface Persistence {
@@ -29,7 +30,12 @@ export interface MemoryStoreOptions {
 interface Bucket {
   objects: Map<string, StoredObject>;
   sorted: string[] | null;
+  /** Watchers of the whole bucket. */
   watchers: Set<WatchListener>;
+  /** Watchers of one namespace, by `<bucket>/<namespace>/`. */
+  byPrefix: Map<string, Set<WatchListener>>;
+  /** Watchers of one object, by key. */
+  byKey: Map<string, Set<WatchListener>>;
 }
 
 export class MemoryStore implements Storage {
@@ -85,7 +91,9 @@ export class MemoryStore implements Storage {
 
   oldestRetained(): number {
     this.trimHistory();
-    return this.historyStart < this.history.length ? this.history[this.historyStart]!.rv - 1 : Math.max(this.floor, this.rev);
+    return this.historyStart < this.history.length
+      ? this.history[this.historyStart]!.rv - 1
+      : Math.max(this.floor, this.rev);
   }
 
   get(key: string): StoredObject | undefined {
@@ -159,17 +167,53 @@ export class MemoryStore implements Storage {
     return this.commit('DELETED', bucket, key, cur.obj, cur.obj);
   }
 
-  watch(bucketName: string, fromRv: number, listener: WatchListener): () => void {
+  watch(bucketName: string, fromRv: number, listener: WatchListener, scope: WatchScope = {}): () => void {
+    let { prefix, key } = scope;
+    if (prefix === `${bucketName}/`) prefix = undefined;
+    if (prefix !== undefined && nsPrefixOf(bucketName, `${prefix}x`) !== prefix) {
+      // not a namespace prefix: watch the bucket and filter
+      const p = prefix;
+      const inner = listener;
+      listener = (ev) => {
+        if (ev.key.startsWith(p)) inner(ev);
+      };
+      prefix = undefined;
+    }
+    const inScope = (k: string) =>
+      key !== undefined ? k === key : prefix === undefined || k.startsWith(prefix);
     if (fromRv < this.rev) {
       this.checkRetained(fromRv);
-      for (let i = this.historyStart; i < this.history.length; i++) {
+      // the history is in revision order: start at the first change after fromRv
+      let lo = this.historyStart;
+      let hi = this.history.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.history[mid]!.rv <= fromRv) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < this.history.length; i++) {
         const ev = this.history[i]!;
-        if (ev.rv > fromRv && ev.bucket === bucketName) listener(ev);
+        if (ev.bucket === bucketName && inScope(ev.key)) listener(ev);
       }
     }
     const b = this.bucket(bucketName);
-    b.watchers.add(listener);
-    return () => b.watchers.delete(listener);
+    let set: Set<WatchListener>;
+    let drop = () => {};
+    if (key !== undefined || prefix !== undefined) {
+      const index = key !== undefined ? b.byKey : b.byPrefix;
+      const k = (key ?? prefix)!;
+      let s0 = index.get(k);
+      if (!s0) index.set(k, (s0 = new Set()));
+      set = s0;
+      drop = () => {
+        if (set.size === 0 && index.get(k) === set) index.delete(k);
+      };
+    } else set = b.watchers;
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      drop();
+    };
   }
 
   waitFor(rv: number, timeoutMs: number): Promise<boolean> {
@@ -191,7 +235,11 @@ export class MemoryStore implements Storage {
   }
 
   async close(): Promise<void> {
-    for (const b of this.buckets.values()) b.watchers.clear();
+    for (const b of this.buckets.values()) {
+      b.watchers.clear();
+      b.byPrefix.clear();
+      b.byKey.clear();
+    }
     await this.persistence?.close();
   }
 
@@ -213,11 +261,29 @@ export class MemoryStore implements Storage {
     this.rev = rv;
     this.applyChange(ev);
     this.pushHistory(ev);
-    const b = this.bucket(bucket);
-    for (const w of b.watchers) w(ev);
+    this.dispatch(this.bucket(bucket), ev);
     if (this.waiters.length) this.wake();
     const result: StoredObject = { key, rv, obj: stored };
     return durable ? durable.then(() => result) : Promise.resolve(result);
+  }
+
+  /** Hands a change to the watchers of its bucket, of its namespace and of its key only. */
+  private dispatch(b: Bucket, ev: ChangeEvent): void {
+    const call = (set: Set<WatchListener> | undefined) => {
+      if (!set) return;
+      for (const w of set) {
+        try {
+          w(ev);
+        } catch (e) {
+          // one broken watcher must not fail the write or starve the others
+          set.delete(w);
+          console.error('orch storage: watcher failed:', e);
+        }
+      }
+    };
+    call(b.watchers);
+    if (b.byPrefix.size) call(b.byPrefix.get(nsPrefixOf(ev.bucket, ev.key)));
+    if (b.byKey.size) call(b.byKey.get(ev.key));
   }
 
   private applyChange(ev: ChangeEvent): void {
@@ -239,7 +305,8 @@ export class MemoryStore implements Storage {
     const cutoff = this.now() - this.historyMs;
     while (
       this.historyStart < this.history.length &&
-      (this.history[this.historyStart]!.time < cutoff || this.history.length - this.historyStart > this.historyMax)
+      (this.history[this.historyStart]!.time < cutoff ||
+        this.history.length - this.historyStart > this.historyMax)
     ) {
       this.floor = this.history[this.historyStart]!.rv;
       this.historyStart++;
@@ -267,7 +334,7 @@ export class MemoryStore implements Storage {
   private bucket(name: string): Bucket {
     let b = this.buckets.get(name);
     if (!b) {
-      b = { objects: new Map(), sorted: null, watchers: new Set() };
+      b = { objects: new Map(), sorted: null, watchers: new Set(), byPrefix: new Map(), byKey: new Map() };
       this.buckets.set(name, b);
     }
     return b;
@@ -284,6 +351,12 @@ export function bucketOf(key: string): string {
   const i = key.indexOf('/');
   const j = key.indexOf('/', i + 1);
   return key.slice(0, j);
+}
+
+/** `<bucket>/<namespace>/` of a key `<bucket>/<namespace>/<name>`. */
+function nsPrefixOf(bucket: string, key: string): string {
+  const j = key.indexOf('/', bucket.length + 1);
+  return j < 0 ? key : key.slice(0, j + 1);
 }
 
 function lowerBound(keys: string[], prefix: string): number {

@@ -50,6 +50,14 @@ export interface StoredObject {
 
 export type WatchListener = (ev: ChangeEvent) => void;
 
+/** What a watch covers inside its bucket: everything, one namespace, or one object. */
+export interface WatchScope {
+  /** `<bucket>/<namespace>/`: the changes of one namespace. */
+  prefix?: string;
+  /** `<bucket>/<namespace>/<name>`: the changes of one object. */
+  key?: string;
+}
+
 export interface Storage {
   /** Highest revision handed out so far. */
   revision(): number;
@@ -64,8 +72,12 @@ export interface Storage {
   /** Replaces the object; `expectRv` (when set) must match the stored revision. */
   update(bucket: string, key: string, obj: KObject, expectRv?: number): Promise<StoredObject>;
   delete(bucket: string, key: string, expectRv?: number): Promise<StoredObject>;
-  /** Changes of a bucket after `fromRv`, replayed then live. Returns a cancel function. Throws ExpiredError when too old. */
-  watch(bucket: string, fromRv: number, listener: WatchListener): () => void;
+  /**
+   * Changes of a bucket after `fromRv`, replayed then live. Returns a cancel function. Throws
+   * ExpiredError when too old. `scope` narrows the changes to one namespace or one key (an
+   * index: a change costs nothing for watchers of other namespaces or objects).
+   */
+  watch(bucket: string, fromRv: number, listener: WatchListener, scope?: WatchScope): () => void;
   /** Resolves when the revision reaches `rv`, or false after `timeoutMs`. */
   waitFor(rv: number, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
