@@ -1,0 +1,416 @@
+// Events: core/v1 `events` (involvedObject, source, first/last timestamps, count) and
+// `events.orch.io/v1` (regarding, note, eventTime, series; the old fields renamed
+// `deprecated*`). Two separate resources here, each with its own storage.
+import { int, obj, str, time } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { StatusCause } from '../../errors/status.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef, TableColumn } from '../types.ts';
+import {
+  ALL_VERBS,
+  fieldErr,
+  immutable,
+  microTime,
+  normalizeBySchema,
+  objectReferenceFields,
+  qualifiedName,
+  since,
+} from './common.ts';
+
+const objectReference = obj(objectReferenceFields);
+const REASON_MAX = 128;
+const ACTION_MAX = 128;
+const INSTANCE_MAX = 128;
+const NOTE_MAX = 1024;
+const TYPES = ['Normal', 'Warning'];
+
+interface ObjectRef {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+// ------------------------------------------------------------------ core/v1
+
+const coreSchema = objectSchema({
+  involvedObject: objectReference,
+  reason: str(),
+  message: str(),
+  source: obj({ component: str(), host: str() }),
+  firstTimestamp: time(),
+  lastTimestamp: time(),
+  count: int(),
+  type: str(),
+  eventTime: microTime(),
+  series: obj({ count: int(), lastObservedTime: microTime() }),
+  action: str(),
+  related: objectReference,
+  reportingComponent: str(),
+  reportingInstance: str(),
+});
+
+interface CoreEvent {
+  involvedObject?: ObjectRef;
+  reason?: string;
+  message?: string;
+  source?: { component?: string; host?: string };
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  count?: number;
+  type?: string;
+  eventTime?: string;
+  series?: { count?: number; lastObservedTime?: string };
+  action?: string;
+  reportingComponent?: string;
+  reportingInstance?: string;
+}
+
+/** Namespace agreement and, for events carrying `eventTime`, the fields the newer API requires. */
+function validateCommon(
+  ns: string,
+  regardingNs: string | undefined,
+  hasEventTime: boolean,
+  e: { controller?: string; instance?: string; action?: string; reason?: string; note?: string },
+  names: { regarding: string; controller: string; note: string },
+): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const rns = regardingNs ?? '';
+  if (!hasEventTime) {
+    if (rns === '' ? ns !== '' && ns !== 'default' : ns !== rns)
+      causes.push(fieldErr.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace'));
+    return causes;
+  }
+  if (rns === '' && ns !== 'default' && ns !== 'orch-system')
+    causes.push(fieldErr.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace'));
+  if (rns !== '' && ns !== rns)
+    causes.push(fieldErr.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace'));
+  if (!e.controller) causes.push(fieldErr.required(names.controller));
+  else causes.push(...qualifiedName(names.controller, e.controller));
+  if (!e.instance) causes.push(fieldErr.required('reportingInstance'));
+  else if (e.instance.length > INSTANCE_MAX)
+    causes.push(fieldErr.invalid('reportingInstance', '', `can have at most ${INSTANCE_MAX} characters`));
+  if (!e.action) causes.push(fieldErr.required('action'));
+  else if (e.action.length > ACTION_MAX)
+    causes.push(fieldErr.invalid('action', '', `can have at most ${ACTION_MAX} characters`));
+  if (!e.reason) causes.push(fieldErr.required('reason'));
+  else if (e.reason.length > REASON_MAX)
+    causes.push(fieldErr.invalid('reason', '', `can have at most ${REASON_MAX} characters`));
+  if ((e.note ?? '').length > NOTE_MAX)
+    causes.push(fieldErr.invalid(names.note, '', `can have at most ${NOTE_MAX} characters`));
+  return causes;
+}
+
+function validateCore(o: KObject): StatusCause[] {
+  const e = o as unknown as CoreEvent;
+  const causes = validateCommon(
+    o.metadata.namespace ?? '',
+    e.involvedObject?.namespace,
+    !!e.eventTime,
+    {
+      controller: e.reportingComponent,
+      instance: e.reportingInstance,
+      action: e.action,
+      reason: e.reason,
+      note: e.message,
+    },
+    { regarding: 'involvedObject', controller: 'reportingComponent', note: 'message' },
+  );
+  if (e.type && !TYPES.includes(e.type) && e.eventTime)
+    causes.push(fieldErr.invalid('type', '', `has invalid value: ${e.type}`));
+  return causes;
+}
+
+/** Cells of the event table, shared by both APIs once mapped to the core field names. */
+function eventColumns(view: (o: KObject) => CoreEvent): TableColumn[] {
+  const firstSeen = (e: CoreEvent) => (e.firstTimestamp ? since(e.firstTimestamp) : since(e.eventTime));
+  const lastSeen = (e: CoreEvent) => {
+    if (e.series) return since(e.series.lastObservedTime);
+    return e.lastTimestamp ? since(e.lastTimestamp) : firstSeen(e);
+  };
+  const count = (e: CoreEvent) => (e.series ? (e.series.count ?? 0) : e.count || 1);
+  const target = (e: CoreEvent) => {
+    const kind = (e.involvedObject?.kind ?? '').toLowerCase();
+    return e.involvedObject?.name ? `${kind}/${e.involvedObject.name}` : kind;
+  };
+  const source = (e: CoreEvent) => {
+    const component = e.source?.component || e.reportingComponent || '';
+    const instance = e.source?.host || e.reportingInstance || '';
+    return instance ? `${component}, ${instance}` : component;
+  };
+  return [
+    {
+      name: 'Last Seen',
+      type: 'string',
+      description: 'The time at which the most recent occurrence of this event was recorded.',
+      cell: (o) => lastSeen(view(o)),
+    },
+    {
+      name: 'Type',
+      type: 'string',
+      description: 'Type of this event (Normal, Warning), new types could be added in the future',
+      cell: (o) => view(o).type ?? '',
+    },
+    {
+      name: 'Reason',
+      type: 'string',
+      description:
+        "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+      cell: (o) => view(o).reason ?? '',
+    },
+    {
+      name: 'Object',
+      type: 'string',
+      description: 'The object that this event is about.',
+      cell: (o) => target(view(o)),
+    },
+    {
+      name: 'Subobject',
+      type: 'string',
+      priority: 1,
+      description:
+        'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.',
+      cell: (o) => view(o).involvedObject?.fieldPath ?? '',
+    },
+    {
+      name: 'Source',
+      type: 'string',
+      priority: 1,
+      description: 'The component reporting this event. Should be a short machine understandable string.',
+      cell: (o) => source(view(o)),
+    },
+    {
+      name: 'Message',
+      type: 'string',
+      description: 'A human-readable description of the status of this operation.',
+      cell: (o) => (view(o).message ?? '').trim(),
+    },
+    {
+      name: 'First Seen',
+      type: 'string',
+      priority: 1,
+      description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+      cell: (o) => firstSeen(view(o)),
+    },
+    {
+      name: 'Count',
+      type: 'string',
+      priority: 1,
+      description: 'The number of times this event has occurred.',
+      cell: (o) => count(view(o)),
+    },
+    {
+      name: 'Name',
+      type: 'string',
+      priority: 1,
+      format: 'name',
+      description: 'Name must be unique within a namespace.',
+      cell: (o) => o.metadata.name ?? '',
+    },
+  ];
+}
+
+const ref = (o: KObject, k: keyof ObjectRef) =>
+  ((o.involvedObject as ObjectRef | undefined)?.[k] ?? '') as string;
+
+export const eventDef: ResourceDef = {
+  group: '',
+  versions: ['v1'],
+  kind: 'Event',
+  listKind: 'EventList',
+  plural: 'events',
+  singular: 'event',
+  namespaced: true,
+  shortNames: ['ev'],
+  verbs: ALL_VERBS,
+  subresources: [],
+  protobuf: true,
+  schema: coreSchema,
+  strategy: {
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    allowCreateOnUpdate: true,
+    fieldLabels: {
+      'involvedObject.kind': (o) => ref(o, 'kind'),
+      'involvedObject.namespace': (o) => ref(o, 'namespace'),
+      'involvedObject.name': (o) => ref(o, 'name'),
+      'involvedObject.uid': (o) => ref(o, 'uid'),
+      'involvedObject.apiVersion': (o) => ref(o, 'apiVersion'),
+      'involvedObject.resourceVersion': (o) => ref(o, 'resourceVersion'),
+      'involvedObject.fieldPath': (o) => ref(o, 'fieldPath'),
+      reason: (o) => String(o.reason ?? ''),
+      reportingComponent: (o) => String(o.reportingComponent ?? ''),
+      source: (o) => (o.source as { component?: string } | undefined)?.component ?? '',
+      type: (o) => String(o.type ?? ''),
+    },
+    table: eventColumns((o) => o as unknown as CoreEvent),
+    prepareForCreate: (o) => void normalizeBySchema(o, coreSchema, 'Event'),
+    prepareForUpdate: (o) => void normalizeBySchema(o, coreSchema, 'Event'),
+    validate: validateCore,
+  },
+};
+
+// ------------------------------------------------------------------ events.orch.io/v1
+
+const v1Schema = objectSchema({
+  eventTime: microTime(),
+  series: obj({ count: int(), lastObservedTime: microTime() }),
+  reportingController: str(),
+  reportingInstance: str(),
+  action: str(),
+  reason: str(),
+  regarding: objectReference,
+  related: objectReference,
+  note: str(),
+  type: str(),
+  deprecatedSource: obj({ component: str(), host: str() }),
+  deprecatedFirstTimestamp: time(),
+  deprecatedLastTimestamp: time(),
+  deprecatedCount: int(),
+});
+
+interface V1Event {
+  eventTime?: string;
+  series?: { count?: number; lastObservedTime?: string };
+  reportingController?: string;
+  reportingInstance?: string;
+  action?: string;
+  reason?: string;
+  regarding?: ObjectRef;
+  related?: ObjectRef;
+  note?: string;
+  type?: string;
+  deprecatedSource?: { component?: string; host?: string };
+  deprecatedFirstTimestamp?: string;
+  deprecatedLastTimestamp?: string;
+  deprecatedCount?: number;
+}
+
+function validateSeries(e: V1Event): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (e.series) {
+    if ((e.series.count ?? 0) < 2) causes.push(fieldErr.invalid('series.count', '', 'should be at least 2'));
+    if (!e.series.lastObservedTime) causes.push(fieldErr.required('series.lastObservedTime'));
+  }
+  return causes;
+}
+
+function validateV1Base(o: KObject): StatusCause[] {
+  const e = o as unknown as V1Event;
+  return validateCommon(
+    o.metadata.namespace ?? '',
+    e.regarding?.namespace,
+    !!e.eventTime,
+    {
+      controller: e.reportingController,
+      instance: e.reportingInstance,
+      action: e.action,
+      reason: e.reason,
+      note: e.note,
+    },
+    { regarding: 'regarding', controller: 'reportingController', note: 'note' },
+  );
+}
+
+function validateV1Create(o: KObject): StatusCause[] {
+  const e = o as unknown as V1Event;
+  const causes = validateV1Base(o);
+  causes.push(...validateSeries(e));
+  if (!e.eventTime) causes.push(fieldErr.required('eventTime'));
+  if (e.type !== 'Normal' && e.type !== 'Warning')
+    causes.push(fieldErr.invalid('type', '', `has invalid value: ${e.type ?? ''}`));
+  if (e.deprecatedFirstTimestamp)
+    causes.push(fieldErr.invalid('deprecatedFirstTimestamp', '', 'needs to be unset'));
+  if (e.deprecatedLastTimestamp)
+    causes.push(fieldErr.invalid('deprecatedLastTimestamp', '', 'needs to be unset'));
+  if (e.deprecatedCount) causes.push(fieldErr.invalid('deprecatedCount', '', 'needs to be unset'));
+  if (e.deprecatedSource?.component || e.deprecatedSource?.host)
+    causes.push(fieldErr.invalid('deprecatedSource', '', 'needs to be unset'));
+  return causes;
+}
+
+function validateV1Update(o: KObject, old: KObject): StatusCause[] {
+  const e = o as unknown as V1Event;
+  const p = old as unknown as V1Event;
+  const causes = validateV1Base(o);
+  if (JSON.stringify(e.series) !== JSON.stringify(p.series)) causes.push(...validateSeries(e));
+  const fields: (keyof V1Event)[] = [
+    'regarding',
+    'reason',
+    'note',
+    'deprecatedSource',
+    'deprecatedFirstTimestamp',
+    'deprecatedLastTimestamp',
+    'deprecatedCount',
+    'type',
+    'eventTime',
+    'action',
+    'related',
+    'reportingController',
+    'reportingInstance',
+  ];
+  for (const f of fields) causes.push(...immutable(f, e[f] ?? null, p[f] ?? null));
+  return causes;
+}
+
+/** The v1 object seen with the core field names (for the shared table). */
+function asCore(o: KObject): CoreEvent {
+  const e = o as unknown as V1Event;
+  return {
+    involvedObject: e.regarding,
+    reason: e.reason,
+    message: e.note,
+    source: e.deprecatedSource,
+    firstTimestamp: e.deprecatedFirstTimestamp,
+    lastTimestamp: e.deprecatedLastTimestamp,
+    count: e.deprecatedCount,
+    type: e.type,
+    eventTime: e.eventTime,
+    series: e.series,
+    action: e.action,
+    reportingComponent: e.reportingController,
+    reportingInstance: e.reportingInstance,
+  };
+}
+
+const reg = (o: KObject, k: keyof ObjectRef) => ((o.regarding as ObjectRef | undefined)?.[k] ?? '') as string;
+
+export const eventsV1Def: ResourceDef = {
+  group: 'events.orch.io',
+  versions: ['v1'],
+  kind: 'Event',
+  listKind: 'EventList',
+  plural: 'events',
+  singular: 'event',
+  namespaced: true,
+  shortNames: ['ev'],
+  verbs: ALL_VERBS,
+  subresources: [],
+  protobuf: true,
+  schema: v1Schema,
+  strategy: {
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    allowCreateOnUpdate: true,
+    fieldLabels: {
+      'regarding.kind': (o) => reg(o, 'kind'),
+      'regarding.namespace': (o) => reg(o, 'namespace'),
+      'regarding.name': (o) => reg(o, 'name'),
+      'regarding.uid': (o) => reg(o, 'uid'),
+      'regarding.apiVersion': (o) => reg(o, 'apiVersion'),
+      'regarding.resourceVersion': (o) => reg(o, 'resourceVersion'),
+      'regarding.fieldPath': (o) => reg(o, 'fieldPath'),
+      reason: (o) => String(o.reason ?? ''),
+      reportingController: (o) => String(o.reportingController ?? ''),
+      type: (o) => String(o.type ?? ''),
+    },
+    table: eventColumns(asCore),
+    prepareForCreate: (o) => void normalizeBySchema(o, v1Schema, 'Event'),
+    prepareForUpdate: (o) => void normalizeBySchema(o, v1Schema, 'Event'),
+    validate: validateV1Create,
+    validateUpdate: validateV1Update,
+  },
+};

@@ -1,0 +1,1246 @@
+// Pod (core/v1) with the `status` and `eviction` subresources. The pod spec schema, defaults
+// and validation are shared with workload templates (Deployment). There is no node agent:
+// a pod stays Pending until someone writes its status, and deletion is immediate unless
+// finalizers hold it.
+import { errors, type StatusCause } from '../../errors/status.ts';
+import type { Handler } from '../../handlers/scope.ts';
+import { parseBody } from '../../handlers/decode.ts';
+import {
+  arr,
+  bool,
+  freeform,
+  int,
+  intOrString,
+  keyedList,
+  mapOf,
+  obj,
+  setOf,
+  str,
+  time,
+} from '../../schema/dsl.ts';
+import { objectMeta, objectSchema } from '../../schema/meta.ts';
+import type { Schema } from '../../schema/types.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { RequestContext, ResourceDef } from '../types.ts';
+import { deepEqual } from '../validation.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  dnsLabel,
+  dnsSubdomain,
+  fieldErr,
+  ianaSvcName,
+  keepAllButStatus,
+  labelMap,
+  NAME_COLUMN,
+  nonNegative,
+  normalizeBySchema,
+  portNumber,
+  qualifiedName,
+  quantity,
+  quantityValue,
+  since,
+  validateLabelSelector,
+} from './common.ts';
+
+// ------------------------------------------------------------------ schema
+
+const localObjectReference = obj({ name: str() });
+const keyRef = obj({ name: str(), key: str(), optional: bool() });
+const objectFieldSelector = obj({ apiVersion: str(), fieldPath: str() });
+const resourceFieldSelector = obj({ containerName: str(), resource: str(), divisor: quantity() });
+const keyToPath = obj({ key: str(), path: str(), mode: int() });
+const labelSelector = obj({
+  matchLabels: mapOf(str()),
+  matchExpressions: arr(obj({ key: str(), operator: str(), values: arr(str()) })),
+});
+
+const httpGet = obj({
+  path: str(),
+  port: intOrString(),
+  host: str(),
+  scheme: str(),
+  httpHeaders: arr(obj({ name: str(), value: str() })),
+});
+const handlerFields = {
+  exec: obj({ command: arr(str()) }),
+  httpGet,
+  tcpSocket: obj({ port: intOrString(), host: str() }),
+};
+const probe = obj({
+  ...handlerFields,
+  grpc: obj({ port: int(), service: str() }),
+  initialDelaySeconds: int(),
+  timeoutSeconds: int(),
+  periodSeconds: int(),
+  successThreshold: int(),
+  failureThreshold: int(),
+  terminationGracePeriodSeconds: int(),
+});
+const lifecycleHandler = obj({ ...handlerFields, sleep: obj({ seconds: int() }) });
+
+const seLinuxOptions = obj({ user: str(), role: str(), type: str(), level: str() });
+const windowsOptions = obj({
+  gmsaCredentialSpecName: str(),
+  gmsaCredentialSpec: str(),
+  runAsUserName: str(),
+  hostProcess: bool(),
+});
+const seccompProfile = obj({ type: str(), localhostProfile: str() });
+
+const securityContext = obj({
+  capabilities: obj({ add: arr(str()), drop: arr(str()) }),
+  privileged: bool(),
+  seLinuxOptions,
+  windowsOptions,
+  runAsUser: int(),
+  runAsGroup: int(),
+  runAsNonRoot: bool(),
+  readOnlyRootFilesystem: bool(),
+  allowPrivilegeEscalation: bool(),
+  procMount: str(),
+  seccompProfile,
+});
+
+const podSecurityContext = obj({
+  seLinuxOptions,
+  windowsOptions,
+  runAsUser: int(),
+  runAsGroup: int(),
+  runAsNonRoot: bool(),
+  supplementalGroups: arr(int()),
+  fsGroup: int(),
+  sysctls: arr(obj({ name: str(), value: str() })),
+  fsGroupChangePolicy: str(),
+  seccompProfile,
+});
+
+const containerFields = {
+  name: str(),
+  image: str(),
+  command: arr(str()),
+  args: arr(str()),
+  workingDir: str(),
+  ports: keyedList(
+    obj({
+      name: str(),
+      hostPort: int(),
+      containerPort: int(),
+      protocol: str({ default: 'TCP' }),
+      hostIP: str(),
+    }),
+    ['containerPort', 'protocol'],
+  ),
+  envFrom: arr(
+    obj({
+      prefix: str(),
+      configMapRef: obj({ name: str(), optional: bool() }),
+      secretRef: obj({ name: str(), optional: bool() }),
+    }),
+  ),
+  env: keyedList(
+    obj({
+      name: str(),
+      value: str(),
+      valueFrom: obj({
+        fieldRef: objectFieldSelector,
+        resourceFieldRef: resourceFieldSelector,
+        configMapKeyRef: keyRef,
+        secretKeyRef: keyRef,
+      }),
+    }),
+    ['name'],
+  ),
+  resources: obj({
+    limits: mapOf(quantity()),
+    requests: mapOf(quantity()),
+    claims: keyedList(obj({ name: str() }), ['name']),
+  }),
+  resizePolicy: arr(obj({ resourceName: str(), restartPolicy: str() }), { 'x-orch-list-type': 'atomic' }),
+  restartPolicy: str(),
+  volumeMounts: keyedList(
+    obj({
+      name: str(),
+      readOnly: bool(),
+      mountPath: str(),
+      subPath: str(),
+      mountPropagation: str(),
+      subPathExpr: str(),
+    }),
+    ['mountPath'],
+  ),
+  volumeDevices: keyedList(obj({ name: str(), devicePath: str() }), ['devicePath']),
+  livenessProbe: probe,
+  readinessProbe: probe,
+  startupProbe: probe,
+  lifecycle: obj({ postStart: lifecycleHandler, preStop: lifecycleHandler }),
+  terminationMessagePath: str(),
+  terminationMessagePolicy: str(),
+  imagePullPolicy: str(),
+  securityContext,
+  stdin: bool(),
+  stdinOnce: bool(),
+  tty: bool(),
+};
+
+export const containerSchema: Schema = obj(containerFields);
+const ephemeralContainerSchema: Schema = obj({ ...containerFields, targetContainerName: str() });
+
+/** Volume sources: the common ones with their fields, the rarer ones free-form. */
+const volumeSources: Record<string, Schema> = {
+  hostPath: obj({ path: str(), type: str() }),
+  emptyDir: obj({ medium: str(), sizeLimit: quantity() }),
+  secret: obj({ secretName: str(), items: arr(keyToPath), defaultMode: int(), optional: bool() }),
+  configMap: obj({ name: str(), items: arr(keyToPath), defaultMode: int(), optional: bool() }),
+  persistentVolumeClaim: obj({ claimName: str(), readOnly: bool() }),
+  nfs: obj({ server: str(), path: str(), readOnly: bool() }),
+  downwardAPI: obj({
+    items: arr(
+      obj({
+        path: str(),
+        fieldRef: objectFieldSelector,
+        resourceFieldRef: resourceFieldSelector,
+        mode: int(),
+      }),
+    ),
+    defaultMode: int(),
+  }),
+  projected: obj({
+    sources: arr(
+      obj({
+        secret: obj({ name: str(), items: arr(keyToPath), optional: bool() }),
+        configMap: obj({ name: str(), items: arr(keyToPath), optional: bool() }),
+        downwardAPI: obj({
+          items: arr(
+            obj({
+              path: str(),
+              fieldRef: objectFieldSelector,
+              resourceFieldRef: resourceFieldSelector,
+              mode: int(),
+            }),
+          ),
+        }),
+        serviceAccountToken: obj({ audience: str(), expirationSeconds: int(), path: str() }),
+        clusterTrustBundle: freeform(),
+      }),
+    ),
+    defaultMode: int(),
+  }),
+  csi: obj({
+    driver: str(),
+    readOnly: bool(),
+    fsType: str(),
+    volumeAttributes: mapOf(str()),
+    nodePublishSecretRef: localObjectReference,
+  }),
+  ephemeral: obj({ volumeClaimTemplate: freeform() }),
+  gcePersistentDisk: freeform(),
+  awsElasticBlockStore: freeform(),
+  gitRepo: freeform(),
+  iscsi: freeform(),
+  glusterfs: freeform(),
+  rbd: freeform(),
+  flexVolume: freeform(),
+  cinder: freeform(),
+  cephfs: freeform(),
+  flocker: freeform(),
+  fc: freeform(),
+  azureFile: freeform(),
+  vsphereVolume: freeform(),
+  quobyte: freeform(),
+  azureDisk: freeform(),
+  photonPersistentDisk: freeform(),
+  portworxVolume: freeform(),
+  scaleIO: freeform(),
+  storageos: freeform(),
+};
+
+const volume = obj({ name: str(), ...volumeSources });
+
+const toleration = obj({
+  key: str(),
+  operator: str(),
+  value: str(),
+  effect: str(),
+  tolerationSeconds: int(),
+});
+
+export const podSpecSchema: Schema = obj({
+  volumes: keyedList(volume, ['name'], { 'x-orch-patch-strategy': 'merge,retainKeys' }),
+  initContainers: keyedList(containerSchema, ['name']),
+  containers: keyedList(containerSchema, ['name']),
+  ephemeralContainers: keyedList(ephemeralContainerSchema, ['name']),
+  restartPolicy: str(),
+  terminationGracePeriodSeconds: int(),
+  activeDeadlineSeconds: int(),
+  dnsPolicy: str(),
+  nodeSelector: mapOf(str(), { 'x-orch-map-type': 'atomic' }),
+  serviceAccountName: str(),
+  serviceAccount: str(),
+  automountServiceAccountToken: bool(),
+  nodeName: str(),
+  hostNetwork: bool(),
+  hostPID: bool(),
+  hostIPC: bool(),
+  shareProcessNamespace: bool(),
+  securityContext: podSecurityContext,
+  imagePullSecrets: keyedList(localObjectReference, ['name']),
+  hostname: str(),
+  subdomain: str(),
+  affinity: freeform(),
+  schedulerName: str(),
+  tolerations: arr(toleration),
+  hostAliases: keyedList(obj({ ip: str(), hostnames: arr(str()) }), ['ip']),
+  priorityClassName: str(),
+  priority: int(),
+  dnsConfig: obj({
+    nameservers: arr(str()),
+    searches: arr(str()),
+    options: arr(obj({ name: str(), value: str() })),
+  }),
+  readinessGates: arr(obj({ conditionType: str() })),
+  runtimeClassName: str(),
+  enableServiceLinks: bool(),
+  preemptionPolicy: str(),
+  overhead: mapOf(quantity()),
+  topologySpreadConstraints: keyedList(
+    obj({
+      maxSkew: int(),
+      topologyKey: str(),
+      whenUnsatisfiable: str(),
+      labelSelector,
+      minDomains: int(),
+      nodeAffinityPolicy: str(),
+      nodeTaintsPolicy: str(),
+      matchLabelKeys: setOf(str()),
+    }),
+    ['topologyKey', 'whenUnsatisfiable'],
+  ),
+  setHostnameAsFQDN: bool(),
+  os: obj({ name: str() }),
+  hostUsers: bool(),
+  schedulingGates: keyedList(obj({ name: str() }), ['name']),
+  resourceClaims: keyedList(
+    obj({ name: str(), source: obj({ resourceClaimName: str(), resourceClaimTemplateName: str() }) }),
+    ['name'],
+  ),
+});
+
+export const podTemplateSpecSchema: Schema = obj({ metadata: objectMeta, spec: podSpecSchema });
+
+const containerState = obj({
+  waiting: obj({ reason: str(), message: str() }),
+  running: obj({ startedAt: time() }),
+  terminated: obj({
+    exitCode: int(),
+    signal: int(),
+    reason: str(),
+    message: str(),
+    startedAt: time(),
+    finishedAt: time(),
+    containerID: str(),
+  }),
+});
+const containerStatus = obj({
+  name: str(),
+  state: containerState,
+  lastState: containerState,
+  ready: bool(),
+  restartCount: int(),
+  image: str(),
+  imageID: str(),
+  containerID: str(),
+  started: bool(),
+  allocatedResources: mapOf(quantity()),
+  resources: obj({
+    limits: mapOf(quantity()),
+    requests: mapOf(quantity()),
+    claims: arr(obj({ name: str() })),
+  }),
+});
+
+export const podStatusSchema: Schema = obj({
+  phase: str(),
+  conditions: keyedList(
+    obj({
+      type: str(),
+      status: str(),
+      lastProbeTime: time({ nullable: true }),
+      lastTransitionTime: time(),
+      reason: str(),
+      message: str(),
+    }),
+    ['type'],
+  ),
+  message: str(),
+  reason: str(),
+  nominatedNodeName: str(),
+  hostIP: str(),
+  hostIPs: keyedList(obj({ ip: str() }), ['ip']),
+  podIP: str(),
+  podIPs: keyedList(obj({ ip: str() }), ['ip']),
+  startTime: time(),
+  initContainerStatuses: arr(containerStatus),
+  containerStatuses: arr(containerStatus),
+  qosClass: str(),
+  ephemeralContainerStatuses: arr(containerStatus),
+  resize: str(),
+  resourceClaimStatuses: keyedList(obj({ name: str(), resourceClaimName: str() }), ['name']),
+});
+
+const podSchema = objectSchema({ spec: podSpecSchema, status: podStatusSchema });
+
+// ------------------------------------------------------------------ types
+
+interface Port {
+  name?: string;
+  containerPort?: number;
+  hostPort?: number;
+  protocol?: string;
+}
+interface EnvVar {
+  name?: string;
+  value?: string;
+  valueFrom?: {
+    fieldRef?: { apiVersion?: string; fieldPath?: string };
+    resourceFieldRef?: { resource?: string };
+    configMapKeyRef?: { key?: string };
+    secretKeyRef?: { key?: string };
+  };
+}
+interface Probe {
+  httpGet?: { path?: string; scheme?: string; port?: unknown };
+  tcpSocket?: { port?: unknown };
+  exec?: unknown;
+  grpc?: unknown;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+}
+export interface Container {
+  name?: string;
+  image?: string;
+  ports?: Port[];
+  env?: EnvVar[];
+  resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
+  volumeMounts?: { name?: string; mountPath?: string }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  lifecycle?: { postStart?: Probe; preStop?: Probe };
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: string;
+  imagePullPolicy?: string;
+  restartPolicy?: string;
+}
+interface Volume {
+  name?: string;
+  [source: string]: unknown;
+}
+interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+export interface PodSpec {
+  volumes?: Volume[];
+  initContainers?: Container[];
+  containers?: Container[];
+  ephemeralContainers?: Container[];
+  restartPolicy?: string;
+  terminationGracePeriodSeconds?: number;
+  activeDeadlineSeconds?: number;
+  dnsPolicy?: string;
+  nodeSelector?: Record<string, string>;
+  serviceAccountName?: string;
+  serviceAccount?: string;
+  nodeName?: string;
+  hostNetwork?: boolean;
+  securityContext?: Record<string, unknown>;
+  schedulerName?: string;
+  tolerations?: Toleration[];
+  readinessGates?: { conditionType?: string }[];
+  enableServiceLinks?: boolean;
+  priority?: number;
+  schedulingGates?: { name?: string }[];
+  topologySpreadConstraints?: { labelSelector?: Record<string, unknown> }[];
+  hostname?: string;
+  subdomain?: string;
+  priorityClassName?: string;
+  preemptionPolicy?: string;
+}
+interface ContainerStatus {
+  name?: string;
+  ready?: boolean;
+  restartCount?: number;
+  started?: boolean;
+  state?: {
+    waiting?: { reason?: string };
+    running?: unknown;
+    terminated?: { reason?: string; exitCode?: number; signal?: number; finishedAt?: string };
+  };
+  lastState?: { terminated?: { finishedAt?: string } };
+}
+export interface PodStatus {
+  phase?: string;
+  reason?: string;
+  qosClass?: string;
+  podIP?: string;
+  podIPs?: { ip?: string }[];
+  hostIP?: string;
+  hostIPs?: { ip?: string }[];
+  nominatedNodeName?: string;
+  conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
+  containerStatuses?: ContainerStatus[];
+  initContainerStatuses?: ContainerStatus[];
+}
+
+// ------------------------------------------------------------------ defaults
+
+const VOLUME_MODE_DEFAULT = 420; // 0644
+
+/** The pull policy Kubernetes picks: `Always` for `:latest` or an untagged image, else `IfNotPresent`. */
+export function defaultPullPolicy(image: string | undefined): string {
+  if (!image) return 'IfNotPresent';
+  const noDigest = image.split('@')[0]!;
+  if (image.includes('@')) return 'IfNotPresent';
+  const lastSlash = noDigest.lastIndexOf('/');
+  const tail = noDigest.slice(lastSlash + 1);
+  const colon = tail.lastIndexOf(':');
+  const tag = colon >= 0 ? tail.slice(colon + 1) : '';
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultProbe(p: Probe | undefined): void {
+  if (!p || typeof p !== 'object') return;
+  p.timeoutSeconds ??= 1;
+  p.periodSeconds ??= 10;
+  p.successThreshold ??= 1;
+  p.failureThreshold ??= 3;
+  defaultHandler(p);
+}
+
+function defaultHandler(h: Probe | undefined): void {
+  if (!h?.httpGet) return;
+  h.httpGet.path ||= '/';
+  h.httpGet.scheme ||= 'HTTP';
+}
+
+function defaultContainer(c: Container): void {
+  if (!c || typeof c !== 'object') return;
+  c.terminationMessagePath ||= '/dev/termination-log';
+  c.terminationMessagePolicy ||= 'File';
+  c.imagePullPolicy ||= defaultPullPolicy(c.image);
+  for (const p of c.ports ?? []) if (p && typeof p === 'object') p.protocol ||= 'TCP';
+  for (const e of c.env ?? []) {
+    const fr = e?.valueFrom?.fieldRef;
+    if (fr) fr.apiVersion ||= 'v1';
+  }
+  // requests default to limits, resource by resource
+  const lim = c.resources?.limits;
+  if (lim && Object.keys(lim).length) {
+    const req = (c.resources!.requests ??= {});
+    for (const [k, v] of Object.entries(lim)) if (req[k] === undefined) req[k] = v;
+  }
+  defaultProbe(c.livenessProbe);
+  defaultProbe(c.readinessProbe);
+  defaultProbe(c.startupProbe);
+  defaultHandler(c.lifecycle?.postStart);
+  defaultHandler(c.lifecycle?.preStop);
+}
+
+/** Defaults of a pod spec (also a template's): what Kubernetes' SetDefaults_PodSpec and friends fill in. */
+export function defaultPodSpec(spec: PodSpec): void {
+  spec.dnsPolicy ||= 'ClusterFirst';
+  spec.restartPolicy ||= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.securityContext ??= {};
+  spec.schedulerName ||= 'default-scheduler';
+  spec.enableServiceLinks ??= true;
+  // the deprecated alias mirrors serviceAccountName
+  if (!spec.serviceAccountName && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
+  for (const c of spec.initContainers ?? []) defaultContainer(c);
+  for (const c of spec.containers ?? []) defaultContainer(c);
+  for (const c of spec.ephemeralContainers ?? []) defaultContainer(c);
+  if (spec.hostNetwork) {
+    for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])])
+      for (const p of c?.ports ?? []) if (p && !p.hostPort) p.hostPort = p.containerPort;
+  }
+  for (const v of spec.volumes ?? []) {
+    if (!v || typeof v !== 'object') continue;
+    const sources = Object.keys(v).filter((k) => k !== 'name' && v[k] !== undefined);
+    if (sources.length === 0) v.emptyDir = {};
+    for (const k of ['secret', 'configMap', 'downwardAPI', 'projected']) {
+      const src = v[k] as { defaultMode?: number } | undefined;
+      if (src && typeof src === 'object') src.defaultMode ??= VOLUME_MODE_DEFAULT;
+    }
+    const hp = v.hostPath as { type?: string } | undefined;
+    if (hp && typeof hp === 'object') hp.type ??= '';
+  }
+}
+
+// ------------------------------------------------------------------ QoS
+
+function resourcesOf(c: Container, which: 'limits' | 'requests'): Record<string, string> {
+  return (c.resources?.[which] ?? {}) as Record<string, string>;
+}
+
+/** Guaranteed, Burstable or BestEffort, from CPU and memory requests and limits of every container. */
+export function qosClass(spec: PodSpec): string {
+  const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
+  const compute = ['cpu', 'memory'];
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const req = resourcesOf(c, 'requests');
+    const lim = resourcesOf(c, 'limits');
+    for (const r of compute) {
+      if (req[r] !== undefined && quantityValue(req[r]) !== 0) any = true;
+      if (lim[r] !== undefined && quantityValue(lim[r]) !== 0) any = true;
+    }
+    for (const r of compute) {
+      if (lim[r] === undefined || quantityValue(lim[r]) === 0) guaranteed = false;
+      else if (req[r] !== undefined && quantityValue(req[r]) !== quantityValue(lim[r])) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+// ------------------------------------------------------------------ validation
+
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+const MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const TOLERATION_OPERATORS = ['Equal', 'Exists'];
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+const VOLUME_NAMES_RE = Object.keys(volumeSources);
+
+function validateContainer(
+  c: Container,
+  p: string,
+  volumes: Set<string>,
+  allowRestartPolicy: boolean,
+): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!c || typeof c !== 'object') return [fieldErr.required(p)];
+  if (!c.name) causes.push(fieldErr.required(`${p}.name`));
+  else causes.push(...dnsLabel(`${p}.name`, c.name));
+  if (!c.image?.trim()) causes.push(fieldErr.required(`${p}.image`));
+  if (c.imagePullPolicy && !PULL_POLICIES.includes(c.imagePullPolicy))
+    causes.push(fieldErr.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES));
+  if (c.terminationMessagePolicy && !MESSAGE_POLICIES.includes(c.terminationMessagePolicy))
+    causes.push(
+      fieldErr.notSupported(`${p}.terminationMessagePolicy`, c.terminationMessagePolicy, MESSAGE_POLICIES),
+    );
+  if (c.restartPolicy !== undefined) {
+    if (!allowRestartPolicy)
+      causes.push(fieldErr.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers'));
+    else if (c.restartPolicy !== 'Always')
+      causes.push(fieldErr.notSupported(`${p}.restartPolicy`, c.restartPolicy, ['Always']));
+  }
+  const portNames = new Set<string>();
+  (c.ports ?? []).forEach((port, i) => {
+    const pp = `${p}.ports[${i}]`;
+    if (port.name) {
+      causes.push(...ianaSvcName(`${pp}.name`, port.name));
+      if (portNames.has(port.name)) causes.push(fieldErr.duplicate(`${pp}.name`, port.name));
+      portNames.add(port.name);
+    }
+    if (port.containerPort === undefined || port.containerPort === 0)
+      causes.push(fieldErr.required(`${pp}.containerPort`));
+    else causes.push(...portNumber(`${pp}.containerPort`, port.containerPort));
+    if (port.hostPort) causes.push(...portNumber(`${pp}.hostPort`, port.hostPort));
+    if (!port.protocol) causes.push(fieldErr.required(`${pp}.protocol`));
+    else if (!PROTOCOLS.includes(port.protocol))
+      causes.push(fieldErr.notSupported(`${pp}.protocol`, port.protocol, PROTOCOLS));
+  });
+  (c.env ?? []).forEach((e, i) => {
+    const ep = `${p}.env[${i}]`;
+    if (!e.name) causes.push(fieldErr.required(`${ep}.name`));
+    else if (!ENV_NAME.test(e.name))
+      causes.push(
+        fieldErr.invalid(
+          `${ep}.name`,
+          e.name,
+          "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')",
+        ),
+      );
+    const vf = e.valueFrom;
+    if (vf) {
+      const n = [vf.fieldRef, vf.resourceFieldRef, vf.configMapKeyRef, vf.secretKeyRef].filter(
+        Boolean,
+      ).length;
+      if (e.value)
+        causes.push(
+          fieldErr.invalid(`${ep}.valueFrom`, '', 'may not be specified when `value` is not empty'),
+        );
+      if (n === 0)
+        causes.push(
+          fieldErr.invalid(
+            `${ep}.valueFrom`,
+            '',
+            'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+          ),
+        );
+      else if (n > 1)
+        causes.push(
+          fieldErr.invalid(`${ep}.valueFrom`, '', 'may not have more than one field specified at a time'),
+        );
+      if (vf.fieldRef && !vf.fieldRef.fieldPath)
+        causes.push(fieldErr.required(`${ep}.valueFrom.fieldRef.fieldPath`));
+      if (vf.configMapKeyRef && !vf.configMapKeyRef.key)
+        causes.push(fieldErr.required(`${ep}.valueFrom.configMapKeyRef.key`));
+      if (vf.secretKeyRef && !vf.secretKeyRef.key)
+        causes.push(fieldErr.required(`${ep}.valueFrom.secretKeyRef.key`));
+    }
+  });
+  const mountPaths = new Set<string>();
+  (c.volumeMounts ?? []).forEach((m, i) => {
+    const mp = `${p}.volumeMounts[${i}]`;
+    if (!m.name) causes.push(fieldErr.required(`${mp}.name`));
+    else if (!volumes.has(m.name)) causes.push(fieldErr.notFound(`${mp}.name`, m.name));
+    if (!m.mountPath) causes.push(fieldErr.required(`${mp}.mountPath`));
+    else {
+      if (mountPaths.has(m.mountPath))
+        causes.push(fieldErr.invalid(`${mp}.mountPath`, m.mountPath, 'must be unique'));
+      mountPaths.add(m.mountPath);
+    }
+  });
+  const lim = c.resources?.limits ?? {};
+  const req = c.resources?.requests ?? {};
+  for (const [which, m] of [
+    ['limits', lim],
+    ['requests', req],
+  ] as const) {
+    for (const [k, v] of Object.entries(m)) {
+      if (quantityValue(v) < 0)
+        causes.push(
+          fieldErr.invalid(`${p}.resources.${which}[${k}]`, v, 'must be greater than or equal to 0'),
+        );
+    }
+  }
+  for (const [k, v] of Object.entries(req)) {
+    if (lim[k] !== undefined && quantityValue(v) > quantityValue(lim[k]))
+      causes.push(
+        fieldErr.invalid(
+          `${p}.resources.requests`,
+          v,
+          `must be less than or equal to ${k} limit of ${lim[k]}`,
+        ),
+      );
+  }
+  for (const [probeName, pr] of [
+    ['livenessProbe', c.livenessProbe],
+    ['readinessProbe', c.readinessProbe],
+    ['startupProbe', c.startupProbe],
+  ] as const) {
+    if (!pr) continue;
+    const n = [pr.exec, pr.httpGet, pr.tcpSocket, pr.grpc].filter(Boolean).length;
+    if (n === 0) causes.push(fieldErr.required(`${p}.${probeName}`, 'must specify a handler type'));
+    else if (n > 1)
+      causes.push(fieldErr.forbidden(`${p}.${probeName}`, 'may not specify more than 1 handler type'));
+    for (const f of ['timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'] as const)
+      causes.push(...nonNegative(`${p}.${probeName}.${f}`, pr[f]));
+    if (
+      (probeName === 'livenessProbe' || probeName === 'startupProbe') &&
+      pr.successThreshold !== undefined &&
+      pr.successThreshold !== 1
+    )
+      causes.push(fieldErr.invalid(`${p}.${probeName}.successThreshold`, pr.successThreshold, 'must be 1'));
+  }
+  return causes;
+}
+
+export interface PodSpecValidationOptions {
+  /** Restart policies accepted (workload templates: Always only). */
+  restartPolicies?: string[];
+}
+
+/** Validates a pod spec (or a template's) at `path` (`spec`, `spec.template.spec`). */
+export function validatePodSpec(
+  spec: PodSpec,
+  path: string,
+  opts: PodSpecValidationOptions = {},
+): StatusCause[] {
+  const causes: StatusCause[] = [];
+  // volumes
+  const volumeNames = new Set<string>();
+  (spec.volumes ?? []).forEach((v, i) => {
+    const vp = `${path}.volumes[${i}]`;
+    if (!v.name) causes.push(fieldErr.required(`${vp}.name`));
+    else {
+      causes.push(...dnsLabel(`${vp}.name`, v.name));
+      if (volumeNames.has(v.name)) causes.push(fieldErr.duplicate(`${vp}.name`, v.name));
+      volumeNames.add(v.name);
+    }
+    const sources = VOLUME_NAMES_RE.filter((k) => v[k] !== undefined && v[k] !== null);
+    if (sources.length === 0) causes.push(fieldErr.required(vp, 'must specify a volume type'));
+    for (const extra of sources.slice(1))
+      causes.push(fieldErr.forbidden(`${vp}.${extra}`, 'may not specify more than 1 volume type'));
+    const pvc = v.persistentVolumeClaim as { claimName?: string } | undefined;
+    if (pvc && !pvc.claimName) causes.push(fieldErr.required(`${vp}.persistentVolumeClaim.claimName`));
+    const cm = v.configMap as { name?: string } | undefined;
+    if (cm && !cm.name) causes.push(fieldErr.required(`${vp}.configMap.name`));
+    const sec = v.secret as { secretName?: string } | undefined;
+    if (sec && !sec.secretName) causes.push(fieldErr.required(`${vp}.secret.secretName`));
+    const hp = v.hostPath as { path?: string } | undefined;
+    if (hp && !hp.path) causes.push(fieldErr.required(`${vp}.hostPath.path`));
+  });
+  // containers
+  const names = new Set<string>();
+  const containers = spec.containers ?? [];
+  if (containers.length === 0) causes.push(fieldErr.required(`${path}.containers`));
+  (spec.initContainers ?? []).forEach((c, i) => {
+    const cp = `${path}.initContainers[${i}]`;
+    causes.push(...validateContainer(c, cp, volumeNames, true));
+    if (c?.name) {
+      if (names.has(c.name)) causes.push(fieldErr.duplicate(`${cp}.name`, c.name));
+      names.add(c.name);
+    }
+  });
+  containers.forEach((c, i) => {
+    const cp = `${path}.containers[${i}]`;
+    causes.push(...validateContainer(c, cp, volumeNames, false));
+    if (c?.name) {
+      if (names.has(c.name)) causes.push(fieldErr.duplicate(`${cp}.name`, c.name));
+      names.add(c.name);
+    }
+  });
+  // policies
+  const restartPolicies = opts.restartPolicies ?? RESTART_POLICIES;
+  if (!spec.restartPolicy) causes.push(fieldErr.required(`${path}.restartPolicy`));
+  else if (!restartPolicies.includes(spec.restartPolicy))
+    causes.push(fieldErr.notSupported(`${path}.restartPolicy`, spec.restartPolicy, restartPolicies));
+  if (!spec.dnsPolicy) causes.push(fieldErr.required(`${path}.dnsPolicy`));
+  else if (!DNS_POLICIES.includes(spec.dnsPolicy))
+    causes.push(fieldErr.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
+  if (
+    spec.activeDeadlineSeconds !== undefined &&
+    (spec.activeDeadlineSeconds < 1 || spec.activeDeadlineSeconds > 2147483647)
+  )
+    causes.push(
+      fieldErr.invalid(
+        `${path}.activeDeadlineSeconds`,
+        spec.activeDeadlineSeconds,
+        'must be between 1 and 2147483647, inclusive',
+      ),
+    );
+  causes.push(...labelMap(`${path}.nodeSelector`, spec.nodeSelector));
+  if (spec.serviceAccountName)
+    causes.push(...dnsSubdomain(`${path}.serviceAccountName`, spec.serviceAccountName));
+  if (spec.nodeName) causes.push(...dnsSubdomain(`${path}.nodeName`, spec.nodeName));
+  if (spec.hostname) causes.push(...dnsLabel(`${path}.hostname`, spec.hostname));
+  if (spec.subdomain) causes.push(...dnsLabel(`${path}.subdomain`, spec.subdomain));
+  if (spec.priorityClassName)
+    causes.push(...dnsSubdomain(`${path}.priorityClassName`, spec.priorityClassName));
+  if (spec.preemptionPolicy && !['Never', 'PreemptLowerPriority'].includes(spec.preemptionPolicy))
+    causes.push(
+      fieldErr.notSupported(`${path}.preemptionPolicy`, spec.preemptionPolicy, [
+        'Never',
+        'PreemptLowerPriority',
+      ]),
+    );
+  (spec.tolerations ?? []).forEach((t, i) => {
+    const tp = `${path}.tolerations[${i}]`;
+    if (t.key) causes.push(...qualifiedName(`${tp}.key`, t.key));
+    if (!t.key && t.operator !== 'Exists')
+      causes.push(
+        fieldErr.invalid(
+          `${tp}.operator`,
+          t.operator ?? '',
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
+      );
+    if (t.operator && !TOLERATION_OPERATORS.includes(t.operator))
+      causes.push(fieldErr.notSupported(`${tp}.operator`, t.operator, TOLERATION_OPERATORS));
+    if (t.operator === 'Exists' && t.value)
+      causes.push(
+        fieldErr.invalid(`${tp}.operator`, t.value, "value must be empty when `operator` is 'Exists'"),
+      );
+    if (t.effect && !TAINT_EFFECTS.includes(t.effect))
+      causes.push(fieldErr.notSupported(`${tp}.effect`, t.effect, TAINT_EFFECTS));
+    if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
+      causes.push(
+        fieldErr.invalid(
+          `${tp}.effect`,
+          t.effect ?? '',
+          "effect must be 'NoExecute' when `tolerationSeconds` is set",
+        ),
+      );
+  });
+  (spec.topologySpreadConstraints ?? []).forEach((c, i) => {
+    causes.push(
+      ...validateLabelSelector(`${path}.topologySpreadConstraints[${i}].labelSelector`, c.labelSelector),
+    );
+  });
+  return causes;
+}
+
+// ------------------------------------------------------------------ update rules
+
+const UPDATABLE =
+  '`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+function validatePodUpdate(o: KObject, old: KObject): StatusCause[] {
+  const spec = (o.spec ?? {}) as PodSpec;
+  const before = (old.spec ?? {}) as PodSpec;
+  const causes = validatePodSpec(spec, 'spec');
+  if (before.activeDeadlineSeconds !== undefined) {
+    if (spec.activeDeadlineSeconds === undefined)
+      causes.push(
+        fieldErr.invalid(
+          'spec.activeDeadlineSeconds',
+          null,
+          'must not update from a positive integer to nil value',
+        ),
+      );
+    else if (spec.activeDeadlineSeconds > before.activeDeadlineSeconds)
+      causes.push(
+        fieldErr.invalid(
+          'spec.activeDeadlineSeconds',
+          spec.activeDeadlineSeconds,
+          'must be less than or equal to previous value',
+        ),
+      );
+  }
+  // existing tolerations stay (only their tolerationSeconds may change); new ones may be added
+  const newTols = spec.tolerations ?? [];
+  for (const t of before.tolerations ?? []) {
+    const same = newTols.some(
+      (n) =>
+        n.key === t.key &&
+        (n.operator ?? 'Equal') === (t.operator ?? 'Equal') &&
+        n.value === t.value &&
+        n.effect === t.effect,
+    );
+    if (!same) {
+      causes.push(
+        fieldErr.forbidden(
+          'spec.tolerations',
+          'existing toleration can not be modified except its tolerationSeconds',
+        ),
+      );
+      break;
+    }
+  }
+  // everything else is fixed: compare with the mutable parts taken from the old spec
+  const munged = structuredClone(spec);
+  const copyImages = (a: Container[] | undefined, b: Container[] | undefined) => {
+    if (!a || !b || a.length !== b.length) return;
+    a.forEach((c, i) => {
+      if (c && b[i]) c.image = b[i]!.image;
+    });
+  };
+  copyImages(munged.containers, before.containers);
+  copyImages(munged.initContainers, before.initContainers);
+  if (before.activeDeadlineSeconds === undefined) delete munged.activeDeadlineSeconds;
+  else munged.activeDeadlineSeconds = before.activeDeadlineSeconds;
+  if (before.tolerations === undefined) delete munged.tolerations;
+  else munged.tolerations = before.tolerations;
+  if ((before.terminationGracePeriodSeconds ?? 0) < 0 && spec.terminationGracePeriodSeconds === 1)
+    munged.terminationGracePeriodSeconds = before.terminationGracePeriodSeconds;
+  // scheduling gates may only be removed
+  if (
+    before.schedulingGates &&
+    (spec.schedulingGates ?? []).every((g) => before.schedulingGates!.some((b) => b.name === g.name))
+  )
+    munged.schedulingGates = before.schedulingGates;
+  if (!deepEqual(munged, before))
+    causes.push(fieldErr.forbidden('spec', `pod updates may not change fields other than ${UPDATABLE}`));
+  return causes;
+}
+
+// ------------------------------------------------------------------ status helpers
+
+function normalizeStatus(st: PodStatus): void {
+  if (st.podIP && !st.podIPs?.length) st.podIPs = [{ ip: st.podIP }];
+  if (st.podIPs?.length) st.podIP = st.podIPs[0]!.ip;
+  if (st.hostIP && !st.hostIPs?.length) st.hostIPs = [{ ip: st.hostIP }];
+  if (st.hostIPs?.length) st.hostIP = st.hostIPs[0]!.ip;
+}
+
+function podIP(o: KObject): string {
+  const st = (o.status ?? {}) as PodStatus;
+  return st.podIPs?.[0]?.ip ?? st.podIP ?? '';
+}
+
+/** The `Status` column: the phase, or the reason a container gives, as kubectl shows it. */
+export function podStatusText(o: KObject): string {
+  const st = (o.status ?? {}) as PodStatus;
+  const spec = (o.spec ?? {}) as PodSpec;
+  let reason = st.reason || st.phase || '';
+  for (const c of st.conditions ?? [])
+    if (c.type === 'PodScheduled' && c.reason === 'SchedulingGated') reason = 'SchedulingGated';
+  let initializing = false;
+  const inits = st.initContainerStatuses ?? [];
+  for (let i = 0; i < inits.length; i++) {
+    const c = inits[i]!;
+    const t = c.state?.terminated;
+    const w = c.state?.waiting;
+    const restartable =
+      (spec.initContainers ?? []).find((x) => x.name === c.name)?.restartPolicy === 'Always';
+    if (t && t.exitCode === 0) continue;
+    if (restartable && c.started) continue;
+    if (t)
+      reason = t.reason
+        ? `Init:${t.reason}`
+        : t.signal
+          ? `Init:Signal:${t.signal}`
+          : `Init:ExitCode:${t.exitCode ?? 0}`;
+    else if (w?.reason && w.reason !== 'PodInitializing') reason = `Init:${w.reason}`;
+    else reason = `Init:${i}/${(spec.initContainers ?? []).length}`;
+    initializing = true;
+    break;
+  }
+  const initialized = (st.conditions ?? []).some((c) => c.type === 'Initialized' && c.status === 'True');
+  if (!initializing || initialized) {
+    let hasRunning = false;
+    const cs = st.containerStatuses ?? [];
+    for (let i = cs.length - 1; i >= 0; i--) {
+      const c = cs[i]!;
+      const w = c.state?.waiting;
+      const t = c.state?.terminated;
+      if (w?.reason) reason = w.reason;
+      else if (t?.reason) reason = t.reason;
+      else if (t) reason = t.signal ? `Signal:${t.signal}` : `ExitCode:${t.exitCode ?? 0}`;
+      else if (c.ready && c.state?.running) hasRunning = true;
+    }
+    if (reason === 'Completed' && hasRunning)
+      reason = (st.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
+        ? 'Running'
+        : 'NotReady';
+  }
+  if (o.metadata.deletionTimestamp && st.reason === 'NodeLost') reason = 'Unknown';
+  else if (o.metadata.deletionTimestamp && st.phase !== 'Succeeded' && st.phase !== 'Failed')
+    reason = 'Terminating';
+  return reason;
+}
+
+function readyText(o: KObject): string {
+  const st = (o.status ?? {}) as PodStatus;
+  const spec = (o.spec ?? {}) as PodSpec;
+  let total = (spec.containers ?? []).length;
+  total += (spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').length;
+  let ready = 0;
+  for (const c of st.containerStatuses ?? []) if (c.ready && c.state?.running) ready++;
+  for (const c of st.initContainerStatuses ?? []) {
+    const restartable =
+      (spec.initContainers ?? []).find((x) => x.name === c.name)?.restartPolicy === 'Always';
+    if (restartable && c.started && c.ready) ready++;
+  }
+  return `${ready}/${total}`;
+}
+
+function restartsText(o: KObject): string {
+  const st = (o.status ?? {}) as PodStatus;
+  let restarts = 0;
+  let last = '';
+  for (const c of [...(st.initContainerStatuses ?? []), ...(st.containerStatuses ?? [])]) {
+    restarts += c.restartCount ?? 0;
+    const f = c.lastState?.terminated?.finishedAt;
+    if (f && f > last) last = f;
+  }
+  return restarts && last ? `${restarts} (${since(last)} ago)` : String(restarts);
+}
+
+function readinessGatesText(o: KObject): string {
+  const gates = ((o.spec ?? {}) as PodSpec).readinessGates ?? [];
+  if (gates.length === 0) return '<none>';
+  const conds = ((o.status ?? {}) as PodStatus).conditions ?? [];
+  const ok = gates.filter((g) => conds.find((c) => c.type === g.conditionType)?.status === 'True').length;
+  return `${ok}/${gates.length}`;
+}
+
+// ------------------------------------------------------------------ strategy
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, podSchema, 'Pod');
+  const spec = (o.spec ?? {}) as PodSpec;
+  o.spec = spec;
+  defaultPodSpec(spec);
+}
+
+const specOf = (o: KObject) => (o.spec ?? {}) as PodSpec;
+
+export const podDef: ResourceDef = {
+  group: '',
+  versions: ['v1'],
+  kind: 'Pod',
+  listKind: 'PodList',
+  plural: 'pods',
+  singular: 'pod',
+  namespaced: true,
+  shortNames: ['po'],
+  categories: ['all'],
+  verbs: ALL_VERBS,
+  subresources: ['eviction', 'status'],
+  schema: podSchema,
+  strategy: {
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    returnDeletedObject: true,
+    fieldLabels: {
+      'spec.nodeName': (o) => specOf(o).nodeName ?? '',
+      'spec.restartPolicy': (o) => specOf(o).restartPolicy ?? '',
+      'spec.schedulerName': (o) => specOf(o).schedulerName ?? '',
+      'spec.serviceAccountName': (o) => specOf(o).serviceAccountName ?? '',
+      'spec.hostNetwork': (o) => String(!!specOf(o).hostNetwork),
+      'status.phase': (o) => ((o.status ?? {}) as PodStatus).phase ?? '',
+      'status.podIP': podIP,
+      'status.nominatedNodeName': (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName ?? '',
+    },
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Ready',
+        type: 'string',
+        description: 'The aggregate readiness state of this pod for accepting traffic.',
+        cell: readyText,
+      },
+      {
+        name: 'Status',
+        type: 'string',
+        description: 'The aggregate status of the containers in this pod.',
+        cell: podStatusText,
+      },
+      {
+        name: 'Restarts',
+        type: 'string',
+        description:
+          'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+        cell: restartsText,
+      },
+      AGE_COLUMN,
+      {
+        name: 'IP',
+        type: 'string',
+        priority: 1,
+        description: 'podIP address allocated to the pod.',
+        cell: (o) => podIP(o) || '<none>',
+      },
+      {
+        name: 'Node',
+        type: 'string',
+        priority: 1,
+        description: 'NodeName indicates in which node this pod is scheduled.',
+        cell: (o) => specOf(o).nodeName || '<none>',
+      },
+      {
+        name: 'Nominated Node',
+        type: 'string',
+        priority: 1,
+        description: 'nominatedNodeName is set only when this pod preempts other pods on the node.',
+        cell: (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName || '<none>',
+      },
+      {
+        name: 'Readiness Gates',
+        type: 'string',
+        priority: 1,
+        description: 'If specified, all readiness gates will be evaluated for pod readiness.',
+        cell: readinessGatesText,
+      },
+    ],
+    prepareForCreate(o: KObject, _ctx: RequestContext) {
+      prepare(o);
+      const spec = o.spec as PodSpec;
+      if (!spec.serviceAccountName) {
+        spec.serviceAccountName = 'default';
+        spec.serviceAccount = 'default';
+      }
+      const status: PodStatus = { phase: 'Pending', qosClass: qosClass(spec) };
+      if (spec.schedulingGates?.length)
+        status.conditions = [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'SchedulingGated',
+            message: 'Scheduling is blocked due to non-empty scheduling gates',
+          },
+        ];
+      o.status = status;
+    },
+    prepareForUpdate(o: KObject, old: KObject) {
+      prepare(o);
+      const spec = o.spec as PodSpec;
+      const before = old.spec as PodSpec;
+      // the service account is set once at creation (admission); an update that omits it keeps it
+      if (!spec.serviceAccountName && before.serviceAccountName) {
+        spec.serviceAccountName = before.serviceAccountName;
+        spec.serviceAccount = before.serviceAccount;
+      }
+      if (old.status === undefined) delete o.status;
+      else o.status = old.status;
+    },
+    prepareForStatusUpdate(o: KObject, old: KObject) {
+      keepAllButStatus(o, old);
+      normalizeBySchema(o, podSchema, 'Pod');
+      const st = (o.status ?? {}) as PodStatus;
+      normalizeStatus(st);
+      st.qosClass ||= ((old.status ?? {}) as PodStatus).qosClass;
+      o.status = st;
+    },
+    validate(o) {
+      const causes = validatePodSpec(specOf(o), 'spec');
+      if (specOf(o).ephemeralContainers?.length)
+        causes.push(fieldErr.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+      return causes;
+    },
+    validateUpdate: (o, old) => validatePodUpdate(o, old),
+  },
+};
+
+// ------------------------------------------------------------------ eviction
+
+const EVICTION_VERSIONS = ['policy/v1', 'policy/v1beta1'];
+
+/** `POST .../pods/<name>/eviction`: deletes the pod (no disruption budgets here) and answers 201 with a success Status. */
+export const evictionHandler: Handler = async (s) => {
+  const buf = await s.body();
+  if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
+  const { value } = parseBody(buf, s.req.headers['content-type'], ['application/json', 'application/yaml']);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw errors.badRequest('the body of the request must be a JSON object');
+  const ev = value as {
+    apiVersion?: unknown;
+    kind?: unknown;
+    metadata?: { name?: unknown; namespace?: unknown };
+    deleteOptions?: unknown;
+  };
+  if (ev.kind !== undefined && ev.kind !== 'Eviction')
+    throw errors.badRequest(
+      `the kind in the data (${String(ev.kind)}) does not match the expected kind (Eviction)`,
+    );
+  if (ev.apiVersion !== undefined && !EVICTION_VERSIONS.includes(String(ev.apiVersion)))
+    throw errors.badRequest(
+      `the API version in the data (${String(ev.apiVersion)}) does not match the expected API version (policy/v1)`,
+    );
+  const meta = ev.metadata && typeof ev.metadata === 'object' ? ev.metadata : {};
+  if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== s.namespace)
+    throw errors.badRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+  if ((meta.name ?? '') !== s.name)
+    throw errors.badRequest('name in URL does not match name in Eviction object');
+  const opts = (ev.deleteOptions && typeof ev.deleteOptions === 'object' ? ev.deleteOptions : {}) as {
+    preconditions?: { uid?: string; resourceVersion?: string };
+    gracePeriodSeconds?: number;
+    dryRun?: string[];
+  };
+  if (Array.isArray(opts.dryRun) && opts.dryRun.includes('All')) s.ctx.dryRun = true;
+  await s.store.delete(
+    s.namespace,
+    s.name,
+    { preconditions: opts.preconditions, gracePeriodSeconds: opts.gracePeriodSeconds },
+    s.ctx,
+    'v1',
+  );
+  s.reply(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+};

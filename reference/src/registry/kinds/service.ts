@@ -1,0 +1,835 @@
+// Service (core/v1) with the `status` subresource. The server assigns `spec.clusterIP(s)`
+// from 10.96.0.0/12 and node ports from 30000-32767. Allocations are kept in memory, rebuilt
+// from the stored Services on first use (after a restart), and released when a Service goes;
+// a value held by an owner that no longer uses it (changed type, failed write) is reclaimed
+// on the next request for it.
+import { randomInt } from 'node:crypto';
+import { errors, type StatusCause } from '../../errors/status.ts';
+import { arr, bool, int, intOrString, keyedList, mapOf, obj, str, time } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { Registry } from '../registry.ts';
+import type { RequestContext, ResourceDef } from '../types.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  dnsLabel,
+  fieldErr,
+  formatLabels,
+  ianaSvcName,
+  keepAllButStatus,
+  labelMap,
+  NAME_COLUMN,
+  normalizeBySchema,
+  portNumber,
+} from './common.ts';
+import { nameProblem } from '../validation.ts';
+
+export const SERVICE_CIDR = '10.96.0.0/12';
+export const NODE_PORT_RANGE = { min: 30000, max: 32767 };
+const PENDING_MS = 60_000;
+
+// ------------------------------------------------------------------ schema
+
+const servicePort = obj({
+  name: str(),
+  protocol: str(),
+  appProtocol: str(),
+  port: int(),
+  targetPort: intOrString(),
+  nodePort: int(),
+});
+
+const schema = objectSchema({
+  spec: obj({
+    ports: keyedList(servicePort, ['port', 'protocol']),
+    selector: mapOf(str(), { 'x-orch-map-type': 'atomic' }),
+    clusterIP: str(),
+    clusterIPs: arr(str(), { 'x-orch-list-type': 'atomic' }),
+    type: str(),
+    externalIPs: arr(str()),
+    sessionAffinity: str(),
+    loadBalancerIP: str(),
+    loadBalancerSourceRanges: arr(str()),
+    externalName: str(),
+    externalTrafficPolicy: str(),
+    healthCheckNodePort: int(),
+    publishNotReadyAddresses: bool(),
+    sessionAffinityConfig: obj({ clientIP: obj({ timeoutSeconds: int() }) }),
+    ipFamilies: arr(str(), { 'x-orch-list-type': 'atomic' }),
+    ipFamilyPolicy: str(),
+    allocateLoadBalancerNodePorts: bool(),
+    loadBalancerClass: str(),
+    internalTrafficPolicy: str(),
+  }),
+  status: obj({
+    loadBalancer: obj({
+      ingress: arr(
+        obj({
+          ip: str(),
+          hostname: str(),
+          ipMode: str(),
+          ports: arr(obj({ port: int(), protocol: str(), error: str() })),
+        }),
+      ),
+    }),
+    conditions: keyedList(
+      obj({
+        type: str(),
+        status: str(),
+        observedGeneration: int(),
+        lastTransitionTime: time(),
+        reason: str(),
+        message: str(),
+      }),
+      ['type'],
+    ),
+  }),
+});
+
+interface ServicePort {
+  name?: string;
+  protocol?: string;
+  port?: number;
+  targetPort?: number | string;
+  nodePort?: number;
+}
+
+interface ServiceSpec {
+  ports?: ServicePort[];
+  selector?: Record<string, string>;
+  clusterIP?: string;
+  clusterIPs?: string[];
+  type?: string;
+  externalIPs?: string[];
+  sessionAffinity?: string;
+  externalName?: string;
+  externalTrafficPolicy?: string;
+  internalTrafficPolicy?: string;
+  healthCheckNodePort?: number;
+  sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
+  ipFamilies?: string[];
+  ipFamilyPolicy?: string;
+  allocateLoadBalancerNodePorts?: boolean;
+}
+
+interface ServiceStatus {
+  loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] };
+}
+
+const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+const AFFINITIES = ['ClientIP', 'None'];
+const POLICIES = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
+const TRAFFIC = ['Cluster', 'Local'];
+
+const specOf = (o: KObject) => (o.spec ?? {}) as ServiceSpec;
+const needsClusterIP = (s: ServiceSpec) => s.type !== 'ExternalName';
+const needsNodePorts = (s: ServiceSpec) =>
+  s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
+const needsHealthCheck = (s: ServiceSpec) => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
+const isHeadless = (s: ServiceSpec) => s.clusterIP === 'None';
+
+// ------------------------------------------------------------------ IPv4 arithmetic
+
+function ipToInt(ip: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  if (parts.some((p) => p > 255)) return undefined;
+  return ((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!;
+}
+
+function intToIp(n: number): string {
+  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+}
+
+function isIp(s: string): boolean {
+  if (ipToInt(s) !== undefined) return true;
+  return /^[0-9a-fA-F:.]+$/.test(s) && s.includes(':') && (s.match(/::/g) ?? []).length <= 1;
+}
+
+const [CIDR_BASE_TEXT, CIDR_BITS] = SERVICE_CIDR.split('/') as [string, string];
+const CIDR_BASE = ipToInt(CIDR_BASE_TEXT)!;
+const CIDR_SIZE = 2 ** (32 - Number(CIDR_BITS));
+
+// ------------------------------------------------------------------ allocation
+
+interface Owner {
+  uid: string;
+  key: string;
+  committed: boolean;
+  ts: number;
+}
+
+/** One pool of values (cluster IPs or node ports) and who holds each. */
+class Pool<V extends string | number> {
+  private readonly owners = new Map<V, Owner>();
+  private readonly byUid = new Map<string, Set<V>>();
+
+  constructor(
+    private readonly holds: (svc: KObject, v: V) => boolean,
+    private readonly lookup: (key: string) => KObject | undefined,
+  ) {}
+
+  /** Free for `uid`: unowned, owned by `uid`, or owned by someone that no longer uses it. */
+  isFree(v: V, uid: string): boolean {
+    const o = this.owners.get(v);
+    if (!o || o.uid === uid) return true;
+    const cur = this.lookup(o.key);
+    if (cur && cur.metadata.uid === o.uid && this.holds(cur, v)) return false;
+    if (!o.committed && Date.now() - o.ts < PENDING_MS) return false;
+    this.drop(v);
+    return true;
+  }
+
+  claim(v: V, owner: Owner): void {
+    const prev = this.owners.get(v);
+    if (prev && prev.uid !== owner.uid) this.byUid.get(prev.uid)?.delete(v);
+    this.owners.set(v, { ...owner });
+    let set = this.byUid.get(owner.uid);
+    if (!set) this.byUid.set(owner.uid, (set = new Set()));
+    set.add(v);
+  }
+
+  /** The owner's write is stored (under `key`: a generated name may have changed on the way). */
+  commit(uid: string, key: string): void {
+    for (const v of this.byUid.get(uid) ?? []) {
+      const o = this.owners.get(v);
+      if (o) {
+        o.committed = true;
+        o.key = key;
+      }
+    }
+  }
+
+  /**
+   * Releases what `uid` holds. With `pendingOnly`, only claims of a write that did not happen
+   * go: a value the stored object holds stays (and counts as committed from now on).
+   */
+  release(uid: string, pendingOnly = false): void {
+    for (const v of [...(this.byUid.get(uid) ?? [])]) {
+      const o = this.owners.get(v);
+      if (!o || o.uid !== uid) continue;
+      if (pendingOnly) {
+        if (o.committed) continue;
+        const cur = this.lookup(o.key);
+        if (cur && cur.metadata.uid === uid && this.holds(cur, v)) {
+          o.committed = true;
+          continue;
+        }
+      }
+      this.drop(v);
+    }
+  }
+
+  private drop(v: V): void {
+    const o = this.owners.get(v);
+    if (!o) return;
+    this.owners.delete(v);
+    const set = this.byUid.get(o.uid);
+    set?.delete(v);
+    if (set && set.size === 0) this.byUid.delete(o.uid);
+  }
+}
+
+function nodePortsOf(s: ServiceSpec): number[] {
+  const out = (s.ports ?? []).map((p) => p.nodePort ?? 0).filter((n) => n > 0);
+  if (s.healthCheckNodePort) out.push(s.healthCheckNodePort);
+  return out;
+}
+
+const invalid = (name: string, causes: StatusCause[]) =>
+  errors.invalid({ group: '', kind: 'Service' }, name, causes);
+
+export class ServiceAllocator {
+  readonly ips: Pool<string>;
+  readonly ports: Pool<number>;
+  private loaded = false;
+
+  constructor(private readonly registry: () => Registry) {
+    const lookup = (key: string) => this.registry().storage.get(key)?.obj;
+    this.ips = new Pool<string>((svc, ip) => (specOf(svc).clusterIPs ?? []).includes(ip), lookup);
+    this.ports = new Pool<number>((svc, port) => nodePortsOf(specOf(svc)).includes(port), lookup);
+  }
+
+  static key(ns: string, name: string): string {
+    return `core/services/${ns}/${name}`;
+  }
+
+  /** Rebuilds the pools from the stored Services (once). */
+  load(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    for (const s of this.registry().storage.list('core/services', 'core/services/')) {
+      const owner = { uid: s.obj.metadata.uid ?? '', key: s.key, committed: true, ts: Date.now() };
+      const spec = specOf(s.obj);
+      for (const ip of spec.clusterIPs ?? []) if (ip !== 'None' && ip) this.ips.claim(ip, owner);
+      for (const p of nodePortsOf(spec)) this.ports.claim(p, owner);
+    }
+  }
+
+  /**
+   * Assigns what `svc` needs and does not have yet (cluster IP, node ports, health check
+   * port), checking requested values; `keep` lists values already held from the stored
+   * version (an update). Claims are recorded unless `dryRun`.
+   */
+  allocate(svc: KObject, keep: { ips: string[]; ports: number[] }, dryRun: boolean): void {
+    this.load();
+    const spec = specOf(svc);
+    const uid = svc.metadata.uid ?? '';
+    const name = svc.metadata.name ?? '';
+    const owner: Owner = {
+      uid,
+      key: ServiceAllocator.key(svc.metadata.namespace ?? '', name),
+      committed: false,
+      ts: Date.now(),
+    };
+    const claimedPorts: number[] = [];
+    const fail = (causes: StatusCause[]): never => {
+      if (!dryRun) this.release(uid, true);
+      throw invalid(name, causes);
+    };
+
+    // cluster IP
+    if (needsClusterIP(spec) && !isHeadless(spec)) {
+      const requested = spec.clusterIP ?? '';
+      if (requested === '') {
+        const ip = this.nextIp(uid);
+        if (!ip) throw errors.internal('failed to allocate a serviceIP: range is full');
+        spec.clusterIP = ip;
+        spec.clusterIPs = [ip];
+        if (!dryRun) this.ips.claim(ip, owner);
+      } else if (!keep.ips.includes(requested) && ipToInt(requested) !== undefined) {
+        const n = ipToInt(requested)!;
+        const why =
+          n <= CIDR_BASE || n >= CIDR_BASE + CIDR_SIZE - 1
+            ? `the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`
+            : this.ips.isFree(requested, uid)
+              ? undefined
+              : 'provided IP is already allocated';
+        if (why)
+          fail([
+            fieldErr.invalid(
+              'spec.clusterIPs',
+              spec.clusterIPs ?? [requested],
+              `failed to allocate IP ${requested}: ${why}`,
+            ),
+          ]);
+        if (!dryRun) this.ips.claim(requested, owner);
+      }
+    }
+
+    // node ports: one per port number (ports sharing a number across protocols share the node port)
+    if (needsNodePorts(spec)) {
+      const byPort = new Map<number, number>();
+      const ports = spec.ports ?? [];
+      ports.forEach((p, i) => {
+        const np = p.nodePort ?? 0;
+        if (np === 0 || keep.ports.includes(np) || claimedPorts.includes(np)) {
+          if (np) byPort.set(p.port ?? 0, np);
+          return;
+        }
+        const why =
+          np < NODE_PORT_RANGE.min || np > NODE_PORT_RANGE.max
+            ? `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`
+            : this.ports.isFree(np, uid)
+              ? undefined
+              : 'provided port is already allocated';
+        if (why) fail([fieldErr.invalid(`spec.ports[${i}].nodePort`, np, why)]);
+        if (!dryRun) this.ports.claim(np, owner);
+        claimedPorts.push(np);
+        byPort.set(p.port ?? 0, np);
+      });
+      for (const p of ports) {
+        if (p.nodePort) continue;
+        let np = byPort.get(p.port ?? 0);
+        if (!np) {
+          np = this.nextPort(uid, claimedPorts);
+          if (!np) throw errors.internal('failed to allocate a nodePort: range is full');
+          if (!dryRun) this.ports.claim(np, owner);
+          claimedPorts.push(np);
+          byPort.set(p.port ?? 0, np);
+        }
+        p.nodePort = np;
+      }
+    }
+    if (needsHealthCheck(spec)) {
+      const hc = spec.healthCheckNodePort ?? 0;
+      if (hc === 0) {
+        const np = this.nextPort(uid, claimedPorts);
+        if (!np) throw errors.internal('failed to allocate a nodePort: range is full');
+        if (!dryRun) this.ports.claim(np, owner);
+        spec.healthCheckNodePort = np;
+      } else if (!keep.ports.includes(hc) && !claimedPorts.includes(hc)) {
+        const why =
+          hc < NODE_PORT_RANGE.min || hc > NODE_PORT_RANGE.max
+            ? `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`
+            : this.ports.isFree(hc, uid)
+              ? undefined
+              : 'provided port is already allocated';
+        if (why) fail([fieldErr.invalid('spec.healthCheckNodePort', hc, why)]);
+        if (!dryRun) this.ports.claim(hc, owner);
+      }
+    }
+  }
+
+  /** A free IP: random in the upper part of the range first (the lower part is kept for requested IPs), then the rest. */
+  private nextIp(uid: string): string | undefined {
+    const lowBand = Math.min(Math.max(16, Math.floor(CIDR_SIZE / 16)), 256);
+    const first = 1; // skip the network address
+    const last = CIDR_SIZE - 2; // and the broadcast address
+    const span = last - (first + lowBand) + 1;
+    const start = randomInt(span);
+    for (let i = 0; i < span; i++) {
+      const ip = intToIp(CIDR_BASE + first + lowBand + ((start + i) % span));
+      if (this.ips.isFree(ip, uid)) return ip;
+    }
+    for (let off = first; off < first + lowBand; off++) {
+      const ip = intToIp(CIDR_BASE + off);
+      if (this.ips.isFree(ip, uid)) return ip;
+    }
+    return undefined;
+  }
+
+  private nextPort(uid: string, taken: number[]): number | undefined {
+    const size = NODE_PORT_RANGE.max - NODE_PORT_RANGE.min + 1;
+    const lowBand = Math.min(Math.max(16, Math.floor(size / 32)), 128);
+    const span = size - lowBand;
+    const start = randomInt(span);
+    for (let i = 0; i < span; i++) {
+      const p = NODE_PORT_RANGE.min + lowBand + ((start + i) % span);
+      if (!taken.includes(p) && this.ports.isFree(p, uid)) return p;
+    }
+    for (let p = NODE_PORT_RANGE.min; p < NODE_PORT_RANGE.min + lowBand; p++)
+      if (!taken.includes(p) && this.ports.isFree(p, uid)) return p;
+    return undefined;
+  }
+
+  commit(svc: KObject): void {
+    const uid = svc.metadata.uid ?? '';
+    const key = ServiceAllocator.key(svc.metadata.namespace ?? '', svc.metadata.name ?? '');
+    this.ips.commit(uid, key);
+    this.ports.commit(uid, key);
+  }
+
+  release(uid: string, pendingOnly = false): void {
+    this.ips.release(uid, pendingOnly);
+    this.ports.release(uid, pendingOnly);
+  }
+}
+
+// ------------------------------------------------------------------ defaults and validation
+
+function normalize(o: KObject): ServiceSpec {
+  normalizeBySchema(o, schema, 'Service');
+  const spec = specOf(o);
+  o.spec = spec;
+  spec.type ||= 'ClusterIP';
+  spec.sessionAffinity ||= 'None';
+  if (spec.sessionAffinity === 'ClientIP') {
+    spec.sessionAffinityConfig ??= {};
+    spec.sessionAffinityConfig.clientIP ??= {};
+    spec.sessionAffinityConfig.clientIP.timeoutSeconds ??= 10800;
+  }
+  for (const p of spec.ports ?? []) {
+    if (!p || typeof p !== 'object') continue;
+    p.protocol ||= 'TCP';
+    if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  }
+  // clusterIP mirrors clusterIPs[0]
+  if (spec.clusterIP && !spec.clusterIPs?.length) spec.clusterIPs = [spec.clusterIP];
+  if (!spec.clusterIP && spec.clusterIPs?.length) spec.clusterIP = spec.clusterIPs[0];
+  if (spec.type !== 'ExternalName') spec.internalTrafficPolicy ||= 'Cluster';
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') spec.externalTrafficPolicy ||= 'Cluster';
+  if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
+  return spec;
+}
+
+/** IP families: this cluster is single-stack IPv4. */
+function initFamilies(spec: ServiceSpec, name: string): void {
+  if (spec.type === 'ExternalName') {
+    delete spec.ipFamilies;
+    delete spec.ipFamilyPolicy;
+    return;
+  }
+  const causes: StatusCause[] = [];
+  if (spec.ipFamilyPolicy && !POLICIES.includes(spec.ipFamilyPolicy))
+    causes.push(fieldErr.notSupported('spec.ipFamilyPolicy', spec.ipFamilyPolicy, POLICIES));
+  const headlessNoSelector = isHeadless(spec) && Object.keys(spec.selector ?? {}).length === 0;
+  if (spec.ipFamilyPolicy === 'RequireDualStack' && !headlessNoSelector)
+    causes.push(
+      fieldErr.invalid(
+        'spec.ipFamilyPolicy',
+        spec.ipFamilyPolicy,
+        'this cluster is not configured for dual-stack services',
+      ),
+    );
+  (spec.ipFamilies ?? []).forEach((f, i) => {
+    if (f === 'IPv6')
+      causes.push(fieldErr.invalid(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster'));
+    else if (f !== 'IPv4') causes.push(fieldErr.notSupported(`spec.ipFamilies[${i}]`, f, ['IPv4', 'IPv6']));
+  });
+  if ((spec.ipFamilies ?? []).length > 1 && !causes.length)
+    causes.push(
+      fieldErr.invalid(
+        'spec.ipFamilies',
+        spec.ipFamilies,
+        'this cluster is not configured for dual-stack services',
+      ),
+    );
+  for (const ip of spec.clusterIPs ?? []) {
+    if (ip !== 'None' && ip.includes(':'))
+      causes.push(
+        fieldErr.invalid('spec.clusterIPs', spec.clusterIPs, `IPFamily IPv6 is not configured on cluster`),
+      );
+  }
+  if (causes.length) throw invalid(name, causes);
+  spec.ipFamilyPolicy ||= headlessNoSelector ? 'RequireDualStack' : 'SingleStack';
+  if (!spec.ipFamilies?.length) spec.ipFamilies = ['IPv4'];
+}
+
+function validateService(o: KObject): StatusCause[] {
+  const spec = specOf(o);
+  const causes: StatusCause[] = [];
+  const type = spec.type ?? '';
+  if (!TYPES.includes(type)) causes.push(fieldErr.notSupported('spec.type', type, TYPES));
+  const headless = isHeadless(spec);
+  const ports = spec.ports ?? [];
+  if (ports.length === 0 && !headless && type !== 'ExternalName')
+    causes.push(fieldErr.required('spec.ports'));
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  ports.forEach((p, i) => {
+    const pp = `spec.ports[${i}]`;
+    if (!p.name) {
+      if (ports.length > 1) causes.push(fieldErr.required(`${pp}.name`));
+    } else {
+      causes.push(...dnsLabel(`${pp}.name`, p.name));
+      if (names.has(p.name)) causes.push(fieldErr.duplicate(`${pp}.name`, p.name));
+      names.add(p.name);
+    }
+    if (p.port === undefined || p.port === 0) causes.push(fieldErr.required(`${pp}.port`));
+    else causes.push(...portNumber(`${pp}.port`, p.port));
+    if (!p.protocol) causes.push(fieldErr.required(`${pp}.protocol`));
+    else if (!PROTOCOLS.includes(p.protocol))
+      causes.push(fieldErr.notSupported(`${pp}.protocol`, p.protocol, PROTOCOLS));
+    if (typeof p.targetPort === 'number') causes.push(...portNumber(`${pp}.targetPort`, p.targetPort));
+    else if (typeof p.targetPort === 'string') causes.push(...ianaSvcName(`${pp}.targetPort`, p.targetPort));
+    if (p.nodePort) {
+      if (type === 'ClusterIP')
+        causes.push(fieldErr.forbidden(`${pp}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
+      else if (type === 'ExternalName')
+        causes.push(fieldErr.forbidden(`${pp}.nodePort`, "may not be used when `type` is 'ExternalName'"));
+      else causes.push(...portNumber(`${pp}.nodePort`, p.nodePort));
+    }
+    const key = `${p.port}/${p.protocol}`;
+    if (seen.has(key)) causes.push(fieldErr.duplicate(pp, { port: p.port, protocol: p.protocol }));
+    seen.add(key);
+  });
+  if (!AFFINITIES.includes(spec.sessionAffinity ?? ''))
+    causes.push(fieldErr.notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
+  const timeout = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+  if (spec.sessionAffinity === 'ClientIP' && timeout !== undefined && (timeout <= 0 || timeout > 86400))
+    causes.push(
+      fieldErr.invalid(
+        'spec.sessionAffinityConfig.clientIP.timeoutSeconds',
+        timeout,
+        'must be greater than 0 and less than 86400',
+      ),
+    );
+  if (spec.sessionAffinity === 'None' && spec.sessionAffinityConfig)
+    causes.push(
+      fieldErr.forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'),
+    );
+  causes.push(...labelMap('spec.selector', spec.selector));
+  // cluster IPs
+  if (type === 'ExternalName') {
+    if (!spec.externalName) causes.push(fieldErr.required('spec.externalName'));
+    else {
+      const p = nameProblem(spec.externalName.replace(/\.$/, ''), 'subdomain');
+      if (p) causes.push(fieldErr.invalid('spec.externalName', spec.externalName, p));
+    }
+    if (spec.clusterIP || spec.clusterIPs?.length)
+      causes.push(fieldErr.forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+  } else {
+    const ips = spec.clusterIPs ?? [];
+    if (spec.clusterIP && ips.length && ips[0] !== spec.clusterIP)
+      causes.push(fieldErr.invalid('spec.clusterIPs', ips, 'element [0] must match clusterIP'));
+    ips.forEach((ip, i) => {
+      if (ip === 'None') {
+        if (type === 'NodePort' || type === 'LoadBalancer')
+          causes.push(
+            fieldErr.invalid(`spec.clusterIPs[${i}]`, ip, `may not be set to 'None' for ${type} services`),
+          );
+      } else if (!isIp(ip))
+        causes.push(
+          fieldErr.invalid(`spec.clusterIPs[${i}]`, ip, "must be empty, 'None', or a valid IP address"),
+        );
+    });
+  }
+  (spec.externalIPs ?? []).forEach((ip, i) => {
+    if (!isIp(ip))
+      causes.push(
+        fieldErr.invalid(
+          `spec.externalIPs[${i}]`,
+          ip,
+          'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        ),
+      );
+  });
+  if (spec.externalTrafficPolicy) {
+    if (type !== 'NodePort' && type !== 'LoadBalancer')
+      causes.push(
+        fieldErr.invalid(
+          'spec.externalTrafficPolicy',
+          spec.externalTrafficPolicy,
+          "may only be set when `type` is 'NodePort' or 'LoadBalancer'",
+        ),
+      );
+    else if (!TRAFFIC.includes(spec.externalTrafficPolicy))
+      causes.push(fieldErr.notSupported('spec.externalTrafficPolicy', spec.externalTrafficPolicy, TRAFFIC));
+  }
+  if (spec.internalTrafficPolicy && !TRAFFIC.includes(spec.internalTrafficPolicy))
+    causes.push(fieldErr.notSupported('spec.internalTrafficPolicy', spec.internalTrafficPolicy, TRAFFIC));
+  if (spec.healthCheckNodePort && !needsHealthCheck(spec))
+    causes.push(
+      fieldErr.invalid(
+        'spec.healthCheckNodePort',
+        spec.healthCheckNodePort,
+        "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+      ),
+    );
+  if (spec.allocateLoadBalancerNodePorts !== undefined && type !== 'LoadBalancer')
+    causes.push(
+      fieldErr.forbidden(
+        'spec.allocateLoadBalancerNodePorts',
+        "may only be used when `type` is 'LoadBalancer'",
+      ),
+    );
+  return causes;
+}
+
+/** What an update that omits server-assigned values keeps from the stored Service (Kubernetes' patchAllocatedValues). */
+function patchAllocated(spec: ServiceSpec, before: ServiceSpec): void {
+  if (needsClusterIP(before) && needsClusterIP(spec)) {
+    if (!spec.clusterIP) spec.clusterIP = before.clusterIP;
+    if (!spec.clusterIPs?.length && before.clusterIPs?.length) spec.clusterIPs = [...before.clusterIPs];
+    spec.ipFamilies ??= before.ipFamilies;
+    spec.ipFamilyPolicy ??= before.ipFamilyPolicy;
+  }
+  if (needsNodePorts(before) && needsNodePorts(spec)) {
+    const used = new Set((spec.ports ?? []).map((p) => p.nodePort ?? 0).filter((n) => n > 0));
+    const byName = new Map((before.ports ?? []).map((p) => [p.name ?? '', p.nodePort ?? 0]));
+    for (const p of spec.ports ?? []) {
+      if (p.nodePort) continue;
+      const v = byName.get(p.name ?? '');
+      if (v && !used.has(v)) p.nodePort = v;
+    }
+  }
+  if (needsHealthCheck(before) && needsHealthCheck(spec) && !spec.healthCheckNodePort)
+    spec.healthCheckNodePort = before.healthCheckNodePort;
+}
+
+/** Values the new type does not use are cleared when the client left them unchanged (Kubernetes' dropTypeDependentFields). */
+function dropTypeDependent(spec: ServiceSpec, before: ServiceSpec): void {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  if (needsClusterIP(before) && !needsClusterIP(spec)) {
+    if (
+      same(spec.clusterIPs, before.clusterIPs) ||
+      (spec.clusterIP === before.clusterIP && !spec.clusterIPs)
+    ) {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+    }
+    if (same(spec.ipFamilies, before.ipFamilies)) delete spec.ipFamilies;
+    if (same(spec.ipFamilyPolicy, before.ipFamilyPolicy)) delete spec.ipFamilyPolicy;
+  }
+  if (needsNodePorts(before) && !needsNodePorts(spec)) {
+    const oldPorts = (before.ports ?? []).map((p) => p.nodePort ?? 0);
+    const newPorts = (spec.ports ?? []).map((p) => p.nodePort ?? 0);
+    if (same(oldPorts, newPorts) || newPorts.every((n) => n === 0 || oldPorts.includes(n)))
+      for (const p of spec.ports ?? []) delete p.nodePort;
+  }
+  if (
+    needsHealthCheck(before) &&
+    !needsHealthCheck(spec) &&
+    spec.healthCheckNodePort === before.healthCheckNodePort
+  )
+    delete spec.healthCheckNodePort;
+  if (
+    before.type === 'LoadBalancer' &&
+    spec.type !== 'LoadBalancer' &&
+    spec.allocateLoadBalancerNodePorts === before.allocateLoadBalancerNodePorts
+  )
+    delete spec.allocateLoadBalancerNodePorts;
+  if (
+    (before.type === 'NodePort' || before.type === 'LoadBalancer') &&
+    spec.type !== 'NodePort' &&
+    spec.type !== 'LoadBalancer'
+  )
+    if (spec.externalTrafficPolicy === before.externalTrafficPolicy) delete spec.externalTrafficPolicy;
+  if (
+    before.type !== 'ExternalName' &&
+    spec.type === 'ExternalName' &&
+    spec.internalTrafficPolicy === before.internalTrafficPolicy
+  )
+    delete spec.internalTrafficPolicy;
+}
+
+// ------------------------------------------------------------------ table
+
+function externalIP(o: KObject): string {
+  const spec = specOf(o);
+  const ext = spec.externalIPs ?? [];
+  switch (spec.type) {
+    case 'ClusterIP':
+    case 'NodePort':
+      return ext.length ? ext.join(',') : '<none>';
+    case 'LoadBalancer': {
+      const lb = [
+        ...new Set(
+          ((o.status as ServiceStatus | undefined)?.loadBalancer?.ingress ?? [])
+            .map((i) => i.ip || i.hostname || '')
+            .filter(Boolean),
+        ),
+      ].sort();
+      if (ext.length) return [...lb, ...ext].join(',');
+      return lb.length ? lb.join(',') : '<pending>';
+    }
+    case 'ExternalName':
+      return spec.externalName ?? '';
+    default:
+      return '<unknown>';
+  }
+}
+
+function portsText(o: KObject): string {
+  const ports = specOf(o).ports ?? [];
+  if (ports.length === 0) return '<none>';
+  return ports
+    .map((p) => (p.nodePort ? `${p.port}:${p.nodePort}/${p.protocol}` : `${p.port}/${p.protocol}`))
+    .join(',');
+}
+
+// ------------------------------------------------------------------ definition
+
+export function serviceDef(registry: () => Registry): ResourceDef {
+  const alloc = new ServiceAllocator(registry);
+  const exists = (o: KObject) =>
+    !!registry().storage.get(ServiceAllocator.key(o.metadata.namespace ?? '', o.metadata.name ?? ''));
+  return {
+    group: '',
+    versions: ['v1'],
+    kind: 'Service',
+    listKind: 'ServiceList',
+    plural: 'services',
+    singular: 'service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ALL_VERBS,
+    subresources: ['status'],
+    schema,
+    strategy: {
+      nameRule: 'label1035',
+      returnDeletedObject: true,
+      tracksGeneration: false,
+      allowUnconditionalUpdate: true,
+      table: [
+        NAME_COLUMN,
+        {
+          name: 'Type',
+          type: 'string',
+          description: 'type determines how the Service is exposed.',
+          cell: (o) => specOf(o).type ?? '',
+        },
+        {
+          name: 'Cluster-IP',
+          type: 'string',
+          description: 'clusterIP is the IP address of the service and is usually assigned randomly.',
+          cell: (o) => specOf(o).clusterIPs?.[0] ?? '<none>',
+        },
+        {
+          name: 'External-IP',
+          type: 'string',
+          description:
+            'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
+          cell: externalIP,
+        },
+        {
+          name: 'Port(s)',
+          type: 'string',
+          description: 'The list of ports that are exposed by this service.',
+          cell: portsText,
+        },
+        AGE_COLUMN,
+        {
+          name: 'Selector',
+          type: 'string',
+          priority: 1,
+          description: 'Route service traffic to pods with label keys and values matching this selector.',
+          cell: (o) => formatLabels(specOf(o).selector),
+        },
+      ],
+      prepareForCreate(o: KObject, ctx: RequestContext) {
+        const spec = normalize(o);
+        o.status = { loadBalancer: {} };
+        initFamilies(spec, o.metadata.name ?? '');
+        if (isHeadless(spec)) spec.clusterIPs = ['None'];
+        // a create bound to fail with AlreadyExists does not hold anything
+        alloc.allocate(o, { ips: [], ports: [] }, ctx.dryRun || exists(o));
+      },
+      prepareForUpdate(o: KObject, old: KObject, ctx: RequestContext) {
+        const spec = normalize(o);
+        const before = specOf(old);
+        patchAllocated(spec, before);
+        dropTypeDependent(spec, before);
+        if (isHeadless(spec) && !spec.clusterIPs?.length) spec.clusterIPs = ['None'];
+        if (old.status === undefined) delete o.status;
+        else o.status = old.status;
+        initFamilies(spec, o.metadata.name ?? '');
+        // claims of earlier writes of this service are settled: stored, or dropped
+        alloc.release(old.metadata.uid ?? '', true);
+        // a changed cluster IP is a validation error, not a new allocation
+        if (
+          needsClusterIP(before) &&
+          needsClusterIP(spec) &&
+          before.clusterIP &&
+          spec.clusterIP !== before.clusterIP
+        )
+          return;
+        alloc.allocate(o, { ips: before.clusterIPs ?? [], ports: nodePortsOf(before) }, ctx.dryRun);
+      },
+      prepareForStatusUpdate(o: KObject, old: KObject) {
+        keepAllButStatus(o, old);
+        normalizeBySchema(o, schema, 'Service');
+      },
+      validate(o: KObject) {
+        const causes = validateService(o);
+        if (causes.length || nameProblem(o.metadata.name ?? '', 'label1035'))
+          alloc.release(o.metadata.uid ?? '', true);
+        return causes;
+      },
+      validateUpdate(o: KObject, old: KObject) {
+        const causes = validateService(o);
+        const spec = specOf(o);
+        const before = specOf(old);
+        if (needsClusterIP(before) && needsClusterIP(spec) && !(isHeadless(before) && isHeadless(spec))) {
+          const a = before.clusterIPs ?? [];
+          const b = spec.clusterIPs ?? [];
+          b.forEach((ip, i) => {
+            if (i < a.length && a[i] !== ip)
+              causes.push(fieldErr.invalid(`spec.clusterIPs[${i}]`, b, 'may not change once set'));
+          });
+          if (spec.clusterIP !== before.clusterIP && a.length === b.length && a[0] === b[0])
+            causes.push(fieldErr.invalid('spec.clusterIP', spec.clusterIP ?? '', 'field is immutable'));
+        }
+        if (causes.length) alloc.release(o.metadata.uid ?? '', true);
+        return causes;
+      },
+      afterCreate: (o) => alloc.commit(o),
+      afterDelete: (o) => alloc.release(o.metadata.uid ?? ''),
+    },
+  };
+}

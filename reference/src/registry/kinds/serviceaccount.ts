@@ -1,0 +1,54 @@
+// ServiceAccount (core/v1): an identity for workloads; `secrets` merge by name.
+import { arr, bool, keyedList, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import { AGE_COLUMN, ALL_VERBS, NAME_COLUMN, normalizeBySchema, objectReferenceFields } from './common.ts';
+
+const schema = objectSchema({
+  secrets: keyedList(obj(objectReferenceFields), ['name']),
+  imagePullSecrets: arr(obj({ name: str() })),
+  automountServiceAccountToken: bool(),
+});
+
+/** Secret references keep only their name (Kubernetes' cleanSecretReferences). */
+function prepare(o: KObject): void {
+  normalizeBySchema(o, schema, 'ServiceAccount');
+  if (Array.isArray(o.secrets))
+    o.secrets = (o.secrets as { name?: string }[]).map((r) =>
+      r && typeof r === 'object' && r.name !== undefined ? { name: r.name } : {},
+    );
+}
+
+export const serviceAccountDef: ResourceDef = {
+  group: '',
+  versions: ['v1'],
+  kind: 'ServiceAccount',
+  listKind: 'ServiceAccountList',
+  plural: 'serviceaccounts',
+  singular: 'serviceaccount',
+  namespaced: true,
+  shortNames: ['sa'],
+  verbs: ALL_VERBS,
+  subresources: [],
+  protobuf: true,
+  schema,
+  strategy: {
+    tracksGeneration: false,
+    returnDeletedObject: true,
+    allowUnconditionalUpdate: true,
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Secrets',
+        type: 'string',
+        description:
+          'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+        cell: (o) => ((o.secrets as unknown[] | undefined) ?? []).length,
+      },
+      AGE_COLUMN,
+    ],
+    prepareForCreate: (o) => prepare(o),
+    prepareForUpdate: (o) => prepare(o),
+  },
+};
