@@ -1,10 +1,10 @@
 // Request bodies: JSON, YAML or Protobuf, then schema checks and field validation
 // (Ignore / Warn / Strict) with the messages Kubernetes uses.
-import { parseDocument } from 'yaml';
-import { parseJson } from '../content/json.ts';
+import { Parser, parseDocument } from 'yaml';
+import { MAX_NESTING, parseJson, tooDeep, valueNestingExceeds } from '../content/json.ts';
 import { PROTOBUF_TYPE, parseMediaType } from '../content/negotiate.ts';
 import { decodeProtobuf } from '../content/protobuf.ts';
-import { errors } from '../errors/status.ts';
+import { errors, StatusError } from '../errors/status.ts';
 import type { RequestContext, ResourceDef } from '../registry/types.ts';
 import { decodeWithSchema } from '../schema/decode.ts';
 import type { KObject } from '../storage/types.ts';
@@ -37,7 +37,42 @@ export function parseBody(buf: Buffer, contentType: string | undefined, accepted
   throw errors.unsupportedMediaType(mt, accepted);
 }
 
+/**
+ * Whether YAML text nests collections deeper than `limit`, measured on the library's concrete
+ * syntax tree (built without recursion). The library composes documents recursively: past
+ * some hundreds of levels it exhausts the stack, which must never be reached.
+ */
+function yamlNestingExceeds(text: string, limit: number): boolean {
+  type Tok = { type?: string; value?: Tok | null; key?: Tok | null; items?: { key?: Tok | null; value?: Tok | null }[] };
+  const stack: [Tok, number][] = [];
+  for (const tok of new Parser().parse(text)) stack.push([tok as Tok, 0]);
+  while (stack.length) {
+    const [t, d] = stack.pop()!;
+    if (t.type === 'document') {
+      if (t.value) stack.push([t.value, d]);
+    } else if (t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') {
+      if (d + 1 > limit) return true;
+      for (const it of t.items ?? []) {
+        if (it.key) stack.push([it.key, d + 1]);
+        if (it.value) stack.push([it.value, d + 1]);
+      }
+    }
+  }
+  return false;
+}
+
 export function parseYaml(text: string): { value: unknown; duplicates: string[] } {
+  if (yamlNestingExceeds(text, MAX_NESTING)) throw tooDeep();
+  try {
+    return parseYamlDocument(text);
+  } catch (e) {
+    if (e instanceof StatusError) throw e;
+    // the library throws for what it refuses late (unresolved aliases, alias bombs, ...)
+    throw errors.badRequest(`error converting YAML to JSON: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+  }
+}
+
+function parseYamlDocument(text: string): { value: unknown; duplicates: string[] } {
   const doc = parseDocument(text, { uniqueKeys: false, strict: false, prettyErrors: false });
   if (doc.errors.length) throw errors.badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const duplicates: string[] = [];
@@ -56,11 +91,16 @@ export function parseYaml(text: string): { value: unknown; duplicates: string[] 
           seen.add(k);
           walk(pair.value, p);
         }
-      } else n.items.forEach((it, i) => walk(it, `${path}[${i}]`));
+      } else
+        n.items.forEach((it, i) => {
+          walk(it, `${path}[${i}]`);
+        });
     }
   };
   walk(doc.contents, '');
   const value = doc.toJS({ maxAliasCount: 100 });
+  // aliases can rebuild depth (or a cycle) the text does not show
+  if (valueNestingExceeds(value)) throw tooDeep();
   return { value, duplicates };
 }
 
@@ -78,11 +118,14 @@ export function validateFields(
 ): KObject {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw errors.badRequest(`the body of the request must be a JSON object`);
+  // a patch can build an object deeper than any body it came from
+  if (valueNestingExceeds(value)) throw tooDeep();
   let obj = value as KObject;
   if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)))
     throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: metadata must be an object`);
-  if (def.schema) {
-    const r = decodeWithSchema(value, def.schema);
+  const schema = def.schemas?.[version] ?? def.schema;
+  if (schema) {
+    const r = decodeWithSchema(value, schema);
     if (r.typeErrors.length) {
       const t = r.typeErrors[0]!;
       throw errors.badRequest(
@@ -92,16 +135,23 @@ export function validateFields(
     obj = r.value as KObject;
     const problems = [...r.unknown.map((p) => `unknown field "${p}"`), ...duplicates.map((p) => `duplicate field "${p}"`)];
     if (problems.length) {
-      if (level === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+      if (level === 'Strict') throw strictError(def, version, problems);
       if (level === 'Warn') ctx.warnings.push(...problems);
     }
   } else if (duplicates.length) {
     const problems = duplicates.map((p) => `duplicate field "${p}"`);
-    if (level === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+    if (level === 'Strict') throw strictError(def, version, problems);
     if (level === 'Warn') ctx.warnings.push(...problems);
   }
   obj.metadata ??= {};
   return obj;
+}
+
+/** Strict field validation failed: one 400 listing every unknown and duplicate field. */
+function strictError(def: ResourceDef, version: string, problems: string[]) {
+  return errors.badRequest(
+    `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${problems.join(', ')}`,
+  );
 }
 
 /** The body's apiVersion and kind must name the resource of the request (when present). */

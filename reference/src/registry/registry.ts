@@ -140,6 +140,7 @@ export class Registry {
           verbs: ['get', 'patch', 'update'],
         };
         if (sub === 'eviction') Object.assign(s, { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+        if (sub === 'scale') Object.assign(s, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
         if (sub === 'finalize') s.verbs = ['update'];
         resources.push(s);
       }

@@ -84,6 +84,8 @@ export interface ResourceDef {
   /** Subresources, e.g. `status`, `eviction`. */
   subresources: string[];
   schema?: Schema;
+  /** Per-version schemas (custom resources); `schema` applies to versions not listed. */
+  schemas?: Record<string, Schema>;
   strategy: Strategy;
   /** Content types (besides JSON) that the kind can be encoded in. */
   protobuf?: boolean;

@@ -1,5 +1,6 @@
 // Checks a decoded body against a structural schema: reports wrong types and unknown
 // fields, and returns a pruned copy (unknown fields dropped unless the schema preserves them).
+import { objectMeta } from './meta.ts';
 import type { Schema } from './types.ts';
 
 export interface DecodeResult {
@@ -35,7 +36,8 @@ function typeOk(v: unknown, s: Schema): boolean {
     case 'string':
       return typeof v === 'string';
     case 'integer':
-      return typeof v === 'number' && Number.isInteger(v);
+      // Go's int64: a number past its range does not decode
+      return typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 63) && v < 2 ** 63;
     case 'number':
       return typeof v === 'number';
     case 'boolean':
@@ -62,24 +64,32 @@ function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
   const obj = v as Record<string, unknown>;
   const props = s.properties;
   const addl = s.additionalProperties;
-  if (!props && addl === undefined) {
+  const embedded = !!s['x-orch-embedded-resource'];
+  if (!props && addl === undefined && !embedded) {
     // An object with no declared fields: free-form (preserve) or, when typed as object with
     // nothing else, keeps its content only under preserve-unknown-fields.
     if (s['x-orch-preserve-unknown-fields'] || s.type === undefined) return v;
-    if (s['x-orch-embedded-resource']) return v;
   }
   const out: Record<string, unknown> = {};
+  // keys come from the client: `__proto__` must stay an ordinary (own) key, never reach a prototype
+  const put = (k: string, val: unknown) => {
+    if (k === '__proto__') Object.defineProperty(out, k, { value: val, writable: true, enumerable: true, configurable: true });
+    else out[k] = val;
+  };
   for (const k of Object.keys(obj)) {
-    const child = props?.[k];
+    const child = props && Object.hasOwn(props, k) ? props[k] : undefined;
     const p = path ? `${path}.${k}` : k;
-    if (child) {
-      out[k] = walk(obj[k], child, p, res);
+    if (embedded && k === 'metadata') {
+      // an embedded resource keeps apiVersion, kind and metadata; its metadata is ObjectMeta
+      put(k, walk(obj[k], objectMeta, p, res));
+    } else if (child) {
+      put(k, walk(obj[k], child, p, res));
     } else if (typeof addl === 'object') {
-      out[k] = walk(obj[k], addl, p, res);
+      put(k, walk(obj[k], addl, p, res));
     } else if (addl === true || s['x-orch-preserve-unknown-fields']) {
-      out[k] = obj[k];
-    } else if (s['x-orch-embedded-resource'] && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) {
-      out[k] = obj[k];
+      put(k, obj[k]);
+    } else if (embedded && (k === 'apiVersion' || k === 'kind')) {
+      put(k, obj[k]);
     } else {
       res.unknown.push(p);
     }
