@@ -11,8 +11,10 @@ import { AuthenticationChain, DefaultAuthorizer, TokenAuthenticator } from './au
 import { type ServerOptions, resolveOptions } from './config.ts';
 import type { Handler } from './handlers/scope.ts';
 import { healthHandler } from './http/health.ts';
-import { createHandlerFn, type NonResourceRoute } from './http/server.ts';
+import { openapiRoute } from './http/openapi.ts';
+import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
+import { startCrdController } from './registry/kinds/crd.ts';
 import { builtinKinds, installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES, namespaceLifecycle, resumeTerminating } from './registry/kinds/namespace.ts';
 import { Registry } from './registry/registry.ts';
@@ -50,24 +52,25 @@ export interface OrchServer {
 
 export async function build(partial: Partial<ServerOptions> = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
-  const storeOpts = { historyMs: options.historySeconds * 1000 };
+  const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
-    : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync });
+    : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync, compactBytes: options.compactBytes });
   const plugins: AdmissionPlugin[] = [namespaceLifecycle];
   const admission = new AdmissionChain(plugins);
-  let registry!: Registry;
-  registry = new Registry(storage, admission, {
+  const registry = new Registry(storage, admission, {
     futureRvWaitMs: options.futureRvWaitMs,
     continueTtlMs: options.continueTtlSeconds * 1000,
     watchTimeoutSeconds: options.watchTimeoutSeconds,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     gates: { WatchList: options.featureGates.WatchList, APIListChunking: options.featureGates.APIListChunking },
+    now: options.clock,
   });
   applyRuntimeConfig(registry, options.runtimeConfig);
   const subresources = new Map<string, Handler>();
   const routes: NonResourceRoute[] = [];
   installBuiltins(registry, subresources, routes);
+  routes.push(openapiRoute(registry, { version: SERVER_VERSION.gitVersion }));
   void builtinKinds;
 
   const adminToken = options.adminToken || randomBytes(24).toString('base64url');
@@ -100,6 +103,8 @@ export async function build(partial: Partial<ServerOptions> = {}): Promise<OrchS
     if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
   }
   resumeTerminating(registry);
+  // custom resources of stored definitions are served again; the controller then watches them
+  const crdController = startCrdController(registry, subresources);
 
   let server: Server | undefined;
   const srv: OrchServer = {
@@ -114,10 +119,12 @@ export async function build(partial: Partial<ServerOptions> = {}): Promise<OrchS
         const { ensureCertificate } = await import('./http/tls.ts');
         const cert = await ensureCertificate(options);
         srv.caPem = cert.ca;
-        server = createHttpsServer({ key: cert.key, cert: cert.cert }, srv.handle);
+        server = createHttpsServer({ key: cert.key, cert: cert.cert, requireHostHeader: false }, srv.handle);
       } else {
-        server = createHttpServer(srv.handle);
+        server = createHttpServer({ requireHostHeader: false }, srv.handle);
       }
+      // requests the HTTP parser refuses still get a Status (400, 431)
+      server.on('clientError', clientErrorHandler);
       server.keepAliveTimeout = 65_000;
       server.headersTimeout = 66_000;
       server.requestTimeout = 0;
@@ -136,6 +143,7 @@ export async function build(partial: Partial<ServerOptions> = {}): Promise<OrchS
         server.closeAllConnections?.();
         await new Promise<void>((r) => server!.close(() => r()));
       }
+      crdController.stop();
       await storage.close();
     },
   };

@@ -1,0 +1,467 @@
+// kubectl against the reference server: an in-process HTTPS server with a generated CA, a
+// kubeconfig that trusts it, and kubectl run as a real child process.
+//
+// kubectl is found through $KUBECTL, then the 1.28 binary of the Google Cloud SDK, then
+// PATH (Debian's kubernetes-client is kubectl 1.20). When $KUBECTL is unset and the SDK has
+// a newer kubectl too, the same tests run with the newest one as well.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { SERVER_VERSION } from '../src/index.ts';
+import { writeKubeconfig } from '../src/kubeconfig.ts';
+import { startServer, type TestServer, uniqueName } from './helpers.ts';
+
+const SDK_BIN = '/usr/lib/google-cloud-sdk/bin';
+
+function executable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** $KUBECTL, then kubectl 1.28 of the Cloud SDK, then `kubectl` on PATH. */
+function findKubectl(): string | undefined {
+  if (process.env.KUBECTL) return process.env.KUBECTL;
+  const pinned = join(SDK_BIN, 'kubectl.1.28');
+  if (executable(pinned)) return pinned;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, 'kubectl'))) return join(dir, 'kubectl');
+  }
+  return undefined;
+}
+
+function newestSdkKubectl(): string | undefined {
+  let best: { minor: number; path: string } | undefined;
+  try {
+    for (const f of readdirSync(SDK_BIN)) {
+      const m = /^kubectl\.1\.(\d+)$/.exec(f);
+      if (m && executable(join(SDK_BIN, f)) && (!best || Number(m[1]) > best.minor))
+        best = { minor: Number(m[1]), path: join(SDK_BIN, f) };
+    }
+  } catch {
+    return undefined;
+  }
+  return best?.path;
+}
+
+const primary = findKubectl();
+const binaries: string[] = primary ? [primary] : [];
+const newest = process.env.KUBECTL ? undefined : newestSdkKubectl();
+if (newest && newest !== primary) binaries.push(newest);
+
+if (!primary) {
+  const msg =
+    'kubectl not found ($KUBECTL, /usr/lib/google-cloud-sdk/bin/kubectl.1.28, PATH): kubectl tests skipped';
+  if (process.env.CI) throw new Error(msg);
+  console.warn(msg);
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function until(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const tick = () => {
+      if (cond()) return resolve();
+      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting: ${what()}`));
+      setTimeout(tick, 50);
+    };
+    tick();
+  });
+}
+
+// What kubectl and client-go send, checked without kubectl: the forms we do not serve
+// (aggregated discovery, meta.k8s.io Tables) fall back to plain JSON.
+describe('requests kubectl makes', () => {
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startServer();
+  });
+  afterAll(async () => {
+    await ts?.close();
+  });
+
+  it('aggregated discovery Accept headers get the plain discovery documents', async () => {
+    const accept =
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+    const apis = await ts.req('GET', '/apis', undefined, { accept });
+    expect(apis.status).toBe(200);
+    expect(apis.headers['content-type']).toBe('application/json');
+    expect(apis.json.kind).toBe('APIGroupList');
+    const api = await ts.req('GET', '/api', undefined, { accept });
+    expect(api.json.kind).toBe('APIVersions');
+  });
+
+  it('a meta.k8s.io Table is not served: the list comes back as JSON', async () => {
+    const accept =
+      'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+    const r = await ts.req('GET', '/api/v1/namespaces/default/configmaps?limit=500', undefined, { accept });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(r.json.kind).toBe('ConfigMapList');
+  });
+});
+
+// no kubectl: one skipped suite says so
+const suite = binaries.length ? describe.each(binaries) : describe.skip.each(['(no kubectl found)']);
+
+suite('kubectl %s', (bin) => {
+  let ts: TestServer;
+  let dir: string;
+  let kubeconfig: string;
+  let minor = 0;
+  const ns = uniqueName('kc');
+  const children: ChildProcess[] = [];
+
+  const env = () => ({ ...process.env, HOME: dir, KUBECONFIG: kubeconfig });
+  const common = () => [
+    '--kubeconfig',
+    kubeconfig,
+    '--cache-dir',
+    join(dir, 'cache'),
+    '--request-timeout',
+    '20s',
+  ];
+
+  /** Runs kubectl to completion; never rejects. */
+  const kubectl = (...args: string[]): Promise<Run> =>
+    new Promise((resolve) => {
+      execFile(
+        bin,
+        [...common(), ...args],
+        { env: env(), timeout: 25_000, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          const code = err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : -1
+            : 0;
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+        },
+      );
+    });
+
+  /** Like kubectl(), but expects success. */
+  const ok = async (...args: string[]): Promise<string> => {
+    const r = await kubectl(...args);
+    if (r.code !== 0)
+      throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    return r.stdout;
+  };
+
+  const file = (name: string, text: string): string => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+
+  const cm = async (name: string) => {
+    const r = await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/${name}`);
+    return r;
+  };
+
+  beforeAll(async () => {
+    ts = await startServer({ tls: true });
+    dir = mkdtempSync(join(tmpdir(), 'orch-kubectl-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    expect(ts.url.startsWith('https://127.0.0.1:')).toBe(true);
+    writeKubeconfig(kubeconfig, { server: ts.url, caPem: ts.server.caPem!, token: ts.token });
+    const v = JSON.parse(await ok('version', '--client', '-o', 'json')) as {
+      clientVersion: { minor: string };
+    };
+    minor = Number.parseInt(v.clientVersion.minor, 10);
+  });
+
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await ts?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('version: the server version', async () => {
+    const text = await ok('version');
+    expect(text).toContain(SERVER_VERSION.gitVersion);
+    const j = JSON.parse(await ok('version', '-o', 'json')) as { serverVersion: Record<string, string> };
+    expect(j.serverVersion).toMatchObject({ major: '1', minor: '28', gitVersion: SERVER_VERSION.gitVersion });
+  });
+
+  it('api-resources: the served resources from discovery', async () => {
+    const lines = (await ok('api-resources')).split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+SHORTNAMES\s+APIVERSION\s+NAMESPACED\s+KIND/);
+    const row = (name: string) => lines.find((l) => l.split(/\s+/)[0] === name)?.split(/\s+/);
+    expect(row('configmaps')).toEqual(['configmaps', 'cm', 'v1', 'true', 'ConfigMap']);
+    expect(row('namespaces')).toEqual(['namespaces', 'ns', 'v1', 'false', 'Namespace']);
+  });
+
+  it('create -f: a Namespace and a ConfigMap from one YAML file', async () => {
+    const p = file(
+      'objects.yaml',
+      `apiVersion: v1
+kind: Namespace
+metadata:
+  name: ${ns}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm1
+  namespace: ${ns}
+  labels:
+    app: demo
+data:
+  a: "1"
+`,
+    );
+    const out = await ok('create', '-f', p);
+    expect(out).toContain(`namespace/${ns} created`);
+    expect(out).toContain('configmap/cm1 created');
+    expect((await ts.req('GET', `/api/v1/namespaces/${ns}`)).status).toBe(200);
+    const r = await cm('cm1');
+    expect(r.status).toBe(200);
+    expect(r.json.data).toEqual({ a: '1' });
+    // again: AlreadyExists, reported as kubectl does
+    const again = await kubectl('create', '-f', p);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('AlreadyExists');
+  });
+
+  it('get: table output (kubectl asks for a Table it cannot have and falls back)', async () => {
+    const r = await kubectl('get', 'configmaps', '-n', ns);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const [header, ...rows] = r.stdout.trim().split('\n');
+    expect(header).toMatch(/^NAME\s+/);
+    expect(header).toMatch(/\bAGE\b/);
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(['cm1']);
+    const nsOut = await ok('get', 'namespace', ns);
+    expect(nsOut.trim().split('\n')[1]!.split(/\s+/)[0]).toBe(ns);
+    const labels = await ok('get', 'cm', '-n', ns, '-l', 'app=demo', '--show-labels');
+    expect(labels).toContain('app=demo');
+    const missing = await kubectl('get', 'configmap', 'nope', '-n', ns);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('configmaps "nope" not found');
+  });
+
+  it('get -o yaml and -o json', async () => {
+    const y = parseYaml(await ok('get', 'configmap', 'cm1', '-n', ns, '-o', 'yaml'));
+    expect(y).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cm1', namespace: ns },
+      data: { a: '1' },
+    });
+    expect(y.metadata.resourceVersion).toMatch(/^\d+$/);
+    const j = JSON.parse(await ok('get', 'configmap', 'cm1', '-n', ns, '-o', 'json'));
+    expect(j).toEqual(y);
+    const n = JSON.parse(await ok('get', 'namespace', ns, '-o', 'json'));
+    expect(n).toMatchObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  });
+
+  it('list: every page of a chunked list', async () => {
+    for (const name of ['cm2', 'cm3', 'cm4']) {
+      const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name },
+        data: { n: name },
+      });
+      expect(r.status).toBe(201);
+    }
+    const r = await kubectl('get', 'configmaps', '-n', ns, '-o', 'json', '--chunk-size=2', '-v=6');
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.stdout) as { kind: string; items: { metadata: { name: string } }[] };
+    expect(list.kind).toBe('List');
+    expect(list.items.map((i) => i.metadata.name)).toEqual(['cm1', 'cm2', 'cm3', 'cm4']);
+    // it took more than one request: the later ones carry the continue token
+    expect(r.stderr).toMatch(/limit=2/);
+    expect(r.stderr).toMatch(/continue=/);
+    const table = await ok('get', 'configmaps', '-n', ns, '--chunk-size=1');
+    expect(
+      table
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['cm1', 'cm2', 'cm3', 'cm4']);
+  });
+
+  it('get --watch: an object created meanwhile shows up', async () => {
+    const child = spawn(bin, [...common(), 'get', 'configmaps', '-n', ns, '--watch'], {
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<void>((r) => child.on('exit', () => r()));
+    try {
+      // the initial list is printed before the watch starts from its resourceVersion
+      await until(
+        () => /^cm4\s/m.test(out),
+        15_000,
+        () => `initial list; stdout: ${out} stderr: ${err}`,
+      );
+      const p = file(
+        'watched.yaml',
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\n  namespace: ${ns}\ndata:\n  w: "1"\n`,
+      );
+      expect(await ok('create', '-f', p)).toContain('configmap/watched created');
+      await until(
+        () => /^watched\s/m.test(out),
+        15_000,
+        () => `watch event; stdout: ${out} stderr: ${err}`,
+      );
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(err).toBe('');
+  });
+
+  it('patch: merge, JSON and strategic merge (the default)', async () => {
+    expect(
+      await ok('patch', 'configmap', 'cm1', '-n', ns, '--type', 'merge', '-p', '{"data":{"b":"2"}}'),
+    ).toContain('configmap/cm1 patched');
+    expect(
+      await ok(
+        'patch',
+        'configmap',
+        'cm1',
+        '-n',
+        ns,
+        '--type',
+        'json',
+        '-p',
+        '[{"op":"add","path":"/data/c","value":"3"}]',
+      ),
+    ).toContain('configmap/cm1 patched');
+    const smp = await kubectl(
+      'patch',
+      'configmap',
+      'cm1',
+      '-n',
+      ns,
+      '-p',
+      '{"data":{"d":"4","a":null}}',
+      '-v=8',
+    );
+    expect(smp.code).toBe(0);
+    expect(smp.stderr).toContain('application/strategic-merge-patch+json');
+    expect((await cm('cm1')).json.data).toEqual({ b: '2', c: '3', d: '4' });
+    const failed = await kubectl(
+      'patch',
+      'configmap',
+      'cm1',
+      '-n',
+      ns,
+      '--type',
+      'json',
+      '-p',
+      '[{"op":"test","path":"/data/b","value":"x"}]',
+    );
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/Invalid|test/);
+    expect((await cm('cm1')).json.data).toEqual({ b: '2', c: '3', d: '4' });
+  });
+
+  it('apply: client-side apply with the last-applied annotation and a three-way merge', async () => {
+    const LAST = 'kubectl.kubernetes.io/last-applied-configuration';
+    const manifest = (data: Record<string, string>) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: ${ns}\ndata:\n${Object.entries(
+        data,
+      )
+        .map(([k, v]) => `  ${k}: "${v}"\n`)
+        .join('')}`;
+    const p = join(dir, 'applied.yaml');
+    writeFileSync(p, manifest({ a: '1', b: '2' }));
+    expect(await ok('apply', '-f', p)).toContain('configmap/applied created');
+    let r = await cm('applied');
+    expect(r.json.data).toEqual({ a: '1', b: '2' });
+    expect(JSON.parse(r.json.metadata.annotations[LAST])).toMatchObject({
+      kind: 'ConfigMap',
+      data: { a: '1', b: '2' },
+    });
+
+    // a change made by someone else survives the next apply
+    expect(
+      (
+        await ts.req(
+          'PATCH',
+          `/api/v1/namespaces/${ns}/configmaps/applied`,
+          { data: { extra: 'keep' } },
+          { 'content-type': 'application/merge-patch+json' },
+        )
+      ).status,
+    ).toBe(200);
+
+    writeFileSync(p, manifest({ a: '10', c: '3' }));
+    const second = await kubectl('apply', '-f', p, '-v=8');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('configmap/applied configured');
+    expect(second.stderr).toContain('application/strategic-merge-patch+json');
+    r = await cm('applied');
+    expect(r.json.data).toEqual({ a: '10', c: '3', extra: 'keep' });
+    expect(JSON.parse(r.json.metadata.annotations[LAST]).data).toEqual({ a: '10', c: '3' });
+
+    expect(await ok('apply', '-f', p)).toContain('configmap/applied unchanged');
+  });
+
+  it('field validation: Strict by default, and warnings arrive as Warning headers', async () => {
+    const bad = file(
+      'bad.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  namespace: ${ns}\nbogus: 1\ndata:\n  a: "1"\n`,
+    );
+    if (minor >= 25) {
+      // kubectl >= 1.25 sends fieldValidation=Strict unless told otherwise
+      const strict = await kubectl('create', '-f', bad);
+      expect(strict.code).not.toBe(0);
+      expect(strict.stderr).toContain('strict decoding error: unknown field "bogus"');
+      expect((await cm('bad')).status).toBe(404);
+    }
+    // older kubectl sends no fieldValidation: the server's default is Warn
+    const warn = await kubectl('create', '-f', bad, minor >= 25 ? '--validate=warn' : '--validate=false');
+    expect(warn.code).toBe(0);
+    expect(warn.stdout).toContain('configmap/bad created');
+    expect(warn.stderr).toContain('Warning: unknown field "bogus"');
+  });
+
+  it('delete: a ConfigMap, then the Namespace', async () => {
+    expect(await ok('delete', 'configmap', 'cm2', '-n', ns)).toContain('configmap "cm2" deleted');
+    expect((await cm('cm2')).status).toBe(404);
+    const gone = await kubectl('delete', 'configmap', 'cm2', '-n', ns);
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toContain('configmaps "cm2" not found');
+    expect(await ok('delete', 'namespace', ns)).toContain(`namespace "${ns}" deleted`);
+    const r = await ts.req('GET', `/api/v1/namespaces/${ns}`);
+    // kubectl waited for the namespace to go (or it is finishing its finalization)
+    expect(r.status === 404 || r.json?.status?.phase === 'Terminating').toBe(true);
+  });
+
+  it('TLS: a kubeconfig without the CA is refused', async () => {
+    const other = join(dir, 'untrusted');
+    writeKubeconfig(other, { server: ts.url, token: ts.token });
+    const r = await new Promise<Run>((resolve) =>
+      execFile(
+        bin,
+        ['--kubeconfig', other, '--cache-dir', join(dir, 'cache2'), 'get', 'namespaces'],
+        { env: env(), timeout: 25_000 },
+        (e, so, se) => resolve({ code: e ? 1 : 0, stdout: String(so), stderr: String(se) }),
+      ),
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/x509|certificate/);
+  });
+});
