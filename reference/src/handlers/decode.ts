@@ -27,7 +27,9 @@ export function parseBody(buf: Buffer, contentType: string | undefined, accepted
   if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml') {
     return parseYaml(buf.toString('utf8'));
   }
-  if (mt === PROTOBUF_TYPE) {
+  // kubectl 1.32+ sends `create namespace`/`create configmap` bodies in Kubernetes' own
+  // Protobuf media type; the bytes are the same envelope, so it is accepted as an alias.
+  if (mt === PROTOBUF_TYPE || mt === 'application/vnd.kubernetes.protobuf') {
     try {
       return { value: decodeProtobuf(buf), duplicates: [] };
     } catch (e) {
@@ -43,7 +45,12 @@ export function parseBody(buf: Buffer, contentType: string | undefined, accepted
  * some hundreds of levels it exhausts the stack, which must never be reached.
  */
 function yamlNestingExceeds(text: string, limit: number): boolean {
-  type Tok = { type?: string; value?: Tok | null; key?: Tok | null; items?: { key?: Tok | null; value?: Tok | null }[] };
+  type Tok = {
+    type?: string;
+    value?: Tok | null;
+    key?: Tok | null;
+    items?: { key?: Tok | null; value?: Tok | null }[];
+  };
   const stack: [Tok, number][] = [];
   for (const tok of new Parser().parse(text)) stack.push([tok as Tok, 0]);
   while (stack.length) {
@@ -154,10 +161,11 @@ function strictError(def: ResourceDef, version: string, problems: string[]) {
   );
 }
 
-/** The body's apiVersion and kind must name the resource of the request (when present). */
+/**
+ * The body's apiVersion and kind must name the resource of the request when present; when
+ * absent they default to the request's (as Kubernetes decodes with the endpoint's kind).
+ */
 export function checkTypeMeta(obj: KObject, def: ResourceDef, apiVersion: string): void {
-  if (!obj.kind) throw errors.badRequest(`Object 'Kind' is missing in the request body`);
-  if (!obj.apiVersion) throw errors.badRequest(`Object 'apiVersion' is missing in the request body`);
   if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== def.kind)
     throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
   if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion)

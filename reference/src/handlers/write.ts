@@ -6,7 +6,7 @@ import { applyMergePatch } from '../patch/merge.ts';
 import { applyStrategicMergePatch } from '../patch/strategic.ts';
 import type { DeleteParams } from '../registry/store.ts';
 import { apiVersionOf } from '../registry/types.ts';
-import { decodeWithSchema } from '../schema/decode.ts';
+import { jsonType } from '../schema/decode.ts';
 import type { KObject } from '../storage/types.ts';
 import { checkTypeMeta, fieldValidation, parseBody, validateFields } from './decode.ts';
 import { listParams } from './read.ts';
@@ -43,54 +43,74 @@ const PATCH_TYPES = [
   'application/apply-patch+yaml',
 ];
 
+const JSON_PATCH = 'application/json-patch+json';
+/** Kubernetes' cap on the operations of one JSON Patch. */
+const MAX_JSON_PATCH_OPS = 10000;
+/** How many times a patch without a resourceVersion of its own is re-applied after a conflict. */
+const PATCH_RETRIES = 20;
+
 export const patchHandler: Handler = async (s) => {
   const level = fieldValidation(s.query);
   const ct = parseMediaType(s.req.headers['content-type'] ?? '').type;
-  const accepted = s.def.custom ? PATCH_TYPES.filter((t) => !t.startsWith('application/strategic')) : PATCH_TYPES;
-  if (!accepted.includes(ct) || ct === 'application/apply-patch+yaml') throw errors.unsupportedMediaType(ct, accepted);
+  const accepted = s.def.custom
+    ? PATCH_TYPES.filter((t) => !t.startsWith('application/strategic'))
+    : PATCH_TYPES;
+  if (!accepted.includes(ct) || ct === 'application/apply-patch+yaml')
+    throw errors.unsupportedMediaType(ct, accepted);
   const buf = await s.body();
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
   const { value: patch, duplicates } = parseBody(buf, JSON_TYPE, BODY_TYPES);
-  if (ct !== 'application/json-patch+json' && (typeof patch !== 'object' || patch === null || Array.isArray(patch)))
-    throw errors.badRequest('the patch must be a JSON object');
+  if (ct === JSON_PATCH) {
+    if (!Array.isArray(patch))
+      throw errors.badRequest(
+        `json: cannot unmarshal ${jsonType(patch)} into Go value of type jsonpatch.Patch`,
+      );
+    if (patch.length > MAX_JSON_PATCH_OPS)
+      throw new StatusError(
+        413,
+        'RequestEntityTooLarge',
+        `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPS}, got ${patch.length}`,
+      );
+  } else if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    throw errors.badRequest(
+      `json: cannot unmarshal ${jsonType(patch)} into Go value of type map[string]interface {}`,
+    );
+  }
   for (let attempt = 0; ; attempt++) {
     const cur = s.store.getStored(s.namespace, s.name);
     if (!cur) throw errors.notFound(s.def.group, s.def.plural, s.name);
     const current = s.store.present(cur.obj, s.version);
     let patched: unknown;
-    if (ct === 'application/json-patch+json') patched = applyJsonPatch(current, patch);
+    if (ct === JSON_PATCH) patched = applyJsonPatch(current, patch);
     else if (ct === 'application/merge-patch+json') patched = applyMergePatch(current, patch);
     else patched = applyStrategicMergePatch(current, patch, s.def.schema);
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched))
-      throw errors.badRequest('the patch must produce an object');
+      throw errors.badRequest(
+        `${s.def.kind} in version "${s.version}" cannot be handled as a ${s.def.kind}: the patched document is a ${jsonType(patched)}, not an object`,
+      );
+    // Unknown fields are found in the patched object, duplicates in the patch text; their
+    // warnings are kept only from the attempt that succeeds.
     const ctx = { ...s.ctx, warnings: [] as string[] };
     const obj = validateFields(patched, duplicates, s.def, s.version, level, ctx);
-    if (s.def.schema && level !== 'Ignore') {
-      // unknown fields are reported from the patched object; duplicates from the patch text
-      void decodeWithSchema;
-    }
-    const explicitRv = patchSetsRv(patch, ct);
+    // A resourceVersion in the patched object other than the one the patch was applied to
+    // came from the patch: it is a precondition (409 when stale), and the patch is not retried.
+    const rv = obj.metadata.resourceVersion;
+    const ownRv = rv !== undefined && rv !== null && rv !== '' && rv !== cur.obj.metadata.resourceVersion;
     try {
       const r = await s.store.update(s.namespace, s.name, obj, s.ctx, s.version, s.subresource, {
-        expectRv: explicitRv ? undefined : cur.rv,
+        expectRv: cur.rv,
       });
       s.ctx.warnings.push(...ctx.warnings);
       s.reply(200, s.store.present(r.obj, s.version));
       return;
     } catch (e) {
-      // A patch without a resourceVersion of its own is re-applied to the newer object.
-      if (e instanceof StatusError && e.code === 409 && e.reason === 'Conflict' && !explicitRv && attempt < 5) continue;
+      // Someone wrote in between: the patch is re-applied to the newer object.
+      const conflict = e instanceof StatusError && e.code === 409 && e.reason === 'Conflict';
+      if (conflict && !ownRv && attempt < PATCH_RETRIES) continue;
       throw e;
     }
   }
 };
-
-function patchSetsRv(patch: unknown, ct: string): boolean {
-  if (ct === 'application/json-patch+json')
-    return (patch as { path?: string }[]).some((op) => op && op.path === '/metadata/resourceVersion');
-  const m = (patch as { metadata?: { resourceVersion?: unknown } }).metadata;
-  return !!m && typeof m === 'object' && m.resourceVersion !== undefined && m.resourceVersion !== null;
-}
 
 async function deleteParams(s: Scope): Promise<DeleteParams> {
   const p: DeleteParams = {};
@@ -103,15 +123,49 @@ async function deleteParams(s: Scope): Promise<DeleteParams> {
     if (o.kind !== undefined && o.kind !== 'DeleteOptions')
       throw errors.badRequest(`the kind in the data (${String(o.kind)}) does not match the expected kind (DeleteOptions)`);
     if (o.preconditions !== undefined) {
-      if (typeof o.preconditions !== 'object' || o.preconditions === null) throw errors.badRequest('preconditions must be an object');
+      if (typeof o.preconditions !== 'object' || o.preconditions === null || Array.isArray(o.preconditions))
+        throw errors.badRequest('preconditions must be an object');
+      for (const [k, v] of Object.entries(o.preconditions))
+        if ((k === 'uid' || k === 'resourceVersion') && v !== null && typeof v !== 'string')
+          throw errors.badRequest(
+            `json: cannot unmarshal ${jsonType(v)} into Go struct field Preconditions.preconditions.${k} of type string`,
+          );
       p.preconditions = o.preconditions as DeleteParams['preconditions'];
     }
     if (o.gracePeriodSeconds !== undefined) {
-      if (typeof o.gracePeriodSeconds !== 'number') throw errors.badRequest('gracePeriodSeconds must be an integer');
+      if (typeof o.gracePeriodSeconds !== 'number' || !Number.isSafeInteger(o.gracePeriodSeconds))
+        throw errors.badRequest('gracePeriodSeconds must be an integer');
       p.gracePeriodSeconds = o.gracePeriodSeconds;
     }
-    if (o.propagationPolicy !== undefined) p.propagationPolicy = String(o.propagationPolicy);
-    if (Array.isArray(o.dryRun) && o.dryRun.includes('All')) s.ctx.dryRun = true;
+    if (o.propagationPolicy !== undefined && o.propagationPolicy !== null) {
+      if (typeof o.propagationPolicy !== 'string')
+        throw errors.badRequest(
+          `json: cannot unmarshal ${jsonType(o.propagationPolicy)} into Go struct field DeleteOptions.propagationPolicy of type string`,
+        );
+      if (!['Orphan', 'Background', 'Foreground'].includes(o.propagationPolicy))
+        throw errors.invalidOptions('DeleteOptions', [
+          {
+            reason: 'FieldValueNotSupported',
+            field: 'propagationPolicy',
+            message: `Unsupported value: ${JSON.stringify(o.propagationPolicy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+          },
+        ]);
+      p.propagationPolicy = o.propagationPolicy;
+    }
+    if (o.dryRun !== undefined && o.dryRun !== null) {
+      // DeleteOptions.dryRun: a list of strings whose only accepted value is "All", as in the query
+      if (!Array.isArray(o.dryRun) || o.dryRun.some((v) => typeof v !== 'string'))
+        throw errors.badRequest('DeleteOptions.dryRun must be a list of strings');
+      if (o.dryRun.some((v) => v !== 'All' && v !== ''))
+        throw errors.invalidOptions('DeleteOptions', [
+          {
+            reason: 'FieldValueNotSupported',
+            field: 'dryRun',
+            message: `Unsupported value: []string{${o.dryRun.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"`,
+          },
+        ]);
+      if (o.dryRun.length) s.ctx.dryRun = true;
+    }
   }
   const gp = s.query.get('gracePeriodSeconds');
   if (gp !== null && gp !== '') {

@@ -1,35 +1,69 @@
-// JSON Patch (RFC 6902) with `test`, from fast-json-patch.
+// JSON Patch (RFC 6902) with `test`, from fast-json-patch. As in Kubernetes, a document
+// that is not a list of operation objects is a 400; an operation that cannot be applied
+// (a failed `test`, a missing path, an unknown op) is a 422 and changes nothing.
 import fjp from 'fast-json-patch';
 import { errors, StatusError } from '../errors/status.ts';
 
 export function applyJsonPatch(target: unknown, ops: unknown): unknown {
-  if (!Array.isArray(ops)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(ops))
+    throw errors.badRequest(`json: cannot unmarshal ${kind(ops)} into Go value of type jsonpatch.Patch`);
   for (const op of ops) {
-    if (typeof op !== 'object' || op === null || typeof (op as { op?: unknown }).op !== 'string')
-      throw errors.badRequest('invalid JSON Patch: each operation must be an object with an "op"');
-    const e = safeValidate(op);
-    if (e) throw errors.badRequest(`invalid JSON Patch: ${e}`);
+    if (typeof op !== 'object' || op === null || Array.isArray(op))
+      throw errors.badRequest(`json: cannot unmarshal ${kind(op)} into Go value of type jsonpatch.Operation`);
   }
   try {
-    return fjp.applyPatch(structuredClone(target), ops as fjp.Operation[], false, true).newDocument;
+    return fjp.applyPatch(structuredClone(target), ops as fjp.Operation[], true, true).newDocument;
   } catch (e) {
-    const err = e as { name?: string; message?: string; operation?: { path?: string } };
-    const msg = err.name === 'TEST_OPERATION_FAILED' ? `testing value ${err.operation?.path ?? ''} failed` : (err.message ?? String(e)).split('\n')[0];
-    throw new StatusError(422, 'Invalid', `the server rejected our request due to an error in our request: ${msg}`, {
-      causes: [{ reason: 'FieldValueInvalid', message: msg }],
-    });
+    throw unprocessable(describe(e));
   }
 }
 
-function safeValidate(op: unknown): string | undefined {
-  try {
-    const o = op as { op: string; path?: unknown; from?: unknown; value?: unknown };
-    if (!['add', 'remove', 'replace', 'move', 'copy', 'test'].includes(o.op)) return `unknown op "${String(o.op)}"`;
-    if (typeof o.path !== 'string') return 'missing path';
-    if ((o.op === 'add' || o.op === 'replace' || o.op === 'test') && !('value' in o)) return `missing value for ${o.op}`;
-    if ((o.op === 'move' || o.op === 'copy') && typeof o.from !== 'string') return `missing from for ${o.op}`;
-    return undefined;
-  } catch (e) {
-    return (e as Error).message;
+function kind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+/** The message of an operation that could not be applied, in the words Kubernetes uses. */
+function describe(e: unknown): string {
+  const err = e as {
+    name?: string;
+    message?: string;
+    operation?: { op?: unknown; path?: unknown; from?: unknown };
+  };
+  const op = err.operation ?? {};
+  const path = typeof op.path === 'string' ? op.path : '';
+  switch (err.name) {
+    case 'TEST_OPERATION_FAILED':
+      return `testing value ${path} failed: test failed`;
+    case 'OPERATION_OP_INVALID':
+      return `Unexpected kind: ${String(op.op)}`;
+    case 'OPERATION_PATH_INVALID':
+      return `invalid operation ${JSON.stringify(op)}: path must be a JSON pointer starting with "/"`;
+    case 'OPERATION_VALUE_REQUIRED':
+      return `invalid operation ${JSON.stringify(op)}: missing value`;
+    case 'OPERATION_FROM_REQUIRED':
+      return `invalid operation ${JSON.stringify(op)}: missing from`;
+    case 'OPERATION_PATH_UNRESOLVABLE':
+      return `${String(op.op)} operation does not apply: doc is missing path: "${path}": missing value`;
+    case 'OPERATION_FROM_UNRESOLVABLE':
+      return `${String(op.op)} operation does not apply: doc is missing from path: "${String(op.from)}": missing value`;
+    case 'OPERATION_PATH_CANNOT_ADD':
+      return `add operation does not apply: doc is missing path: "${path}": missing value`;
+    case 'OPERATION_VALUE_OUT_OF_BOUNDS':
+      return `${String(op.op)} operation does not apply: index out of bounds at "${path}"`;
+    default:
+      return (err.message ?? String(e)).split('\n')[0]!;
   }
+}
+
+function unprocessable(msg: string): StatusError {
+  return new StatusError(
+    422,
+    'Invalid',
+    `the server rejected our request due to an error in our request: ${msg}`,
+    {
+      causes: [{ reason: 'UnexpectedServerResponse', message: msg }],
+    },
+  );
 }
