@@ -1,0 +1,105 @@
+// Faults against doc1's content negotiation (Accept, the Protobuf envelope, 406, Table, gzip),
+// one rule each; suites/content-types must catch every one.
+import { gunzipSync } from 'node:zlib';
+import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import { mapJson } from './util.ts';
+
+const PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+const isProtobuf = (ct: string) => /protobuf/i.test(ct);
+const header = (h: Record<string, string | string[]>, name: string): string => {
+  const k = Object.keys(h).find((x) => x.toLowerCase() === name);
+  const v = k ? h[k] : undefined;
+  return Array.isArray(v) ? v.join(', ') : (v ?? '');
+};
+const accept = (r: ProxiedRequest) => r.headers.accept ?? '';
+const withAccept = (r: ProxiedRequest, a: string): ProxiedRequest => ({
+  ...r,
+  headers: { ...r.headers, accept: a },
+});
+
+export const CONTENT_TYPE_FAULTS: Fault[] = [
+  {
+    name: 'drop-protobuf-prefix',
+    breaks:
+      'doc1 § Resources and their fields: the Protobuf body starts with the prefix 0x6b 0x38 0x73 0x00 (dropped)',
+    area: 'content-types',
+    response: (_r, res) =>
+      isProtobuf(header(res.headers, 'content-type')) && res.body.subarray(0, 4).equals(PREFIX)
+        ? { ...res, body: res.body.subarray(4) }
+        : res,
+  },
+  {
+    name: 'json-when-protobuf-asked',
+    breaks:
+      'doc1 § Headers and content negotiation: Protobuf for built-in types (JSON answered when only Protobuf was asked)',
+    area: 'content-types',
+    request: (r) =>
+      isProtobuf(accept(r)) && !accept(r).includes(',') ? withAccept(r, 'application/json') : r,
+  },
+  {
+    name: 'not-acceptable-as-200',
+    breaks:
+      'doc1 § Headers and content negotiation: when no requested media type is supported the reply is 406 (JSON sent instead)',
+    area: 'content-types',
+    response: (r, res, up) => (res.status === 406 ? up.send(withAccept(r, 'application/json')) : res),
+  },
+  {
+    name: 'table-columns-renamed',
+    breaks:
+      'doc1 § Resources and their fields: the default Table columns are Name and Created At ("Created At" renamed)',
+    area: 'content-types',
+    response: (_r, res) =>
+      mapJson(res, (j) =>
+        j?.kind === 'Table' && Array.isArray(j.columnDefinitions)
+          ? {
+              ...j,
+              columnDefinitions: j.columnDefinitions.map((c: any) =>
+                c?.name === 'Created At' ? { ...c, name: 'Created' } : c,
+              ),
+            }
+          : j,
+      ),
+  },
+  {
+    name: 'table-ignored',
+    breaks:
+      'doc1 § Headers and content negotiation: the Table media type gives a Table (the object is sent instead)',
+    area: 'content-types',
+    request: (r) => (/as=Table/i.test(accept(r)) ? withAccept(r, 'application/json') : r),
+  },
+  {
+    name: 'gzip-claimed-plain',
+    breaks:
+      'doc1 § Headers and content negotiation: content-encoding gzip means a gzip body (the body is sent plain)',
+    area: 'content-types',
+    response: (_r, res): ProxiedResponse => {
+      if (header(res.headers, 'content-encoding').toLowerCase() !== 'gzip') return res;
+      try {
+        return { ...res, body: gunzipSync(res.body) };
+      } catch {
+        return res;
+      }
+    },
+  },
+  {
+    name: 'gzip-ignored',
+    breaks:
+      'doc1 § Headers and content negotiation: Accept-Encoding: gzip gives compression for get and list (ignored)',
+    area: 'content-types',
+    request: (r) => {
+      const headers = { ...r.headers };
+      delete headers['accept-encoding'];
+      return { ...r, headers };
+    },
+  },
+  {
+    name: 'protobuf-body-refused',
+    breaks:
+      'doc1 § Headers and content negotiation: a request may send Protobuf and ask for JSON (refused with 415)',
+    area: 'content-types',
+    request: (r) =>
+      isProtobuf(r.headers['content-type'] ?? '')
+        ? { ...r, headers: { ...r.headers, 'content-type': 'application/x-protobuf-refused' } }
+        : r,
+  },
+];

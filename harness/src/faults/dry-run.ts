@@ -1,0 +1,68 @@
+// Faults against doc1 § Dry run, one rule each; suites/dry-run must catch every one.
+// (ignore-dry-run lives in doc1-core.ts.)
+import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
+import { mapJson } from './util.ts';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const isDryRun = (r: ProxiedRequest) => WRITES.has(r.method) && r.url.searchParams.has('dryRun');
+
+function withoutDryRun(r: ProxiedRequest): ProxiedRequest {
+  const url = new URL(r.url);
+  url.searchParams.delete('dryRun');
+  return { ...r, url };
+}
+
+export const DRY_RUN_FAULTS: Fault[] = [
+  {
+    name: 'dry-run-persists',
+    breaks: 'doc1 § Dry run: every stage runs except persisting (the proxy also sends the request for real)',
+    area: 'dry-run',
+    response: async (r, res, up) => {
+      if (isDryRun(r) && res.status < 300) await up.send(withoutDryRun(r));
+      return res;
+    },
+  },
+  {
+    name: 'bare-dry-run-ignored',
+    breaks: 'doc1 § Dry run: a bare `dryRun` is also accepted (the proxy drops a dryRun without value)',
+    area: 'dry-run',
+    request: (r) =>
+      isDryRun(r) && r.url.searchParams.getAll('dryRun').every((v) => v === '') ? withoutDryRun(r) : r,
+  },
+  {
+    name: 'dry-run-skips-validation',
+    breaks:
+      'doc1 § Dry run: validation runs under dry run (an invalid dry-run request is answered as a success echoing the body)',
+    area: 'dry-run',
+    response: (r, res) => {
+      if (!isDryRun(r) || r.method === 'DELETE' || (res.status !== 400 && res.status !== 422)) return res;
+      return {
+        status: r.method === 'POST' ? 201 : 200,
+        headers: { 'content-type': 'application/json' },
+        body: r.body.length ? r.body : Buffer.from('{}'),
+      };
+    },
+  },
+  {
+    name: 'dry-run-create-200',
+    breaks: 'doc1 § Dry run: the normal status code is returned (a dry-run create answers 200, not 201)',
+    area: 'dry-run',
+    response: (r, res) =>
+      isDryRun(r) && r.method === 'POST' && res.status === 201 ? { ...res, status: 200 } : res,
+  },
+  {
+    name: 'dry-run-no-final-object',
+    breaks: 'doc1 § Dry run: the final object is returned (a dry-run write answers a bare success Status)',
+    area: 'dry-run',
+    response: (r, res) =>
+      isDryRun(r) && r.method !== 'DELETE' && res.status < 300
+        ? mapJson(res, () => ({
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Success',
+            code: res.status,
+          }))
+        : res,
+  },
+];
