@@ -1,0 +1,192 @@
+// Faults against doc1 § States and transitions (two-phase deletion, namespace deletion) and
+// doc3's NamespaceLifecycle; one rule each; suites/deletion must catch every one. None of
+// them deletes a protected namespace for real: the proxy only rewrites answers.
+import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import { mapJson } from './util.ts';
+
+const NS_RESOURCE = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+\/[^/]+$/;
+const NS_COLLECTION = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;
+const NAMESPACE = /^\/api\/v1\/namespaces\/([^/]+)$/;
+const PROTECTED = ['default', 'orch-system', 'orch-public'];
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function parse(b: Buffer): any {
+  try {
+    return JSON.parse(b.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const json = (status: number, body: unknown): ProxiedResponse => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(JSON.stringify(body)),
+});
+
+const stripFinalizers = (r: ProxiedRequest): ProxiedRequest => ({
+  ...r,
+  method: 'PATCH',
+  headers: { ...r.headers, 'content-type': 'application/merge-patch+json' },
+  url: new URL(r.url.pathname, r.url),
+  body: Buffer.from(JSON.stringify({ metadata: { finalizers: null } })),
+});
+
+/** Namespace delete requests turned into reads by namespace-delete-ignored. */
+const ignoredDeletes = new WeakSet<ProxiedRequest>();
+/** Writes refused by finalizer-order-enforced. */
+const refused = new WeakMap<ProxiedRequest, string>();
+/** The finalizers each object path had when last read through the proxy. */
+const lastSeen = new Map<string, { finalizers: string[]; deleting: boolean }>();
+
+/** The finalizer list a PUT or patch asks for, given the list read before it. */
+function requested(r: ProxiedRequest, before: string[]): string[] | undefined {
+  const b = parse(r.body);
+  const ct = r.headers['content-type'] ?? '';
+  if (r.method === 'PUT') return b?.metadata?.finalizers ?? [];
+  if (ct.includes('json-patch') && Array.isArray(b)) {
+    const out = [...before];
+    for (const op of b) {
+      const m = /^\/metadata\/finalizers\/(\d+)$/.exec(op?.path ?? '');
+      if (op?.op === 'remove' && m) out.splice(Number(m[1]), 1);
+    }
+    return out;
+  }
+  if (ct.includes('merge-patch') && b?.metadata && 'finalizers' in b.metadata)
+    return b.metadata.finalizers ?? [];
+  return undefined;
+}
+
+export const DELETION_FAULTS: Fault[] = [
+  {
+    name: 'deletion-ignores-finalizers',
+    breaks:
+      'doc1 § States and transitions: a delete request on an object with finalizers makes it Finalizing (it is removed at once)',
+    area: 'deletion',
+    response: async (r, res, up) => {
+      if (r.method !== 'DELETE' || !NS_RESOURCE.test(r.url.pathname) || res.status >= 300) return res;
+      if (parse(res.body)?.metadata?.finalizers?.length) await up.send(stripFinalizers(r));
+      return res;
+    },
+  },
+  {
+    name: 'finalizer-removal-completes-early',
+    breaks:
+      'doc1 § States and transitions: Finalizing, a finalizer is removed, finalizers remain: Finalizing (removed with the first)',
+    area: 'deletion',
+    response: async (r, res, up) => {
+      if (
+        (r.method !== 'PUT' && r.method !== 'PATCH') ||
+        !NS_RESOURCE.test(r.url.pathname) ||
+        res.status !== 200
+      )
+        return res;
+      const o = parse(res.body);
+      if (o?.metadata?.deletionTimestamp && o.metadata.finalizers?.length) await up.send(stripFinalizers(r));
+      return res;
+    },
+  },
+  {
+    name: 'finalizer-order-enforced',
+    breaks:
+      'doc1 § States and transitions: no order is enforced among finalizers (only the first may be removed)',
+    area: 'deletion',
+    request: (r) => {
+      if ((r.method !== 'PUT' && r.method !== 'PATCH') || !NS_RESOURCE.test(r.url.pathname)) return r;
+      const seen = lastSeen.get(r.url.pathname);
+      if (!seen?.deleting || seen.finalizers.length < 2) return r;
+      const after = requested(r, seen.finalizers);
+      if (!after) return r;
+      const removed = seen.finalizers.filter((f) => !after.includes(f));
+      if (!removed.some((f) => f !== seen.finalizers[0])) return r;
+      const out: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      refused.set(out, `finalizers must be removed in order: ${seen.finalizers[0]} first`);
+      return out;
+    },
+    response: (r, res) => {
+      const why = refused.get(r);
+      if (why)
+        return json(422, {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: why,
+          reason: 'Invalid',
+          code: 422,
+        });
+      const o =
+        r.method === 'GET' && res.status === 200 && NS_RESOURCE.test(r.url.pathname)
+          ? parse(res.body)
+          : undefined;
+      if (o?.metadata)
+        lastSeen.set(r.url.pathname, {
+          finalizers: o.metadata.finalizers ?? [],
+          deleting: !!o.metadata.deletionTimestamp,
+        });
+      return res;
+    },
+  },
+  {
+    name: 'second-delete-resets-timestamp',
+    breaks:
+      'doc1 § Resources and their fields: deletionTimestamp is set when a delete is first requested (every delete answers a new one)',
+    area: 'deletion',
+    response: (r, res) =>
+      r.method === 'DELETE' && res.status === 200
+        ? mapJson(res, (j) =>
+            j?.metadata?.deletionTimestamp
+              ? { ...j, metadata: { ...j.metadata, deletionTimestamp: now() } }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'namespace-delete-ignored',
+    breaks:
+      'doc1 § States and transitions: deleting a namespace also deletes its namespace-scoped resources (answered 200, nothing happens)',
+    area: 'deletion',
+    request: (r) => {
+      if (r.method !== 'DELETE' || !NAMESPACE.test(r.url.pathname)) return r;
+      const out: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      ignoredDeletes.add(out);
+      return out;
+    },
+    response: (r, res) =>
+      ignoredDeletes.has(r) && res.status === 200
+        ? mapJson(res, (j) => ({
+            ...j,
+            metadata: { ...j.metadata, deletionTimestamp: now() },
+            status: { ...(j.status ?? {}), phase: 'Terminating' },
+          }))
+        : res,
+  },
+  {
+    name: 'terminating-namespace-accepts-create',
+    breaks: 'doc3 NamespaceLifecycle: creation in a terminating namespace is blocked (answered 201)',
+    area: 'deletion',
+    response: (r, res) => {
+      if (r.method !== 'POST' || res.status !== 403 || !NS_COLLECTION.test(r.url.pathname)) return res;
+      const body = parse(r.body) ?? {};
+      return json(201, {
+        ...body,
+        metadata: { ...(body.metadata ?? {}), uid: '00000000-0000-0000-0000-0000000000fa' },
+      });
+    },
+  },
+  {
+    name: 'protected-namespace-deletable',
+    breaks:
+      'doc3 NamespaceLifecycle: three system namespaces are protected from deletion (the refusal answered as a success)',
+    area: 'deletion',
+    response: async (r, res, up) => {
+      const m = NAMESPACE.exec(r.url.pathname);
+      if (r.method !== 'DELETE' || !m || !PROTECTED.includes(decodeURIComponent(m[1]!)) || res.status < 400)
+        return res;
+      const g = await up.send({ ...r, method: 'GET', body: Buffer.alloc(0) });
+      const o = parse(g.body);
+      return o ? json(200, { ...o, metadata: { ...o.metadata, deletionTimestamp: now() } }) : res;
+    },
+  },
+];

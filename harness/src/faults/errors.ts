@@ -1,0 +1,91 @@
+// Faults against the error answers: doc1 § Errors (and doc3 § Errors for the bearer token),
+// where every error leaves as a Status object whose code is the HTTP status; one rule each;
+// suites/errors must catch every one.
+import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
+import { mapJson } from './util.ts';
+
+const NS_COLLECTION = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;
+
+function statusOf(body: Buffer): any {
+  try {
+    const j = JSON.parse(body.toString('utf8'));
+    return j?.kind === 'Status' ? j : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const withoutAuth = (r: ProxiedRequest): ProxiedRequest => {
+  const headers = { ...r.headers };
+  delete headers.authorization;
+  return { ...r, headers };
+};
+
+export const ERRORS_FAULTS: Fault[] = [
+  {
+    name: 'errors-as-plain-text',
+    breaks: 'doc1 § Errors (Kubernetes): every error is a Status object (answered as plain text)',
+    area: 'errors',
+    response: (_r, res) => {
+      if (res.status < 400) return res;
+      const s = statusOf(res.body);
+      const text = s?.message ?? res.body.toString('utf8');
+      return {
+        ...res,
+        headers: { ...res.headers, 'content-type': 'text/plain; charset=utf-8' },
+        body: Buffer.from(`${text}\n`),
+      };
+    },
+  },
+  {
+    name: 'conflict-as-ok',
+    breaks:
+      'doc1 § Errors: 409 Conflict for a PUT with a stale resourceVersion (the HTTP status rewritten to 200)',
+    area: 'errors',
+    response: (_r, res) => (res.status === 409 ? { ...res, status: 200 } : res),
+  },
+  {
+    name: 'status-code-mismatch',
+    breaks: 'doc1 § Errors (Kubernetes): Status.code equals the HTTP status (always 500 in the body)',
+    area: 'errors',
+    response: (_r, res) =>
+      res.status >= 400 ? mapJson(res, (j) => (j?.kind === 'Status' ? { ...j, code: 500 } : j)) : res,
+  },
+  {
+    name: 'invalid-without-causes',
+    breaks:
+      'doc1 § Errors (Kubernetes): a 422 Invalid Status names the invalid fields in details.causes (causes dropped)',
+    area: 'errors',
+    response: (_r, res) =>
+      res.status === 422
+        ? mapJson(res, (j) => (j?.details ? { ...j, details: { ...j.details, causes: undefined } } : j))
+        : res,
+  },
+  {
+    name: 'invalid-token-anonymous',
+    breaks: 'doc3 § Errors: an invalid bearer token is rejected with 401, not treated as anonymous',
+    area: 'errors',
+    response: (r, res, up) => (res.status === 401 ? up.send(withoutAuth(r)) : res),
+  },
+  {
+    name: 'malformed-json-500',
+    breaks:
+      'Kubernetes (beyond doc1 § Errors): a body that is not JSON is a client error, 400 BadRequest (answered 500)',
+    area: 'errors',
+    response: (_r, res) =>
+      res.status === 400 && statusOf(res.body)?.reason === 'BadRequest'
+        ? mapJson({ ...res, status: 500 }, (j) => ({ ...j, code: 500, reason: 'InternalError' }))
+        : res,
+  },
+  {
+    name: 'rejected-write-persists',
+    breaks:
+      'a refused write changes nothing (a PUT on a collection is answered 405 but its object is created)',
+    area: 'errors',
+    response: async (r, res, up) => {
+      if (r.method !== 'PUT' || res.status !== 405 || !NS_COLLECTION.test(r.url.pathname)) return res;
+      await up.send({ ...r, method: 'POST' });
+      return res;
+    },
+  },
+];
