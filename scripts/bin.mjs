@@ -3,12 +3,23 @@
 // through tsx's loader in this process (signals reach the server directly).
 //   serve   the reference server (reference/src/cli.ts)
 //   run     the conformance suites (scripts/run.ts)
+//   merge   merge the reports of shards (scripts/merge.ts)
 
 const USAGE = `Usage: orch-conformance <command> [flags]
 
 Commands:
+  run      run the conformance suites against a server, or an embedded reference
+           server when none is given, and write the reports (orch-conformance run --help)
+  merge    merge the report directories of shards (run --shard I/N) into one report
+           (orch-conformance merge --help)
   serve    run the reference server standalone (orch-conformance serve --help)
-  run      run the conformance suites against a server (orch-conformance run --help)
+  help     this text
+
+Examples:
+  orch-conformance run --area watch,chunking
+  orch-conformance run --endpoint https://127.0.0.1:6443 --token "$TOKEN" --ca ca.pem
+  orch-conformance run --kubeconfig ~/.kube/config --dialect kubernetes --expect expectations/kubernetes-1.28.yaml
+  orch-conformance merge out/shard-1 out/shard-2 --report out/report
 `;
 
 const [cmd, ...rest] = process.argv.slice(2);
@@ -27,6 +38,13 @@ switch (cmd) {
     register();
     const { run } = await import('./run.ts');
     process.exit(await run(rest));
+    break;
+  }
+  case 'merge': {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const { merge } = await import('./merge.ts');
+    process.exit(await merge(rest));
     break;
   }
   case 'help':

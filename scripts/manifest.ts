@@ -1,12 +1,19 @@
 // The golden manifest of all conformance cases (id, title, spec place, level), collected
 // from the suites' declarations. `--check` fails when the checked-in manifest drifts from
-// the code, or when a case names a section the spec does not have.
+// the code, when a case names a section its document does not have, when a case id is
+// declared twice, or when a case lives outside the folder its id starts with (the runner's
+// `--case` relies on it). scripts/test/manifest.test.ts runs the same checks.
+//
+//   npx tsx scripts/manifest.ts             regenerate suites/MANIFEST.json
+//   npx tsx scripts/manifest.ts --out FILE  write the collected manifest elsewhere
+//   npx tsx scripts/manifest.ts --check     compare, exit 1 on any problem
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readSections } from '../reports/spec-sections.ts';
+import { readSections, SPEC_FILES, specDir } from '../reports/spec-sections.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const MANIFEST = join(ROOT, 'suites', 'MANIFEST.json');
@@ -20,17 +27,33 @@ export interface ManifestEntry {
   level: string;
 }
 
+export interface Collected {
+  /** Every declared case, sorted by id (one entry per id). */
+  cases: ManifestEntry[];
+  /** Each conformance test vitest collected: its case id and file (relative to the repo). */
+  tests: { id: string; file: string }[];
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** Collects every declared case by letting vitest collect (not run) the suites. */
-export function collectCases(): ManifestEntry[] {
+export function collectCases(): Collected {
   const dir = mkdtempSync(join(tmpdir(), 'orch-manifest-'));
   const out = join(dir, 'cases.jsonl');
+  const listFile = join(dir, 'list.json');
   writeFileSync(out, '');
   try {
-    const r = spawnSync('npx', ['vitest', 'list', '--config', join(ROOT, 'suites', 'vitest.config.ts'), '--json', join(dir, 'list.json')], {
-      cwd: ROOT,
-      env: { ...process.env, ORCH_MANIFEST_OUT: out, ORCH_ENDPOINT: process.env.ORCH_ENDPOINT ?? 'http://127.0.0.1:1', ORCH_REPORT_DIR: '' },
-      encoding: 'utf8',
-    });
+    const env: NodeJS.ProcessEnv = {};
+    // the suites' own environment only: an expectations file would rename skipped tests
+    for (const [k, v] of Object.entries(process.env))
+      if (!k.startsWith('ORCH_') && !k.startsWith('VITEST')) env[k] = v;
+    Object.assign(env, { ORCH_MANIFEST_OUT: out, ORCH_ENDPOINT: 'http://127.0.0.1:1', ORCH_REPORT_DIR: '' });
+    const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+    const r = spawnSync(
+      process.execPath,
+      [vitest, 'list', '--config', join(ROOT, 'suites', 'vitest.config.ts'), '--json', listFile],
+      { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     if (r.status !== 0) throw new Error(`vitest list failed:\n${r.stdout}\n${r.stderr}`);
     const seen = new Map<string, ManifestEntry>();
     for (const line of readFileSync(out, 'utf8').split('\n')) {
@@ -38,37 +61,109 @@ export function collectCases(): ManifestEntry[] {
       const e = JSON.parse(line) as ManifestEntry;
       seen.set(e.id, e);
     }
-    return [...seen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const listed = JSON.parse(readFileSync(listFile, 'utf8')) as { name: string; file: string }[];
+    const tests = listed
+      .map((t) => {
+        const name = t.name.split(' > ').at(-1)!;
+        const i = name.indexOf(': ');
+        return { id: i > 0 ? name.slice(0, i) : name, file: relative(ROOT, t.file).split(sep).join('/') };
+      })
+      .filter((t) => seen.has(t.id));
+    return { cases: [...seen.values()].sort(byId), tests };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export function checkSections(cases: ManifestEntry[]): string[] {
-  const sections = readSections(ROOT);
+export function manifestText(cases: ManifestEntry[]): string {
+  return `${JSON.stringify(cases, null, 2)}\n`;
+}
+
+export function readManifest(path = MANIFEST): ManifestEntry[] {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as ManifestEntry[]) : [];
+}
+
+/** What differs between the checked-in manifest and the code, one line per case. */
+export function diffManifest(checkedIn: ManifestEntry[], collected: ManifestEntry[]): string[] {
+  const before = new Map(checkedIn.map((c) => [c.id, c]));
+  const now = new Map(collected.map((c) => [c.id, c]));
+  const out: string[] = [];
+  for (const [id, c] of now) {
+    const b = before.get(id);
+    if (!b) out.push(`+ ${id}: declared in suites/ but not in MANIFEST.json`);
+    else {
+      const fields = (['title', 'doc', 'section', 'place', 'level'] as const).filter((k) => b[k] !== c[k]);
+      if (fields.length)
+        out.push(
+          `~ ${id}: ${fields.map((k) => `${k} ${JSON.stringify(b[k])} -> ${JSON.stringify(c[k])}`).join(', ')}`,
+        );
+    }
+  }
+  for (const id of before.keys())
+    if (!now.has(id)) out.push(`- ${id}: in MANIFEST.json but no longer declared`);
+  const order = checkedIn.map((c) => c.id);
+  if (out.length === 0 && order.join('\n') !== [...order].sort().join('\n'))
+    out.push('MANIFEST.json is not sorted by id');
+  return out;
+}
+
+/** diffManifest against the file, plus its layout (as `manifestText` writes it). */
+export function manifestDrift(collected: ManifestEntry[], path = MANIFEST): string[] {
+  if (!existsSync(path)) return [`${path} does not exist`];
+  const raw = readFileSync(path, 'utf8');
+  const checkedIn = JSON.parse(raw) as ManifestEntry[];
+  const drift = diffManifest(checkedIn, collected);
+  if (drift.length === 0 && raw !== manifestText(checkedIn))
+    drift.push('MANIFEST.json is not laid out as `npm run manifest` writes it');
+  return drift;
+}
+
+/** Every case must name a heading (##, ### or ####) of its document. */
+export function checkSections(cases: ManifestEntry[], root = ROOT): string[] {
+  const sections = readSections(root);
   const problems: string[] = [];
   for (const c of cases) {
     if (!sections.some((s) => s.doc === c.doc && s.title === c.section))
-      problems.push(`${c.id}: doc${c.doc} has no section "${c.section}"`);
+      problems.push(
+        `${c.id}: doc${c.doc} (${join(specDir(root), SPEC_FILES[c.doc] ?? '?')}) has no section heading "${c.section}"`,
+      );
+  }
+  return problems;
+}
+
+/** An id is declared once, and in a file under suites/<the id's first segment>/. */
+export function checkPlacement(tests: Collected['tests']): string[] {
+  const problems: string[] = [];
+  const files = new Map<string, string[]>();
+  for (const t of tests) files.set(t.id, [...(files.get(t.id) ?? []), t.file]);
+  for (const [id, fs] of files) {
+    if (fs.length > 1) problems.push(`${id}: declared ${fs.length} times (${fs.join(', ')})`);
+    const area = id.split('/')[0];
+    for (const f of new Set(fs))
+      if (!f.startsWith(`suites/${area}/`)) problems.push(`${id}: declared in ${f}, outside suites/${area}/`);
   }
   return problems;
 }
 
 function main(): number {
-  const cases = collectCases();
-  const problems = checkSections(cases);
-  const text = `${JSON.stringify(cases, null, 2)}\n`;
+  const { cases, tests } = collectCases();
+  const problems = [...checkSections(cases), ...checkPlacement(tests)];
   if (process.argv.includes('--check')) {
-    const current = existsSync(MANIFEST) ? readFileSync(MANIFEST, 'utf8') : '';
-    if (current !== text) {
-      process.stderr.write('suites/MANIFEST.json is out of date: run `npm run manifest` and commit the result\n');
-      return 1;
-    }
+    const drift = manifestDrift(cases);
+    if (drift.length) {
+      process.stderr.write(
+        `suites/MANIFEST.json is out of date (${drift.length} difference${drift.length === 1 ? '' : 's'}): run \`npm run manifest\` and commit the result\n`,
+      );
+      for (const d of drift) process.stderr.write(`  ${d}\n`);
+      problems.push('drift');
+    } else process.stdout.write(`suites/MANIFEST.json matches the ${cases.length} declared cases\n`);
   } else {
-    writeFileSync(MANIFEST, text);
-    process.stdout.write(`${cases.length} cases written to ${MANIFEST}\n`);
+    const k = process.argv.indexOf('--out');
+    const to = k > 0 && process.argv[k + 1] ? resolve(process.argv[k + 1]!) : MANIFEST;
+    writeFileSync(to, manifestText(cases));
+    process.stdout.write(`${cases.length} cases written to ${to}\n`);
   }
-  for (const p of problems) process.stderr.write(`${p}\n`);
+  for (const p of problems.filter((x) => x !== 'drift')) process.stderr.write(`${p}\n`);
   return problems.length ? 1 : 0;
 }
 

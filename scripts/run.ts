@@ -1,176 +1,393 @@
 // `orch-conformance run`: runs the conformance suites against an endpoint (or, with none
 // given, against an embedded reference server it starts), then writes the reports.
+// The suites run in a vitest child process (suites/vitest.config.ts) that reads the target
+// and the report directory from ORCH_* variables; its default reporter shows progress.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { expectationFor, loadExpectations } from '../harness/src/expectations.ts';
-import { buildMatrix, matrixHtml, outcomesFrom } from '../reports/matrix.ts';
-import type { ManifestEntry } from './manifest.ts';
+import { loadExpectations } from '../harness/src/expectations.ts';
+import { resolveTarget } from '../harness/src/target.ts';
+import {
+  expectationsInfo,
+  finishReport,
+  REPORT_FILES,
+  type Summary,
+  summaryText,
+} from '../reports/finish.ts';
+import type { Selection } from '../reports/outcomes.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SUITES = join(ROOT, 'suites');
 
-export const RUN_HELP = `orch-conformance run [options]
+export const RUN_HELP = `Usage: orch-conformance run [options]
 
-Runs the conformance suites against an implementation of the orch API.
+Runs the conformance suites against an implementation of the orch API and writes the
+reports. Exit code 0 when every selected case met its expectation; 1 on an unexpected
+failure, an unexpected pass, a test file that failed to load, or when no case ran;
+2 on a usage error.
 
-Target (flags win over ORCH_* environment variables, which win over a kubeconfig):
-  --endpoint URL        API server URL (none: start the embedded reference server)
-  --token TOKEN         bearer token            --token-file FILE
-  --cert FILE --key FILE client certificate and key (PEM)
-  --ca FILE             CA bundle (PEM)         --insecure   skip TLS verification
-  --kubeconfig FILE     read URL and credentials (token, certs, exec plugins)
-  --context NAME        kubeconfig context
-  --dialect orch|kubernetes   word mapping (kubernetes: orch.io -> k8s.io, ...)
+Target (flags win over ORCH_* environment variables, which win over a kubeconfig;
+with none of --endpoint, --kubeconfig, ORCH_ENDPOINT, ORCH_KUBECONFIG an embedded
+reference server is started):
+  --endpoint URL          API server URL                        (ORCH_ENDPOINT)
+  --token TOKEN           bearer token                          (ORCH_TOKEN)
+  --token-file FILE       bearer token read from a file
+  --cert FILE --key FILE  client certificate and key (PEM)      (ORCH_CLIENT_CERT, ORCH_CLIENT_KEY)
+  --ca FILE               CA bundle (PEM)                       (ORCH_CA)
+  --insecure              skip TLS verification                 (ORCH_INSECURE=1)
+  --kubeconfig FILE       URL and credentials from a kubeconfig (ORCH_KUBECONFIG)
+                          (token, token file, client certificates, exec plugins)
+  --context NAME          kubeconfig context                    (ORCH_CONTEXT)
+  --dialect orch|kubernetes
+                          word mapping; kubernetes maps orch.io -> k8s.io, ... for a
+                          real cluster                          (ORCH_DIALECT)
 Selection:
-  --area a,b            only these areas (folders under suites/)
-  --case ID             only cases whose id starts with ID
-  --shard i/n           run shard i of n
-Properties:
-  --runs N              fast-check runs per property     --seed S   fast-check seed
+  --area A[,B...]         only these areas (folders under suites/: ${areaList()})
+  --case ID[,ID...]       only cases whose id starts with ID (e.g. crud/create, watch/law/)
+  --shard I/N             run shard I of N (test files split by vitest); the report
+                          goes to its own directory (default out/report-shard-I-of-N);
+                          combine shards with \`orch-conformance merge\`
+Properties (fast-check):
+  --runs N                runs per property (ORCH_RUNS)
+  --seed S                seed, to replay a failure (ORCH_SEED; a negative one: --seed=-S)
 Results:
-  --expect FILE         expectations (fail / flaky / skip per case, with notes)
-  --report DIR          where reports go (default out/report)
+  --expect FILE           expectations for this implementation (expectations/*.yaml:
+                          fail / flaky / skip per case id or area/* glob, with a note)
+  --report DIR            where reports go (default out/report): html/ (Allure),
+                          matrix.html, junit.xml, results.json, summary.json
+  --no-html               skip \`allure generate\`
+  -h, --help              this text
+
+Examples:
+  orch-conformance run
+  orch-conformance run --area watch,chunking --runs 200
+  orch-conformance run --case crud/create --report out/crud
+  orch-conformance run --kubeconfig ~/.kube/config --dialect kubernetes \\
+      --expect expectations/kubernetes-1.28.yaml
+  orch-conformance run --shard 1/2 --report out/shard-1
 `;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      endpoint: { type: 'string' },
-      token: { type: 'string' },
-      'token-file': { type: 'string' },
-      cert: { type: 'string' },
-      key: { type: 'string' },
-      ca: { type: 'string' },
-      insecure: { type: 'boolean' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      dialect: { type: 'string' },
-      area: { type: 'string' },
-      case: { type: 'string' },
-      shard: { type: 'string' },
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      expect: { type: 'string' },
-      report: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(RUN_HELP);
-    return 0;
-  }
-  const reportDir = resolve(values.report ?? join(ROOT, 'out', 'report'));
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  let stop: (() => Promise<void>) | undefined;
-  if (values.endpoint || values.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
-    if (values.endpoint) env.ORCH_ENDPOINT = values.endpoint;
-    if (values.token) env.ORCH_TOKEN = values.token;
-    if (values['token-file']) env.ORCH_TOKEN = readFileSync(values['token-file'], 'utf8').trim();
-    if (values.cert) env.ORCH_CLIENT_CERT = resolve(values.cert);
-    if (values.key) env.ORCH_CLIENT_KEY = resolve(values.key);
-    if (values.ca) env.ORCH_CA = resolve(values.ca);
-    if (values.insecure) env.ORCH_INSECURE = '1';
-    if (values.kubeconfig) env.ORCH_KUBECONFIG = resolve(values.kubeconfig);
-    if (values.context) env.ORCH_CONTEXT = values.context;
-  } else {
-    const { build } = await import('../reference/src/index.ts');
-    const t0 = performance.now();
-    const server = await build({ inMemory: true, tls: true });
-    const { url } = await server.listen();
-    process.stdout.write(`embedded reference server at ${url} (ready in ${(performance.now() - t0).toFixed(0)} ms)\n`);
-    env.ORCH_ENDPOINT = url;
-    env.ORCH_TOKEN = server.adminToken;
-    env.ORCH_CA = server.caPem;
-    stop = () => server.close();
-  }
-  if (values.dialect) env.ORCH_DIALECT = values.dialect;
-  if (values.runs) env.ORCH_RUNS = values.runs;
-  if (values.seed) env.ORCH_SEED = values.seed;
-  if (values.expect) env.ORCH_EXPECT = resolve(values.expect);
+export class UsageError extends Error {}
 
-  const allureDir = join(reportDir, 'allure-results');
-  rmSync(reportDir, { recursive: true, force: true });
-  mkdirSync(reportDir, { recursive: true });
-  env.ORCH_REPORT_DIR = reportDir;
-  const casesFile = join(reportDir, 'cases.jsonl');
-  writeFileSync(casesFile, '');
-  env.ORCH_MANIFEST_OUT = casesFile;
-  const args = ['vitest', 'run', '--config', join(ROOT, 'suites', 'vitest.config.ts')];
-  if (values.area) for (const a of values.area.split(',')) args.push(join('suites', a.trim()));
-  if (values.case) args.push('-t', `^${escapeRegex(values.case)}`);
-  if (values.shard) args.push(`--shard=${values.shard}`);
-  const started = performance.now();
-  const code = await new Promise<number>((res) => {
-    const child = spawn('npx', args, { cwd: ROOT, env, stdio: 'inherit' });
-    child.on('exit', (c) => res(c ?? 1));
-  });
-  const seconds = (performance.now() - started) / 1000;
-  await stop?.();
-  const summary = await summarize(join(reportDir, 'results.json'), seconds);
-  if (existsSync(join(reportDir, 'results.json'))) {
-    const expected = loadExpectations(env.ORCH_EXPECT || undefined);
-    const cases = readCases(casesFile);
-    const expectedFail = new Set(cases.filter((c) => expectationFor(expected, c.id)?.expect === 'fail').map((c) => c.id));
-    const rows = buildMatrix(ROOT, cases, outcomesFrom(join(reportDir, 'results.json'), expectedFail));
-    writeFileSync(join(reportDir, 'matrix.html'), matrixHtml(rows));
-    writeFileSync(join(reportDir, 'matrix.json'), `${JSON.stringify(rows, null, 2)}\n`);
-    writeFileSync(
-      join(reportDir, 'summary.json'),
-      `${JSON.stringify({ ...summary, seconds, endpoint: env.ORCH_ENDPOINT, dialect: env.ORCH_DIALECT ?? 'orch', expectations: env.ORCH_EXPECT ?? null }, null, 2)}\n`,
-    );
-    process.stdout.write(`Matrix: ${join(reportDir, 'matrix.html')}\n`);
-  }
-  if (existsSync(allureDir)) {
-    await new Promise<void>((res) => {
-      const child = spawn('npx', ['allure', 'generate', allureDir, '-o', join(reportDir, 'html')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-      child.on('exit', () => res());
-    });
-    process.stdout.write(`HTML report: ${join(reportDir, 'html', 'index.html')}\n`);
-  }
-  process.stdout.write(`JUnit: ${join(reportDir, 'junit.xml')}\n`);
-  if (summary.executed === 0) {
-    process.stderr.write('no case was executed: failing the run\n');
-    return 1;
-  }
-  return code;
+/** The areas: folders under suites/ holding at least one test file. */
+export function areas(): string[] {
+  return readdirSync(SUITES)
+    .filter((d) => statSync(join(SUITES, d)).isDirectory())
+    .filter((d) => hasTests(join(SUITES, d)))
+    .sort();
 }
 
-function readCases(path: string): ManifestEntry[] {
-  const seen = new Map<string, ManifestEntry>();
-  for (const line of readFileSync(path, 'utf8').split('\n')) if (line.trim()) seen.set(JSON.parse(line).id, JSON.parse(line));
-  return [...seen.values()];
-}
-
-interface Summary {
-  executed: number;
-  passed: number;
-  failed: number;
-  skipped: number;
-}
-
-async function summarize(path: string, seconds: number): Promise<Summary> {
-  if (!existsSync(path)) return { executed: 0, passed: 0, failed: 0, skipped: 0 };
-  const r = JSON.parse(readFileSync(path, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTotalTests: number };
-  const executed = r.numPassedTests + r.numFailedTests;
-  process.stdout.write(
-    `\n${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped — ${executed} cases in ${seconds.toFixed(1)} s (${(executed / seconds).toFixed(1)} cases/s)\n`,
+function hasTests(dir: string): boolean {
+  return readdirSync(dir, { withFileTypes: true }).some((e) =>
+    e.isDirectory() ? hasTests(join(dir, e.name)) : e.name.endsWith('.test.ts'),
   );
-  return { executed, passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests };
+}
+
+function areaList(): string {
+  try {
+    return areas().join(', ');
+  } catch {
+    return '?';
+  }
+}
+
+export interface RunOptions {
+  target: {
+    endpoint?: string;
+    token?: string;
+    tokenFile?: string;
+    cert?: string;
+    key?: string;
+    ca?: string;
+    insecure?: boolean;
+    kubeconfig?: string;
+    context?: string;
+  };
+  dialect?: 'orch' | 'kubernetes';
+  selection: Selection;
+  runs?: number;
+  seed?: number;
+  expect?: string;
+  reportDir: string;
+  html: boolean;
+  help: boolean;
+}
+
+const list = (v: string | string[] | undefined) =>
+  [v ?? '']
+    .flat()
+    .join(',')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export function parseRunArgs(argv: string[]): RunOptions {
+  let values: Record<string, string | string[] | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        endpoint: { type: 'string' },
+        token: { type: 'string' },
+        'token-file': { type: 'string' },
+        cert: { type: 'string' },
+        key: { type: 'string' },
+        ca: { type: 'string' },
+        insecure: { type: 'boolean' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        dialect: { type: 'string' },
+        area: { type: 'string', multiple: true },
+        case: { type: 'string', multiple: true },
+        shard: { type: 'string' },
+        runs: { type: 'string' },
+        seed: { type: 'string' },
+        expect: { type: 'string' },
+        report: { type: 'string' },
+        'no-html': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const str = (k: string) => values[k] as string | undefined;
+  const opts: RunOptions = {
+    target: {
+      endpoint: str('endpoint'),
+      token: str('token'),
+      tokenFile: str('token-file'),
+      cert: str('cert'),
+      key: str('key'),
+      ca: str('ca'),
+      insecure: values.insecure === true ? true : undefined,
+      kubeconfig: str('kubeconfig'),
+      context: str('context'),
+    },
+    selection: {
+      areas: list(values.area as string[] | undefined),
+      cases: list(values.case as string[] | undefined),
+      shard: null,
+    },
+    reportDir: '',
+    html: values['no-html'] !== true,
+    help: values.help === true,
+  };
+  if (opts.help) return opts;
+  const dialect = str('dialect');
+  if (dialect !== undefined) {
+    if (dialect !== 'orch' && dialect !== 'kubernetes')
+      throw new UsageError(`--dialect: "${dialect}" is not orch or kubernetes`);
+    opts.dialect = dialect;
+  }
+  if (values.area !== undefined && opts.selection.areas.length === 0)
+    throw new UsageError('--area: no area given');
+  const known = areas();
+  for (const a of opts.selection.areas)
+    if (!known.includes(a)) throw new UsageError(`--area: no area "${a}" (areas: ${known.join(', ')})`);
+  if (values.case !== undefined && opts.selection.cases.length === 0)
+    throw new UsageError('--case: no id given');
+  const shard = str('shard');
+  if (shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(shard);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
+      throw new UsageError(`--shard: "${shard}" is not I/N with 1 <= I <= N`);
+    opts.selection.shard = `${Number(m[1])}/${Number(m[2])}`;
+  }
+  const runs = str('runs');
+  if (runs !== undefined) {
+    if (!/^[1-9]\d*$/.test(runs)) throw new UsageError(`--runs: "${runs}" is not a positive integer`);
+    opts.runs = Number(runs);
+  }
+  const seed = str('seed');
+  if (seed !== undefined) {
+    if (!/^-?\d+$/.test(seed) || !Number.isSafeInteger(Number(seed)))
+      throw new UsageError(`--seed: "${seed}" is not an integer`);
+    opts.seed = Number(seed);
+  }
+  const expect = str('expect');
+  if (expect !== undefined) {
+    opts.expect = resolve(expect);
+    if (!existsSync(opts.expect)) throw new UsageError(`--expect: no file ${opts.expect}`);
+  }
+  const [i, n] = (opts.selection.shard ?? '').split('/');
+  const report = str('report');
+  opts.reportDir = resolve(
+    report ??
+      (opts.selection.shard ? join(ROOT, 'out', `report-shard-${i}-of-${n}`) : join(ROOT, 'out', 'report')),
+  );
+  return opts;
+}
+
+/**
+ * vitest's arguments for a selection. Areas become file filters (`suites/<area>/`); a case
+ * prefix becomes a test-name pattern anchored at the id (names are `<id>: <title>`, after
+ * the describe titles), and, when every prefix names its area, a file filter too (a case
+ * lives under the folder its id starts with: scripts/test/manifest.test.ts checks it).
+ */
+export function vitestArgs(sel: Selection): string[] {
+  const args = ['run', '--config', join(SUITES, 'vitest.config.ts')];
+  let folders = sel.areas;
+  if (folders.length === 0 && sel.cases.length > 0) {
+    const known = areas();
+    const heads = sel.cases.map((c) => (c.includes('/') ? c.slice(0, c.indexOf('/')) : ''));
+    if (heads.every((h) => known.includes(h))) folders = [...new Set(heads)];
+  }
+  for (const a of folders) args.push(`suites/${a}/`);
+  if (sel.cases.length > 0) args.push('--testNamePattern', testNamePattern(sel.cases));
+  if (sel.shard) args.push(`--shard=${sel.shard}`);
+  return args;
+}
+
+export function testNamePattern(prefixes: string[]): string {
+  return `(?:^| )(?:${prefixes.map(escapeRegex).join('|')})[^ ]*: `;
 }
 
 function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** What reaches the suites through the environment besides the target (harness/src/session.ts). */
+export function optionEnv(opts: RunOptions): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (opts.expect) env.ORCH_EXPECT = opts.expect;
+  if (opts.dialect) env.ORCH_DIALECT = opts.dialect;
+  if (opts.runs !== undefined) env.ORCH_RUNS = String(opts.runs);
+  if (opts.seed !== undefined) env.ORCH_SEED = String(opts.seed);
+  return env;
+}
+
+function vitestBin(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = require.resolve('vitest/package.json');
+  return join(dirname(pkg), 'vitest.mjs');
+}
+
+/** Removes the previous run's outputs (only those: --report may name a folder with other files). */
+function clearReport(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const f of REPORT_FILES) rmSync(join(dir, f), { recursive: true, force: true });
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const t0 = performance.now();
+  let opts: RunOptions;
+  try {
+    opts = parseRunArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`orch-conformance run: ${e.message}\n\nSee orch-conformance run --help\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (opts.help) {
+    process.stdout.write(RUN_HELP);
+    return 0;
+  }
+  const startedAt = new Date().toISOString();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  let expectations: ReturnType<typeof loadExpectations>;
+  try {
+    expectations = loadExpectations(opts.expect);
+  } catch (e) {
+    process.stderr.write(`orch-conformance run: --expect: ${(e as Error).message}\n`);
+    return 2;
+  }
+  Object.assign(env, optionEnv(opts));
+
+  let stop: (() => Promise<void>) | undefined;
+  const t = opts.target;
+  try {
+    if (t.endpoint || t.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
+      if (t.endpoint) env.ORCH_ENDPOINT = t.endpoint;
+      if (t.token) env.ORCH_TOKEN = t.token;
+      if (t.tokenFile) env.ORCH_TOKEN = readFileSync(t.tokenFile, 'utf8').trim();
+      if (t.cert) env.ORCH_CLIENT_CERT = resolve(t.cert);
+      if (t.key) env.ORCH_CLIENT_KEY = resolve(t.key);
+      if (t.ca) env.ORCH_CA = resolve(t.ca);
+      if (t.insecure) env.ORCH_INSECURE = '1';
+      if (t.kubeconfig) env.ORCH_KUBECONFIG = resolve(t.kubeconfig);
+      if (t.context) env.ORCH_CONTEXT = t.context;
+      // the suites resolve the same way: a bad kubeconfig or URL is reported once, here
+      env.ORCH_ENDPOINT = resolveTarget({}, env).url;
+    } else {
+      const { build } = await import('../reference/src/index.ts');
+      const s0 = performance.now();
+      const server = await build({ inMemory: true, tls: true });
+      const { url } = await server.listen();
+      process.stdout.write(
+        `embedded reference server at ${url} (ready in ${(performance.now() - s0).toFixed(0)} ms)\n`,
+      );
+      env.ORCH_ENDPOINT = url;
+      env.ORCH_TOKEN = server.adminToken;
+      env.ORCH_CA = server.caPem;
+      stop = () => server.close();
+    }
+  } catch (e) {
+    process.stderr.write(`orch-conformance run: target: ${(e as Error).message}\n`);
+    return 2;
+  }
+
+  const reportDir = opts.reportDir;
+  let vitestExitCode: number | null;
+  let seconds: number;
+  try {
+    clearReport(reportDir);
+    env.ORCH_REPORT_DIR = reportDir;
+    const casesFile = join(reportDir, 'cases.jsonl');
+    writeFileSync(casesFile, '');
+    env.ORCH_MANIFEST_OUT = casesFile;
+    const sel = opts.selection;
+    process.stdout.write(
+      `orch conformance: ${env.ORCH_ENDPOINT} (dialect ${env.ORCH_DIALECT ?? 'orch'})` +
+        `${sel.areas.length ? `, areas ${sel.areas.join(',')}` : ''}${sel.cases.length ? `, cases ${sel.cases.join(',')}` : ''}` +
+        `${sel.shard ? `, shard ${sel.shard}` : ''}${opts.expect ? `, expectations ${opts.expect}` : ''}` +
+        `${opts.runs ? `, ${opts.runs} runs` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''}\n` +
+        `report: ${reportDir}\n`,
+    );
+    const started = performance.now();
+    vitestExitCode = await new Promise<number | null>((res, rej) => {
+      const child = spawn(process.execPath, [vitestBin(), ...vitestArgs(sel)], {
+        cwd: ROOT,
+        env,
+        stdio: 'inherit',
+      });
+      child.on('error', rej);
+      child.on('exit', (c, signal) => res(signal ? null : c));
+    });
+    seconds = (performance.now() - started) / 1000;
+  } finally {
+    await stop?.();
+  }
+  const summary: Summary = await finishReport(
+    ROOT,
+    reportDir,
+    {
+      endpoint: env.ORCH_ENDPOINT,
+      dialect: env.ORCH_DIALECT ?? 'orch',
+      expectations: expectationsInfo(opts.expect ?? null, expectations),
+      selection: opts.selection,
+      seconds,
+      vitestExitCodes: [vitestExitCode],
+      startedAt,
+    },
+    { completeAllure: true, html: opts.html },
+  );
+  process.stdout.write(summaryText(summary, reportDir, (performance.now() - t0) / 1000));
+  return summary.ok ? 0 : 1;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   run(process.argv.slice(2)).then(
     (c) => process.exit(c),
     (e) => {
-      process.stderr.write(`${(e as Error).message}\n`);
+      process.stderr.write(`${(e as Error).stack ?? e}\n`);
       process.exit(2);
     },
   );

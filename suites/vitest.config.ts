@@ -20,6 +20,7 @@ export default defineConfig({
           ['junit', { outputFile: join(reportDir, 'junit.xml') }],
           ['json', { outputFile: join(reportDir, 'results.json') }],
           ['allure-vitest/reporter', { resultsDir: join(reportDir, 'allure-results') }],
+          ['./reports/case-notes-reporter.ts', { outputFile: join(reportDir, 'case-notes.json') }],
         ]
       : ['default'],
   },

@@ -1,0 +1,223 @@
+// After the suites ran (or after shards were merged): judge the outcomes, then write the
+// matrix page, summary.json and the Allure HTML report into the report directory.
+//
+// A report directory holds:
+//   junit.xml         JUnit XML (vitest)            results.json  vitest's JSON report
+//   allure-results/   Allure results (allure-vitest, completed by reports/allure.ts)
+//   html/             the Allure HTML report (`allure generate`; serve it over http)
+//   cases.jsonl       every collected case with its spec place (one JSON object a line)
+//   matrix.html/json  spec sections x cases x outcomes
+//   summary.json      counts, verdict, unexpected results, skips, target and selection
+//   case-notes.json   skip reasons and retries (reports/case-notes-reporter.ts)
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Expectation, ExpectationFile } from '../harness/src/expectations.ts';
+import { completeAllureResults, generateAllure } from './allure.ts';
+import { buildMatrix, matrixHtml, notesOf, outcomesOf, unplacedCases } from './matrix.ts';
+import {
+  type CaseResult,
+  classify,
+  countOutcomes,
+  fileErrors,
+  type RunCounts,
+  readCaseNotes,
+  readCases,
+  readVitestJson,
+  type Selection,
+  verdict,
+} from './outcomes.ts';
+
+export const REPORT_FILES = [
+  'allure-results',
+  'html',
+  'junit.xml',
+  'results.json',
+  'cases.jsonl',
+  'matrix.html',
+  'matrix.json',
+  'summary.json',
+  'case-notes.json',
+];
+
+export interface ExpectationsInfo {
+  path: string | null;
+  implementation?: string;
+  cases: Record<string, Expectation>;
+}
+
+export interface ShardInfo {
+  dir: string;
+  shard: string | null;
+  seconds: number;
+  vitestExitCode: number | null;
+}
+
+export interface RunMeta {
+  endpoint?: string;
+  dialect: string;
+  expectations: ExpectationsInfo | null;
+  selection: Selection;
+  /** Wall time of the suites (for merged shards: the longest shard). */
+  seconds: number;
+  vitestExitCodes: (number | null)[];
+  startedAt: string;
+  shards?: ShardInfo[];
+}
+
+export interface Summary extends RunCounts {
+  ok: boolean;
+  /** Why the run failed (empty when ok). */
+  reasons: string[];
+  seconds: number;
+  casesPerSecond: number;
+  unexpected: {
+    failures: { id: string; title: string; file: string; message?: string }[];
+    passes: { id: string; title: string; file: string; note?: string }[];
+  };
+  /** Selected cases that did not run, with the reason (expectation note or the case's own). */
+  skips: { id: string; title: string; note?: string }[];
+  /** Cases retried before their final result (`flaky` expectations). */
+  retried: { id: string; retries: number; outcome: string }[];
+  fileErrors: { file: string; message: string }[];
+  endpoint: string | null;
+  dialect: string;
+  implementation: string | null;
+  expectations: ExpectationsInfo | null;
+  selection: Selection;
+  vitestExitCodes: (number | null)[];
+  startedAt: string;
+  shards?: ShardInfo[];
+}
+
+export function expectationsInfo(path: string | null, file: ExpectationFile): ExpectationsInfo | null {
+  if (!path && Object.keys(file.cases).length === 0) return null;
+  return { path, ...(file.implementation ? { implementation: file.implementation } : {}), cases: file.cases };
+}
+
+export interface FinishOptions {
+  /** Complete allure-vitest's results with expectations (false for merged shards: already done). */
+  completeAllure: boolean;
+  /** Skip `allure generate` (tests that only need the JSON). */
+  html?: boolean;
+}
+
+export async function finishReport(
+  root: string,
+  dir: string,
+  meta: RunMeta,
+  opts: FinishOptions,
+): Promise<Summary> {
+  const results = readVitestJson(join(dir, 'results.json'));
+  const cases = readCases(join(dir, 'cases.jsonl'));
+  const exp: ExpectationFile = { cases: meta.expectations?.cases ?? {} };
+  const notes = readCaseNotes(join(dir, 'case-notes.json'));
+  const caseResults: CaseResult[] = results ? classify(results, exp, meta.selection, notes) : [];
+  const counts = countOutcomes(caseResults);
+  const errors = results ? fileErrors(results) : [];
+  const v = verdict(counts, errors, meta.vitestExitCodes);
+
+  const rows = buildMatrix(root, cases, outcomesOf(caseResults), notesOf(caseResults));
+  const implementation = meta.expectations?.implementation ?? null;
+  const subtitle = [
+    `endpoint ${meta.endpoint ?? '(none)'}`,
+    `dialect ${meta.dialect}`,
+    meta.expectations?.path ? `expectations ${meta.expectations.path}` : 'no expectations file',
+    meta.selection.areas.length ? `areas ${meta.selection.areas.join(', ')}` : '',
+    meta.selection.cases.length ? `cases ${meta.selection.cases.join(', ')}` : '',
+    meta.shards
+      ? `${meta.shards.length} shards merged`
+      : meta.selection.shard
+        ? `shard ${meta.selection.shard}`
+        : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  writeFileSync(
+    join(dir, 'matrix.html'),
+    matrixHtml(rows, {
+      title: `orch conformance matrix${implementation ? ` — ${implementation}` : ''}`,
+      subtitle,
+      unplaced: unplacedCases(root, cases),
+    }),
+  );
+  writeFileSync(join(dir, 'matrix.json'), `${JSON.stringify(rows, null, 2)}\n`);
+
+  const allureDir = join(dir, 'allure-results');
+  if (opts.completeAllure && results)
+    completeAllureResults(allureDir, caseResults, cases, {
+      endpoint: meta.endpoint,
+      dialect: meta.dialect,
+      implementation: implementation ?? undefined,
+    });
+  if (
+    opts.html !== false &&
+    existsSync(allureDir) &&
+    readdirSync(allureDir).some((f) => f.endsWith('-result.json'))
+  ) {
+    const name = `orch conformance${implementation ? ` — ${implementation}` : ''}`;
+    const code = await generateAllure(allureDir, join(dir, 'html'), name, dir);
+    if (code !== 0) process.stderr.write(`allure generate exited with code ${code}\n`);
+  }
+
+  const summary: Summary = {
+    ok: v.ok,
+    reasons: v.reasons,
+    ...counts,
+    seconds: round(meta.seconds),
+    casesPerSecond: meta.seconds > 0 ? round(counts.executed / meta.seconds) : 0,
+    unexpected: {
+      failures: caseResults
+        .filter((r) => r.outcome === 'failed')
+        .map((r) => ({ id: r.id, title: r.title, file: r.file, message: r.message })),
+      passes: caseResults
+        .filter((r) => r.outcome === 'unexpected-pass')
+        .map((r) => ({ id: r.id, title: r.title, file: r.file, note: r.note })),
+    },
+    skips: caseResults
+      .filter((r) => r.outcome === 'skipped')
+      .map((r) => ({ id: r.id, title: r.title, note: r.note })),
+    retried: caseResults
+      .filter((r) => r.retries)
+      .map((r) => ({ id: r.id, retries: r.retries!, outcome: r.outcome })),
+    fileErrors: errors,
+    endpoint: meta.endpoint ?? null,
+    dialect: meta.dialect,
+    implementation,
+    expectations: meta.expectations,
+    selection: meta.selection,
+    vitestExitCodes: meta.vitestExitCodes,
+    startedAt: meta.startedAt,
+    ...(meta.shards ? { shards: meta.shards } : {}),
+  };
+  writeFileSync(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+/** The end of a run on the terminal: counts, speed, what went wrong, where the reports are. */
+export function summaryText(s: Summary, dir: string, wallSeconds: number): string {
+  const lines: string[] = [''];
+  lines.push(
+    `${s.executed} cases run in ${s.seconds.toFixed(1)} s (${s.casesPerSecond.toFixed(1)} cases/s): ` +
+      `${s.passed} passed, ${s.failed} failed, ${s.expectedFailures} expected failures, ${s.unexpectedPasses} unexpected passes; ` +
+      `${s.skipped} skipped, ${s.notSelected} not selected`,
+  );
+  for (const f of s.unexpected.failures)
+    lines.push(`  FAILED   ${f.id}: ${f.title}${f.message ? `\n           ${f.message}` : ''}`);
+  for (const p of s.unexpected.passes)
+    lines.push(
+      `  UNEXPECTED PASS ${p.id}: ${p.title}\n           expected to fail (${p.note ?? ''}): remove the expectation`,
+    );
+  for (const e of s.fileErrors) lines.push(`  FILE ERROR ${e.file}: ${e.message}`);
+  for (const k of s.skips) lines.push(`  skipped  ${k.id}: ${k.note ?? '(no reason given)'}`);
+  for (const r of s.retried)
+    lines.push(`  retried  ${r.id}: ${r.retries} time${r.retries === 1 ? '' : 's'}, then ${r.outcome}`);
+  if (existsSync(join(dir, 'html', 'index.html')))
+    lines.push(`Allure report: ${join(dir, 'html', 'index.html')} (serve over http)`);
+  lines.push(`Matrix:        ${join(dir, 'matrix.html')}`);
+  if (existsSync(join(dir, 'junit.xml'))) lines.push(`JUnit:         ${join(dir, 'junit.xml')}`);
+  lines.push(`Summary:       ${join(dir, 'summary.json')}`);
+  lines.push(`Wall time ${wallSeconds.toFixed(1)} s. ${s.ok ? 'PASS' : `FAIL: ${s.reasons.join('; ')}`}`);
+  return `${lines.join('\n')}\n`;
+}
