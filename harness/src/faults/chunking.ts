@@ -1,0 +1,146 @@
+// Faults against doc1 § Chunked lists (and the continue-token rows of § Errors), one rule
+// each; suites/chunking must catch every one. (drop-continue lives in doc1-core.ts.)
+import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
+import { mapJson } from './util.ts';
+
+const isList = (r: ProxiedRequest) => r.method === 'GET' && !r.url.searchParams.has('watch');
+const paged = (r: ProxiedRequest) => isList(r) && Number(r.url.searchParams.get('limit') ?? '0') > 0;
+const continued = (r: ProxiedRequest) => isList(r) && !!r.url.searchParams.get('continue');
+const selected = (r: ProxiedRequest) =>
+  !!(r.url.searchParams.get('labelSelector') || r.url.searchParams.get('fieldSelector'));
+const isListBody = (j: any) => j && Array.isArray(j.items) && j.metadata;
+
+export const CHUNKING_FAULTS: Fault[] = [
+  {
+    name: 'limit-ignored',
+    breaks: 'doc1 § Chunked lists: with limit=<n> the server returns at most n items',
+    area: 'chunking',
+    request: (r) => {
+      if (!paged(r) || r.url.searchParams.has('continue')) return r;
+      const url = new URL(r.url);
+      url.searchParams.delete('limit');
+      return { ...r, url };
+    },
+  },
+  {
+    name: 'continue-on-last-chunk',
+    breaks: 'doc1 § Chunked lists: continue is empty on the last chunk',
+    area: 'chunking',
+    response: (r, res) =>
+      paged(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            isListBody(j) && !j.metadata.continue
+              ? { ...j, metadata: { ...j.metadata, continue: 'bm90LWEtdG9rZW4' } }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'drop-item-at-chunk-boundary',
+    breaks:
+      'doc1 § Chunked lists: the chunks together are the whole list (the last item of each non-last chunk is lost)',
+    area: 'chunking',
+    response: (r, res) =>
+      paged(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            isListBody(j) && j.metadata.continue && j.items.length > 1
+              ? { ...j, items: j.items.slice(0, -1) }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'remaining-count-on-last-chunk',
+    breaks: 'doc1 § Chunked lists: remainingItemCount is omitted on the last chunk',
+    area: 'chunking',
+    response: (r, res) =>
+      paged(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            isListBody(j) && !j.metadata.continue
+              ? { ...j, metadata: { ...j.metadata, remainingItemCount: 0 } }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'remaining-count-off-by-one',
+    breaks: 'doc1 § Chunked lists: remainingItemCount counts the items after the chunk',
+    area: 'chunking',
+    response: (r, res) =>
+      paged(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            isListBody(j) && typeof j.metadata.remainingItemCount === 'number'
+              ? { ...j, metadata: { ...j.metadata, remainingItemCount: j.metadata.remainingItemCount + 1 } }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'remaining-count-with-selectors',
+    breaks: 'doc1 § Chunked lists: remainingItemCount is omitted when label or field selectors are used',
+    area: 'chunking',
+    response: (r, res) =>
+      paged(r) && selected(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            isListBody(j) && j.metadata.continue
+              ? { ...j, metadata: { ...j.metadata, remainingItemCount: 1 } }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'list-rv-drifts-between-chunks',
+    breaks: 'doc1 § Chunked lists: resourceVersion stays constant across chunks',
+    area: 'chunking',
+    response: (r, res) =>
+      continued(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            isListBody(j) && /^\d+$/.test(j.metadata.resourceVersion ?? '')
+              ? {
+                  ...j,
+                  metadata: {
+                    ...j.metadata,
+                    resourceVersion: String(Number(j.metadata.resourceVersion) + 1),
+                  },
+                }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'continued-chunk-shows-current-data',
+    breaks:
+      'doc1 § Chunked lists: a consistent snapshot (a continued chunk shows objects as they are now: deleted ones vanish, changed ones change)',
+    area: 'chunking',
+    response: async (r, res, up) => {
+      if (!continued(r) || res.status !== 200) return res;
+      let j: any;
+      try {
+        j = JSON.parse(res.body.toString('utf8'));
+      } catch {
+        return res;
+      }
+      if (!isListBody(j)) return res;
+      const items: unknown[] = [];
+      for (const o of j.items) {
+        const path = `${r.url.pathname}/${encodeURIComponent(o?.metadata?.name ?? '')}`;
+        const now = await up.send({ ...r, url: new URL(path, r.url), body: Buffer.alloc(0) });
+        if (now.status === 200) items.push({ ...JSON.parse(now.body.toString('utf8')) });
+      }
+      return { ...res, body: Buffer.from(JSON.stringify({ ...j, items })) };
+    },
+  },
+  {
+    name: 'bad-continue-restarts-list',
+    breaks:
+      'doc1 § Errors: a continue token the server cannot honour is refused (400), not answered with a fresh first chunk',
+    area: 'chunking',
+    response: (r, res, up) => {
+      if (!continued(r) || res.status !== 400) return res;
+      const url = new URL(r.url);
+      url.searchParams.delete('continue');
+      url.searchParams.delete('resourceVersion');
+      return up.send({ ...r, url });
+    },
+  },
+];
