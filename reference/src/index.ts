@@ -127,7 +127,8 @@ export async function build(partial: Partial<ServerOptions> = {}): Promise<OrchS
       server.on('clientError', clientErrorHandler);
       server.keepAliveTimeout = 65_000;
       server.headersTimeout = 66_000;
-      server.requestTimeout = 0;
+      // the whole request (headers and body) must arrive within a minute; watch replies may last longer
+      server.requestTimeout = 60_000;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);
         server!.listen(options.port, options.host, () => resolve());

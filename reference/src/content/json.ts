@@ -9,7 +9,55 @@ export interface Parsed {
   duplicates: string[];
 }
 
+/**
+ * How deeply objects and arrays may nest in a request body (and in an object built from one,
+ * e.g. by a patch). Go's JSON decoder stops at 10000; far less is safe here: the YAML library
+ * and the recursive walkers over objects (schema decoding, merge, YAML output) would exhaust
+ * the stack some way below 1000 levels. No real object comes near this.
+ */
+export const MAX_NESTING = 256;
+
+/** The 400 for a body nested deeper than MAX_NESTING. */
+export function tooDeep(limit = MAX_NESTING) {
+  return errors.badRequest(
+    `error decoding request body: exceeded max depth: objects and arrays nest more than ${limit} levels deep`,
+  );
+}
+
+/** Whether JSON text nests objects and arrays deeper than `limit`; a linear scan, no recursion. */
+export function jsonNestingExceeds(text: string, limit = MAX_NESTING): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // a backslash: skip the escaped character
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** Whether a decoded value nests objects and arrays deeper than `limit`; no recursion, safe on cycles. */
+export function valueNestingExceeds(value: unknown, limit = MAX_NESTING): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d + 1 > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+    }
+  }
+  return false;
+}
+
 export function parseJson(text: string): Parsed {
+  if (jsonNestingExceeds(text)) throw tooDeep();
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -42,10 +42,14 @@ export type Reason =
   | 'NotAcceptable'
   | 'UnsupportedMediaType'
   | 'RequestEntityTooLarge'
+  | 'RequestHeaderFieldsTooLarge'
   | 'Expired'
   | 'TooManyRequests'
   | 'InternalError'
   | 'ServiceUnavailable';
+
+/** The group of the API's own option and list types (`ListOptions`, `DeleteOptions`, `Table`). */
+export const META_GROUP = 'meta.orch.io';
 
 export interface GroupKind {
   group: string;
@@ -91,6 +95,21 @@ export function qualifiedResource(group: string, resource: string): string {
   return group ? `${resource}.${group}` : resource;
 }
 
+/** `ConfigMap` in the core group, `ListOptions.meta.orch.io` otherwise: how Kubernetes names a kind in messages. */
+export function qualifiedKind(kind: GroupKind): string {
+  return kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
+}
+
+/**
+ * Kubernetes' router answers a path it does not serve (404) or a method a path does not take
+ * (405) with a generic Status whose single cause carries the router's own text.
+ */
+function routerError(code: 404 | 405, reason: Reason, message: string, routerText: string): StatusError {
+  return new StatusError(code, reason, message, {
+    causes: [{ reason: 'UnexpectedServerResponse', message: routerText }],
+  });
+}
+
 export const errors = {
   badRequest(message: string, causes?: StatusCause[]): StatusError {
     return new StatusError(400, 'BadRequest', message, causes ? { causes } : undefined);
@@ -108,15 +127,26 @@ export const errors = {
       kind: resource,
     });
   },
-  pathNotFound(path: string): StatusError {
-    return new StatusError(404, 'NotFound', `the server could not find the requested resource (${path})`, {});
+  /** No such path (unknown group, version, resource or subresource; a path of the wrong shape). */
+  pathNotFound(_path?: string): StatusError {
+    return routerError(
+      404,
+      'NotFound',
+      'the server could not find the requested resource',
+      '404: Page Not Found',
+    );
   },
   alreadyExists(group: string, resource: string, name: string): StatusError {
-    return new StatusError(409, 'AlreadyExists', `${qualifiedResource(group, resource)} "${name}" already exists`, {
-      name,
-      group: group || undefined,
-      kind: resource,
-    });
+    return new StatusError(
+      409,
+      'AlreadyExists',
+      `${qualifiedResource(group, resource)} "${name}" already exists`,
+      {
+        name,
+        group: group || undefined,
+        kind: resource,
+      },
+    );
   },
   conflict(group: string, resource: string, name: string, why: string): StatusError {
     return new StatusError(
@@ -134,27 +164,38 @@ export const errors = {
       'the object has been modified; please apply your changes to the latest version and try again',
     );
   },
+  /** Server-side apply changing fields other managers own (Kubernetes' NewApplyConflict): details carry only the causes. */
+  applyConflict(causes: StatusCause[], message: string): StatusError {
+    return new StatusError(409, 'Conflict', message, { causes });
+  },
   gone(message: string): StatusError {
     return new StatusError(410, 'Expired', message);
   },
+  /** 422 Invalid, as Kubernetes' NewInvalid: `<Kind>[.<group>] "<name>" is invalid: <causes>`. */
   invalid(kind: GroupKind, name: string, causes: StatusCause[]): StatusError {
     const list = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : (c.message ?? ''))).join(', ');
-    const msg =
-      causes.length === 1
-        ? `${kind.kind} "${name}" is invalid: ${list}`
-        : `${kind.kind} "${name}" is invalid: [${list}]`;
+    const head = `${qualifiedKind(kind)} ${JSON.stringify(name)} is invalid`;
+    const msg = causes.length === 0 ? head : causes.length === 1 ? `${head}: ${list}` : `${head}: [${list}]`;
     return new StatusError(422, 'Invalid', msg, {
-      name,
+      name: name || undefined,
       group: kind.group || undefined,
       kind: kind.kind,
       causes,
     });
   },
-  methodNotAllowed(message: string): StatusError {
-    return new StatusError(405, 'MethodNotAllowed', message);
+  /** Query options of a request that fail validation (`CreateOptions`, `DeleteOptions`, ...): 422. */
+  invalidOptions(kind: string, causes: StatusCause[]): StatusError {
+    return errors.invalid({ group: META_GROUP, kind }, '', causes);
+  },
+  methodNotAllowed(message = 'the server does not allow this method on the requested resource'): StatusError {
+    return routerError(405, 'MethodNotAllowed', message, '405: Method Not Allowed');
   },
   notAcceptable(accepted: string[]): StatusError {
-    return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+    return new StatusError(
+      406,
+      'NotAcceptable',
+      `only the following media types are accepted: ${accepted.join(', ')}`,
+    );
   },
   unsupportedMediaType(type: string, accepted: string[]): StatusError {
     return new StatusError(
@@ -162,6 +203,14 @@ export const errors = {
       'UnsupportedMediaType',
       `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
       type ? { causes: [{ reason: 'UnsupportedMediaType', message: type }] } : undefined,
+    );
+  },
+  /** The request line and headers exceed what the server reads. */
+  headersTooLarge(): StatusError {
+    return new StatusError(
+      431,
+      'RequestHeaderFieldsTooLarge',
+      'request header fields too large (the request URL or headers are too long)',
     );
   },
   tooLarge(limit: number): StatusError {

@@ -1,6 +1,7 @@
 // create (POST), update (PUT), patch (PATCH), delete and deletecollection (DELETE).
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, parseMediaType } from '../content/negotiate.ts';
 import { errors, StatusError, successStatus } from '../errors/status.ts';
+import { APPLY_PATCH_TYPE, applyPatchHandler } from '../apply/handler.ts';
 import { applyJsonPatch } from '../patch/json-patch.ts';
 import { applyMergePatch } from '../patch/merge.ts';
 import { applyStrategicMergePatch } from '../patch/strategic.ts';
@@ -55,8 +56,8 @@ export const patchHandler: Handler = async (s) => {
   const accepted = s.def.custom
     ? PATCH_TYPES.filter((t) => !t.startsWith('application/strategic'))
     : PATCH_TYPES;
-  if (!accepted.includes(ct) || ct === 'application/apply-patch+yaml')
-    throw errors.unsupportedMediaType(ct, accepted);
+  if (!accepted.includes(ct)) throw errors.unsupportedMediaType(ct, accepted);
+  if (ct === APPLY_PATCH_TYPE) return applyPatchHandler(s);
   const buf = await s.body();
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
   const { value: patch, duplicates } = parseBody(buf, JSON_TYPE, BODY_TYPES);

@@ -1,5 +1,10 @@
 // Resolves a URL path to what it names, as Kubernetes' RequestInfo does: API prefix, group,
 // version, namespace, resource, name, subresource, and the verb from method and query.
+//
+// The path is taken as the client sent it (still percent-encoded, dot segments unresolved):
+// each segment is decoded on its own, so an encoded `/` stays inside its segment, and
+// `.`/`..` are never resolved against their neighbours.
+import { errors } from '../errors/status.ts';
 
 export interface RequestInfo {
   resourceRequest: boolean;
@@ -11,11 +16,50 @@ export interface RequestInfo {
   resource: string;
   name: string;
   subresource: string;
-  /** Path segments beyond what the resource shape allows (a 404). */
+  /** Path segments beyond what the resource shape allows, or empty or dot segments (a 404). */
   extra: boolean;
+  /**
+   * Why the namespace or name segment cannot name an object (`.`, `..`, a `/` or `%` in it):
+   * a 400, raised once the path is known to name a served resource.
+   */
+  invalidName?: string;
 }
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+/** The decoded segments of a raw path; a malformed escape (or bytes that are not UTF-8) is a 400. */
+export function pathSegments(path: string): string[] {
+  const parts = path.split('/');
+  // a leading slash gives an empty first part; one trailing slash is tolerated
+  if (parts[0] === '') parts.shift();
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  return parts.map((p) => {
+    if (!p.includes('%')) return p;
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      throw errors.badRequest(`invalid URL escape in path segment ${JSON.stringify(p)}`);
+    }
+  });
+}
+
+/** Kubernetes' path.IsValidPathSegmentName: what a name or namespace must be to appear in a path. */
+export function pathSegmentNameProblem(name: string): string | undefined {
+  if (name === '.' || name === '..') return `may not be '${name}'`;
+  const bad = ['/', '%'].filter((c) => name.includes(c));
+  if (bad.length) return `may not contain '${bad.join("', '")}'`;
+  return undefined;
+}
+
+/**
+ * Whether the query asks for a watch, as Kubernetes converts a boolean parameter: any value
+ * but `0` and `false` (any case), the empty one included.
+ */
+export function watchRequested(q: URLSearchParams): boolean {
+  const v = q.get('watch');
+  if (v === null) return false;
+  return v !== '0' && v.toLowerCase() !== 'false';
+}
 
 export function requestInfo(method: string, path: string, watchParam: boolean): RequestInfo {
   const info: RequestInfo = {
@@ -30,8 +74,7 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
     subresource: '',
     extra: false,
   };
-  const parts = path.split('/').filter((p, i) => i > 0 || p !== '');
-  if (parts[parts.length - 1] === '') parts.pop();
+  const parts = pathSegments(path);
   let rest: string[];
   if (parts[0] === 'api') {
     if (parts.length < 3) return info;
@@ -43,28 +86,35 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
     info.version = parts[2]!;
     rest = parts.slice(3);
   } else return info;
-  for (const seg of rest) {
-    if (seg === '' || seg === '.' || seg === '..') {
-      info.extra = true;
-    }
-  }
   info.resourceRequest = true;
+  if (parts.slice(0, parts.length - rest.length).some((p) => p === '' || p === '.' || p === '..'))
+    info.extra = true;
+
   let isWatchPath = false;
-  if (rest[0] === 'watch') {
+  if (rest[0] === 'watch' && rest.length > 1) {
     // deprecated /watch/ path form
     isWatchPath = true;
     rest = rest.slice(1);
   }
+  let namespaceSegment: string | undefined;
   if (rest[0] === 'namespaces' && rest.length > 1) {
-    info.namespace = decodeURIComponent(rest[1]!);
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) {
+      // /namespaces/<ns>/<resource>/...: a resource in its own right inside the namespace
+      namespaceSegment = rest[1]!;
+      info.namespace = namespaceSegment;
+      rest = rest.slice(2);
+    }
+    // otherwise /namespaces/<name>[/status|/finalize]: the namespace object itself
   }
+  // rest: <resource>[/<name>[/<subresource>]]; anything more is not a path the API serves
   info.resource = rest[0] ?? '';
-  if (rest.length > 1) info.name = decodeURIComponent(rest[1]!);
+  if (rest.length > 1) info.name = rest[1]!;
   if (rest.length > 2) info.subresource = rest[2]!;
+  const syntaxOnly = (seg: string) => seg === '' || seg === '.' || seg === '..';
   if (rest.length > 3) info.extra = true;
-  // `/api/v1/namespaces/<name>` names the namespace itself
-  if (info.resource === 'namespaces' && rest === undefined) info.extra = true;
+  if (syntaxOnly(info.resource) || (rest.length > 2 && syntaxOnly(info.subresource))) info.extra = true;
+  if (namespaceSegment === '' || (rest.length > 1 && info.name === '')) info.extra = true;
+
   const m = method.toUpperCase();
   if (m === 'GET' || m === 'HEAD') {
     if (isWatchPath || watchParam) info.verb = 'watch';
@@ -74,24 +124,12 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
   else if (m === 'PATCH') info.verb = 'patch';
   else if (m === 'DELETE') info.verb = info.name ? 'delete' : 'deletecollection';
   else info.verb = m.toLowerCase();
-  // a namespace path with only the namespace name is the namespace object
-  if (rest.length >= 2 && info.resource === 'namespaces') {
-    // nothing: resource = namespaces, name = rest[1]
-  } else if (parts.length >= 2 && info.resource !== 'namespaces' && info.namespace && rest[0] !== info.resource) {
-    // unreachable
-  }
-  fixNamespaceObject(info, rest);
-  return info;
-}
 
-function fixNamespaceObject(info: RequestInfo, rest: string[]): void {
-  // `/api/v1/namespaces/foo` and `/api/v1/namespaces/foo/status`: the namespace "foo" itself
-  if (info.resource === 'namespaces' && rest[0] === 'namespaces') {
-    if (rest.length >= 2) {
-      info.name = decodeURIComponent(rest[1]!);
-      info.namespace = '';
-      if (info.verb === 'list') info.verb = 'get';
-      if (info.verb === 'deletecollection') info.verb = 'delete';
-    }
-  }
+  const nsProblem = info.namespace ? pathSegmentNameProblem(info.namespace) : undefined;
+  const nameProblem = info.name ? pathSegmentNameProblem(info.name) : undefined;
+  if (nsProblem)
+    info.invalidName = `Namespace parameter invalid: ${JSON.stringify(info.namespace)}: ${nsProblem}`;
+  else if (nameProblem)
+    info.invalidName = `Name parameter invalid: ${JSON.stringify(info.name)}: ${nameProblem}`;
+  return info;
 }

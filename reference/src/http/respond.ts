@@ -21,8 +21,15 @@ export function jsonBytes(obj: unknown): Buffer {
   return Buffer.from(JSON.stringify(obj));
 }
 
+/**
+ * `Warning: 299 - "<text>"` values. The text is client-influenced (unknown field names): it is
+ * quoted with JSON escapes (control characters included, DEL too) and sent as UTF-8 bytes, as
+ * Go writes it; Node would throw on characters outside Latin-1.
+ */
 export function warningHeaders(warnings: string[]): string[] {
-  return warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  return warnings.map((w) =>
+    Buffer.from(`299 - ${JSON.stringify(w).replace(/\x7f/g, '\\u007f')}`, 'utf8').toString('latin1'),
+  );
 }
 
 export interface WriteOptions {

@@ -1,12 +1,13 @@
 // The HTTP layer: the only place that sees a request. It authenticates, resolves the path,
 // authorizes, negotiates the encoding, hands the request to the verb's handler, and turns
 // every error into a Status.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { type AuthenticationChain, type Authorizer, authorize } from '../auth/authn.ts';
 import { type Negotiated, negotiate } from '../content/negotiate.ts';
 import { hasProtobuf } from '../content/protobuf.ts';
 import { toTable } from '../content/table.ts';
-import { errors, StatusError } from '../errors/status.ts';
+import { errors, type StatusCause, StatusError } from '../errors/status.ts';
 import { getHandler, listHandler } from '../handlers/read.ts';
 import type { Handler, Scope } from '../handlers/scope.ts';
 import { watchHandler } from '../handlers/watch.ts';
@@ -21,12 +22,14 @@ import type { Registry } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/types.ts';
 import { apiVersionOf } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
-import { requestInfo } from './request-info.ts';
+import { requestInfo, watchRequested } from './request-info.ts';
 import { writeEncoded, writeError } from './respond.ts';
 
-export interface NonResourceRoute {
-  (req: IncomingMessage, res: ServerResponse, url: URL): boolean | Promise<boolean>;
-}
+export type NonResourceRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+) => boolean | Promise<boolean>;
 
 /** Subresource handlers beyond status (e.g. pod eviction), keyed `<group>/<plural>/<sub>/<verb>`. */
 export type SubresourceHandlers = Map<string, Handler>;
@@ -66,57 +69,244 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    let failed = false;
+    let settled = false;
+    const fail = (e: StatusError) => {
+      if (settled) return;
+      settled = true;
+      reject(e);
+    };
     req.on('data', (c: Buffer) => {
-      if (failed) return;
+      if (settled) return;
       size += c.length;
       if (size > limit) {
-        failed = true;
-        reject(errors.tooLarge(limit));
+        chunks.length = 0;
+        fail(errors.tooLarge(limit));
         return;
       }
       chunks.push(c);
     });
     req.on('end', () => {
-      if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      if (settled) return;
+      settled = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
-    req.on('error', (e) => {
-      if (!failed) reject(errors.badRequest(`error reading request body: ${e.message}`));
+    req.on('error', (e) => fail(errors.badRequest(`error reading request body: ${e.message}`)));
+    // a client that goes away mid-body: the handler must not wait for an 'end' that never comes
+    req.on('close', () => {
+      if (!req.complete)
+        fail(errors.badRequest('the client closed the connection before sending the whole body'));
     });
   });
 }
 
-function dryRunParam(q: URLSearchParams): boolean {
-  const all = q.getAll('dryRun');
-  if (all.length === 0) return false;
-  for (const v of all) {
-    if (v !== '' && v !== 'All')
-      throw errors.badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** An integer query parameter (Go int64): anything else is a 400, as Kubernetes' parameter decoding. */
+function intParam(q: URLSearchParams, name: string, nonNegative = false): void {
+  const v = q.get(name);
+  if (v === null || v === '') return;
+  if (!/^[-+]?\d+$/.test(v))
+    throw errors.badRequest(
+      `invalid value for ${name}: ${JSON.stringify(v)}: strconv.ParseInt: invalid syntax`,
+    );
+  const n = BigInt(v);
+  if (n < INT64_MIN || n > INT64_MAX)
+    throw errors.badRequest(
+      `invalid value for ${name}: ${JSON.stringify(v)}: strconv.ParseInt: value out of range`,
+    );
+  if (nonNegative && n < 0n)
+    throw errors.badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be non-negative`);
+}
+
+/** Go's `%#v` of a []string, as Kubernetes prints a bad list value. */
+function goStrings(vs: string[]): string {
+  return `[]string{${vs.map((v) => JSON.stringify(v)).join(', ')}}`;
+}
+
+const OPTIONS_KIND: Record<string, string> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+  delete: 'DeleteOptions',
+  deletecollection: 'DeleteOptions',
+};
+const FIELD_MANAGER_MAX = 128;
+const PATCH_TYPES = new Set([
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+]);
+const APPLY_TYPE = 'application/apply-patch+yaml';
+
+/**
+ * The query options of a request, checked before its handler runs: a value that does not parse
+ * is a 400 (Kubernetes' parameter decoding), a parsed value the verb refuses a 422 naming the
+ * options kind (`CreateOptions.meta.orch.io "" is invalid: ...`). Returns whether it is a dry run.
+ */
+function checkQueryOptions(verb: string, q: URLSearchParams, contentType: string | undefined): boolean {
+  if (verb === 'get' || verb === 'list' || verb === 'watch' || verb === 'deletecollection') {
+    const rv = q.get('resourceVersion');
+    if (rv !== null && rv !== '' && (!/^\d+$/.test(rv) || BigInt(rv) > UINT64_MAX))
+      throw errors.badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
   }
-  return true;
+  if (verb === 'list' || verb === 'watch' || verb === 'deletecollection') {
+    intParam(q, 'limit');
+    intParam(q, 'timeoutSeconds', true);
+  }
+  const kind = OPTIONS_KIND[verb];
+  if (!kind) return false;
+  const causes: StatusCause[] = [];
+  const dryRun = q.getAll('dryRun');
+  const badDryRun = dryRun.filter((v) => v !== '' && v !== 'All');
+  if (badDryRun.length)
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'dryRun',
+      message: `Unsupported value: ${goStrings(dryRun)}: supported values: "All"`,
+    });
+  if (verb === 'delete' || verb === 'deletecollection') {
+    intParam(q, 'gracePeriodSeconds');
+    const pp = q.get('propagationPolicy');
+    if (pp !== null && pp !== '' && !['Foreground', 'Background', 'Orphan'].includes(pp))
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: 'propagationPolicy',
+        message: `Unsupported value: ${JSON.stringify(pp)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+      });
+  } else {
+    const fm = q.get('fieldManager') ?? '';
+    if (Buffer.byteLength(fm) > FIELD_MANAGER_MAX)
+      causes.push({
+        reason: 'FieldValueTooLong',
+        field: 'fieldManager',
+        message: `Too long: must have at most ${FIELD_MANAGER_MAX} bytes`,
+      });
+    let pos = 0;
+    for (const ch of fm) {
+      if (!/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(ch)) {
+        const cp = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: 'fieldManager',
+          message: `Invalid value: ${JSON.stringify(fm)}: invalid character U+${cp} (at position ${pos})`,
+        });
+      }
+      pos += Buffer.byteLength(ch);
+    }
+    const fv = q.get('fieldValidation');
+    if (fv !== null && !['', 'Ignore', 'Warn', 'Strict'].includes(fv))
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: 'fieldValidation',
+        message: `Unsupported value: ${JSON.stringify(fv)}: supported values: "", "Ignore", "Strict", "Warn"`,
+      });
+    if (verb === 'patch') {
+      const pt = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+      if (PATCH_TYPES.has(pt) && q.has('force'))
+        causes.push({
+          reason: 'FieldValueForbidden',
+          field: 'force',
+          message: 'Forbidden: may not be specified for non-apply patch',
+        });
+      if (pt === APPLY_TYPE && !q.get('fieldManager'))
+        causes.push({
+          reason: 'FieldValueRequired',
+          field: 'fieldManager',
+          message: 'Required value: is required for apply patch',
+        });
+    }
+  }
+  if (causes.length) throw errors.invalidOptions(kind, causes);
+  return dryRun.length > 0;
+}
+
+/**
+ * The path and query of a request target as the client sent it. The path is not normalised
+ * (no dot-segment resolution, no percent-decoding): resource paths are split and decoded
+ * segment by segment (request-info.ts). An absolute-form target is served by its path.
+ */
+function requestTarget(raw: string): { path: string; url: URL } {
+  let t = raw;
+  const abs = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(t);
+  if (abs) {
+    t = t.slice(abs[0].length);
+    if (!t.startsWith('/')) t = `/${t}`;
+  }
+  if (!t.startsWith('/'))
+    throw errors.badRequest(`malformed request target ${JSON.stringify(raw.slice(0, 256))}: not a path`);
+  const qi = t.indexOf('?');
+  const path = qi < 0 ? t : t.slice(0, qi);
+  try {
+    return { path, url: new URL(`http://x${t}`) };
+  } catch {
+    throw errors.badRequest(`malformed request target ${JSON.stringify(raw.slice(0, 256))}`);
+  }
+}
+
+/** Path shapes: which verbs a resource path without subresource serves. */
+function shapeVerbs(named: boolean, namespaced: boolean, hasNamespace: boolean): string[] {
+  if (named) return ['get', 'watch', 'update', 'patch', 'delete'];
+  if (namespaced && !hasNamespace) return ['list', 'watch']; // the all-namespaces collection
+  return ['list', 'watch', 'create', 'deletecollection'];
+}
+
+const ignore = () => {};
+
+/**
+ * A request the HTTP parser refused (malformed request line or headers, headers past the
+ * size limit): answered with a Status on the raw socket, then the connection is closed.
+ */
+export function clientErrorHandler(err: Error & { code?: string; reason?: string }, socket: Duplex): void {
+  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  let se: StatusError;
+  if (err.code === 'HPE_HEADER_OVERFLOW') se = errors.headersTooLarge();
+  else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    se = new StatusError(408, 'Timeout', 'the request was not received in time');
+  else se = errors.badRequest(`malformed HTTP request: ${err.reason ?? err.code ?? 'parse error'}`);
+  const body = JSON.stringify(se.toStatus());
+  socket.on('error', ignore);
+  socket.end(
+    `HTTP/1.1 ${se.code} ${STATUS_CODES[se.code] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Last resort when writing the error reply itself failed: a bare 500, or a reset connection. */
+function lastResort(res: ServerResponse, e: unknown): void {
+  console.error('internal error while answering a request:', e);
+  try {
+    if (res.headersSent || res.writableEnded) {
+      res.destroy();
+      return;
+    }
+    const body = JSON.stringify(errors.internal('the reply could not be written').toStatus());
+    res.writeHead(500, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  } catch {
+    res.destroy();
+  }
 }
 
 export function createHandlerFn(deps: HttpDeps) {
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let out: Negotiated | undefined;
     const warnings: string[] = [];
     try {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://x');
-      } catch {
-        throw errors.badRequest('malformed request URL');
-      }
-      const path = url.pathname;
+      const method = (req.method ?? 'GET').toUpperCase();
+      const { path, url } = requestTarget(req.url ?? '/');
       const user = deps.authn.authenticate(req);
       const q = url.searchParams;
-      const watchQ = q.get('watch');
-      const info = requestInfo(req.method ?? 'GET', path, watchQ === '1' || watchQ === 'true');
+      const info = requestInfo(method, path, watchRequested(q));
 
       if (!info.resourceRequest) {
         authorize(deps.authz, {
           user,
-          verb: (req.method ?? 'GET').toLowerCase(),
+          verb: method.toLowerCase(),
           group: '',
           resource: '',
           subresource: '',
@@ -124,36 +314,20 @@ export function createHandlerFn(deps: HttpDeps) {
           name: '',
           path,
         });
+        // non-resource routes read `url`: a path the URL parser would rewrite (dot segments,
+        // backslashes, characters it escapes) names none of them
+        if (url.pathname !== path) throw errors.pathNotFound(path);
         if (deps.health(req, res, url)) return;
         for (const r of deps.routes) if (await r(req, res, url)) return;
-        out = negotiate(req.headers.accept, { protobuf: false, table: false });
         const doc = discovery(deps, path);
         if (doc === undefined) throw errors.pathNotFound(path);
-        if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
-        writeEncoded(req, res, 200, doc, out);
-        return;
-      }
-      if (info.extra) throw errors.pathNotFound(path);
-      const served = deps.registry.lookup(info.group, info.version, info.resource);
-      if (!info.resource) {
-        // `/api/v1` and `/apis/<g>/<v>` with a trailing slash land here
-        const doc = deps.registry.resourceList(info.group, info.version);
-        if (!doc) throw errors.pathNotFound(path);
+        if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
         out = negotiate(req.headers.accept, { protobuf: false, table: false });
         writeEncoded(req, res, 200, doc, out);
         return;
       }
-      if (!served) throw errors.pathNotFound(path);
-      const def = served.def;
-      if (info.namespace && !def.namespaced) throw errors.pathNotFound(path);
-      if (info.subresource && !def.subresources.includes(info.subresource)) throw errors.pathNotFound(path);
-      const ctx: RequestContext = {
-        user,
-        warnings,
-        dryRun: false,
-        fieldManager: q.get('fieldManager') ?? undefined,
-        userAgent: req.headers['user-agent'],
-      };
+      // As in Kubernetes, authorization comes before routing: an anonymous user learns nothing
+      // about which paths exist.
       authorize(deps.authz, {
         user,
         verb: info.verb,
@@ -164,12 +338,14 @@ export function createHandlerFn(deps: HttpDeps) {
         name: info.name,
         path,
       });
-      const apiVersion = apiVersionOf(def.group, info.version);
-      out = negotiate(req.headers.accept, {
-        protobuf: !def.custom && hasProtobuf(apiVersion, def.kind),
-        table: info.verb === 'get' || info.verb === 'list',
-      });
-      if (['create', 'update', 'patch', 'delete', 'deletecollection'].includes(info.verb)) ctx.dryRun = dryRunParam(q);
+      if (info.extra || !info.resource) throw errors.pathNotFound(path);
+      const served = deps.registry.lookup(info.group, info.version, info.resource);
+      if (!served) throw errors.pathNotFound(path);
+      const def = served.def;
+      if (info.namespace && !def.namespaced) throw errors.pathNotFound(path);
+      if (info.subresource && !def.subresources.includes(info.subresource)) throw errors.pathNotFound(path);
+      // `/api/v1/configmaps/<name>`: a namespaced kind has no object paths outside a namespace
+      if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
 
       let handler: Handler | undefined;
       const custom = info.subresource
@@ -179,17 +355,34 @@ export function createHandlerFn(deps: HttpDeps) {
         handler = custom;
       } else if (info.subresource) {
         // subresources that take the kind's own object: status (get, update, patch), finalize (update)
-        const verbs = info.subresource === 'status' ? ['get', 'update', 'patch'] : def.strategy.prepareForSubresource?.[info.subresource] ? ['update'] : [];
+        const verbs =
+          info.subresource === 'status'
+            ? ['get', 'update', 'patch']
+            : def.strategy.prepareForSubresource?.[info.subresource]
+              ? ['update']
+              : [];
         if (verbs.includes(info.verb)) handler = VERB_HANDLERS[info.verb];
-      } else if (def.verbs.includes(info.verb)) {
+      } else if (
+        def.verbs.includes(info.verb) &&
+        shapeVerbs(!!info.name, def.namespaced, !!info.namespace).includes(info.verb)
+      ) {
         handler = VERB_HANDLERS[info.verb];
       }
-      if (!handler) {
-        throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
-      }
-      if (info.verb === 'list' && !def.namespaced && info.namespace) throw errors.pathNotFound(path);
-      if ((info.verb === 'create' || info.verb === 'deletecollection') && def.namespaced && !info.namespace && !info.subresource)
-        throw errors.pathNotFound(path);
+      if (!handler) throw errors.methodNotAllowed();
+      if (info.invalidName) throw errors.badRequest(info.invalidName);
+      const ctx: RequestContext = {
+        user,
+        warnings,
+        dryRun: false,
+        fieldManager: q.get('fieldManager') ?? undefined,
+        userAgent: req.headers['user-agent'],
+      };
+      const apiVersion = apiVersionOf(def.group, info.version);
+      out = negotiate(req.headers.accept, {
+        protobuf: !def.custom && hasProtobuf(apiVersion, def.kind),
+        table: info.verb === 'get' || info.verb === 'list',
+      });
+      ctx.dryRun = checkQueryOptions(info.verb, q, req.headers['content-type']);
       const negotiated = out;
       let bodyP: Promise<Buffer> | undefined;
       const scope: Scope = {
@@ -227,17 +420,39 @@ export function createHandlerFn(deps: HttpDeps) {
       writeError(req, res, e, out, warnings);
     }
   };
+  // Nothing a request does may escape as an exception or an unhandled 'error' event: an error
+  // after the headers went out resets the connection, a client that went away is ignored.
+  return async function guarded(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.on('error', ignore);
+    res.on('error', ignore);
+    try {
+      await handle(req, res);
+    } catch (e) {
+      lastResort(res, e);
+    }
+  };
 }
 
 function tableFor(s: Scope, obj: unknown): unknown {
-  const o = obj as { __table?: boolean; items?: KObject[]; metadata?: Record<string, unknown>; kind?: string };
+  const o = obj as {
+    __table?: boolean;
+    items?: KObject[];
+    metadata?: Record<string, unknown>;
+    kind?: string;
+  };
   if (o && o.kind === 'Status') return obj;
   const version = (s.out.contentType.includes('v=v1beta1') ? 'v1beta1' : 'v1') as 'v1' | 'v1beta1';
   const includeObject = s.query.get('includeObject') ?? undefined;
   if (includeObject && !['None', 'Metadata', 'Object'].includes(includeObject))
     throw errors.badRequest(`includeObject: Unsupported value: "${includeObject}"`);
   const present = (x: KObject) => s.store.present(x, s.version);
-  if (o.__table) return toTable(o.items ?? [], s.def.strategy.table, { version, includeObject, listMeta: o.metadata, present });
+  if (o.__table)
+    return toTable(o.items ?? [], s.def.strategy.table, {
+      version,
+      includeObject,
+      listMeta: o.metadata,
+      present,
+    });
   return toTable([obj as KObject], s.def.strategy.table, { version, includeObject, present });
 }
 
@@ -248,7 +463,9 @@ function discovery(deps: HttpDeps, path: string): unknown {
   if (p === '/version') return deps.version;
   if (p === '/') {
     const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'];
-    for (const s of deps.registry.all()) for (const v of s.def.versions) if (s.def.group) paths.push(`/apis/${s.def.group}`, `/apis/${s.def.group}/${v}`);
+    for (const s of deps.registry.all())
+      for (const v of s.def.versions)
+        if (s.def.group) paths.push(`/apis/${s.def.group}`, `/apis/${s.def.group}/${v}`);
     return { paths: [...new Set(paths)].sort() };
   }
   const m = /^\/apis\/([^/]+)$/.exec(p);

@@ -33,38 +33,89 @@ export function nameProblem(name: string, rule: NameRule): string | undefined {
   }
 }
 
+/** A map-typed field as it may arrive from a client (schema checks come first, but never rely on them here). */
+function asMap(v: unknown): Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
 export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   const m = obj.metadata;
-  if (!m.name) {
-    causes.push({ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' });
+  if (m.name !== undefined && m.name !== null && typeof m.name !== 'string') {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: must be a string',
+      field: 'metadata.name',
+    });
+  } else if (!m.name) {
+    causes.push({
+      reason: 'FieldValueRequired',
+      message: 'Required value: name or generateName is required',
+      field: 'metadata.name',
+    });
   } else {
     const p = nameProblem(m.name, rule);
-    if (p) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${m.name}": ${p}`, field: 'metadata.name' });
+    if (p)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${m.name}": ${p}`,
+        field: 'metadata.name',
+      });
   }
   if (namespaced && !m.namespace)
     causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.namespace' });
   if (!namespaced && m.namespace)
-    causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: not allowed on this type', field: 'metadata.namespace' });
-  for (const [k, v] of Object.entries(m.labels ?? {})) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: not allowed on this type',
+      field: 'metadata.namespace',
+    });
+  for (const [k, v] of Object.entries(asMap(m.labels))) {
     const kp = validLabelKey(k);
-    if (kp) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${kp}`, field: 'metadata.labels' });
+    if (kp)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${k}": ${kp}`,
+        field: 'metadata.labels',
+      });
     const vp = typeof v === 'string' ? validLabelValue(v) : 'must be a string';
-    if (vp) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${v}": ${vp}`, field: `metadata.labels` });
+    if (vp)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${v}": ${vp}`,
+        field: `metadata.labels`,
+      });
   }
-  for (const k of Object.keys(m.annotations ?? {})) {
+  for (const k of Object.keys(asMap(m.annotations))) {
     const kp = validLabelKey(k);
-    if (kp) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${k}": ${kp}`, field: 'metadata.annotations' });
+    if (kp)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${k}": ${kp}`,
+        field: 'metadata.annotations',
+      });
   }
-  const annSize = Object.entries(m.annotations ?? {}).reduce((n, [k, v]) => n + k.length + String(v).length, 0);
+  const annSize = Object.entries(asMap(m.annotations)).reduce(
+    (n, [k, v]) => n + k.length + String(v).length,
+    0,
+  );
   if (annSize > 256 * 1024)
-    causes.push({ reason: 'FieldValueTooLong', message: 'Too long: must have at most 262144 bytes', field: 'metadata.annotations' });
-  const fins = m.finalizers ?? [];
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: 'Too long: must have at most 262144 bytes',
+      field: 'metadata.annotations',
+    });
+  const fins: unknown[] = Array.isArray(m.finalizers) ? m.finalizers : [];
   for (const f of fins) {
     if (typeof f !== 'string' || !f) continue;
     const slash = f.indexOf('/');
     const prefixed = slash >= 0 ? validLabelKey(f) : undefined;
-    if (prefixed) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${f}": ${prefixed}`, field: 'metadata.finalizers' });
+    if (prefixed)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${f}": ${prefixed}`,
+        field: 'metadata.finalizers',
+      });
   }
   return causes;
 }

@@ -73,7 +73,8 @@ function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
   const out: Record<string, unknown> = {};
   // keys come from the client: `__proto__` must stay an ordinary (own) key, never reach a prototype
   const put = (k: string, val: unknown) => {
-    if (k === '__proto__') Object.defineProperty(out, k, { value: val, writable: true, enumerable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: val, writable: true, enumerable: true, configurable: true });
     else out[k] = val;
   };
   for (const k of Object.keys(obj)) {

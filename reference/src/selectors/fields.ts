@@ -18,7 +18,7 @@ export function parseFieldSelector(input: string, supported: (field: string) => 
     const m = /^([^=!]*)(==|=|!=)(.*)$/.exec(part);
     if (!m) throw errors.badRequest(`invalid selector: '${s}'; can't understand '${part}'`);
     const field = m[1]!.trim();
-    const value = unescape(m[3]!.trim());
+    const value = unescapeValue(m[3]!.trim());
     if (!field) throw errors.badRequest(`invalid selector: '${s}'; can't understand '${part}'`);
     if (!supported(field)) throw errors.badRequest(`field label not supported: ${field}`);
     out.push({ field, op: m[2] === '!=' ? '!=' : '=', value });
@@ -50,6 +50,6 @@ function splitUnescaped(s: string, sep: string): string[] {
   return out;
 }
 
-function unescape(v: string): string {
+function unescapeValue(v: string): string {
   return v.replace(/\\(.)/g, '$1');
 }

@@ -22,7 +22,7 @@ export function validLabelKey(key: string): string | undefined {
   if (slash >= 0) {
     const prefix = key.slice(0, slash);
     if (!prefix || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))
-      return 'prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character';
+      return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
   }
   if (!name || name.length > 63 || !KEY_NAME.test(name))
     return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
@@ -90,7 +90,8 @@ export function parseLabelSelector(input: string): LabelSelector {
       out.push({ key, op: op!, values: [v] });
     } else {
       const word = ident();
-      if (word !== 'in' && word !== 'notin') fail(s, `found '${word}', expected: in, notin, =, ==, !=, gt, lt`);
+      if (word !== 'in' && word !== 'notin')
+        fail(s, `found '${word}', expected: in, notin, =, ==, !=, gt, lt`);
       ws();
       if (s[i] !== '(') fail(s, `found '${s[i] ?? ''}', expected: '('`);
       i++;
