@@ -317,9 +317,9 @@ export async function run(argv: string[]): Promise<number> {
       // the suites resolve the same way: a bad kubeconfig or URL is reported once, here
       env.ORCH_ENDPOINT = resolveTarget({}, env).url;
     } else {
-      const { build } = await import('../reference/src/index.ts');
+      const { build, EMBEDDED_GATES } = await import('../reference/src/index.ts');
       const s0 = performance.now();
-      const server = await build({ inMemory: true, tls: true });
+      const server = await build({ inMemory: true, tls: true, featureGates: EMBEDDED_GATES });
       const { url } = await server.listen();
       process.stdout.write(
         `embedded reference server at ${url} (ready in ${(performance.now() - s0).toFixed(0)} ms)\n`,

@@ -59,8 +59,11 @@ export const DEFAULTS: ServerOptions = {
   port: 0,
 };
 
-export function resolveOptions(o: Partial<ServerOptions> = {}): ServerOptions {
-  return { ...DEFAULTS, ...o, featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } };
+/** Options as callers give them: every field optional, feature gates one by one. */
+export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & { featureGates?: Partial<FeatureGates> };
+
+export function resolveOptions(o: ServerOptionsInput = {}): ServerOptions {
+  return { ...DEFAULTS, ...o, featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } as FeatureGates };
 }
 
 /** Parses `Gate=true,Other=false`. */

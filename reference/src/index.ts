@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AdmissionChain, type AdmissionPlugin } from './auth/admission.ts';
 import { AuthenticationChain, DefaultAuthorizer, TokenAuthenticator } from './auth/authn.ts';
-import { type ServerOptions, resolveOptions } from './config.ts';
+import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import type { Handler } from './handlers/scope.ts';
 import { healthHandler } from './http/health.ts';
 import { openapiRoute } from './http/openapi.ts';
@@ -35,6 +35,12 @@ export const SERVER_VERSION = {
   platform: 'linux/amd64',
 };
 
+/**
+ * Feature gates of the embedded server that conformance runs start: the alpha WatchList gate
+ * is on so the "Streaming initial state" cases run (a standalone server keeps it off).
+ */
+export const EMBEDDED_GATES = { WatchList: true };
+
 export interface OrchServer {
   options: ServerOptions;
   registry: Registry;
@@ -50,7 +56,7 @@ export interface OrchServer {
   close(): Promise<void>;
 }
 
-export async function build(partial: Partial<ServerOptions> = {}): Promise<OrchServer> {
+export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
