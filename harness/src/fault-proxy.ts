@@ -28,11 +28,26 @@ export interface Fault {
   response?(r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream): ProxiedResponse | Promise<ProxiedResponse>;
   /** Rewrites the watch event stream: called per event line, returns the lines to send. */
   watch?(state: WatchState, line: string): string[];
+  /**
+   * Server options the fault needs to show (a feature gate on, a short history); the fault
+   * meta test runs this fault, and the clean proxy, against a server built with them.
+   */
+  server?: FaultServerOptions;
+}
+
+export interface FaultServerOptions {
+  featureGates?: Record<string, boolean>;
+  historySeconds?: number;
+  bookmarkIntervalMs?: number;
 }
 
 export interface WatchState {
   n: number;
   held?: string;
+  /** The watch request's path and query. */
+  url?: URL;
+  /** Set by a fault to end the stream after the lines it returned. */
+  end?: boolean;
   [k: string]: unknown;
 }
 
@@ -121,7 +136,8 @@ async function streamWatch(pr: ProxiedRequest, res: ServerResponse, agent: Agent
   }
   const headers = cleanHeaders(up.headers);
   res.writeHead(up.statusCode, headers);
-  const state: WatchState = { n: 0 };
+  res.flushHeaders(); // a watch with nothing to send yet is still under way
+  const state: WatchState = { n: 0, url: pr.url };
   let buf = '';
   try {
     for await (const chunk of up.body) {
@@ -133,13 +149,16 @@ async function streamWatch(pr: ProxiedRequest, res: ServerResponse, agent: Agent
         const lines = fault?.watch ? fault.watch(state, line) : [line];
         state.n++;
         for (const l of lines) res.write(`${l}\n`);
-        nl = buf.indexOf('\n');
+        nl = state.end ? -1 : buf.indexOf('\n');
       }
+      if (state.end) break;
     }
   } catch {
     // client went away or upstream ended
   }
   if (state.held) res.write(`${state.held}\n`);
+  // a body without a final newline (an error Status answering a watch request) passes as is
+  if (buf && !state.end) res.write(buf);
   res.end();
 }
 

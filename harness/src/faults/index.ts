@@ -1,9 +1,35 @@
 // The catalogue of faults: each breaks one rule of the spec and names the suite area that
 // must catch it. Each area keeps its faults in its own file here.
 import type { Fault } from '../fault-proxy.ts';
+import { APPLY_FAULTS } from './apply.ts';
+import { CHUNKING_FAULTS } from './chunking.ts';
+import { CONTENT_TYPE_FAULTS } from './content-types.ts';
+import { CRUD_FAULTS } from './crud.ts';
+import { DELETION_FAULTS } from './deletion.ts';
 import { CORE_FAULTS } from './doc1-core.ts';
+import { DRY_RUN_FAULTS } from './dry-run.ts';
+import { ERRORS_FAULTS } from './errors.ts';
+import { FIELD_VALIDATION_FAULTS } from './field-validation.ts';
+import { PATCH_FAULTS } from './patch.ts';
+import { PATHS_FAULTS } from './paths.ts';
+import { RESOURCE_VERSION_FAULTS } from './resource-versions.ts';
+import { WATCH_FAULTS } from './watch.ts';
 
-export const FAULTS: Fault[] = [...CORE_FAULTS];
+export const FAULTS: Fault[] = [
+  ...CORE_FAULTS,
+  ...RESOURCE_VERSION_FAULTS,
+  ...CHUNKING_FAULTS,
+  ...WATCH_FAULTS,
+  ...CRUD_FAULTS,
+  ...PATHS_FAULTS,
+  ...ERRORS_FAULTS,
+  ...DELETION_FAULTS,
+  ...PATCH_FAULTS,
+  ...DRY_RUN_FAULTS,
+  ...FIELD_VALIDATION_FAULTS,
+  ...CONTENT_TYPE_FAULTS,
+  ...APPLY_FAULTS,
+];
 
 export function faultByName(name: string): Fault {
   const f = FAULTS.find((x) => x.name === name);

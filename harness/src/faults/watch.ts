@@ -1,0 +1,232 @@
+// Faults against the watch stream (doc1 § Events, § Watch recovery, § Streaming initial state,
+// the watch row of § Resource version semantics), one rule each; suites/watch must catch every
+// one. (reorder-watch-events and drop-watch-events live in doc1-core.ts.)
+import type { Fault, ProxiedRequest, WatchState } from '../fault-proxy.ts';
+
+interface Event {
+  type: string;
+  object: any;
+}
+
+/** The event of a stream line, or undefined when it is not one. */
+function parse(line: string): Event | undefined {
+  try {
+    const e = JSON.parse(line);
+    return e && typeof e.type === 'string' ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const isWatch = (r: ProxiedRequest) =>
+  r.method === 'GET' &&
+  (r.url.searchParams.get('watch') === '1' || r.url.searchParams.get('watch') === 'true');
+
+/** The request with some query parameters removed. */
+function without(r: ProxiedRequest, ...drop: string[]): ProxiedRequest {
+  const url = new URL(r.url);
+  for (const k of drop) url.searchParams.delete(k);
+  return { ...r, url };
+}
+
+const END_ANNOTATIONS = ['orch.io/initial-events-end', 'k8s.io/initial-events-end'];
+const isChange = (e?: Event) => !!e && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED');
+/** A watch that starts with the state (rv unset or 0, or sendInitialEvents=true). */
+const getsState = (s: WatchState) => {
+  const rv = s.url?.searchParams.get('resourceVersion') ?? '';
+  return rv === '' || rv === '0' || s.url?.searchParams.get('sendInitialEvents') === 'true';
+};
+
+export const WATCH_FAULTS: Fault[] = [
+  {
+    name: 'duplicate-watch-event',
+    breaks:
+      'doc1 § Watch recovery: each change is delivered once (the first MODIFIED or DELETED of a stream is sent twice)',
+    area: 'watch',
+    watch: (s, line) => {
+      const e = parse(line);
+      if (s.duped || !(e?.type === 'MODIFIED' || e?.type === 'DELETED')) return [line];
+      s.duped = true;
+      return [line, line];
+    },
+  },
+  {
+    name: 'deleted-as-modified',
+    breaks: 'doc1 § Events: MODIFIED is for an object updated or patched (a deletion is sent as MODIFIED)',
+    area: 'watch',
+    watch: (_s, line) => {
+      const e = parse(line);
+      return e?.type === 'DELETED' ? [JSON.stringify({ ...e, type: 'MODIFIED' })] : [line];
+    },
+  },
+  {
+    name: 'modified-as-added',
+    breaks: 'doc1 § Events: an update or patch is MODIFIED (sent as ADDED)',
+    area: 'watch',
+    watch: (_s, line) => {
+      const e = parse(line);
+      return e?.type === 'MODIFIED' ? [JSON.stringify({ ...e, type: 'ADDED' })] : [line];
+    },
+  },
+  {
+    name: 'deleted-object-emptied',
+    breaks:
+      'doc1 § Events, deletion (Kubernetes): the DELETED event holds the last state of the object (its data is dropped)',
+    area: 'watch',
+    watch: (_s, line) => {
+      const e = parse(line);
+      if (e?.type !== 'DELETED' || !e.object?.data) return [line];
+      const { data: _drop, ...object } = e.object;
+      return [JSON.stringify({ ...e, object })];
+    },
+  },
+  {
+    name: 'partial-initial-state',
+    breaks:
+      'doc1 § Resource version semantics: Get State, synthetic ADDED events for all existing instances (all but the first are dropped)',
+    area: 'watch',
+    watch: (s, line) => {
+      const e = parse(line);
+      if (!getsState(s) || s.live) return [line];
+      if (e?.type !== 'ADDED') {
+        s.live = true;
+        return [line];
+      }
+      s.added = ((s.added as number) ?? 0) + 1;
+      return s.added === 1 ? [line] : [];
+    },
+  },
+  {
+    name: 'unrequested-bookmarks',
+    breaks:
+      'doc1 § Events: BOOKMARK only when requested (a BOOKMARK follows every change on a watch that did not ask)',
+    area: 'watch',
+    watch: (s, line) => {
+      const e = parse(line);
+      if (!isChange(e) || s.url?.searchParams.get('allowWatchBookmarks') === 'true') return [line];
+      const o = e!.object ?? {};
+      const bookmark = {
+        type: 'BOOKMARK',
+        object: {
+          kind: o.kind,
+          apiVersion: o.apiVersion,
+          metadata: { resourceVersion: o.metadata?.resourceVersion },
+        },
+      };
+      return [line, JSON.stringify(bookmark)];
+    },
+  },
+  {
+    name: 'end-watch-early',
+    breaks: 'doc1 § Events: the watch stream carries the changes (the stream is ended after two events)',
+    area: 'watch',
+    watch: (s, line) => {
+      if (s.n >= 1) s.end = true;
+      return [line];
+    },
+  },
+  {
+    name: 'event-version-off-by-one',
+    breaks:
+      "doc1 § Resources and their fields: resourceVersion is the object's version in the store (MODIFIED events carry the previous version)",
+    area: 'watch',
+    watch: (_s, line) => {
+      const e = parse(line);
+      const rv = e?.object?.metadata?.resourceVersion;
+      if (e?.type !== 'MODIFIED' || typeof rv !== 'string') return [line];
+      const changed = /^\d+$/.test(rv) ? String(Number(rv) - 1) : `${rv}0`;
+      return [
+        JSON.stringify({
+          ...e,
+          object: { ...e.object, metadata: { ...e.object.metadata, resourceVersion: changed } },
+        }),
+      ];
+    },
+  },
+  {
+    name: 'expired-watch-silent',
+    breaks:
+      'doc1 § Errors: 410 Gone for a watch at a version no longer retained (the ERROR event is dropped: the stream just ends)',
+    area: 'watch',
+    server: { historySeconds: 2 },
+    watch: (_s, line) => (parse(line)?.type === 'ERROR' ? [] : [line]),
+  },
+  {
+    name: 'watch-ignores-label-selector',
+    breaks:
+      'Kubernetes: a watch with a labelSelector streams matching objects only (the selector is dropped)',
+    area: 'watch',
+    request: (r) => (isWatch(r) && r.url.searchParams.has('labelSelector') ? without(r, 'labelSelector') : r),
+  },
+  {
+    name: 'watch-ignores-field-selector',
+    breaks:
+      'Kubernetes: a watch with fieldSelector metadata.name streams that object only (the selector is dropped)',
+    area: 'watch',
+    request: (r) => (isWatch(r) && r.url.searchParams.has('fieldSelector') ? without(r, 'fieldSelector') : r),
+  },
+  {
+    name: 'resource-path-watch-widened',
+    breaks: 'doc1 § Operations: watch on a resource path (the watch covers the whole collection)',
+    area: 'watch',
+    request: (r) => {
+      const m = /^(.*\/namespaces\/[^/]+\/[^/]+)\/[^/]+$/.exec(r.url.pathname);
+      if (!isWatch(r) || !m) return r;
+      const url = new URL(r.url);
+      url.pathname = m[1]!;
+      return { ...r, url };
+    },
+  },
+  {
+    name: 'watch-ignores-timeout',
+    breaks: 'Kubernetes: timeoutSeconds ends a watch (the parameter is dropped)',
+    area: 'watch',
+    request: (r) =>
+      isWatch(r) && r.url.searchParams.has('timeoutSeconds') ? without(r, 'timeoutSeconds') : r,
+  },
+  {
+    name: 'strip-initial-events-end',
+    breaks:
+      'doc1 § Streaming initial state, the mark of the BOOKMARK that ends the initial events (Kubernetes: the initial-events-end annotation is removed)',
+    area: 'watch',
+    server: { featureGates: { WatchList: true } },
+    watch: (_s, line) => {
+      const e = parse(line);
+      const ann = e?.object?.metadata?.annotations;
+      if (e?.type !== 'BOOKMARK' || !ann) return [line];
+      const rest = Object.fromEntries(Object.entries(ann).filter(([k]) => !END_ANNOTATIONS.includes(k)));
+      const metadata = { ...e.object.metadata, annotations: Object.keys(rest).length ? rest : undefined };
+      return [JSON.stringify({ ...e, object: { ...e.object, metadata } })];
+    },
+  },
+  {
+    name: 'initial-bookmark-first',
+    breaks:
+      'doc1 § Streaming initial state: synthetic ADDED events, then the BOOKMARK (the BOOKMARK comes before the ADDED events)',
+    area: 'watch',
+    server: { featureGates: { WatchList: true } },
+    watch: (s, line) => {
+      if (s.url?.searchParams.get('sendInitialEvents') !== 'true' || s.released) return [line];
+      const e = parse(line);
+      const held = (s.addedHeld as string[] | undefined) ?? [];
+      if (e?.type === 'ADDED') {
+        s.addedHeld = [...held, line];
+        return [];
+      }
+      s.released = true;
+      return e?.type === 'BOOKMARK' ? [line, ...held] : [...held, line];
+    },
+  },
+  {
+    name: 'bookmark-carries-fields',
+    breaks:
+      'doc1 § Resources and their fields: a BOOKMARK object has only metadata.resourceVersion (it carries data)',
+    area: 'watch',
+    server: { featureGates: { WatchList: true } },
+    watch: (_s, line) => {
+      const e = parse(line);
+      if (e?.type !== 'BOOKMARK') return [line];
+      return [JSON.stringify({ ...e, object: { ...e.object, data: { leaked: 'x' } } })];
+    },
+  },
+];

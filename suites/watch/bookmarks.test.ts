@@ -1,0 +1,114 @@
+// doc1 § Events (BOOKMARK) and § Query parameters (allowWatchBookmarks): bookmarks come only when
+// asked for, are never guaranteed, and when one comes it has the bookmark shape and means "all
+// changes up to this version were sent".
+import { describe } from 'vitest';
+import { check, show } from '../../harness/src/assert.ts';
+import { capabilities } from '../../harness/src/capabilities.ts';
+import { conformance } from '../../harness/src/case.ts';
+import {
+  checkBookmarkShape,
+  checkEvents,
+  isBookmark,
+  lines,
+  readFor,
+  readUntil,
+  readUntilObject,
+  rvOf,
+  withRoom,
+} from './support.ts';
+
+/** How long the shape case waits for a bookmark the server may never send. */
+const BOOKMARK_WAIT_MS = 3_000;
+
+describe('watch: bookmarks', () => {
+  conformance(
+    {
+      id: 'watch/bookmarks/none-unless-asked',
+      title: 'A watch that does not set allowWatchBookmarks=true receives no BOOKMARK event',
+      doc: 1,
+      section: 'Events',
+      place:
+        'BOOKMARK | All changes up to the given resourceVersion were sent; only when requested, at unspecified intervals',
+      level: 'MUST',
+    },
+    async ({ client, step }) => {
+      await withRoom(client, async (room) => {
+        await room.create('a', { v: '0' });
+        const plain = await room.watchOk({ watch: 1 });
+        const exact = await room.watchOk({ watch: 1, resourceVersion: room.live('a').rv });
+        const refused = await room.watchOk({ watch: 1, allowWatchBookmarks: 'false' });
+        const caps = await capabilities(client);
+        const initial = caps.watchList
+          ? await room.watchOk({ watch: 1, sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' })
+          : undefined;
+        await room.update('a', { v: '1' });
+        await room.create('b', { v: '0' });
+        await room.remove('a');
+        const end = await room.sentinel();
+        for (const [what, s] of [
+          ['without allowWatchBookmarks', plain],
+          ['from a version, without allowWatchBookmarks', exact],
+          ['with allowWatchBookmarks=false', refused],
+          ['with sendInitialEvents=true but without allowWatchBookmarks', initial],
+        ] as const) {
+          if (!s) continue;
+          const events = await step(`read the watch ${what}`, () => readUntilObject(s, end.name));
+          // a little longer: a server that sends bookmarks on a timer may send one now
+          events.push(...(await readFor(s, 300)));
+          const bm = events.filter(isBookmark);
+          check(
+            bm.length === 0,
+            `no BOOKMARK event on a watch ${what}`,
+            lines(events),
+            'BOOKMARK: only when requested',
+          );
+        }
+      });
+    },
+  );
+
+  conformance(
+    {
+      id: 'watch/bookmarks/shape-and-meaning',
+      title:
+        'A BOOKMARK, when one comes, has the requested kind and apiVersion and only metadata.resourceVersion, and a watch restarted from it repeats nothing',
+      doc: 1,
+      section: 'Resources and their fields',
+      place:
+        'For `BOOKMARK` the object has the requested kind and apiVersion and only `metadata.resourceVersion`',
+      level: 'MUST',
+    },
+    async ({ client, skip }) => {
+      await withRoom(client, async (room) => {
+        const s = await room.watchOk({ watch: 1, allowWatchBookmarks: 'true' });
+        const want = [await room.create('a', { v: '0' }), await room.update('a', { v: '1' })];
+        let events: Awaited<ReturnType<typeof readUntil>>;
+        try {
+          events = await readUntil(s, isBookmark, 'a BOOKMARK', BOOKMARK_WAIT_MS);
+        } catch {
+          events = [];
+        }
+        const bm = events.find(isBookmark);
+        if (!bm)
+          return skip(`no BOOKMARK arrived within ${BOOKMARK_WAIT_MS} ms; bookmarks are never guaranteed`);
+        checkBookmarkShape(bm, 'ConfigMap', 'v1');
+        // "All changes up to the given resourceVersion were sent": the changes received before
+        // the bookmark are not sent again by a watch that starts from it.
+        const seen = events.filter((e) => !isBookmark(e));
+        checkEvents(
+          seen,
+          want.slice(0, seen.length),
+          'the changes before the bookmark are the writes, in order',
+        );
+        const r = await room.watchOk({ watch: 1, resourceVersion: rvOf(bm) });
+        const rest = want.slice(seen.length);
+        const end = await room.sentinel();
+        checkEvents(
+          await readUntilObject(r, end.name),
+          [...rest, end],
+          `a watch from the BOOKMARK's version ${show(rvOf(bm))} streams only the changes not yet sent`,
+        );
+      });
+    },
+  );
+});
