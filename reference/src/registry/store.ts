@@ -19,6 +19,7 @@ import {
 } from '../storage/types.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, bucketName } from './types.ts';
 import { missingRequired } from '../schema/decode.ts';
+import { recordWrite } from '../apply/field-manager.ts';
 import { clone, deepEqual, type NameRule, validateMeta } from './validation.ts';
 
 export interface StoreOptions {
@@ -65,6 +66,11 @@ export interface WatchSink {
   bookmark(rv: string, initialEventsEnd: boolean): void;
   error(err: StatusError): void;
   end(): void;
+}
+
+/** The managedFields a server-side apply computed (prepare functions may reset metadata). */
+export interface AppliedOwnership {
+  managedFields?: unknown[];
 }
 
 export interface DeleteParams {
@@ -679,7 +685,29 @@ export class GenericStore {
       );
   }
 
-  async create(namespace: string, obj: KObject, ctx: RequestContext, version: string): Promise<KObject> {
+  /** metadata.managedFields of a write: an Update by the request's manager, or what an apply computed. */
+  private recordOwnership(
+    obj: KObject,
+    ctx: RequestContext,
+    version: string,
+    subresource: string,
+    old: KObject | undefined,
+    applied: AppliedOwnership | undefined,
+  ): void {
+    if (applied) {
+      if (applied.managedFields) obj.metadata.managedFields = applied.managedFields;
+      else delete obj.metadata.managedFields;
+    }
+    recordWrite({ def: this.def, version, subresource, ctx, old, obj, applied: !!applied, now: this.now() });
+  }
+
+  async create(
+    namespace: string,
+    obj: KObject,
+    ctx: RequestContext,
+    version: string,
+    opts: { applied?: AppliedOwnership } = {},
+  ): Promise<KObject> {
     const m = (obj.metadata ??= {});
     if (this.def.namespaced) {
       if (m.namespace && namespace && m.namespace !== namespace)
@@ -694,7 +722,9 @@ export class GenericStore {
       throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const ns = m.namespace ?? '';
     this.ensureNamespace(ns, true);
-    if (!m.name && m.generateName) m.name = m.generateName + randomSuffix();
+    // generateName applies only when no name is given; only a generated name is retried on a clash
+    const generated = !m.name && !!m.generateName;
+    if (generated) m.name = m.generateName + randomSuffix();
     m.uid = randomUUID();
     m.creationTimestamp = RFC3339(this.now());
     delete m.deletionTimestamp;
@@ -707,6 +737,7 @@ export class GenericStore {
     const attrs = this.admissionAttrs('CREATE', ns, m.name ?? '', '', ctx, version, obj);
     await this.admission.mutate(attrs);
     obj = attrs.object!;
+    this.recordOwnership(obj, ctx, version, '', undefined, opts.applied);
     this.validateAll(obj, ctx);
     await this.admission.validate(attrs);
     if (ctx.dryRun) {
@@ -721,7 +752,7 @@ export class GenericStore {
         return s.obj;
       } catch (e) {
         if (e instanceof KeyExistsError) {
-          if (m.generateName && attempt < 5 && obj.metadata.name!.startsWith(m.generateName)) {
+          if (generated && attempt < 5) {
             obj.metadata.name = m.generateName + randomSuffix();
             continue;
           }
@@ -743,7 +774,7 @@ export class GenericStore {
     ctx: RequestContext,
     version: string,
     subresource = '',
-    opts: { forceAllowCreate?: boolean; expectRv?: number } = {},
+    opts: { forceAllowCreate?: boolean; expectRv?: number; applied?: AppliedOwnership } = {},
   ): Promise<{ obj: KObject; created: boolean }> {
     const m = (obj.metadata ??= {});
     if (m.name !== undefined && m.name !== name)
@@ -762,7 +793,10 @@ export class GenericStore {
     if (!cur) {
       if (!subresource && (this.def.strategy.allowCreateOnUpdate || opts.forceAllowCreate)) {
         delete m.resourceVersion;
-        return { obj: await this.create(namespace, obj, ctx, version), created: true };
+        return {
+          obj: await this.create(namespace, obj, ctx, version, { applied: opts.applied }),
+          created: true,
+        };
       }
       throw errors.notFound(this.def.group, this.def.plural, name);
     }
@@ -829,6 +863,7 @@ export class GenericStore {
     const attrs = this.admissionAttrs('UPDATE', namespace, name, subresource, ctx, version, obj, old);
     await this.admission.mutate(attrs);
     obj = attrs.object!;
+    this.recordOwnership(obj, ctx, version, subresource, old, opts.applied);
     this.validateAll(obj, ctx, old);
     await this.admission.validate(attrs);
     // A write that changes nothing is not a write: same object, same resourceVersion.

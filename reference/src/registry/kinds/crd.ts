@@ -44,6 +44,8 @@ const SYSTEM: RequestContext = {
   user: { username: 'system:apiextensions-controller', groups: ['system:masters'] },
   warnings: [],
   dryRun: false,
+  // the manager of its writes in managedFields (Kubernetes: kube-apiserver)
+  fieldManager: 'orch-apiserver',
 };
 
 const nowRfc3339 = () => new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');

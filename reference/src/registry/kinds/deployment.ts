@@ -427,7 +427,8 @@ async function writeScale(
   const next = clone(cur.obj);
   (next.spec as DeploymentSpec).replicas = replicas;
   next.metadata.resourceVersion = rv;
-  const r = await s.store.update(s.namespace, s.name, next, s.ctx, s.version, '', {
+  // `scale`: the write's managedFields entry names the subresource, as Kubernetes records it
+  const r = await s.store.update(s.namespace, s.name, next, s.ctx, s.version, 'scale', {
     expectRv: rv ? undefined : expectRv,
   });
   return r.obj;

@@ -1,0 +1,187 @@
+// The field manager of the registry: what every write does with metadata.managedFields.
+// - recordWrite (create, update, non-apply patch, status and scale writes): an Update by
+//   the request's manager (`fieldManager`, else the User-Agent before its first '/');
+//   `[{}]` in the request forgets all ownership first; `[]` or malformed entries keep the
+//   stored ones; writes to a subresource always start from the stored ones;
+// - applyToObject (server-side apply): the merged object with the new ownership;
+// - a write whose only change would be the entries' times changes nothing (Kubernetes
+//   keeps the stored times then, so a repeated apply is not a write).
+import type { RequestContext, ResourceDef } from '../registry/types.ts';
+import type { Schema } from '../schema/types.ts';
+import type { KObject } from '../storage/types.ts';
+import { NAMESPACE_FINALIZER } from '../registry/kinds/namespace.ts';
+import { deepEqual } from '../registry/validation.ts';
+import { FieldSet } from './fieldpath.ts';
+import {
+  decodeManagedFields,
+  encodeManagedFields,
+  equalIgnoringTimes,
+  isResetRequest,
+  type Managed,
+  managerFor,
+} from './managed-fields.ts';
+import { type WriteScope, applyIntent, recordUpdate } from './updater.ts';
+
+/** RFC 3339, whole seconds, UTC (metav1.Time). */
+export function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+export function schemaFor(def: ResourceDef, version: string): Schema | undefined {
+  return def.schemas?.[version] ?? def.schema;
+}
+
+function apiVersionOf(def: ResourceDef, version: string): string {
+  return def.group ? `${def.group}/${version}` : version;
+}
+
+/**
+ * Fields nobody owns through an endpoint: status through the main resource of a kind with a
+ * status subresource (the strategy resets it). Writes to the status subresource reach only
+ * status; the apply handler narrows their intent to it.
+ */
+export function resetFields(def: ResourceDef, subresource: string): FieldSet {
+  if (subresource === '' && def.subresources.includes('status')) return FieldSet.of([{ field: 'status' }]);
+  return new FieldSet();
+}
+
+/**
+ * The object a create is compared with: Kubernetes compares with the kind's zero value, where
+ * struct fields that are not pointers are present (empty), and a few lists are null. A field
+ * added below those is owned without its parent being an owned item itself. Values that
+ * Kubernetes sets after ownership is recorded (strategy, admission) are part of it here, as
+ * this server's strategies set them before: a creator that leaves them to the server does
+ * not own them (a namespace's finalizers, a pod's default service account).
+ */
+export function zeroObject(def: ResourceDef, version: string): Record<string, unknown> {
+  if (def.custom) return {};
+  const props = schemaFor(def, version)?.properties ?? {};
+  const z: Record<string, unknown> = { metadata: {} };
+  if (props.spec) z.spec = {};
+  if (props.status) z.status = {};
+  const gk = `${def.group}/${def.kind}`;
+  if (gk === '/Pod') z.spec = { containers: null, serviceAccountName: 'default', serviceAccount: 'default' };
+  else if (gk === '/Namespace') z.spec = { finalizers: [NAMESPACE_FINALIZER] };
+  else if (gk === 'apps/Deployment')
+    z.spec = { template: { metadata: {}, spec: { containers: null } }, strategy: {} };
+  else if (gk === '/Service') z.status = { loadBalancer: {} };
+  return z;
+}
+
+function scope(def: ResourceDef, version: string, subresource: string, now: number): WriteScope {
+  return {
+    schema: schemaFor(def, version),
+    apiVersion: apiVersionOf(def, version),
+    subresource,
+    ignored: resetFields(def, subresource),
+    now: rfc3339(now),
+  };
+}
+
+function decodeOrEmpty(list: unknown): Managed {
+  try {
+    return decodeManagedFields(list);
+  } catch {
+    return new Map();
+  }
+}
+
+/** The ownership an Update starts from (Kubernetes' decodeLiveOrNew), and the list it was read from. */
+function startingPoint(
+  obj: KObject,
+  old: KObject | undefined,
+  subresource: string,
+): { managed: Managed; list?: unknown[] } {
+  const stored = () => {
+    const list = old?.metadata.managedFields;
+    try {
+      return { managed: decodeManagedFields(list), list };
+    } catch {
+      return { managed: new Map() as Managed };
+    }
+  };
+  if (subresource) return stored();
+  const sent = obj.metadata.managedFields;
+  if (isResetRequest(sent)) return { managed: new Map() };
+  try {
+    const m = decodeManagedFields(sent);
+    if (m.size > 0) return { managed: m, list: sent };
+  } catch {
+    // malformed entries from a client: the stored ones stay
+  }
+  return stored();
+}
+
+function setManagedFields(obj: KObject, m: Managed): void {
+  const list = encodeManagedFields(m);
+  if (list) obj.metadata.managedFields = list;
+  else delete obj.metadata.managedFields;
+}
+
+const withoutVolatile = (o: KObject) => {
+  const { managedFields: _m, resourceVersion: _r, ...meta } = o.metadata;
+  const { apiVersion: _a, ...rest } = o;
+  return { ...rest, metadata: meta };
+};
+
+/** When nothing but the entries' times changed, the stored entries stay (so a no-op stays a no-op). */
+function keepTimesOfNoop(obj: KObject, old: KObject | undefined): void {
+  if (!old) return;
+  const a = obj.metadata.managedFields;
+  const b = old.metadata.managedFields;
+  if (a === b || !deepEqual(withoutVolatile(obj), withoutVolatile(old)) || !equalIgnoringTimes(a, b)) return;
+  if (b === undefined) delete obj.metadata.managedFields;
+  else obj.metadata.managedFields = b;
+}
+
+export interface WriteInfo {
+  def: ResourceDef;
+  version: string;
+  subresource: string;
+  ctx: RequestContext;
+  /** The stored object (undefined on create). */
+  old?: KObject;
+  /** The object about to be stored (changed in place). */
+  obj: KObject;
+  /** Its managedFields were computed by an apply. */
+  applied?: boolean;
+  now: number;
+}
+
+/** Records the ownership of a write in `obj.metadata.managedFields`. */
+export function recordWrite(w: WriteInfo): void {
+  if (!w.applied) {
+    const manager = managerFor(w.ctx.fieldManager, w.ctx.userAgent);
+    const base = startingPoint(w.obj, w.old, w.subresource);
+    const live = w.old ?? zeroObject(w.def, w.version);
+    const m = recordUpdate(live, w.obj, base.managed, manager, scope(w.def, w.version, w.subresource, w.now));
+    // unchanged ownership keeps the very list it was read from
+    if (m === base.managed && base.list && base.list.length > 0) w.obj.metadata.managedFields = base.list;
+    else setManagedFields(w.obj, m);
+  }
+  keepTimesOfNoop(w.obj, w.old);
+}
+
+export interface ApplyInfo {
+  def: ResourceDef;
+  version: string;
+  subresource: string;
+  /** The stored object in the request's version (undefined: the apply creates it). */
+  live?: KObject;
+  /** The intent, decoded and checked. */
+  config: Record<string, unknown>;
+  manager: string;
+  force: boolean;
+  now: number;
+}
+
+/** The object an apply produces, managedFields included; throws ApplyConflicts. */
+export function applyToObject(a: ApplyInfo): KObject {
+  const w = scope(a.def, a.version, a.subresource, a.now);
+  const managed = decodeOrEmpty(a.live?.metadata.managedFields);
+  const r = applyIntent(a.live, a.config, managed, a.manager, a.force, w);
+  const obj = r.object as KObject;
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  setManagedFields(obj, r.managed);
+  return obj;
+}
