@@ -12,6 +12,8 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: 'forks',
+          // concurrent cases (the fault meta test runs faults side by side) at most 3 at once
+          maxConcurrency: 3,
         },
       },
       {

@@ -24,27 +24,48 @@ export interface CaseOptions {
 /** Every case declared in this process (the manifest is built from it). */
 export const declared: CaseDef[] = [];
 
-const SEVERITY: Record<CaseDef['level'], string> = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor', BEYOND: 'trivial' };
+const SEVERITY: Record<CaseDef['level'], string> = {
+  MUST: 'critical',
+  SHOULD: 'normal',
+  MAY: 'minor',
+  BEYOND: 'trivial',
+};
 
-export function conformance(def: CaseDef, fn: (t: CaseContext) => Promise<void>, opts: CaseOptions = {}): void {
-  if (!/^[a-z0-9-]+(\/[a-z0-9.-]+)+$/.test(def.id)) throw new Error(`case id "${def.id}" must look like area/topic/name`);
+/** Allure metadata only when the runner collects Allure results (otherwise the calls just print noise). */
+const reporting = !!process.env.ORCH_REPORT_DIR;
+
+export function conformance(
+  def: CaseDef,
+  fn: (t: CaseContext) => Promise<void>,
+  opts: CaseOptions = {},
+): void {
+  if (!/^[a-z0-9-]+(\/[a-z0-9.-]+)+$/.test(def.id))
+    throw new Error(`case id "${def.id}" must look like area/topic/name`);
   if (declared.some((d) => d.id === def.id)) throw new Error(`duplicate case id "${def.id}"`);
   declared.push(def);
   const out = process.env.ORCH_MANIFEST_OUT;
-  if (out) appendFileSync(out, `${JSON.stringify({ id: def.id, title: def.title, doc: def.doc, section: def.section, place: def.place, level: def.level })}\n`);
+  if (out)
+    appendFileSync(
+      out,
+      `${JSON.stringify({ id: def.id, title: def.title, doc: def.doc, section: def.section, place: def.place, level: def.level })}\n`,
+    );
   const name = `${def.id}: ${def.title}`;
   const exp = expectationFor(sessionExpectations(), def.id);
   const body = async (ctx: { skip: (note?: string) => void }) => {
-    await allure.labels(
-      { name: 'epic', value: `doc${def.doc} ${DOCS[def.doc]}` },
-      { name: 'feature', value: def.section },
-      { name: 'story', value: def.place },
-      { name: 'severity', value: SEVERITY[def.level] },
-      { name: 'tag', value: def.level },
-      { name: 'caseId', value: def.id },
-    );
-    await allure.description(`${def.title}\n\nSpec: ${describePlace(def)}${exp ? `\n\nExpectation: ${exp.expect} — ${exp.note}` : ''}`);
-    if (exp) await allure.tag(`expected-${exp.expect}`);
+    if (reporting)
+      await allure.labels(
+        { name: 'epic', value: `doc${def.doc} ${DOCS[def.doc]}` },
+        { name: 'feature', value: def.section },
+        { name: 'story', value: def.place },
+        { name: 'severity', value: SEVERITY[def.level] },
+        { name: 'tag', value: def.level },
+        { name: 'caseId', value: def.id },
+      );
+    if (reporting)
+      await allure.description(
+        `${def.title}\n\nSpec: ${describePlace(def)}${exp ? `\n\nExpectation: ${exp.expect} — ${exp.note}` : ''}`,
+      );
+    if (reporting && exp) await allure.tag(`expected-${exp.expect}`);
     setCurrentPlace(def);
     try {
       await fn({
@@ -53,7 +74,10 @@ export function conformance(def: CaseDef, fn: (t: CaseContext) => Promise<void>,
           ctx.skip(reason);
           throw new Error('unreachable');
         },
-        step: (n, b) => allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>,
+        step: (n, b) =>
+          reporting
+            ? (allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>)
+            : Promise.resolve().then(b),
       });
     } finally {
       setCurrentPlace(undefined);
