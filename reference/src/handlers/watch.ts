@@ -41,19 +41,43 @@ export const watchHandler: Handler = async (s: Scope) => {
   };
   let stop: () => void = () => {};
   let closed = false;
-  const write = (type: string, object: Record<string, unknown>) => {
-    start();
+  // The events of one turn of the event loop leave in one write: with many watchers, one
+  // write per event per watcher would cost a system call each.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let flushing = false;
+  const flush = () => {
+    flushing = false;
+    if (pending.length === 0) return;
+    const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
     if (closed || res.writableEnded || res.destroyed) return;
-    if (proto) res.write(encodeProtobufWatchEvent(type, object));
-    else {
-      // stored objects are immutable: their bytes are serialized once for all watchers
-      const head = (EVENT_HEAD[type] ??= Buffer.from(`{"type":"${type}","object":`));
-      res.write(Buffer.concat([head, jsonBytes(object), EVENT_TAIL]));
-    }
+    res.write(chunk);
     if (res.writableLength > MAX_BUFFERED) {
       closed = true;
       stop();
       res.destroy();
+    }
+  };
+  const queue = (...parts: Buffer[]) => {
+    for (const b of parts) {
+      pending.push(b);
+      pendingBytes += b.length;
+    }
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flush);
+    }
+  };
+  const write = (type: string, object: Record<string, unknown>) => {
+    start();
+    if (closed || res.writableEnded || res.destroyed) return;
+    if (proto) queue(encodeProtobufWatchEvent(type, object));
+    else {
+      // stored objects are immutable: their bytes are serialized once for all watchers
+      const head = (EVENT_HEAD[type] ??= Buffer.from(`{"type":"${type}","object":`));
+      queue(head, jsonBytes(object), EVENT_TAIL);
     }
   };
   const sink = {
@@ -67,6 +91,7 @@ export const watchHandler: Handler = async (s: Scope) => {
     error: (err: StatusError) => write('ERROR', err.toStatus() as unknown as Record<string, unknown>),
     end: () => {
       start();
+      flush();
       if (!res.writableEnded) res.end();
     },
   };

@@ -1,7 +1,20 @@
-// Durability for the memory store: an append-only log of changes plus a periodic snapshot,
-// under one data directory. Each change is written (write(2)) before it becomes visible, so
-// a kill -9 loses nothing that was acknowledged; fdatasync runs in batches shared by all
-// writes that arrived meanwhile (group commit), and every reply waits for its batch.
+// Durability for the memory store: an append-only log of changes plus a snapshot, under one
+// data directory.
+//
+// - Each change is written (write(2)) to `changes.log` before it becomes visible, so a
+//   kill -9 loses nothing that was acknowledged. A change that cannot be written is refused
+//   (append throws) and never becomes visible.
+// - fdatasync runs in batches shared by every write that arrived meanwhile (group commit);
+//   every reply waits for its batch. A failed fdatasync is fatal for the log: the pages it
+//   covered may be lost, so the waiting writes fail and every later write is refused
+//   (fail-stop) until the process restarts and recovers from what is on disk.
+// - Once the log passes `compactBytes`, every live object and the retained change history
+//   go to `snapshot.json` (written to a temporary file, fsynced, renamed, directory fsynced)
+//   and the log starts again empty. The history lets watch-from-an-old-version and Exact
+//   reads keep working across a restart, within the retention window.
+// - On start the snapshot is loaded and the log replayed; a torn last record (a crash in the
+//   middle of a write) is dropped and cut from the file. A damaged record followed by good
+//   ones is not a torn write: the server refuses to start rather than drop acknowledged data.
 import {
   closeSync,
   existsSync,
@@ -12,21 +25,22 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  writeFileSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { bucketOf, MemoryStore, type MemoryStoreOptions, type Persistence } from './memory.ts';
-import type { ChangeEvent, KObject } from './types.ts';
+import type { ChangeEvent, KObject, StoredObject } from './types.ts';
 
 export interface WalOptions extends MemoryStoreOptions {
   dir: string;
   /** fdatasync before acknowledging writes (default true). */
   sync?: boolean;
-  /** Rewrite the snapshot and truncate the log once the log exceeds this many bytes. */
+  /** Rewrite the snapshot and truncate the log once the log exceeds this many bytes (default 64 MiB). */
   compactBytes?: number;
 }
 
+/** One record of the log: a change. DELETED records carry no object (the last state is known). */
 interface LogLine {
   r: number;
   t: 'A' | 'M' | 'D';
@@ -35,111 +49,157 @@ interface LogLine {
   ts: number;
 }
 
+/** A change of the retained history inside a snapshot: with the object before it. */
+interface HistoryLine {
+  r: number;
+  t: 'A' | 'M' | 'D';
+  k: string;
+  o: KObject;
+  p?: KObject;
+  ts: number;
+}
+
+interface SnapshotFile {
+  rev: number;
+  objects: { k: string; r: number; o: KObject }[];
+  /** Changes up to `rev` still inside the retention window, oldest first (absent in old snapshots). */
+  history?: HistoryLine[];
+}
+
 const TYPE = { ADDED: 'A', MODIFIED: 'M', DELETED: 'D' } as const;
 const UNTYPE = { A: 'ADDED', M: 'MODIFIED', D: 'DELETED' } as const;
+const LOG = 'changes.log';
+const SNAPSHOT = 'snapshot.json';
+const RESOLVED = Promise.resolve();
+/**
+ * fdatasyncs in flight at most. A batch's fdatasync starts after its writes, so it makes
+ * them durable whatever the other one does; a second one in flight shortens the wait of
+ * the writes that arrive during the first. Each has its own descriptor: Linux reports a
+ * writeback error once per open file, so two calls on one descriptor could let one of them
+ * succeed for pages the other was told were lost.
+ */
+const SYNC_SLOTS = 2;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
 
 export class WriteAheadLog implements Persistence {
   private fd: number;
+  /** Bytes of whole records in the log. */
   private size = 0;
-  private pending: (() => void)[] = [];
-  private failed: ((e: Error) => void)[] = [];
-  private syncing = false;
+  /** Writes waiting for the next fdatasync. */
+  private waiters: Waiter[] = [];
+  /** Descriptors for fdatasync not in use (see SYNC_SLOTS); all of them when none is in flight. */
+  private readonly freeSyncFds: number[] = [];
+  private readonly syncFds: number[] = [];
   private scheduled = false;
-  private closed = false;
+  private compactScheduled = false;
+  private compactAt: number;
+  private closing = false;
+  private closePromise?: Promise<void>;
+  private idle: (() => void)[] = [];
+  /** Set once a write or an fdatasync failed: the log accepts nothing more. */
+  private failure?: Error;
+  /** Buckets that ever had a change (to collect the history at compaction). */
+  readonly buckets = new Set<string>();
 
-  constructor(
+  private constructor(
     private readonly dir: string,
     private readonly store: MemoryStore,
     private readonly sync: boolean,
     private readonly compactBytes: number,
+    size: number,
   ) {
-    this.fd = openSync(join(dir, 'changes.log'), 'a');
+    const path = join(dir, LOG);
+    const created = !existsSync(path);
+    this.fd = openSync(path, 'a');
+    if (created) fsyncDir(dir);
+    if (sync) for (let i = 0; i < SYNC_SLOTS; i++) this.syncFds.push(openSync(path, 'r'));
+    this.freeSyncFds.push(...this.syncFds);
+    this.size = size;
+    this.compactAt = compactBytes;
   }
 
-  /** Loads snapshot and log into the store; a torn last line (crash mid-write) is dropped. */
+  /** Loads snapshot and log into a new store and attaches the log to it. */
   static open(opts: WalOptions): MemoryStore {
-    mkdirSync(opts.dir, { recursive: true });
+    const dir = opts.dir;
+    const fresh = !existsSync(dir);
+    mkdirSync(dir, { recursive: true });
+    if (fresh) fsyncDir(dirname(dir));
+    rmSync(join(dir, `${SNAPSHOT}.tmp`), { force: true });
     const store = new MemoryStore(opts);
-    const snapPath = join(opts.dir, 'snapshot.json');
-    if (existsSync(snapPath)) {
-      const snap = JSON.parse(readFileSync(snapPath, 'utf8')) as {
-        rev: number;
-        objects: { k: string; r: number; o: KObject }[];
-      };
-      for (const o of snap.objects) store.loadObject(bucketOf(o.k), { key: o.k, rv: o.r, obj: o.o });
-      store.restoreRevision(snap.rev);
-    }
-    const logPath = join(opts.dir, 'changes.log');
-    let size = 0;
-    if (existsSync(logPath)) {
-      const buf = readFileSync(logPath);
-      let start = 0;
-      let good = 0;
-      while (start < buf.length) {
-        const nl = buf.indexOf(10, start);
-        if (nl < 0) break;
-        const line = buf.subarray(start, nl).toString('utf8');
-        let rec: LogLine;
-        try {
-          rec = JSON.parse(line) as LogLine;
-        } catch {
-          break;
-        }
-        if (rec.r > store.revision()) {
-          const ev: ChangeEvent = {
-            rv: rec.r,
-            type: UNTYPE[rec.t],
-            bucket: bucketOf(rec.k),
-            key: rec.k,
-            obj: rec.o ?? (store.get(rec.k)?.obj as KObject),
-            time: rec.ts,
-          };
-          if (ev.type === 'DELETED') {
-            const last = store.get(rec.k)?.obj;
-            if (!last) {
-              start = nl + 1;
-              good = start;
-              continue;
-            }
-            ev.obj = { ...last, metadata: { ...last.metadata, resourceVersion: String(rec.r) } };
-          }
-          store.restore(ev);
-        }
-        start = nl + 1;
-        good = start;
-      }
-      size = good;
-      if (good < buf.length) {
-        const fd = openSync(logPath, 'r+');
-        ftruncateSync(fd, good);
-        fsyncSync(fd);
-        closeSync(fd);
-      }
-    }
-    const wal = new WriteAheadLog(opts.dir, store, opts.sync ?? true, opts.compactBytes ?? 64 * 1024 * 1024);
-    wal.size = size;
+    const buckets = new Set<string>();
+    loadSnapshot(join(dir, SNAPSHOT), store, buckets);
+    const size = replayLog(join(dir, LOG), store, buckets);
+    const wal = new WriteAheadLog(dir, store, opts.sync ?? true, opts.compactBytes ?? 64 * 1024 * 1024, size);
+    for (const b of buckets) wal.buckets.add(b);
     store.attach(wal);
     return store;
   }
 
+  /**
+   * Writes a change; resolves once it is durable. Throws (synchronously, so that the store
+   * does not apply the change) when the log is closed, failed, or the write fails.
+   */
   append(ev: ChangeEvent): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closing) throw new Error('store is closed');
+    if (this.failure) throw this.failure;
     const rec: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
     if (ev.type !== 'DELETED') rec.o = ev.obj;
-    const line = Buffer.from(JSON.stringify(rec) + '\n');
-    writeSync(this.fd, line);
-    this.size += line.length;
-    if (this.size > this.compactBytes) this.compact();
-    if (!this.sync) return Promise.resolve();
+    this.size += this.writeRecord(JSON.stringify(rec) + '\n');
+    this.buckets.add(ev.bucket);
+    if (this.size > this.compactAt && !this.compactScheduled) {
+      // Not now: the store applies this change right after append returns, and the
+      // snapshot must hold every change the log holds.
+      this.compactScheduled = true;
+      setImmediate(() => this.compact());
+    }
+    if (!this.sync) return RESOLVED;
     return new Promise<void>((resolve, reject) => {
-      this.pending.push(resolve);
-      this.failed.push(reject);
+      this.waiters.push({ resolve, reject });
       this.schedule();
     });
   }
 
+  /**
+   * Writes one whole record, or nothing: a partial write is cut off again. Returns its size.
+   * The string goes to write(2) directly: no Buffer from the shared pool, whose slabs would
+   * otherwise stay alive for the sake of small buffers cached elsewhere (see jsonBytes).
+   */
+  private writeRecord(line: string): number {
+    const len = Buffer.byteLength(line);
+    let off = 0;
+    try {
+      off = writeSync(this.fd, line);
+      if (off < len) {
+        const buf = Buffer.from(line);
+        while (off < len) off += writeSync(this.fd, buf, off, len - off);
+      }
+      return len;
+    } catch (e) {
+      if (off > 0) {
+        try {
+          ftruncateSync(this.fd, this.size);
+        } catch {
+          // the log now ends in a partial record that later records would follow
+          this.fail(new Error(`change log damaged: ${(e as Error).message}`));
+        }
+      }
+      throw e;
+    }
+  }
+
+  private fail(e: Error): void {
+    if (this.failure) return;
+    this.failure = e;
+    console.error(`orch storage: ${e.message}; no further writes are accepted until restart`);
+  }
+
+  /** Starts a batch at the end of this turn of the event loop (every write of the turn joins it). */
   private schedule(): void {
-    if (this.syncing || this.scheduled) return;
+    if (this.scheduled || this.freeSyncFds.length === 0) return; // a completing sync schedules again
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -148,49 +208,269 @@ export class WriteAheadLog implements Persistence {
   }
 
   private flush(): void {
-    if (this.syncing || this.pending.length === 0) return;
-    const done = this.pending;
-    const fail = this.failed;
-    this.pending = [];
-    this.failed = [];
-    this.syncing = true;
-    fdatasync(this.fd, (err) => {
-      this.syncing = false;
-      if (err) for (const f of fail) f(err);
-      else for (const d of done) d();
-      if (this.pending.length) this.schedule();
-    });
+    if (this.waiters.length && this.freeSyncFds.length) {
+      const fd = this.freeSyncFds.pop()!;
+      const batch = this.waiters;
+      this.waiters = [];
+      fdatasync(fd, (err) => {
+        this.freeSyncFds.push(fd);
+        if (err) this.fail(new Error(`fdatasync of the change log failed: ${err.message}`));
+        // after a failure nothing is known to be durable, whatever later calls report
+        const f = this.failure;
+        for (const w of batch) {
+          if (f) w.reject(f);
+          else w.resolve();
+        }
+        if (this.waiters.length) this.schedule();
+        else this.checkIdle();
+      });
+    }
+    this.checkIdle();
   }
 
-  /** Writes every live object to a new snapshot, then starts an empty log. */
-  private compact(): void {
+  private checkIdle(): void {
+    if (this.freeSyncFds.length < this.syncFds.length || this.scheduled || this.waiters.length) return;
+    const idle = this.idle;
+    this.idle = [];
+    for (const f of idle) f();
+  }
+
+  /**
+   * Writes every live object and the retained history to a new snapshot, then starts an
+   * empty log. Runs outside append, when the store has applied every logged change.
+   */
+  compact(): void {
+    this.compactScheduled = false;
+    if (this.closing || this.failure) return;
+    const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
+    let written = 0;
+    try {
+      written = this.writeSnapshot(tmp);
+      renameSync(tmp, join(this.dir, SNAPSHOT));
+      fsyncDir(this.dir);
+    } catch (e) {
+      // the old snapshot and the whole log are still in place: try again later
+      rmSync(tmp, { force: true });
+      console.error(`orch storage: compaction failed: ${(e as Error).message}`);
+      this.compactAt = this.size + this.compactBytes;
+      return;
+    }
+    // Everything the log holds is in the durable snapshot now. An fdatasync in flight
+    // still covers its writes (they are in the snapshot); later records go to the empty log.
+    try {
+      ftruncateSync(this.fd, 0);
+      this.size = 0;
+      fsyncSync(this.fd);
+    } catch (e) {
+      // records the snapshot already holds are skipped on replay: harmless
+      console.error(`orch storage: truncating the change log failed: ${(e as Error).message}`);
+    }
+    // a snapshot much larger than the log bound would otherwise be rewritten too often
+    this.compactAt = Math.max(this.compactBytes, Math.floor(written / 2));
+  }
+
+  private writeSnapshot(path: string): number {
     const snap = this.store.snapshot();
-    const tmp = join(this.dir, 'snapshot.json.tmp');
-    const body = JSON.stringify({
-      rev: snap.rev,
-      objects: snap.objects.map((o) => ({ k: o.key, r: o.rv, o: o.obj })),
-    });
-    writeFileSync(tmp, body);
-    const fd = openSync(tmp, 'r');
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, join(this.dir, 'snapshot.json'));
-    fsyncSync(this.fd);
-    ftruncateSync(this.fd, 0);
-    fsyncSync(this.fd);
-    this.size = 0;
+    const from = this.store.oldestRetained();
+    const history: ChangeEvent[] = [];
+    if (from < snap.rev) {
+      for (const b of this.buckets) this.store.watch(b, from, (ev) => history.push(ev))();
+      history.sort((a, b) => a.rv - b.rv);
+    }
+    const fd = openSync(path, 'w');
+    let total = 0;
+    try {
+      const out = new ChunkWriter(fd);
+      out.put(`{"rev":${snap.rev},"objects":[`);
+      snap.objects.forEach((o, i) => {
+        out.put((i ? ',' : '') + JSON.stringify({ k: o.key, r: o.rv, o: o.obj }));
+      });
+      out.put('],"history":[');
+      history.forEach((ev, i) => {
+        const h: HistoryLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, o: ev.obj, ts: ev.time };
+        if (ev.prev) h.p = ev.prev;
+        out.put((i ? ',' : '') + JSON.stringify(h));
+      });
+      out.put(']}\n');
+      total = out.end();
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    return total;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await new Promise<void>((resolve) => {
-      if (!this.sync || (this.pending.length === 0 && !this.syncing)) return resolve();
-      this.pending.push(resolve);
-      this.failed.push(() => resolve());
-      this.schedule();
-    });
-    this.closed = true;
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+  close(): Promise<void> {
+    this.closePromise ??= this.doClose();
+    return this.closePromise;
   }
+
+  private async doClose(): Promise<void> {
+    this.closing = true;
+    // every accepted write gets its fdatasync (and its answer) before the file is closed
+    await new Promise<void>((resolve) => {
+      this.idle.push(resolve);
+      this.checkIdle();
+    });
+    try {
+      if (!this.failure) fsyncSync(this.fd);
+    } finally {
+      closeSync(this.fd);
+      for (const fd of this.syncFds) closeSync(fd);
+    }
+  }
+}
+
+/** Buffers small strings into ~1 MiB writes. */
+class ChunkWriter {
+  private parts: string[] = [];
+  private pending = 0;
+  private total = 0;
+  constructor(private readonly fd: number) {}
+  put(s: string): void {
+    this.parts.push(s);
+    this.pending += s.length;
+    if (this.pending >= 1 << 20) this.drain();
+  }
+  end(): number {
+    this.drain();
+    return this.total;
+  }
+  private drain(): void {
+    if (!this.parts.length) return;
+    const buf = Buffer.from(this.parts.join(''));
+    this.parts = [];
+    this.pending = 0;
+    let off = 0;
+    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    this.total += buf.length;
+  }
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // some platforms cannot fsync a directory
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Loads the snapshot: the objects at its revision, and the history before it. The loader
+ * undoes the history to get the state where it starts, then replays it, so that the store
+ * holds the same past versions it held when the snapshot was written.
+ */
+function loadSnapshot(path: string, store: MemoryStore, buckets: Set<string>): void {
+  if (!existsSync(path)) return;
+  const snap = JSON.parse(readFileSync(path, 'utf8')) as SnapshotFile;
+  const state = new Map<string, StoredObject>();
+  for (const o of snap.objects) state.set(o.k, { key: o.k, rv: o.r, obj: o.o });
+  const history = snap.history ?? [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    const h = history[i]!;
+    if (h.t === 'A' || !h.p) state.delete(h.k);
+    else state.set(h.k, { key: h.k, rv: Number(h.p.metadata.resourceVersion), obj: h.p });
+  }
+  for (const o of state.values()) {
+    const b = bucketOf(o.key);
+    buckets.add(b);
+    store.loadObject(b, o);
+  }
+  store.restoreRevision(history.length ? history[0]!.r - 1 : snap.rev);
+  for (const h of history) {
+    const b = bucketOf(h.k);
+    buckets.add(b);
+    store.restore({ rv: h.r, type: UNTYPE[h.t], bucket: b, key: h.k, obj: h.o, time: h.ts });
+  }
+  // without history (or a history that ends early) the revision still never goes back
+  if (store.revision() < snap.rev) store.restoreRevision(snap.rev);
+}
+
+function parseRecord(line: string): LogLine | undefined {
+  let rec: LogLine;
+  try {
+    rec = JSON.parse(line) as LogLine;
+  } catch {
+    return undefined;
+  }
+  if (
+    typeof rec !== 'object' ||
+    rec === null ||
+    !Number.isSafeInteger(rec.r) ||
+    rec.r <= 0 ||
+    !(rec.t in UNTYPE) ||
+    typeof rec.k !== 'string' ||
+    typeof rec.ts !== 'number' ||
+    (rec.t !== 'D' && (typeof rec.o !== 'object' || rec.o === null || typeof rec.o.metadata !== 'object'))
+  )
+    return undefined;
+  return rec;
+}
+
+/** Replays the log into the store; returns the length of its whole records. */
+function replayLog(path: string, store: MemoryStore, buckets: Set<string>): number {
+  if (!existsSync(path)) return 0;
+  const buf = readFileSync(path);
+  let start = 0;
+  let good = 0;
+  let bad = false;
+  while (start < buf.length) {
+    const nl = buf.indexOf(10, start);
+    if (nl < 0) {
+      bad = true; // the last record lacks its end: torn
+      break;
+    }
+    const rec = parseRecord(buf.subarray(start, nl).toString('utf8'));
+    if (!rec) {
+      bad = true;
+      break;
+    }
+    apply(store, rec, buckets);
+    start = nl + 1;
+    good = start;
+  }
+  if (bad) {
+    // Only the end of the log may be torn. A damaged record followed by good ones means
+    // the file was damaged some other way: dropping the rest would drop acknowledged data.
+    let next = buf.indexOf(10, good);
+    while (next >= 0 && next + 1 < buf.length) {
+      const end = buf.indexOf(10, next + 1);
+      const line = buf.subarray(next + 1, end < 0 ? buf.length : end).toString('utf8');
+      if (end >= 0 && parseRecord(line))
+        throw new Error(
+          `${path}: damaged record at byte ${good} followed by valid records; refusing to start`,
+        );
+      next = end;
+    }
+    console.error(`orch storage: dropping a torn record at the end of ${path} (${buf.length - good} bytes)`);
+    const fd = openSync(path, 'r+');
+    try {
+      ftruncateSync(fd, good);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return good;
+}
+
+function apply(store: MemoryStore, rec: LogLine, buckets: Set<string>): void {
+  if (rec.r <= store.revision()) return; // already in the snapshot
+  const bucket = bucketOf(rec.k);
+  buckets.add(bucket);
+  let obj = rec.o;
+  if (rec.t === 'D') {
+    const last = store.get(rec.k)?.obj;
+    if (!last) {
+      // nothing to delete: still, revisions never go back
+      store.restoreRevision(rec.r);
+      return;
+    }
+    obj = { ...last, metadata: { ...last.metadata, resourceVersion: String(rec.r) } };
+  }
+  store.restore({ rv: rec.r, type: UNTYPE[rec.t], bucket, key: rec.k, obj: obj!, time: rec.ts });
 }

@@ -1,0 +1,504 @@
+// Durability of the embedded store: the server runs as a real child process on a data
+// directory, gets killed (SIGKILL) or stopped (SIGTERM), and starts again on the same
+// directory. Every acknowledged write must be there with the same resourceVersion, new
+// writes must get larger versions, and the history (watch from an old version, Exact
+// lists) must survive within the retention window. Plus in-process checks of the log.
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { ServerOptions } from '../src/config.ts';
+import { MemoryStore } from '../src/storage/memory.ts';
+import type { ChangeEvent, KObject } from '../src/storage/types.ts';
+import { WriteAheadLog } from '../src/storage/wal.ts';
+
+const fsFault = vi.hoisted(() => ({ failSync: false }));
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const fdatasync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    if (!fsFault.failSync) return real.fdatasync(fd, cb);
+    const err = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    setImmediate(() => cb(err));
+  };
+  return { ...real, default: { ...real, fdatasync }, fdatasync };
+});
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/serve-child.ts', import.meta.url));
+const dirs: string[] = [];
+const children = new Set<ChildProcess>();
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'orch-dur-'));
+  dirs.push(d);
+  return d;
+}
+
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  token: string;
+  stderr: () => string;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+  kill(): Promise<void>;
+  stop(): Promise<number | null>;
+}
+
+/** Starts the server as a child process and waits for its `{url, token}` line. */
+async function startChild(opts: Partial<ServerOptions>): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, JSON.stringify(opts)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(proc);
+  let err = '';
+  proc.stderr!.on('data', (c) => (err += c));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const t = setTimeout(() => reject(new Error(`child did not start in time: ${err}`)), 20_000);
+    proc.stdout!.on('data', (c) => {
+      out += c;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(t);
+        resolve(out.slice(0, nl));
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`child exited (${code}) before listening: ${err}`));
+    });
+  });
+  const { url, token } = JSON.parse(line) as { url: string; token: string };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await request(url + path, {
+      method: method as 'GET',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: 15_000,
+      bodyTimeout: 15_000,
+    });
+    const text = await r.body.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: r.statusCode, json };
+  };
+  return {
+    proc,
+    url,
+    token,
+    stderr: () => err,
+    call,
+    async kill() {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      proc.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+const cm = (name: string, data: Record<string, string> = { k: name }) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data,
+});
+
+const NS = '/api/v1/namespaces';
+const CMS = `${NS}/dur/configmaps`;
+
+/** Objects the server acknowledged, by name: the last acknowledged state (undefined: deleted). */
+type Acked = Map<string, { rv: string; data: unknown } | undefined>;
+
+async function writeSome(c: Child, acked: Acked, prefix: string, n: number): Promise<number> {
+  let maxRv = 0;
+  const note = (rv: string) => (maxRv = Math.max(maxRv, Number(rv)));
+  // concurrent creates share fdatasync batches
+  const created = await Promise.all(
+    Array.from({ length: n }, (_, i) => c.call('POST', CMS, cm(`${prefix}-${i}`))),
+  );
+  for (const r of created) {
+    expect(r.status).toBe(201);
+    acked.set(r.json.metadata.name, { rv: r.json.metadata.resourceVersion, data: r.json.data });
+    note(r.json.metadata.resourceVersion);
+  }
+  for (let i = 0; i < n; i += 3) {
+    const r = await c.call(
+      'PUT',
+      `${CMS}/${prefix}-${i}`,
+      cm(`${prefix}-${i}`, { k: 'updated', i: String(i) }),
+    );
+    expect(r.status).toBe(200);
+    acked.set(`${prefix}-${i}`, { rv: r.json.metadata.resourceVersion, data: r.json.data });
+    note(r.json.metadata.resourceVersion);
+  }
+  for (let i = 1; i < n; i += 4) {
+    const r = await c.call('DELETE', `${CMS}/${prefix}-${i}`);
+    expect(r.status).toBe(200);
+    acked.set(`${prefix}-${i}`, undefined);
+  }
+  const list = await c.call('GET', CMS);
+  note(list.json.metadata.resourceVersion);
+  return maxRv;
+}
+
+async function checkAll(c: Child, acked: Acked, minRv: number): Promise<void> {
+  for (const [name, want] of acked) {
+    const r = await c.call('GET', `${CMS}/${name}`);
+    if (want === undefined) {
+      expect(r.status, name).toBe(404);
+    } else {
+      expect(r.status, name).toBe(200);
+      expect(r.json.metadata.resourceVersion, name).toBe(want.rv);
+      expect(r.json.data, name).toEqual(want.data);
+    }
+  }
+  const list = await c.call('GET', CMS);
+  expect(Number(list.json.metadata.resourceVersion)).toBeGreaterThanOrEqual(minRv);
+  expect(list.json.items.length).toBe([...acked.values()].filter(Boolean).length);
+  // a new write gets a larger version than anything handed out before
+  const fresh = await c.call('POST', CMS, cm(`fresh-${Date.now()}`));
+  expect(fresh.status).toBe(201);
+  expect(Number(fresh.json.metadata.resourceVersion)).toBeGreaterThan(minRv);
+  await c.call('DELETE', `${CMS}/${fresh.json.metadata.name}`);
+}
+
+/** Events of a watch from `rv`, read until `count` events arrived. */
+async function watchEvents(c: Child, path: string, rv: string, count: number): Promise<any[]> {
+  const r = await request(`${c.url}${path}?watch=1&resourceVersion=${rv}&timeoutSeconds=5`, {
+    headers: { authorization: `Bearer ${c.token}` },
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
+  expect(r.statusCode).toBe(200);
+  const events: any[] = [];
+  let buf = '';
+  for await (const chunk of r.body) {
+    buf += chunk.toString();
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      events.push(JSON.parse(buf.slice(0, nl)));
+      buf = buf.slice(nl + 1);
+    }
+    if (events.length >= count) break;
+  }
+  r.body.destroy();
+  return events;
+}
+
+describe('durable store across process restarts', () => {
+  it('keeps every acknowledged write through kill -9, with the same resourceVersions', async () => {
+    const dataDir = tempDir();
+    const acked: Acked = new Map();
+    let c = await startChild({ dataDir });
+    expect(
+      (await c.call('POST', NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dur' } })).status,
+    ).toBe(201);
+    let maxRv = await writeSome(c, acked, 'a', 40);
+    // writes still in flight when the process dies: whatever was acknowledged must survive
+    const inflight: Promise<void>[] = [];
+    let acks = 0;
+    for (let i = 0; i < 150; i++) {
+      inflight.push(
+        c.call('POST', CMS, cm(`burst-${i}`)).then(
+          (r) => {
+            if (r.status === 201) {
+              acks++;
+              acked.set(`burst-${i}`, { rv: r.json.metadata.resourceVersion, data: r.json.data });
+              maxRv = Math.max(maxRv, Number(r.json.metadata.resourceVersion));
+            }
+          },
+          () => {},
+        ),
+      );
+    }
+    const t0 = Date.now();
+    while (acks < 30 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 2));
+    await c.kill();
+    await Promise.all(inflight);
+    expect(acks).toBeGreaterThan(0);
+
+    c = await startChild({ dataDir });
+    // unacknowledged burst writes may or may not be there; acknowledged ones must be
+    const list = await c.call('GET', CMS);
+    const present = new Set(list.json.items.map((o: KObject) => o.metadata.name));
+    for (let i = 0; i < 150; i++)
+      if (!acked.has(`burst-${i}`) && present.has(`burst-${i}`)) {
+        const r = await c.call('GET', `${CMS}/burst-${i}`);
+        acked.set(`burst-${i}`, { rv: r.json.metadata.resourceVersion, data: r.json.data });
+        maxRv = Math.max(maxRv, Number(r.json.metadata.resourceVersion));
+      }
+    await checkAll(c, acked, maxRv);
+    // and once more, after more writes on the recovered store
+    maxRv = Math.max(maxRv, await writeSome(c, acked, 'b', 12));
+    await c.kill();
+    c = await startChild({ dataDir });
+    await checkAll(c, acked, maxRv);
+    await c.stop();
+  }, 90_000);
+
+  it('keeps objects and history through a clean restart (watch from an old version, Exact list)', async () => {
+    const dataDir = tempDir();
+    const acked: Acked = new Map();
+    let c = await startChild({ dataDir });
+    expect(
+      (await c.call('POST', NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dur' } })).status,
+    ).toBe(201);
+    const before = await c.call('GET', CMS);
+    const rv0 = before.json.metadata.resourceVersion as string;
+    const maxRv = await writeSome(c, acked, 'c', 8);
+    const exactAt = (await c.call('GET', CMS)).json;
+    await c.call('PUT', `${CMS}/c-0`, cm('c-0', { k: 'after' }));
+    acked.set('c-0', {
+      rv: (await c.call('GET', `${CMS}/c-0`)).json.metadata.resourceVersion,
+      data: { k: 'after' },
+    });
+    expect(await c.stop()).toBe(0);
+
+    c = await startChild({ dataDir });
+    await checkAll(c, acked, maxRv);
+    // watch from before any of the writes replays them in order
+    // 8 creates, 3 updates, 2 deletes, 1 update (checkAll's own write and delete come after)
+    const events = (await watchEvents(c, CMS, rv0, 14)).slice(0, 14);
+    expect(events.at(-1).object.metadata.name).toBe('c-0');
+    expect(events.slice(0, 8).every((e) => e.type === 'ADDED')).toBe(true);
+    const rvs = events.map((e) => Number(e.object.metadata.resourceVersion));
+    expect([...rvs].sort((a, b) => a - b)).toEqual(rvs);
+    expect(events.filter((e) => e.type === 'DELETED').map((e) => e.object.metadata.name)).toEqual([
+      'c-1',
+      'c-5',
+    ]);
+    // an Exact list at a version from before the restart
+    const exact = await c.call(
+      'GET',
+      `${CMS}?resourceVersion=${exactAt.metadata.resourceVersion}&resourceVersionMatch=Exact`,
+    );
+    expect(exact.status).toBe(200);
+    expect(exact.json.items).toEqual(exactAt.items);
+    expect(await c.stop()).toBe(0);
+  }, 60_000);
+
+  it('drops a torn last record and keeps going', async () => {
+    const dataDir = tempDir();
+    const acked: Acked = new Map();
+    let c = await startChild({ dataDir });
+    expect(
+      (await c.call('POST', NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dur' } })).status,
+    ).toBe(201);
+    let maxRv = await writeSome(c, acked, 'd', 10);
+    await c.kill();
+    const log = join(dataDir, 'store', 'changes.log');
+    const goodSize = statSync(log).size;
+    appendFileSync(
+      log,
+      `{"r":${maxRv + 1},"t":"A","k":"core/configmaps/dur/torn","o":{"apiVersion":"v1","metad`,
+    );
+
+    c = await startChild({ dataDir });
+    expect(c.stderr()).toMatch(/torn record/);
+    expect(statSync(log).size).toBe(goodSize);
+    expect((await c.call('GET', `${CMS}/torn`)).status).toBe(404);
+    await checkAll(c, acked, maxRv);
+    maxRv = Math.max(maxRv, await writeSome(c, acked, 'e', 6));
+    await c.kill();
+    c = await startChild({ dataDir });
+    await checkAll(c, acked, maxRv);
+    await c.stop();
+  }, 60_000);
+
+  it('refuses to start on a damaged record followed by good ones', async () => {
+    const dataDir = tempDir();
+    const c = await startChild({ dataDir });
+    expect(
+      (await c.call('POST', NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dur' } })).status,
+    ).toBe(201);
+    await c.call('POST', CMS, cm('x1'));
+    await c.kill();
+    const log = join(dataDir, 'store', 'changes.log');
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines.splice(1, 0, '{"r":garbage');
+    writeFileSync(log, lines.join('\n'));
+    await expect(startChild({ dataDir })).rejects.toThrow(/damaged record/);
+  }, 30_000);
+
+  it('compacts into a snapshot and loses nothing (objects, versions, history)', async () => {
+    const dataDir = tempDir();
+    const acked: Acked = new Map();
+    let c = await startChild({ dataDir, compactBytes: 4096 });
+    expect(
+      (await c.call('POST', NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dur' } })).status,
+    ).toBe(201);
+    const rv0 = (await c.call('GET', CMS)).json.metadata.resourceVersion as string;
+    let maxRv = await writeSome(c, acked, 'f', 60);
+    const snap = join(dataDir, 'store', 'snapshot.json');
+    const log = join(dataDir, 'store', 'changes.log');
+    expect(existsSync(snap)).toBe(true);
+    expect(statSync(log).size).toBeLessThan(statSync(snap).size);
+    await c.kill();
+
+    c = await startChild({ dataDir, compactBytes: 4096 });
+    await checkAll(c, acked, maxRv);
+    // the history kept in the snapshot still serves a watch from before the compaction
+    const events = await watchEvents(c, CMS, rv0, 60);
+    const rvs = events.map((e) => Number(e.object.metadata.resourceVersion));
+    expect([...rvs].sort((a, b) => a - b)).toEqual(rvs);
+    expect(events.slice(0, 60).every((e) => e.type === 'ADDED')).toBe(true);
+    expect(new Set(events.slice(0, 60).map((e) => e.object.metadata.name)).size).toBe(60);
+    maxRv = Math.max(maxRv, await writeSome(c, acked, 'g', 30));
+    expect(await c.stop()).toBe(0);
+    c = await startChild({ dataDir });
+    await checkAll(c, acked, maxRv);
+    await c.stop();
+  }, 90_000);
+
+  it('in-memory mode loses everything on restart, by design', async () => {
+    const c1 = await startChild({ inMemory: true });
+    expect(
+      (await c1.call('POST', NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dur' } })).status,
+    ).toBe(201);
+    expect((await c1.call('POST', CMS, cm('m1'))).status).toBe(201);
+    await c1.kill();
+    const c2 = await startChild({ inMemory: true });
+    expect((await c2.call('GET', `${NS}/dur`)).status).toBe(404);
+    expect((await c2.call('GET', `${NS}/default`)).status).toBe(200);
+    await c2.stop();
+  }, 30_000);
+});
+
+// ------------------------------------------------------------------ in-process checks
+
+function obj(name: string, extra: Record<string, unknown> = {}): KObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, ...extra };
+}
+const key = (n: string) => `core/configmaps/ns/${n}`;
+const B = 'core/configmaps';
+
+describe('write-ahead log', () => {
+  it('replays DELETED records, also as the last record', () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    return (async () => {
+      await s.create(B, key('a'), obj('a'));
+      await s.create(B, key('b'), obj('b'));
+      await s.delete(B, key('a'));
+      await s.update(B, key('b'), obj('b', { data: { x: '1' } }));
+      await s.delete(B, key('b'));
+      const rev = s.revision();
+      // reopen without closing: as after a crash
+      const s2 = WriteAheadLog.open({ dir });
+      expect(s2.revision()).toBe(rev);
+      expect(s2.get(key('a'))).toBeUndefined();
+      expect(s2.get(key('b'))).toBeUndefined();
+      expect(s2.getAt(key('b'), rev - 1)?.data).toEqual({ x: '1' });
+      const seen: ChangeEvent[] = [];
+      s2.watch(B, 0, (ev) => seen.push(ev))();
+      expect(seen.map((e) => `${e.type}:${e.key.split('/').pop()}:${e.rv}`)).toEqual([
+        'ADDED:a:1',
+        'ADDED:b:2',
+        'DELETED:a:3',
+        'MODIFIED:b:4',
+        'DELETED:b:5',
+      ]);
+      expect((await s2.create(B, key('c'), obj('c'))).rv).toBe(rev + 1);
+      await s2.close();
+    })();
+  });
+
+  it('compaction while fdatasyncs are in flight keeps every change, the triggering one too', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir, compactBytes: 600 });
+    const all: Promise<unknown>[] = [];
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 10; i++)
+        all.push(
+          s.create(B, key(`o-${round}-${i}`), obj(`o-${round}-${i}`, { data: { round: String(round) } })),
+        );
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(all);
+    expect(existsSync(join(dir, 'snapshot.json'))).toBe(true);
+    const rev = s.revision();
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.revision()).toBe(rev);
+    expect(s2.list(B, '').length).toBe(200);
+    for (const o of s.list(B, '')) expect(s2.get(o.key)).toEqual(o);
+    // history from the start survived (snapshot history + log)
+    expect(s2.oldestRetained()).toBe(0);
+    expect(s2.list(B, '', 10).length).toBe(10);
+    await s.close();
+    await s2.close();
+  });
+
+  it('close() waits for pending fdatasyncs, then refuses writes', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    const writes = Array.from({ length: 20 }, (_, i) => s.create(B, key(`w${i}`), obj(`w${i}`)));
+    const closed = s.close();
+    await expect(Promise.all(writes)).resolves.toHaveLength(20);
+    await closed;
+    await expect(s.create(B, key('late'), obj('late'))).rejects.toThrow(/closed/);
+    expect(s.get(key('late'))).toBeUndefined();
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.list(B, '').length).toBe(20);
+    await s2.close();
+  });
+
+  it('a failed fdatasync fails its writes and every later one (fail-stop)', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    await s.create(B, key('ok'), obj('ok'));
+    const errSpy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    fsFault.failSync = true;
+    try {
+      await expect(s.create(B, key('bad'), obj('bad'))).rejects.toThrow(/fdatasync/);
+    } finally {
+      fsFault.failSync = false;
+    }
+    await expect(s.create(B, key('after'), obj('after'))).rejects.toThrow(/fdatasync/);
+    expect(s.get(key('after'))).toBeUndefined();
+    await s.close();
+    errSpy.mockRestore();
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.get(key('ok'))).toBeDefined();
+    await s2.close();
+  });
+
+  it('without fsync, writes still reach the file before they are visible', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir, sync: false });
+    await s.create(B, key('n'), obj('n'));
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.get(key('n'))?.rv).toBe(1);
+    await s.close();
+    await s2.close();
+  });
+
+  it('the in-memory store has no log at all', async () => {
+    const m = new MemoryStore();
+    await m.create(B, key('x'), obj('x'));
+    expect(m.revision()).toBe(1);
+    await m.close();
+  });
+});

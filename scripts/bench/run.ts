@@ -1,0 +1,244 @@
+// `npm run bench`: the reference server's speed, each figure in ONE run and, where there is
+// a baseline, as a ratio against a bare Node HTTP server answering the same bytes.
+//
+//   tsx scripts/bench/run.ts [--quick] [--only get,create,list,watch,memory,ready] [--no-write]
+//
+// Prints a table and writes scripts/bench/RESULTS.md (unless --no-write or --only).
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  benchCreate,
+  benchGet,
+  benchList,
+  benchMemory,
+  benchReadyCli,
+  benchReadyInProcess,
+  benchWatch,
+  type Comparison,
+  type CompareOpts,
+  cleanupTempDirs,
+  type MemResult,
+  ROOT,
+  type ReadyResult,
+  spawnServer,
+  tempDir,
+  type WatchResult,
+} from './lib.ts';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean' },
+    only: { type: 'string' },
+    'no-write': { type: 'boolean' },
+  },
+});
+const quick = values.quick === true;
+const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : undefined;
+const want = (k: string) => !only || only.has(k);
+
+const TARGETS = { get: 0.5, create: 1 / 3, readyMs: 1000, watchP99: 50 };
+const cmp: CompareOpts = quick
+  ? { duration: 2, rounds: 1, connections: 16, warmup: 1 }
+  : { duration: 5, rounds: 2, connections: 16, warmup: 2 };
+const createCmp: CompareOpts = { ...cmp, connections: 32 };
+// 1 s of writes first (warm-up: JIT, sockets), then 5 s measured
+const watchOpts = { watchers: 100, rate: 1000, seconds: quick ? 2 : 6, warmupSeconds: quick ? 0.5 : 1 };
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '-');
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+const started = new Date();
+const loadBefore = os.loadavg()[0]!;
+const results: {
+  ready?: { cli: ReadyResult; cliTls?: ReadyResult; importMs: number; inProc: ReadyResult };
+  get?: Comparison;
+  create?: Comparison;
+  list?: Comparison & { chunks: number };
+  watch?: WatchResult;
+  memory?: MemResult[];
+} = {};
+
+async function main(): Promise<void> {
+  if (want('ready')) {
+    log('time to ready ...');
+    const runs = quick ? 2 : 5;
+    const cli = await benchReadyCli(runs);
+    const cliTls = quick ? undefined : await benchReadyCli(2, true);
+    const ip = await benchReadyInProcess(runs);
+    results.ready = { cli, cliTls, importMs: ip.importMs, inProc: ip.ready };
+  }
+  if (want('get') || want('create') || want('list') || want('watch')) {
+    const bare = await spawnServer('bare');
+    const orch = await spawnServer('orch', { dataDir: tempDir(), fsync: true });
+    try {
+      if (want('get')) {
+        log('GET ...');
+        results.get = await benchGet(orch, bare, cmp);
+      }
+      if (want('list')) {
+        log('LIST ...');
+        results.list = await benchList(orch, bare, cmp);
+      }
+      if (want('create')) {
+        log('CREATE ...');
+        results.create = await benchCreate(orch, bare, createCmp);
+      }
+    } finally {
+      await orch.stop();
+      await bare.stop();
+    }
+    if (want('watch')) {
+      // a fresh server: the creates above do not weigh on it
+      log('watch fan-out ...');
+      const w = await spawnServer('orch', { dataDir: tempDir(), fsync: true });
+      try {
+        results.watch = await benchWatch(w, watchOpts);
+      } finally {
+        await w.stop();
+      }
+    }
+  }
+  if (want('memory')) {
+    log('memory ...');
+    const n = quick ? 2000 : 10_000;
+    results.memory = [await benchMemory('in-memory', n), await benchMemory('durable', n)];
+  }
+}
+
+function comparisonRow(c: Comparison | undefined, target?: number): string[] | undefined {
+  if (!c) return undefined;
+  return [
+    c.name,
+    `${int(c.orch.rps)} req/s (p99 ${c.orch.p99} ms, loop ${pct(c.orch.serverElu)})`,
+    `${int(c.bare.rps)} req/s (p99 ${c.bare.p99} ms, loop ${pct(c.bare.serverElu)})`,
+    f2(c.ratio),
+    target === undefined ? '' : `>= ${f2(target)}`,
+    target === undefined ? '' : c.ratio >= target ? 'ok' : 'MISSED',
+  ];
+}
+
+function table(): { rows: string[][]; notes: string[] } {
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  const add = (r?: string[]) => r && rows.push(r);
+  add(comparisonRow(results.get, TARGETS.get));
+  add(comparisonRow(results.create, TARGETS.create));
+  add(comparisonRow(results.list));
+  if (results.get)
+    notes.push(`GET: ${results.get.bytes} bytes per answer, ${results.get.connections} connections.`);
+  if (results.create)
+    notes.push(
+      `CREATE: durable store, fdatasync before every answer (group commit), ${results.create.connections} connections; bare answers the ${results.create.bytes}-byte created object.`,
+    );
+  if (results.list)
+    notes.push(
+      `LIST: ${results.list.chunks} chunks per pass (limit=100, following continue tokens), ${results.list.bytes} bytes per chunk on average; req/s counts chunks.`,
+    );
+  const w = results.watch;
+  if (w) {
+    rows.push([
+      `watch fan-out: ${w.watchers} watchers, 1 writer`,
+      `p50 ${f1(w.p50)} ms, p99 ${f1(w.p99)} ms (max ${f1(w.max)})`,
+      '',
+      '',
+      `p99 < ${TARGETS.watchP99} ms`,
+      w.p99 < TARGETS.watchP99 && w.complete && w.inOrder ? 'ok' : 'MISSED',
+    ]);
+    notes.push(
+      `watch: durable store (fsync on); ${int(w.writes)} writes at ${int(w.achievedRate)}/s (target ${int(w.targetRate)}/s) to ${w.watchers} watchers = ${int(w.writes * w.watchers)} deliveries; every event reached every watcher in order: ${w.complete && w.inOrder ? 'yes' : `NO (${w.problems.join('; ')})`}. Latency from just before the POST is sent to the event's arrival at the watcher, over the last ${int(w.measuredWrites)} writes (the first ${f1(watchOpts.warmupSeconds)} s are warm-up); write acks (after fsync) p50 ${f1(w.ackP50)} ms, p99 ${f1(w.ackP99)} ms. CPU: server ${f2(w.serverCpu)} cores, load generator ${f2(w.clientCpu)} cores.`,
+    );
+  }
+  for (const m of results.memory ?? [])
+    rows.push([
+      `memory per 10,000 ConfigMaps (${m.mode})`,
+      `heap +${f1(m.heapMB)} MB, RSS +${f1(m.rssMB)} MB, buffers +${f1(m.externalMB)} MB`,
+      '',
+      '',
+      '',
+      '',
+    ]);
+  if (results.memory)
+    notes.push(
+      `memory: after a full GC, before and after creating ${int(results.memory[0]!.objects)} ConfigMaps over HTTP (${results.memory[0]!.objectBytes} bytes of JSON each, managedFields included)${results.memory[0]!.objects !== 10_000 ? ', scaled to 10,000' : ''}.`,
+    );
+  const r = results.ready;
+  if (r) {
+    rows.push([
+      'time to ready: process start',
+      `median ${int(r.cli.median)} ms (max ${int(r.cli.max)})`,
+      '',
+      '',
+      `< ${TARGETS.readyMs} ms`,
+      r.cli.median < TARGETS.readyMs ? 'ok' : 'MISSED',
+    ]);
+    if (r.cliTls)
+      rows.push([
+        'time to ready: process start, HTTPS',
+        `median ${int(r.cliTls.median)} ms (max ${int(r.cliTls.max)})`,
+        '',
+        '',
+        '',
+        '',
+      ]);
+    rows.push([
+      'time to ready: build()+listen()',
+      `median ${f1(r.inProc.median)} ms (max ${f1(r.inProc.max)})`,
+      '',
+      '',
+      '',
+      '',
+    ]);
+    notes.push(
+      `ready: ${r.cli.what}, ${r.cli.runs.length} runs (${r.cli.runs.map((x) => int(x)).join(', ')} ms), fresh data dir each; ${r.cliTls ? `${r.cliTls.what}: ${r.cliTls.runs.map((x) => int(x)).join(', ')} ms; ` : ''}in process: first import of the server modules ${int(r.importMs)} ms, then ${r.inProc.what}: ${r.inProc.runs.map((x) => f1(x)).join(', ')} ms.`,
+    );
+  }
+  return { rows, notes };
+}
+
+function render(rows: string[][], md: boolean): string {
+  const head = ['measure', 'orch', 'bare Node', 'ratio', 'target', ''];
+  if (md) {
+    return [head, head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  }
+  const widths = head.map((_, i) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model ?? 'unknown CPU'} x ${cpus.length}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}`;
+}
+
+try {
+  await main();
+} finally {
+  cleanupTempDirs();
+}
+const { rows, notes } = table();
+process.stdout.write(`\n${render(rows, false)}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
+if (!values['no-write'] && !only && !quick) {
+  const md = `# Benchmark results
+
+Written by \`npm run bench\` (scripts/bench/run.ts). All figures come from one run.
+
+- date: ${started.toISOString()}
+- machine: ${machine()}
+- node: ${process.version}
+- load average (1 min) at start and end: ${loadBefore.toFixed(2)}, ${os.loadavg()[0]!.toFixed(2)} (other work on the machine skews every figure)
+- load generator: autocannon (and undici / node:http for the watch clients), in its own process; each server under test (the reference server, or a bare \`node:http\` server answering the same bytes) in another, so each gets a core.
+
+${render(rows, true)}
+
+${notes.map((n) => `- ${n}`).join('\n')}
+
+Method: for GET, CREATE and LIST each side runs ${cmp.rounds} rounds of ${cmp.duration} s (after ${cmp.warmup} s of warm-up), alternating reference and bare server; the best round of each side counts. The bare server reads the request body and answers the bytes captured from the reference server (for CREATE, the created object; for LIST, each chunk for its continue token). "loop" is the share of the time the server's event loop was busy: near 100% the server is the limit; well below it (often the bare server), the load generator is the limit, and the ratio is higher than it would be against a bare server not held back by its load.
+`;
+  writeFileSync(join(ROOT, 'scripts/bench/RESULTS.md'), md);
+  log('wrote scripts/bench/RESULTS.md');
+}
