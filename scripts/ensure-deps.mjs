@@ -1,7 +1,7 @@
 // Installs npm dependencies when they are missing or stale, so a fresh clone works
 // with a single command (`npm test`, `npm run conformance`).
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { execSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +14,7 @@ const stale =
   !existsSync(join(root, 'node_modules', '.bin', 'vitest'));
 if (stale) {
   process.stderr.write('installing npm dependencies ...\n');
-  const cmd = existsSync(lock) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
-  execSync(cmd, { cwd: root, stdio: 'inherit' });
+  // `npm install` keeps the versions the lock file pins; `npm ci` is not used because npm 11
+  // refuses a lock file that lacks other platforms' optional packages (biome's binaries).
+  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
-void readFileSync;
