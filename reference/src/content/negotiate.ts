@@ -34,7 +34,7 @@ export function parseMediaType(s: string): MediaRange {
 }
 
 export function parseAccept(header: string | undefined): MediaRange[] {
-  if (!header || !header.trim()) return [{ type: '*/*', params: {}, q: 1 }];
+  if (!header?.trim()) return [{ type: '*/*', params: {}, q: 1 }];
   return header
     .split(',')
     .map((s) => s.trim())

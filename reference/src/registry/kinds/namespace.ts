@@ -26,7 +26,7 @@ export function namespaceDef(registry: () => Registry): ResourceDef {
       const reg = registry();
       const nsStore = reg.byResource('', 'namespaces')!.store;
       const ns = nsStore.getStored('', name);
-      if (!ns || !ns.obj.metadata.deletionTimestamp) {
+      if (!ns?.obj.metadata.deletionTimestamp) {
         finalizing.delete(name);
         return;
       }
