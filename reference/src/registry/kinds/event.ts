@@ -234,13 +234,7 @@ export const eventDef: ResourceDef = {
     allowUnconditionalUpdate: true,
     allowCreateOnUpdate: true,
     fieldLabels: {
-      'involvedObject.kind': (o) => ref(o, 'kind'),
-      'involvedObject.namespace': (o) => ref(o, 'namespace'),
-      'involvedObject.name': (o) => ref(o, 'name'),
-      'involvedObject.uid': (o) => ref(o, 'uid'),
-      'involvedObject.apiVersion': (o) => ref(o, 'apiVersion'),
-      'involvedObject.resourceVersion': (o) => ref(o, 'resourceVersion'),
-      'involvedObject.fieldPath': (o) => ref(o, 'fieldPath'),
+      ...referenceLabels('involvedObject', ref),
       reason: (o) => String(o.reason ?? ''),
       reportingComponent: (o) => String(o.reportingComponent ?? ''),
       source: (o) => (o.source as { component?: string } | undefined)?.component ?? '',
@@ -396,13 +390,7 @@ export const eventsV1Def: ResourceDef = {
     allowUnconditionalUpdate: true,
     allowCreateOnUpdate: true,
     fieldLabels: {
-      'regarding.kind': (o) => reg(o, 'kind'),
-      'regarding.namespace': (o) => reg(o, 'namespace'),
-      'regarding.name': (o) => reg(o, 'name'),
-      'regarding.uid': (o) => reg(o, 'uid'),
-      'regarding.apiVersion': (o) => reg(o, 'apiVersion'),
-      'regarding.resourceVersion': (o) => reg(o, 'resourceVersion'),
-      'regarding.fieldPath': (o) => reg(o, 'fieldPath'),
+      ...referenceLabels('regarding', reg),
       reason: (o) => String(o.reason ?? ''),
       reportingController: (o) => String(o.reportingController ?? ''),
       type: (o) => String(o.type ?? ''),
@@ -414,3 +402,22 @@ export const eventsV1Def: ResourceDef = {
     validateUpdate: validateV1Update,
   },
 };
+
+/** Field selectors on the fields of an object reference (`<prefix>.kind`, `<prefix>.name`, ...). */
+function referenceLabels(
+  prefix: string,
+  get: (o: KObject, field: keyof ObjectRef) => string | undefined,
+): Record<string, (o: KObject) => string | undefined> {
+  const fields: (keyof ObjectRef)[] = [
+    'kind',
+    'namespace',
+    'name',
+    'uid',
+    'apiVersion',
+    'resourceVersion',
+    'fieldPath',
+  ];
+  const out: Record<string, (o: KObject) => string | undefined> = {};
+  for (const f of fields) out[`${prefix}.${f}`] = (o) => get(o, f);
+  return out;
+}
