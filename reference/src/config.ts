@@ -38,6 +38,8 @@ export interface ServerOptions {
   tlsCert?: string;
   /** PEM of the CA that signed tlsCert (for kubeconfig files). */
   tlsCa?: string;
+  /** `--audit-log-path`: audit events as JSON lines (one per request). */
+  auditLogPath?: string;
 }
 
 export const DEFAULTS: ServerOptions = {

@@ -6,17 +6,23 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { AdmissionChain, type AdmissionPlugin } from './auth/admission.ts';
-import { AuthenticationChain, DefaultAuthorizer, TokenAuthenticator } from './auth/authn.ts';
+import { AdmissionChain } from './admission/chain.ts';
+import { namespaceLifecycle } from './admission/plugins/namespace-lifecycle.ts';
+import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
+import type { AuditSink } from './audit/types.ts';
+import { StaticTokenAuthenticator } from './authentication/token-file.ts';
+import { AuthenticationUnion } from './authentication/union.ts';
+import { AuthorizerChain } from './authorization/chain.ts';
+import { PublicInfoAuthorizer, SuperuserAuthorizer } from './authorization/default.ts';
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
-import type { Handler } from './handlers/scope.ts';
+import { HealthChecks } from './health/checks.ts';
 import { healthHandler } from './http/health.ts';
 import { openapiRoute } from './http/openapi.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
 import { startCrdController } from './registry/kinds/crd.ts';
-import { builtinKinds, installBuiltins } from './registry/kinds/index.ts';
-import { SYSTEM_NAMESPACES, namespaceLifecycle, resumeTerminating } from './registry/kinds/namespace.ts';
+import { installBuiltins } from './registry/kinds/index.ts';
+import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
 import { Registry } from './registry/registry.ts';
 import type { RequestContext } from './registry/types.ts';
 import { MemoryStore } from './storage/memory.ts';
@@ -46,6 +52,11 @@ export interface OrchServer {
   registry: Registry;
   storage: Storage;
   admission: AdmissionChain;
+  authentication: AuthenticationUnion;
+  authorization: AuthorizerChain;
+  health: HealthChecks;
+  /** The audit events of the last requests (bounded), besides the audit log file when one is set. */
+  audit: MemoryAuditSink;
   adminToken: string;
   /** The request handler (no socket needed). */
   handle: (req: IncomingMessage, res: ServerResponse) => void;
@@ -62,9 +73,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
     : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync, compactBytes: options.compactBytes });
-  const plugins: AdmissionPlugin[] = [namespaceLifecycle];
-  const admission = new AdmissionChain(plugins);
-  const registry = new Registry(storage, admission, {
+  const admission = new AdmissionChain([namespaceLifecycle]);
+  const registry = new Registry(storage, {
     futureRvWaitMs: options.futureRvWaitMs,
     continueTtlMs: options.continueTtlSeconds * 1000,
     watchTimeoutSeconds: options.watchTimeoutSeconds,
@@ -73,32 +83,36 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     now: options.clock,
   });
   applyRuntimeConfig(registry, options.runtimeConfig);
-  const subresources = new Map<string, Handler>();
-  const routes: NonResourceRoute[] = [];
-  installBuiltins(registry, subresources, routes);
-  routes.push(openapiRoute(registry, { version: SERVER_VERSION.gitVersion }));
-  void builtinKinds;
+  installBuiltins(registry);
+  const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion })];
 
   const adminToken = options.adminToken || randomBytes(24).toString('base64url');
-  const authn = new AuthenticationChain(
+  const authentication = new AuthenticationUnion(
     [
-      new TokenAuthenticator(
+      new StaticTokenAuthenticator(
         new Map([[adminToken, { username: 'orch-admin', uid: 'orch-admin', groups: ['system:masters'] }]]),
       ),
     ],
     options.anonymous,
   );
+  const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
+  const auditMemory = new MemoryAuditSink();
+  const auditSinks: AuditSink[] = [auditMemory];
+  if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));
+  const health = new HealthChecks();
+  let shuttingDown = false;
   let url = '';
   const handle = createHandlerFn({
     registry,
-    authn,
-    authz: [new DefaultAuthorizer()],
+    authn: authentication,
+    authz: authorization,
+    admission,
+    audit: auditSinks,
     maxBodyBytes: options.maxBodyBytes,
     compression: () => options.featureGates.APIResponseCompression,
     version: SERVER_VERSION,
     serverAddress: () => url.replace(/^https?:\/\//, ''),
-    health: healthHandler(() => true),
-    subresources,
+    health: healthHandler(health),
     routes,
   });
 
@@ -110,7 +124,16 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   }
   resumeTerminating(registry);
   // custom resources of stored definitions are served again; the controller then watches them
-  const crdController = startCrdController(registry, subresources);
+  const crdController = startCrdController(registry);
+  health.add({ name: 'ping', check: () => undefined });
+  health.add({ name: 'log', check: () => undefined });
+  health.add({ name: 'etcd', check: () => storage.failure()?.message });
+  health.add({ name: 'poststarthook/start-apiextensions-controllers', check: () => undefined });
+  health.add({
+    name: 'poststarthook/crd-informer-synced',
+    check: () => (crdController.synced ? undefined : 'custom resource definitions not yet synced'),
+  });
+  health.add({ name: 'shutdown', livez: false, check: () => (shuttingDown ? 'the server is shutting down' : undefined) });
 
   let server: Server | undefined;
   const srv: OrchServer = {
@@ -118,6 +141,10 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     registry,
     storage,
     admission,
+    authentication,
+    authorization,
+    health,
+    audit: auditMemory,
     adminToken,
     handle: (req, res) => void handle(req, res),
     async listen() {
@@ -146,12 +173,14 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       return { url, port };
     },
     async close() {
+      shuttingDown = true;
       if (server) {
         server.closeAllConnections?.();
         await new Promise<void>((r) => server!.close(() => r()));
       }
       crdController.stop();
       await storage.close();
+      for (const sink of auditSinks) await sink.close?.();
     },
   };
   return srv;

@@ -6,7 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AuthenticationChain } from '../src/auth/authn.ts';
+import { AdmissionChain } from '../src/admission/chain.ts';
+import { AuthenticationUnion } from '../src/authentication/union.ts';
+import { AuthorizerChain } from '../src/authorization/chain.ts';
 import { errors, StatusError } from '../src/errors/status.ts';
 import { build, type OrchServer } from '../src/index.ts';
 import { clientErrorHandler, createHandlerFn } from '../src/http/server.ts';
@@ -156,14 +158,15 @@ describe('internal errors never take the server down', () => {
     orch = await build({ inMemory: true, tls: false });
     handler = createHandlerFn({
       registry: orch.registry,
-      authn: new AuthenticationChain([], true),
-      authz: [{ authorize: () => true }],
+      authn: new AuthenticationUnion([], true),
+      authz: new AuthorizerChain([{ name: 'all', authorize: async () => ({ decision: 'allow', reason: '' }) }]),
+      admission: new AdmissionChain(),
+      audit: [],
       maxBodyBytes: 1024,
       compression: () => true,
       version: { gitVersion: 'test' },
       serverAddress: () => '127.0.0.1',
-      health: () => false,
-      subresources: new Map(),
+      health: async () => false,
       routes: [
         (_req, _res, u) => {
           if (u.pathname === '/boom') throw new Error('kaboom');

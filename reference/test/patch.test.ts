@@ -5,7 +5,7 @@
 // the status subresource.
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AdmissionAttributes } from '../src/auth/admission.ts';
+import type { AdmissionAttributes } from '../src/admission/types.ts';
 import { applyMergePatch } from '../src/patch/merge.ts';
 import type { RequestContext } from '../src/registry/types.ts';
 import type { KObject } from '../src/storage/types.ts';
@@ -117,11 +117,11 @@ describe('PATCH over HTTP', () => {
     srv = await startServer();
     srv.server.registry.add(widgetDef);
     srv.server.registry.add(gadgetDef);
-    srv.server.admission.plugins.push({
+    srv.server.admission.addSource(() => [{
       name: 'test-race',
       async mutate(a: AdmissionAttributes) {
         const extra = race.get(a.name);
-        if (a.operation !== 'UPDATE' || a.def.plural !== 'configmaps' || !extra) return;
+        if (a.operation !== 'UPDATE' || a.resource.resource !== 'configmaps' || !extra) return;
         race.delete(a.name);
         const store = srv.server.registry.byResource('', 'configmaps')!.store;
         const cur = store.getStored(a.namespace, a.name)!;
@@ -129,7 +129,7 @@ describe('PATCH over HTTP', () => {
         next.data = { ...((next.data as object) ?? {}), ...extra };
         await store.update(a.namespace, a.name, next, system, 'v1');
       },
-    });
+    }]);
     ns = uniqueName('patch');
     const r = await srv.req('POST', '/api/v1/namespaces', {
       apiVersion: 'v1',

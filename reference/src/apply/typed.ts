@@ -11,7 +11,7 @@
 // value, and removal of paths (pruning what an applier gave up).
 import { objectMeta } from '../schema/meta.ts';
 import type { Schema } from '../schema/types.ts';
-import { clone, deepEqual } from '../registry/validation.ts';
+import { clone, deepEqual } from '../util/object.ts';
 import {
   FieldSet,
   keyElement,

@@ -151,3 +151,17 @@ function findDuplicates(s: string, out: string[]): void {
   };
   value('');
 }
+
+const jsonCache = new WeakMap<object, Buffer>();
+
+/** Serialized bytes of an object; stored objects never change, so their bytes are cached. */
+export function jsonBytes(obj: unknown): Buffer {
+  if (typeof obj === 'object' && obj !== null) {
+    const hit = jsonCache.get(obj);
+    if (hit) return hit;
+    const b = Buffer.from(JSON.stringify(obj));
+    jsonCache.set(obj, b);
+    return b;
+  }
+  return Buffer.from(JSON.stringify(obj));
+}

@@ -5,7 +5,7 @@
 // Watch streams (`;stream=watch`) follow Kubernetes: each frame is a 4-byte big-endian length
 // then a `WatchEvent` message written without prefix or envelope (the stream serializer is the
 // raw one); the event's `object.raw` holds the object in the full envelope (prefix + Unknown).
-import type { KObject } from '../storage/types.ts';
+import type { KObject } from '../util/kobject.ts';
 import { decodeMessage, encodeMessage, ProtobufError, type RawCache } from './protobuf/codec.ts';
 import { KIND_MESSAGES } from './protobuf/schema.ts';
 

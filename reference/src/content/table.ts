@@ -1,7 +1,16 @@
 // The Table form (`meta.orch.io/v1`): two default columns (Name, Created At) unless the
 // kind's strategy defines its own, one row per object with the object's metadata.
-import type { TableColumn } from '../registry/types.ts';
-import type { KObject } from '../storage/types.ts';
+import type { KObject } from '../util/kobject.ts';
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  priority?: number;
+  /** Cell value for an object. */
+  cell: (obj: KObject) => unknown;
+}
 
 export const DEFAULT_COLUMNS: TableColumn[] = [
   {

@@ -3,7 +3,7 @@
 import { PROTOBUF_TYPE } from '../content/negotiate.ts';
 import { encodeProtobufWatchEvent } from '../content/protobuf.ts';
 import { errors, type StatusError } from '../errors/status.ts';
-import { jsonBytes } from '../http/respond.ts';
+import { jsonBytes } from '../content/json.ts';
 import type { WatchParams } from '../registry/store.ts';
 import type { KObject } from '../storage/types.ts';
 import { listParams, queryBool } from './read.ts';
@@ -27,18 +27,8 @@ export const watchHandler: Handler = async (s: Scope) => {
   if (s.name) p.name = s.name;
   const proto = s.out.format === 'protobuf';
   const apiVersion = s.def.group ? `${s.def.group}/${s.version}` : s.version;
-  const res = s.res;
-  let started = false;
-  const start = () => {
-    if (started) return;
-    started = true;
-    res.writeHead(200, {
-      'Content-Type': proto ? `${PROTOBUF_TYPE};stream=watch` : 'application/json',
-      'Transfer-Encoding': 'chunked',
-      'Cache-Control': 'no-cache, private',
-    });
-    res.flushHeaders();
-  };
+  const stream = s.res.stream(proto ? `${PROTOBUF_TYPE};stream=watch` : 'application/json');
+  const start = () => stream.start();
   let stop: () => void = () => {};
   let closed = false;
   // The events of one turn of the event loop leave in one write: with many watchers, one
@@ -52,12 +42,12 @@ export const watchHandler: Handler = async (s: Scope) => {
     const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    if (closed || res.writableEnded || res.destroyed) return;
-    res.write(chunk);
-    if (res.writableLength > MAX_BUFFERED) {
+    if (closed || stream.closed) return;
+    stream.write(chunk);
+    if (stream.buffered > MAX_BUFFERED) {
       closed = true;
       stop();
-      res.destroy();
+      stream.destroy();
     }
   };
   const queue = (...parts: Buffer[]) => {
@@ -72,7 +62,7 @@ export const watchHandler: Handler = async (s: Scope) => {
   };
   const write = (type: string, object: Record<string, unknown>) => {
     start();
-    if (closed || res.writableEnded || res.destroyed) return;
+    if (closed || stream.closed) return;
     if (proto) queue(encodeProtobufWatchEvent(type, object));
     else {
       // stored objects are immutable: their bytes are serialized once for all watchers
@@ -92,12 +82,12 @@ export const watchHandler: Handler = async (s: Scope) => {
     end: () => {
       start();
       flush();
-      if (!res.writableEnded) res.end();
+      stream.end();
     },
   };
   stop = s.store.watch(s.namespace, p, sink);
   if (closed) stop();
   start();
-  // the response closes when the client goes away (or once the stream has ended)
-  res.on('close', () => stop());
+  // the stream closes when the client goes away (or once it has ended)
+  stream.onClose(() => stop());
 };

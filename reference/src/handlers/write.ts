@@ -1,7 +1,7 @@
 // create (POST), update (PUT), patch (PATCH), delete and deletecollection (DELETE).
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, parseMediaType } from '../content/negotiate.ts';
 import { errors, StatusError, successStatus } from '../errors/status.ts';
-import { APPLY_PATCH_TYPE, applyPatchHandler } from '../apply/handler.ts';
+import { APPLY_PATCH_TYPE, applyPatchHandler } from './apply.ts';
 import { applyJsonPatch } from '../patch/json-patch.ts';
 import { applyMergePatch } from '../patch/merge.ts';
 import { applyStrategicMergePatch } from '../patch/strategic.ts';
@@ -19,7 +19,7 @@ async function readObject(s: Scope): Promise<KObject> {
   const level = fieldValidation(s.query);
   const buf = await s.body();
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-  const { value, duplicates } = parseBody(buf, s.req.headers['content-type'], BODY_TYPES);
+  const { value, duplicates } = parseBody(buf, s.contentType, BODY_TYPES);
   const obj = validateFields(value, duplicates, s.def, s.version, level, s.ctx);
   checkTypeMeta(obj, s.def, apiVersionOf(s.def.group, s.version));
   return obj;
@@ -52,7 +52,7 @@ const PATCH_RETRIES = 20;
 
 export const patchHandler: Handler = async (s) => {
   const level = fieldValidation(s.query);
-  const ct = parseMediaType(s.req.headers['content-type'] ?? '').type;
+  const ct = parseMediaType(s.contentType ?? '').type;
   const accepted = s.def.custom
     ? PATCH_TYPES.filter((t) => !t.startsWith('application/strategic'))
     : PATCH_TYPES;
@@ -117,7 +117,7 @@ async function deleteParams(s: Scope): Promise<DeleteParams> {
   const p: DeleteParams = {};
   const buf = await s.body();
   if (buf.length) {
-    const { value } = parseBody(buf, s.req.headers['content-type'], BODY_TYPES);
+    const { value } = parseBody(buf, s.contentType, BODY_TYPES);
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw errors.badRequest('DeleteOptions must be an object');
     const o = value as Record<string, unknown>;

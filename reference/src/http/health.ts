@@ -1,47 +1,48 @@
 // Health endpoints: /healthz (deprecated), /livez, /readyz, each with `verbose` and
-// `exclude`, and /livez/<check>, /readyz/<check> for single checks.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// `exclude`, and /livez/<check>, /readyz/<check> for single checks. The checks come from the
+// health stage's registry; this file only renders them.
+import type { ServerResponse } from 'node:http';
+import { type HealthChecks, HealthChecks as Checks, type HealthEndpoint } from '../health/checks.ts';
 
-const CHECKS = ['ping', 'log', 'etcd', 'poststarthook/start-apiextensions-controllers', 'poststarthook/crd-informer-synced'];
+const TEXT = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };
 
-export function healthHandler(ready: () => boolean) {
-  return (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+export function healthHandler(checks: HealthChecks) {
+  return async (res: ServerResponse, url: URL): Promise<boolean> => {
     const m = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(url.pathname);
     if (!m) return false;
-    const kind = m[1]!;
+    const endpoint = m[1] as HealthEndpoint;
     const single = m[2];
-    const checks = kind === 'readyz' ? [...CHECKS, 'shutdown'] : CHECKS;
-    const ok = (c: string) => (c === 'shutdown' ? ready() : true);
+    const list = checks.for(endpoint);
     if (single) {
-      if (!checks.includes(single)) {
+      const c = list.find((x) => x.name === single);
+      if (!c) {
         res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end('404 page not found\n');
         return true;
       }
-      const good = ok(single);
-      res.writeHead(good ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-      res.end(good ? 'ok' : `[-]${single} failed: reason withheld\n`);
+      const why = await Checks.run(c);
+      res.writeHead(why === undefined ? 200 : 500, TEXT);
+      res.end(why === undefined ? 'ok' : `internal server error: ${why}\n`);
       return true;
     }
     const excluded = new Set(url.searchParams.getAll('exclude'));
     const verbose = url.searchParams.has('verbose');
+    const results = await Promise.all(list.map(async (c) => [c.name, excluded.has(c.name) ? undefined : await Checks.run(c)] as const));
     let allOk = true;
     const lines: string[] = [];
-    for (const c of checks) {
-      if (excluded.has(c)) continue;
-      const good = ok(c);
-      if (!good) allOk = false;
-      lines.push(good ? `[+]${c} ok` : `[-]${c} failed: reason withheld`);
+    for (const [name, why] of results) {
+      if (excluded.has(name)) continue;
+      if (why !== undefined) allOk = false;
+      lines.push(why === undefined ? `[+]${name} ok` : `[-]${name} failed: reason withheld`);
     }
-    for (const c of excluded) if (checks.includes(c)) lines.push(`[+]${c} excluded: ok`);
-    const unknownExcluded = [...excluded].filter((c) => !checks.includes(c));
-    if (unknownExcluded.length) lines.push(`warn: some health checks cannot be excluded: no matches for "${unknownExcluded.join('", "')}"`);
-    let body: string;
-    if (verbose || !allOk) body = `${lines.join('\n')}\n${kind} check ${allOk ? 'passed' : 'failed'}\n`;
-    else body = 'ok';
-    res.writeHead(allOk ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    const names = list.map((c) => c.name);
+    for (const c of excluded) if (names.includes(c)) lines.push(`[+]${c} excluded: ok`);
+    const unknownExcluded = [...excluded].filter((c) => !names.includes(c));
+    if (unknownExcluded.length)
+      lines.push(`warn: some health checks cannot be excluded: no matches for "${unknownExcluded.join('", "')}"`);
+    const body = verbose || !allOk ? `${lines.join('\n')}\n${endpoint} check ${allOk ? 'passed' : 'failed'}\n` : 'ok';
+    res.writeHead(allOk ? 200 : 500, TEXT);
     res.end(body);
-    void req;
     return true;
   };
 }

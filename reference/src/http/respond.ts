@@ -7,19 +7,7 @@ import { type Negotiated, negotiate, PROTOBUF_TYPE } from '../content/negotiate.
 import { encodeProtobuf, hasProtobuf } from '../content/protobuf.ts';
 import { StatusError } from '../errors/status.ts';
 
-const jsonCache = new WeakMap<object, Buffer>();
-
-/** Serialized bytes of an object; stored objects never change, so their bytes are cached. */
-export function jsonBytes(obj: unknown): Buffer {
-  if (typeof obj === 'object' && obj !== null) {
-    const hit = jsonCache.get(obj);
-    if (hit) return hit;
-    const b = Buffer.from(JSON.stringify(obj));
-    jsonCache.set(obj, b);
-    return b;
-  }
-  return Buffer.from(JSON.stringify(obj));
-}
+import { jsonBytes } from '../content/json.ts';
 
 /**
  * `Warning: 299 - "<text>"` values. The text is client-influenced (unknown field names): it is

@@ -3,14 +3,24 @@
 // every error into a Status.
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type AuthenticationChain, type Authorizer, authorize } from '../auth/authn.ts';
+import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
+import type { AdmissionChain } from '../admission/chain.ts';
+import { AuditRecord } from '../audit/recorder.ts';
+import type { AuditSink } from '../audit/types.ts';
+import { type AuthenticationUnion, Unauthenticated } from '../authentication/union.ts';
+import type { AuthorizerChain } from '../authorization/chain.ts';
+import { forbidden } from '../authorization/forbidden.ts';
+import type { AuthorizationAttributes } from '../authorization/types.ts';
 import { type Negotiated, negotiate } from '../content/negotiate.ts';
 import { hasProtobuf } from '../content/protobuf.ts';
 import { toTable } from '../content/table.ts';
 import { errors, type StatusCause, StatusError } from '../errors/status.ts';
 import { getHandler, listHandler } from '../handlers/read.ts';
-import type { Handler, Scope } from '../handlers/scope.ts';
+import { evictionHandler } from '../handlers/eviction.ts';
+import { scaleGetHandler, scalePatchHandler, scaleUpdateHandler } from '../handlers/scale.ts';
+import type { EventStream, Handler, ResponseWriter, Scope } from '../handlers/scope.ts';
 import { watchHandler } from '../handlers/watch.ts';
+import { impersonate } from '../impersonation/impersonate.ts';
 import {
   createHandler,
   deleteCollectionHandler,
@@ -19,10 +29,10 @@ import {
   updateHandler,
 } from '../handlers/write.ts';
 import type { Registry } from '../registry/registry.ts';
-import type { RequestContext } from '../registry/types.ts';
-import { apiVersionOf } from '../registry/types.ts';
+import { subresourceVerbs } from '../registry/subresources.ts';
+import { type RequestContext, type ResourceDef, apiVersionOf } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
-import { requestInfo, watchRequested } from './request-info.ts';
+import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
 import { writeEncoded, writeError } from './respond.ts';
 
 export type NonResourceRoute = (
@@ -31,19 +41,17 @@ export type NonResourceRoute = (
   url: URL,
 ) => boolean | Promise<boolean>;
 
-/** Subresource handlers beyond status (e.g. pod eviction), keyed `<group>/<plural>/<sub>/<verb>`. */
-export type SubresourceHandlers = Map<string, Handler>;
-
 export interface HttpDeps {
   registry: Registry;
-  authn: AuthenticationChain;
-  authz: Authorizer[];
+  authn: AuthenticationUnion;
+  authz: AuthorizerChain;
+  admission: AdmissionChain;
+  audit: readonly AuditSink[];
   maxBodyBytes: number;
   compression: () => boolean;
   version: Record<string, string>;
   serverAddress: () => string;
-  health: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
-  subresources: SubresourceHandlers;
+  health: (res: ServerResponse, url: URL) => Promise<boolean>;
   /** Extra non-resource routes (openapi, ...). */
   routes: NonResourceRoute[];
 }
@@ -57,6 +65,12 @@ const VERB_HANDLERS: Record<string, Handler> = {
   patch: patchHandler,
   delete: deleteHandler,
   deletecollection: deleteCollectionHandler,
+};
+
+const SCALE_HANDLERS: Record<string, Handler> = {
+  get: scaleGetHandler,
+  update: scaleUpdateHandler,
+  patch: scalePatchHandler,
 };
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -292,32 +306,154 @@ function lastResort(res: ServerResponse, e: unknown): void {
   }
 }
 
+/** The handler of a resource request's verb, or undefined when its path does not serve the verb. */
+function route(info: RequestInfo, def: ResourceDef): Handler | undefined {
+  if (!info.subresource) {
+    if (!def.verbs.includes(info.verb)) return undefined;
+    if (!shapeVerbs(!!info.name, def.namespaced, !!info.namespace).includes(info.verb)) return undefined;
+    return VERB_HANDLERS[info.verb];
+  }
+  if (!subresourceVerbs(info.subresource).includes(info.verb)) return undefined;
+  switch (info.subresource) {
+    case 'scale':
+      return SCALE_HANDLERS[info.verb];
+    case 'eviction':
+      return evictionHandler;
+    default:
+      // subresources that take the kind's own object: status, finalize
+      return VERB_HANDLERS[info.verb];
+  }
+}
+
+/** A watch's chunked reply on node's response; a HEAD gets the headers and nothing more. */
+function eventStream(req: IncomingMessage, res: ServerResponse, contentType: string): EventStream {
+  let started = false;
+  const head = req.method === 'HEAD';
+  const stream: EventStream = {
+    start() {
+      if (started) return;
+      started = true;
+      res.writeHead(200, {
+        'Content-Type': contentType,
+        'Transfer-Encoding': 'chunked',
+        'Cache-Control': 'no-cache, private',
+      });
+      res.flushHeaders();
+      // a HEAD has no body: its response ends with the headers, the connection stays usable
+      if (head) res.end();
+    },
+    write(chunk) {
+      if (!stream.closed) res.write(chunk);
+    },
+    end() {
+      stream.start();
+      if (!res.writableEnded) res.end();
+    },
+    destroy() {
+      res.destroy();
+    },
+    get buffered() {
+      return res.writableLength;
+    },
+    get closed() {
+      return res.writableEnded || res.destroyed;
+    },
+    onClose(f) {
+      if (res.writableEnded || res.destroyed) queueMicrotask(f);
+      else res.once('close', f);
+    },
+  };
+  return stream;
+}
+
+const OPTIONS_OF_VERB: Record<string, string> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+  delete: 'DeleteOptions',
+  deletecollection: 'DeleteOptions',
+};
+
+/** The options of a write as admission sees them (the query's, in the options kind's shape). */
+function writeOptions(verb: string, q: URLSearchParams): Record<string, unknown> | undefined {
+  const kind = OPTIONS_OF_VERB[verb];
+  if (!kind) return undefined;
+  const o: Record<string, unknown> = { kind, apiVersion: 'meta.orch.io/v1' };
+  const dryRun = q.getAll('dryRun').filter((v) => v !== '');
+  if (dryRun.length) o.dryRun = dryRun;
+  for (const k of ['fieldManager', 'fieldValidation', 'propagationPolicy']) {
+    const v = q.get(k);
+    if (v) o[k] = v;
+  }
+  if (q.has('force')) o.force = q.get('force') !== 'false';
+  return o;
+}
+
+function peerCertificates(req: IncomingMessage): Buffer[] | undefined {
+  const sock = req.socket as TLSSocket;
+  if (typeof sock.getPeerCertificate !== 'function' || !sock.authorized) return undefined;
+  const out: Buffer[] = [];
+  let c = sock.getPeerCertificate(true) as DetailedPeerCertificate | undefined;
+  const seen = new Set<Buffer>();
+  while (c?.raw && !seen.has(c.raw)) {
+    seen.add(c.raw);
+    out.push(c.raw);
+    c = c.issuerCertificate;
+  }
+  return out.length ? out : undefined;
+}
+
 export function createHandlerFn(deps: HttpDeps) {
-  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse, audit: AuditRecord): Promise<void> {
     let out: Negotiated | undefined;
     const warnings: string[] = [];
     try {
       const method = (req.method ?? 'GET').toUpperCase();
       const { path, url } = requestTarget(req.url ?? '/');
-      const user = deps.authn.authenticate(req);
+      const authenticated = await deps.authn.authenticate({
+        headers: req.headers,
+        peerCertificates: peerCertificates(req),
+        remoteAddress: req.socket.remoteAddress,
+      });
+      audit.user = authenticated.user;
+      const user = await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders);
+      if (user !== authenticated.user) audit.impersonatedUser = user;
       const q = url.searchParams;
       const info = requestInfo(method, path, watchRequested(q));
+      audit.verb = info.verb;
+      if (info.resourceRequest)
+        audit.objectRef = {
+          resource: info.resource || undefined,
+          namespace: info.namespace || undefined,
+          name: info.name || undefined,
+          apiGroup: info.group || undefined,
+          apiVersion: info.version || undefined,
+          subresource: info.subresource || undefined,
+        };
+      // As in Kubernetes, authorization comes before routing: an anonymous user learns nothing
+      // about which paths exist.
+      const attrs: AuthorizationAttributes = {
+        user,
+        verb: info.resourceRequest ? info.verb : method.toLowerCase(),
+        resourceRequest: info.resourceRequest,
+        apiGroup: info.group,
+        apiVersion: info.version,
+        resource: info.resource,
+        subresource: info.subresource,
+        namespace: info.namespace,
+        name: info.name,
+        path,
+      };
+      const decision = await deps.authz.authorize(attrs);
+      audit.annotate('authorization.orch.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
+      audit.annotate('authorization.orch.io/reason', decision.reason);
+      if (decision.decision !== 'allow') throw forbidden(attrs, decision);
 
       if (!info.resourceRequest) {
-        authorize(deps.authz, {
-          user,
-          verb: method.toLowerCase(),
-          group: '',
-          resource: '',
-          subresource: '',
-          namespace: '',
-          name: '',
-          path,
-        });
         // non-resource routes read `url`: a path the URL parser would rewrite (dot segments,
         // backslashes, characters it escapes) names none of them
         if (url.pathname !== path) throw errors.pathNotFound(path);
-        if (deps.health(req, res, url)) return;
+        if (await deps.health(res, url)) return;
         for (const r of deps.routes) if (await r(req, res, url)) return;
         const doc = discovery(deps, path);
         if (doc === undefined) throw errors.pathNotFound(path);
@@ -326,18 +462,6 @@ export function createHandlerFn(deps: HttpDeps) {
         writeEncoded(req, res, 200, doc, out);
         return;
       }
-      // As in Kubernetes, authorization comes before routing: an anonymous user learns nothing
-      // about which paths exist.
-      authorize(deps.authz, {
-        user,
-        verb: info.verb,
-        group: info.group,
-        resource: info.resource,
-        subresource: info.subresource,
-        namespace: info.namespace,
-        name: info.name,
-        path,
-      });
       if (info.extra || !info.resource) throw errors.pathNotFound(path);
       const served = deps.registry.lookup(info.group, info.version, info.resource);
       if (!served) throw errors.pathNotFound(path);
@@ -346,28 +470,7 @@ export function createHandlerFn(deps: HttpDeps) {
       if (info.subresource && !def.subresources.includes(info.subresource)) throw errors.pathNotFound(path);
       // `/api/v1/configmaps/<name>`: a namespaced kind has no object paths outside a namespace
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
-
-      let handler: Handler | undefined;
-      const custom = info.subresource
-        ? deps.subresources.get(`${def.group}/${def.plural}/${info.subresource}/${info.verb}`)
-        : undefined;
-      if (custom) {
-        handler = custom;
-      } else if (info.subresource) {
-        // subresources that take the kind's own object: status (get, update, patch), finalize (update)
-        const verbs =
-          info.subresource === 'status'
-            ? ['get', 'update', 'patch']
-            : def.strategy.prepareForSubresource?.[info.subresource]
-              ? ['update']
-              : [];
-        if (verbs.includes(info.verb)) handler = VERB_HANDLERS[info.verb];
-      } else if (
-        def.verbs.includes(info.verb) &&
-        shapeVerbs(!!info.name, def.namespaced, !!info.namespace).includes(info.verb)
-      ) {
-        handler = VERB_HANDLERS[info.verb];
-      }
+      const handler = route(info, def);
       if (!handler) throw errors.methodNotAllowed();
       if (info.invalidName) throw errors.badRequest(info.invalidName);
       const ctx: RequestContext = {
@@ -383,23 +486,27 @@ export function createHandlerFn(deps: HttpDeps) {
         table: info.verb === 'get' || info.verb === 'list',
       });
       ctx.dryRun = checkQueryOptions(info.verb, q, req.headers['content-type']);
+      const namespace = def.namespaced ? info.namespace : '';
+      if (OPTIONS_OF_VERB[info.verb]) {
+        const gvk = { group: def.group, version: info.version, kind: def.kind };
+        const gvr = { group: def.group, version: info.version, resource: def.plural };
+        const admission = deps.admission.forRequest({
+          requestKind: gvk,
+          requestResource: gvr,
+          kind: gvk,
+          resource: gvr,
+          subresource: info.subresource,
+          options: writeOptions(info.verb, q),
+          get dryRun() {
+            return ctx.dryRun;
+          },
+          ctx,
+        });
+        ctx.admission = admission;
+      }
       const negotiated = out;
       let bodyP: Promise<Buffer> | undefined;
-      const scope: Scope = {
-        req,
-        res,
-        query: q,
-        served,
-        def,
-        store: served.store,
-        registry: deps.registry,
-        version: info.version,
-        namespace: def.namespaced ? info.namespace : '',
-        name: info.name,
-        subresource: info.subresource,
-        ctx,
-        out: negotiated,
-        body: () => (bodyP ??= readBody(req, deps.maxBodyBytes)),
+      const writer: ResponseWriter = {
         reply: (status, obj, opts) => {
           let body = obj;
           if (negotiated.format === 'table') body = tableFor(scope, obj);
@@ -409,6 +516,26 @@ export function createHandlerFn(deps: HttpDeps) {
             compression: deps.compression(),
           });
         },
+        stream: (contentType) => eventStream(req, res, contentType),
+      };
+      const scope: Scope = {
+        verb: info.verb,
+        path,
+        query: q,
+        contentType: req.headers['content-type'],
+        served,
+        def,
+        store: served.store,
+        registry: deps.registry,
+        version: info.version,
+        namespace,
+        name: info.name,
+        subresource: info.subresource,
+        ctx,
+        out: negotiated,
+        body: () => (bodyP ??= readBody(req, deps.maxBodyBytes)),
+        res: writer,
+        reply: writer.reply,
       };
       await handler(scope);
     } catch (e) {
@@ -416,7 +543,10 @@ export function createHandlerFn(deps: HttpDeps) {
         // a bug of ours, never the client's fault: log it, answer 500
         console.error('internal error:', e);
       }
+      if (e instanceof Unauthenticated) for (const r of e.refusals) audit.annotate('authentication.orch.io/refused', r);
       if (req.readableEnded === false && !req.destroyed) req.resume();
+      const se = e instanceof StatusError ? e : undefined;
+      audit.failure = se ? { reason: se.reason, message: se.message } : { reason: 'InternalError', message: String(e) };
       writeError(req, res, e, out, warnings);
     }
   };
@@ -425,9 +555,20 @@ export function createHandlerFn(deps: HttpDeps) {
   return async function guarded(req: IncomingMessage, res: ServerResponse): Promise<void> {
     req.on('error', ignore);
     res.on('error', ignore);
+    const auditId = req.headers['audit-id'];
+    const audit = new AuditRecord(
+      deps.audit,
+      req.url ?? '/',
+      req.socket.remoteAddress ?? '',
+      req.headers['user-agent'],
+      typeof auditId === 'string' ? auditId : undefined,
+    );
+    res.setHeader('Audit-Id', audit.auditID);
+    res.once('close', () => audit.complete(res.statusCode, audit.failure));
     try {
-      await handle(req, res);
+      await handle(req, res, audit);
     } catch (e) {
+      audit.failure = { reason: 'InternalError', message: String(e) };
       lastResort(res, e);
     }
   };

@@ -5,19 +5,14 @@
 // between versions is `None`: only apiVersion changes.
 import { DEFAULT_COLUMNS } from '../content/table.ts';
 import { errors, StatusError, type StatusCause } from '../errors/status.ts';
-import { fieldValidation, parseBody, validateFields } from '../handlers/decode.ts';
-import type { Handler, Scope } from '../handlers/scope.ts';
-import { JSON_TYPE, parseMediaType } from '../content/negotiate.ts';
-import { applyJsonPatch } from '../patch/json-patch.ts';
-import { applyMergePatch } from '../patch/merge.ts';
-import { int, obj, str } from '../schema/dsl.ts';
+import { str } from '../schema/dsl.ts';
 import { objectMeta } from '../schema/meta.ts';
 import type { Schema } from '../schema/types.ts';
-import { goValue, type ValueSchema, validateValue } from '../schema/validate.ts';
+import { type ValueSchema, validateValue } from '../schema/validate.ts';
 import type { KObject } from '../storage/types.ts';
 import type { Registry } from './registry.ts';
 import { versionPriority } from './registry.ts';
-import type { RequestContext, ResourceDef, Strategy, TableColumn } from './types.ts';
+import type { ResourceDef, ScaleAccess, Strategy, TableColumn } from './types.ts';
 import { clone, deepEqual } from './validation.ts';
 
 /** Verbs of a custom resource, in the order Kubernetes lists them in discovery. */
@@ -179,7 +174,7 @@ export function buildCustomResource(
     subresources,
     schema: versions.get(storageVersion)?.decode,
     schemas,
-    strategy: customStrategy(cr),
+    strategy: { ...customStrategy(cr), scale: scaleAccess(cr) },
     custom: true,
   };
   // Table: the columns of the preferred version (the one clients use by default)
@@ -480,16 +475,6 @@ export function evalJsonPath(o: unknown, path: string): { value: unknown } | und
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 
-const scaleSchema: Schema = obj({
-  apiVersion: str(),
-  kind: str(),
-  metadata: objectMeta,
-  spec: obj({ replicas: int({ format: 'int32' }) }),
-  status: obj({ replicas: int({ format: 'int32' }), selector: str() }),
-});
-
-const scaleDef = { kind: 'Scale', schema: scaleSchema } as ResourceDef;
-
 function pathSegments(p: string): string[] {
   return p.replace(/^\./, '').split('.').filter(Boolean);
 }
@@ -535,156 +520,31 @@ function toScale(o: KObject, sc: ScaleSpec): Record<string, unknown> {
   return { kind: 'Scale', apiVersion: SCALE_API_VERSION, metadata, spec, status };
 }
 
-function scaleSpecFor(s: Scope, cr: () => CustomResource | undefined): ScaleSpec {
-  const sc = cr()?.versions.get(s.version)?.scale;
-  if (!sc) throw errors.pathNotFound(s.req.url ?? '');
-  return sc;
-}
-
-function checkScaleBody(
-  value: unknown,
-  s: Scope,
-  level: ReturnType<typeof fieldValidation>,
-  duplicates: string[],
-  ctx: RequestContext,
-): KObject {
-  const scale = validateFields(value, duplicates, scaleDef, 'v1', level, ctx);
-  if (scale.kind !== undefined && scale.kind !== '' && scale.kind !== 'Scale')
-    throw errors.badRequest(
-      `the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`,
-    );
-  if (scale.apiVersion !== undefined && scale.apiVersion !== '' && scale.apiVersion !== SCALE_API_VERSION)
-    throw errors.badRequest(
-      `the API version in the data (${String(scale.apiVersion)}) does not match the expected API version (${SCALE_API_VERSION})`,
-    );
-  const name = scale.metadata?.name;
-  if (name !== undefined && name !== s.name)
-    throw errors.badRequest(
-      `the name of the object (${String(name)}) does not match the name on the URL (${s.name})`,
-    );
-  const replicas = (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0;
-  if (replicas < 0)
-    throw errors.invalid({ group: 'autoscaling', kind: 'Scale' }, s.name, [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'spec.replicas',
-        message: `Invalid value: ${goValue(replicas)}: must be greater than or equal to 0`,
-      },
-    ]);
-  return scale;
-}
-
-/** Writes a Scale's replicas into the custom resource (spec replicas path) and answers with the new Scale. */
-async function applyScale(s: Scope, sc: ScaleSpec, scale: KObject, explicitRv: boolean): Promise<void> {
-  const replicas = (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0;
-  for (let attempt = 0; ; attempt++) {
-    const cur = s.store.getStored(s.namespace, s.name);
-    if (!cur) throw errors.notFound(s.def.group, s.def.plural, s.name);
-    const next = clone(cur.obj);
-    next.apiVersion = `${s.def.group}/${s.version}`;
-    if (explicitRv) next.metadata.resourceVersion = scale.metadata.resourceVersion;
-    setPath(next as Record<string, unknown>, sc.specReplicasPath, replicas);
-    try {
-      const r = await s.store.update(s.namespace, s.name, next, s.ctx, s.version, 'scale');
-      s.reply(200, toScale(r.obj, sc));
-      return;
-    } catch (e) {
-      if (e instanceof StatusError && e.code === 409 && e.reason === 'Conflict' && !explicitRv && attempt < 5)
-        continue;
-      throw e;
-    }
-  }
-}
-
-const SCALE_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'];
-
-/** Handlers of the `scale` subresource (get, update, patch) of one custom resource. */
-export function scaleHandlers(
-  cr: () => CustomResource | undefined,
-): Record<'get' | 'update' | 'patch', Handler> {
+/** The scale subresource of a custom resource: per version, the paths its definition names. */
+function scaleAccess(cr: CustomResource): ScaleAccess {
   return {
-    get: async (s) => {
-      const sc = scaleSpecFor(s, cr);
-      const o = await s.store.get(s.namespace, s.name);
-      s.reply(200, toScale(o, sc));
+    toScale: (o, version) => {
+      const sc = cr.versions.get(version)?.scale;
+      return sc ? (toScale(o, sc) as KObject) : undefined;
     },
-    update: async (s) => {
-      const sc = scaleSpecFor(s, cr);
-      const level = fieldValidation(s.query);
-      const buf = await s.body();
-      if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-      const { value, duplicates } = parseBody(buf, s.req.headers['content-type'], [
-        JSON_TYPE,
-        'application/yaml',
-      ]);
-      const scale = checkScaleBody(value, s, level, duplicates, s.ctx);
-      await applyScale(s, sc, scale, !!scale.metadata.resourceVersion);
+    setReplicas: (o, replicas, version) => {
+      const sc = cr.versions.get(version)?.scale;
+      if (sc) setPath(o as Record<string, unknown>, sc.specReplicasPath, replicas);
     },
-    patch: async (s) => {
-      const sc = scaleSpecFor(s, cr);
-      const level = fieldValidation(s.query);
-      const ct = parseMediaType(s.req.headers['content-type'] ?? '').type;
-      if (!SCALE_PATCH_TYPES.includes(ct)) throw errors.unsupportedMediaType(ct, SCALE_PATCH_TYPES);
-      const buf = await s.body();
-      if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-      const { value: patch, duplicates } = parseBody(buf, JSON_TYPE, [JSON_TYPE]);
-      if (
-        ct !== 'application/json-patch+json' &&
-        (typeof patch !== 'object' || patch === null || Array.isArray(patch))
-      )
-        throw errors.badRequest('the patch must be a JSON object');
-      const cur = await s.store.get(s.namespace, s.name);
-      const current = toScale(cur, sc);
-      const patched =
-        ct === 'application/json-patch+json'
-          ? applyJsonPatch(current, patch)
-          : applyMergePatch(current, patch);
-      const scale = checkScaleBody(patched, s, level, duplicates, s.ctx);
-      const rvChanged =
-        scale.metadata.resourceVersion !== undefined &&
-        scale.metadata.resourceVersion !== cur.metadata.resourceVersion;
-      await applyScale(s, sc, scale, rvChanged || patchSetsRv(patch, ct));
-    },
+    patchTypes: ['application/json-patch+json', 'application/merge-patch+json'],
   };
-}
-
-function patchSetsRv(patch: unknown, ct: string): boolean {
-  if (ct === 'application/json-patch+json')
-    return (
-      Array.isArray(patch) &&
-      patch.some((op) => op && (op as { path?: string }).path === '/metadata/resourceVersion')
-    );
-  const m = (patch as { metadata?: { resourceVersion?: unknown } }).metadata;
-  return !!m && typeof m === 'object' && m.resourceVersion !== undefined && m.resourceVersion !== null;
 }
 
 // ------------------------------------------------------------------ installing
 
-const VERBS = ['get', 'update', 'patch'] as const;
-
 /** Serves (or re-serves, after a change of the definition) a custom resource. */
-export function installCustomResource(
-  registry: Registry,
-  subresources: Map<string, Handler>,
-  cr: CustomResource,
-): void {
-  const { group, plural } = cr.def;
-  registry.remove(group, plural);
+export function installCustomResource(registry: Registry, cr: CustomResource): void {
+  registry.remove(cr.def.group, cr.def.plural);
   registry.add(cr.def);
-  for (const verb of VERBS) subresources.delete(`${group}/${plural}/scale/${verb}`);
-  if (cr.def.subresources.includes('scale')) {
-    const h = scaleHandlers(() => cr);
-    for (const verb of VERBS) subresources.set(`${group}/${plural}/scale/${verb}`, h[verb]);
-  }
 }
 
 /** Stops serving a custom resource. */
-export function uninstallCustomResource(
-  registry: Registry,
-  subresources: Map<string, Handler>,
-  def: ResourceDef,
-): void {
+export function uninstallCustomResource(registry: Registry, def: ResourceDef): void {
   const cur = registry.byResource(def.group, def.plural);
   if (cur && cur.def === def) registry.remove(def.group, def.plural);
-  for (const verb of VERBS) subresources.delete(`${def.group}/${def.plural}/scale/${verb}`);
 }

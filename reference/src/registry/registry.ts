@@ -1,6 +1,5 @@
 // The registry: which resources are served at which group versions, their stores, and
 // the discovery documents derived from them. Custom resources are added and removed at run time.
-import type { AdmissionChain } from '../auth/admission.ts';
 import type { Storage } from '../storage/types.ts';
 import { GenericStore, type StoreOptions } from './store.ts';
 import { type ResourceDef, apiVersionOf } from './types.ts';
@@ -21,7 +20,6 @@ export class Registry {
 
   constructor(
     readonly storage: Storage,
-    readonly admission: AdmissionChain,
     readonly storeOptions: StoreOptions,
   ) {}
 
@@ -32,7 +30,6 @@ export class Registry {
       new GenericStore(
         def,
         this.storage,
-        this.admission,
         { get: (n) => this.storage.get(`core/namespaces//${n}`)?.obj },
         this.storeOptions,
         def.strategy.nameRule,

@@ -2,7 +2,6 @@
 // kind's strategy for what differs. Resource-version semantics (doc1's three tables),
 // chunked lists, watch filtering and two-phase deletion live here.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AdmissionChain, AdmissionAttributes, Operation } from '../auth/admission.ts';
 import { errors, type Status, StatusError, type StatusCause } from '../errors/status.ts';
 import { type FieldSelector, matchFields, parseFieldSelector } from '../selectors/fields.ts';
 import { type LabelSelector, matchLabels, parseLabelSelector } from '../selectors/labels.ts';
@@ -17,9 +16,15 @@ import {
   type StoredObject,
   type WatchScope,
 } from '../storage/types.ts';
-import { type RequestContext, type ResourceDef, apiVersionOf, bucketName } from './types.ts';
+import {
+  type RequestContext,
+  type ResourceDef,
+  type WriteAdmissionRequest,
+  apiVersionOf,
+  bucketName,
+} from './types.ts';
 import { missingRequired } from '../schema/decode.ts';
-import { recordWrite } from '../apply/field-manager.ts';
+import { recordWrite } from './field-manager.ts';
 import { clone, deepEqual, type NameRule, validateMeta } from './validation.ts';
 
 export interface StoreOptions {
@@ -283,7 +288,6 @@ export class GenericStore {
   constructor(
     readonly def: ResourceDef,
     private readonly storage: Storage,
-    private readonly admission: AdmissionChain,
     private readonly namespaces: Namespaces,
     readonly opts: StoreOptions,
     nameRule: NameRule = 'subdomain',
@@ -631,17 +635,10 @@ export class GenericStore {
 
   // ---------------------------------------------------------------- writes
 
-  private admissionAttrs(
-    operation: Operation,
-    namespace: string,
-    name: string,
-    subresource: string,
-    ctx: RequestContext,
-    version: string,
-    object?: KObject,
-    oldObject?: KObject,
-  ): AdmissionAttributes {
-    return { operation, def: this.def, version, namespace, name, subresource, object, oldObject, ctx };
+  /** The request's admission, mutating phase: the object may come back replaced. */
+  private async admitMutate(ctx: RequestContext, w: WriteAdmissionRequest): Promise<KObject | undefined> {
+    if (!ctx.admission) return w.object;
+    return (await ctx.admission.mutate(w)) ?? w.object;
   }
 
   private validateAll(obj: KObject, ctx: RequestContext, old?: KObject): void {
@@ -734,12 +731,11 @@ export class GenericStore {
     obj.apiVersion = apiVersionOf(this.def.group, version);
     obj.kind = this.def.kind;
     this.def.strategy.prepareForCreate?.(obj, ctx);
-    const attrs = this.admissionAttrs('CREATE', ns, m.name ?? '', '', ctx, version, obj);
-    await this.admission.mutate(attrs);
-    obj = attrs.object!;
+    const w: WriteAdmissionRequest = { operation: 'CREATE', namespace: ns, name: m.name ?? '', object: obj };
+    obj = (await this.admitMutate(ctx, w))!;
     this.recordOwnership(obj, ctx, version, '', undefined, opts.applied);
     this.validateAll(obj, ctx);
-    await this.admission.validate(attrs);
+    await ctx.admission?.validate({ ...w, object: obj });
     if (ctx.dryRun) {
       if (this.storage.get(this.key(ns, obj.metadata.name!)))
         throw errors.alreadyExists(this.def.group, this.def.plural, obj.metadata.name!);
@@ -860,12 +856,11 @@ export class GenericStore {
           obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
       }
     }
-    const attrs = this.admissionAttrs('UPDATE', namespace, name, subresource, ctx, version, obj, old);
-    await this.admission.mutate(attrs);
-    obj = attrs.object!;
+    const w: WriteAdmissionRequest = { operation: 'UPDATE', namespace, name, object: obj, oldObject: old };
+    obj = (await this.admitMutate(ctx, w))!;
     this.recordOwnership(obj, ctx, version, subresource, old, opts.applied);
     this.validateAll(obj, ctx, old);
-    await this.admission.validate(attrs);
+    await ctx.admission?.validate({ ...w, object: obj });
     // A write that changes nothing is not a write: same object, same resourceVersion.
     const { resourceVersion: _r1, ...mNew } = obj.metadata;
     const { resourceVersion: _r2, ...mOld } = old.metadata;
@@ -914,7 +909,7 @@ export class GenericStore {
     name: string,
     p: DeleteParams,
     ctx: RequestContext,
-    version: string,
+    _version: string,
   ): Promise<{ obj: KObject; deleted: boolean }> {
     const cur = this.storage.get(this.key(namespace, name));
     if (!cur) throw errors.notFound(this.def.group, this.def.plural, name);
@@ -933,9 +928,9 @@ export class GenericStore {
         name,
         `Precondition failed: ResourceVersion in precondition: ${p.preconditions.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
       );
-    const attrs = this.admissionAttrs('DELETE', namespace, name, '', ctx, version, undefined, old);
-    await this.admission.mutate(attrs);
-    await this.admission.validate(attrs);
+    const w: WriteAdmissionRequest = { operation: 'DELETE', namespace, name, oldObject: old };
+    await this.admitMutate(ctx, w);
+    await ctx.admission?.validate(w);
     const pending = (old.metadata.finalizers?.length ?? 0) > 0 || !!this.def.strategy.gracefulDelete?.(old);
     if (pending) {
       if (old.metadata.deletionTimestamp) return { obj: old, deleted: false };

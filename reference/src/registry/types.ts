@@ -21,16 +21,42 @@ export interface RequestContext {
   userAgent?: string;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /** Admission of this request's writes (absent for the server's own writes). */
+  admission?: WriteAdmission;
 }
 
-export interface TableColumn {
+export type WriteOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** What the store knows of a write when it asks admission. */
+export interface WriteAdmissionRequest {
+  operation: WriteOperation;
+  namespace: string;
   name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  format?: string;
-  description?: string;
-  priority?: number;
-  /** Cell value for an object. */
-  cell: (obj: KObject) => unknown;
+  object?: KObject;
+  oldObject?: KObject;
+}
+
+/**
+ * Admission as the store sees it: called after the strategy prepared the object (mutate may
+ * return a replacement) and after validation (validate). The pipeline's admission stage
+ * implements it for each request; the registry knows nothing of plugins.
+ */
+export interface WriteAdmission {
+  mutate(w: WriteAdmissionRequest): Promise<KObject | undefined>;
+  validate(w: WriteAdmissionRequest): Promise<void>;
+}
+
+export type { TableColumn } from '../content/table.ts';
+import type { TableColumn } from '../content/table.ts';
+
+/** The `scale` subresource of a kind: how its Scale is read from and written into an object. */
+export interface ScaleAccess {
+  /** The `autoscaling/v1` Scale of an object read at `version`; undefined when that version serves none. */
+  toScale(obj: KObject, version: string): KObject | undefined;
+  /** Writes the replicas of a Scale into (a copy of) the object. */
+  setReplicas(obj: KObject, replicas: number, version: string): void;
+  /** Patch types the subresource accepts. */
+  patchTypes: readonly string[];
 }
 
 export interface Strategy {
@@ -65,6 +91,14 @@ export interface Strategy {
   allowCreateOnUpdate?: boolean;
   /** Whether an update with no resourceVersion is allowed (unconditional update). */
   allowUnconditionalUpdate?: boolean;
+  /**
+   * The fields of the kind's zero value that a create is compared with when ownership is
+   * recorded (merged over `{metadata: {}, spec: {}, status: {}}` as the schema has them): Go
+   * struct fields present though empty, lists that are null, values the server sets itself.
+   */
+  zeroValue?(): Record<string, unknown>;
+  /** The `scale` subresource, for kinds that list it. */
+  scale?: ScaleAccess;
   /** Whether `generation` follows spec changes (true for kinds with spec/status). */
   tracksGeneration?: boolean;
 }

@@ -17,6 +17,8 @@ export interface Persistence {
   /** Records a change; resolves when it is durable. Called synchronously in write order. */
   append(ev: ChangeEvent): Promise<void>;
   close(): Promise<void>;
+  /** Why the log refuses writes (a failed write or fdatasync), or undefined while it works. */
+  failure(): Error | undefined;
 }
 
 export interface MemoryStoreOptions {
@@ -54,6 +56,10 @@ export class MemoryStore implements Storage {
     this.historyMs = opts.historyMs ?? 5 * 60_000;
     this.historyMax = opts.historyMax ?? 1_000_000;
     this.now = opts.now ?? Date.now;
+  }
+
+  failure(): Error | undefined {
+    return this.persistence?.failure();
   }
 
   attach(p: Persistence): void {

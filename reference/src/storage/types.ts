@@ -2,30 +2,8 @@
 // behind one interface. Keys look like `<bucket>/<namespace>/<name>` where the bucket is
 // `<group>/<resource>`; cluster-scoped objects use an empty namespace segment.
 
-export type KObject = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  [field: string]: unknown;
-};
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: unknown[];
-  managedFields?: unknown[];
-  [field: string]: unknown;
-}
+export type { KObject, ObjectMeta } from '../util/kobject.ts';
+import type { KObject } from '../util/kobject.ts';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -81,6 +59,8 @@ export interface Storage {
   /** Resolves when the revision reaches `rv`, or false after `timeoutMs`. */
   waitFor(rv: number, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
+  /** Why the storage refuses writes (its log failed), or undefined while it works. */
+  failure(): Error | undefined;
 }
 
 export class ExpiredError extends Error {}

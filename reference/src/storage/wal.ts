@@ -101,7 +101,7 @@ export class WriteAheadLog implements Persistence {
   private closePromise?: Promise<void>;
   private idle: (() => void)[] = [];
   /** Set once a write or an fdatasync failed: the log accepts nothing more. */
-  private failure?: Error;
+  private failed?: Error;
   /** Buckets that ever had a change (to collect the history at compaction). */
   readonly buckets = new Set<string>();
 
@@ -120,6 +120,10 @@ export class WriteAheadLog implements Persistence {
     this.freeSyncFds.push(...this.syncFds);
     this.size = size;
     this.compactAt = compactBytes;
+  }
+
+  failure(): Error | undefined {
+    return this.failed;
   }
 
   /** Loads snapshot and log into a new store and attaches the log to it. */
@@ -145,7 +149,7 @@ export class WriteAheadLog implements Persistence {
    */
   append(ev: ChangeEvent): Promise<void> {
     if (this.closing) throw new Error('store is closed');
-    if (this.failure) throw this.failure;
+    if (this.failed) throw this.failed;
     const rec: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
     if (ev.type !== 'DELETED') rec.o = ev.obj;
     this.size += this.writeRecord(JSON.stringify(rec) + '\n');
@@ -192,8 +196,8 @@ export class WriteAheadLog implements Persistence {
   }
 
   private fail(e: Error): void {
-    if (this.failure) return;
-    this.failure = e;
+    if (this.failed) return;
+    this.failed = e;
     console.error(`orch storage: ${e.message}; no further writes are accepted until restart`);
   }
 
@@ -216,7 +220,7 @@ export class WriteAheadLog implements Persistence {
         this.freeSyncFds.push(fd);
         if (err) this.fail(new Error(`fdatasync of the change log failed: ${err.message}`));
         // after a failure nothing is known to be durable, whatever later calls report
-        const f = this.failure;
+        const f = this.failed;
         for (const w of batch) {
           if (f) w.reject(f);
           else w.resolve();
@@ -241,7 +245,7 @@ export class WriteAheadLog implements Persistence {
    */
   compact(): void {
     this.compactScheduled = false;
-    if (this.closing || this.failure) return;
+    if (this.closing || this.failed) return;
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
     let written = 0;
     try {
@@ -313,7 +317,7 @@ export class WriteAheadLog implements Persistence {
       this.checkIdle();
     });
     try {
-      if (!this.failure) fsyncSync(this.fd);
+      if (!this.failed) fsyncSync(this.fd);
     } finally {
       closeSync(this.fd);
       for (const fd of this.syncFds) closeSync(fd);

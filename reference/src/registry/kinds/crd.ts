@@ -5,7 +5,6 @@
 // definition Established; on deletion (finalizer `customresourcecleanup.apiextensions.orch.io`)
 // it deletes every custom resource, stops serving and removes the finalizer.
 import { errors, StatusError, type StatusCause } from '../../errors/status.ts';
-import type { Handler } from '../../handlers/scope.ts';
 import { arr, bool, freeform, int, keyedList, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import { goValue, validateValue } from '../../schema/validate.ts';
@@ -1161,10 +1160,11 @@ export class CrdController {
   private running = false;
   private stopped = false;
   private cancel: () => void = () => {};
+  /** Set once the definitions stored at start have all been reconciled (the crd-informer-synced check). */
+  synced = false;
 
   constructor(
     private readonly registry: Registry,
-    private readonly subresources: Map<string, Handler>,
   ) {}
 
   private get store(): GenericStore {
@@ -1195,6 +1195,7 @@ export class CrdController {
       }
       this.enqueue(crd.metadata.name!);
     }
+    if (this.queue.size === 0) this.synced = true;
     this.cancel = storage.watch(this.store.bucket, rv, (ev) => {
       if (this.stopped) return;
       const name = ev.obj.metadata.name;
@@ -1241,6 +1242,7 @@ export class CrdController {
       }
     } finally {
       this.running = false;
+      if (this.queue.size === 0) this.synced = true;
       if (this.queue.size && !this.stopped) this.enqueue(this.queue.values().next().value as string);
     }
   }
@@ -1315,10 +1317,10 @@ export class CrdController {
     const existing = this.registry.byResource(group, accepted.plural);
     if (existing && !existing.def.custom) return; // never shadow a built-in resource
     if (entry && entry.cr.def.plural !== accepted.plural)
-      uninstallCustomResource(this.registry, this.subresources, entry.cr.def);
+      uninstallCustomResource(this.registry, entry.cr.def);
     const cr = buildCustomResource(crd, accepted, entry?.cr.state ?? { terminating });
     cr.state.terminating = terminating;
-    installCustomResource(this.registry, this.subresources, cr);
+    installCustomResource(this.registry, cr);
     this.served.set(name, { fingerprint, cr });
   }
 
@@ -1326,7 +1328,7 @@ export class CrdController {
     const entry = this.served.get(name);
     if (!entry) return;
     this.served.delete(name);
-    uninstallCustomResource(this.registry, this.subresources, entry.cr.def);
+    uninstallCustomResource(this.registry, entry.cr.def);
   }
 
   /** Deletes every custom resource of a definition being deleted, then removes the cleanup finalizer. */
@@ -1421,9 +1423,9 @@ export class CrdController {
 const controllers = new WeakMap<Registry, CrdController>();
 
 /** Starts the controller of custom resource definitions: resumes serving stored ones, then watches. */
-export function startCrdController(registry: Registry, subresources: Map<string, Handler>): CrdController {
+export function startCrdController(registry: Registry): CrdController {
   controllers.get(registry)?.stop();
-  const c = new CrdController(registry, subresources);
+  const c = new CrdController(registry);
   controllers.set(registry, c);
   c.start();
   return c;

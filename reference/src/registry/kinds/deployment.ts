@@ -1,16 +1,11 @@
 // Deployment (apps/v1) with the `status` and `scale` subresources. There is no controller
 // here: status is whatever a client writes through the status subresource.
-import { errors, StatusError, type StatusCause } from '../../errors/status.ts';
-import type { Handler, Scope } from '../../handlers/scope.ts';
-import { fieldValidation, parseBody } from '../../handlers/decode.ts';
-import { applyJsonPatch } from '../../patch/json-patch.ts';
-import { applyMergePatch } from '../../patch/merge.ts';
+import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, int, intOrString, keyedList, mapOf, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
-import { decodeWithSchema } from '../../schema/decode.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { clone, deepEqual } from '../validation.ts';
+import { deepEqual } from '../validation.ts';
 import {
   AGE_COLUMN,
   ALL_VERBS,
@@ -261,6 +256,18 @@ export const deploymentDef: ResourceDef = {
   subresources: ['scale', 'status'],
   schema,
   strategy: {
+    zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } }, strategy: {} } }),
+    scale: {
+      toScale: (o) => toScale(o),
+      setReplicas: (o, replicas) => {
+        o.spec = { ...(o.spec as object), replicas };
+      },
+      patchTypes: [
+        'application/json-patch+json',
+        'application/merge-patch+json',
+        'application/strategic-merge-patch+json',
+      ],
+    },
     allowUnconditionalUpdate: true,
     table: [
       NAME_COLUMN,
@@ -342,14 +349,6 @@ export const deploymentDef: ResourceDef = {
 
 // ------------------------------------------------------------------ scale subresource
 
-const scaleSchema = obj({
-  apiVersion: str(),
-  kind: str(),
-  metadata: obj({}, { 'x-orch-preserve-unknown-fields': true }),
-  spec: obj({ replicas: int() }),
-  status: obj({ replicas: int(), selector: str() }),
-});
-
 /** The `autoscaling/v1` Scale of a deployment. */
 export function toScale(d: KObject): KObject {
   const m = d.metadata;
@@ -371,115 +370,3 @@ export function toScale(d: KObject): KObject {
     status,
   };
 }
-
-function readScale(s: Scope, value: unknown): { replicas: number; resourceVersion?: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw errors.badRequest('the body of the request must be a JSON object');
-  const r = decodeWithSchema(value, scaleSchema);
-  if (r.typeErrors.length) {
-    const t = r.typeErrors[0]!;
-    throw errors.badRequest(
-      `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${t.actual} into Go struct field ${t.path} of type ${t.expected}`,
-    );
-  }
-  const level = fieldValidation(s.query);
-  if (r.unknown.length) {
-    const problems = r.unknown.map((p) => `unknown field "${p}"`);
-    if (level === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
-    if (level === 'Warn') s.ctx.warnings.push(...problems);
-  }
-  const sc = r.value as {
-    apiVersion?: string;
-    kind?: string;
-    metadata?: { name?: string; namespace?: string; resourceVersion?: string };
-    spec?: { replicas?: number };
-  };
-  if (sc.kind !== undefined && sc.kind !== 'Scale')
-    throw errors.badRequest(`the kind in the data (${sc.kind}) does not match the expected kind (Scale)`);
-  if (sc.apiVersion !== undefined && sc.apiVersion !== 'autoscaling/v1')
-    throw errors.badRequest(
-      `the API version in the data (${sc.apiVersion}) does not match the expected API version (autoscaling/v1)`,
-    );
-  if (sc.metadata?.name !== undefined && sc.metadata.name !== s.name)
-    throw errors.badRequest(
-      `the name of the object (${sc.metadata.name}) does not match the name on the URL (${s.name})`,
-    );
-  if (sc.metadata?.namespace && sc.metadata.namespace !== s.namespace)
-    throw errors.badRequest(
-      'the namespace of the provided object does not match the namespace sent on the request',
-    );
-  const replicas = sc.spec?.replicas ?? 0;
-  if (replicas < 0)
-    throw errors.invalid({ group: 'autoscaling', kind: 'Scale' }, s.name, [
-      fieldErr.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'),
-    ]);
-  return { replicas, resourceVersion: sc.metadata?.resourceVersion || undefined };
-}
-
-async function writeScale(
-  s: Scope,
-  replicas: number,
-  rv: string | undefined,
-  expectRv: number,
-): Promise<KObject> {
-  const cur = s.store.getStored(s.namespace, s.name);
-  if (!cur) throw errors.notFound('apps', 'deployments', s.name);
-  const next = clone(cur.obj);
-  (next.spec as DeploymentSpec).replicas = replicas;
-  next.metadata.resourceVersion = rv;
-  // `scale`: the write's managedFields entry names the subresource, as Kubernetes records it
-  const r = await s.store.update(s.namespace, s.name, next, s.ctx, s.version, 'scale', {
-    expectRv: rv ? undefined : expectRv,
-  });
-  return r.obj;
-}
-
-export const scaleGetHandler: Handler = async (s) => {
-  const d = await s.store.get(s.namespace, s.name);
-  s.reply(200, toScale(d));
-};
-
-export const scaleUpdateHandler: Handler = async (s) => {
-  const buf = await s.body();
-  if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-  const { value } = parseBody(buf, s.req.headers['content-type'], ['application/json', 'application/yaml']);
-  const { replicas, resourceVersion } = readScale(s, value);
-  const cur = s.store.getStored(s.namespace, s.name);
-  if (!cur) throw errors.notFound('apps', 'deployments', s.name);
-  const d = await writeScale(s, replicas, resourceVersion, cur.rv);
-  s.reply(200, toScale(d));
-};
-
-const SCALE_PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-];
-
-export const scalePatchHandler: Handler = async (s) => {
-  const ct = (s.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!SCALE_PATCH_TYPES.includes(ct)) throw errors.unsupportedMediaType(ct, SCALE_PATCH_TYPES);
-  const buf = await s.body();
-  if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-  const { value: patch } = parseBody(buf, 'application/json', ['application/json']);
-  for (let attempt = 0; ; attempt++) {
-    const cur = s.store.getStored(s.namespace, s.name);
-    if (!cur) throw errors.notFound('apps', 'deployments', s.name);
-    const scale = toScale(cur.obj);
-    const patched =
-      ct === 'application/json-patch+json' ? applyJsonPatch(scale, patch) : applyMergePatch(scale, patch);
-    const { replicas, resourceVersion } = readScale(s, patched);
-    const explicitRv =
-      resourceVersion !== undefined && resourceVersion !== cur.obj.metadata.resourceVersion
-        ? resourceVersion
-        : undefined;
-    try {
-      const d = await writeScale(s, replicas, explicitRv, cur.rv);
-      s.reply(200, toScale(d));
-      return;
-    } catch (e) {
-      if (e instanceof StatusError && e.code === 409 && !explicitRv && attempt < 5) continue;
-      throw e;
-    }
-  }
-};

@@ -1,10 +1,8 @@
 // Namespace (core/v1): deletion marks it Terminating; a controller then deletes every
 // namespaced object in it, and the namespace goes once it is empty.
-import { errors } from '../../errors/status.ts';
 import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { AdmissionPlugin } from '../../auth/admission.ts';
 import type { Registry } from '../registry.ts';
 import type { RequestContext, ResourceDef } from '../types.ts';
 import { clone } from '../validation.ts';
@@ -84,6 +82,7 @@ export function namespaceDef(registry: () => Registry): ResourceDef {
       status: obj({ phase: str(), conditions: arr(obj({ type: str(), status: str(), lastTransitionTime: str(), reason: str(), message: str() })) }),
     }),
     strategy: {
+      zeroValue: () => ({ spec: { finalizers: [NAMESPACE_FINALIZER] } }),
       nameRule: 'label',
       tracksGeneration: false,
       allowUnconditionalUpdate: true,
@@ -124,14 +123,6 @@ export function prepareFinalize(o: KObject, old: KObject): void {
 }
 
 /** NamespaceLifecycle: no new content in a terminating namespace (see the generic store); the three system namespaces may not be deleted. */
-export const namespaceLifecycle: AdmissionPlugin = {
-  name: 'NamespaceLifecycle',
-  validate(a) {
-    if (a.operation === 'DELETE' && a.def.plural === 'namespaces' && a.def.group === '' && PROTECTED_NAMESPACES.includes(a.name))
-      throw errors.forbidden(`namespaces "${a.name}" is forbidden: this namespace may not be deleted`, { name: a.name, kind: 'namespaces' });
-  },
-};
-
 /** Resumes finalization of namespaces left Terminating by a restart. */
 export function resumeTerminating(reg: Registry): void {
   const s = reg.byResource('', 'namespaces');

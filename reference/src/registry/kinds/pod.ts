@@ -2,9 +2,7 @@
 // and validation are shared with workload templates (Deployment). There is no node agent:
 // a pod stays Pending until someone writes its status, and deletion is immediate unless
 // finalizers hold it.
-import { errors, type StatusCause } from '../../errors/status.ts';
-import type { Handler } from '../../handlers/scope.ts';
-import { parseBody } from '../../handlers/decode.ts';
+import type { StatusCause } from '../../errors/status.ts';
 import {
   arr,
   bool,
@@ -1084,6 +1082,7 @@ export const podDef: ResourceDef = {
   subresources: ['eviction', 'status'],
   schema: podSchema,
   strategy: {
+    zeroValue: () => ({ spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' } }),
     tracksGeneration: false,
     allowUnconditionalUpdate: true,
     returnDeletedObject: true,
@@ -1195,52 +1194,4 @@ export const podDef: ResourceDef = {
     },
     validateUpdate: (o, old) => validatePodUpdate(o, old),
   },
-};
-
-// ------------------------------------------------------------------ eviction
-
-const EVICTION_VERSIONS = ['policy/v1', 'policy/v1beta1'];
-
-/** `POST .../pods/<name>/eviction`: deletes the pod (no disruption budgets here) and answers 201 with a success Status. */
-export const evictionHandler: Handler = async (s) => {
-  const buf = await s.body();
-  if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-  const { value } = parseBody(buf, s.req.headers['content-type'], ['application/json', 'application/yaml']);
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw errors.badRequest('the body of the request must be a JSON object');
-  const ev = value as {
-    apiVersion?: unknown;
-    kind?: unknown;
-    metadata?: { name?: unknown; namespace?: unknown };
-    deleteOptions?: unknown;
-  };
-  if (ev.kind !== undefined && ev.kind !== 'Eviction')
-    throw errors.badRequest(
-      `the kind in the data (${String(ev.kind)}) does not match the expected kind (Eviction)`,
-    );
-  if (ev.apiVersion !== undefined && !EVICTION_VERSIONS.includes(String(ev.apiVersion)))
-    throw errors.badRequest(
-      `the API version in the data (${String(ev.apiVersion)}) does not match the expected API version (policy/v1)`,
-    );
-  const meta = ev.metadata && typeof ev.metadata === 'object' ? ev.metadata : {};
-  if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== s.namespace)
-    throw errors.badRequest(
-      'the namespace of the provided object does not match the namespace sent on the request',
-    );
-  if ((meta.name ?? '') !== s.name)
-    throw errors.badRequest('name in URL does not match name in Eviction object');
-  const opts = (ev.deleteOptions && typeof ev.deleteOptions === 'object' ? ev.deleteOptions : {}) as {
-    preconditions?: { uid?: string; resourceVersion?: string };
-    gracePeriodSeconds?: number;
-    dryRun?: string[];
-  };
-  if (Array.isArray(opts.dryRun) && opts.dryRun.includes('All')) s.ctx.dryRun = true;
-  await s.store.delete(
-    s.namespace,
-    s.name,
-    { preconditions: opts.preconditions, gracePeriodSeconds: opts.gracePeriodSeconds },
-    s.ctx,
-    'v1',
-  );
-  s.reply(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
 };

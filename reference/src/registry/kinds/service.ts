@@ -732,6 +732,7 @@ export function serviceDef(registry: () => Registry): ResourceDef {
     subresources: ['status'],
     schema,
     strategy: {
+      zeroValue: () => ({ spec: {}, status: { loadBalancer: {} } }),
       nameRule: 'label1035',
       returnDeletedObject: true,
       tracksGeneration: false,

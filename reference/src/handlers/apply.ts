@@ -3,17 +3,17 @@
 // answers), `force` optional. The body is the intent: apiVersion and kind of the endpoint,
 // no managedFields. The object is created when absent (201), patched otherwise (200); a
 // conflict is a 409 with one cause per field and manager.
+import { conflictError } from '../apply/conflicts.ts';
+import { isMap, TypedError } from '../apply/typed.ts';
+import { ApplyConflicts } from '../apply/updater.ts';
 import { errors, StatusError } from '../errors/status.ts';
-import { fieldValidation, parseBody, validateFields } from '../handlers/decode.ts';
-import type { Scope } from '../handlers/scope.ts';
-import { normalizeBySchema } from '../registry/kinds/common.ts';
+import { applyToObject, schemaFor } from '../registry/field-manager.ts';
 import { apiVersionOf } from '../registry/types.ts';
 import { jsonType } from '../schema/decode.ts';
+import { normalizeBySchema } from '../schema/normalize.ts';
 import type { KObject } from '../storage/types.ts';
-import { conflictError } from './conflicts.ts';
-import { applyToObject, schemaFor } from './field-manager.ts';
-import { isMap, TypedError } from './typed.ts';
-import { ApplyConflicts } from './updater.ts';
+import { fieldValidation, parseBody, validateFields } from './decode.ts';
+import type { Scope } from './scope.ts';
 
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 

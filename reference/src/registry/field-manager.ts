@@ -1,4 +1,4 @@
-// The field manager of the registry: what every write does with metadata.managedFields.
+// The registry's field manager (it drives the apply engine in ../apply): what every write does with metadata.managedFields.
 // - recordWrite (create, update, non-apply patch, status and scale writes): an Update by
 //   the request's manager (`fieldManager`, else the User-Agent before its first '/');
 //   `[{}]` in the request forgets all ownership first; `[]` or malformed entries keep the
@@ -6,12 +6,7 @@
 // - applyToObject (server-side apply): the merged object with the new ownership;
 // - a write whose only change would be the entries' times changes nothing (Kubernetes
 //   keeps the stored times then, so a repeated apply is not a write).
-import type { RequestContext, ResourceDef } from '../registry/types.ts';
-import type { Schema } from '../schema/types.ts';
-import type { KObject } from '../storage/types.ts';
-import { NAMESPACE_FINALIZER } from '../registry/kinds/namespace.ts';
-import { deepEqual } from '../registry/validation.ts';
-import { FieldSet } from './fieldpath.ts';
+import { FieldSet } from '../apply/fieldpath.ts';
 import {
   decodeManagedFields,
   encodeManagedFields,
@@ -19,13 +14,13 @@ import {
   isResetRequest,
   type Managed,
   managerFor,
-} from './managed-fields.ts';
-import { type WriteScope, applyIntent, recordUpdate } from './updater.ts';
-
-/** RFC 3339, whole seconds, UTC (metav1.Time). */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+} from '../apply/managed-fields.ts';
+import { type WriteScope, applyIntent, recordUpdate } from '../apply/updater.ts';
+import type { Schema } from '../schema/types.ts';
+import type { KObject } from '../storage/types.ts';
+import { deepEqual } from '../util/object.ts';
+import { rfc3339 } from '../util/time.ts';
+import type { RequestContext, ResourceDef } from './types.ts';
 
 export function schemaFor(def: ResourceDef, version: string): Schema | undefined {
   return def.schemas?.[version] ?? def.schema;
@@ -47,11 +42,11 @@ export function resetFields(def: ResourceDef, subresource: string): FieldSet {
 
 /**
  * The object a create is compared with: Kubernetes compares with the kind's zero value, where
- * struct fields that are not pointers are present (empty), and a few lists are null. A field
- * added below those is owned without its parent being an owned item itself. Values that
- * Kubernetes sets after ownership is recorded (strategy, admission) are part of it here, as
- * this server's strategies set them before: a creator that leaves them to the server does
- * not own them (a namespace's finalizers, a pod's default service account).
+ * struct fields that are not pointers are present (empty), and a few lists are null. A kind
+ * says which through its strategy's `zeroValue`. Values that Kubernetes sets after ownership
+ * is recorded (strategy, admission) are part of it here, as this server's strategies set them
+ * before: a creator that leaves them to the server does not own them (a namespace's
+ * finalizers, a pod's default service account).
  */
 export function zeroObject(def: ResourceDef, version: string): Record<string, unknown> {
   if (def.custom) return {};
@@ -59,13 +54,7 @@ export function zeroObject(def: ResourceDef, version: string): Record<string, un
   const z: Record<string, unknown> = { metadata: {} };
   if (props.spec) z.spec = {};
   if (props.status) z.status = {};
-  const gk = `${def.group}/${def.kind}`;
-  if (gk === '/Pod') z.spec = { containers: null, serviceAccountName: 'default', serviceAccount: 'default' };
-  else if (gk === '/Namespace') z.spec = { finalizers: [NAMESPACE_FINALIZER] };
-  else if (gk === 'apps/Deployment')
-    z.spec = { template: { metadata: {}, spec: { containers: null } }, strategy: {} };
-  else if (gk === '/Service') z.status = { loadBalancer: {} };
-  return z;
+  return { ...z, ...def.strategy.zeroValue?.() };
 }
 
 function scope(def: ResourceDef, version: string, subresource: string, now: number): WriteScope {

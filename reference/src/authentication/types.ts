@@ -1,0 +1,35 @@
+// The authentication stage's contract. An authenticator looks at what the client sent and
+// answers one of three things: the request is not one of its kind ("none"), it names a user,
+// or it is one of its kind and invalid ("error": a bad token is never anonymous).
+import type { UserInfo } from '../registry/types.ts';
+
+/** What authenticators see of a request: its headers and the client's TLS certificate chain. */
+export interface AuthenticationRequest {
+  /** Header values by lower-case name (repeated headers joined as node joins them). */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The verified client certificate chain, leaf first (DER), when the client sent one. */
+  peerCertificates?: Buffer[];
+  remoteAddress?: string;
+}
+
+export type AuthenticationResult =
+  | { status: 'none' }
+  | { status: 'user'; user: UserInfo; audiences?: string[] }
+  | { status: 'error'; message: string };
+
+export interface Authenticator {
+  /** Named in errors and audit annotations. */
+  readonly name: string;
+  authenticate(r: AuthenticationRequest): Promise<AuthenticationResult>;
+}
+
+export const NOT_MINE: AuthenticationResult = Object.freeze({ status: 'none' });
+
+/** The bearer token of a request, or undefined when it sent none. */
+export function bearerToken(r: AuthenticationRequest): string | undefined {
+  const h = r.headers.authorization;
+  const v = Array.isArray(h) ? h[0] : h;
+  if (!v) return undefined;
+  const m = /^Bearer\s+(\S.*)$/i.exec(v.trim());
+  return m ? m[1]!.trim() : undefined;
+}

@@ -1,0 +1,71 @@
+// The union of authenticators (doc3 "Authentication"): several methods may be active at
+// once; the first that accepts the request decides. A request that some method recognised
+// and refused is a 401 even when anonymous access is on; a request that no method
+// recognised is anonymous when anonymous access is on, else a 401. Every authenticated
+// user gets the group `system:authenticated`.
+import { StatusError } from '../errors/status.ts';
+import type { UserInfo } from '../registry/types.ts';
+import { type AuthenticationRequest, type Authenticator, bearerToken } from './types.ts';
+
+export const ANONYMOUS: UserInfo = Object.freeze({
+  username: 'system:anonymous',
+  groups: ['system:unauthenticated'],
+}) as UserInfo;
+
+export interface Authenticated {
+  user: UserInfo;
+  /** The authenticator that accepted the request ('anonymous' for none). */
+  by: string;
+  audiences?: string[];
+}
+
+export class AuthenticationUnion {
+  private readonly list: Authenticator[];
+
+  constructor(
+    authenticators: Authenticator[],
+    private readonly anonymous: boolean,
+  ) {
+    this.list = [...authenticators];
+  }
+
+  /** Adds a method (it is tried after the ones before it). */
+  add(a: Authenticator): void {
+    this.list.push(a);
+  }
+
+  get authenticators(): readonly Authenticator[] {
+    return this.list;
+  }
+
+  /** The user of a request; throws the 401 StatusError when it has none. */
+  async authenticate(r: AuthenticationRequest): Promise<Authenticated> {
+    const refusals: string[] = [];
+    for (const a of this.list) {
+      let res: Awaited<ReturnType<Authenticator['authenticate']>>;
+      try {
+        res = await a.authenticate(r);
+      } catch (e) {
+        // an authenticator that fails (a backend down, a bug) refuses; it never lets through
+        res = { status: 'error', message: e instanceof Error ? e.message : String(e) };
+      }
+      if (res.status === 'user') return { user: withAuthenticatedGroup(res.user), by: a.name, audiences: res.audiences };
+      if (res.status === 'error') refusals.push(`${a.name}: ${res.message}`);
+    }
+    if (refusals.length === 0 && bearerToken(r) !== undefined) refusals.push('invalid bearer token');
+    if (refusals.length === 0 && this.anonymous) return { user: ANONYMOUS, by: 'anonymous' };
+    throw new Unauthenticated(refusals);
+  }
+}
+
+function withAuthenticatedGroup(u: UserInfo): UserInfo {
+  if (u.username === ANONYMOUS.username || u.groups.includes('system:authenticated')) return u;
+  return { ...u, groups: [...u.groups, 'system:authenticated'] };
+}
+
+/** The 401: its reasons go to the server's log and the audit event, not to the client. */
+export class Unauthenticated extends StatusError {
+  constructor(readonly refusals: string[]) {
+    super(401, 'Unauthorized', 'Unauthorized');
+  }
+}

@@ -1,0 +1,38 @@
+// The authorization stage's contract. An authorizer answers allow, deny or no opinion, each
+// with a reason; a chain asks its authorizers in order and the first allow or deny decides.
+// It is called from the HTTP pipeline and from code that is not HTTP (impersonation, the
+// review APIs, the expression language's authorizer library).
+import type { UserInfo } from '../registry/types.ts';
+
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  /** get, list, watch, create, update, patch, delete, deletecollection, impersonate, ... (HTTP verbs lower-cased for paths) */
+  verb: string;
+  /** True for API resources, false for other paths (`/healthz`, `/version`, discovery). */
+  resourceRequest: boolean;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  /** The request path (non-resource requests). */
+  path: string;
+}
+
+export type Decision = 'allow' | 'deny' | 'no-opinion';
+
+export interface AuthorizationResult {
+  decision: Decision;
+  /** Why, in words (shown in a 403 and in SubjectAccessReview status). */
+  reason: string;
+  /** The authorizer that decided (absent for the chain's final no opinion). */
+  by?: string;
+}
+
+export interface Authorizer {
+  readonly name: string;
+  authorize(a: AuthorizationAttributes): Promise<AuthorizationResult>;
+}
+
+export const NO_OPINION: AuthorizationResult = Object.freeze({ decision: 'no-opinion', reason: '' });
