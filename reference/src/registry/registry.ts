@@ -1,7 +1,9 @@
 // The registry: which resources are served at which group versions, their stores, and
 // the discovery documents derived from them. Custom resources are added and removed at run time.
 import type { Storage } from '../storage/types.ts';
+import { ConvertingStorage } from './converting-storage.ts';
 import { GenericStore, type StoreOptions } from './store.ts';
+import { SUBRESOURCES } from './subresources.ts';
 import { type ResourceDef, apiVersionOf } from './types.ts';
 
 export interface Served {
@@ -29,7 +31,7 @@ export class Registry {
       served?.store ??
       new GenericStore(
         def,
-        this.storage,
+        def.storedAs ? new ConvertingStorage(this.storage, def.storedAs) : this.storage,
         { get: (n) => this.storage.get(`core/namespaces//${n}`)?.obj },
         this.storeOptions,
         def.strategy.nameRule,
@@ -129,16 +131,15 @@ export class Registry {
       if (def.categories?.length) r.categories = def.categories;
       resources.push(r);
       for (const sub of def.subresources) {
+        const info = SUBRESOURCES[sub];
         const s: Record<string, unknown> = {
           name: `${def.plural}/${sub}`,
           singularName: '',
           namespaced: def.namespaced,
           kind: def.kind,
-          verbs: ['get', 'patch', 'update'],
+          verbs: [...(info?.verbs ?? [])],
         };
-        if (sub === 'eviction') Object.assign(s, { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
-        if (sub === 'scale') Object.assign(s, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
-        if (sub === 'finalize') s.verbs = ['update'];
+        if (info?.kind) Object.assign(s, info.kind);
         resources.push(s);
       }
     }

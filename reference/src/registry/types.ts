@@ -125,9 +125,43 @@ export interface ResourceDef {
   protobuf?: boolean;
   /** Custom resources: no strategic merge patch, no protobuf. */
   custom?: boolean;
+  /** What is known of each version beyond its being served (deprecation, removal, replacement). */
+  versionInfo?: Record<string, VersionDescriptor>;
+  /**
+   * The resource keeps its objects in another resource's storage, converted (core `events`
+   * and `events.orch.io` events are one set of objects): every object written through either
+   * is read, listed and watched through both.
+   */
+  storedAs?: StoredAs;
+}
+
+/** A served version of a resource, as discovery, OpenAPI and the deprecation warnings see it. */
+export interface VersionDescriptor {
+  served: boolean;
+  /** The version objects are stored in. */
+  storage: boolean;
+  deprecated?: boolean;
+  /** The release that removes the version (e.g. `1.29`). */
+  removedIn?: string;
+  /** The group/version (and kind) that replaces it. */
+  replacement?: string;
+  schema?: Schema;
+  /** Conversion between this version's shape and the storage version's (identity when absent). */
+  toStorage?(obj: KObject): KObject;
+  fromStorage?(obj: KObject): KObject;
+}
+
+export interface StoredAs {
+  group: string;
+  plural: string;
+  /** This resource's object in the storage resource's shape (apiVersion and kind included). */
+  toStorage(obj: KObject): KObject;
+  /** A stored object in this resource's shape. */
+  fromStorage(obj: KObject): KObject;
 }
 
 export function bucketName(def: ResourceDef): string {
+  if (def.storedAs) return `${def.storedAs.group || 'core'}/${def.storedAs.plural}`;
   return `${def.group || 'core'}/${def.plural}`;
 }
 

@@ -1,6 +1,9 @@
 // Events: core/v1 `events` (involvedObject, source, first/last timestamps, count) and
 // `events.orch.io/v1` (regarding, note, eventTime, series; the old fields renamed
-// `deprecated*`). Two separate resources here, each with its own storage.
+// `deprecated*`). One set of objects: events.orch.io events are stored as core events and
+// converted field by field (doc2: every persisted object stays reachable through every
+// served version), so an event written through either API is read, listed and watched
+// through both.
 import { int, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { StatusCause } from '../../errors/status.ts';
@@ -370,6 +373,38 @@ function asCore(o: KObject): CoreEvent {
   };
 }
 
+/** events.orch.io/v1 field <- core/v1 field (the rest have the same name in both). */
+const RENAMED: [keyof V1Event, keyof CoreEvent][] = [
+  ['regarding', 'involvedObject'],
+  ['note', 'message'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+  ['reportingController', 'reportingComponent'],
+];
+const SAME = ['eventTime', 'series', 'action', 'reason', 'related', 'reportingInstance', 'type'];
+
+function convert(o: KObject, apiVersion: string, pairs: [string, string][]): KObject {
+  const src = o as Record<string, unknown>;
+  const out: KObject = { apiVersion, kind: 'Event', metadata: o.metadata };
+  for (const [to, from] of pairs) if (src[from] !== undefined) out[to] = src[from];
+  return out;
+}
+
+/** A core/v1 event in the events.orch.io/v1 shape. */
+export function coreToV1(o: KObject): KObject {
+  return convert(o, 'events.orch.io/v1', [...RENAMED, ...SAME.map((f) => [f, f] as [string, string])]);
+}
+
+/** An events.orch.io/v1 event in the core/v1 shape (how it is stored). */
+export function v1ToCore(o: KObject): KObject {
+  return convert(o, 'v1', [
+    ...RENAMED.map(([v1, core]) => [core, v1] as [string, string]),
+    ...SAME.map((f) => [f, f] as [string, string]),
+  ]);
+}
+
 const reg = (o: KObject, k: keyof ObjectRef) => ((o.regarding as ObjectRef | undefined)?.[k] ?? '') as string;
 
 export const eventsV1Def: ResourceDef = {
@@ -385,6 +420,7 @@ export const eventsV1Def: ResourceDef = {
   subresources: [],
   protobuf: true,
   schema: v1Schema,
+  storedAs: { group: '', plural: 'events', toStorage: v1ToCore, fromStorage: coreToV1 },
   strategy: {
     tracksGeneration: false,
     allowUnconditionalUpdate: true,

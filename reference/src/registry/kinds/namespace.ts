@@ -122,7 +122,6 @@ export function prepareFinalize(o: KObject, old: KObject): void {
   Object.assign(o, keep);
 }
 
-/** NamespaceLifecycle: no new content in a terminating namespace (see the generic store); the three system namespaces may not be deleted. */
 /** Resumes finalization of namespaces left Terminating by a restart. */
 export function resumeTerminating(reg: Registry): void {
   const s = reg.byResource('', 'namespaces');
