@@ -11,7 +11,7 @@ import { AuthenticationChain, DefaultAuthorizer, TokenAuthenticator } from './au
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import type { Handler } from './handlers/scope.ts';
 import { healthHandler } from './http/health.ts';
-import { openapiRoute } from './http/openapi.ts';
+import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
 import { startCrdController } from './registry/kinds/crd.ts';
