@@ -14,7 +14,7 @@ import { healthHandler } from './http/health.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
-import { startCrdController } from './registry/kinds/crd.ts';
+import { startCrdController } from './registry/kinds/crd/index.ts';
 import { builtinKinds, installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES, namespaceLifecycle, resumeTerminating } from './registry/kinds/namespace.ts';
 import { Registry } from './registry/registry.ts';

@@ -4,7 +4,7 @@ import type { NonResourceRoute } from '../../http/server.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import { configMap } from './configmap.ts';
-import { crdDef } from './crd.ts';
+import { crdDef } from './crd/index.ts';
 import { deploymentDef, scaleGetHandler, scalePatchHandler, scaleUpdateHandler } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { leaseDef } from './lease.ts';
