@@ -9,5 +9,12 @@
 
 export { CrdController, startCrdController } from './controller.ts';
 export { crdDef } from './kind.ts';
-export { CLEANUP_FINALIZER, CRD_GROUP, CRD_KIND, CRD_PLURAL, findCondition, isConditionTrue } from './shared.ts';
+export {
+  CLEANUP_FINALIZER,
+  CRD_GROUP,
+  CRD_KIND,
+  CRD_PLURAL,
+  findCondition,
+  isConditionTrue,
+} from './shared.ts';
 export { validateCrd } from './validation.ts';

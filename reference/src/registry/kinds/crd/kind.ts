@@ -5,7 +5,15 @@ import type { KObject } from '../../../storage/types.ts';
 import type { ResourceDef } from '../../types.ts';
 import { clone } from '../../validation.ts';
 import { ALL_VERBS } from '../common.ts';
-import { CLEANUP_FINALIZER, CRD_GROUP, CRD_KIND, CRD_PLURAL, type CrdStatus, setCondition, specOf } from './shared.ts';
+import {
+  CLEANUP_FINALIZER,
+  CRD_GROUP,
+  CRD_KIND,
+  CRD_PLURAL,
+  type CrdStatus,
+  setCondition,
+  specOf,
+} from './shared.ts';
 import { validateCrd, validateCrdUpdate } from './validation.ts';
 
 const namesSchema = obj({

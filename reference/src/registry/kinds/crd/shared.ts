@@ -14,7 +14,11 @@ export type Condition = {
   reason?: string;
   message?: string;
 };
-export type CrdStatus = { conditions?: Condition[]; acceptedNames?: AcceptedNames; storedVersions?: string[] };
+export type CrdStatus = {
+  conditions?: Condition[];
+  acceptedNames?: AcceptedNames;
+  storedVersions?: string[];
+};
 
 const nowRfc3339 = () => new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
