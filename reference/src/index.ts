@@ -17,10 +17,10 @@ import { PublicInfoAuthorizer, SuperuserAuthorizer } from './authorization/defau
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import { HealthChecks } from './health/checks.ts';
 import { healthHandler } from './http/health.ts';
-import { openapiRoute } from './http/openapi.ts';
+import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
-import { startCrdController } from './registry/kinds/crd.ts';
+import { startCrdController } from './registry/kinds/crd/index.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
 import { Registry } from './registry/registry.ts';

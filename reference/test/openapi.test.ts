@@ -1,7 +1,7 @@
 // /openapi/v2 and /openapi/v3: generated from the registry, consistent with what the server
 // serves, in the encodings clients ask for, cacheable, and regenerated when resources change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from '../src/http/openapi.ts';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from '../src/http/openapi/index.ts';
 import { SERVER_VERSION } from '../src/index.ts';
 import type { ResourceDef } from '../src/registry/types.ts';
 import { mapOf, str } from '../src/schema/dsl.ts';

@@ -27,7 +27,7 @@ import {
   type PodSpec,
   podTemplateSpecSchema,
   validatePodSpec,
-} from './pod.ts';
+} from './pod-spec.ts';
 
 const labelSelector = obj(
   {

@@ -2,7 +2,7 @@
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import { configMap } from './configmap.ts';
-import { crdDef } from './crd.ts';
+import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { leaseDef } from './lease.ts';
