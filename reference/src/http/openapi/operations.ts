@@ -1,4 +1,5 @@
 // The operations: paths, parameters and responses of every served resource, verb and discovery endpoint.
+import { SUBRESOURCES, subresourceVerbs } from '../../registry/subresources.ts';
 import { hasProtobuf } from '../../content/protobuf.ts';
 import type { Registry } from '../../registry/registry.ts';
 import { apiVersionOf, type ResourceDef } from '../../registry/types.ts';
@@ -175,13 +176,6 @@ const PATCH_TYPES = [
   'application/strategic-merge-patch+json',
 ];
 
-/** The subresource verbs, as discovery lists them. */
-function subresourceVerbs(sub: string): string[] {
-  if (sub === 'eviction') return ['create'];
-  if (sub === 'finalize') return ['update'];
-  return ['get', 'patch', 'update'];
-}
-
 export function resourceOps(def: ResourceDef, version: string, kindDef: string, listDef: string): Op[] {
   const ops: Op[] = [];
   const { group, kind, plural } = def;
@@ -355,8 +349,8 @@ export function resourceOps(def: ResourceDef, version: string, kindDef: string, 
   for (const sub of def.subresources) {
     const path = `${item}/${sub}`;
     const Sub = camel(sub);
-    // the scale subresource takes and answers autoscaling/v1 Scale
-    const subDef = sub === 'scale' ? SCALE : kindDef;
+    // the scale subresource takes and answers autoscaling/v1 Scale (its kind, in the table of subresources)
+    const subDef = SUBRESOURCES[sub]?.kind?.kind === 'Scale' ? SCALE : kindDef;
     for (const verb of subresourceVerbs(sub)) {
       if (verb === 'get')
         add({
@@ -381,7 +375,7 @@ export function resourceOps(def: ResourceDef, version: string, kindDef: string, 
           body: {
             schema: ref(subDef),
             required: true,
-            description: `the ${sub === 'scale' ? 'Scale' : kind}`,
+            description: `the ${subDef === SCALE ? 'Scale' : kind}`,
           },
           responses: ok(ref(subDef), { '201': { description: 'Created', schema: ref(subDef) } }),
           action: 'put',
