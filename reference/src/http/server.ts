@@ -479,6 +479,7 @@ export function createHandlerFn(deps: HttpDeps) {
         dryRun: false,
         fieldManager: q.get('fieldManager') ?? undefined,
         userAgent: req.headers['user-agent'],
+        annotate: (k, v) => audit.annotate(k, v),
       };
       const apiVersion = apiVersionOf(def.group, info.version);
       out = negotiate(req.headers.accept, {

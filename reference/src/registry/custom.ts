@@ -13,7 +13,7 @@ import type { KObject } from '../storage/types.ts';
 import type { Registry } from './registry.ts';
 import { versionPriority } from './registry.ts';
 import type { ResourceDef, ScaleAccess, Strategy, TableColumn } from './types.ts';
-import { clone, deepEqual } from './validation.ts';
+import { clone, deepEqual } from '../util/object.ts';
 
 /** Verbs of a custom resource, in the order Kubernetes lists them in discovery. */
 export const CUSTOM_RESOURCE_VERBS = [

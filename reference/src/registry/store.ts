@@ -25,7 +25,9 @@ import {
 } from './types.ts';
 import { missingRequired } from '../schema/decode.ts';
 import { recordWrite } from './field-manager.ts';
-import { clone, deepEqual, type NameRule, validateMeta } from './validation.ts';
+import { clone, deepEqual } from '../util/object.ts';
+import { rfc3339 } from '../util/time.ts';
+import { type NameRule, validateMeta } from './validation.ts';
 
 export interface StoreOptions {
   /** How long get/list (and a watch with sendInitialEvents) wait for an unknown (future) resource version before 504. */
@@ -155,7 +157,6 @@ class ContinueExpiredError extends StatusError {
 
 // ---------------------------------------------------------------- errors of the read paths
 
-const RFC3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 export function parseRv(rv: string): number {
   if (!/^\d+$/.test(rv)) throw errors.badRequest(`invalid resource version: "${rv}"`);
@@ -723,7 +724,7 @@ export class GenericStore {
     const generated = !m.name && !!m.generateName;
     if (generated) m.name = m.generateName + randomSuffix();
     m.uid = randomUUID();
-    m.creationTimestamp = RFC3339(this.now());
+    m.creationTimestamp = rfc3339(this.now());
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
     if (this.def.strategy.tracksGeneration !== false) m.generation = 1;
@@ -935,7 +936,7 @@ export class GenericStore {
     if (pending) {
       if (old.metadata.deletionTimestamp) return { obj: old, deleted: false };
       const marked = clone(old);
-      marked.metadata.deletionTimestamp = RFC3339(this.now());
+      marked.metadata.deletionTimestamp = rfc3339(this.now());
       marked.metadata.deletionGracePeriodSeconds = 0;
       this.def.strategy.prepareForDelete?.(marked);
       if (ctx.dryRun) return { obj: marked, deleted: false };

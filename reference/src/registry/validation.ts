@@ -120,4 +120,3 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
   return causes;
 }
 
-export { clone, deepEqual } from '../util/object.ts';

@@ -5,7 +5,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { StatusCause } from '../../errors/status.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { deepEqual } from '../validation.ts';
+import { deepEqual } from '../../util/object.ts';
 import { AGE_COLUMN, ALL_VERBS, NAME_COLUMN } from './common.ts';
 
 void freeform;

@@ -5,7 +5,7 @@ import { arr, bool, int, intOrString, keyedList, mapOf, obj, str, time } from '.
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { deepEqual } from '../validation.ts';
+import { deepEqual } from '../../util/object.ts';
 import {
   AGE_COLUMN,
   ALL_VERBS,

@@ -5,7 +5,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { Registry } from '../registry.ts';
 import type { RequestContext, ResourceDef } from '../types.ts';
-import { clone } from '../validation.ts';
+import { clone } from '../../util/object.ts';
 import { AGE_COLUMN, NAME_COLUMN } from './common.ts';
 
 export const NAMESPACE_FINALIZER = 'orch';

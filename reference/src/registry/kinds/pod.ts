@@ -8,7 +8,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { RequestContext, ResourceDef } from '../types.ts';
-import { deepEqual } from '../validation.ts';
+import { deepEqual } from '../../util/object.ts';
 import {
   AGE_COLUMN,
   ALL_VERBS,

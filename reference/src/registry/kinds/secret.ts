@@ -5,7 +5,7 @@ import { bool, mapOf, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { deepEqual } from '../validation.ts';
+import { deepEqual } from '../../util/object.ts';
 import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN } from './common.ts';
 import { validateDataKeys } from './configmap.ts';
 

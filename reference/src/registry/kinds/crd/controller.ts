@@ -11,7 +11,7 @@ import {
 import type { Registry } from '../../registry.ts';
 import type { GenericStore } from '../../store.ts';
 import type { RequestContext } from '../../types.ts';
-import { clone, deepEqual } from '../../validation.ts';
+import { clone, deepEqual } from '../../../util/object.ts';
 import {
   CLEANUP_FINALIZER,
   CRD_GROUP,

@@ -3,7 +3,7 @@ import { arr, bool, freeform, int, keyedList, obj, str, time } from '../../../sc
 import { objectSchema } from '../../../schema/meta.ts';
 import type { KObject } from '../../../storage/types.ts';
 import type { ResourceDef } from '../../types.ts';
-import { clone } from '../../validation.ts';
+import { clone } from '../../../util/object.ts';
 import { ALL_VERBS } from '../common.ts';
 import {
   CLEANUP_FINALIZER,

@@ -1,4 +1,5 @@
 // The CRD kind's names and status, with the condition helpers its strategy, validation and controller share.
+import { rfc3339 } from '../../../util/time.ts';
 import type { KObject } from '../../../storage/types.ts';
 import type { AcceptedNames, CrdSpec } from '../../custom.ts';
 
@@ -20,7 +21,6 @@ export type CrdStatus = {
   storedVersions?: string[];
 };
 
-const nowRfc3339 = () => new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 export function specOf(o: KObject): CrdSpec {
   return (o.spec ?? {}) as CrdSpec;
@@ -46,14 +46,14 @@ export function setCondition(status: CrdStatus, c: Condition): void {
     conds.push({
       type: c.type,
       status: c.status,
-      lastTransitionTime: nowRfc3339(),
+      lastTransitionTime: rfc3339(Date.now()),
       reason: c.reason,
       message: c.message,
     });
     return;
   }
   if (existing.status !== c.status || !existing.lastTransitionTime)
-    existing.lastTransitionTime = nowRfc3339();
+    existing.lastTransitionTime = rfc3339(Date.now());
   existing.status = c.status;
   existing.reason = c.reason;
   existing.message = c.message;
