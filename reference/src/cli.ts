@@ -35,6 +35,7 @@ Flags:
   --continue-ttl-seconds N   lifetime of list continue tokens (default ${DEFAULTS.continueTtlSeconds})
   --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
+  --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
   -h, --help                 show this help
 `;
 
@@ -69,6 +70,7 @@ const SERVE_FLAGS = {
   'continue-ttl-seconds': { type: 'string' },
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
+  'audit-log-path': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -154,6 +156,11 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   const token = str('token');
   if (token !== undefined && !/^[\x21-\x7e]+$/.test(token))
     throw new UsageError('--token: must be non-empty printable ASCII without spaces');
+  const audit = str('audit-log-path');
+  if (audit !== undefined) {
+    if (!audit.trim()) throw new UsageError('--audit-log-path: must not be empty');
+    options.auditLogPath = resolve(cwd, audit);
+  }
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }

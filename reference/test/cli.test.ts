@@ -62,6 +62,8 @@ describe('serve flags', () => {
         'secret-token',
         '--kubeconfig',
         'k/config',
+        '--audit-log-path',
+        'logs/audit.log',
       ],
       '/w',
     )!;
@@ -75,6 +77,7 @@ describe('serve flags', () => {
       runtimeConfig: 'apps/v1=false',
       historySeconds: 60,
       continueTtlSeconds: 30,
+      auditLogPath: '/w/logs/audit.log',
     });
     expect(c.options.featureGates).toEqual({
       ...DEFAULTS.featureGates,
