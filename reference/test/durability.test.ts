@@ -24,15 +24,9 @@ import type { ChangeEvent, KObject } from '../src/storage/types.ts';
 import { WriteAheadLog } from '../src/storage/wal.ts';
 
 const fsFault = vi.hoisted(() => ({ failSync: false }));
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  const fdatasync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-    if (!fsFault.failSync) return real.fdatasync(fd, cb);
-    const err = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-    setImmediate(() => cb(err));
-  };
-  return { ...real, default: { ...real, fdatasync }, fdatasync };
-});
+vi.mock('node:fs', async (importOriginal) =>
+  (await import('./fs-fault.ts')).withFailingSync(await importOriginal<typeof import('node:fs')>(), fsFault),
+);
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/serve-child.ts', import.meta.url));
 const dirs: string[] = [];

@@ -8,15 +8,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { configMap, startServer, type TestServer } from './helpers.ts';
 
 const fsFault = vi.hoisted(() => ({ failSync: false }));
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  const fdatasync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-    if (!fsFault.failSync) return real.fdatasync(fd, cb);
-    const err = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-    setImmediate(() => cb(err));
-  };
-  return { ...real, default: { ...real, fdatasync }, fdatasync };
-});
+vi.mock('node:fs', async (importOriginal) =>
+  (await import('./fs-fault.ts')).withFailingSync(await importOriginal<typeof import('node:fs')>(), fsFault),
+);
 
 describe('health checks', () => {
   let ts: TestServer;
