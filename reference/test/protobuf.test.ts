@@ -610,7 +610,9 @@ describe('Protobuf over HTTP', () => {
 
   for (const k of KINDS) {
     describe(`${k.apiVersion}/${k.kind}`, () => {
-      const name = k.kind === 'Namespace' ? uniqueName('pbns') : `pb-${k.kind.toLowerCase()}`;
+      // one name per kind and API (core and events.orch.io events share one storage)
+      const slug = `${k.kind.toLowerCase()}${k.apiVersion.startsWith('events.') ? '-events-v1' : ''}`;
+      const name = k.kind === 'Namespace' ? uniqueName('pbns') : `pb-${slug}`;
       const itemPath = (n: string) => `${k.path(ns)}/${n}`;
 
       it('get answers the object in Protobuf', async () => {
@@ -643,7 +645,7 @@ describe('Protobuf over HTTP', () => {
       });
 
       it('accepts a Protobuf body (and answers JSON when asked)', async () => {
-        const n = k.kind === 'Namespace' ? uniqueName('pbrt') : `rt-${k.kind.toLowerCase()}`;
+        const n = k.kind === 'Namespace' ? uniqueName('pbrt') : `rt-${slug}`;
         const obj = k.make(ns, n);
         const value = toIndependent(obj);
         const r = await srv.req('POST', k.path(ns), wrap(k.apiVersion, k.kind, k.message, value), {
