@@ -5,7 +5,7 @@ import { MAX_NESTING, parseJson, tooDeep, valueNestingExceeds } from '../content
 import { PROTOBUF_TYPE, parseMediaType } from '../content/negotiate.ts';
 import { decodeProtobuf } from '../content/protobuf.ts';
 import { errors, StatusError } from '../errors/status.ts';
-import type { RequestContext, ResourceDef } from '../registry/types.ts';
+import { type RequestContext, type ResourceDef, schemaFor } from '../registry/types.ts';
 import { decodeWithSchema } from '../schema/decode.ts';
 import type { KObject } from '../storage/types.ts';
 
@@ -130,7 +130,7 @@ export function validateFields(
   let obj = value as KObject;
   if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)))
     throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: metadata must be an object`);
-  const schema = def.schemas?.[version] ?? def.schema;
+  const schema = schemaFor(def, version);
   if (schema) {
     const r = decodeWithSchema(value, schema);
     if (r.typeErrors.length) {

@@ -30,7 +30,7 @@ import {
 } from '../handlers/write.ts';
 import type { Registry } from '../registry/registry.ts';
 import { subresourceVerbs } from '../registry/subresources.ts';
-import { type RequestContext, type ResourceDef, apiVersionOf } from '../registry/types.ts';
+import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
 import { writeEncoded, writeError } from './respond.ts';
@@ -472,6 +472,8 @@ export function createHandlerFn(deps: HttpDeps) {
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
       const handler = route(info, def);
       if (!handler) throw errors.methodNotAllowed();
+      const deprecated = deprecationWarning(def, info.version);
+      if (deprecated) warnings.push(deprecated);
       if (info.invalidName) throw errors.badRequest(info.invalidName);
       const ctx: RequestContext = {
         user,

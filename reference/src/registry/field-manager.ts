@@ -16,15 +16,12 @@ import {
   managerFor,
 } from '../apply/managed-fields.ts';
 import { type WriteScope, applyIntent, recordUpdate } from '../apply/updater.ts';
-import type { Schema } from '../schema/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
-import type { RequestContext, ResourceDef } from './types.ts';
+import { type RequestContext, type ResourceDef, schemaFor } from './types.ts';
 
-export function schemaFor(def: ResourceDef, version: string): Schema | undefined {
-  return def.schemas?.[version] ?? def.schema;
-}
+export { schemaFor };
 
 function apiVersionOf(def: ResourceDef, version: string): string {
   return def.group ? `${def.group}/${version}` : version;

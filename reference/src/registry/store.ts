@@ -22,6 +22,7 @@ import {
   type WriteAdmissionRequest,
   apiVersionOf,
   bucketName,
+  storageVersionOf,
 } from './types.ts';
 import { missingRequired } from '../schema/decode.ts';
 import { recordWrite } from './field-manager.ts';
@@ -306,19 +307,32 @@ export class GenericStore {
     return namespace && this.def.namespaced ? `${this.bucket}/${namespace}/` : `${this.bucket}/`;
   }
 
-  /** The last presentation of a stored object in another version (watchers share it, and its bytes). */
-  private readonly presented = new WeakMap<KObject, KObject>();
+  /** The presentations of a stored object in other versions (watchers share them, and their bytes). */
+  private readonly presented = new WeakMap<KObject, Map<string, KObject>>();
 
-  /** Sets apiVersion/kind for the version the client asked for. */
+  /**
+   * A stored object as the client's version shows it: converted by the version's descriptor
+   * when it has a conversion, else with that version's apiVersion and the kind.
+   */
   present(obj: KObject, version: string): KObject {
     const apiVersion = apiVersionOf(this.def.group, version);
     if (obj.apiVersion === apiVersion && obj.kind === this.def.kind) return obj;
-    const hit = this.presented.get(obj);
-    if (hit && hit.apiVersion === apiVersion) return hit;
-    const { apiVersion: _a, kind: _k, ...rest } = obj;
+    let byVersion = this.presented.get(obj);
+    const hit = byVersion?.get(version);
+    if (hit) return hit;
+    const convert = this.def.versionInfo?.[version]?.fromStorage;
+    const { apiVersion: _a, kind: _k, ...rest } = convert ? convert(obj) : obj;
     const out = { apiVersion, kind: this.def.kind, ...rest } as KObject;
-    this.presented.set(obj, out);
+    if (!byVersion) this.presented.set(obj, (byVersion = new Map()));
+    byVersion.set(version, out);
     return out;
+  }
+
+  /** A request's object in the storage version's shape, and the version it is now in. */
+  private toStorage(obj: KObject, version: string): { obj: KObject; version: string } {
+    const convert = this.def.versionInfo?.[version]?.toStorage;
+    if (!convert) return { obj, version };
+    return { obj: convert(obj), version: storageVersionOf(this.def) ?? version };
   }
 
   // ---------------------------------------------------------------- reads
@@ -706,6 +720,7 @@ export class GenericStore {
     version: string,
     opts: { applied?: AppliedOwnership } = {},
   ): Promise<KObject> {
+    ({ obj, version } = this.toStorage(obj, version));
     const m = (obj.metadata ??= {});
     if (this.def.namespaced) {
       if (m.namespace && namespace && m.namespace !== namespace)
@@ -773,6 +788,7 @@ export class GenericStore {
     subresource = '',
     opts: { forceAllowCreate?: boolean; expectRv?: number; applied?: AppliedOwnership } = {},
   ): Promise<{ obj: KObject; created: boolean }> {
+    ({ obj, version } = this.toStorage(obj, version));
     const m = (obj.metadata ??= {});
     if (m.name !== undefined && m.name !== name)
       throw errors.badRequest(

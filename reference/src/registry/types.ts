@@ -143,9 +143,11 @@ export interface VersionDescriptor {
   /** The version objects are stored in. */
   storage: boolean;
   deprecated?: boolean;
+  /** The release that deprecated the version (e.g. `1.26`). */
+  deprecatedIn?: string;
   /** The release that removes the version (e.g. `1.29`). */
   removedIn?: string;
-  /** The group/version (and kind) that replaces it. */
+  /** The group/version and kind that replace it (`flowcontrol.orch.io/v1beta3 FlowSchema`). */
   replacement?: string;
   schema?: Schema;
   /** Conversion between this version's shape and the storage version's (identity when absent). */
@@ -160,6 +162,31 @@ export interface StoredAs {
   toStorage(obj: KObject): KObject;
   /** A stored object in this resource's shape. */
   fromStorage(obj: KObject): KObject;
+}
+
+/** The schema of a resource at a version: its descriptor's, a custom resource's per-version one, or the kind's. */
+export function schemaFor(def: ResourceDef, version: string): Schema | undefined {
+  return def.versionInfo?.[version]?.schema ?? def.schemas?.[version] ?? def.schema;
+}
+
+/** The version a resource's objects are stored in (its descriptors say; else none is distinguished). */
+export function storageVersionOf(def: ResourceDef): string | undefined {
+  if (!def.versionInfo) return undefined;
+  return Object.entries(def.versionInfo).find(([, d]) => d.storage)?.[0];
+}
+
+/**
+ * The warning a request to a deprecated version gets, as Kubernetes words it:
+ * `<group>/<version> <Kind> is deprecated in v1.X+, unavailable in v1.Y+; use <replacement>`.
+ */
+export function deprecationWarning(def: ResourceDef, version: string): string | undefined {
+  const d = def.versionInfo?.[version];
+  if (!d?.deprecated) return undefined;
+  let w = `${apiVersionOf(def.group, version)} ${def.kind} is deprecated`;
+  if (d.deprecatedIn) w += ` in v${d.deprecatedIn}+`;
+  if (d.removedIn) w += `, unavailable in v${d.removedIn}+`;
+  if (d.replacement) w += `; use ${d.replacement}`;
+  return w;
 }
 
 export function bucketName(def: ResourceDef): string {
