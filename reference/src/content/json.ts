@@ -154,12 +154,20 @@ function findDuplicates(s: string, out: string[]): void {
 
 const jsonCache = new WeakMap<object, Buffer>();
 
-/** Serialized bytes of an object; stored objects never change, so their bytes are cached. */
+/**
+ * Serialized bytes of an object; stored objects never change, so their bytes are cached.
+ * The cached bytes live as long as the object (the current state and the whole history
+ * window), so they get an allocation of their own: Buffer.from would cut small ones from
+ * the shared 8 KiB pool, and one cached slice keeps its whole slab alive, together with the
+ * short-lived buffers cut from it meanwhile (each watcher's write batch, for one).
+ */
 export function jsonBytes(obj: unknown): Buffer {
   if (typeof obj === 'object' && obj !== null) {
     const hit = jsonCache.get(obj);
     if (hit) return hit;
-    const b = Buffer.from(JSON.stringify(obj));
+    const s = JSON.stringify(obj);
+    const b = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
+    b.write(s);
     jsonCache.set(obj, b);
     return b;
   }

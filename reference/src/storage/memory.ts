@@ -44,8 +44,17 @@ export class MemoryStore implements Storage {
   private rev = 0;
   private floor = 0;
   private readonly buckets = new Map<string, Bucket>();
-  private readonly history: ChangeEvent[] = [];
+  /**
+   * Changes in revision order. Slots before `historyStart` have left the window: they are
+   * cleared at once (undefined) so that the changes, their objects and the objects' cached
+   * bytes can be collected, and the slots themselves go once they are half the array.
+   */
+  private readonly history: (ChangeEvent | undefined)[] = [];
   private historyStart = 0;
+  /** Trims the history while no write comes (memory must fall back when idle); set while it is not empty. */
+  private trimTimer?: ReturnType<typeof setInterval>;
+  /** Replays of the history in progress (a listener could write): the history is not trimmed meanwhile. */
+  private replaying = 0;
   private readonly waiters: { rv: number; resolve: (ok: boolean) => void }[] = [];
   private persistence?: Persistence;
   private readonly historyMs: number;
@@ -197,9 +206,14 @@ export class MemoryStore implements Storage {
         if (this.history[mid]!.rv <= fromRv) lo = mid + 1;
         else hi = mid;
       }
-      for (let i = lo; i < this.history.length; i++) {
-        const ev = this.history[i]!;
-        if (ev.bucket === bucketName && inScope(ev.key)) listener(ev);
+      this.replaying++;
+      try {
+        for (let i = lo; i < this.history.length; i++) {
+          const ev = this.history[i]!;
+          if (ev.bucket === bucketName && inScope(ev.key)) listener(ev);
+        }
+      } finally {
+        this.replaying--;
       }
     }
     const b = this.bucket(bucketName);
@@ -241,6 +255,8 @@ export class MemoryStore implements Storage {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.trimTimer);
+    this.trimTimer = undefined;
     for (const b of this.buckets.values()) {
       b.watchers.clear();
       b.byPrefix.clear();
@@ -304,22 +320,35 @@ export class MemoryStore implements Storage {
 
   private pushHistory(ev: ChangeEvent): void {
     this.history.push(ev);
-    if ((this.history.length & 1023) === 0) this.trimHistory();
+    // Every write drops what left the window (only the oldest changes are looked at), and a
+    // timer does it while no write comes.
+    this.trimHistory();
+    if (!this.trimTimer && this.historyStart < this.history.length) {
+      const every = Math.min(10_000, Math.max(100, this.historyMs / 10));
+      this.trimTimer = setInterval(() => this.trimHistory(), every);
+      this.trimTimer.unref?.();
+    }
   }
 
   private trimHistory(): void {
+    if (this.replaying) return;
+    const h = this.history;
     const cutoff = this.now() - this.historyMs;
-    while (
-      this.historyStart < this.history.length &&
-      (this.history[this.historyStart]!.time < cutoff ||
-        this.history.length - this.historyStart > this.historyMax)
-    ) {
-      this.floor = this.history[this.historyStart]!.rv;
-      this.historyStart++;
+    let start = this.historyStart;
+    while (start < h.length && (h[start]!.time < cutoff || h.length - start > this.historyMax)) {
+      this.floor = h[start]!.rv;
+      h[start] = undefined;
+      start++;
     }
-    if (this.historyStart > 4096 && this.historyStart * 2 > this.history.length) {
-      this.history.splice(0, this.historyStart);
-      this.historyStart = 0;
+    if (start > 0 && start * 2 >= h.length) {
+      // each slot is moved at most once per slot cleared: constant time per change
+      h.splice(0, start);
+      start = 0;
+    }
+    this.historyStart = start;
+    if (h.length === 0 && this.trimTimer) {
+      clearInterval(this.trimTimer);
+      this.trimTimer = undefined;
     }
   }
 
