@@ -40,6 +40,8 @@ export interface ServerOptions {
   tlsCa?: string;
   /** `--audit-log-path`: audit events as JSON lines (one per request). */
   auditLogPath?: string;
+  /** Keep the audit events of the last N requests in memory (`server.audit`; tests, the embedded harness). */
+  auditInMemory?: number;
 }
 
 export const DEFAULTS: ServerOptions = {

@@ -55,8 +55,8 @@ export interface OrchServer {
   authentication: AuthenticationUnion;
   authorization: AuthorizerChain;
   health: HealthChecks;
-  /** The audit events of the last requests (bounded), besides the audit log file when one is set. */
-  audit: MemoryAuditSink;
+  /** The audit events of the last requests (`auditInMemory` of them), when asked for. */
+  audit?: MemoryAuditSink;
   adminToken: string;
   /** The request handler (no socket needed). */
   handle: (req: IncomingMessage, res: ServerResponse) => void;
@@ -96,8 +96,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     options.anonymous,
   );
   const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
-  const auditMemory = new MemoryAuditSink();
-  const auditSinks: AuditSink[] = [auditMemory];
+  const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
+  const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
   if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));
   const health = new HealthChecks();
   let shuttingDown = false;

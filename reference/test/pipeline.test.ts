@@ -111,7 +111,7 @@ describe('the pipeline in a running server', () => {
 
   beforeAll(async () => {
     auditDir = mkdtempSync(join(tmpdir(), 'orch-audit-'));
-    ts = await startServer({ auditLogPath: join(auditDir, 'audit.log') });
+    ts = await startServer({ auditLogPath: join(auditDir, 'audit.log'), auditInMemory: 1000 });
     // a second token method added at run time: the admin token table must not refuse its tokens
     ts.server.authentication.add(
       new StaticTokenAuthenticator(new Map([['alice-token', { username: 'alice', uid: 'u-alice', groups: ['devs'] }]])),
@@ -193,14 +193,14 @@ describe('the pipeline in a running server', () => {
   });
 
   it('one audit event per request, with who, what, the outcome and the stages\' annotations', async () => {
-    const before = ts.server.audit.events.length;
+    const before = ts.server.audit!.events.length;
     const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('audited'), { 'audit-id': 'test-audit-1' });
     expect(r.status, r.text).toBe(201);
     expect(r.headers['audit-id']).toBe('test-audit-1');
     const forbidden = await as('alice-token', 'DELETE', `/api/v1/namespaces/${ns}/configmaps/audited`);
     expect(forbidden.status).toBe(403);
     await new Promise((res) => setTimeout(res, 50));
-    const events = ts.server.audit.events.slice(before);
+    const events = ts.server.audit!.events.slice(before);
     expect(events).toHaveLength(2);
     const [create, del] = events;
     expect(create).toMatchObject({

@@ -18,10 +18,15 @@ export class FileAuditSink implements AuditSink {
 }
 
 export class MemoryAuditSink implements AuditSink {
-  readonly events: AuditEvent[] = [];
+  private buf: AuditEvent[] = [];
   constructor(private readonly max = 10_000) {}
   write(e: AuditEvent): void {
-    this.events.push(e);
-    if (this.events.length > this.max) this.events.splice(0, this.events.length - this.max);
+    this.buf.push(e);
+    // trimmed in batches: one copy per `max` events, not one per event
+    if (this.buf.length >= 2 * this.max) this.buf = this.buf.slice(-this.max);
+  }
+  /** The last events, oldest first (at most `max`). */
+  get events(): AuditEvent[] {
+    return this.buf.length > this.max ? this.buf.slice(-this.max) : this.buf;
   }
 }

@@ -567,7 +567,7 @@ export function createHandlerFn(deps: HttpDeps) {
       typeof auditId === 'string' ? auditId : undefined,
     );
     res.setHeader('Audit-Id', audit.auditID);
-    res.once('close', () => audit.complete(res.statusCode, audit.failure));
+    if (deps.audit.length) res.once('close', () => audit.complete(res.statusCode, audit.failure));
     try {
       await handle(req, res, audit);
     } catch (e) {
