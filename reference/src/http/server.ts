@@ -269,10 +269,35 @@ function shapeVerbs(named: boolean, namespaced: boolean, hasNamespace: boolean):
 const ignore = () => {};
 
 /**
+ * After a refused request the client may still be sending (a large body behind a bad request
+ * line): the rest is read and discarded, up to these bounds, before the connection is closed.
+ */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 30_000;
+/** Sockets already answered by clientErrorHandler: bytes discarded since. */
+const draining = new WeakMap<Duplex, { bytes: number }>();
+
+/**
  * A request the HTTP parser refused (malformed request line or headers, headers past the
  * size limit): answered with a Status on the raw socket, then the connection is closed.
+ *
+ * Node's parser stays in its error state and reports the error again for every later chunk
+ * of the connection. Those later reports are the rest of the request arriving (typically its
+ * body): they are ignored, so the bytes are read and dropped while the reply, ended with
+ * `Connection: close` and a half-close, reaches the client. Destroying the socket there
+ * would reset the connection with unread data, and the client (always over TLS, whose reply
+ * is still being written at that point) would lose the reply.
  */
-export function clientErrorHandler(err: Error & { code?: string; reason?: string }, socket: Duplex): void {
+export function clientErrorHandler(
+  err: Error & { code?: string; reason?: string; rawPacket?: Buffer },
+  socket: Duplex,
+): void {
+  const drain = draining.get(socket);
+  if (drain) {
+    drain.bytes += err.rawPacket?.length ?? 0;
+    if (err.code === 'ECONNRESET' || drain.bytes > DRAIN_MAX_BYTES) socket.destroy();
+    return;
+  }
   const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
     socket.destroy();
@@ -285,6 +310,11 @@ export function clientErrorHandler(err: Error & { code?: string; reason?: string
   else se = errors.badRequest(`malformed HTTP request: ${err.reason ?? err.code ?? 'parse error'}`);
   const body = JSON.stringify(se.toStatus());
   socket.on('error', ignore);
+  draining.set(socket, { bytes: 0 });
+  // a client that neither stops sending nor closes is cut off in the end
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MAX_MS);
+  timer.unref?.();
+  socket.once('close', () => clearTimeout(timer));
   socket.end(
     `HTTP/1.1 ${se.code} ${STATUS_CODES[se.code] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -541,6 +571,9 @@ export function createHandlerFn(deps: HttpDeps) {
         reply: writer.reply,
       };
       await handler(scope);
+      // A HEAD reply is its headers: one the handler left streaming (a watch) ends with them,
+      // which also stops the watch ('close'), and the connection serves the next request.
+      if (method === 'HEAD' && res.headersSent && !res.writableEnded) res.end();
     } catch (e) {
       if (!(e instanceof StatusError)) {
         // a bug of ours, never the client's fault: log it, answer 500
