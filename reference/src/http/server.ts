@@ -599,8 +599,10 @@ export function createHandlerFn(deps: HttpDeps) {
       req.headers['user-agent'],
       typeof auditId === 'string' ? auditId : undefined,
     );
-    res.setHeader('Audit-Id', audit.auditID);
-    if (deps.audit.length) res.once('close', () => audit.complete(res.statusCode, audit.failure));
+    if (deps.audit.length) {
+      res.setHeader('Audit-Id', audit.auditID);
+      res.once('close', () => audit.complete(res.statusCode, audit.failure));
+    }
     try {
       await handle(req, res, audit);
     } catch (e) {
