@@ -172,7 +172,7 @@ describe('the pipeline in a running server', () => {
         handles: (a) => a.resource.resource === 'configmaps' && a.namespace === ns,
         validate(a) {
           seen.push(a);
-          a.ctx.annotate?.('test.orch.io/seen', a.operation);
+          a.ctx.audit?.annotate('test.orch.io/seen', a.operation);
           if (a.name.startsWith('deny-')) throw errors.forbidden(`configmaps "${a.name}" is forbidden: denied by test-recorder`);
         },
       },

@@ -16,39 +16,67 @@ export class AdmissionChain {
   }
 
   plugins(): AdmissionPlugin[] {
-    return this.sources.flatMap((s) => s());
+    return this.sources.length === 1 ? [...this.sources[0]!()] : this.sources.flatMap((s) => s());
   }
 
   async mutate(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins()) if (p.mutate && (p.handles?.(a) ?? true)) await p.mutate(a);
+    for (const src of this.sources)
+      for (const p of src()) if (p.mutate && (p.handles === undefined || p.handles(a))) await p.mutate(a);
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins()) if (p.validate && (p.handles?.(a) ?? true)) await p.validate(a);
+    for (const src of this.sources)
+      for (const p of src()) if (p.validate && (p.handles === undefined || p.handles(a))) await p.validate(a);
   }
 
   /**
    * The chain as the registry calls it during a write: the request's attributes (kinds,
    * resources, options, user) completed with what the store knows (operation, objects).
    */
-  forRequest(base: Omit<AdmissionAttributes, 'operation' | 'object' | 'oldObject' | 'name' | 'namespace'>): WriteAdmission {
-    const attrs = (w: WriteAdmissionRequest): AdmissionAttributes => ({
-      ...base,
+  forRequest(base: RequestAttributes): WriteAdmission {
+    return new RequestAdmission(this, base);
+  }
+}
+
+/** What the HTTP layer knows of a write before the store runs it (dry run is read from the context). */
+export type RequestAttributes = Omit<
+  AdmissionAttributes,
+  'operation' | 'object' | 'oldObject' | 'name' | 'namespace' | 'dryRun'
+>;
+
+/** One request's admission (a class, not closures: it is made for every write). */
+class RequestAdmission implements WriteAdmission {
+  constructor(
+    private readonly chain: AdmissionChain,
+    private readonly base: RequestAttributes,
+  ) {}
+
+  private attrs(w: WriteAdmissionRequest): AdmissionAttributes {
+    const b = this.base;
+    return {
       operation: w.operation,
-      name: w.name,
+      requestKind: b.requestKind,
+      requestResource: b.requestResource,
+      kind: b.kind,
+      resource: b.resource,
+      subresource: b.subresource,
       namespace: w.namespace,
+      name: w.name,
       object: w.object,
       oldObject: w.oldObject,
-    });
-    return {
-      mutate: async (w) => {
-        const a = attrs(w);
-        await this.mutate(a);
-        return a.object;
-      },
-      validate: async (w) => {
-        await this.validate(attrs(w));
-      },
+      options: b.options,
+      dryRun: b.ctx.dryRun,
+      ctx: b.ctx,
     };
+  }
+
+  async mutate(w: WriteAdmissionRequest) {
+    const a = this.attrs(w);
+    await this.chain.mutate(a);
+    return a.object;
+  }
+
+  async validate(w: WriteAdmissionRequest) {
+    await this.chain.validate(this.attrs(w));
   }
 }

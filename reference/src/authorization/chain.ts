@@ -14,7 +14,7 @@ export class AuthorizerChain {
   }
 
   async authorize(a: AuthorizationAttributes): Promise<AuthorizationResult> {
-    const reasons: string[] = [];
+    let reasons: string[] | undefined;
     for (const z of this.list) {
       let r: AuthorizationResult;
       try {
@@ -24,10 +24,10 @@ export class AuthorizerChain {
         // where none decides denies
         r = { decision: 'no-opinion', reason: `${z.name}: ${e instanceof Error ? e.message : String(e)}` };
       }
-      if (r.decision !== 'no-opinion') return { ...r, by: r.by ?? z.name };
-      if (r.reason) reasons.push(r.reason);
+      if (r.decision !== 'no-opinion') return r.by ? r : { decision: r.decision, reason: r.reason, by: z.name };
+      if (r.reason) (reasons ??= []).push(r.reason);
     }
-    return { decision: 'no-opinion', reason: reasons.join('; ') };
+    return { decision: 'no-opinion', reason: reasons ? reasons.join('; ') : '' };
   }
 
   /** Whether the chain allows it (deny and no opinion both refuse). */

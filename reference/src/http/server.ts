@@ -28,7 +28,8 @@ import {
   patchHandler,
   updateHandler,
 } from '../handlers/write.ts';
-import type { Registry } from '../registry/registry.ts';
+import type { Registry, Served } from '../registry/registry.ts';
+import type { GenericStore } from '../registry/store.ts';
 import { subresourceVerbs } from '../registry/subresources.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
@@ -433,6 +434,67 @@ function peerCertificates(req: IncomingMessage): Buffer[] | undefined {
   return out.length ? out : undefined;
 }
 
+/**
+ * What a handler gets (`Scope`), over node's request and response: a class rather than an
+ * object of closures, as one is made for every request.
+ */
+class HttpScope implements Scope, ResponseWriter {
+  readonly verb: string;
+  readonly contentType: string | undefined;
+  readonly def: ResourceDef;
+  readonly store: GenericStore;
+  readonly registry: Registry;
+  readonly version: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly subresource: string;
+  private bodyP?: Promise<Buffer>;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly response: ServerResponse,
+    private readonly deps: HttpDeps,
+    info: RequestInfo,
+    readonly path: string,
+    readonly query: URLSearchParams,
+    readonly served: Served,
+    readonly ctx: RequestContext,
+    readonly out: Negotiated,
+  ) {
+    this.verb = info.verb;
+    this.contentType = req.headers['content-type'];
+    this.def = served.def;
+    this.store = served.store;
+    this.registry = deps.registry;
+    this.version = info.version;
+    this.namespace = served.def.namespaced ? info.namespace : '';
+    this.name = info.name;
+    this.subresource = info.subresource;
+  }
+
+  get res(): ResponseWriter {
+    return this;
+  }
+
+  body(): Promise<Buffer> {
+    this.bodyP ??= readBody(this.req, this.deps.maxBodyBytes);
+    return this.bodyP;
+  }
+
+  reply(status: number, obj: unknown, opts?: { gzip?: boolean }): void {
+    const body = this.out.format === 'table' ? tableFor(this, obj) : obj;
+    writeEncoded(this.req, this.response, status, body, this.out, {
+      gzip: opts?.gzip,
+      warnings: this.ctx.warnings,
+      compression: this.deps.compression(),
+    });
+  }
+
+  stream(contentType: string): EventStream {
+    return eventStream(this.req, this.response, contentType);
+  }
+}
+
 export function createHandlerFn(deps: HttpDeps) {
   const handle = async function handle(req: IncomingMessage, res: ServerResponse, audit: AuditRecord): Promise<void> {
     let out: Negotiated | undefined;
@@ -511,7 +573,7 @@ export function createHandlerFn(deps: HttpDeps) {
         dryRun: false,
         fieldManager: q.get('fieldManager') ?? undefined,
         userAgent: req.headers['user-agent'],
-        annotate: (k, v) => audit.annotate(k, v),
+        audit,
       };
       const apiVersion = apiVersionOf(def.group, info.version);
       out = negotiate(req.headers.accept, {
@@ -519,57 +581,20 @@ export function createHandlerFn(deps: HttpDeps) {
         table: info.verb === 'get' || info.verb === 'list',
       });
       ctx.dryRun = checkQueryOptions(info.verb, q, req.headers['content-type']);
-      const namespace = def.namespaced ? info.namespace : '';
       if (OPTIONS_OF_VERB[info.verb]) {
         const gvk = { group: def.group, version: info.version, kind: def.kind };
         const gvr = { group: def.group, version: info.version, resource: def.plural };
-        const admission = deps.admission.forRequest({
+        ctx.admission = deps.admission.forRequest({
           requestKind: gvk,
           requestResource: gvr,
           kind: gvk,
           resource: gvr,
           subresource: info.subresource,
           options: writeOptions(info.verb, q),
-          get dryRun() {
-            return ctx.dryRun;
-          },
           ctx,
         });
-        ctx.admission = admission;
       }
-      const negotiated = out;
-      let bodyP: Promise<Buffer> | undefined;
-      const writer: ResponseWriter = {
-        reply: (status, obj, opts) => {
-          let body = obj;
-          if (negotiated.format === 'table') body = tableFor(scope, obj);
-          writeEncoded(req, res, status, body, negotiated, {
-            gzip: opts?.gzip,
-            warnings: ctx.warnings,
-            compression: deps.compression(),
-          });
-        },
-        stream: (contentType) => eventStream(req, res, contentType),
-      };
-      const scope: Scope = {
-        verb: info.verb,
-        path,
-        query: q,
-        contentType: req.headers['content-type'],
-        served,
-        def,
-        store: served.store,
-        registry: deps.registry,
-        version: info.version,
-        namespace,
-        name: info.name,
-        subresource: info.subresource,
-        ctx,
-        out: negotiated,
-        body: () => (bodyP ??= readBody(req, deps.maxBodyBytes)),
-        res: writer,
-        reply: writer.reply,
-      };
+      const scope = new HttpScope(req, res, deps, info, path, q, served, ctx, out);
       await handler(scope);
       // A HEAD reply is its headers: one the handler left streaming (a watch) ends with them,
       // which also stops the watch ('close'), and the connection serves the next request.

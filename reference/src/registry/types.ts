@@ -21,8 +21,8 @@ export interface RequestContext {
   userAgent?: string;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
-  /** Adds an annotation to the request's audit event (any stage may). */
-  annotate?(key: string, value: string): void;
+  /** The request's audit event: any stage may annotate it. */
+  audit?: { annotate(key: string, value: string): void };
   /** Admission of this request's writes (absent for the server's own writes). */
   admission?: WriteAdmission;
 }
