@@ -1,5 +1,6 @@
 // Assertions that say what the spec requires, what was expected and what came back, in
 // words a person implementing the server can act on.
+import { missingControllerHint } from './controllers.ts';
 import type { Response } from './client.ts';
 import { describePlace, type SpecPlace } from './spec.ts';
 
@@ -43,8 +44,9 @@ export function checkEqual<T>(actual: T, expected: T, why?: string): void {
 export function checkStatus(res: Response, code: number | number[], reason?: string, why?: string): void {
   const codes = Array.isArray(code) ? code : [code];
   const want = `${codes.join(' or ')}${reason ? ` with reason ${reason}` : ''}`;
-  check(codes.includes(res.status), want, res.describe(), why);
-  if (reason) check(res.statusObj?.reason === reason, want, res.describe(), why);
+  const actual = () => res.describe() + missingControllerHint(res.statusObj?.message);
+  check(codes.includes(res.status), want, actual(), why);
+  if (reason) check(res.statusObj?.reason === reason, want, actual(), why);
 }
 
 /** A 4xx/5xx answer carries a Status object with the fields Kubernetes sends. */

@@ -5,6 +5,7 @@
 import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
+import { namespaceControllerHint } from '../../harness/src/controllers.ts';
 import { configMap, paths, uniqueName } from '../../harness/src/fixtures.ts';
 import { createNamespace, poll, withTerminatingNamespace } from './helpers.ts';
 
@@ -54,7 +55,7 @@ describe('deletion: namespaces', () => {
         const gone = await step('wait for the namespace to be removed', () =>
           poll(async () => (await client.get(paths.namespace(ns))).status === 404, TIMEOUT_MS),
         );
-        check(gone, `namespace ${ns} removed within ${TIMEOUT_MS / 1000} s`, 'still present');
+        check(gone, `namespace ${ns} removed within ${TIMEOUT_MS / 1000} s`, namespaceControllerHint(ns, TIMEOUT_MS / 1000));
         for (const [kind, plural] of [
           ['ConfigMap', 'configmaps'],
           ['Secret', 'secrets'],
@@ -116,7 +117,7 @@ describe('deletion: namespaces', () => {
           const gone = await step('wait for the namespace to be removed', () =>
             poll(async () => (await client.get(paths.namespace(ns))).status === 404, TIMEOUT_MS),
           );
-          check(gone, `namespace ${ns} removed once empty`, `still present after ${TIMEOUT_MS / 1000} s`);
+          check(gone, `namespace ${ns} removed once empty`, namespaceControllerHint(ns, TIMEOUT_MS / 1000));
         },
         free,
       );

@@ -180,7 +180,7 @@ describe('dry-run: writes are not persisted', () => {
             ...configMap(base.json.metadata.name, { a: '2' }, labels),
             metadata: { ...base.json.metadata },
           }),
-          await client.patch(dry(path, 'bare'), { data: { a: '3' } }, MEDIA.merge),
+          await client.patch(dry(path, 'All'), { data: { a: '3' } }, MEDIA.merge),
           await client.delete(dry(path, 'All')),
         ];
         for (const w of writes)
