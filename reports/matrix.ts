@@ -1,6 +1,9 @@
 // The conformance matrix: every section of the three documents, the cases that cover it
 // and their results, so untested sections show. Written as a self-contained HTML page and
 // as JSON.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import type { ManifestEntry } from '../scripts/manifest.ts';
 import type { CaseResult } from './outcomes.ts';
 import { readSections, SPEC_FILES } from './spec-sections.ts';
@@ -13,6 +16,19 @@ export interface MatrixRow {
   path: string[];
   depth: number;
   cases: { id: string; title: string; level: string; place: string; outcome: Outcome; note?: string }[];
+  /** Why a section has no case of its own (suites/SECTION-NOTES.yaml). */
+  note?: string;
+}
+
+/** Notes on sections without cases, by `doc<n>` and section title (suites/SECTION-NOTES.yaml). */
+export function readSectionNotes(root: string): Map<string, string> {
+  const file = join(root, 'suites', 'SECTION-NOTES.yaml');
+  const out = new Map<string, string>();
+  if (!existsSync(file)) return out;
+  const data = parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>> | null;
+  for (const [doc, sections] of Object.entries(data ?? {}))
+    for (const [title, note] of Object.entries(sections ?? {})) out.set(`${doc}\u0000${title}`, String(note).trim());
+  return out;
 }
 
 /** Outcomes by case id (a case left out by `--case` is `not-run`). */
@@ -33,11 +49,13 @@ export function buildMatrix(
   outcomes: Map<string, Outcome>,
   notes: Map<string, string> = new Map(),
 ): MatrixRow[] {
+  const sectionNotes = readSectionNotes(root);
   return readSections(root).map((s) => ({
     doc: s.doc,
     section: s.title,
     path: s.path,
     depth: s.depth,
+    ...(sectionNotes.has(`doc${s.doc}\u0000${s.title}`) ? { note: sectionNotes.get(`doc${s.doc}\u0000${s.title}`) } : {}),
     cases: cases
       .filter((c) => c.doc === s.doc && c.section === s.title)
       .map((c) => ({
@@ -77,17 +95,25 @@ export function matrixHtml(rows: MatrixRow[], info: MatrixPageInfo | string = {}
   const covered = rows.filter((r) => r.cases.length > 0).length;
   const body: string[] = [];
   for (const doc of [1, 2, 3] as const) {
+    const docRows = rows.filter((x) => x.doc === doc);
+    const docCovered = docRows.filter((x) => x.cases.length > 0).length;
+    const docExplained = docRows.filter((x) => x.cases.length === 0 && x.note).length;
     body.push(
-      `<h2>doc${doc} — ${esc(SPEC_FILES[doc])}</h2><table id="doc${doc}"><thead><tr><th>Section</th><th>Cases</th><th>Result</th><th>Cases (id, level, place)</th></tr></thead><tbody>`,
+      `<h2>doc${doc} — ${esc(SPEC_FILES[doc])}</h2><p class="doc-coverage" id="doc${doc}-coverage">${docCovered} of ${docRows.length} sections covered, ${docExplained} without a case for a stated reason, ${docRows.length - docCovered - docExplained} untested</p>`,
+    );
+    body.push(
+      `<table id="doc${doc}"><thead><tr><th>Section</th><th>Cases</th><th>Result</th><th>Cases (id, level, place)</th></tr></thead><tbody>`,
     );
     for (const r of rows.filter((x) => x.doc === doc)) {
       const p = r.cases.filter((c) => c.outcome === 'passed').length;
       const f = r.cases.filter((c) => c.outcome === 'failed' || c.outcome === 'unexpected-pass').length;
       const x = r.cases.filter((c) => c.outcome === 'expected-fail').length;
-      const cls = r.cases.length === 0 ? 'untested' : f > 0 ? 'failing' : 'passing';
+      const cls = r.cases.length === 0 ? (r.note ? 'explained' : 'untested') : f > 0 ? 'failing' : 'passing';
       const result =
         r.cases.length === 0
-          ? 'untested'
+          ? r.note
+            ? `no case: ${esc(r.note)}`
+            : 'untested'
           : `${p}/${r.cases.length} passed${f ? `, ${f} failed` : ''}${x ? `, ${x} expected to fail` : ''}`;
       const list = r.cases
         .map(
@@ -108,7 +134,7 @@ export function matrixHtml(rows: MatrixRow[], info: MatrixPageInfo | string = {}
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>
 body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%;margin-bottom:2em}
 td,th{border:1px solid #ccc;padding:.3em .5em;vertical-align:top;text-align:left}ul{margin:0;padding-left:1.2em}
-tr.untested td:first-child{background:#fff3cd}tr.failing td:first-child{background:#f8d7da}tr.passing td:first-child{background:#d4edda}
+tr.untested td:first-child{background:#fff3cd}tr.explained td:first-child{background:#e2e3e5}tr.failing td:first-child{background:#f8d7da}tr.passing td:first-child{background:#d4edda}
 li.failed,li.unexpected-pass{color:#a00}li.skipped,li.not-run{color:#777}li.expected-fail{color:#a60}.lvl{font-size:11px;background:#eee;padding:0 .3em;border-radius:3px}
 #summary{font-size:16px;margin-bottom:1em}.sub{color:#555}</style></head><body><h1>${esc(title)}</h1>
 ${subtitle ? `<p class="sub" id="run">${esc(subtitle)}</p>\n` : ''}<p id="summary"><span id="sections-covered">${covered}</span> of <span id="sections">${rows.length}</span> sections covered — <span id="passed">${count('passed')}</span> passed, <span id="failed">${count('failed')}</span> failed, <span id="expected-fail">${count('expected-fail')}</span> expected failures, <span id="unexpected-pass">${count('unexpected-pass')}</span> unexpected passes, <span id="skipped">${count('skipped')}</span> skipped, <span id="not-run">${count('not-run')}</span> not run</p>

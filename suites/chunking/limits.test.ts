@@ -1,0 +1,68 @@
+// doc1 § Limits: the chunk size a client sets, and the continue token's lifetime (5 minutes
+// by default; a target may declare a shorter one with ORCH_CONTINUE_TTL_SECONDS).
+import { describe } from 'vitest';
+import { check, checkEqual, show } from '../../harness/src/assert.ts';
+import { conformance } from '../../harness/src/case.ts';
+import { fullList, listOnce, withCollection } from './collection.ts';
+
+const SECTION = 'Limits';
+const TEN = Array.from({ length: 10 }, (_, i) => ({ name: `o${i}` }));
+
+/** How long a case may wait with a token and still be inside its lifetime. */
+function safeWaitSeconds(): number {
+  const declared = Number(process.env.ORCH_CONTINUE_TTL_SECONDS);
+  return Number.isFinite(declared) && declared > 0 ? Math.min(3, declared / 3) : 3;
+}
+
+describe('chunking: limits', () => {
+  conformance(
+    {
+      id: 'chunking/limits/chunk-size',
+      title: 'For every limit from 1 to past the collection size, each chunk holds at most limit items and a full one exactly limit',
+      doc: 1,
+      section: SECTION,
+      place: 'Chunk size | set by the client with `limit`; the server returns up to that many items',
+      level: 'MUST',
+    },
+    async ({ client, step }) => {
+      await withCollection(client, TEN, async (ns) => {
+        const full = await fullList(client, ns);
+        for (let limit = 1; limit <= TEN.length + 2; limit++) {
+          const first = await step(`list with limit=${limit}`, () => listOnce(client, ns, { limit }));
+          check(first.status === 200, `200 for limit=${limit}`, `${first.status} ${show(first.metadata)}`);
+          check(
+            first.names.length <= limit,
+            `at most ${limit} items`,
+            `${first.names.length}: ${show(first.names)}`,
+          );
+          // the items it returns are the first ones of the complete list
+          checkEqual(first.names, full.names.slice(0, first.names.length), `the first items of the list for limit=${limit}`);
+        }
+      });
+    },
+  );
+
+  conformance(
+    {
+      id: 'chunking/limits/continue-usable-within-lifetime',
+      title: 'A continue token used a few seconds after it was issued (well within its lifetime) still continues the list',
+      doc: 1,
+      section: SECTION,
+      place: '`continue` token lifetime | 5 minutes by default',
+      level: 'MUST',
+    },
+    async ({ client, step }) => {
+      await withCollection(client, TEN, async (ns) => {
+        const full = await fullList(client, ns);
+        const first = await listOnce(client, ns, { limit: 4 });
+        check(first.status === 200 && first.continue !== '', 'a first chunk with a continue token', show(first.metadata), 'setup');
+        const wait = safeWaitSeconds();
+        await step(`wait ${wait} s`, () => new Promise((r) => setTimeout(r, wait * 1000)));
+        const next = await step('continue the list', () => listOnce(client, ns, { limit: 4, continue: first.continue }));
+        check(next.status === 200, `200: the token is within its lifetime ${wait} s after it was issued`, `${next.status} ${show(next.metadata)}`);
+        checkEqual(next.names, full.names.slice(4, 8), 'the next four items of the list');
+      });
+    },
+    { timeout: 30_000 },
+  );
+});
