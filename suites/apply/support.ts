@@ -300,6 +300,8 @@ export interface ExpectedEntry {
   fields?: string[];
   includes?: string[];
   excludes?: string[];
+  /** Written by the step's change: `time` present, RFC 3339, not before the object's creation. */
+  written?: true;
 }
 
 export interface ManagedFieldsCheck {
@@ -348,6 +350,15 @@ export function checkManagedFields(obj: unknown, m: ManagedFieldsCheck, why: str
     for (const p of want.includes ?? []) {
       const x = m.strict ? canonicalPath(p) : lenientPath(p);
       check(got.has(x), `${key} owns ${x}`, `{${sortedList(got).join(', ')}}`, why);
+    }
+    if (want.written) {
+      const created = (obj as { metadata?: { creationTimestamp?: string } })?.metadata?.creationTimestamp;
+      check(
+        typeof e.time === 'string' && RFC3339.test(e.time) && (!created || Date.parse(e.time) >= Date.parse(created)),
+        `${key}: time, when the entry was last written (an RFC 3339 timestamp not before the creation, ${created})`,
+        show(e.time),
+        why,
+      );
     }
     for (const p of want.excludes ?? []) {
       // a list item cannot be told apart from its siblings without the key formats

@@ -11,7 +11,7 @@ const TEN = Array.from({ length: 10 }, (_, i) => ({ name: `o${i}` }));
 /** How long a case may wait with a token and still be inside its lifetime. */
 function safeWaitSeconds(): number {
   const declared = Number(process.env.ORCH_CONTINUE_TTL_SECONDS);
-  return Number.isFinite(declared) && declared > 0 ? Math.min(3, declared / 3) : 3;
+  return Number.isFinite(declared) && declared > 0 ? Math.min(1, declared / 3) : 1;
 }
 
 describe('chunking: limits', () => {

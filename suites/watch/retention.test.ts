@@ -8,7 +8,7 @@ import { checkEvents, isBookmark, isError, lines, readUntilWrite, withRoom } fro
 
 function safeWaitSeconds(): number {
   const declared = Number(process.env.ORCH_HISTORY_SECONDS);
-  return Number.isFinite(declared) && declared > 0 ? Math.min(3, declared / 3) : 3;
+  return Number.isFinite(declared) && declared > 0 ? Math.min(1, declared / 3) : 1;
 }
 
 describe('watch: history retention', () => {
