@@ -51,7 +51,7 @@ function newestSdkKubectl(): string | undefined {
 
 /** $KUBECTL; else the SDK's kubectl 1.28 and its newest kubectl; else `kubectl` on PATH. */
 function findKubectls(): string[] {
-  if (process.env.KUBECTL) return [process.env.KUBECTL];
+  if (process.env.KUBECTL) return executable(process.env.KUBECTL) ? [process.env.KUBECTL] : [];
   const sdk = [join(SDK_BIN, 'kubectl.1.28'), newestSdkKubectl()].filter(
     (p): p is string => !!p && executable(p),
   );
@@ -118,7 +118,8 @@ describe('requests kubectl makes', () => {
 if (binaries.length === 0)
   describe('kubectl', () => {
     it('is installed', () => {
-      throw new Error(INSTALL_HELP);
+      const set = process.env.KUBECTL ? `$KUBECTL=${process.env.KUBECTL} is not an executable file; ` : '';
+      throw new Error(set + INSTALL_HELP);
     });
   });
 
