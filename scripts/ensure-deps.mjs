@@ -1,20 +1,41 @@
 // Installs npm dependencies when they are missing or stale, so a fresh clone works
 // with a single command (`npm test`, `npm run conformance`).
+//
+// No node_modules at all (a fresh clone, CI): `npm ci`, which installs exactly what
+// package-lock.json pins and fails if the lock does not match package.json. node_modules
+// present but older than the lock (someone changed the lock): `npm install`, which keeps
+// the lock's pins and installs only what changed. `npm ci` would delete node_modules first,
+// and node_modules may be a symlink to a tree shared with other checkouts.
 import { execSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const marker = join(root, 'node_modules', '.package-lock.json');
+const modules = join(root, 'node_modules');
+const marker = join(modules, '.package-lock.json');
 const lock = join(root, 'package-lock.json');
-const stale =
-  !existsSync(marker) ||
-  (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000) ||
-  !existsSync(join(root, 'node_modules', '.bin', 'vitest'));
-if (stale) {
-  process.stderr.write('installing npm dependencies ...\n');
-  // `npm install` keeps the versions the lock file pins; `npm ci` is not used because npm 11
-  // refuses a lock file that lacks other platforms' optional packages (biome's binaries).
-  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+
+/** lstat, so that a dangling symlink counts as present and is left alone. */
+function present(p) {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!present(modules)) {
+  process.stderr.write('installing npm dependencies (npm ci) ...\n');
+  execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+} else {
+  const stale =
+    !existsSync(marker) ||
+    (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000) ||
+    !existsSync(join(modules, '.bin', 'vitest'));
+  if (stale) {
+    process.stderr.write('updating npm dependencies (npm install) ...\n');
+    execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  }
 }

@@ -13,6 +13,15 @@ export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
 export const PROTOBUF_TYPE = 'application/vnd.orch.protobuf';
 export const TABLE_GROUP = 'meta.orch.io';
+/**
+ * Kubernetes' name for the Table's group. kubectl and client-go ask for
+ * `application/json;as=Table;v=v1;g=meta.k8s.io` (v1beta1 as a fallback); the Table is the
+ * same, so the Kubernetes name is accepted as an alias (as `application/vnd.kubernetes.protobuf`
+ * is for request bodies) and the reply names the group the client asked for: kubectl checks
+ * that what it decodes is a `meta.k8s.io` Table before printing its columns.
+ */
+export const KUBERNETES_TABLE_GROUP = 'meta.k8s.io';
+const TABLE_GROUPS = new Set([TABLE_GROUP, KUBERNETES_TABLE_GROUP]);
 
 export function parseMediaType(s: string): MediaRange {
   const parts = s.split(';');
@@ -51,6 +60,8 @@ export interface Negotiated {
   contentType: string;
   /** Table: include the object (`None`, `Metadata`, `Object`). */
   includeObject?: string;
+  /** Table: the group and version asked for, which the reply's apiVersion names. */
+  table?: { group: string; version: 'v1' | 'v1beta1' };
   /** for PartialObjectMetadata requests (not served): never set here. */
 }
 
@@ -69,10 +80,16 @@ export function negotiate(accept: string | undefined, caps: Capabilities): Negot
         as === 'Table' &&
         caps.table &&
         (r.type === JSON_TYPE || r.type === '*/*' || r.type === 'application/*') &&
-        (r.params.g ?? '') === TABLE_GROUP &&
+        TABLE_GROUPS.has(r.params.g ?? '') &&
         (r.params.v === 'v1' || r.params.v === 'v1beta1')
-      )
-        return { format: 'table', contentType: `${JSON_TYPE};as=Table;v=${r.params.v};g=${TABLE_GROUP}` };
+      ) {
+        const table = { group: r.params.g!, version: r.params.v as 'v1' | 'v1beta1' };
+        return {
+          format: 'table',
+          contentType: `${JSON_TYPE};as=Table;v=${table.version};g=${table.group}`,
+          table,
+        };
+      }
       continue; // other `as=` forms (PartialObjectMetadata, other groups) are not served
     }
     switch (r.type) {

@@ -1,6 +1,7 @@
-// The Table form (`meta.orch.io/v1`): two default columns (Name, Created At) unless the
+// The Table form (`meta.orch.io/v1`, or `meta.k8s.io/v1` when asked by that name): two default columns (Name, Created At) unless the
 // kind's strategy defines its own, one row per object with the object's metadata.
 import type { KObject } from '../util/kobject.ts';
+import { TABLE_GROUP } from './negotiate.ts';
 
 export interface TableColumn {
   name: string;
@@ -30,6 +31,8 @@ export const DEFAULT_COLUMNS: TableColumn[] = [
 
 export interface TableOptions {
   version: 'v1' | 'v1beta1';
+  /** The group the client asked for (`meta.orch.io` unless it said `meta.k8s.io`). */
+  group?: string;
   includeObject?: string;
   listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
   /** For includeObject=Object: the full object in the requested version. */
@@ -39,11 +42,12 @@ export interface TableOptions {
 export function toTable(objects: KObject[], columns: TableColumn[] | undefined, o: TableOptions): unknown {
   const cols = columns ?? DEFAULT_COLUMNS;
   const include = o.includeObject ?? 'Metadata';
+  const apiVersion = `${o.group ?? TABLE_GROUP}/${o.version}`;
   const rows = objects.map((obj) => {
     const row: Record<string, unknown> = { cells: cols.map((c) => c.cell(obj)) };
     if (include === 'Object') row.object = o.present ? o.present(obj) : obj;
     else if (include === 'Metadata')
-      row.object = { kind: 'PartialObjectMetadata', apiVersion: `meta.orch.io/${o.version}`, metadata: obj.metadata };
+      row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: obj.metadata };
     return row;
   });
   const meta: Record<string, unknown> = {};
@@ -52,7 +56,7 @@ export function toTable(objects: KObject[], columns: TableColumn[] | undefined, 
   if (o.listMeta?.remainingItemCount !== undefined) meta.remainingItemCount = o.listMeta.remainingItemCount;
   return {
     kind: 'Table',
-    apiVersion: `meta.orch.io/${o.version}`,
+    apiVersion,
     metadata: meta,
     columnDefinitions: cols.map((c) => {
       const d: Record<string, unknown> = { name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 };

@@ -645,7 +645,7 @@ function tableFor(s: Scope, obj: unknown): unknown {
     kind?: string;
   };
   if (o && o.kind === 'Status') return obj;
-  const version = (s.out.contentType.includes('v=v1beta1') ? 'v1beta1' : 'v1') as 'v1' | 'v1beta1';
+  const { version, group } = s.out.table ?? { version: 'v1' as const, group: undefined };
   const includeObject = s.query.get('includeObject') ?? undefined;
   if (includeObject && !['None', 'Metadata', 'Object'].includes(includeObject))
     throw errors.badRequest(`includeObject: Unsupported value: "${includeObject}"`);
@@ -653,11 +653,12 @@ function tableFor(s: Scope, obj: unknown): unknown {
   if (o.__table)
     return toTable(o.items ?? [], s.def.strategy.table, {
       version,
+      group,
       includeObject,
       listMeta: o.metadata,
       present,
     });
-  return toTable([obj as KObject], s.def.strategy.table, { version, includeObject, present });
+  return toTable([obj as KObject], s.def.strategy.table, { version, group, includeObject, present });
 }
 
 function discovery(deps: HttpDeps, path: string): unknown {

@@ -57,7 +57,7 @@ export const configMap: ResourceDef = {
     allowUnconditionalUpdate: true,
     table: [
       NAME_COLUMN,
-      { name: 'Data', type: 'integer', description: 'Number of data entries', cell: (o) => Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length },
+      { name: 'Data', type: 'string', description: 'Number of data entries', cell: (o) => Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length },
       AGE_COLUMN,
     ],
     validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
