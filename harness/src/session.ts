@@ -19,9 +19,8 @@ export function session(): Client {
   return c;
 }
 
-/** The client of a named target of the run (the main one is `session()`'s). */
+/** The client of a named target of the run (one per name: "main" is `session()`'s). */
 export function clientFor(t: { name: string; target: Target }): Client {
-  if (t.name === 'main') return session();
   let c = clients.get(t.name);
   if (!c) {
     c = new Client(t.target);

@@ -243,8 +243,7 @@ function waitOn(t: NamedTarget, n: Needs): number {
  * The target of the run that meets `needs` with the shortest wait (the first of equals: the
  * main target before the others); or why none does.
  */
-export async function route(needs: Needs | undefined): Promise<Route> {
-  const run = runTargets();
+export async function route(needs: Needs | undefined, run: RunTargets = runTargets()): Promise<Route> {
   const main = run.targets[0]!;
   if (!needs) return { ok: true, target: main, client: clientFor(main) };
   const reasons: string[] = [];
