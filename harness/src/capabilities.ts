@@ -79,3 +79,14 @@ async function detect(c: Client): Promise<Capabilities> {
   }
   return { resources, groupVersions, watchList: (await watchListGate(c)).state === 'on' };
 }
+
+/**
+ * Why a case that needs `resource` ("group/version/plural", "v1/plural" for the core group)
+ * cannot run on a target whose discovery does not list it, and how to make it run.
+ */
+export function notServed(resource: string): string {
+  const gv = resource.slice(0, resource.lastIndexOf('/'));
+  const doc = gv === 'v1' ? '/api/v1' : `/apis/${gv}`;
+  const flag = gv === 'v1' ? 'api/v1' : gv;
+  return `the target does not serve ${resource} (${doc} does not list it): enable the group version (kube-apiserver --runtime-config=${flag}=true; the reference server serves it unless started with --runtime-config ${flag}=false)`;
+}

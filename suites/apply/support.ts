@@ -3,7 +3,7 @@
 // content and of its metadata.managedFields against what a scenario or the model expects.
 import { stringify } from 'yaml';
 import { check, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { paths } from '../../harness/src/fixtures.ts';
 import {
@@ -88,7 +88,7 @@ export async function kindUnavailable(c: Client, name: KindName): Promise<string
   const need: Partial<Record<KindName, string>> = { Deployment: 'apps/v1/deployments', Pod: 'v1/pods' };
   const r = need[name];
   if (!r) return '';
-  return (await capabilities(c)).resources.has(r) ? '' : `the endpoint does not serve ${r}`;
+  return (await capabilities(c)).resources.has(r) ? '' : notServed(r);
 }
 
 // ------------------------------------------------------------------------------- requests
