@@ -31,14 +31,15 @@ describe('watch: bookmarks', () => {
         'BOOKMARK | All changes up to the given resourceVersion were sent; only when requested, at unspecified intervals',
       level: 'MUST',
     },
-    async ({ client, step }) => {
+    async ({ client, target, step }) => {
       await withRoom(client, async (room) => {
         await room.create('a', { v: '0' });
         const plain = await room.watchOk({ watch: 1 });
         const exact = await room.watchOk({ watch: 1, resourceVersion: room.live('a').rv });
         const refused = await room.watchOk({ watch: 1, allowWatchBookmarks: 'false' });
-        const caps = await capabilities(client);
-        const initial = caps.watchList
+        // a declared gate is relied on (a refusal then fails); else the probe decides
+        const watchList = target.declared.featureGates?.WatchList ?? (await capabilities(client)).watchList;
+        const initial = watchList
           ? await room.watchOk({ watch: 1, sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' })
           : undefined;
         await room.update('a', { v: '1' });
