@@ -2,7 +2,7 @@
 // writes, with a manager named by ?fieldManager= or User-Agent), and the checks of an object's
 // content and of its metadata.managedFields against what a scenario or the model expects.
 import { stringify } from 'yaml';
-import { check, show } from '../../harness/src/assert.ts';
+import { check, checkRfc3339, show } from '../../harness/src/assert.ts';
 import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { paths } from '../../harness/src/fixtures.ts';
@@ -259,8 +259,6 @@ export function entriesOf(obj: any): Entry[] {
   return Array.isArray(mf) ? mf : [];
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
 /** doc2 § managedFields entry: manager, operation (Apply or Update), apiVersion, time, fieldsType FieldsV1, fieldsV1. */
 export function checkEntryShape(e: Entry, why: string): void {
   const who = `the entry of ${show(e.manager)}`;
@@ -277,7 +275,7 @@ export function checkEntryShape(e: Entry, why: string): void {
     show(e.apiVersion),
     why,
   );
-  check(typeof e.time === 'string' && RFC3339.test(e.time), `${who}: time, a timestamp`, show(e.time), why);
+  checkRfc3339(e.time, `${who}: time`, why);
   check(e.fieldsType === 'FieldsV1', `${who}: fieldsType "FieldsV1"`, show(e.fieldsType), why);
   check(!!e.fieldsV1 && typeof e.fieldsV1 === 'object', `${who}: fieldsV1, a map`, show(e.fieldsV1), why);
 }
