@@ -23,6 +23,7 @@ import {
   readCaseNotes,
   readCases,
   readVitestJson,
+  strays,
   type Selection,
   verdict,
 } from './outcomes.ts';
@@ -111,10 +112,12 @@ export async function finishReport(
   const cases = readCases(join(dir, 'cases.jsonl'));
   const exp: ExpectationFile = { cases: meta.expectations?.cases ?? {} };
   const notes = readCaseNotes(join(dir, 'case-notes.json'));
-  const caseResults: CaseResult[] = results ? classify(results, exp, meta.selection, notes) : [];
+  // the conformance cases only: a test that declared no case (cases.jsonl) is not counted
+  const declared = new Set(cases.map((c) => c.id));
+  const caseResults: CaseResult[] = results ? classify(results, exp, meta.selection, notes, declared) : [];
   const counts = countOutcomes(caseResults);
   const errors = results ? fileErrors(results) : [];
-  const v = verdict(counts, errors, meta.vitestExitCodes);
+  const v = verdict(counts, errors, meta.vitestExitCodes, results ? strays(results, declared) : []);
 
   const rows = buildMatrix(root, cases, outcomesOf(caseResults), notesOf(caseResults));
   const implementation = meta.expectations?.implementation ?? null;

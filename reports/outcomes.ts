@@ -129,16 +129,22 @@ export function selects(selection: Pick<Selection, 'cases'>, id: string): boolea
 
 const UNEXPECTED_PASS = 'Expect test to fail';
 
+/**
+ * The outcome of each conformance case of the run. Only the declared cases count (`declared`:
+ * the ids of cases.jsonl); anything else vitest ran under suites/ is not a case: see strays().
+ */
 export function classify(
   results: VitestJson,
   expectations: ExpectationFile,
   selection: Selection,
   notes: CaseNotesFile = { skips: {}, retries: {} },
+  declared?: Set<string>,
 ): CaseResult[] {
   const out: CaseResult[] = [];
   for (const f of results.testResults) {
     for (const a of f.assertionResults) {
       const id = caseIdOf(a.title);
+      if (declared && !declared.has(id)) continue;
       const title = a.title.slice(id.length + 2).replace(/ \[skip: [^\]]*\]$/, '');
       const exp = expectationFor(expectations, id);
       const message = a.failureMessages?.[0];
@@ -181,6 +187,19 @@ export function countOutcomes(results: CaseResult[]): RunCounts {
   return { executed: c.passed + c.failed + c.expectedFailures + c.unexpectedPasses, ...c };
 }
 
+/**
+ * Tests the run executed that are not declared conformance cases (a self-test left under
+ * suites/): they must not count as cases, nor pass unnoticed. "file > title" each.
+ */
+export function strays(results: VitestJson, declared: Set<string>): string[] {
+  const out: string[] = [];
+  for (const f of results.testResults)
+    for (const a of f.assertionResults)
+      if (!declared.has(caseIdOf(a.title)))
+        out.push(`${f.name.replace(/^.*\/suites\//, 'suites/')} > ${a.title}`);
+  return out;
+}
+
 /** Files that failed as a whole (an import error, a failing beforeAll): vitest puts the error on the file. */
 export function fileErrors(results: VitestJson): { file: string; message: string }[] {
   return results.testResults
@@ -190,14 +209,20 @@ export function fileErrors(results: VitestJson): { file: string; message: string
 
 /**
  * The run fails on an unexpected failure, an unexpected pass, a file that failed to load,
- * vitest failing for a reason of its own (unhandled errors), or when no case ran.
+ * vitest failing for a reason of its own (unhandled errors), a test under suites/ that is
+ * not a conformance case, or when no case ran.
  */
 export function verdict(
   counts: RunCounts,
   errors: { file: string }[],
   vitestExitCodes: (number | null)[],
+  notCases: string[] = [],
 ): Verdict {
   const reasons: string[] = [];
+  if (notCases.length)
+    reasons.push(
+      `${notCases.length} test${notCases.length === 1 ? '' : 's'} under suites/ ${notCases.length === 1 ? 'is' : 'are'} not a conformance case (self-tests belong in harness/test): ${notCases.slice(0, 3).join('; ')}${notCases.length > 3 ? '; ...' : ''}`,
+    );
   if (counts.failed) reasons.push(`${counts.failed} unexpected failure${counts.failed === 1 ? '' : 's'}`);
   if (counts.unexpectedPasses)
     reasons.push(`${counts.unexpectedPasses} unexpected pass${counts.unexpectedPasses === 1 ? '' : 'es'}`);

@@ -1,15 +1,16 @@
 // vitest global setup for the `suites` project of `npm test`: unless ORCH_ENDPOINT names a
-// target, start an embedded reference server and point the suites at it.
-import { build, EMBEDDED_GATES } from '../reference/src/index.ts';
+// target, start the embedded reference servers (scripts/embedded.ts: the main one and those
+// the cases with needs are routed to) and hand them to the suites. They go through vitest's
+// provide (read by harness/src/run-env.ts), not process.env: this process also starts the
+// other projects' test processes, which must not inherit them.
+import type { TestProject } from 'vitest/node';
+import { startEmbedded } from './embedded.ts';
 
-export default async function setup(): Promise<() => Promise<void>> {
-  if (process.env.ORCH_ENDPOINT) return async () => {};
-  const server = await build({ inMemory: true, tls: true, featureGates: EMBEDDED_GATES });
-  const { url } = await server.listen();
-  process.env.ORCH_ENDPOINT = url;
-  process.env.ORCH_TOKEN = server.adminToken;
-  process.env.ORCH_CA = server.caPem;
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) return async () => {};
+  const embedded = await startEmbedded();
+  project.provide('orchEnv', embedded.env);
   return async () => {
-    await server.close();
+    await embedded.close();
   };
 }

@@ -1,8 +1,9 @@
 // The golden manifest of all conformance cases (id, title, spec place, level), collected
 // from the suites' declarations. `--check` fails when the checked-in manifest drifts from
 // the code, when a case names a section its document does not have, when a case id is
-// declared twice, or when a case lives outside the folder its id starts with (the runner's
-// `--case` relies on it). scripts/test/manifest.test.ts runs the same checks.
+// declared twice, when a case lives outside the folder its id starts with (the runner's
+// `--case` relies on it), or when a test under suites/ is not a conformance case (the
+// counts of a run are cases only). scripts/test/manifest.test.ts runs the same checks.
 //
 //   npx tsx scripts/manifest.ts             regenerate suites/MANIFEST.json
 //   npx tsx scripts/manifest.ts --out FILE  write the collected manifest elsewhere
@@ -32,6 +33,8 @@ export interface Collected {
   cases: ManifestEntry[];
   /** Each conformance test vitest collected: its case id and file (relative to the repo). */
   tests: { id: string; file: string }[];
+  /** Tests vitest collected under suites/ that declare no case (self-tests belong in harness/test). */
+  others: { name: string; file: string }[];
 }
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -62,14 +65,18 @@ export function collectCases(): Collected {
       seen.set(e.id, e);
     }
     const listed = JSON.parse(readFileSync(listFile, 'utf8')) as { name: string; file: string }[];
-    const tests = listed
-      .map((t) => {
-        const name = t.name.split(' > ').at(-1)!;
-        const i = name.indexOf(': ');
-        return { id: i > 0 ? name.slice(0, i) : name, file: relative(ROOT, t.file).split(sep).join('/') };
-      })
-      .filter((t) => seen.has(t.id));
-    return { cases: [...seen.values()].sort(byId), tests };
+    const all = listed.map((t) => {
+      const name = t.name.split(' > ').at(-1)!;
+      const i = name.indexOf(': ');
+      return {
+        id: i > 0 ? name.slice(0, i) : name,
+        name: t.name,
+        file: relative(ROOT, t.file).split(sep).join('/'),
+      };
+    });
+    const tests = all.filter((t) => seen.has(t.id)).map(({ id, file }) => ({ id, file }));
+    const others = all.filter((t) => !seen.has(t.id)).map(({ name, file }) => ({ name, file }));
+    return { cases: [...seen.values()].sort(byId), tests, others };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -131,6 +138,14 @@ export function checkSections(cases: ManifestEntry[], root = ROOT): string[] {
   return problems;
 }
 
+/** suites/ holds conformance cases only: every test there is declared with `conformance()`. */
+export function checkOnlyCases(others: Collected['others']): string[] {
+  return others.map(
+    (t) =>
+      `${t.file}: "${t.name}" is not a conformance case (declare it with conformance(), or move a self-test to harness/test)`,
+  );
+}
+
 /** An id is declared once, and in a file under suites/<the id's first segment>/. */
 export function checkPlacement(tests: Collected['tests']): string[] {
   const problems: string[] = [];
@@ -146,8 +161,8 @@ export function checkPlacement(tests: Collected['tests']): string[] {
 }
 
 function main(): number {
-  const { cases, tests } = collectCases();
-  const problems = [...checkSections(cases), ...checkPlacement(tests)];
+  const { cases, tests, others } = collectCases();
+  const problems = [...checkSections(cases), ...checkPlacement(tests), ...checkOnlyCases(others)];
   if (process.argv.includes('--check')) {
     const drift = manifestDrift(cases);
     if (drift.length) {

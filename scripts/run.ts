@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadExpectations } from '../harness/src/expectations.ts';
 import { resolveTarget } from '../harness/src/target.ts';
+import { DECLARE_ENV, declaredFromEnv, parseGates } from '../harness/src/targets.ts';
 import {
   expectationsInfo,
   finishReport,
@@ -44,6 +45,20 @@ reference server is started):
   --dialect orch|kubernetes
                           word mapping; kubernetes maps orch.io -> k8s.io, ... for a
                           real cluster                          (ORCH_DIALECT)
+What the target is known to do (the cases that need it run, and REQUIRE it; without a
+declaration they probe what a probe can prove, else skip saying what to declare):
+  --history-seconds N     versions superseded more than N s ago are gone: a watch from one,
+                          or an Exact list at one, answers 410  (ORCH_HISTORY_SECONDS)
+  --continue-ttl-seconds N
+                          continue tokens older than N s answer 410
+                                                                (ORCH_CONTINUE_TTL_SECONDS)
+  --bookmark-seconds N    a watch with allowWatchBookmarks=true gets a BOOKMARK at least
+                          every N s                             (ORCH_BOOKMARK_SECONDS)
+  --feature-gates G=B,... feature gates on or off, e.g. WatchList=false (probed when not
+                          declared)                             (ORCH_FEATURE_GATES)
+  The cases wait at most 60 s for a declared window. With no target given, the embedded
+  run starts a second reference server with short windows and a third with the WatchList
+  gate off, and routes the cases that need them there.
 Selection:
   --area A[,B...]         only these areas (folders under suites/: ${areaList()})
   --case ID[,ID...]       only cases whose id starts with ID (e.g. crud/create, watch/law/)
@@ -107,6 +122,13 @@ export interface RunOptions {
     context?: string;
   };
   dialect?: 'orch' | 'kubernetes';
+  /** What the target is declared to do (flags; the ORCH_* variables reach the suites as they are). */
+  declared: {
+    historySeconds?: number;
+    continueTtlSeconds?: number;
+    bookmarkSeconds?: number;
+    featureGates?: string;
+  };
   selection: Selection;
   runs?: number;
   seed?: number;
@@ -140,6 +162,10 @@ export function parseRunArgs(argv: string[]): RunOptions {
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         dialect: { type: 'string' },
+        'history-seconds': { type: 'string' },
+        'continue-ttl-seconds': { type: 'string' },
+        'bookmark-seconds': { type: 'string' },
+        'feature-gates': { type: 'string' },
         area: { type: 'string', multiple: true },
         case: { type: 'string', multiple: true },
         shard: { type: 'string' },
@@ -169,6 +195,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
       kubeconfig: str('kubeconfig'),
       context: str('context'),
     },
+    declared: {},
     selection: {
       areas: list(values.area as string[] | undefined),
       cases: list(values.case as string[] | undefined),
@@ -184,6 +211,25 @@ export function parseRunArgs(argv: string[]): RunOptions {
     if (dialect !== 'orch' && dialect !== 'kubernetes')
       throw new UsageError(`--dialect: "${dialect}" is not orch or kubernetes`);
     opts.dialect = dialect;
+  }
+  for (const [flag, key] of [
+    ['history-seconds', 'historySeconds'],
+    ['continue-ttl-seconds', 'continueTtlSeconds'],
+    ['bookmark-seconds', 'bookmarkSeconds'],
+  ] as const) {
+    const v = str(flag);
+    if (v === undefined) continue;
+    if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`--${flag}: "${v}" is not a positive integer`);
+    opts.declared[key] = Number(v);
+  }
+  const gates = str('feature-gates');
+  if (gates !== undefined) {
+    try {
+      parseGates(gates, '--feature-gates');
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    opts.declared.featureGates = gates;
   }
   if (values.area !== undefined && opts.selection.areas.length === 0)
     throw new UsageError('--area: no area given');
@@ -259,7 +305,23 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (opts.dialect) env.ORCH_DIALECT = opts.dialect;
   if (opts.runs !== undefined) env.ORCH_RUNS = String(opts.runs);
   if (opts.seed !== undefined) env.ORCH_SEED = String(opts.seed);
+  const d = opts.declared;
+  if (d.historySeconds !== undefined) env[DECLARE_ENV.historySeconds] = String(d.historySeconds);
+  if (d.continueTtlSeconds !== undefined) env[DECLARE_ENV.continueTtlSeconds] = String(d.continueTtlSeconds);
+  if (d.bookmarkSeconds !== undefined) env[DECLARE_ENV.bookmarkSeconds] = String(d.bookmarkSeconds);
+  if (d.featureGates !== undefined) env[DECLARE_ENV.featureGates] = d.featureGates;
   return env;
+}
+
+/** One line naming what is declared about an endpoint given by the user (nothing when nothing is). */
+function declaredText(env: NodeJS.ProcessEnv): string {
+  const set = Object.values(DECLARE_ENV).filter((k) => env[k]);
+  return set.length ? `declared: ${set.map((k) => `${k}=${env[k]}`).join(' ')}\n` : '';
+}
+
+/** The run declares something about its target by flags. */
+function declares(opts: RunOptions): boolean {
+  return Object.values(opts.declared).some((v) => v !== undefined);
 }
 
 function vitestBin(): string {
@@ -316,20 +378,26 @@ export async function run(argv: string[]): Promise<number> {
       if (t.context) env.ORCH_CONTEXT = t.context;
       // the suites resolve the same way: a bad kubeconfig or URL is reported once, here
       env.ORCH_ENDPOINT = resolveTarget({}, env).url;
+      declaredFromEnv(env); // and a malformed ORCH_HISTORY_SECONDS ... too
     } else {
-      const { build, EMBEDDED_GATES } = await import('../reference/src/index.ts');
+      if (declares(opts))
+        throw new UsageError(
+          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds and --feature-gates describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
+        );
+      const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();
-      const server = await build({ inMemory: true, tls: true, featureGates: EMBEDDED_GATES });
-      const { url } = await server.listen();
-      process.stdout.write(
-        `embedded reference server at ${url} (ready in ${(performance.now() - s0).toFixed(0)} ms)\n`,
-      );
-      env.ORCH_ENDPOINT = url;
-      env.ORCH_TOKEN = server.adminToken;
-      env.ORCH_CA = server.caPem;
-      stop = () => server.close();
+      const embedded = await startEmbedded();
+      const ms = (performance.now() - s0).toFixed(0);
+      process.stdout.write(`embedded reference servers (ready in ${ms} ms):\n`);
+      for (const s of embedded.servers) process.stdout.write(`  ${s.name.padEnd(13)} ${s.url}  ${s.about}\n`);
+      Object.assign(env, embedded.env);
+      stop = () => embedded.close();
     }
   } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`orch-conformance run: ${e.message}\n\nSee orch-conformance run --help\n`);
+      return 2;
+    }
     process.stderr.write(`orch-conformance run: target: ${(e as Error).message}\n`);
     return 2;
   }
@@ -349,6 +417,7 @@ export async function run(argv: string[]): Promise<number> {
         `${sel.areas.length ? `, areas ${sel.areas.join(',')}` : ''}${sel.cases.length ? `, cases ${sel.cases.join(',')}` : ''}` +
         `${sel.shard ? `, shard ${sel.shard}` : ''}${opts.expect ? `, expectations ${opts.expect}` : ''}` +
         `${opts.runs ? `, ${opts.runs} runs` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''}\n` +
+        (stop ? '' : declaredText(env)) +
         `report: ${reportDir}\n`,
     );
     const started = performance.now();

@@ -5,10 +5,52 @@ import type { Client } from './client.ts';
 export interface Capabilities {
   resources: Set<string>;
   groupVersions: Set<string>;
+  /** The WatchList probe saw the gate on (a sendInitialEvents watch accepted with 200). */
   watchList: boolean;
 }
 
+export interface GateState {
+  /**
+   * on: a sendInitialEvents watch is accepted (200); off: it is refused as invalid (422);
+   * unknown: any other answer. Cases of both kinds run on "unknown", so an answer broken
+   * by a fault is judged by the cases instead of turning them into skips.
+   */
+  state: 'on' | 'off' | 'unknown';
+  /** The answer that decided, for skip reasons. */
+  evidence: string;
+}
+
 const cache = new WeakMap<Client, Promise<Capabilities>>();
+const gates = new WeakMap<Client, Promise<GateState>>();
+
+/** The WatchList gate as the target shows it (one probe per client). */
+export function watchListGate(c: Client): Promise<GateState> {
+  let p = gates.get(c);
+  if (!p) {
+    p = probeWatchList(c);
+    gates.set(c, p);
+  }
+  return p;
+}
+
+async function probeWatchList(c: Client): Promise<GateState> {
+  // a sendInitialEvents watch is refused (422) when the gate is off
+  const probe = await c.get('/api/v1/namespaces', {
+    query: {
+      watch: 1,
+      sendInitialEvents: 'true',
+      allowWatchBookmarks: 'true',
+      resourceVersionMatch: 'NotOlderThan',
+      timeoutSeconds: 1,
+      fieldSelector: 'metadata.name=capability-probe-none',
+    },
+    timeoutMs: 5_000,
+  });
+  const evidence = `a watch with sendInitialEvents=true answered ${probe.describe()}`;
+  if (probe.status === 200) return { state: 'on', evidence };
+  if (probe.status === 422) return { state: 'off', evidence };
+  return { state: 'unknown', evidence };
+}
 
 export function capabilities(c: Client): Promise<Capabilities> {
   let p = cache.get(c);
@@ -35,17 +77,16 @@ async function detect(c: Client): Promise<Capabilities> {
       for (const r of rl.json?.resources ?? []) resources.add(`${v.groupVersion}/${r.name}`);
     }
   }
-  // WatchList: a sendInitialEvents watch is refused (422) when the gate is off.
-  const probe = await c.get('/api/v1/namespaces', {
-    query: {
-      watch: 1,
-      sendInitialEvents: 'true',
-      allowWatchBookmarks: 'true',
-      resourceVersionMatch: 'NotOlderThan',
-      timeoutSeconds: 1,
-      fieldSelector: 'metadata.name=capability-probe-none',
-    },
-    timeoutMs: 5_000,
-  });
-  return { resources, groupVersions, watchList: probe.status === 200 };
+  return { resources, groupVersions, watchList: (await watchListGate(c)).state === 'on' };
+}
+
+/**
+ * Why a case that needs `resource` ("group/version/plural", "v1/plural" for the core group)
+ * cannot run on a target whose discovery does not list it, and how to make it run.
+ */
+export function notServed(resource: string): string {
+  const gv = resource.slice(0, resource.lastIndexOf('/'));
+  const doc = gv === 'v1' ? '/api/v1' : `/apis/${gv}`;
+  const flag = gv === 'v1' ? 'api/v1' : gv;
+  return `the target does not serve ${resource} (${doc} does not list it): enable the group version (kube-apiserver --runtime-config=${flag}=true; the reference server serves it unless started with --runtime-config ${flag}=false)`;
 }

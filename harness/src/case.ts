@@ -1,16 +1,22 @@
 // Declaring a conformance case: its id, title and spec place, run as a vitest test with
-// Allure labels, expectations applied from outside the test, and skips that say why.
+// Allure labels, expectations applied from outside the test, and skips that say why. A case
+// that needs more of a server than the API (`needs`) runs against a target that meets them
+// (targets.ts): on the embedded run that is always one of its servers.
 import { appendFileSync } from 'node:fs';
 import * as allure from 'allure-js-commons';
 import { test } from 'vitest';
 import { setCurrentPlace } from './assert.ts';
 import type { Client } from './client.ts';
 import { expectationFor } from './expectations.ts';
-import { session, sessionExpectations } from './session.ts';
+import { sessionExpectations } from './session.ts';
 import { type CaseDef, DOCS, describePlace } from './spec.ts';
+import { describeNeeds, type NamedTarget, type Needs, route, waitBoundMs } from './targets.ts';
 
 export interface CaseContext {
+  /** The client of the target the case runs against (the run's main one unless `needs` routed it). */
   client: Client;
+  /** That target, with what is declared about it (retention, bookmark interval, gates). */
+  target: NamedTarget;
   /** Skips the case with a reason (reported as skipped, never as passed). */
   skip(reason: string): never;
   /** A narrated step (shown in the report). */
@@ -19,6 +25,8 @@ export interface CaseContext {
 
 export interface CaseOptions {
   timeout?: number;
+  /** What the case needs of a server beyond the API; it runs against a target that meets it. */
+  needs?: Needs;
 }
 
 /** Every case declared in this process (the manifest is built from it). */
@@ -66,10 +74,26 @@ export function conformance(
         `${def.title}\n\nSpec: ${describePlace(def)}${exp ? `\n\nExpectation: ${exp.expect} — ${exp.note}` : ''}`,
       );
     if (reporting && exp) await allure.tag(`expected-${exp.expect}`);
+    const where = await route(opts.needs);
+    if (!where.ok) {
+      // the embedded run starts a server for every need: a need it cannot meet is a bug there
+      if (where.embedded)
+        throw new Error(
+          `the embedded run has no server with ${describeNeeds(opts.needs ?? {})} (scripts/embedded.ts starts them): ${where.reason}`,
+        );
+      ctx.skip(where.reason);
+      return;
+    }
+    if (reporting && where.target.name !== 'main')
+      await allure.label(
+        'target',
+        `${where.target.name}${where.target.about ? ` (${where.target.about})` : ''}`,
+      );
     setCurrentPlace(def);
     try {
       await fn({
-        client: session(),
+        client: where.client,
+        target: where.target,
         skip: (reason: string) => {
           ctx.skip(reason);
           throw new Error('unreachable');
@@ -83,7 +107,10 @@ export function conformance(
       setCurrentPlace(undefined);
     }
   };
-  const options = { timeout: opts.timeout ?? 30_000, retry: exp?.expect === 'flaky' ? 2 : 0 };
+  const options = {
+    timeout: (opts.timeout ?? 30_000) + (opts.needs ? waitBoundMs(opts.needs) : 0),
+    retry: exp?.expect === 'flaky' ? 2 : 0,
+  };
   if (exp?.expect === 'skip') test.skip(`${name} [skip: ${exp.note}]`, body);
   else if (exp?.expect === 'fail') test.fails(name, options, body);
   else test(name, options, body);

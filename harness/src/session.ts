@@ -1,15 +1,32 @@
-// One client per test worker, built from the environment the runner sets (ORCH_ENDPOINT,
-// ORCH_TOKEN, ORCH_CA, ORCH_KUBECONFIG, ORCH_DIALECT, ORCH_EXPECT ...).
+// One client per target per test worker, built from the environment the runner sets
+// (ORCH_ENDPOINT, ORCH_TOKEN, ORCH_CA, ORCH_KUBECONFIG, ORCH_DIALECT, ORCH_EXPECT ...; further
+// targets in ORCH_EXTRA_TARGETS, see targets.ts; run-env.ts adds what `npm test` provides).
 import { Client } from './client.ts';
 import { type ExpectationFile, loadExpectations } from './expectations.ts';
-import { resolveTarget } from './target.ts';
+import { runEnv } from './run-env.ts';
+import { resolveTarget, type Target } from './target.ts';
 
-let client: Client | undefined;
+const clients = new Map<string, Client>();
 let expectations: ExpectationFile | undefined;
 
+/** The client of the run's main target. */
 export function session(): Client {
-  client ??= new Client(resolveTarget());
-  return client;
+  let c = clients.get('main');
+  if (!c) {
+    c = new Client(resolveTarget({}, runEnv()));
+    clients.set('main', c);
+  }
+  return c;
+}
+
+/** The client of a named target of the run (one per name: "main" is `session()`'s). */
+export function clientFor(t: { name: string; target: Target }): Client {
+  let c = clients.get(t.name);
+  if (!c) {
+    c = new Client(t.target);
+    clients.set(t.name, c);
+  }
+  return c;
 }
 
 export function sessionExpectations(): ExpectationFile {

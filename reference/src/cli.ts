@@ -33,6 +33,9 @@ Flags:
   --runtime-config LIST      e.g. apps/v1=false (switch group versions off or on)
   --history-seconds N        change history kept for watches and exact reads (default ${DEFAULTS.historySeconds})
   --continue-ttl-seconds N   lifetime of list continue tokens (default ${DEFAULTS.continueTtlSeconds})
+  --bookmark-interval-seconds N
+                             a BOOKMARK to each watch with allowWatchBookmarks=true every N s
+                             (default ${DEFAULTS.bookmarkIntervalMs / 1000})
   --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
   --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
@@ -68,6 +71,7 @@ const SERVE_FLAGS = {
   'runtime-config': { type: 'string', multiple: true },
   'history-seconds': { type: 'string' },
   'continue-ttl-seconds': { type: 'string' },
+  'bookmark-interval-seconds': { type: 'string' },
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
   'audit-log-path': { type: 'string' },
@@ -153,6 +157,8 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   if (hs !== undefined) options.historySeconds = hs;
   const ct = intFlag('continue-ttl-seconds', str('continue-ttl-seconds'), 1, 7 * 24 * 3600);
   if (ct !== undefined) options.continueTtlSeconds = ct;
+  const bi = intFlag('bookmark-interval-seconds', str('bookmark-interval-seconds'), 1, 24 * 3600);
+  if (bi !== undefined) options.bookmarkIntervalMs = bi * 1000;
   const token = str('token');
   if (token !== undefined && !/^[\x21-\x7e]+$/.test(token))
     throw new UsageError('--token: must be non-empty printable ASCII without spaces');

@@ -4,12 +4,12 @@
 // client (@kubernetes/client-node: KubernetesObjectApi.patch with
 // PatchStrategy.ServerSideApply, and a typed API call with the apply content type).
 //
-// kubectl is found as reference/test/kubectl.test.ts finds it: $KUBECTL, then kubectl 1.28 of
-// the Google Cloud SDK, then PATH.
+// kubectl is found as reference/test/kubectl.test.ts finds it (kubectl-bin.ts): $KUBECTL, then
+// kubectl 1.28 of the Google Cloud SDK, then PATH; without one these tests fail.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import {
   ApiException,
   CoreV1Api,
@@ -24,24 +24,7 @@ import { parse as parseYaml } from 'yaml';
 import { writeKubeconfig } from '../src/kubeconfig.ts';
 import { entry, owners } from './apply-helpers.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
-
-function executable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function findKubectl(): string | undefined {
-  if (process.env.KUBECTL) return process.env.KUBECTL;
-  const pinned = '/usr/lib/google-cloud-sdk/bin/kubectl.1.28';
-  if (executable(pinned)) return pinned;
-  for (const dir of (process.env.PATH ?? '').split(delimiter))
-    if (dir && executable(join(dir, 'kubectl'))) return join(dir, 'kubectl');
-  return undefined;
-}
+import { findKubectl, kubectlMissing } from './kubectl-bin.ts';
 
 let ts: TestServer;
 let dir: string;
@@ -71,8 +54,6 @@ async function namespace(): Promise<string> {
 }
 
 const kubectlBin = findKubectl();
-if (!kubectlBin)
-  console.warn('kubectl not found ($KUBECTL, the Cloud SDK kubectl.1.28, PATH): kubectl apply tests skipped');
 
 interface Run {
   code: number;
@@ -80,7 +61,13 @@ interface Run {
   stderr: string;
 }
 
-(kubectlBin ? describe : describe.skip)(`kubectl apply --server-side (${kubectlBin ?? 'no kubectl'})`, () => {
+describe(`kubectl apply --server-side (${kubectlBin ?? 'no kubectl'})`, () => {
+  // no kubectl fails every test here, saying how to install one (never a skip)
+  beforeAll(() => {
+    const why = kubectlMissing(kubectlBin);
+    if (why) throw new Error(why);
+  });
+
   const kubectl = (...args: string[]): Promise<Run> =>
     new Promise((resolve) => {
       execFile(

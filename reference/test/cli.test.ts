@@ -58,6 +58,8 @@ describe('serve flags', () => {
         '--history-seconds',
         '60',
         '--continue-ttl-seconds=30',
+        '--bookmark-interval-seconds',
+        '2',
         '--token',
         'secret-token',
         '--kubeconfig',
@@ -77,6 +79,7 @@ describe('serve flags', () => {
       runtimeConfig: 'apps/v1=false',
       historySeconds: 60,
       continueTtlSeconds: 30,
+      bookmarkIntervalMs: 2000,
       auditLogPath: '/w/logs/audit.log',
     });
     expect(c.options.featureGates).toEqual({

@@ -2,10 +2,10 @@
 // hand from Kubernetes' documented semantics (the "Update API Objects in Place Using
 // kubectl patch" task page, the strategic-merge-patch and preserve-order design notes),
 // checked a second time against Kubernetes' own implementation through `kubectl patch
-// --local` when kubectl 1.28 is installed, then over HTTP on ConfigMaps, Pods and a
+// --local` (kubectl is required: kubectl-bin.ts), then over HTTP on ConfigMaps, Pods and a
 // Pod-shaped test kind.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { StatusError } from '../src/errors/status.ts';
 import { applyStrategicMergePatch } from '../src/patch/strategic.ts';
 import { objectSchema } from '../src/schema/meta.ts';
 import { configMap, startServer, type TestServer, uniqueName } from './helpers.ts';
+import { findKubectl, kubectlMissing } from './kubectl-bin.ts';
 import { WIDGETS, widget, widgetDef, widgetSchema } from './patch-kinds.ts';
 
 type J = Record<string, unknown>;
@@ -586,9 +587,9 @@ describe('strategic merge patch (unit)', () => {
 // A second opinion from Kubernetes' own code: `kubectl patch --local` applies a strategic
 // merge patch to a Pod on the client with the apimachinery implementation. The cases whose
 // fields a Pod has (the test kind copies the Pod's patch strategies) must come out the same.
-// Skipped when no kubectl 1.28 is found ($KUBECTL or the Cloud SDK's kubectl.1.28).
-const KUBECTL = process.env.KUBECTL ?? '/usr/lib/google-cloud-sdk/bin/kubectl.1.28';
-const hasKubectl = existsSync(KUBECTL);
+// kubectl is found as kubectl-bin.ts says ($KUBECTL, the Cloud SDK's kubectl.1.28, then PATH,
+// where .ci/run installs Debian's); without one these tests fail, saying how to install it.
+const KUBECTL = findKubectl();
 
 const POD_FIELDS: Record<string, string[]> = {
   metadata: ['name', 'labels', 'annotations', 'finalizers', 'ownerReferences'],
@@ -624,8 +625,12 @@ function normalize(v: unknown): unknown {
   return v;
 }
 
-describe.skipIf(!hasKubectl)('strategic merge patch agrees with kubectl 1.28 (Pod)', () => {
-  const dir = hasKubectl ? mkdtempSync(join(tmpdir(), 'orch-smp-')) : '';
+describe(`strategic merge patch agrees with kubectl (Pod; ${KUBECTL ?? 'no kubectl'})`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-smp-'));
+  beforeAll(() => {
+    const why = kubectlMissing(KUBECTL);
+    if (why) throw new Error(why);
+  });
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -641,7 +646,7 @@ describe.skipIf(!hasKubectl)('strategic merge patch agrees with kubectl 1.28 (Po
     writeFileSync(file, JSON.stringify(pod));
     try {
       const out = execFileSync(
-        KUBECTL,
+        KUBECTL!,
         ['patch', '--local', '-f', file, '--type', 'strategic', '-p', JSON.stringify(patch), '-o', 'json'],
         {
           encoding: 'utf8',

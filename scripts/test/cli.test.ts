@@ -35,6 +35,10 @@ describe('run: help and usage', () => {
       '--expect',
       '--report',
       '--shard',
+      '--history-seconds',
+      '--continue-ttl-seconds',
+      '--bookmark-seconds',
+      '--feature-gates',
     ])
       expect(run.out, `run --help mentions ${f}`).toContain(f);
     expect(run.out).toBe(RUN_HELP);
@@ -52,6 +56,12 @@ describe('run: help and usage', () => {
       [['run', '--seed', 'x'], /--seed: "x" is not an integer/],
       [['run', '--dialect', 'klingon'], /--dialect: "klingon"/],
       [['run', '--expect', 'no/such/file.yaml'], /--expect: no file/],
+      [['run', '--history-seconds', '0'], /--history-seconds: "0" is not a positive integer/],
+      [
+        ['run', '--feature-gates', 'WatchList'],
+        /--feature-gates: "WatchList" is not Gate=true or Gate=false/,
+      ],
+      [['run', '--continue-ttl-seconds', '3'], /describe a target given with --endpoint or --kubeconfig/],
       [['merge'], /no report directory given/],
       [['nonsense'], /unknown command "nonsense"/],
     ];

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSections, SPEC_FILES, specDir } from '../../reports/spec-sections.ts';
 import {
   type Collected,
+  checkOnlyCases,
   checkPlacement,
   checkSections,
   collectCases,
@@ -83,6 +84,17 @@ describe('the checks themselves', () => {
   });
 });
 
+describe('checkOnlyCases', () => {
+  it('names a test under suites/ that declares no case', () => {
+    expect(
+      checkOnlyCases([{ name: 'codec > round trip', file: 'suites/content-types/codec.test.ts' }]),
+    ).toEqual([
+      'suites/content-types/codec.test.ts: "codec > round trip" is not a conformance case (declare it with conformance(), or move a self-test to harness/test)',
+    ]);
+    expect(checkOnlyCases([])).toEqual([]);
+  });
+});
+
 describe('suites/MANIFEST.json matches the code', () => {
   let collected: Collected;
 
@@ -109,5 +121,9 @@ describe('suites/MANIFEST.json matches the code', () => {
   it('every case id is declared once, under suites/<the id area>/', () => {
     expect(collected.tests.length).toBeGreaterThanOrEqual(collected.cases.length);
     expect(checkPlacement(collected.tests)).toEqual([]);
+  });
+
+  it('suites/ holds conformance cases only (self-tests live in harness/test)', () => {
+    expect(checkOnlyCases(collected.others)).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 // What the apply cases share: the kinds of object they write, the requests (apply and the other
 // writes, with a manager named by ?fieldManager= or User-Agent), and the checks of an object's
 // content and of its metadata.managedFields against what a scenario or the model expects.
-import { check, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { check, checkRfc3339, isRfc3339, show } from '../../harness/src/assert.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { paths } from '../../harness/src/fixtures.ts';
 import { portableYaml } from '../../harness/src/yaml.ts';
@@ -88,7 +88,7 @@ export async function kindUnavailable(c: Client, name: KindName): Promise<string
   const need: Partial<Record<KindName, string>> = { Deployment: 'apps/v1/deployments', Pod: 'v1/pods' };
   const r = need[name];
   if (!r) return '';
-  return (await capabilities(c)).resources.has(r) ? '' : `the endpoint does not serve ${r}`;
+  return (await capabilities(c)).resources.has(r) ? '' : notServed(r);
 }
 
 // ------------------------------------------------------------------------------- requests
@@ -259,8 +259,6 @@ export function entriesOf(obj: any): Entry[] {
   return Array.isArray(mf) ? mf : [];
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
 /** doc2 § managedFields entry: manager, operation (Apply or Update), apiVersion, time (when present), fieldsType FieldsV1, fieldsV1. */
 export function checkEntryShape(e: Entry, why: string): void {
   const who = `the entry of ${show(e.manager)}`;
@@ -279,12 +277,7 @@ export function checkEntryShape(e: Entry, why: string): void {
   );
   // doc2 describes `time` ("when the entry was last written") without saying every entry has
   // one: Kubernetes leaves it out of an entry whose apply changed no value. Checked when present.
-  check(
-    e.time === undefined || (typeof e.time === 'string' && RFC3339.test(e.time)),
-    `${who}: time, when present, a timestamp`,
-    show(e.time),
-    why,
-  );
+  if (e.time !== undefined) checkRfc3339(e.time, `${who}: time, when present`, why);
   check(e.fieldsType === 'FieldsV1', `${who}: fieldsType "FieldsV1"`, show(e.fieldsType), why);
   check(!!e.fieldsV1 && typeof e.fieldsV1 === 'object', `${who}: fieldsV1, a map`, show(e.fieldsV1), why);
 }
@@ -354,7 +347,7 @@ export function checkManagedFields(obj: unknown, m: ManagedFieldsCheck, why: str
     if (want.written) {
       const created = (obj as { metadata?: { creationTimestamp?: string } })?.metadata?.creationTimestamp;
       check(
-        typeof e.time === 'string' && RFC3339.test(e.time) && (!created || Date.parse(e.time) >= Date.parse(created)),
+        isRfc3339(e.time) && (!created || Date.parse(e.time) >= Date.parse(created)),
         `${key}: time, when the entry was last written (an RFC 3339 timestamp not before the creation, ${created})`,
         show(e.time),
         why,

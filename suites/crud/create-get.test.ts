@@ -2,7 +2,14 @@
 // the values the server generates at write time (uid, creationTimestamp, resourceVersion, names
 // from generateName).
 import { describe } from 'vitest';
-import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
+import {
+  check,
+  checkDnsSubdomain,
+  checkEqual,
+  checkRfc3339,
+  checkStatus,
+  show,
+} from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { configMap, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
 
@@ -40,16 +47,17 @@ describe('crud: create and get', () => {
       const r = await client.post(paths.configmaps(ns.name), configMap(uniqueName('cm')));
       checkStatus(r, 201);
       const m = r.json.metadata;
-      check(typeof m.uid === 'string' && m.uid.length > 0, 'a non-empty uid', JSON.stringify(m.uid));
-      check(
-        !Number.isNaN(Date.parse(m.creationTimestamp)),
-        'an RFC 3339 creationTimestamp',
-        JSON.stringify(m.creationTimestamp),
+      // uid: "random, unique identifier" and resourceVersion: "opaque": no format beyond a string
+      check(typeof m.uid === 'string' && m.uid.length > 0, 'a non-empty uid string', show(m.uid));
+      checkRfc3339(
+        m.creationTimestamp,
+        'creationTimestamp',
+        'creationTimestamp: timestamp, set by the server',
       );
       check(
         typeof m.resourceVersion === 'string' && m.resourceVersion !== '',
-        'a resourceVersion string',
-        JSON.stringify(m.resourceVersion),
+        'a non-empty resourceVersion string',
+        show(m.resourceVersion),
       );
     },
   );
@@ -114,13 +122,15 @@ describe('crud: create and get', () => {
       );
       for (const r of made) checkStatus(r, 201, undefined, 'each create with generateName succeeds');
       const names: string[] = made.map((r) => r.json.metadata.name);
-      for (const n of names)
+      for (const n of names) {
         check(
           typeof n === 'string' && n.startsWith(prefix) && n.length > prefix.length,
           `a name "${prefix}<random>"`,
           show(n),
           'the generated name extends generateName',
         );
+        checkDnsSubdomain(n, 'the generated name', 'a ConfigMap name is a DNS subdomain');
+      }
       checkEqual(
         new Set(names).size,
         names.length,
@@ -183,6 +193,11 @@ describe('crud: create and get', () => {
         r.json.metadata.creationTimestamp !== clientTime,
         'a creationTimestamp set by the server',
         show(r.json.metadata.creationTimestamp),
+        'create response',
+      );
+      checkRfc3339(
+        r.json.metadata.creationTimestamp,
+        'the creationTimestamp the server set',
         'create response',
       );
       const g = await client.get(paths.configmap(ns.name, name));

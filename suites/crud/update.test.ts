@@ -3,7 +3,7 @@
 // Beyond the text: create-on-PUT for kinds that allow it, and generation.
 import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { configMap, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
 import { DEPLOYMENTS, deployment, deploymentPath, LEASES, lease, leasePath } from './objects.ts';
@@ -128,7 +128,7 @@ describe('crud: update', () => {
       level: 'BEYOND',
     },
     async ({ client, skip }) => {
-      if (!(await capabilities(client)).resources.has(LEASES)) skip(`${LEASES} is not served`);
+      if (!(await capabilities(client)).resources.has(LEASES)) skip(notServed(LEASES));
       const name = uniqueName('lease');
       const r = await client.put(leasePath(ns.name, name), lease(name));
       checkStatus(
@@ -174,7 +174,7 @@ describe('crud: update', () => {
       level: 'BEYOND',
     },
     async ({ client, skip, step }) => {
-      if (!(await capabilities(client)).resources.has(DEPLOYMENTS)) skip(`${DEPLOYMENTS} is not served`);
+      if (!(await capabilities(client)).resources.has(DEPLOYMENTS)) skip(notServed(DEPLOYMENTS));
       const name = uniqueName('deploy');
       const c = await client.post(deploymentPath(ns.name), deployment(name, 1));
       checkStatus(c, 201);

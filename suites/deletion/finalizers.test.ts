@@ -2,7 +2,14 @@
 // finalizers moves it from Live to Finalizing (deletionTimestamp set, still readable); it stays
 // Finalizing while finalizers remain and is removed when the last one goes.
 import { afterAll, describe } from 'vitest';
-import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
+import {
+  check,
+  checkEqual,
+  checkRfc3339,
+  checkStatus,
+  parseRfc3339,
+  show,
+} from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { configMap, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
 import { session } from '../../harness/src/session.ts';
@@ -35,11 +42,17 @@ describe('deletion: finalizers', () => {
       const g = await client.get(path);
       checkStatus(g, 200, undefined, 'a Finalizing object is still readable');
       const ts = g.json.metadata.deletionTimestamp;
-      const at = Date.parse(ts);
-      const created = Date.parse(o.metadata.creationTimestamp);
+      checkRfc3339(
+        ts,
+        'deletionTimestamp',
+        'deletionTimestamp: timestamp, set when a delete is first requested',
+      );
+      checkRfc3339(o.metadata.creationTimestamp, 'creationTimestamp');
+      const at = parseRfc3339(ts)!;
+      const created = parseRfc3339(o.metadata.creationTimestamp)!;
       // measured against creationTimestamp (the server's own clock): the case runs in well under a minute
       check(
-        !Number.isNaN(at) && at >= created - 1_000 && at <= created + 60_000,
+        at >= created - 1_000 && at <= created + 60_000,
         `a deletionTimestamp at the time of the request (creationTimestamp ${o.metadata.creationTimestamp} .. +60 s)`,
         show(ts),
       );

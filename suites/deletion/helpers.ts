@@ -2,7 +2,7 @@
 // (PUT, merge patch, JSON Patch), bounded polling, and a namespace kept Terminating by a held
 // object for the time of a case.
 import { randomBytes } from 'node:crypto';
-import { check, checkStatus, show } from '../../harness/src/assert.ts';
+import { check, checkStatus, isRfc3339, show } from '../../harness/src/assert.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { configMap, paths, uniqueName } from '../../harness/src/fixtures.ts';
 
@@ -124,7 +124,7 @@ export async function withTerminatingNamespace(
     checkStatus(d, [200, 202], undefined, `setup: delete namespace ${ns}`);
     const g = await client.get(paths.namespace(ns));
     check(
-      g.status === 200 && !!g.json.metadata?.deletionTimestamp,
+      g.status === 200 && isRfc3339(g.json.metadata?.deletionTimestamp),
       `namespace ${ns} still present with deletionTimestamp set (it holds ${held}, which has a finalizer)`,
       g.describe(),
       'setup: a namespace being deleted',

@@ -3,7 +3,7 @@
 // terminating namespace is blocked. Each case makes its own namespaces and waits for their
 // removal with a bounded poll.
 import { describe } from 'vitest';
-import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
+import { check, checkEqual, checkStatus, isRfc3339, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { namespaceControllerHint } from '../../harness/src/controllers.ts';
 import { configMap, paths, uniqueName } from '../../harness/src/fixtures.ts';
@@ -48,7 +48,7 @@ describe('deletion: namespaces', () => {
         checkStatus(d, [200, 202], undefined, 'the delete request for the namespace');
         const g = await client.get(paths.namespace(ns));
         check(
-          g.status === 404 || (g.status === 200 && !!g.json.metadata?.deletionTimestamp),
+          g.status === 404 || (g.status === 200 && isRfc3339(g.json.metadata?.deletionTimestamp)),
           'the namespace is gone or being deleted (deletionTimestamp set)',
           g.describe(),
         );
@@ -102,14 +102,14 @@ describe('deletion: namespaces', () => {
           check(emptied, `${show(free)} deleted within ${TIMEOUT_MS / 1000} s`, 'still listed');
           const n = await client.get(paths.namespace(ns));
           check(
-            n.status === 200 && !!n.json.metadata?.deletionTimestamp,
+            n.status === 200 && isRfc3339(n.json.metadata?.deletionTimestamp),
             'the namespace remains, being deleted, while the held object does',
             n.describe(),
           );
           const h = await client.get(paths.configmap(ns, held));
           checkStatus(h, 200, undefined, 'the held object remains while its finalizer does');
           check(
-            !!h.json.metadata?.deletionTimestamp,
+            isRfc3339(h.json.metadata?.deletionTimestamp),
             'the held object is being deleted (deletionTimestamp set)',
             show(h.json.metadata),
           );

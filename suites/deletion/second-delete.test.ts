@@ -3,7 +3,7 @@
 // the case waits over a second, since timestamps have one-second resolution, and files run
 // in parallel.)
 import { afterAll, describe } from 'vitest';
-import { checkEqual, checkStatus } from '../../harness/src/assert.ts';
+import { checkEqual, checkRfc3339, checkStatus } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { paths, useNamespace } from '../../harness/src/fixtures.ts';
 import { session } from '../../harness/src/session.ts';
@@ -30,6 +30,7 @@ describe('deletion: repeated delete requests', () => {
       const first = await client.get(path);
       checkStatus(first, 200);
       const ts = first.json.metadata.deletionTimestamp;
+      checkRfc3339(ts, 'deletionTimestamp after the first delete request');
       await step('wait past the next second', () => new Promise((r) => setTimeout(r, 1_100)));
       const again = await client.delete(path);
       checkStatus(again, [200, 202], undefined, 'a delete request on a Finalizing object is accepted');

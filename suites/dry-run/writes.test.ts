@@ -3,7 +3,7 @@
 // unchanged afterwards, and a watch opened before sees no event for it.
 import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
-import { check, checkStatus, show } from '../../harness/src/assert.ts';
+import { check, checkDnsSubdomain, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
 import { configMap, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
@@ -239,7 +239,8 @@ describe('dry-run: writes are not persisted', () => {
         show(name),
         'generateName: the server generates a unique name',
       );
-      const g = await client.get(paths.configmap(ns.name, name as string));
+      checkDnsSubdomain(name, 'the generated name', 'a ConfigMap name is a DNS subdomain');
+      const g = await client.get(paths.configmap(ns.name, name));
       checkStatus(g, 404, undefined, 'nothing is persisted under the generated name');
       const list = await client.get(paths.configmaps(ns.name));
       checkStatus(list, 200);

@@ -5,13 +5,12 @@
 // the rule stay in EXAMPLES and run every time.
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { check, checkStatus, checkStatusObject, show } from '../../harness/src/assert.ts';
+import { check, checkStatus, checkStatusObject, isDnsSubdomain, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { configMap, paths, useNamespace } from '../../harness/src/fixtures.ts';
 import { propertySettings } from '../../harness/src/session.ts';
 
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const isSubdomain = (s: string) => s.length <= 253 && SUBDOMAIN.test(s);
+const isSubdomain = isDnsSubdomain;
 
 const nameArb: fc.Arbitrary<string> = fc.oneof(
   fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,6}[a-z0-9])?){0,2}$/),

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import type { Client } from '../../harness/src/client.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import { session } from '../../harness/src/session.ts';
 
 export const CRD_GROUP_VERSION = 'apiextensions.orch.io/v1';
@@ -86,7 +86,7 @@ export function useCustomResource(prefix: string, o: CustomResourceOptions): Cus
 async function define(c: Client, fx: CustomResourceFixture, o: CustomResourceOptions): Promise<string> {
   const caps = await capabilities(c);
   if (!caps.resources.has(`${CRD_GROUP_VERSION}/customresourcedefinitions`))
-    return `the endpoint does not serve ${CRD_GROUP_VERSION} customresourcedefinitions`;
+    return notServed(`${CRD_GROUP_VERSION}/customresourcedefinitions`);
   const version: Record<string, unknown> = {
     name: fx.version,
     served: true,

@@ -3,7 +3,7 @@
 // Kubernetes (a list of containers merges by the key `name`; `$patch: delete` removes an entry).
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
@@ -49,7 +49,7 @@ describe('patch: strategic merge patch', () => {
   /** A Deployment with container `a` (image a:1, one env var); skips when apps/v1 is not served. */
   async function makeDeployment(client: Client, skip: (r: string) => never): Promise<string> {
     const caps = await capabilities(client);
-    if (!caps.resources.has('apps/v1/deployments')) skip('the endpoint does not serve apps/v1 deployments');
+    if (!caps.resources.has('apps/v1/deployments')) skip(notServed('apps/v1/deployments'));
     const name = uniqueName('dep');
     const r = await client.post(
       deployments(ns.name),

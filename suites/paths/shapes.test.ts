@@ -3,7 +3,7 @@
 // type. Each case makes objects in two namespaces so a path that ignores its scope shows.
 import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { configMap, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
@@ -53,7 +53,10 @@ const GROUP_TYPES: GroupType[] = [
 async function groupType(client: Client, skip: (r: string) => never): Promise<GroupType> {
   const caps = await capabilities(client);
   const t = GROUP_TYPES.find((g) => caps.resources.has(`${g.groupVersion}/${g.plural}`));
-  if (!t) skip(`none of ${GROUP_TYPES.map((g) => `${g.groupVersion}/${g.plural}`).join(', ')} is served`);
+  if (!t)
+    skip(
+      `the target serves none of ${GROUP_TYPES.map((g) => `${g.groupVersion}/${g.plural}`).join(', ')}: ${notServed(`${GROUP_TYPES[0]!.groupVersion}/${GROUP_TYPES[0]!.plural}`).replace(/^.*?: /, '')}`,
+    );
   return t;
 }
 

@@ -2,7 +2,7 @@
 // named resource, cluster or namespace scoped, and cannot be reached across several resources.
 import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
@@ -25,7 +25,7 @@ function pod(name: string) {
 
 async function needs(client: Client, skip: (r: string) => never, ...resources: string[]): Promise<void> {
   const caps = await capabilities(client);
-  for (const r of resources) if (!caps.resources.has(r)) skip(`${r} is not served`);
+  for (const r of resources) if (!caps.resources.has(r)) skip(notServed(r));
 }
 
 async function makePod(client: Client, ns: string, name = uniqueName('pod')): Promise<any> {

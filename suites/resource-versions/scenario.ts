@@ -4,9 +4,10 @@
 // this history, never from what the server answered to another request.
 import { randomBytes } from 'node:crypto';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
+import type { CaseContext } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { configMap, paths } from '../../harness/src/fixtures.ts';
-import { WatchStream } from '../../harness/src/watch.ts';
+import { type ExpiryUse, expiredVersion } from '../../harness/src/retention.ts';
 import type { MarkName, SymbolicRv, Write } from './table-cases.ts';
 
 export type Data = Record<string, string>;
@@ -162,8 +163,11 @@ export class Scenario {
     return this.log.filter((c) => c.state > v.state);
   }
 
-  /** The value to send for a symbolic version; skips the case when the target has none. */
-  async resolve(rv: SymbolicRv, skip: (reason: string) => never): Promise<string | undefined> {
+  /**
+   * The value to send for a symbolic version; skips the case when the target has none. An
+   * expired version is found for the way the case uses it (harness/src/retention.ts).
+   */
+  async resolve(rv: SymbolicRv, t: CaseContext, use: ExpiryUse): Promise<string | undefined> {
     switch (rv) {
       case 'unset':
         return undefined;
@@ -175,48 +179,16 @@ export class Scenario {
       case 'future': {
         const base = this.marks.get('current')?.rv ?? this.versions[this.versions.length - 1]?.rv;
         if (!base || !/^\d+$/.test(base))
-          skip(
+          t.skip(
             `the target's resource versions (${show(base)}) are not decimal numbers, so the suite cannot name one it has not reached`,
           );
         // far enough ahead that no concurrent writer reaches it while the server waits
         return String(BigInt(base) + 1_000_000n);
       }
-      case 'expired': {
-        const v = await expiredVersion(this.client, this.path);
-        if (!v.rv) skip(v.reason);
-        return v.rv;
-      }
+      case 'expired':
+        return t.step('a version the target no longer retains', () => expiredVersion(t, use));
     }
   }
-}
-
-let expired: Promise<{ rv?: string; reason: string }> | undefined;
-
-/**
- * A version older than the target's retained history. Versions are opaque, so the suite
- * tries the oldest one a numbering server can have ever issued ("1"): a target that has run
- * longer than its history window (5 minutes by default) answers an Exact list at it, or a
- * watch from it, with 410. Either answer will do, so a target that gets one of the two
- * wrong still meets the cases of the other. A freshly started target still retains "1",
- * and the cases that need an expired version are skipped.
- */
-function expiredVersion(client: Client, path: string): Promise<{ rv?: string; reason: string }> {
-  expired ??= (async () => {
-    const r = await client.get(path, { query: { resourceVersion: '1', resourceVersionMatch: 'Exact' } });
-    if (r.status === 410) return { rv: '1', reason: '' };
-    const w = await WatchStream.open(client, { path, query: { resourceVersion: '1', timeoutSeconds: 2 } });
-    try {
-      if (w.status === 410) return { rv: '1', reason: '' };
-      const e = w.status === 200 ? await w.next(3_000).catch(() => undefined) : undefined;
-      if (e?.object?.kind === 'Status' && e.object.code === 410) return { rv: '1', reason: '' };
-    } finally {
-      w.close();
-    }
-    return {
-      reason: `needs a resource version older than the target's retained history; the oldest candidate ("1") is still served (an Exact list at it answered ${r.status}, a watch from it reported no 410): the target has not run longer than its history window (5 minutes by default)`,
-    };
-  })();
-  return expired;
 }
 
 export function stateOf(items: unknown): State {

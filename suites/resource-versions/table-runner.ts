@@ -63,7 +63,7 @@ function queryText(q: Record<string, unknown>): string {
 
 export async function runGet(c: GetCase, setup: Write[], t: CaseContext): Promise<void> {
   await withScenario(t, c.setup ?? setup, async (sc) => {
-    const rv = await sc.resolve(c.request.rv, t.skip);
+    const rv = await sc.resolve(c.request.rv, t, 'exact-list');
     const r = await t.step(`get ${c.request.name} with ${queryText({ resourceVersion: rv })}`, () =>
       t.client.get(paths.configmap(sc.ns, c.request.name), { query: { resourceVersion: rv } }),
     );
@@ -126,8 +126,9 @@ function pageOf(r: Response): Page {
 
 export async function runList(c: ListCase, setup: Write[], t: CaseContext): Promise<void> {
   await withScenario(t, c.setup ?? setup, async (sc) => {
-    const rv = await sc.resolve(c.request.rv, t.skip);
     const limit = c.request.limit;
+    // with a limit and no resourceVersionMatch a version is read as Exact too, paged
+    const rv = await sc.resolve(c.request.rv, t, limit ? 'paged-list' : 'exact-list');
     let first: Page | undefined;
     let snapshot: State | undefined;
     if (c.request.continue) {
@@ -318,7 +319,7 @@ function checkChanges(evs: WatchEvent[], want: Change[], why: string): void {
 
 export async function runWatch(c: WatchCase, setup: Write[], t: CaseContext): Promise<void> {
   await withScenario(t, c.setup ?? setup, async (sc) => {
-    const rv = await sc.resolve(c.request.rv, t.skip);
+    const rv = await sc.resolve(c.request.rv, t, 'watch');
     const after = c.after ?? [];
     const applyAfter = () =>
       t.step(`then: ${after.map((x) => Object.entries(x)[0]!.join(' ')).join(', ')}`, async () => {

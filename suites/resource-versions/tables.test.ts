@@ -1,7 +1,7 @@
 // doc1 § Resource version semantics: the get, watch and list tables, one case per cell, from
 // the YAML files in cases/ (validated by cases.schema.json when this file loads).
 import { describe } from 'vitest';
-import { conformance } from '../../harness/src/case.ts';
+import { type CaseOptions, conformance } from '../../harness/src/case.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
 import { type CaseFile, loadAll } from './table-cases.ts';
 import { runGet, runList, runWatch } from './table-runner.ts';
@@ -12,14 +12,20 @@ function def(c: CaseFile['cases'][number]): CaseDef {
   return { id: c.id, title: c.title, doc: 1, section: c.section ?? SECTION, place: c.place, level: c.level };
 }
 
+/** A row at an expired version runs against a target whose history it can outlive. */
+function options(c: CaseFile['cases'][number]): CaseOptions {
+  return c.request.rv === 'expired' ? { needs: { expiredVersions: true } } : {};
+}
+
 describe('resource-versions: doc1 tables', () => {
   for (const file of loadAll()) {
     const setup = file.setup ?? [];
     describe(`${file.table} table`, () => {
-      if (file.table === 'get') for (const c of file.cases) conformance(def(c), (t) => runGet(c, setup, t));
+      if (file.table === 'get')
+        for (const c of file.cases) conformance(def(c), (t) => runGet(c, setup, t), options(c));
       else if (file.table === 'watch')
-        for (const c of file.cases) conformance(def(c), (t) => runWatch(c, setup, t));
-      else for (const c of file.cases) conformance(def(c), (t) => runList(c, setup, t));
+        for (const c of file.cases) conformance(def(c), (t) => runWatch(c, setup, t), options(c));
+      else for (const c of file.cases) conformance(def(c), (t) => runList(c, setup, t), options(c));
     });
   }
 });

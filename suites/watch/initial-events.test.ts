@@ -1,11 +1,10 @@
 // doc1 § Streaming initial state: with sendInitialEvents=true, allowWatchBookmarks=true and
 // resourceVersionMatch=NotOlderThan the stream is the synthetic ADDED events of the state, one
 // BOOKMARK at the version synced to, then the regular stream. The feature needs the WatchList
-// gate: the cases that use it skip when the target refuses it, and one checks the refusal.
+// gate: the cases that use it run against a target with the gate on, and one checks the
+// refusal against a target with it off (harness/src/targets.ts routes them).
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
-import type { Client } from '../../harness/src/client.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { WatchEvent, WatchStream } from '../../harness/src/watch.ts';
 import {
@@ -32,10 +31,9 @@ const WATCH_LIST = {
   resourceVersionMatch: 'NotOlderThan',
 };
 
-async function needsWatchList(client: Client, skip: (r: string) => never): Promise<void> {
-  if (!(await capabilities(client)).watchList)
-    skip('the target refuses sendInitialEvents (the WatchList feature gate is off)');
-}
+/** The cases of the feature run against a target with the gate on; one against a target with it off. */
+const GATE_ON = { needs: { featureGates: { WatchList: true } } };
+const GATE_OFF = { needs: { featureGates: { WatchList: false } } };
 
 /** Reads the initial part of a watch-list stream: the events up to the first BOOKMARK. */
 async function initialPart(s: WatchStream): Promise<{ added: WatchEvent[]; bookmark: WatchEvent }> {
@@ -72,8 +70,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         'the stream is: synthetic ADDED events for every existing object, then a BOOKMARK whose resourceVersion is the version synced to, then the regular watch stream',
       level: 'MUST',
     },
-    async ({ client, skip }) => {
-      await needsWatchList(client, skip);
+    async ({ client }) => {
       await withRoom(client, async (room) => {
         await history(room);
         const s = await room.watchOk(WATCH_LIST);
@@ -101,6 +98,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         });
       });
     },
+    GATE_ON,
   );
 
   conformance(
@@ -114,8 +112,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         'then a BOOKMARK whose resourceVersion is the version synced to (its mark, the annotation orch.io/initial-events-end: not shown)',
       level: 'BEYOND',
     },
-    async ({ client, skip }) => {
-      await needsWatchList(client, skip);
+    async ({ client }) => {
       await withRoom(client, async (room) => {
         await room.create('a', { v: '0' });
         const s = await room.watchOk(WATCH_LIST);
@@ -131,6 +128,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         check(other.length === 0, `no annotation but ${END_ANNOTATION}`, show(bookmark.object));
       });
     },
+    GATE_ON,
   );
 
   conformance(
@@ -143,8 +141,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       place: 'then a BOOKMARK whose resourceVersion is the version synced to',
       level: 'MUST',
     },
-    async ({ client, skip }) => {
-      await needsWatchList(client, skip);
+    async ({ client }) => {
       await withRoom(client, async (room) => {
         await history(room);
         const s = await room.watchOk(WATCH_LIST);
@@ -174,6 +171,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         );
       });
     },
+    GATE_ON,
   );
 
   conformance(
@@ -186,8 +184,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       place: 'if set, the bookmark is sent once state is at least that version',
       level: 'MUST',
     },
-    async ({ client, skip }) => {
-      await needsWatchList(client, skip);
+    async ({ client }) => {
       await withRoom(client, async (room) => {
         await history(room);
         const last = await room.update('b', { v: '9' });
@@ -200,6 +197,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         );
       });
     },
+    GATE_ON,
   );
 
   conformance(
@@ -213,8 +211,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         'If `resourceVersion` is empty or absent this is a consistent read (the bookmark is sent once state is at least as new as the read started)',
       level: 'MUST',
     },
-    async ({ client, skip }) => {
-      await needsWatchList(client, skip);
+    async ({ client }) => {
       await withRoom(client, async (room) => {
         for (let round = 0; round < 3; round++) {
           await room.create(`n${round}`, { v: '0' });
@@ -230,6 +227,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         }
       });
     },
+    GATE_ON,
   );
 
   conformance(
@@ -243,8 +241,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         'sendInitialEvents | watch | ... requires `resourceVersionMatch=NotOlderThan` (the refusal: not shown)',
       level: 'BEYOND',
     },
-    async ({ client, skip }) => {
-      await needsWatchList(client, skip);
+    async ({ client }) => {
       await withRoom(client, async (room) => {
         const r = await client.get(room.path, {
           query: { watch: 1, sendInitialEvents: 'true', allowWatchBookmarks: 'true', timeoutSeconds: 1 },
@@ -252,6 +249,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         checkStatus(r, 422, 'Invalid', 'Kubernetes validates the list options before streaming');
       });
     },
+    GATE_ON,
   );
 
   conformance(
@@ -263,8 +261,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       place: 'The feature is alpha and needs the `WatchList` gate (the answer without it: not shown)',
       level: 'BEYOND',
     },
-    async ({ client, skip }) => {
-      if ((await capabilities(client)).watchList) skip('the target has the WatchList gate on');
+    async ({ client }) => {
       await withRoom(client, async (room) => {
         const r = await client.get(room.path, { query: { ...WATCH_LIST, timeoutSeconds: 1 } });
         checkStatus(
@@ -280,5 +277,6 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         );
       });
     },
+    GATE_OFF,
   );
 });

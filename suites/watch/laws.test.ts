@@ -9,13 +9,13 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
+import { expiredVersion } from '../../harness/src/retention.ts';
 import { propertySettings } from '../../harness/src/session.ts';
 import type { WatchEvent, WatchStream } from '../../harness/src/watch.ts';
 import {
   checkEvents,
   type Data,
   type Expected,
-  expiredVersion,
   isBookmark,
   isDeletionType,
   lines,
@@ -302,10 +302,11 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
       place: 'On 410 it clears its cache, lists again and watches from the newly returned version',
       level: 'MUST',
     },
-    async ({ client, skip }) => {
-      const probe = await withRoom(client, (room) => expiredVersion(client, room.path), 'wgone');
-      if (!probe.rv) skip(probe.reason);
-      const expired = probe.rv;
+    async (t) => {
+      const { client } = t;
+      const expired = await t.step('a version the target no longer retains', () =>
+        expiredVersion(t, 'watch'),
+      );
       await fc.assert(
         fc.asyncProperty(opsArb, opsArb, (before, after) =>
           withRoom(
@@ -331,7 +332,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
         { ...propertySettings(RUNS), examples: EDGES.map((e) => [e, e] as [Op[], Op[]]) },
       );
     },
-    { timeout: 120_000 },
+    { timeout: 120_000, needs: { expiredVersions: true } },
   );
   conformance(
     {

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
-import { capabilities } from '../../harness/src/capabilities.ts';
+import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { paths } from '../../harness/src/fixtures.ts';
 import { WatchStream } from '../../harness/src/watch.ts';
@@ -145,11 +145,7 @@ describe('watch: scopes', () => {
     },
     async ({ client, skip }) => {
       const caps = await capabilities(client);
-      if (!caps.resources.has(LEASES)) skip(`the target does not serve ${LEASES}`);
-      if (!caps.watchList)
-        skip(
-          'the target refuses sendInitialEvents (the WatchList feature gate is off), so no BOOKMARK is certain',
-        );
+      if (!caps.resources.has(LEASES)) skip(notServed(LEASES));
       await withRoom(client, async (room) => {
         const r = await client.post(leases(room.ns), {
           apiVersion: 'coordination.orch.io/v1',
@@ -180,5 +176,7 @@ describe('watch: scopes', () => {
         checkBookmarkShape(events[events.length - 1]!, 'Lease', 'coordination.orch.io/v1', ['annotations']);
       });
     },
+    // the watch-list BOOKMARK is certain only with the gate on
+    { needs: { featureGates: { WatchList: true } } },
   );
 });

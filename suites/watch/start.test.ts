@@ -4,10 +4,10 @@
 import { describe } from 'vitest';
 import { check, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
+import { expiredVersion } from '../../harness/src/retention.ts';
 import {
   checkEvents,
   type Data,
-  expiredVersion,
   isBookmark,
   isDeletionType,
   lines,
@@ -199,12 +199,14 @@ describe('watch: start version', () => {
       place: '410 Gone | Watch or Exact list at a version no longer retained',
       level: 'MUST',
     },
-    async ({ client, skip }) => {
-      await withRoom(client, async (room) => {
+    async (t) => {
+      const expired = await t.step('a version the target no longer retains', () =>
+        expiredVersion(t, 'watch'),
+      );
+      await withRoom(t.client, async (room) => {
+        // changes made since that version: a watch that served it would stream them
         for (let i = 0; i < 5; i++) await room.create(`o${i}`, { v: String(i) });
-        const ex = await expiredVersion(client, room.path);
-        if (!ex.rv) skip(ex.reason);
-        const s = await room.watch({ watch: 1, resourceVersion: ex.rv });
+        const s = await room.watch({ watch: 1, resourceVersion: expired });
         const g = await readGone(s);
         check(
           g.before.length === 0,
@@ -218,6 +220,7 @@ describe('watch: start version', () => {
         );
       });
     },
+    { needs: { expiredVersions: true } },
   );
 
   conformance(
@@ -231,12 +234,14 @@ describe('watch: start version', () => {
         '410 Gone | Watch or Exact list at a version no longer retained (the form of the 410 on a watch: not shown)',
       level: 'BEYOND',
     },
-    async ({ client, skip }) => {
-      await withRoom(client, async (room) => {
+    async (t) => {
+      const expired = await t.step('a version the target no longer retains', () =>
+        expiredVersion(t, 'watch'),
+      );
+      await withRoom(t.client, async (room) => {
+        // changes made since that version: a watch that served it would stream them
         for (let i = 0; i < 5; i++) await room.create(`o${i}`, { v: String(i) });
-        const ex = await expiredVersion(client, room.path);
-        if (!ex.rv) skip(ex.reason);
-        const s = await room.watch({ watch: 1, resourceVersion: ex.rv });
+        const s = await room.watch({ watch: 1, resourceVersion: expired });
         check(s.status === 200, 'HTTP 200 (Kubernetes reports the expiry in the stream)', `HTTP ${s.status}`);
         const g = await readGone(s);
         check(g.before.length === 0, 'no event before the ERROR', lines(g.before));
@@ -257,5 +262,6 @@ describe('watch: start version', () => {
         }
       });
     },
+    { needs: { expiredVersions: true } },
   );
 });

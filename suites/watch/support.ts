@@ -364,19 +364,6 @@ export function checkBookmarkShape(
   check(meta.length === 0, 'metadata with only resourceVersion', show(o), why);
 }
 
-/**
- * Whether the target no longer retains resource version "1" (an Exact list at it answers
- * 410). Versions are opaque; "1" is the oldest a numbering server can have issued, so a
- * target that has run longer than its history window (5 minutes by default) has let it go.
- */
-export async function expiredVersion(client: Client, path: string): Promise<{ rv?: string; reason: string }> {
-  const r = await client.get(path, { query: { resourceVersion: '1', resourceVersionMatch: 'Exact' } });
-  if (r.status === 410) return { rv: '1', reason: '' };
-  return {
-    reason: `needs a resource version older than the target's retained history; the oldest candidate ("1") is still retained (an Exact list at it answered ${r.status}): the target has not run longer than its history window (5 minutes by default)`,
-  };
-}
-
 /** The 410 of a watch: the HTTP status, or a Status with code 410 in the stream. */
 export async function readGone(
   s: WatchStream,

@@ -10,7 +10,7 @@ import {
   encodeObject,
   PROTOBUF_PREFIX,
   ProtobufDecodeError,
-} from '../../harness/src/protobuf.ts';
+} from '../src/protobuf.ts';
 
 describe('harness Protobuf codec (self-test)', () => {
   const cm = {

@@ -1,0 +1,28 @@
+// The environment the suites read their targets from: process.env, plus what the `suites`
+// project of `npm test` provides (scripts/embedded-setup.ts). The global setup hands the
+// embedded servers over with vitest's provide/inject rather than process.env: a variable it
+// set would leak into every other test process of `npm test`, among them the ones that point
+// the suites at servers of their own.
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** ORCH_* variables describing the embedded servers (scripts/embedded.ts). */
+    orchEnv?: Record<string, string>;
+  }
+}
+
+let merged: NodeJS.ProcessEnv | undefined;
+
+export function runEnv(): NodeJS.ProcessEnv {
+  if (merged) return merged;
+  let provided: Record<string, string> | undefined;
+  try {
+    provided = inject('orchEnv');
+  } catch {
+    // not in a vitest worker (a script): process.env alone
+    provided = undefined;
+  }
+  merged = provided ? { ...process.env, ...provided } : process.env;
+  return merged;
+}

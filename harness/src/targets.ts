@@ -1,0 +1,259 @@
+// Which server a case runs against. A case declares what it needs of a server beyond the API
+// (`needs`: versions that expire, continue tokens that expire, periodic BOOKMARKs, a feature
+// gate on or off); the run has one or more targets, each with what is declared about it
+// (its retention, its bookmark interval, its gates). Routing picks the first target that
+// meets the needs:
+//
+//  - the embedded run (ORCH_EMBEDDED=1) starts reference servers that cover every need
+//    (scripts/embedded.ts) and declares each; a need none of them meets is a harness bug,
+//    and the case fails;
+//  - any other run has the target the user gave (ORCH_ENDPOINT / kubeconfig), with what the
+//    user declares about it (ORCH_HISTORY_SECONDS, ORCH_CONTINUE_TTL_SECONDS,
+//    ORCH_BOOKMARK_SECONDS, ORCH_FEATURE_GATES), and optional further targets
+//    (ORCH_EXTRA_TARGETS); what is not declared is probed where a probe cannot be fooled
+//    by the fault it guards, else the case skips with a reason that says how to make it run.
+//
+// Once a retention is declared the cases rely on it: a version older than the declared
+// history window, or a continue token older than its declared lifetime, must answer 410.
+import type { Client } from './client.ts';
+import { watchListGate } from './capabilities.ts';
+import { runEnv } from './run-env.ts';
+import { clientFor } from './session.ts';
+import { resolveTarget, type Target } from './target.ts';
+
+/** The longest a case waits for a declared window to pass (history, token lifetime, bookmark). */
+export const MAX_WAIT_SECONDS = 60;
+
+/** What is declared about a target (seconds; gates by name). Undeclared: unknown. */
+export interface Declared {
+  /** Versions superseded longer ago than this are gone: a watch from one, or an Exact list at one, answers 410. */
+  historySeconds?: number;
+  /** A continue token is refused with 410 once older than this. */
+  continueTtlSeconds?: number;
+  /** A watch with allowWatchBookmarks=true gets a BOOKMARK at least this often. */
+  bookmarkSeconds?: number;
+  featureGates?: Record<string, boolean>;
+}
+
+export interface NamedTarget {
+  /** "main" for the target the run was given; the embedded servers have their own names. */
+  name: string;
+  target: Target;
+  declared: Declared;
+  /** For reports: how the server was made (embedded runs). */
+  about?: string;
+}
+
+export interface Needs {
+  /**
+   * A resource version older than the target's history: a declared window of at most
+   * MAX_WAIT_SECONDS (the case waits it out), or, undeclared, one the case finds by probing
+   * (harness/src/retention.ts).
+   */
+  expiredVersions?: true;
+  /** Continue tokens that expire after a declared lifetime of at most MAX_WAIT_SECONDS. */
+  continueTokenExpiry?: true;
+  /** BOOKMARKs at a declared interval of at most MAX_WAIT_SECONDS. */
+  periodicBookmarks?: true;
+  /** Feature gates on (true) or off (false). */
+  featureGates?: Record<string, boolean>;
+}
+
+/** The environment variable of each declaration about the main target. */
+export const DECLARE_ENV = {
+  historySeconds: 'ORCH_HISTORY_SECONDS',
+  continueTtlSeconds: 'ORCH_CONTINUE_TTL_SECONDS',
+  bookmarkSeconds: 'ORCH_BOOKMARK_SECONDS',
+  featureGates: 'ORCH_FEATURE_GATES',
+} as const;
+
+function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}="${v}" is not a positive number of seconds`);
+  return n;
+}
+
+/** `WatchList=true,Other=false` */
+export function parseGates(s: string, what: string = DECLARE_ENV.featureGates): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const m = /^([A-Za-z0-9]+)=(true|false)$/.exec(part);
+    if (!m) throw new Error(`${what}: "${part}" is not Gate=true or Gate=false`);
+    out[m[1]!] = m[2] === 'true';
+  }
+  return out;
+}
+
+/** What the user declares about the main target (ORCH_HISTORY_SECONDS ...). */
+export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared {
+  const d: Declared = {};
+  const h = seconds(env, DECLARE_ENV.historySeconds);
+  if (h !== undefined) d.historySeconds = h;
+  const c = seconds(env, DECLARE_ENV.continueTtlSeconds);
+  if (c !== undefined) d.continueTtlSeconds = c;
+  const b = seconds(env, DECLARE_ENV.bookmarkSeconds);
+  if (b !== undefined) d.bookmarkSeconds = b;
+  const g = env[DECLARE_ENV.featureGates];
+  if (g) d.featureGates = parseGates(g);
+  return d;
+}
+
+/** One further target as ORCH_EXTRA_TARGETS holds it (a JSON array of these). */
+export interface ExtraTargetSpec {
+  name: string;
+  url: string;
+  token?: string;
+  /** PEM CA bundle. */
+  ca?: string;
+  insecure?: boolean;
+  declared?: Declared;
+  about?: string;
+}
+
+export interface RunTargets {
+  /** The targets are the embedded reference servers: every need must be met. */
+  embedded: boolean;
+  targets: NamedTarget[];
+}
+
+let cached: RunTargets | undefined;
+
+/** The run's targets, from the environment the runner sets. */
+export function runTargets(env?: NodeJS.ProcessEnv): RunTargets {
+  if (!env && cached) return cached;
+  const fromRun = !env;
+  env ??= runEnv();
+  const main = resolveTarget({}, env);
+  const targets: NamedTarget[] = [{ name: 'main', target: main, declared: declaredFromEnv(env) }];
+  const extra = env.ORCH_EXTRA_TARGETS;
+  if (extra) {
+    let specs: ExtraTargetSpec[];
+    try {
+      specs = JSON.parse(extra) as ExtraTargetSpec[];
+    } catch (e) {
+      throw new Error(`ORCH_EXTRA_TARGETS is not JSON: ${(e as Error).message}`);
+    }
+    if (!Array.isArray(specs)) throw new Error('ORCH_EXTRA_TARGETS is not a JSON array');
+    for (const s of specs) {
+      if (!s?.name || !s.url) throw new Error('ORCH_EXTRA_TARGETS: every target needs a name and a url');
+      new URL(s.url);
+      targets.push({
+        name: s.name,
+        target: { url: s.url, token: s.token, ca: s.ca, insecure: s.insecure, dialect: main.dialect },
+        declared: s.declared ?? {},
+        about: s.about,
+      });
+    }
+  }
+  const r = { embedded: env.ORCH_EMBEDDED === '1', targets };
+  if (fromRun) cached = r;
+  return r;
+}
+
+/** The needs in words, for messages. */
+export function describeNeeds(n: Needs): string {
+  const out: string[] = [];
+  if (n.expiredVersions) out.push('resource versions older than the history window');
+  if (n.continueTokenExpiry) out.push('continue tokens that expire');
+  if (n.periodicBookmarks) out.push('periodic BOOKMARKs');
+  for (const [g, on] of Object.entries(n.featureGates ?? {}))
+    out.push(`the ${g} feature gate ${on ? 'on' : 'off'}`);
+  return out.join(', ');
+}
+
+/** The longest a case with these needs may wait for a declared window (for its timeout). */
+export function waitBoundMs(n: Needs): number {
+  return n.expiredVersions || n.continueTokenExpiry || n.periodicBookmarks
+    ? (MAX_WAIT_SECONDS + 15) * 1000
+    : 0;
+}
+
+const GATE_FLAGS: Record<string, { on: string; off: string }> = {
+  WatchList: {
+    on: 'kube-apiserver --feature-gates=WatchList=true; the reference server: serve --feature-gates WatchList=true',
+    off: 'kube-apiserver --feature-gates=WatchList=false, the 1.28 default; the reference server: its default',
+  },
+};
+
+/** Why `t` does not meet `needs` (empty when it does); each reason says how to make the case run. */
+export async function unmet(t: NamedTarget, needs: Needs, client: () => Client): Promise<string[]> {
+  const d = t.declared;
+  const out: string[] = [];
+  const tooLong = (what: string, v: number, env: string) =>
+    `its declared ${what} (${env}=${v}) is longer than a case waits (${MAX_WAIT_SECONDS} s): declare a target whose ${what} is at most ${MAX_WAIT_SECONDS} s`;
+  if (needs.expiredVersions && d.historySeconds !== undefined && d.historySeconds > MAX_WAIT_SECONDS)
+    out.push(tooLong('history window', d.historySeconds, DECLARE_ENV.historySeconds));
+  if (needs.continueTokenExpiry) {
+    if (d.continueTtlSeconds === undefined)
+      out.push(
+        `needs a target whose continue tokens expire after a known, short lifetime: declare it with ${DECLARE_ENV.continueTtlSeconds}=N (N <= ${MAX_WAIT_SECONDS}; tokens older than N seconds must then be refused with 410). The reference server: serve --continue-ttl-seconds N; kube-apiserver: a token expires when etcd compacts its revision (--etcd-compaction-interval, default 5m), so declare the compaction interval once it is at most ${MAX_WAIT_SECONDS} s`,
+      );
+    else if (d.continueTtlSeconds > MAX_WAIT_SECONDS)
+      out.push(tooLong('continue-token lifetime', d.continueTtlSeconds, DECLARE_ENV.continueTtlSeconds));
+  }
+  if (needs.periodicBookmarks) {
+    if (d.bookmarkSeconds === undefined)
+      out.push(
+        `needs a target that sends BOOKMARK events at a known interval (doc1: bookmarks are never guaranteed, so the suite cannot wait for one it was not promised): declare it with ${DECLARE_ENV.bookmarkSeconds}=N when a watch with allowWatchBookmarks=true gets a BOOKMARK at least every N seconds (N <= ${MAX_WAIT_SECONDS}). The reference server: serve --bookmark-interval-seconds N; kube-apiserver with its watch cache sends one about every 60 s (${DECLARE_ENV.bookmarkSeconds}=60)`,
+      );
+    else if (d.bookmarkSeconds > MAX_WAIT_SECONDS)
+      out.push(tooLong('bookmark interval', d.bookmarkSeconds, DECLARE_ENV.bookmarkSeconds));
+  }
+  for (const [gate, want] of Object.entries(needs.featureGates ?? {})) {
+    const how = GATE_FLAGS[gate]?.[want ? 'on' : 'off'];
+    const fix = `needs a target with the ${gate} feature gate ${want ? 'on' : 'off'}${how ? ` (${how})` : ''}`;
+    const declared = d.featureGates?.[gate];
+    if (declared !== undefined) {
+      if (declared !== want) out.push(`${fix}; this target is declared with ${gate}=${declared}`);
+      continue;
+    }
+    if (gate !== 'WatchList') {
+      out.push(`${fix}; declare the target's gates with ${DECLARE_ENV.featureGates}=${gate}=${want}`);
+      continue;
+    }
+    // probed: a 200 says on, a 422 says off; any other answer leaves it open, and the case
+    // runs (its own checks then judge the answer), so a broken answer cannot hide as a skip
+    const state = await watchListGate(client());
+    if (state.state !== 'unknown' && (state.state === 'on') !== want)
+      out.push(`${fix}; this target has it ${state.state} (${state.evidence})`);
+  }
+  return out;
+}
+
+export type Route =
+  | { ok: true; target: NamedTarget; client: Client }
+  | { ok: false; reason: string; embedded: boolean };
+
+/** How long a case with these needs waits on this target (seconds; declared windows only). */
+function waitOn(t: NamedTarget, n: Needs): number {
+  const d = t.declared;
+  return Math.max(
+    n.expiredVersions ? (d.historySeconds ?? 0) : 0,
+    n.continueTokenExpiry ? (d.continueTtlSeconds ?? 0) : 0,
+    n.periodicBookmarks ? (d.bookmarkSeconds ?? 0) : 0,
+  );
+}
+
+/**
+ * The target of the run that meets `needs` with the shortest wait (the first of equals: the
+ * main target before the others); or why none does.
+ */
+export async function route(needs: Needs | undefined, run: RunTargets = runTargets()): Promise<Route> {
+  const main = run.targets[0]!;
+  if (!needs) return { ok: true, target: main, client: clientFor(main) };
+  const reasons: string[] = [];
+  let best: NamedTarget | undefined;
+  for (const t of run.targets) {
+    const why = await unmet(t, needs, () => clientFor(t));
+    if (why.length === 0) {
+      if (!best || waitOn(t, needs) < waitOn(best, needs)) best = t;
+    } else reasons.push(run.targets.length > 1 ? `${t.name}: ${why.join('; ')}` : why.join('; '));
+  }
+  if (best) return { ok: true, target: best, client: clientFor(best) };
+  return { ok: false, reason: reasons.join(' | '), embedded: run.embedded };
+}

@@ -1,0 +1,142 @@
+// The embedded run's servers: the main reference server every case runs against, and the
+// servers the cases with `needs` (harness/src/targets.ts) are routed to, each declared as it
+// is built, so that every case runs on the embedded run and none skips:
+//
+//   main         defaults (5 minutes of history, 5-minute continue tokens, a BOOKMARK a
+//                minute), the WatchList gate on so the "Streaming initial state" cases run
+//   short-timers a 4-second history window, 3-second continue tokens, a BOOKMARK every second:
+//                the expired-version, expired-token and bookmark cases wait these out
+//   gates-off    the WatchList gate off: the refusal of sendInitialEvents
+//
+// `orch-conformance run` (scripts/run.ts, so `npm run conformance` too) and the `suites`
+// project of `npm test` (scripts/embedded-setup.ts) both start them here and hand them to the
+// suites as ORCH_* variables (ORCH_ENDPOINT ..., ORCH_EXTRA_TARGETS, ORCH_EMBEDDED=1).
+import type { ServerOptionsInput } from '../reference/src/config.ts';
+import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+import type { Declared, ExtraTargetSpec } from '../harness/src/targets.ts';
+
+interface Spec {
+  name: string;
+  about: string;
+  options: ServerOptionsInput;
+}
+
+export const EMBEDDED_SERVERS: Spec[] = [
+  {
+    name: 'main',
+    about: 'the reference server, WatchList gate on',
+    options: { featureGates: EMBEDDED_GATES },
+  },
+  {
+    name: 'short-timers',
+    about: 'reference server with a 4 s history, 3 s continue tokens, a BOOKMARK every 1 s',
+    options: {
+      featureGates: EMBEDDED_GATES,
+      historySeconds: 4,
+      continueTtlSeconds: 3,
+      bookmarkIntervalMs: 1000,
+    },
+  },
+  {
+    name: 'gates-off',
+    about: 'reference server with the WatchList gate off',
+    options: { featureGates: { WatchList: false } },
+  },
+];
+
+/** What a built server is, as the suites may rely on it. */
+export function declaredOf(s: OrchServer): Declared {
+  const o = s.options;
+  return {
+    historySeconds: o.historySeconds,
+    continueTtlSeconds: o.continueTtlSeconds,
+    bookmarkSeconds: o.bookmarkIntervalMs / 1000,
+    featureGates: { ...o.featureGates },
+  };
+}
+
+export interface Embedded {
+  /** The environment that points the suites at the servers (every EMBEDDED_OWNS key: '' when unused). */
+  env: Record<string, string>;
+  servers: { name: string; about: string; url: string }[];
+  close(): Promise<void>;
+}
+
+/** The main target's declarations as environment variables (harness/src/targets.ts reads them). */
+function declaredEnv(d: Declared): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (d.historySeconds !== undefined) env.ORCH_HISTORY_SECONDS = String(d.historySeconds);
+  if (d.continueTtlSeconds !== undefined) env.ORCH_CONTINUE_TTL_SECONDS = String(d.continueTtlSeconds);
+  if (d.bookmarkSeconds !== undefined) env.ORCH_BOOKMARK_SECONDS = String(d.bookmarkSeconds);
+  if (d.featureGates)
+    env.ORCH_FEATURE_GATES = Object.entries(d.featureGates)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  return env;
+}
+
+/** Starts the embedded servers (HTTPS, in memory). */
+export async function startEmbedded(): Promise<Embedded> {
+  const built: OrchServer[] = [];
+  try {
+    for (const spec of EMBEDDED_SERVERS) {
+      const s = await build({ inMemory: true, tls: true, ...spec.options });
+      built.push(s);
+      await s.listen();
+    }
+  } catch (e) {
+    await Promise.all(built.map((s) => s.close().catch(() => undefined)));
+    throw e;
+  }
+  const [main, ...extra] = built as [OrchServer, ...OrchServer[]];
+  const env: Record<string, string> = {
+    // what a user's shell may hold about another target is blanked, not inherited
+    ...Object.fromEntries(EMBEDDED_OWNS.map((k) => [k, ''])),
+    ORCH_ENDPOINT: main.url!,
+    ORCH_TOKEN: main.adminToken,
+    ORCH_CA: main.caPem!,
+    ORCH_EMBEDDED: '1',
+    ...declaredEnv(declaredOf(main)),
+    ORCH_EXTRA_TARGETS: JSON.stringify(
+      extra.map(
+        (s, i): ExtraTargetSpec => ({
+          name: EMBEDDED_SERVERS[i + 1]!.name,
+          about: EMBEDDED_SERVERS[i + 1]!.about,
+          url: s.url!,
+          token: s.adminToken,
+          ca: s.caPem,
+          declared: declaredOf(s),
+        }),
+      ),
+    ),
+  };
+  return {
+    env,
+    servers: built.map((s, i) => ({
+      name: EMBEDDED_SERVERS[i]!.name,
+      about: EMBEDDED_SERVERS[i]!.about,
+      url: s.url!,
+    })),
+    close: async () => {
+      await Promise.all(built.map((s) => s.close()));
+    },
+  };
+}
+
+/** Variables a user's shell may hold that would misdescribe the embedded servers (blanked). */
+export const EMBEDDED_OWNS = [
+  'ORCH_ENDPOINT',
+  'ORCH_TOKEN',
+  'ORCH_CA',
+  'ORCH_CLIENT_CERT',
+  'ORCH_CLIENT_KEY',
+  'ORCH_INSECURE',
+  'ORCH_KUBECONFIG',
+  'ORCH_CONTEXT',
+  'ORCH_EMBEDDED',
+  'ORCH_EXTRA_TARGETS',
+  'ORCH_HISTORY_SECONDS',
+  'ORCH_CONTINUE_TTL_SECONDS',
+  'ORCH_BOOKMARK_SECONDS',
+  'ORCH_FEATURE_GATES',
+];
