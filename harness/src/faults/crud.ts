@@ -45,6 +45,12 @@ function divert(r: ProxiedRequest, answer: () => ProxiedResponse): ProxiedReques
 }
 const divertedAnswer = (r: ProxiedRequest) => diverted.get(r)?.();
 
+const FAKE_UID = '11111111-2222-3333-4444-555555555555';
+const fakeUid = (o: any) => (o?.metadata?.uid ? { ...o, metadata: { ...o.metadata, uid: FAKE_UID } } : o);
+
+/** PUTs held by update-acknowledged-not-applied (the read sent in their place, to the PUT). */
+const heldPuts = new WeakMap<ProxiedRequest, ProxiedRequest>();
+
 /** Names deleted through the proxy (collection path + name), for name-not-reusable. */
 const deletedNames = new Set<string>();
 
@@ -54,6 +60,7 @@ export const CRUD_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resources and their fields: generateName, the server generates a unique random name (always the same suffix)',
     area: 'crud',
+    catchers: ['crud/create/generate-name'],
     request: (r) => {
       if (r.method !== 'POST' || !COLLECTION.test(r.url.pathname)) return r;
       const b = jsonBody(r);
@@ -68,6 +75,9 @@ export const CRUD_FAULTS: Fault[] = [
     breaks:
       'doc1 § What the service does: a name is unique for its kind within its namespace (a create with a name in use replaces the object)',
     area: 'crud',
+    catchers: ['crud/names/second-create-refused', 'crud/names/law-unique-at-any-time'],
+    // these (beyond doc1) check the same refusal of a name in use, with its reason
+    alsoFails: ['crud/names/already-exists', 'crud/create/name-over-generate-name'],
     response: async (r, res, up) => {
       if (r.method !== 'POST' || res.status !== 409 || !COLLECTION.test(r.url.pathname)) return res;
       const b = jsonBody(r);
@@ -91,6 +101,7 @@ export const CRUD_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resources and their fields: a collection response has kind `<Kind>List` (answered as kind "List")',
     area: 'crud',
+    catchers: ['crud/list/envelope'],
     response: (r, res) =>
       r.method === 'GET' && !isWatch(r) && res.status === 200
         ? mapJson(res, (j) =>
@@ -103,6 +114,7 @@ export const CRUD_FAULTS: Fault[] = [
     breaks:
       'doc1 § Operations: patch is distinct from update; a merge patch is merged into the current object (each named field is replaced whole)',
     area: 'crud',
+    catchers: ['crud/patch/merge-keeps-other-fields'],
     request: (r) => {
       if (r.method !== 'PATCH' || !(r.headers['content-type'] ?? '').includes('merge-patch')) return r;
       const b = jsonBody(r);
@@ -122,29 +134,50 @@ export const CRUD_FAULTS: Fault[] = [
     breaks:
       'doc1 § Update mechanisms: PUT replaces the object (answered 200 with the new object, but nothing stored)',
     area: 'crud',
+    catchers: [
+      'crud/update/replaces-object',
+      'crud/update/put-with-read-version',
+      'crud/list/follows-writes',
+    ],
+    // (beyond doc1) checks that a PUT of a spec change took effect, by the generation it leaves
+    alsoFails: ['crud/update/generation-follows-spec'],
+    // narrowed: only a PUT at the current resourceVersion is acknowledged and dropped; a stale one
+    // goes through (its 409 is another rule). The write is held: a read of the object goes first.
     request: (r) => {
-      if (r.method !== 'PUT' || !RESOURCE.test(r.url.pathname)) return r;
-      const b = jsonBody(r);
-      if (!b?.metadata?.resourceVersion) return r;
-      return divert(r, () => {
-        const rv = b.metadata.resourceVersion;
-        const echo = {
-          ...b,
-          metadata: { ...b.metadata, resourceVersion: /^\d+$/.test(rv) ? String(Number(rv) + 1) : `${rv}1` },
-        };
-        return {
-          status: 200,
-          headers: { 'content-type': 'application/json' },
-          body: Buffer.from(JSON.stringify(echo)),
-        };
-      });
+      if (r.method !== 'PUT' || !RESOURCE.test(r.url.pathname) || !jsonBody(r)?.metadata?.resourceVersion)
+        return r;
+      const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      heldPuts.set(read, r);
+      return read;
     },
-    response: (r, res) => divertedAnswer(r) ?? res,
+    response: (r, res, up) => {
+      const put = heldPuts.get(r);
+      if (!put) return res;
+      const b = jsonBody(put);
+      const rv = b.metadata.resourceVersion;
+      let current: unknown;
+      try {
+        current = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
+      } catch {
+        current = undefined;
+      }
+      if (res.status !== 200 || current !== rv) return up.send(put);
+      const echo = {
+        ...b,
+        metadata: { ...b.metadata, resourceVersion: /^\d+$/.test(rv) ? String(Number(rv) + 1) : `${rv}1` },
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(echo)),
+      };
+    },
   },
   {
     name: 'generation-frozen',
     breaks: 'Kubernetes (beyond doc1): metadata.generation increments on spec changes (always answered as 1)',
     area: 'crud',
+    catchers: ['crud/update/generation-follows-spec'],
     response: (_r, res) =>
       mapJson(res, (j) =>
         j?.metadata && typeof j.metadata.generation === 'number'
@@ -157,6 +190,7 @@ export const CRUD_FAULTS: Fault[] = [
     breaks:
       'doc1 § What the service does: after deletion the name may be reused (a deleted name is refused with 409)',
     area: 'crud',
+    catchers: ['crud/names/reusable-after-delete', 'crud/names/law-unique-at-any-time'],
     request: (r) => {
       if (r.method === 'DELETE' && RESOURCE.test(r.url.pathname)) deletedNames.add(r.url.pathname);
       if (r.method !== 'POST' || !COLLECTION.test(r.url.pathname)) return r;
@@ -171,15 +205,32 @@ export const CRUD_FAULTS: Fault[] = [
   {
     name: 'uid-constant',
     breaks:
-      'doc1 § Resources and their fields: uid, a random, unique identifier generated by the server (every create answers one uid)',
+      'doc1 § Resources and their fields: uid, a random, unique identifier generated by the server (every object shows one uid)',
     area: 'crud',
-    response: (r, res) =>
-      r.method === 'POST' && res.status === 201
-        ? mapJson(res, (j) =>
-            j?.metadata?.uid
-              ? { ...j, metadata: { ...j.metadata, uid: '11111111-2222-3333-4444-555555555555' } }
-              : j,
-          )
-        : res,
+    catchers: ['crud/create/uid-unique', 'crud/names/reusable-after-delete'],
+    // checks the objects of one name in two namespaces are two objects, by their uids
+    alsoFails: ['crud/names/same-name-other-namespace'],
+    // narrowed: every answer (create, read, list, update, watch) shows the same uid, and a body
+    // sent back with it has it removed, so the uid an object shows stays the same from its create
+    // on (only its uniqueness is broken, not the identity the other cases compare)
+    request: (r) => {
+      if (r.method !== 'PUT' && r.method !== 'PATCH' && r.method !== 'DELETE') return r;
+      const b = jsonBody(r);
+      if (b?.metadata?.uid !== FAKE_UID && b?.preconditions?.uid !== FAKE_UID) return r;
+      const out = { ...b };
+      if (out.metadata?.uid === FAKE_UID) out.metadata = { ...out.metadata, uid: undefined };
+      if (out.preconditions?.uid === FAKE_UID) out.preconditions = { ...out.preconditions, uid: undefined };
+      return { ...r, body: Buffer.from(JSON.stringify(out)) };
+    },
+    response: (_r, res) =>
+      mapJson(res, (j) => (Array.isArray(j?.items) ? { ...j, items: j.items.map(fakeUid) } : fakeUid(j))),
+    watch: (_s, line) => {
+      try {
+        const e = JSON.parse(line);
+        return e?.object?.metadata?.uid ? [JSON.stringify({ ...e, object: fakeUid(e.object) })] : [line];
+      } catch {
+        return [line];
+      }
+    },
   },
 ];

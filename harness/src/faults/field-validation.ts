@@ -32,6 +32,7 @@ export const FIELD_VALIDATION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Errors: Strict validation met unknown or duplicate fields is 400 (the proxy turns Strict into Warn)',
     area: 'field-validation',
+    catchers: ['field-validation/strict/', 'field-validation/custom/strict'],
     request: (r) => level(r, 'Strict', 'Warn'),
   },
   {
@@ -39,6 +40,7 @@ export const FIELD_VALIDATION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Query parameters: Ignore drops fields silently (the proxy turns Ignore into Warn, so warnings appear)',
     area: 'field-validation',
+    catchers: ['field-validation/ignore/'],
     request: (r) => level(r, 'Ignore', 'Warn'),
   },
   {
@@ -46,6 +48,7 @@ export const FIELD_VALIDATION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Headers: Warning, one entry per dropped unknown or duplicate field (all merged into one entry)',
     area: 'field-validation',
+    catchers: ['field-validation/warn/'],
     response: (_r, res) => {
       const k = warningHeader(res.headers);
       if (!k) return res;
@@ -61,6 +64,7 @@ export const FIELD_VALIDATION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Errors: Strict 400, the message lists all unknown and duplicate fields (only the first is kept)',
     area: 'field-validation',
+    catchers: ['field-validation/strict/', 'field-validation/custom/strict'],
     response: (_r, res) =>
       res.status === 400
         ? mapJson(res, (j) => {
@@ -74,6 +78,11 @@ export const FIELD_VALIDATION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Errors: a field of the wrong type is 400 with no unknown-field detail (the proxy adds the unknown fields to the message)',
     area: 'field-validation',
+    catchers: [
+      'field-validation/wrong-type/ignore',
+      'field-validation/wrong-type/strict',
+      'field-validation/wrong-type/warn',
+    ],
     response: (r, res) => {
       if (res.status !== 400 || !['POST', 'PUT', 'PATCH'].includes(r.method)) return res;
       let body: any;

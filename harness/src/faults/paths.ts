@@ -42,6 +42,11 @@ export const PATHS_FAULTS: Fault[] = [
     breaks:
       'discovery (Kubernetes, beyond doc1): every resource entry says whether it is namespaced (the field is left out)',
     area: 'paths',
+    catchers: [
+      'paths/discovery/core-resources',
+      'paths/discovery/group-resources',
+      'paths/discovery/scope-matches-paths',
+    ],
     response: (r, res) =>
       isRead(r) && DISCOVERY.test(r.url.pathname)
         ? mapResources(res, (x) => {
@@ -55,6 +60,7 @@ export const PATHS_FAULTS: Fault[] = [
     breaks:
       'doc1 § Path shapes: a namespace is a cluster-scoped type (discovery says namespaced where it is not, and the reverse)',
     area: 'paths',
+    catchers: ['paths/discovery/core-resources', 'paths/discovery/scope-matches-paths'],
     response: (r, res) =>
       isRead(r) && DISCOVERY.test(r.url.pathname)
         ? mapResources(res, (x) => ({ ...x, namespaced: !x.namespaced }))
@@ -65,6 +71,7 @@ export const PATHS_FAULTS: Fault[] = [
     breaks:
       'doc1 § Path shapes: `.../<resource-type>/<name>` is one resource (answered with another object of the collection)',
     area: 'paths',
+    catchers: ['paths/core/one-resource'],
     response: async (r, res, up) => {
       if (!isRead(r) || res.status !== 200 || !NS_RESOURCE.test(r.url.pathname)) return res;
       const obj = parse(res);
@@ -79,6 +86,7 @@ export const PATHS_FAULTS: Fault[] = [
     breaks:
       'doc1 § Path shapes: a namespaced type has a collection across all namespaces (it lists one namespace only)',
     area: 'paths',
+    catchers: ['paths/core/all-namespaces-collection', 'paths/named-group/all-namespaces-collection'],
     response: (r, res) =>
       isRead(r) && res.status === 200 && TOP_COLLECTION.test(r.url.pathname)
         ? mapJson(res, (j) => {
@@ -92,6 +100,7 @@ export const PATHS_FAULTS: Fault[] = [
     name: 'named-group-core-apiversion',
     breaks: 'doc1 § Versioning: named groups are written `apiVersion: <group>/<version>` (answered as "v1")',
     area: 'paths',
+    catchers: ['paths/named-group/namespaced-collection-and-resource'],
     response: (r, res) =>
       r.url.pathname.startsWith('/apis/') && !DISCOVERY.test(r.url.pathname)
         ? mapJson(res, (j) => (j?.apiVersion && j.kind !== 'Status' ? { ...j, apiVersion: 'v1' } : j))
@@ -102,6 +111,7 @@ export const PATHS_FAULTS: Fault[] = [
     breaks:
       'doc1 § Path shapes: subresources cannot be accessed across several resources (status of a whole collection served)',
     area: 'paths',
+    catchers: ['paths/subresource/status-not-across-pods'],
     response: async (r, res, up) => {
       if (!isRead(r) || !r.url.pathname.endsWith('/status') || res.status !== 404) return res;
       const coll = r.url.pathname.slice(0, -'/status'.length);
@@ -113,6 +123,7 @@ export const PATHS_FAULTS: Fault[] = [
     name: 'eviction-ignored',
     breaks: 'doc1 § Operations: eviction triggers API-initiated eviction (answered 201, pod left running)',
     area: 'paths',
+    catchers: ['paths/subresource/eviction'],
     request: (r) => {
       if (r.method !== 'POST' || !EVICTION.test(r.url.pathname)) return r;
       // read the pod instead, and answer as if the eviction had been done
@@ -135,6 +146,7 @@ export const PATHS_FAULTS: Fault[] = [
     breaks:
       'deletecollection (Kubernetes, beyond doc1): DELETE on a collection path deletes the selected objects only',
     area: 'paths',
+    catchers: ['paths/deletecollection/label-selector'],
     request: (r) => {
       if (r.method !== 'DELETE' || !NS_COLLECTION.test(r.url.pathname)) return r;
       const url = new URL(r.url);
