@@ -180,4 +180,33 @@ export const CHUNKING_FAULTS: Fault[] = [
       return up.send({ ...r, url });
     },
   },
+  {
+    name: 'remaining-count-on-complete-list',
+    breaks:
+      'doc1 § Chunked lists: remainingItemCount is omitted on a complete list (a list without limit carries 0)',
+    area: 'chunking',
+    catchers: ['chunking/remaining-item-count/complete-list'],
+    // the remainingItemCount law reads the complete list too, and checks the same omission
+    alsoFails: ['chunking/law/remaining-item-count'],
+    response: (r, res) =>
+      isList(r) && !paged(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            isListBody(j) ? { ...j, metadata: { ...j.metadata, remainingItemCount: 0 } } : j,
+          )
+        : res,
+  },
+  {
+    name: 'chunked-continue-with-rv-accepted',
+    breaks:
+      'doc1 § Errors: 400 Bad Request for a list with limit, continue and a non-zero resourceVersion (the version is dropped; the same rule as continue-with-rv-accepted, checked here by the chunking case)',
+    area: 'chunking',
+    catchers: ['chunking/continue/with-resource-version'],
+    request: (r) => {
+      const rv = r.url.searchParams.get('resourceVersion');
+      if (!continued(r) || !rv || rv === '0') return r;
+      const url = new URL(r.url);
+      url.searchParams.delete('resourceVersion');
+      return { ...r, url };
+    },
+  },
 ];

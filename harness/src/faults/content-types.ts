@@ -2,7 +2,7 @@
 // one rule each; suites/content-types must catch every one.
 import { gunzipSync } from 'node:zlib';
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
-import { mapJson } from './util.ts';
+import { divert, failure, mapJson, unlessDiverted } from './util.ts';
 
 const PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 const isProtobuf = (ct: string) => /protobuf/i.test(ct);
@@ -128,5 +128,40 @@ export const CONTENT_TYPE_FAULTS: Fault[] = [
       isProtobuf(r.headers['content-type'] ?? '')
         ? { ...r, headers: { ...r.headers, 'content-type': 'application/x-protobuf-refused' } }
         : r,
+  },
+  {
+    name: 'custom-protobuf-fallback-refused',
+    breaks:
+      'doc1 § Headers and content negotiation: Protobuf is for built-in types; Accept listing Protobuf then JSON gets JSON for a custom resource (answered 406)',
+    area: 'content-types',
+    catchers: ['content-types/fallback/json-for-custom'],
+    request: (r) =>
+      r.url.pathname.startsWith('/apis/') && /protobuf[^,]*,.*json/i.test(accept(r))
+        ? divert(r, () => failure(406, 'NotAcceptable', 'none of the requested media types is supported'))
+        : r,
+    response: unlessDiverted,
+  },
+  {
+    name: 'table-second-choice-refused',
+    breaks:
+      'doc1 § Headers and content negotiation: a client that lists application/json as second choice after the Table type is answered (refused with 406)',
+    area: 'content-types',
+    catchers: ['content-types/table/json-second-choice'],
+    request: (r) =>
+      /as=Table[^,]*,.*application\/json/.test(accept(r))
+        ? divert(r, () => failure(406, 'NotAcceptable', 'none of the requested media types is supported'))
+        : r,
+    response: unlessDiverted,
+  },
+  {
+    name: 'default-media-type-not-json',
+    breaks:
+      'doc1 § Headers and content negotiation: without Accept the answer is application/json (labelled text/plain)',
+    area: 'content-types',
+    catchers: ['content-types/json/default'],
+    response: (r, res) =>
+      !r.headers.accept && String(res.headers['content-type'] ?? '').includes('json')
+        ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } }
+        : res,
   },
 ];

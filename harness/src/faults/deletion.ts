@@ -35,6 +35,8 @@ const stripFinalizers = (r: ProxiedRequest): ProxiedRequest => ({
 
 /** Namespace delete requests turned into reads by namespace-delete-ignored. */
 const ignoredDeletes = new WeakSet<ProxiedRequest>();
+/** Writes held by finalizers-block-live-updates (the read sent in their place, to the write). */
+const heldWrites = new WeakMap<ProxiedRequest, ProxiedRequest>();
 /** Writes refused by finalizer-order-enforced. */
 const refused = new WeakMap<ProxiedRequest, string>();
 /** The finalizers each object path had when last read through the proxy. */
@@ -222,6 +224,36 @@ export const DELETION_FAULTS: Fault[] = [
       const g = await up.send({ ...r, method: 'GET', body: Buffer.alloc(0) });
       const o = parse(g.body);
       return o ? json(200, { ...o, metadata: { ...o.metadata, deletionTimestamp: now() } }) : res;
+    },
+  },
+  {
+    name: 'finalizers-block-live-updates',
+    breaks:
+      'doc1 § States and transitions: a Live object with finalizers is updated as any other (its updates are refused with 409)',
+    area: 'deletion',
+    catchers: ['deletion/finalizers/live-object-not-held'],
+    // the write is held: what goes upstream first is a read of the object; a Live object with
+    // finalizers is refused, any other gets the write
+    request: (r) => {
+      if ((r.method !== 'PUT' && r.method !== 'PATCH') || !NS_RESOURCE.test(r.url.pathname)) return r;
+      const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      heldWrites.set(read, r);
+      return read;
+    },
+    response: async (r, res, up) => {
+      const write = heldWrites.get(r);
+      if (!write) return res;
+      const o = res.status === 200 ? parse(res.body) : undefined;
+      if (!o?.metadata?.finalizers?.length || o.metadata.deletionTimestamp) return up.send(write);
+      return json(409, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        reason: 'Conflict',
+        code: 409,
+        message: 'the object has finalizers',
+      });
     },
   },
 ];

@@ -2,7 +2,7 @@
 // where every error leaves as a Status object whose code is the HTTP status; one rule each;
 // suites/errors must catch every one.
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
-import { mapJson } from './util.ts';
+import { bodyOf, mapJson } from './util.ts';
 
 const NS_COLLECTION = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;
 
@@ -93,6 +93,45 @@ export const ERRORS_FAULTS: Fault[] = [
     response: async (r, res, up) => {
       if (r.method !== 'PUT' || res.status !== 405 || !NS_COLLECTION.test(r.url.pathname)) return res;
       await up.send({ ...r, method: 'POST' });
+      return res;
+    },
+  },
+  {
+    name: 'refused-unnamed-create-persists',
+    breaks:
+      'doc1 § Errors: a create without a name is refused and changes nothing (the proxy creates it under a name of its own)',
+    area: 'errors',
+    catchers: ['errors/unchanged/missing-name'],
+    response: async (r, res, up) => {
+      const b = r.method === 'POST' && NS_COLLECTION.test(r.url.pathname) ? bodyOf(r.body) : undefined;
+      if (!b?.metadata || b.metadata.name || b.metadata.generateName || res.status < 400) return res;
+      await up.send({
+        ...r,
+        body: Buffer.from(JSON.stringify({ ...b, metadata: { ...b.metadata, generateName: 'unnamed-' } })),
+      });
+      return res;
+    },
+  },
+  {
+    name: 'refused-duplicate-overwrites',
+    breaks:
+      'doc1 § Errors: a create refused because the name is in use changes nothing (the proxy writes its body over the object, still answering 409)',
+    area: 'errors',
+    catchers: ['errors/unchanged/duplicate-create'],
+    response: async (r, res, up) => {
+      const b = r.method === 'POST' && NS_COLLECTION.test(r.url.pathname) ? bodyOf(r.body) : undefined;
+      const name = b?.metadata?.name;
+      if (res.status !== 409 || !name) return res;
+      const url = new URL(`${r.url.pathname}/${encodeURIComponent(name)}`, r.url);
+      const cur = await up.send({ ...r, method: 'GET', url, body: Buffer.alloc(0) });
+      const rv = bodyOf(cur.body)?.metadata?.resourceVersion;
+      if (cur.status === 200)
+        await up.send({
+          ...r,
+          method: 'PUT',
+          url,
+          body: Buffer.from(JSON.stringify({ ...b, metadata: { ...b.metadata, resourceVersion: rv } })),
+        });
       return res;
     },
   },

@@ -1,6 +1,7 @@
 // Faults against doc1's PATCH content types and update mechanisms, one rule each;
 // suites/patch must catch every one.
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
+import { divert, failure, unlessDiverted } from './util.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -128,5 +129,50 @@ export const PATCH_FAULTS: Fault[] = [
       r.method === 'PATCH' && r.body.length && !TABLE_TYPES.has(contentType(r))
         ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } }
         : r,
+  },
+  {
+    name: 'json-patch-move-as-copy',
+    breaks:
+      'doc1 § Operations: JSON Patch (RFC 6902), move takes the value away from its source (move is done as copy)',
+    area: 'patch',
+    catchers: ['patch/json-patch/move-copy'],
+    // the atomicity law draws move operations too, and compares with the RFC 6902 result
+    alsoFails: ['patch/json-patch/law-atomic'],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      if (!Array.isArray(b) || !b.some((op) => op?.op === 'move')) return r;
+      return withBody(
+        r,
+        b.map((op) => (op?.op === 'move' ? { ...op, op: 'copy' } : op)),
+      );
+    },
+  },
+  {
+    name: 'json-patch-pointer-not-unescaped',
+    breaks:
+      'doc1 § Operations: JSON Patch paths are JSON Pointers (RFC 6901): ~1 is "/" (the proxy makes it a literal "~1")',
+    area: 'patch',
+    catchers: ['patch/json-patch/pointer-escapes'],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      if (!Array.isArray(b) || !b.some((op) => String(op?.path ?? '').includes('~1'))) return r;
+      return withBody(
+        r,
+        b.map((op) => (typeof op?.path === 'string' ? { ...op, path: op.path.replaceAll('~1', '~01') } : op)),
+      );
+    },
+  },
+  {
+    name: 'apply-patch-type-refused',
+    breaks: 'doc1 § Operations: PATCH content types include application/apply-patch+yaml (refused with 415)',
+    area: 'patch',
+    catchers: ['patch/verb/apply-type-served'],
+    request: (r) =>
+      r.method === 'PATCH' && contentType(r) === 'application/apply-patch+yaml'
+        ? divert(r, () =>
+            failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format'),
+          )
+        : r,
+    response: unlessDiverted,
   },
 ];

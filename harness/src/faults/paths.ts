@@ -1,7 +1,7 @@
 // Faults against doc1 § Path shapes, the discovery documents and deletecollection, one rule
 // each; suites/paths must catch every one.
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
-import { mapJson } from './util.ts';
+import { bodyOf, divert, failure, mapJson, unlessDiverted } from './util.ts';
 
 const PREFIX = '(api/v1|apis/[^/]+/[^/]+)';
 /** A discovery document of one group version: `/api/v1` or `/apis/<group>/<version>`. */
@@ -152,6 +152,75 @@ export const PATHS_FAULTS: Fault[] = [
       const url = new URL(r.url);
       url.searchParams.delete('labelSelector');
       return { ...r, url };
+    },
+  },
+  {
+    name: 'namespace-shows-namespace',
+    breaks:
+      'doc1 § Path shapes: a namespace is itself a cluster-scoped type (a Namespace is answered with a metadata.namespace)',
+    area: 'paths',
+    catchers: ['paths/namespaces/get', 'paths/namespaces/list'],
+    response: (_r, res) =>
+      mapJson(res, (j) => {
+        const mark = (o: any) =>
+          o?.kind === 'Namespace' || o?.metadata?.name !== undefined
+            ? { ...o, metadata: { ...o.metadata, namespace: 'default' } }
+            : o;
+        if (j?.kind === 'Namespace') return mark(j);
+        if (j?.kind === 'NamespaceList' && Array.isArray(j.items)) return { ...j, items: j.items.map(mark) };
+        return j;
+      }),
+  },
+  {
+    name: 'namespaced-list-all-namespaces',
+    breaks:
+      "doc1 § Path shapes: `/api/v1/namespaces/<namespace>/<resource-type>` is one namespace's collection (a list of it answers every namespace)",
+    area: 'paths',
+    catchers: ['paths/core/namespaced-collection'],
+    request: (r) => {
+      const m = /^\/api\/v1\/namespaces\/[^/]+\/(configmaps)$/.exec(r.url.pathname);
+      if (!isRead(r) || !m) return r;
+      const url = new URL(r.url);
+      url.pathname = `/api/v1/${m[1]}`;
+      return { ...r, url };
+    },
+  },
+  {
+    name: 'status-subresource-missing',
+    breaks:
+      'doc1 § Path shapes: a subresource is `<resource path>/<name>/<subresource>`, for cluster and namespace scope (status answered 404)',
+    area: 'paths',
+    catchers: ['paths/subresource/status-namespaced', 'paths/subresource/status-cluster-scoped'],
+    request: (r) =>
+      r.method === 'GET' &&
+      /\/[^/]+\/[^/]+\/status$/.test(r.url.pathname) &&
+      !/\/pods\/status$/.test(r.url.pathname)
+        ? divert(r, () => failure(404, 'NotFound', 'the server could not find the requested resource'))
+        : r,
+    response: unlessDiverted,
+  },
+  {
+    name: 'eviction-across-pods',
+    breaks:
+      'doc1 § Path shapes: subresources cannot be accessed across several resources (an Eviction posted to `.../pods/eviction` evicts every pod of the namespace)',
+    area: 'paths',
+    catchers: ['paths/subresource/eviction-not-across-pods'],
+    response: async (r, res, up) => {
+      const m = /^(\/api\/v1\/namespaces\/[^/]+\/pods)\/eviction$/.exec(r.url.pathname);
+      if (r.method !== 'POST' || !m) return res;
+      const list = await up.send({ ...r, method: 'GET', url: new URL(m[1]!, r.url), body: Buffer.alloc(0) });
+      const pods: any[] = list.status === 200 ? (bodyOf(list.body)?.items ?? []) : [];
+      for (const pod of pods) {
+        const name = pod?.metadata?.name;
+        if (!name) continue;
+        const body = { ...bodyOf(r.body), metadata: { ...bodyOf(r.body)?.metadata, name } };
+        await up.send({
+          ...r,
+          url: new URL(`${m[1]}/${encodeURIComponent(name)}/eviction`, r.url),
+          body: Buffer.from(JSON.stringify(body)),
+        });
+      }
+      return json(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     },
   },
 ];
