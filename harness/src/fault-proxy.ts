@@ -57,6 +57,8 @@ export interface FaultServerOptions {
   featureGates?: Record<string, boolean>;
   historySeconds?: number;
   bookmarkIntervalMs?: number;
+  /** A short continue-token lifetime (the meta test declares it to the suite: ORCH_CONTINUE_TTL_SECONDS). */
+  continueTtlSeconds?: number;
 }
 
 export interface WatchState {

@@ -52,7 +52,12 @@ const caseIdOf = (title: string) => /^([a-z0-9-]+(?:\/[a-z0-9.-]+)+): /.exec(tit
  * Runs one suite area against an endpoint with vitest's JSON reporter, without --bail: the
  * meta test needs every case that failed, not only the first.
  */
-function runArea(area: string, endpoint: string, token: string): Promise<AreaRun> {
+function runArea(
+  area: string,
+  endpoint: string,
+  token: string,
+  server?: FaultServerOptions,
+): Promise<AreaRun> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-run-'));
   const json = join(dir, 'results.json');
   const started = Date.now();
@@ -75,6 +80,10 @@ function runArea(area: string, endpoint: string, token: string): Promise<AreaRun
         ORCH_REPORT_DIR: '',
         ORCH_RUNS: '20',
         CI: '1',
+        // what the server was built with, declared to the suite as a run against it would
+        ...(server?.continueTtlSeconds
+          ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) }
+          : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -214,7 +223,7 @@ describe('injected faults are caught by the cases that name them', () => {
         const target = await serverFor(o);
         const p = await startFaultProxy({ target: target.url! });
         try {
-          const r = await runArea(area, p.url, target.adminToken);
+          const r = await runArea(area, p.url, target.adminToken, o);
           expect(p.errors, 'proxy errors').toEqual([]);
           expect(r.failed, r.out.slice(-3000)).toEqual([]);
           expect(r.code, r.out.slice(-3000)).toBe(0);
@@ -232,7 +241,7 @@ describe('injected faults are caught by the cases that name them', () => {
       const p = await startFaultProxy({ target: target.url!, fault });
       let run: AreaRun;
       try {
-        run = await runArea(fault.area, p.url, target.adminToken);
+        run = await runArea(fault.area, p.url, target.adminToken, fault.server);
       } finally {
         await p.close();
       }

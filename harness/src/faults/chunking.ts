@@ -209,4 +209,17 @@ export const CHUNKING_FAULTS: Fault[] = [
       return { ...r, url };
     },
   },
+  {
+    name: 'expired-continue-restarts-list',
+    breaks: 'doc1 § Errors: 410 Gone for an expired continue token (answered with a fresh first chunk)',
+    area: 'chunking',
+    catchers: ['chunking/continue/expired-token'],
+    server: { continueTtlSeconds: 3 },
+    response: (r, res, up) => {
+      if (!continued(r) || res.status !== 410) return res;
+      const url = new URL(r.url);
+      url.searchParams.delete('continue');
+      return up.send({ ...r, url });
+    },
+  },
 ];

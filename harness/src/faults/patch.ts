@@ -175,4 +175,39 @@ export const PATCH_FAULTS: Fault[] = [
         : r,
     response: unlessDiverted,
   },
+  {
+    name: 'strategic-refused-on-builtin',
+    breaks:
+      'doc1 § Operations: Strategic Merge Patch for built-in APIs (refused with 415 on a built-in kind)',
+    area: 'patch',
+    catchers: ['patch/strategic/builtin-accepted'],
+    // these (beyond doc1) send a strategic merge patch of a built-in kind too, and check its result
+    alsoFails: [
+      'patch/strategic/list-merge-by-key',
+      'patch/strategic/delete-directive',
+      'patch/strategic/merge-patch-replaces-list',
+    ],
+    request: (r) =>
+      isPatch(r, STRATEGIC) && !isCustom(r)
+        ? divert(r, () =>
+            failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format'),
+          )
+        : r,
+    response: unlessDiverted,
+  },
+  {
+    name: 'json-patch-operations-reversed',
+    breaks:
+      'doc1 § Operations: JSON Patch (RFC 6902) is a sequence of operations, applied in order (the proxy reverses it)',
+    area: 'patch',
+    catchers: ['patch/json-patch/operations'],
+    // the atomicity law compares with the RFC 6902 result of its operations in order
+    alsoFails: ['patch/json-patch/law-atomic'],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      return Array.isArray(b) && b.length > 1 && !b.some((op) => op?.op === 'test')
+        ? withBody(r, [...b].reverse())
+        : r;
+    },
+  },
 ];
