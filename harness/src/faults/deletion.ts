@@ -37,6 +37,8 @@ const stripFinalizers = (r: ProxiedRequest): ProxiedRequest => ({
 const ignoredDeletes = new WeakSet<ProxiedRequest>();
 /** Writes held by finalizers-block-live-updates (the read sent in their place, to the write). */
 const heldWrites = new WeakMap<ProxiedRequest, ProxiedRequest>();
+/** Deletes held by delete-without-finalizers-kept (the read sent in their place, to the delete). */
+const heldDeletes = new WeakMap<ProxiedRequest, ProxiedRequest>();
 /** Writes refused by finalizer-order-enforced. */
 const refused = new WeakMap<ProxiedRequest, string>();
 /** The finalizers each object path had when last read through the proxy. */
@@ -254,6 +256,28 @@ export const DELETION_FAULTS: Fault[] = [
         code: 409,
         message: 'the object has finalizers',
       });
+    },
+  },
+  {
+    name: 'delete-without-finalizers-kept',
+    breaks:
+      'doc1 § States and transitions: a delete request on an object without finalizers removes it (answered 200, the object stays)',
+    area: 'deletion',
+    catchers: ['deletion/finalizers/none-removed-at-once'],
+    // the delete is held: a read of the object goes first; an object with finalizers gets the
+    // delete (its Finalizing state is other rules), one without is answered and kept
+    request: (r) => {
+      if (r.method !== 'DELETE' || !NS_RESOURCE.test(r.url.pathname)) return r;
+      const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      heldDeletes.set(read, r);
+      return read;
+    },
+    response: (r, res, up) => {
+      const del = heldDeletes.get(r);
+      if (!del) return res;
+      const o = res.status === 200 ? parse(res.body) : undefined;
+      if (!o || o.metadata?.finalizers?.length) return up.send(del);
+      return json(200, o);
     },
   },
 ];

@@ -210,4 +210,25 @@ export const PATCH_FAULTS: Fault[] = [
         : r;
     },
   },
+  {
+    name: 'json-patch-test-always-fails',
+    breaks:
+      'doc1 § Update mechanisms: a test operation gives conditional updates (a JSON Patch whose tests hold is refused as if one failed)',
+    area: 'patch',
+    catchers: ['patch/json-patch/test-passes'],
+    // these send JSON Patches whose tests hold as a step (the first writer's; the law's draws) and
+    // check they apply: the same rule (pointer-escapes tests the escaped key before replacing it)
+    alsoFails: [
+      'patch/json-patch/lost-update',
+      'patch/json-patch/law-atomic',
+      'patch/json-patch/pointer-escapes',
+    ],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      return Array.isArray(b) && b.some((op) => op?.op === 'test')
+        ? divert(r, () => failure(422, 'Invalid', 'the test operation failed'))
+        : r;
+    },
+    response: unlessDiverted,
+  },
 ];
