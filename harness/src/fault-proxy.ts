@@ -24,8 +24,23 @@ export interface Fault {
   breaks: string;
   /** The suite area expected to catch it. */
   area: string;
+  /**
+   * The cases that check the rule the fault breaks and must catch it: exact case ids from
+   * suites/MANIFEST.json, or an id prefix ending in '/' for a family of rows. The fault meta
+   * test passes only when one of them fails and no other case of the area does.
+   */
+  catchers: string[];
+  /**
+   * Cases other than the catchers that legitimately fail too, because they check the same rule
+   * (each entry says why in a comment where the fault is declared). Same form as catchers.
+   */
+  alsoFails?: string[];
   request?(r: ProxiedRequest): ProxiedRequest | Promise<ProxiedRequest>;
-  response?(r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream): ProxiedResponse | Promise<ProxiedResponse>;
+  response?(
+    r: ProxiedRequest,
+    res: ProxiedResponse,
+    upstream: Upstream,
+  ): ProxiedResponse | Promise<ProxiedResponse>;
   /** Rewrites the watch event stream: called per event line, returns the lines to send. */
   watch?(state: WatchState, line: string): string[];
   /**
@@ -35,10 +50,15 @@ export interface Fault {
   server?: FaultServerOptions;
 }
 
+/** What the proxy needs of a fault: its hooks (a catalogue entry, or a test's own switch). */
+export type FaultHooks = Omit<Fault, 'catchers' | 'alsoFails'>;
+
 export interface FaultServerOptions {
   featureGates?: Record<string, boolean>;
   historySeconds?: number;
   bookmarkIntervalMs?: number;
+  /** A short continue-token lifetime (the meta test declares it to the suite: ORCH_CONTINUE_TTL_SECONDS). */
+  continueTtlSeconds?: number;
 }
 
 export interface WatchState {
@@ -59,11 +79,16 @@ export interface ProxyOptions {
   target: string;
   ca?: string;
   insecure?: boolean;
-  fault?: Fault;
+  fault?: FaultHooks;
 }
 
 export interface RunningProxy {
   url: string;
+  /**
+   * What went wrong in the proxy itself (a fault hook that threw, an upstream it could not
+   * reach): each was answered 502, which any case would take for the fault's doing.
+   */
+  errors: string[];
   close(): Promise<void>;
 }
 
@@ -82,8 +107,10 @@ export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
     return { status: up.statusCode, headers: cleanHeaders(up.headers), body };
   };
   const upstream: Upstream = { send };
+  const errors: string[] = [];
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch((e) => {
+      errors.push(`${req.method} ${req.url}: ${(e as Error).stack ?? e}`);
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`proxy error: ${(e as Error).message}`);
     });
@@ -92,12 +119,22 @@ export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    let pr: ProxiedRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://proxy'), headers, body: Buffer.concat(chunks) };
+    for (const [k, v] of Object.entries(req.headers))
+      if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    let pr: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      url: new URL(req.url ?? '/', 'http://proxy'),
+      headers,
+      body: Buffer.concat(chunks),
+    };
     if (o.fault?.request) pr = await o.fault.request(pr);
-    const isWatch = pr.method === 'GET' && (pr.url.searchParams.get('watch') === '1' || pr.url.searchParams.get('watch') === 'true' || pr.url.pathname.includes('/watch/'));
+    const isWatch =
+      pr.method === 'GET' &&
+      (pr.url.searchParams.get('watch') === '1' ||
+        pr.url.searchParams.get('watch') === 'true' ||
+        pr.url.pathname.includes('/watch/'));
     if (isWatch) {
-      await streamWatch(pr, res, agent, o.target, o.fault);
+      await streamWatch(pr, res, agent, o.target, o.fault, errors);
       return;
     }
     let out = await send(pr);
@@ -109,6 +146,7 @@ export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
+    errors,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -117,7 +155,14 @@ export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-async function streamWatch(pr: ProxiedRequest, res: ServerResponse, agent: Agent, target: string, fault?: Fault): Promise<void> {
+async function streamWatch(
+  pr: ProxiedRequest,
+  res: ServerResponse,
+  agent: Agent,
+  target: string,
+  fault: FaultHooks | undefined,
+  errors: string[],
+): Promise<void> {
   const ac = new AbortController();
   res.on('close', () => ac.abort());
   let up: Dispatcher.ResponseData;
@@ -130,6 +175,8 @@ async function streamWatch(pr: ProxiedRequest, res: ServerResponse, agent: Agent
       bodyTimeout: 0,
     });
   } catch (e) {
+    if (!ac.signal.aborted)
+      errors.push(`watch ${pr.url.pathname}${pr.url.search}: ${(e as Error).stack ?? e}`);
     res.writeHead(502);
     res.end(String(e));
     return;
@@ -146,7 +193,15 @@ async function streamWatch(pr: ProxiedRequest, res: ServerResponse, agent: Agent
       while (nl >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
-        const lines = fault?.watch ? fault.watch(state, line) : [line];
+        let lines: string[];
+        try {
+          lines = fault?.watch ? fault.watch(state, line) : [line];
+        } catch (e) {
+          // a watch hook that throws: recorded, and the stream ends (as a 502 would end a request)
+          errors.push(`watch hook ${pr.url.pathname}${pr.url.search}: ${(e as Error).stack ?? e}`);
+          state.end = true;
+          break;
+        }
         state.n++;
         for (const l of lines) res.write(`${l}\n`);
         nl = state.end ? -1 : buf.indexOf('\n');

@@ -35,6 +35,10 @@ const stripFinalizers = (r: ProxiedRequest): ProxiedRequest => ({
 
 /** Namespace delete requests turned into reads by namespace-delete-ignored. */
 const ignoredDeletes = new WeakSet<ProxiedRequest>();
+/** Writes held by finalizers-block-live-updates (the read sent in their place, to the write). */
+const heldWrites = new WeakMap<ProxiedRequest, ProxiedRequest>();
+/** Deletes held by delete-without-finalizers-kept (the read sent in their place, to the delete). */
+const heldDeletes = new WeakMap<ProxiedRequest, ProxiedRequest>();
 /** Writes refused by finalizer-order-enforced. */
 const refused = new WeakMap<ProxiedRequest, string>();
 /** The finalizers each object path had when last read through the proxy. */
@@ -64,6 +68,15 @@ export const DELETION_FAULTS: Fault[] = [
     breaks:
       'doc1 § States and transitions: a delete request on an object with finalizers makes it Finalizing (it is removed at once)',
     area: 'deletion',
+    catchers: ['deletion/finalizers/first-delete-marks'],
+    // these check the Finalizing state the delete request must leave (deletionTimestamp set, object kept) before
+    // they remove finalizers: not narrowable, a Finalizing object is what each of them is about
+    alsoFails: [
+      'deletion/finalizers/remove-last-removes',
+      'deletion/finalizers/remove-one-keeps',
+      'deletion/finalizers/second-delete-keeps-timestamp',
+      'deletion/law/any-removal-order',
+    ],
     response: async (r, res, up) => {
       if (r.method !== 'DELETE' || !NS_RESOURCE.test(r.url.pathname) || res.status >= 300) return res;
       if (parse(res.body)?.metadata?.finalizers?.length) await up.send(stripFinalizers(r));
@@ -75,6 +88,7 @@ export const DELETION_FAULTS: Fault[] = [
     breaks:
       'doc1 § States and transitions: Finalizing, a finalizer is removed, finalizers remain: Finalizing (removed with the first)',
     area: 'deletion',
+    catchers: ['deletion/finalizers/remove-one-keeps', 'deletion/law/any-removal-order'],
     response: async (r, res, up) => {
       if (
         (r.method !== 'PUT' && r.method !== 'PATCH') ||
@@ -92,6 +106,7 @@ export const DELETION_FAULTS: Fault[] = [
     breaks:
       'doc1 § States and transitions: no order is enforced among finalizers (only the first may be removed)',
     area: 'deletion',
+    catchers: ['deletion/law/any-removal-order'],
     request: (r) => {
       if ((r.method !== 'PUT' && r.method !== 'PATCH') || !NS_RESOURCE.test(r.url.pathname)) return r;
       const seen = lastSeen.get(r.url.pathname);
@@ -133,6 +148,7 @@ export const DELETION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resources and their fields: deletionTimestamp is set when a delete is first requested (every delete answers a new one)',
     area: 'deletion',
+    catchers: ['deletion/finalizers/second-delete-keeps-timestamp'],
     response: (r, res) =>
       r.method === 'DELETE' && res.status === 200
         ? mapJson(res, (j) =>
@@ -147,8 +163,21 @@ export const DELETION_FAULTS: Fault[] = [
     breaks:
       'doc1 § States and transitions: deleting a namespace also deletes its namespace-scoped resources (answered 200, nothing happens)',
     area: 'deletion',
+    catchers: ['deletion/namespace/deletes-contents', 'deletion/namespace/terminating-until-empty'],
+    // these need a namespace being deleted (their setup): not narrowable, as the fault is that a namespace
+    // delete does nothing
+    alsoFails: [
+      'deletion/namespace/no-create-when-terminating',
+      'deletion/namespace/no-create-when-terminating-forbidden',
+    ],
     request: (r) => {
-      if (r.method !== 'DELETE' || !NAMESPACE.test(r.url.pathname)) return r;
+      // narrowed: the three protected namespaces are left alone (their refusal is another rule)
+      if (
+        r.method !== 'DELETE' ||
+        !NAMESPACE.test(r.url.pathname) ||
+        PROTECTED.includes(NAMESPACE.exec(r.url.pathname)?.[1] ?? '')
+      )
+        return r;
       const out: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
       ignoredDeletes.add(out);
       return out;
@@ -166,6 +195,10 @@ export const DELETION_FAULTS: Fault[] = [
     name: 'terminating-namespace-accepts-create',
     breaks: 'doc3 NamespaceLifecycle: creation in a terminating namespace is blocked (answered 201)',
     area: 'deletion',
+    catchers: [
+      'deletion/namespace/no-create-when-terminating',
+      'deletion/namespace/no-create-when-terminating-forbidden',
+    ],
     response: (r, res) => {
       if (r.method !== 'POST' || res.status !== 403 || !NS_COLLECTION.test(r.url.pathname)) return res;
       const body = parse(r.body) ?? {};
@@ -180,6 +213,12 @@ export const DELETION_FAULTS: Fault[] = [
     breaks:
       'doc3 NamespaceLifecycle: three system namespaces are protected from deletion (the refusal answered as a success)',
     area: 'deletion',
+    catchers: [
+      'deletion/protected/default',
+      'deletion/protected/orch-public',
+      'deletion/protected/orch-system',
+      'deletion/protected/forbidden',
+    ],
     response: async (r, res, up) => {
       const m = NAMESPACE.exec(r.url.pathname);
       if (r.method !== 'DELETE' || !m || !PROTECTED.includes(decodeURIComponent(m[1]!)) || res.status < 400)
@@ -187,6 +226,58 @@ export const DELETION_FAULTS: Fault[] = [
       const g = await up.send({ ...r, method: 'GET', body: Buffer.alloc(0) });
       const o = parse(g.body);
       return o ? json(200, { ...o, metadata: { ...o.metadata, deletionTimestamp: now() } }) : res;
+    },
+  },
+  {
+    name: 'finalizers-block-live-updates',
+    breaks:
+      'doc1 § States and transitions: a Live object with finalizers is updated as any other (its updates are refused with 409)',
+    area: 'deletion',
+    catchers: ['deletion/finalizers/live-object-not-held'],
+    // the write is held: what goes upstream first is a read of the object; a Live object with
+    // finalizers is refused, any other gets the write
+    request: (r) => {
+      if ((r.method !== 'PUT' && r.method !== 'PATCH') || !NS_RESOURCE.test(r.url.pathname)) return r;
+      const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      heldWrites.set(read, r);
+      return read;
+    },
+    response: async (r, res, up) => {
+      const write = heldWrites.get(r);
+      if (!write) return res;
+      const o = res.status === 200 ? parse(res.body) : undefined;
+      if (!o?.metadata?.finalizers?.length || o.metadata.deletionTimestamp) return up.send(write);
+      return json(409, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        reason: 'Conflict',
+        code: 409,
+        message: 'the object has finalizers',
+      });
+    },
+  },
+  {
+    name: 'delete-without-finalizers-kept',
+    breaks:
+      'doc1 § States and transitions: a delete request on an object without finalizers removes it (answered 200, the object stays)',
+    area: 'deletion',
+    catchers: ['deletion/finalizers/none-removed-at-once'],
+    // the delete is held: a read of the object goes first; an object with finalizers gets the
+    // delete (its Finalizing state is other rules), one without is answered and kept
+    request: (r) => {
+      if (r.method !== 'DELETE' || !NS_RESOURCE.test(r.url.pathname)) return r;
+      const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      heldDeletes.set(read, r);
+      return read;
+    },
+    response: (r, res, up) => {
+      const del = heldDeletes.get(r);
+      if (!del) return res;
+      const o = res.status === 200 ? parse(res.body) : undefined;
+      if (!o || o.metadata?.finalizers?.length) return up.send(del);
+      return json(200, o);
     },
   },
 ];

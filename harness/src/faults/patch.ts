@@ -1,6 +1,7 @@
 // Faults against doc1's PATCH content types and update mechanisms, one rule each;
 // suites/patch must catch every one.
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
+import { divert, failure, unlessDiverted } from './util.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -32,12 +33,25 @@ function nullsToEmpty(v: unknown): unknown {
   return v;
 }
 
+/** A custom resource's path: a named group with a dot that is not a Kubernetes or orch group. */
+const isCustom = (r: ProxiedRequest) => {
+  const g = /^\/apis\/([^/]+)\//.exec(r.url.pathname)?.[1] ?? '';
+  return g.includes('.') && !/(^|\.)(k8s|orch)\.io$/.test(g);
+};
+
 export const PATCH_FAULTS: Fault[] = [
   {
     name: 'json-patch-test-ignored',
     breaks:
       'doc1 § Update mechanisms: a test operation gives conditional updates (the proxy removes test operations)',
     area: 'patch',
+    catchers: [
+      'patch/json-patch/test-fails-unchanged',
+      'patch/json-patch/lost-update',
+      'patch/json-patch/test-fails-422',
+    ],
+    // the atomicity law draws test operations too, and checks a failing one refuses the patch
+    alsoFails: ['patch/json-patch/law-atomic'],
     request: (r) => {
       const ops = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
       return Array.isArray(ops)
@@ -53,6 +67,7 @@ export const PATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Operations: JSON Patch (RFC 6902) is one patch (the operations before a failing one are applied one by one and stay)',
     area: 'patch',
+    catchers: ['patch/json-patch/law-atomic', 'patch/json-patch/test-fails-unchanged'],
     response: async (r, res, up) => {
       const ops = isPatch(r, JSON_PATCH) && res.status >= 400 ? parse(r.body) : undefined;
       if (!Array.isArray(ops)) return res;
@@ -67,27 +82,153 @@ export const PATCH_FAULTS: Fault[] = [
     name: 'merge-patch-null-kept',
     breaks: 'doc1 § Operations: JSON Merge Patch (RFC 7386), null deletes (the proxy rewrites null to "")',
     area: 'patch',
+    catchers: [
+      'patch/merge/set-replace-delete',
+      'patch/merge/law-string-maps',
+      'patch/merge/law-nested-json',
+    ],
     request: (r) => {
       const body = isPatch(r, MERGE_PATCH) ? parse(r.body) : undefined;
       return body && typeof body === 'object' ? withBody(r, nullsToEmpty(body)) : r;
     },
   },
+  // split: strategic-as-merge broke two rules at once (lists replaced on built-in kinds, custom
+  // resources accepted); each half is a fault of its own
   {
-    name: 'strategic-as-merge',
+    name: 'strategic-lists-replaced',
     breaks:
-      'doc1 § Operations: Strategic Merge Patch, only for built-in APIs (treated as a JSON merge patch: lists replaced, custom resources accepted)',
+      'doc1 § Operations: Strategic Merge Patch, for built-in APIs (a strategic merge patch of a built-in kind is read as a JSON merge patch: lists replaced)',
     area: 'patch',
+    catchers: ['patch/strategic/list-merge-by-key', 'patch/strategic/delete-directive'],
     request: (r) =>
-      isPatch(r, STRATEGIC) ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } } : r,
+      isPatch(r, STRATEGIC) && !isCustom(r)
+        ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } }
+        : r,
+  },
+  {
+    name: 'strategic-custom-resource-accepted',
+    breaks:
+      'doc1 § Operations: Strategic Merge Patch, only for built-in APIs (a strategic merge patch of a custom resource is applied as a JSON merge patch)',
+    area: 'patch',
+    catchers: ['patch/strategic/custom-resource-refused', 'patch/strategic/custom-resource-415'],
+    request: (r) =>
+      isPatch(r, STRATEGIC) && isCustom(r)
+        ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } }
+        : r,
   },
   {
     name: 'unknown-patch-type-as-merge',
     breaks:
       'doc1 § Operations: PATCH content types are the four of the table (others are read as a merge patch)',
     area: 'patch',
+    catchers: [
+      'patch/verb/unsupported-type-415-application-json',
+      'patch/verb/unsupported-type-415-text-plain',
+    ],
     request: (r) =>
       r.method === 'PATCH' && r.body.length && !TABLE_TYPES.has(contentType(r))
         ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } }
         : r,
+  },
+  {
+    name: 'json-patch-move-as-copy',
+    breaks:
+      'doc1 § Operations: JSON Patch (RFC 6902), move takes the value away from its source (move is done as copy)',
+    area: 'patch',
+    catchers: ['patch/json-patch/move-copy'],
+    // the atomicity law draws move operations too, and compares with the RFC 6902 result
+    alsoFails: ['patch/json-patch/law-atomic'],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      if (!Array.isArray(b) || !b.some((op) => op?.op === 'move')) return r;
+      return withBody(
+        r,
+        b.map((op) => (op?.op === 'move' ? { ...op, op: 'copy' } : op)),
+      );
+    },
+  },
+  {
+    name: 'json-patch-pointer-not-unescaped',
+    breaks:
+      'doc1 § Operations: JSON Patch paths are JSON Pointers (RFC 6901): ~1 is "/" (the proxy makes it a literal "~1")',
+    area: 'patch',
+    catchers: ['patch/json-patch/pointer-escapes'],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      if (!Array.isArray(b) || !b.some((op) => String(op?.path ?? '').includes('~1'))) return r;
+      return withBody(
+        r,
+        b.map((op) => (typeof op?.path === 'string' ? { ...op, path: op.path.replaceAll('~1', '~01') } : op)),
+      );
+    },
+  },
+  {
+    name: 'apply-patch-type-refused',
+    breaks: 'doc1 § Operations: PATCH content types include application/apply-patch+yaml (refused with 415)',
+    area: 'patch',
+    catchers: ['patch/verb/apply-type-served'],
+    request: (r) =>
+      r.method === 'PATCH' && contentType(r) === 'application/apply-patch+yaml'
+        ? divert(r, () =>
+            failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format'),
+          )
+        : r,
+    response: unlessDiverted,
+  },
+  {
+    name: 'strategic-refused-on-builtin',
+    breaks:
+      'doc1 § Operations: Strategic Merge Patch for built-in APIs (refused with 415 on a built-in kind)',
+    area: 'patch',
+    catchers: ['patch/strategic/builtin-accepted'],
+    // these (beyond doc1) send a strategic merge patch of a built-in kind too, and check its result
+    alsoFails: [
+      'patch/strategic/list-merge-by-key',
+      'patch/strategic/delete-directive',
+      'patch/strategic/merge-patch-replaces-list',
+    ],
+    request: (r) =>
+      isPatch(r, STRATEGIC) && !isCustom(r)
+        ? divert(r, () =>
+            failure(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format'),
+          )
+        : r,
+    response: unlessDiverted,
+  },
+  {
+    name: 'json-patch-operations-reversed',
+    breaks:
+      'doc1 § Operations: JSON Patch (RFC 6902) is a sequence of operations, applied in order (the proxy reverses it)',
+    area: 'patch',
+    catchers: ['patch/json-patch/operations'],
+    // the atomicity law compares with the RFC 6902 result of its operations in order
+    alsoFails: ['patch/json-patch/law-atomic'],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      return Array.isArray(b) && b.length > 1 && !b.some((op) => op?.op === 'test')
+        ? withBody(r, [...b].reverse())
+        : r;
+    },
+  },
+  {
+    name: 'json-patch-test-always-fails',
+    breaks:
+      'doc1 § Update mechanisms: a test operation gives conditional updates (a JSON Patch whose tests hold is refused as if one failed)',
+    area: 'patch',
+    catchers: ['patch/json-patch/test-passes'],
+    // these send JSON Patches whose tests hold as a step (the first writer's; the law's draws) and
+    // check they apply: the same rule (pointer-escapes tests the escaped key before replacing it)
+    alsoFails: [
+      'patch/json-patch/lost-update',
+      'patch/json-patch/law-atomic',
+      'patch/json-patch/pointer-escapes',
+    ],
+    request: (r) => {
+      const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
+      return Array.isArray(b) && b.some((op) => op?.op === 'test')
+        ? divert(r, () => failure(422, 'Invalid', 'the test operation failed'))
+        : r;
+    },
+    response: unlessDiverted,
   },
 ];

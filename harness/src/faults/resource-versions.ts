@@ -26,8 +26,14 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resource version semantics: resourceVersionMatch=Exact, rv=other is Exact (an Exact list at a past version gets the current collection)',
     area: 'resource-versions',
+    catchers: ['resource-versions/list/exact/no-limit/rv-past', 'resource-versions/list/exact/limit/rv-past'],
+    // narrowed: a continued request is left alone (dropping its resourceVersionMatch made the
+    // invalid continue+Exact combination valid, which is another rule's case)
     request: (r) =>
-      isRead(r) && r.url.searchParams.get('resourceVersionMatch') === 'Exact' && nonZeroRv(r)
+      isRead(r) &&
+      r.url.searchParams.get('resourceVersionMatch') === 'Exact' &&
+      nonZeroRv(r) &&
+      !r.url.searchParams.has('continue')
         ? withQuery(r, ['resourceVersion', 'resourceVersionMatch'])
         : r,
   },
@@ -36,6 +42,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resource version semantics: resourceVersionMatch unset, limit=n, rv=other is Exact (the version is dropped from a paged list)',
     area: 'resource-versions',
+    catchers: ['resource-versions/list/match-unset/limit/rv-past'],
     request: (r) =>
       isRead(r) &&
       r.url.searchParams.has('limit') &&
@@ -50,6 +57,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resource version semantics, Meanings: Exact, the collection version equals the requested one',
     area: 'resource-versions',
+    catchers: ['resource-versions/list/exact/no-limit/rv-past', 'resource-versions/list/exact/limit/rv-past'],
     response: (r, res) =>
       isRead(r) && r.url.searchParams.get('resourceVersionMatch') === 'Exact' && res.status === 200
         ? mapJson(res, (j) =>
@@ -64,6 +72,10 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resource version semantics, Meanings: Not older than, at least as new as the given version (a NotOlderThan list is answered from an older version)',
     area: 'resource-versions',
+    catchers: [
+      'resource-versions/list/not-older-than/no-limit/rv-past',
+      'resource-versions/list/not-older-than/limit/rv-past',
+    ],
     request: (r) => {
       const rv = r.url.searchParams.get('resourceVersion') ?? '';
       if (
@@ -81,6 +93,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       "doc1 § Resource version semantics: an unrecognized resource version on get or list answers 504 or Retry-After ('Too large resource version'), not data",
     area: 'resource-versions',
+    catchers: ['resource-versions/get/rv-future', 'resource-versions/list/not-older-than/no-limit/rv-future'],
     response: (r, res, up) =>
       isRead(r) && res.status === 504
         ? up.send(withQuery(r, ['resourceVersion', 'resourceVersionMatch']))
@@ -91,6 +104,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Errors: 504 Gateway Timeout when an unrecognized resource version did not become available (answered 500 without Retry-After)',
     area: 'resource-versions',
+    catchers: ['resource-versions/get/rv-future', 'resource-versions/list/not-older-than/no-limit/rv-future'],
     response: (_r, res) => {
       if (res.status !== 504) return res;
       const headers = { ...res.headers };
@@ -103,6 +117,16 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resource version semantics: the cells marked invalid are refused (Kubernetes: 422 Invalid), not served as if resourceVersionMatch were unset',
     area: 'resource-versions',
+    catchers: [
+      'resource-versions/list/exact/limit/rv-0',
+      'resource-versions/list/exact/limit/rv-unset',
+      'resource-versions/list/exact/no-limit/rv-0',
+      'resource-versions/list/exact/no-limit/rv-unset',
+      'resource-versions/list/not-older-than/limit/rv-unset',
+      'resource-versions/list/not-older-than/no-limit/rv-unset',
+      'resource-versions/list/unknown-match/no-limit/rv-past',
+      'resource-versions/list/exact/continue/rv-past',
+    ],
     response: (r, res, up) =>
       isRead(r) && res.status === 422 ? up.send(withQuery(r, ['resourceVersionMatch'])) : res,
   },
@@ -110,6 +134,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     name: 'continue-with-rv-accepted',
     breaks: 'doc1 § Resource version semantics: limit=n, continue=token, rv=other is invalid, HTTP 400',
     area: 'resource-versions',
+    catchers: ['resource-versions/list/match-unset/continue/rv-other'],
     request: (r) =>
       isRead(r) && r.url.searchParams.has('continue') && nonZeroRv(r) ? withQuery(r, ['resourceVersion']) : r,
   },
@@ -118,6 +143,10 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Errors: 410 Gone for an Exact list at a version no longer retained (answered with current data)',
     area: 'resource-versions',
+    catchers: [
+      'resource-versions/list/exact/no-limit/rv-expired',
+      'resource-versions/list/match-unset/limit/rv-expired',
+    ],
     server: { historySeconds: 2 },
     response: (r, res, up) =>
       isRead(r) && res.status === 410 && nonZeroRv(r)
@@ -129,6 +158,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Errors: 410 Gone for a watch at a version no longer retained (the error in the stream says 500)',
     area: 'resource-versions',
+    catchers: ['resource-versions/watch/rv-expired', 'resource-versions/watch/rv-expired-error-event'],
     server: { historySeconds: 2 },
     watch: (_s, line) => {
       if (!line.includes('"ERROR"')) return [line];
@@ -145,6 +175,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     name: 'watch-exact-sends-initial-state',
     breaks: 'doc1 § Resource version semantics: watch, other value = Start at Exact (no synthetic events)',
     area: 'resource-versions',
+    catchers: ['resource-versions/watch/rv-current', 'resource-versions/watch/rv-past'],
     request: (r) => (isWatch(r) && nonZeroRv(r) ? withQuery(r, ['resourceVersion']) : r),
   },
   {
@@ -152,6 +183,7 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resource version semantics: watch, unset or 0 = Get State (synthetic ADDED events for all existing instances)',
     area: 'resource-versions',
+    catchers: ['resource-versions/watch/rv-unset', 'resource-versions/watch/rv-0'],
     // the ADDED events before the first other event of a stream are the synthetic ones
     watch: (s, line) => {
       if (!s.live && line.includes('"ADDED"')) return [];

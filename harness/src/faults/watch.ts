@@ -2,6 +2,7 @@
 // the watch row of § Resource version semantics), one rule each; suites/watch must catch every
 // one. (reorder-watch-events and drop-watch-events live in doc1-core.ts.)
 import type { Fault, ProxiedRequest, WatchState } from '../fault-proxy.ts';
+import { STREAM_CASES } from './util.ts';
 
 interface Event {
   type: string;
@@ -43,6 +44,10 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Watch recovery: each change is delivered once (the first MODIFIED or DELETED of a stream is sent twice)',
     area: 'watch',
+    catchers: ['watch/law/exactly-once-in-order'],
+    // every case that compares a stream with exactly the events of its writes checks each of
+    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
+    alsoFails: STREAM_CASES,
     watch: (s, line) => {
       const e = parse(line);
       if (s.duped || !(e?.type === 'MODIFIED' || e?.type === 'DELETED')) return [line];
@@ -54,6 +59,10 @@ export const WATCH_FAULTS: Fault[] = [
     name: 'deleted-as-modified',
     breaks: 'doc1 § Events: MODIFIED is for an object updated or patched (a deletion is sent as MODIFIED)',
     area: 'watch',
+    catchers: ['watch/events/deleted-on-delete', 'watch/scopes/namespace-deletion'],
+    // every case that compares a stream with exactly the events of its writes checks each of
+    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
+    alsoFails: STREAM_CASES,
     watch: (_s, line) => {
       const e = parse(line);
       return e?.type === 'DELETED' ? [JSON.stringify({ ...e, type: 'MODIFIED' })] : [line];
@@ -63,6 +72,10 @@ export const WATCH_FAULTS: Fault[] = [
     name: 'modified-as-added',
     breaks: 'doc1 § Events: an update or patch is MODIFIED (sent as ADDED)',
     area: 'watch',
+    catchers: ['watch/events/modified-on-update', 'watch/events/modified-on-patch'],
+    // every case that compares a stream with exactly the events of its writes checks each of
+    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
+    alsoFails: STREAM_CASES,
     watch: (_s, line) => {
       const e = parse(line);
       return e?.type === 'MODIFIED' ? [JSON.stringify({ ...e, type: 'ADDED' })] : [line];
@@ -73,6 +86,13 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Events, deletion (Kubernetes): the DELETED event holds the last state of the object (its data is dropped)',
     area: 'watch',
+    catchers: ['watch/events/deleted-on-delete'],
+    // these compare their DELETED events with the last state of the object as well
+    alsoFails: [
+      'watch/selectors/enter-and-leave',
+      'watch/selectors/label-filter',
+      'watch/verb/field-selector-name',
+    ],
     watch: (_s, line) => {
       const e = parse(line);
       if (e?.type !== 'DELETED' || !e.object?.data) return [line];
@@ -85,6 +105,13 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resource version semantics: Get State, synthetic ADDED events for all existing instances (all but the first are dropped)',
     area: 'watch',
+    catchers: ['watch/start/unset-current-state', 'watch/start/zero-any-state'],
+    // these open their watch without resourceVersion and check its synthetic ADDED events, one per object, too
+    alsoFails: [
+      'watch/events/added-on-create',
+      'watch/law/exactly-once-in-order',
+      'watch/verb/collection-stream',
+    ],
     watch: (s, line) => {
       const e = parse(line);
       if (!getsState(s) || s.live) return [line];
@@ -101,6 +128,7 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Events: BOOKMARK only when requested (a BOOKMARK follows every change on a watch that did not ask)',
     area: 'watch',
+    catchers: ['watch/bookmarks/none-unless-asked'],
     watch: (s, line) => {
       const e = parse(line);
       if (!isChange(e) || s.url?.searchParams.get('allowWatchBookmarks') === 'true') return [line];
@@ -120,6 +148,10 @@ export const WATCH_FAULTS: Fault[] = [
     name: 'end-watch-early',
     breaks: 'doc1 § Events: the watch stream carries the changes (the stream is ended after two events)',
     area: 'watch',
+    catchers: ['watch/verb/collection-stream', 'watch/law/exactly-once-in-order'],
+    // every case that compares a stream with exactly the events of its writes checks each of
+    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
+    alsoFails: STREAM_CASES,
     watch: (s, line) => {
       if (s.n >= 1) s.end = true;
       return [line];
@@ -130,6 +162,10 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       "doc1 § Resources and their fields: resourceVersion is the object's version in the store (MODIFIED events carry the previous version)",
     area: 'watch',
+    catchers: ['watch/events/modified-on-update', 'watch/events/modified-on-patch'],
+    // every case that compares a stream with exactly the events of its writes checks each of
+    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
+    alsoFails: STREAM_CASES,
     watch: (_s, line) => {
       const e = parse(line);
       const rv = e?.object?.metadata?.resourceVersion;
@@ -148,6 +184,9 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Errors: 410 Gone for a watch at a version no longer retained (the ERROR event is dropped: the stream just ends)',
     area: 'watch',
+    catchers: ['watch/start/expired-gone', 'watch/start/expired-error-event'],
+    // the recovery law starts from the same 410
+    alsoFails: ['watch/law/relist-after-gone'],
     server: { historySeconds: 2 },
     watch: (_s, line) => (parse(line)?.type === 'ERROR' ? [] : [line]),
   },
@@ -156,6 +195,7 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'Kubernetes: a watch with a labelSelector streams matching objects only (the selector is dropped)',
     area: 'watch',
+    catchers: ['watch/selectors/label-filter', 'watch/selectors/enter-and-leave'],
     request: (r) => (isWatch(r) && r.url.searchParams.has('labelSelector') ? without(r, 'labelSelector') : r),
   },
   {
@@ -163,12 +203,14 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'Kubernetes: a watch with fieldSelector metadata.name streams that object only (the selector is dropped)',
     area: 'watch',
+    catchers: ['watch/verb/field-selector-name'],
     request: (r) => (isWatch(r) && r.url.searchParams.has('fieldSelector') ? without(r, 'fieldSelector') : r),
   },
   {
     name: 'resource-path-watch-widened',
     breaks: 'doc1 § Operations: watch on a resource path (the watch covers the whole collection)',
     area: 'watch',
+    catchers: ['watch/verb/resource-path'],
     request: (r) => {
       const m = /^(.*\/namespaces\/[^/]+\/[^/]+)\/[^/]+$/.exec(r.url.pathname);
       if (!isWatch(r) || !m) return r;
@@ -181,6 +223,7 @@ export const WATCH_FAULTS: Fault[] = [
     name: 'watch-ignores-timeout',
     breaks: 'Kubernetes: timeoutSeconds ends a watch (the parameter is dropped)',
     area: 'watch',
+    catchers: ['watch/timeout/ends-stream'],
     request: (r) =>
       isWatch(r) && r.url.searchParams.has('timeoutSeconds') ? without(r, 'timeoutSeconds') : r,
   },
@@ -189,6 +232,7 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Streaming initial state, the mark of the BOOKMARK that ends the initial events (Kubernetes: the initial-events-end annotation is removed)',
     area: 'watch',
+    catchers: ['watch/initial-events/end-annotation'],
     server: { featureGates: { WatchList: true } },
     watch: (_s, line) => {
       const e = parse(line);
@@ -204,6 +248,14 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Streaming initial state: synthetic ADDED events, then the BOOKMARK (the BOOKMARK comes before the ADDED events)',
     area: 'watch',
+    catchers: ['watch/initial-events/stream-order'],
+    // these read the initial events up to the BOOKMARK that ends them: with the BOOKMARK first they read none
+    alsoFails: [
+      'watch/initial-events/bookmark-version-synced',
+      'watch/initial-events/consistent-read',
+      'watch/initial-events/not-older-than',
+      'watch/scopes/named-group',
+    ],
     server: { featureGates: { WatchList: true } },
     watch: (s, line) => {
       if (s.url?.searchParams.get('sendInitialEvents') !== 'true' || s.released) return [line];
@@ -222,6 +274,11 @@ export const WATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Resources and their fields: a BOOKMARK object has only metadata.resourceVersion (it carries data)',
     area: 'watch',
+    catchers: [
+      'watch/initial-events/end-annotation',
+      'watch/scopes/named-group',
+      'watch/bookmarks/shape-and-meaning',
+    ],
     server: { featureGates: { WatchList: true } },
     watch: (_s, line) => {
       const e = parse(line);
