@@ -10,13 +10,13 @@
 //    declare;
 //  - the same cases pass through a clean proxy, so the failures are the fault's doing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fault, type RunningProxy, startFaultProxy } from '../../harness/src/fault-proxy.ts';
+import { type FaultHooks, type RunningProxy, startFaultProxy } from '../../harness/src/fault-proxy.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { cleanupTempDirs, cli, readSummary, tail, tempDir } from './helpers.ts';
 
 const HISTORY = 20;
 
-const GONE_TO_OK: Fault = {
+const GONE_TO_OK: FaultHooks = {
   name: 'gone-to-ok',
   breaks: 'doc1 § Errors: 410 Gone (every 410 answered as 200)',
   area: 'resource-versions',

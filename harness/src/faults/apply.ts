@@ -776,11 +776,22 @@ export const APPLY_FAULTS: Fault[] = [
       }),
   },
   {
+    name: 'apply-entry-time-missing',
+    breaks:
+      'doc2 § managedFields entry: time, when the entry was last written (the proxy drops it from every entry, those a change wrote included)',
+    area: 'apply',
+    catchers: ['apply/managed-fields/entry-time'],
+    response: (_r, res) =>
+      mapObjects(res, (o) => {
+        for (const e of o?.metadata?.managedFields ?? []) if (e) delete e.time;
+      }),
+  },
+  {
     name: 'apply-entry-time-dropped',
     breaks:
       'doc2 § managedFields entry: time, when the entry was last written (the proxy writes a text that is not a time)',
     area: 'apply',
-    catchers: ['apply/managed-fields/entry-shape'],
+    catchers: ['apply/managed-fields/entry-shape', 'apply/managed-fields/entry-time'],
     // every apply case checks the shape of each managedFields entry it reads, time's form
     // included (checkEntryShape in suites/apply/support.ts): the same rule, everywhere
     alsoFails: ['apply/'],

@@ -16,7 +16,7 @@ export const CHUNKING_FAULTS: Fault[] = [
     breaks:
       'doc1 § Chunked lists: with limit=<n> the server returns at most n items (a first chunk is served with twice the limit)',
     area: 'chunking',
-    catchers: ['chunking/law/concatenation'],
+    catchers: ['chunking/law/concatenation', 'chunking/limits/chunk-size'],
     // the selectors law checks the same bound on every chunk of a selected list
     alsoFails: ['chunking/law/selectors'],
     // narrowed: the limit is doubled rather than dropped, so a first chunk still ends with a

@@ -31,6 +31,7 @@ export const STREAM_CASES: string[] = [
   'watch/law/exactly-once-in-order',
   'watch/law/relist-reaches-state',
   'watch/law/restart-at-any-cut',
+  'watch/limits/history-retained',
   'watch/scopes/cluster-scoped',
   'watch/scopes/namespace-deletion',
   'watch/selectors/enter-and-leave',
