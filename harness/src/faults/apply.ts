@@ -222,6 +222,8 @@ export const APPLY_FAULTS: Fault[] = [
     ],
     // every scenario checks, after each step, the managedFields the server records (the ownership model is doc2's subject)
     alsoFails: [
+      // entry-time reads the entry the apply wrote
+      'apply/managed-fields/entry-time',
       'apply/dry-run/create',
       'apply/dry-run/create/kubernetes-shape',
       'apply/dry-run/force',
@@ -354,6 +356,8 @@ export const APPLY_FAULTS: Fault[] = [
     ],
     // every scenario checks, after each step, which manager (by its fieldManager) owns each field
     alsoFails: [
+      // entry-time reads the entry the apply wrote
+      'apply/managed-fields/entry-time',
       'apply/dry-run/conflict',
       'apply/dry-run/conflict/kubernetes-shape',
       'apply/dry-run/create',
@@ -479,6 +483,8 @@ export const APPLY_FAULTS: Fault[] = [
     catchers: ['apply/endpoint/create-then-patch', 'apply/endpoint/json-body'],
     // every scenario applies through that content type, and checks the apply semantics (ownership, conflicts, managedFields) it gives
     alsoFails: [
+      // entry-time reads the entry the apply wrote
+      'apply/managed-fields/entry-time',
       'apply/dry-run/conflict',
       'apply/dry-run/conflict/kubernetes-shape',
       'apply/dry-run/create',
@@ -741,6 +747,8 @@ export const APPLY_FAULTS: Fault[] = [
     catchers: ['apply/managed-fields/entry-shape'],
     // every scenario with an apply step checks the operation of the entry it leaves
     alsoFails: [
+      // entry-time reads the entry the apply wrote
+      'apply/managed-fields/entry-time',
       'apply/dry-run/create',
       'apply/dry-run/create/kubernetes-shape',
       'apply/endpoint/create-then-patch',

@@ -18,7 +18,7 @@ export const CHUNKING_FAULTS: Fault[] = [
     area: 'chunking',
     catchers: ['chunking/law/concatenation', 'chunking/limits/chunk-size'],
     // the selectors law checks the same bound on every chunk of a selected list
-    alsoFails: ['chunking/law/selectors'],
+    alsoFails: ['chunking/limits/continue-usable-within-lifetime', 'chunking/law/selectors'],
     // narrowed: the limit is doubled rather than dropped, so a first chunk still ends with a
     // continue token when more remain (the cases that need one to run keep their setup)
     request: (r) => {
@@ -62,6 +62,8 @@ export const CHUNKING_FAULTS: Fault[] = [
     // these laws check the same completeness from their side: the last chunk comes after every
     // item, remainingItemCount adds up to the items left, no object vanishes from later chunks
     alsoFails: [
+      // continuing a list expects the items after the first chunk, the dropped one included
+      'chunking/limits/continue-usable-within-lifetime',
       'chunking/law/continue-until-last',
       'chunking/law/remaining-item-count',
       'chunking/law/snapshot-under-writes',
