@@ -20,7 +20,7 @@ import { evictionHandler } from '../handlers/eviction.ts';
 import { scaleGetHandler, scalePatchHandler, scaleUpdateHandler } from '../handlers/scale.ts';
 import type { EventStream, Handler, ResponseWriter, Scope } from '../handlers/scope.ts';
 import { watchHandler } from '../handlers/watch.ts';
-import { impersonate } from '../impersonation/impersonate.ts';
+import { impersonate, wantsImpersonation } from '../impersonation/impersonate.ts';
 import {
   createHandler,
   deleteCollectionHandler,
@@ -496,7 +496,11 @@ class HttpScope implements Scope, ResponseWriter {
 }
 
 export function createHandlerFn(deps: HttpDeps) {
-  const handle = async function handle(req: IncomingMessage, res: ServerResponse, audit: AuditRecord): Promise<void> {
+  const handle = async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    audit: AuditRecord | undefined,
+  ): Promise<void> {
     let out: Negotiated | undefined;
     const warnings: string[] = [];
     try {
@@ -507,13 +511,17 @@ export function createHandlerFn(deps: HttpDeps) {
         peerCertificates: peerCertificates(req),
         remoteAddress: req.socket.remoteAddress,
       });
-      audit.user = authenticated.user;
-      const user = await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders);
-      if (user !== authenticated.user) audit.impersonatedUser = user;
+      const user = wantsImpersonation(req.headers)
+        ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
+        : authenticated.user;
       const q = url.searchParams;
       const info = requestInfo(method, path, watchRequested(q));
-      audit.verb = info.verb;
-      if (info.resourceRequest)
+      if (audit) {
+        audit.user = authenticated.user;
+        if (user !== authenticated.user) audit.impersonatedUser = user;
+        audit.verb = info.verb;
+      }
+      if (audit && info.resourceRequest)
         audit.objectRef = {
           resource: info.resource || undefined,
           namespace: info.namespace || undefined,
@@ -537,8 +545,8 @@ export function createHandlerFn(deps: HttpDeps) {
         path,
       };
       const decision = await deps.authz.authorize(attrs);
-      audit.annotate('authorization.orch.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
-      audit.annotate('authorization.orch.io/reason', decision.reason);
+      audit?.annotate('authorization.orch.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
+      audit?.annotate('authorization.orch.io/reason', decision.reason);
       if (decision.decision !== 'allow') throw forbidden(attrs, decision);
 
       if (!info.resourceRequest) {
@@ -604,10 +612,12 @@ export function createHandlerFn(deps: HttpDeps) {
         // a bug of ours, never the client's fault: log it, answer 500
         console.error('internal error:', e);
       }
-      if (e instanceof Unauthenticated) for (const r of e.refusals) audit.annotate('authentication.orch.io/refused', r);
+      if (audit && e instanceof Unauthenticated)
+        for (const r of e.refusals) audit.annotate('authentication.orch.io/refused', r);
       if (req.readableEnded === false && !req.destroyed) req.resume();
       const se = e instanceof StatusError ? e : undefined;
-      audit.failure = se ? { reason: se.reason, message: se.message } : { reason: 'InternalError', message: String(e) };
+      if (audit)
+        audit.failure = se ? { reason: se.reason, message: se.message } : { reason: 'InternalError', message: String(e) };
       writeError(req, res, e, out, warnings);
     }
   };
@@ -616,22 +626,25 @@ export function createHandlerFn(deps: HttpDeps) {
   return async function guarded(req: IncomingMessage, res: ServerResponse): Promise<void> {
     req.on('error', ignore);
     res.on('error', ignore);
-    const auditId = req.headers['audit-id'];
-    const audit = new AuditRecord(
-      deps.audit,
-      req.url ?? '/',
-      req.socket.remoteAddress ?? '',
-      req.headers['user-agent'],
-      typeof auditId === 'string' ? auditId : undefined,
-    );
+    // no sink, no audit work at all (one request's record costs a uuid and a header)
+    let audit: AuditRecord | undefined;
     if (deps.audit.length) {
-      res.setHeader('Audit-Id', audit.auditID);
-      res.once('close', () => audit.complete(res.statusCode, audit.failure));
+      const auditId = req.headers['audit-id'];
+      const record = new AuditRecord(
+        deps.audit,
+        req.url ?? '/',
+        req.socket.remoteAddress ?? '',
+        req.headers['user-agent'],
+        typeof auditId === 'string' ? auditId : undefined,
+      );
+      audit = record;
+      res.setHeader('Audit-Id', record.auditID);
+      res.once('close', () => record.complete(res.statusCode, record.failure));
     }
     try {
       await handle(req, res, audit);
     } catch (e) {
-      audit.failure = { reason: 'InternalError', message: String(e) };
+      if (audit) audit.failure = { reason: 'InternalError', message: String(e) };
       lastResort(res, e);
     }
   };
