@@ -192,3 +192,13 @@ export async function expiredVersion(
     );
   return '1';
 }
+
+/**
+ * How long (seconds) a case may wait and stay well inside a retention window: a third of the
+ * declared window (`declared`, the value of ORCH_HISTORY_SECONDS or ORCH_CONTINUE_TTL_SECONDS),
+ * at most one second, which any server's default keeps.
+ */
+export function waitInsideWindow(declared: string | undefined): number {
+  const s = Number(declared);
+  return Number.isFinite(s) && s > 0 ? Math.min(1, s / 3) : 1;
+}
