@@ -1,6 +1,6 @@
 // Faults against doc1's create, get, list, update and patch, and the uniqueness of names, one
 // rule each; suites/crud must catch every one. (stale-update-accepted lives in doc1-core.ts.)
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import type { Fault, ProxiedRequest, ProxiedResponse, Upstream } from '../fault-proxy.ts';
 import { mapJson } from './util.ts';
 
 /** `.../namespaces/<ns>/<plural>` of the core or a named group. */
@@ -34,6 +34,17 @@ function statusResponse(code: number, reason: string, message: string, details?:
     headers: { 'content-type': 'application/json' },
     body: Buffer.from(JSON.stringify(body)),
   };
+}
+
+/** Deletes the object a create just made and answers the create as refused (409 AlreadyExists). */
+async function undoCreate(r: ProxiedRequest, up: Upstream, name: string): Promise<ProxiedResponse> {
+  await up.send({
+    ...r,
+    method: 'DELETE',
+    url: new URL(`${r.url.pathname}/${encodeURIComponent(name)}`, r.url),
+    body: Buffer.alloc(0),
+  });
+  return statusResponse(409, 'AlreadyExists', `object "${name}" already exists`, { name });
 }
 
 /** Requests the fault answers itself: the request sent upstream is made a harmless GET. */
@@ -252,13 +263,7 @@ export const CRUD_FAULTS: Fault[] = [
         body: Buffer.alloc(0),
       });
       if (other.status !== 200) return res;
-      await up.send({
-        ...r,
-        method: 'DELETE',
-        url: new URL(`${r.url.pathname}/${encodeURIComponent(name)}`, r.url),
-        body: Buffer.alloc(0),
-      });
-      return statusResponse(409, 'AlreadyExists', `object "${name}" already exists`, { name });
+      return undoCreate(r, up, name);
     },
   },
   {
@@ -276,13 +281,7 @@ export const CRUD_FAULTS: Fault[] = [
       const all = await up.send({ ...r, method: 'GET', url, body: Buffer.alloc(0) });
       const items: any[] = all.status === 200 ? (JSON.parse(all.body.toString('utf8'))?.items ?? []) : [];
       if (!items.some((o) => o?.metadata?.namespace !== m[2])) return res;
-      await up.send({
-        ...r,
-        method: 'DELETE',
-        url: new URL(`${r.url.pathname}/${encodeURIComponent(name)}`, r.url),
-        body: Buffer.alloc(0),
-      });
-      return statusResponse(409, 'AlreadyExists', `object "${name}" already exists`, { name });
+      return undoCreate(r, up, name);
     },
   },
   {

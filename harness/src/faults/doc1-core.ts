@@ -1,6 +1,6 @@
 // Faults against doc1's core rules, one per rule (each names the area that must catch it).
 import type { Fault } from '../fault-proxy.ts';
-import { mapJson, STREAM_CASES } from './util.ts';
+import { DRY_RUN_WRITE_CASES, mapJson, STREAM_CASES } from './util.ts';
 
 export const CORE_FAULTS: Fault[] = [
   {
@@ -61,18 +61,7 @@ export const CORE_FAULTS: Fault[] = [
     name: 'ignore-dry-run',
     breaks: 'doc1 § Dry run: nothing is persisted',
     area: 'dry-run',
-    catchers: [
-      'dry-run/post/all',
-      'dry-run/post/bare',
-      'dry-run/put/all',
-      'dry-run/put/bare',
-      'dry-run/patch/all',
-      'dry-run/patch/bare',
-      'dry-run/delete/all',
-      'dry-run/delete/bare',
-      'dry-run/generate-name',
-      'dry-run/watch/no-events',
-    ],
+    catchers: [...DRY_RUN_WRITE_CASES, 'dry-run/generate-name', 'dry-run/watch/no-events'],
     // narrowed: a dryRun value other than All (or bare) is left alone (its refusal is another rule)
     request: (r) => {
       if (!['All', ''].includes(r.url.searchParams.get('dryRun') ?? 'unset')) return r;

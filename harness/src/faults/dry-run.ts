@@ -1,7 +1,7 @@
 // Faults against doc1 § Dry run, one rule each; suites/dry-run must catch every one.
 // (ignore-dry-run lives in doc1-core.ts.)
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
-import { mapJson } from './util.ts';
+import { DRY_RUN_WRITE_CASES, mapJson } from './util.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** A write with a valid dryRun (All, or bare): another value is refused, which is another rule. */
@@ -19,18 +19,7 @@ export const DRY_RUN_FAULTS: Fault[] = [
     name: 'dry-run-persists',
     breaks: 'doc1 § Dry run: every stage runs except persisting (the proxy also sends the request for real)',
     area: 'dry-run',
-    catchers: [
-      'dry-run/post/all',
-      'dry-run/post/bare',
-      'dry-run/put/all',
-      'dry-run/put/bare',
-      'dry-run/patch/all',
-      'dry-run/patch/bare',
-      'dry-run/delete/all',
-      'dry-run/delete/bare',
-      'dry-run/generate-name',
-      'dry-run/watch/no-events',
-    ],
+    catchers: [...DRY_RUN_WRITE_CASES, 'dry-run/generate-name', 'dry-run/watch/no-events'],
     response: async (r, res, up) => {
       if (isDryRun(r) && res.status < 300) await up.send(withoutDryRun(r));
       return res;
