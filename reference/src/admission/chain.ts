@@ -16,7 +16,7 @@ export class AdmissionChain {
   }
 
   plugins(): AdmissionPlugin[] {
-    return this.sources.length === 1 ? [...this.sources[0]!()] : this.sources.flatMap((s) => s());
+    return this.sources.flatMap((s) => s());
   }
 
   async mutate(a: AdmissionAttributes): Promise<void> {

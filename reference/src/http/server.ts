@@ -356,10 +356,9 @@ function route(info: RequestInfo, def: ResourceDef): Handler | undefined {
   }
 }
 
-/** A watch's chunked reply on node's response; a HEAD gets the headers and nothing more. */
-function eventStream(req: IncomingMessage, res: ServerResponse, contentType: string): EventStream {
+/** A watch's chunked reply on node's response (a HEAD's ends after the handler: see handle). */
+function eventStream(res: ServerResponse, contentType: string): EventStream {
   let started = false;
-  const head = req.method === 'HEAD';
   const stream: EventStream = {
     start() {
       if (started) return;
@@ -370,8 +369,6 @@ function eventStream(req: IncomingMessage, res: ServerResponse, contentType: str
         'Cache-Control': 'no-cache, private',
       });
       res.flushHeaders();
-      // a HEAD has no body: its response ends with the headers, the connection stays usable
-      if (head) res.end();
     },
     write(chunk) {
       if (!stream.closed) res.write(chunk);
@@ -491,7 +488,7 @@ class HttpScope implements Scope, ResponseWriter {
   }
 
   stream(contentType: string): EventStream {
-    return eventStream(this.req, this.response, contentType);
+    return eventStream(this.response, contentType);
   }
 }
 
