@@ -48,7 +48,7 @@ describe('authentication union', () => {
 
   it('an invalid bearer token is a 401, never anonymous (doc3)', async () => {
     const u = new AuthenticationUnion([tokens({ a: 'alice' })], true);
-    const e = await u.authenticate(req({ authorization: 'Bearer nope' })).catch((x) => x);
+    const e = await Promise.resolve(u.authenticate(req({ authorization: 'Bearer nope' }))).catch((x) => x);
     expect(e).toBeInstanceOf(Unauthenticated);
     expect(e.code).toBe(401);
     expect(e.refusals).toEqual(['invalid bearer token']);
@@ -56,7 +56,7 @@ describe('authentication union', () => {
 
   it('a method that recognises and refuses the request makes it a 401 even with anonymous on', async () => {
     const u = new AuthenticationUnion([refuser], true);
-    const e = await u.authenticate(req({ 'x-refuse': '1' })).catch((x) => x);
+    const e = await Promise.resolve(u.authenticate(req({ 'x-refuse': '1' }))).catch((x) => x);
     expect(e).toBeInstanceOf(Unauthenticated);
     expect(e.refusals).toEqual(['refuser: refused by test']);
   });
@@ -65,6 +65,30 @@ describe('authentication union', () => {
     const broken: Authenticator = { name: 'broken', authenticate: async () => Promise.reject(new Error('backend down')) };
     const u = new AuthenticationUnion([broken], true);
     await expect(u.authenticate(req({}))).rejects.toMatchObject({ code: 401 });
+  });
+
+  it('methods that answer at once are asked without a promise; a later one that awaits still decides in order', async () => {
+    const sync = new AuthenticationUnion([tokens({ a: 'alice' })], false);
+    const now = sync.authenticate(req({ authorization: 'Bearer a' }));
+    expect(now).not.toBeInstanceOf(Promise);
+    expect((now as { user: { username: string } }).user.username).toBe('alice');
+    // sync "none", then an async refusal, then a sync method that would accept: the refusal
+    // is kept and the third method still decides
+    const slow: Authenticator = {
+      name: 'slow',
+      authenticate: (r) =>
+        new Promise((ok) => setTimeout(() => ok(r.headers['x-refuse'] ? { status: 'error', message: 'later' } : { status: 'none' }), 5)),
+    };
+    const mixed = new AuthenticationUnion([tokens({}), slow, tokens({ b: 'bob' })], false);
+    const later = mixed.authenticate(req({ authorization: 'Bearer b' }));
+    expect(later).toBeInstanceOf(Promise);
+    expect((await later).user.username).toBe('bob');
+    const e = await Promise.resolve(mixed.authenticate(req({ authorization: 'Bearer zzz', 'x-refuse': '1' }))).catch((x) => x);
+    expect(e.refusals).toEqual(['slow: later']);
+    // a 401 is always a rejected promise, never a synchronous throw
+    const none = sync.authenticate(req({}));
+    expect(none).toBeInstanceOf(Promise);
+    await expect(none).rejects.toBeInstanceOf(Unauthenticated);
   });
 });
 
@@ -99,6 +123,24 @@ describe('authorization chain', () => {
     expect(r.decision).toBe('no-opinion');
     expect(r.reason).toBe('x; y');
     expect(await c.allowed(attrs())).toBe(false);
+  });
+
+  it('answers at once when every authorizer does; an authorizer that awaits or throws is asked in its turn', async () => {
+    const now: Authorizer = { name: 'now', authorize: () => ({ decision: 'no-opinion', reason: 'r1' }) };
+    const allow: Authorizer = { name: 'allow', authorize: () => ({ decision: 'allow', reason: 'ok' }) };
+    const sync = new AuthorizerChain([now, allow]);
+    expect(sync.authorize(attrs())).toEqual({ decision: 'allow', reason: 'ok', by: 'allow' });
+    const broken: Authorizer = { name: 'broken', authorize: () => Promise.reject(new Error('down')) };
+    const thrower: Authorizer = {
+      name: 'thrower',
+      authorize: () => {
+        throw new Error('bug');
+      },
+    };
+    const mixed = new AuthorizerChain([now, broken, thrower, fixed('late', 'no-opinion', 'r4')]);
+    const r = mixed.authorize(attrs());
+    expect(r).toBeInstanceOf(Promise);
+    expect(await r).toEqual({ decision: 'no-opinion', reason: 'r1; broken: down; thrower: bug; r4' });
   });
 });
 

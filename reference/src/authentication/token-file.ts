@@ -9,7 +9,7 @@ export class StaticTokenAuthenticator implements Authenticator {
   readonly name = 'static-token';
   constructor(private readonly tokens: ReadonlyMap<string, UserInfo>) {}
 
-  async authenticate(r: AuthenticationRequest): Promise<AuthenticationResult> {
+  authenticate(r: AuthenticationRequest): AuthenticationResult {
     const token = bearerToken(r);
     if (token === undefined) return NOT_MINE;
     const user = this.tokens.get(token);

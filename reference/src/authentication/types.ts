@@ -2,6 +2,7 @@
 // answers one of three things: the request is not one of its kind ("none"), it names a user,
 // or it is one of its kind and invalid ("error": a bad token is never anonymous).
 import type { UserInfo } from '../registry/types.ts';
+import type { MaybePromise } from '../util/maybe-async.ts';
 
 /** What authenticators see of a request: its headers and the client's TLS certificate chain. */
 export interface AuthenticationRequest {
@@ -20,7 +21,8 @@ export type AuthenticationResult =
 export interface Authenticator {
   /** Named in errors and audit annotations. */
   readonly name: string;
-  authenticate(r: AuthenticationRequest): Promise<AuthenticationResult>;
+  /** Synchronous where the answer is at hand (no I/O); a promise where it is not. */
+  authenticate(r: AuthenticationRequest): MaybePromise<AuthenticationResult>;
 }
 
 export const NOT_MINE: AuthenticationResult = Object.freeze({ status: 'none' });

@@ -5,7 +5,8 @@
 // user gets the group `system:authenticated`.
 import { StatusError } from '../errors/status.ts';
 import type { UserInfo } from '../registry/types.ts';
-import { type AuthenticationRequest, type Authenticator, bearerToken } from './types.ts';
+import { isPromise, type MaybePromise } from '../util/maybe-async.ts';
+import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, bearerToken } from './types.ts';
 
 export const ANONYMOUS: UserInfo = Object.freeze({
   username: 'system:anonymous',
@@ -38,24 +39,47 @@ export class AuthenticationUnion {
     return this.list;
   }
 
-  /** The user of a request; throws the 401 StatusError when it has none. */
-  async authenticate(r: AuthenticationRequest): Promise<Authenticated> {
-    const refusals: string[] = [];
-    for (const a of this.list) {
-      let res: Awaited<ReturnType<Authenticator['authenticate']>>;
+  /**
+   * The user of a request; a promise rejected with the 401 StatusError when it has none.
+   * Synchronous while every method answers synchronously; from the first method that answers
+   * with a promise on, the rest is awaited in order.
+   */
+  authenticate(r: AuthenticationRequest): MaybePromise<Authenticated> {
+    return this.from(r, 0, []);
+  }
+
+  private from(r: AuthenticationRequest, start: number, refusals: string[]): MaybePromise<Authenticated> {
+    for (let i = start; i < this.list.length; i++) {
+      const a = this.list[i]!;
+      let res: MaybePromise<AuthenticationResult>;
       try {
-        res = await a.authenticate(r);
+        res = a.authenticate(r);
       } catch (e) {
-        // an authenticator that fails (a backend down, a bug) refuses; it never lets through
-        res = { status: 'error', message: e instanceof Error ? e.message : String(e) };
+        res = failed(e);
       }
-      if (res.status === 'user') return { user: withAuthenticatedGroup(res.user), by: a.name, audiences: res.audiences };
-      if (res.status === 'error') refusals.push(`${a.name}: ${res.message}`);
+      if (isPromise(res)) {
+        const next = (v: AuthenticationResult) => accepted(a, v, refusals) ?? this.from(r, i + 1, refusals);
+        return res.then(next, (e) => next(failed(e)));
+      }
+      const user = accepted(a, res, refusals);
+      if (user) return user;
     }
     if (refusals.length === 0 && bearerToken(r) !== undefined) refusals.push('invalid bearer token');
     if (refusals.length === 0 && this.anonymous) return { user: ANONYMOUS, by: 'anonymous' };
-    throw new Unauthenticated(refusals);
+    return Promise.reject(new Unauthenticated(refusals));
   }
+}
+
+/** The user a method accepted; a method's refusal is added to the refusals. */
+function accepted(a: Authenticator, res: AuthenticationResult, refusals: string[]): Authenticated | undefined {
+  if (res.status === 'user') return { user: withAuthenticatedGroup(res.user), by: a.name, audiences: res.audiences };
+  if (res.status === 'error') refusals.push(`${a.name}: ${res.message}`);
+  return undefined;
+}
+
+/** An authenticator that fails (a backend down, a bug) refuses; it never lets through. */
+function failed(e: unknown): AuthenticationResult {
+  return { status: 'error', message: e instanceof Error ? e.message : String(e) };
 }
 
 function withAuthenticatedGroup(u: UserInfo): UserInfo {

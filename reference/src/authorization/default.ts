@@ -9,7 +9,7 @@ const PUBLIC_PATHS = /^\/(healthz|livez|readyz|version|api|apis|openapi)(\/|$)/;
 
 export class SuperuserAuthorizer implements Authorizer {
   readonly name = 'superuser';
-  async authorize(a: AuthorizationAttributes): Promise<AuthorizationResult> {
+  authorize(a: AuthorizationAttributes): AuthorizationResult {
     if (a.user.groups.includes('system:masters')) return { decision: 'allow', reason: 'member of system:masters' };
     return NO_OPINION;
   }
@@ -17,7 +17,7 @@ export class SuperuserAuthorizer implements Authorizer {
 
 export class PublicInfoAuthorizer implements Authorizer {
   readonly name = 'public-info';
-  async authorize(a: AuthorizationAttributes): Promise<AuthorizationResult> {
+  authorize(a: AuthorizationAttributes): AuthorizationResult {
     if (!a.resourceRequest && a.verb === 'get' && PUBLIC_PATHS.test(a.path))
       return { decision: 'allow', reason: 'discovery, version and health are readable by anyone' };
     return NO_OPINION;

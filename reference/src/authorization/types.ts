@@ -3,6 +3,7 @@
 // It is called from the HTTP pipeline and from code that is not HTTP (impersonation, the
 // review APIs, the expression language's authorizer library).
 import type { UserInfo } from '../registry/types.ts';
+import type { MaybePromise } from '../util/maybe-async.ts';
 
 export interface AuthorizationAttributes {
   user: UserInfo;
@@ -32,7 +33,8 @@ export interface AuthorizationResult {
 
 export interface Authorizer {
   readonly name: string;
-  authorize(a: AuthorizationAttributes): Promise<AuthorizationResult>;
+  /** Synchronous where the answer is at hand (no I/O); a promise where it is not. */
+  authorize(a: AuthorizationAttributes): MaybePromise<AuthorizationResult>;
 }
 
 export const NO_OPINION: AuthorizationResult = Object.freeze({ decision: 'no-opinion', reason: '' });

@@ -33,21 +33,31 @@ export function pathSegments(path: string): string[] {
   // a leading slash gives an empty first part; one trailing slash is tolerated
   if (parts[0] === '') parts.shift();
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
-  return parts.map((p) => {
-    if (!p.includes('%')) return p;
+  // a loop, not map(): this runs for every request
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (!p.includes('%')) continue;
     try {
-      return decodeURIComponent(p);
+      parts[i] = decodeURIComponent(p);
     } catch {
       throw errors.badRequest(`invalid URL escape in path segment ${JSON.stringify(p)}`);
     }
-  });
+  }
+  return parts;
+}
+
+/** A segment that is only syntax (empty, `.` or `..`): it can name nothing. */
+function syntaxOnly(seg: string): boolean {
+  return seg === '' || seg === '.' || seg === '..';
 }
 
 /** Kubernetes' path.IsValidPathSegmentName: what a name or namespace must be to appear in a path. */
 export function pathSegmentNameProblem(name: string): string | undefined {
   if (name === '.' || name === '..') return `may not be '${name}'`;
-  const bad = ['/', '%'].filter((c) => name.includes(c));
-  if (bad.length) return `may not contain '${bad.join("', '")}'`;
+  const slash = name.includes('/');
+  const percent = name.includes('%');
+  if (slash && percent) return "may not contain '/', '%'";
+  if (slash || percent) return `may not contain '${slash ? '/' : '%'}'`;
   return undefined;
 }
 
@@ -87,8 +97,7 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
     rest = parts.slice(3);
   } else return info;
   info.resourceRequest = true;
-  if (parts.slice(0, parts.length - rest.length).some((p) => p === '' || p === '.' || p === '..'))
-    info.extra = true;
+  for (let i = 0; i < parts.length - rest.length; i++) if (syntaxOnly(parts[i]!)) info.extra = true;
 
   let isWatchPath = false;
   if (rest[0] === 'watch' && rest.length > 1) {
@@ -110,7 +119,6 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
   info.resource = rest[0] ?? '';
   if (rest.length > 1) info.name = rest[1]!;
   if (rest.length > 2) info.subresource = rest[2]!;
-  const syntaxOnly = (seg: string) => seg === '' || seg === '.' || seg === '..';
   if (rest.length > 3) info.extra = true;
   if (syntaxOnly(info.resource) || (rest.length > 2 && syntaxOnly(info.subresource))) info.extra = true;
   if (namespaceSegment === '' || (rest.length > 1 && info.name === '')) info.extra = true;

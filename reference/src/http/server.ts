@@ -8,6 +8,7 @@ import type { AdmissionChain } from '../admission/chain.ts';
 import { AuditRecord } from '../audit/recorder.ts';
 import type { AuditSink } from '../audit/types.ts';
 import { type AuthenticationUnion, Unauthenticated } from '../authentication/union.ts';
+import { isPromise } from '../util/maybe-async.ts';
 import type { AuthorizerChain } from '../authorization/chain.ts';
 import { forbidden } from '../authorization/forbidden.ts';
 import type { AuthorizationAttributes } from '../authorization/types.ts';
@@ -503,11 +504,13 @@ export function createHandlerFn(deps: HttpDeps) {
     try {
       const method = (req.method ?? 'GET').toUpperCase();
       const { path, url } = requestTarget(req.url ?? '/');
-      const authenticated = await deps.authn.authenticate({
+      // stages answer synchronously when they can: an await only where one returned a promise
+      const authnAnswer = deps.authn.authenticate({
         headers: req.headers,
         peerCertificates: peerCertificates(req),
         remoteAddress: req.socket.remoteAddress,
       });
+      const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
       const user = wantsImpersonation(req.headers)
         ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
         : authenticated.user;
@@ -541,7 +544,8 @@ export function createHandlerFn(deps: HttpDeps) {
         name: info.name,
         path,
       };
-      const decision = await deps.authz.authorize(attrs);
+      const authzAnswer = deps.authz.authorize(attrs);
+      const decision = isPromise(authzAnswer) ? await authzAnswer : authzAnswer;
       audit?.annotate('authorization.orch.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
       audit?.annotate('authorization.orch.io/reason', decision.reason);
       if (decision.decision !== 'allow') throw forbidden(attrs, decision);

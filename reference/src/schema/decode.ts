@@ -99,24 +99,25 @@ function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
 }
 
 /** Missing required fields, as `path.field` strings. */
-export function missingRequired(v: unknown, s: Schema, path = ''): string[] {
-  const out: string[] = [];
+export function missingRequired(v: unknown, s: Schema, path = '', out: string[] = []): string[] {
   if (v === null || typeof v !== 'object') return out;
   if (Array.isArray(v)) {
-    if (s.items) for (let i = 0; i < v.length; i++) out.push(...missingRequired(v[i], s.items, `${path}[${i}]`));
+    if (s.items) for (let i = 0; i < v.length; i++) missingRequired(v[i], s.items, `${path}[${i}]`, out);
     return out;
   }
   const obj = v as Record<string, unknown>;
-  for (const r of s.required ?? []) {
-    if (obj[r] === undefined || obj[r] === null) out.push(path ? `${path}.${r}` : r);
-  }
+  if (s.required) for (const r of s.required) if (obj[r] === undefined || obj[r] === null) out.push(path ? `${path}.${r}` : r);
+  // only objects and lists can hold a missing field: scalars are passed over without a path
   if (s.properties) {
-    for (const [k, child] of Object.entries(s.properties)) {
-      if (obj[k] !== undefined) out.push(...missingRequired(obj[k], child, path ? `${path}.${k}` : k));
+    for (const k in s.properties) {
+      const val = obj[k];
+      if (val !== null && typeof val === 'object') missingRequired(val, s.properties[k]!, path ? `${path}.${k}` : k, out);
     }
   } else if (typeof s.additionalProperties === 'object') {
-    for (const [k, val] of Object.entries(obj))
-      out.push(...missingRequired(val, s.additionalProperties, path ? `${path}.${k}` : k));
+    for (const k in obj) {
+      const val = obj[k];
+      if (val !== null && typeof val === 'object') missingRequired(val, s.additionalProperties, path ? `${path}.${k}` : k, out);
+    }
   }
   return out;
 }
