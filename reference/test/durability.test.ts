@@ -23,7 +23,7 @@ import { MemoryStore } from '../src/storage/memory.ts';
 import type { ChangeEvent, KObject } from '../src/storage/types.ts';
 import { WriteAheadLog } from '../src/storage/wal.ts';
 
-const fsFault = vi.hoisted(() => ({ failSync: false }));
+const fsFault = vi.hoisted(() => ({ failSync: false, failWrite: false }));
 vi.mock('node:fs', async (importOriginal) =>
   (await import('./fs-fault.ts')).withFailingSync(await importOriginal<typeof import('node:fs')>(), fsFault),
 );
@@ -476,6 +476,32 @@ describe('write-ahead log', () => {
     errSpy.mockRestore();
     const s2 = WriteAheadLog.open({ dir });
     expect(s2.get(key('ok'))).toBeDefined();
+    await s2.close();
+  });
+
+  it('a failed write of a batch fails its writes and every later one; what was acknowledged survives', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    await s.create(B, key('ok'), obj('ok'));
+    const errSpy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    fsFault.failWrite = true;
+    let batch: PromiseSettledResult<unknown>[];
+    try {
+      // three writes of one turn share one batch, and so its failed write
+      batch = await Promise.allSettled([1, 2, 3].map((i) => s.create(B, key(`bad${i}`), obj(`bad${i}`))));
+    } finally {
+      fsFault.failWrite = false;
+    }
+    expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(String((batch[0] as PromiseRejectedResult).reason)).toMatch(/ENOSPC/);
+    expect(s.failure()?.message).toMatch(/write to the change log failed/);
+    await expect(s.create(B, key('after'), obj('after'))).rejects.toThrow(/ENOSPC/);
+    expect(s.get(key('after'))).toBeUndefined();
+    await s.close();
+    errSpy.mockRestore();
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.get(key('ok'))).toBeDefined();
+    expect(s2.get(key('bad1'))).toBeUndefined();
     await s2.close();
   });
 

@@ -1,14 +1,20 @@
 // A failing disk for the durability and health tests: `node:fs` with an fdatasync that fails
-// with EIO while `fault.failSync` is set. Use from a hoisted mock:
+// with EIO while `fault.failSync` is set, and a writeSync that fails with ENOSPC while
+// `fault.failWrite` is set. Use from a hoisted mock:
 //   const fault = vi.hoisted(() => ({ failSync: false }));
 //   vi.mock('node:fs', async (orig) => (await import('./fs-fault.ts')).withFailingSync(await orig(), fault));
 import type * as fs from 'node:fs';
 
-export function withFailingSync(real: typeof fs, fault: { failSync: boolean }) {
+export function withFailingSync(real: typeof fs, fault: { failSync: boolean; failWrite?: boolean }) {
   const fdatasync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
     if (!fault.failSync) return real.fdatasync(fd, cb);
     const err = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
     setImmediate(() => cb(err));
   };
-  return { ...real, default: { ...real, fdatasync }, fdatasync };
+  // a full disk: writes fail with ENOSPC while `fault.failWrite` is set
+  const writeSync = ((...args: Parameters<typeof real.writeSync>) => {
+    if (fault.failWrite) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    return (real.writeSync as (...a: unknown[]) => number)(...args);
+  }) as typeof real.writeSync;
+  return { ...real, default: { ...real, fdatasync, writeSync }, fdatasync, writeSync };
 }

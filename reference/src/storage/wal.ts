@@ -1,13 +1,14 @@
 // Durability for the memory store: an append-only log of changes plus a snapshot, under one
 // data directory.
 //
-// - Each change is written (write(2)) to `changes.log` before it becomes visible, so a
-//   kill -9 loses nothing that was acknowledged. A change that cannot be written is refused
-//   (append throws) and never becomes visible.
 // - fdatasync runs in batches shared by every write that arrived meanwhile (group commit);
-//   every reply waits for its batch. A failed fdatasync is fatal for the log: the pages it
-//   covered may be lost, so the waiting writes fail and every later write is refused
-//   (fail-stop) until the process restarts and recovers from what is on disk.
+//   every reply waits for its batch. The batch's records go to `changes.log` in one write(2)
+//   just before its fdatasync, so a kill -9 loses nothing that was acknowledged. A failed
+//   write or fdatasync is fatal for the log: the pages may be lost, so the waiting writes
+//   fail and every later write is refused (fail-stop) until the process restarts and
+//   recovers from what is on disk.
+// - Without fdatasync each change is written before it becomes visible; a change that
+//   cannot be written is refused (append throws) and never becomes visible.
 // - Once the log passes `compactBytes`, every live object and the retained change history
 //   go to `snapshot.json` (written to a temporary file, fsynced, renamed, directory fsynced)
 //   and the log starts again empty. The history lets watch-from-an-old-version and Exact
@@ -91,6 +92,9 @@ export class WriteAheadLog implements Persistence {
   private size = 0;
   /** Writes waiting for the next fdatasync. */
   private waiters: Waiter[] = [];
+  /** Their records, not yet in the file (fdatasync mode). */
+  private pending: string[] = [];
+  private pendingBytes = 0;
   /** Descriptors for fdatasync not in use (see SYNC_SLOTS); all of them when none is in flight. */
   private readonly freeSyncFds: number[] = [];
   private readonly syncFds: number[] = [];
@@ -144,17 +148,26 @@ export class WriteAheadLog implements Persistence {
   }
 
   /**
-   * Writes a change; resolves once it is durable. Throws (synchronously, so that the store
-   * does not apply the change) when the log is closed, failed, or the write fails.
+   * Logs a change; resolves once it is durable. Throws (synchronously, so that the store
+   * does not apply the change) when the log is closed or failed, and, without fdatasync, when
+   * the write fails. With fdatasync the record is written with its batch: a failed write
+   * rejects the batch and fails the log, as a failed fdatasync does.
    */
   append(ev: ChangeEvent): Promise<void> {
     if (this.closing) throw new Error('store is closed');
     if (this.failed) throw this.failed;
     const rec: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
     if (ev.type !== 'DELETED') rec.o = ev.obj;
-    this.size += this.writeRecord(JSON.stringify(rec) + '\n');
+    const line = JSON.stringify(rec) + '\n';
+    // With fdatasync, no write is acknowledged before its batch's sync: the batch's records
+    // go to the file in one write just before it (one system call per batch, not per
+    // record). Without, each record reaches the file before the change is visible.
+    if (this.sync) {
+      this.pending.push(line);
+      this.pendingBytes += Buffer.byteLength(line);
+    } else this.size += this.writeRecord(line);
     this.buckets.add(ev.bucket);
-    if (this.size > this.compactAt && !this.compactScheduled) {
+    if (this.size + this.pendingBytes > this.compactAt && !this.compactScheduled) {
       // Not now: the store applies this change right after append returns, and the
       // snapshot must hold every change the log holds.
       this.compactScheduled = true;
@@ -211,8 +224,26 @@ export class WriteAheadLog implements Persistence {
     });
   }
 
+  /**
+   * Writes the records waiting for a sync, in one write. A failed write fails the log: the
+   * changes are already visible in memory, as after a failed fdatasync, so nothing more may
+   * be acknowledged (the partial records are cut off again where possible).
+   */
+  private writePending(): void {
+    if (!this.pending.length) return;
+    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      this.size += this.writeRecord(text);
+    } catch (e) {
+      this.fail(new Error(`write to the change log failed: ${(e as Error).message}`));
+    }
+  }
+
   private flush(): void {
     if (this.waiters.length && this.freeSyncFds.length) {
+      this.writePending();
       const fd = this.freeSyncFds.pop()!;
       const batch = this.waiters;
       this.waiters = [];
@@ -261,6 +292,9 @@ export class WriteAheadLog implements Persistence {
     }
     // Everything the log holds is in the durable snapshot now. An fdatasync in flight
     // still covers its writes (they are in the snapshot); later records go to the empty log.
+    // Records still waiting for a sync are in the snapshot too: they need not be written.
+    this.pending = [];
+    this.pendingBytes = 0;
     try {
       ftruncateSync(this.fd, 0);
       this.size = 0;
