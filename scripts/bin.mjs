@@ -4,6 +4,7 @@
 //   serve   the reference server (reference/src/cli.ts)
 //   run     the conformance suites (scripts/run.ts)
 //   merge   merge the reports of shards (scripts/merge.ts)
+//   fixtures  the authentication fixtures a target must trust (scripts/fixtures.ts)
 
 const USAGE = `Usage: orch-conformance <command> [flags]
 
@@ -13,6 +14,8 @@ Commands:
   merge    merge the report directories of shards (run --shard I/N) into one report
            (orch-conformance merge --help)
   serve    run the reference server standalone (orch-conformance serve --help)
+  fixtures write the credentials a target must trust for the authentication suites,
+           and print the server flags (orch-conformance fixtures --help)
   help     this text
 
 Examples:
@@ -45,6 +48,13 @@ switch (cmd) {
     register();
     const { merge } = await import('./merge.ts');
     process.exit(await merge(rest));
+    break;
+  }
+  case 'fixtures': {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const { fixtures } = await import('./fixtures.ts');
+    process.exit(await fixtures(rest));
     break;
   }
   case 'help':

@@ -33,7 +33,26 @@ export interface Declared {
   /** A watch with allowWatchBookmarks=true gets a BOOKMARK at least this often. */
   bookmarkSeconds?: number;
   featureGates?: Record<string, boolean>;
+  /**
+   * The directory of the authentication fixtures the target was started to trust
+   * (`orch-conformance fixtures --out DIR`, then the flags it prints), and which of their
+   * methods it was given (all of them when not said).
+   */
+  authFixtures?: string;
+  authMethods?: AuthMethod[];
 }
+
+/** The authentication methods the fixtures provide, each switched on by server flags. */
+export const AUTH_METHODS = {
+  'client-cert': '--client-ca-file',
+  'token-file': '--token-auth-file',
+  'service-account': '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
+  bootstrap: '--enable-bootstrap-token-auth (and --controllers=*,tokencleaner)',
+  requestheader: 'the --requestheader-* flags',
+  oidc: 'the --oidc-* flags',
+  'token-webhook': '--authentication-token-webhook-config-file and --authentication-token-webhook-version',
+} as const;
+export type AuthMethod = keyof typeof AUTH_METHODS;
 
 export interface NamedTarget {
   /** "main" for the target the run was given; the embedded servers have their own names. */
@@ -57,6 +76,8 @@ export interface Needs {
   periodicBookmarks?: true;
   /** Feature gates on (true) or off (false). */
   featureGates?: Record<string, boolean>;
+  /** A target that trusts the authentication fixtures for these methods. */
+  auth?: AuthMethod[];
 }
 
 /** The environment variable of each declaration about the main target. */
@@ -65,6 +86,8 @@ export const DECLARE_ENV = {
   continueTtlSeconds: 'ORCH_CONTINUE_TTL_SECONDS',
   bookmarkSeconds: 'ORCH_BOOKMARK_SECONDS',
   featureGates: 'ORCH_FEATURE_GATES',
+  authFixtures: 'ORCH_AUTH_FIXTURES',
+  authMethods: 'ORCH_AUTH_METHODS',
 } as const;
 
 function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -100,7 +123,25 @@ export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared 
   if (b !== undefined) d.bookmarkSeconds = b;
   const g = env[DECLARE_ENV.featureGates];
   if (g) d.featureGates = parseGates(g);
+  const fx = env[DECLARE_ENV.authFixtures];
+  if (fx) d.authFixtures = fx;
+  const m = env[DECLARE_ENV.authMethods];
+  if (m) d.authMethods = parseAuthMethods(m);
   return d;
+}
+
+/** `client-cert,token-file,...` */
+export function parseAuthMethods(s: string): AuthMethod[] {
+  const out: AuthMethod[] = [];
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    if (!(part in AUTH_METHODS))
+      throw new Error(`${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`);
+    out.push(part as AuthMethod);
+  }
+  return out;
 }
 
 /** One further target as ORCH_EXTRA_TARGETS holds it (a JSON array of these). */
@@ -163,6 +204,7 @@ export function describeNeeds(n: Needs): string {
   if (n.periodicBookmarks) out.push('periodic BOOKMARKs');
   for (const [g, on] of Object.entries(n.featureGates ?? {}))
     out.push(`the ${g} feature gate ${on ? 'on' : 'off'}`);
+  if (n.auth?.length) out.push(`trust in the authentication fixtures for ${n.auth.join(', ')}`);
   return out.join(', ');
 }
 
@@ -203,6 +245,19 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
       );
     else if (d.bookmarkSeconds > MAX_WAIT_SECONDS)
       out.push(tooLong('bookmark interval', d.bookmarkSeconds, DECLARE_ENV.bookmarkSeconds));
+  }
+  if (needs.auth?.length) {
+    if (!d.authFixtures)
+      out.push(
+        `needs a target that trusts the suite's authentication fixtures: run \`orch-conformance fixtures --out DIR\`, start the target with the flags it prints (${needs.auth.map((m) => AUTH_METHODS[m]).join('; ')}), and declare it with ${DECLARE_ENV.authFixtures}=DIR`,
+      );
+    else {
+      const missing = d.authMethods ? needs.auth.filter((m) => !d.authMethods!.includes(m)) : [];
+      if (missing.length)
+        out.push(
+          `needs the ${missing.join(', ')} method(s), which ${DECLARE_ENV.authMethods}=${d.authMethods!.join(',')} leaves out: start the target with ${missing.map((m) => AUTH_METHODS[m]).join('; ')} and add them to ${DECLARE_ENV.authMethods}`,
+        );
+    }
   }
   for (const [gate, want] of Object.entries(needs.featureGates ?? {})) {
     const how = GATE_FLAGS[gate]?.[want ? 'on' : 'off'];
