@@ -10,6 +10,7 @@ import { AdmissionChain } from './admission/chain.ts';
 import { namespaceLifecycle } from './admission/plugins/namespace-lifecycle.ts';
 import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
+import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
 import { StaticTokenAuthenticator } from './authentication/token-file.ts';
 import { AuthenticationUnion } from './authentication/union.ts';
 import { AuthorizerChain } from './authorization/chain.ts';
@@ -95,6 +96,13 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     ],
     options.anonymous,
   );
+  let clientCertificateTls: ClientCertificateTls;
+  try {
+    clientCertificateTls = configureAuthentication(options, authentication);
+  } catch (e) {
+    await storage.close();
+    throw e;
+  }
   const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
@@ -152,7 +160,10 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         const { ensureCertificate } = await import('./http/tls.ts');
         const cert = await ensureCertificate(options);
         srv.caPem = cert.ca;
-        server = createHttpsServer({ key: cert.key, cert: cert.cert, requireHostHeader: false }, srv.handle);
+        server = createHttpsServer(
+          { key: cert.key, cert: cert.cert, requireHostHeader: false, ...clientCertificateTls },
+          srv.handle,
+        );
       } else {
         server = createHttpServer({ requireHostHeader: false }, srv.handle);
       }
