@@ -3,9 +3,11 @@
 // static token file. Returns what the HTTPS listener needs for them (asking clients for a
 // certificate, and the CAs it names to them).
 import type { ServerOptions } from '../config.ts';
+import { loadCaBundle } from './pem-bundle.ts';
 import { StaticTokenAuthenticator } from './token-file.ts';
 import { loadTokenFile } from './token-file-load.ts';
 import type { AuthenticationUnion } from './union.ts';
+import { X509Authenticator } from './x509.ts';
 
 /** Options of node's TLS server for client certificates (none when no method uses them). */
 export interface ClientCertificateTls {
@@ -16,6 +18,15 @@ export interface ClientCertificateTls {
 
 export function configureAuthentication(o: ServerOptions, union: AuthenticationUnion): ClientCertificateTls {
   const tls: ClientCertificateTls = {};
+  const ca: string[] = [];
+  if (o.clientCaFile) {
+    const bundle = loadCaBundle('client-ca-file', o.clientCaFile);
+    ca.push(bundle.pem);
+    union.add(new X509Authenticator(bundle.certificates, o.clock));
+  }
   if (o.tokenAuthFile) union.add(new StaticTokenAuthenticator(loadTokenFile(o.tokenAuthFile), 'token-file'));
+  // the listener asks for a certificate and lets the methods judge it: an untrusted one is
+  // refused by them (a 401), not at the handshake
+  if (ca.length) Object.assign(tls, { requestCert: true, rejectUnauthorized: false, ca });
   return tls;
 }
