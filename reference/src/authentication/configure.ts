@@ -3,7 +3,9 @@
 // static token file. Returns what the HTTPS listener needs for them (asking clients for a
 // certificate, and the CAs it names to them).
 import type { ServerOptions } from '../config.ts';
+import { AuthenticationConfigError } from './config-error.ts';
 import { loadCaBundle } from './pem-bundle.ts';
+import { RequestHeaderAuthenticator } from './request-header.ts';
 import { StaticTokenAuthenticator } from './token-file.ts';
 import { loadTokenFile } from './token-file-load.ts';
 import type { AuthenticationUnion } from './union.ts';
@@ -19,6 +21,30 @@ export interface ClientCertificateTls {
 export function configureAuthentication(o: ServerOptions, union: AuthenticationUnion): ClientCertificateTls {
   const tls: ClientCertificateTls = {};
   const ca: string[] = [];
+  if (o.requestheaderClientCaFile) {
+    if (!o.requestheaderUsernameHeaders?.length)
+      throw new AuthenticationConfigError(
+        '--requestheader-username-headers is required with --requestheader-client-ca-file',
+      );
+    const bundle = loadCaBundle('requestheader-client-ca-file', o.requestheaderClientCaFile);
+    ca.push(bundle.pem);
+    union.add(
+      new RequestHeaderAuthenticator(
+        {
+          roots: bundle.certificates,
+          allowedNames: o.requestheaderAllowedNames ?? [],
+          usernameHeaders: o.requestheaderUsernameHeaders,
+          groupHeaders: o.requestheaderGroupHeaders ?? [],
+          extraPrefixes: o.requestheaderExtraHeadersPrefix ?? [],
+        },
+        o.clock,
+      ),
+    );
+  } else if (o.requestheaderUsernameHeaders?.length) {
+    throw new AuthenticationConfigError(
+      '--requestheader-client-ca-file is required with the other --requestheader-* flags',
+    );
+  }
   if (o.clientCaFile) {
     const bundle = loadCaBundle('client-ca-file', o.clientCaFile);
     ca.push(bundle.pem);

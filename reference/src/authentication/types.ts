@@ -14,6 +14,8 @@ export interface AuthenticationRequest {
    */
   peerCertificates?: Buffer[];
   remoteAddress?: string;
+  /** The headers as received: alternating names and values, repeated headers kept apart. */
+  rawHeaders?: readonly string[];
 }
 
 export type AuthenticationResult =

@@ -517,6 +517,7 @@ export function createHandlerFn(deps: HttpDeps) {
         headers: req.headers,
         peerCertificates: peerCertificates(req),
         remoteAddress: req.socket.remoteAddress,
+        rawHeaders: req.rawHeaders,
       });
       const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
       const user = wantsImpersonation(req.headers)
