@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULTS, type FeatureGates, parseFeatureGates, type ServerOptions } from './config.ts';
+import { ConfigurationError } from './errors/config-error.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
 
@@ -304,7 +305,7 @@ export async function serve(cfg: ServeConfig): Promise<Running> {
     server = await build(options);
   } catch (e) {
     // an unusable authentication file is the operator's to fix, as a bad flag is
-    if ((e as Error)?.name === 'AuthenticationConfigError') throw new UsageError((e as Error).message);
+    if (e instanceof ConfigurationError) throw new UsageError(e.message);
     throw e;
   }
   let port: number;

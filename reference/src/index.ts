@@ -21,6 +21,8 @@ import { healthHandler } from './http/health.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
+import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
+import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
@@ -97,8 +99,15 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     options.anonymous,
   );
   let clientCertificateTls: ClientCertificateTls;
+  let signer: CsrSigner | undefined;
   try {
     clientCertificateTls = configureAuthentication(options, authentication);
+    if (options.clusterSigningCertFile && options.clusterSigningKeyFile)
+      signer = startCsrSigner(
+        registry,
+        await loadSigningCa(options.clusterSigningCertFile, options.clusterSigningKeyFile),
+        options.clock,
+      );
   } catch (e) {
     await storage.close();
     throw e;
@@ -190,6 +199,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         await new Promise<void>((r) => server!.close(() => r()));
       }
       crdController.stop();
+      signer?.stop();
       await storage.close();
       for (const sink of auditSinks) await sink.close?.();
     },

@@ -3,7 +3,7 @@
 // static token file. Returns what the HTTPS listener needs for them (asking clients for a
 // certificate, and the CAs it names to them).
 import type { ServerOptions } from '../config.ts';
-import { AuthenticationConfigError } from './config-error.ts';
+import { ConfigurationError } from '../errors/config-error.ts';
 import { loadCaBundle } from './pem-bundle.ts';
 import { RequestHeaderAuthenticator } from './request-header.ts';
 import { StaticTokenAuthenticator } from './token-file.ts';
@@ -23,7 +23,7 @@ export function configureAuthentication(o: ServerOptions, union: AuthenticationU
   const ca: string[] = [];
   if (o.requestheaderClientCaFile) {
     if (!o.requestheaderUsernameHeaders?.length)
-      throw new AuthenticationConfigError(
+      throw new ConfigurationError(
         '--requestheader-username-headers is required with --requestheader-client-ca-file',
       );
     const bundle = loadCaBundle('requestheader-client-ca-file', o.requestheaderClientCaFile);
@@ -41,7 +41,7 @@ export function configureAuthentication(o: ServerOptions, union: AuthenticationU
       ),
     );
   } else if (o.requestheaderUsernameHeaders?.length) {
-    throw new AuthenticationConfigError(
+    throw new ConfigurationError(
       '--requestheader-client-ca-file is required with the other --requestheader-* flags',
     );
   }

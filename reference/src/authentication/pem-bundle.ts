@@ -3,7 +3,7 @@
 // does not parse stops the server with the flag and the file named.
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { AuthenticationConfigError } from './config-error.ts';
+import { ConfigurationError } from '../errors/config-error.ts';
 
 export interface CaBundle {
   /** The PEM text as read (what the TLS listener names to clients). */
@@ -18,15 +18,15 @@ export function loadCaBundle(flag: string, path: string): CaBundle {
   try {
     pem = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new AuthenticationConfigError(`--${flag}: cannot read ${path}: ${(e as Error).message}`);
+    throw new ConfigurationError(`--${flag}: cannot read ${path}: ${(e as Error).message}`);
   }
   const blocks = pem.match(BLOCK) ?? [];
-  if (blocks.length === 0) throw new AuthenticationConfigError(`--${flag}: ${path} holds no PEM CERTIFICATE block`);
+  if (blocks.length === 0) throw new ConfigurationError(`--${flag}: ${path} holds no PEM CERTIFICATE block`);
   const certificates = blocks.map((b, i) => {
     try {
       return new X509Certificate(b);
     } catch (e) {
-      throw new AuthenticationConfigError(
+      throw new ConfigurationError(
         `--${flag}: ${path}: certificate ${i + 1} does not parse: ${(e as Error).message}`,
       );
     }

@@ -7,14 +7,14 @@
 import { readFileSync } from 'node:fs';
 import type { UserInfo } from '../registry/types.ts';
 import { CsvError, parseCsv } from '../util/csv.ts';
-import { AuthenticationConfigError } from './config-error.ts';
+import { ConfigurationError } from '../errors/config-error.ts';
 
 export function loadTokenFile(path: string): Map<string, UserInfo> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new AuthenticationConfigError(`--token-auth-file: cannot read ${path}: ${(e as Error).message}`);
+    throw new ConfigurationError(`--token-auth-file: cannot read ${path}: ${(e as Error).message}`);
   }
   return parseTokenFile(text, path);
 }
@@ -24,13 +24,13 @@ export function parseTokenFile(text: string, path: string): Map<string, UserInfo
   try {
     records = parseCsv(text);
   } catch (e) {
-    if (e instanceof CsvError) throw new AuthenticationConfigError(`--token-auth-file: ${path}: ${e.message}`);
+    if (e instanceof CsvError) throw new ConfigurationError(`--token-auth-file: ${path}: ${e.message}`);
     throw e;
   }
   const tokens = new Map<string, UserInfo>();
   for (const { line, fields } of records) {
     if (fields.length < 3)
-      throw new AuthenticationConfigError(
+      throw new ConfigurationError(
         `--token-auth-file: ${path} line ${line}: must have at least 3 columns (token, user name, user uid), found ${fields.length}`,
       );
     const [token, username, uid, groups] = fields as [string, string, string, string | undefined];
