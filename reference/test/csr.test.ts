@@ -198,6 +198,31 @@ describe('updates, approval and status', () => {
     expect((await ts.req('PUT', `${PATH}/${name}/status`, again)).status).toBe(422);
   });
 
+  it('the RequestedDuration column prints expirationSeconds as kubectl prints durations; spec.signerName selects', async () => {
+    const cases: [number, string][] = [
+      [600, '10m'],
+      [7200, '120m'],
+      [19800, '5h30m'],
+      [30000, '8h'],
+      [90000, '25h'],
+      [277200, '3d5h'],
+      [864000, '10d'],
+      [(3 * 365 + 10) * 86400, '3y10d'],
+    ];
+    const signer = `example.com/${uniqueName('dur')}`;
+    for (const [seconds] of cases) {
+      const { pem } = await csrPem('CN=d');
+      expect((await ts.req('POST', PATH, csr(`dur-${seconds}-${signer.slice(12)}`, pem, { signerName: signer, expirationSeconds: seconds }))).status).toBe(201);
+    }
+    const table = await ts.req('GET', `${PATH}?fieldSelector=spec.signerName%3D${encodeURIComponent(signer)}`, undefined, {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    expect(table.status, table.text).toBe(200);
+    const got = new Map(table.json.rows.map((r: { cells: string[] }) => [r.cells[0], r.cells[4]]));
+    expect(got.size).toBe(cases.length);
+    for (const [seconds, want] of cases) expect(got.get(`dur-${seconds}-${signer.slice(12)}`)).toBe(want);
+  });
+
   it('discovery lists the resource with approval and status subresources as 1.28 does', async () => {
     const facts = JSON.parse(readFileSync('/work/shared/kubernetes-1.28/discovery.json', 'utf8')).resources['certificates.k8s.io/v1'];
     const r = await ts.req('GET', '/apis/certificates.orch.io/v1');

@@ -290,8 +290,11 @@ function humanDuration(seconds: number): string {
   if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
   if (h < 48) return `${h}h`;
   if (h < 24 * 8) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
-  if (h < 24 * 365 * 2) return `${Math.floor(h / 24)}d`;
-  return `${Math.floor(h / 24 / 365)}y`;
+  const d = Math.floor(h / 24);
+  if (h < 24 * 365 * 2) return `${d}d`;
+  const y = Math.floor(d / 365);
+  if (h < 24 * 365 * 8) return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
+  return `${y}y`;
 }
 
 export const certificateSigningRequestDef: ResourceDef = {
