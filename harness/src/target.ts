@@ -92,10 +92,19 @@ export function fromKubeconfig(path: string, contextName?: string): Omit<Target,
   if (user['client-key-data']) t.key = b64(user['client-key-data']);
   else if (user['client-key']) t.key = file(user['client-key']);
   if (user.exec) {
+    // the cluster's `client.authentication.orch.io/exec` extension is the plugin's config
+    const extensions = (cluster.extensions ?? []) as { name?: string; extension?: unknown }[];
+    const config = extensions.find((e) =>
+      ['client.authentication.orch.io/exec', 'client.authentication.k8s.io/exec'].includes(String(e?.name)),
+    )?.extension;
     t.exec = new ExecCredentialSource(user.exec as ExecConfig, base, {
       server: t.url,
+      'tls-server-name': cluster['tls-server-name'] as string | undefined,
       'certificate-authority-data': cluster['certificate-authority-data'] as string | undefined,
       'insecure-skip-tls-verify': cluster['insecure-skip-tls-verify'] as boolean | undefined,
+      'proxy-url': cluster['proxy-url'] as string | undefined,
+      'disable-compression': cluster['disable-compression'] as boolean | undefined,
+      config,
     });
   }
   return t;

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULTS, type FeatureGates, parseFeatureGates, type ServerOptions } from './config.ts';
+import { ConfigurationError } from './errors/config-error.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
 
@@ -39,6 +40,23 @@ Flags:
   --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
   --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
+  --token-auth-file FILE     static bearer tokens: CSV of token,user,uid[,"group1,group2"]
+  --client-ca-file FILE      PEM CA bundle: a client certificate it verifies authenticates as
+                             user = subject CN, groups = subject O's (HTTPS only)
+  --requestheader-username-headers LIST
+                             authenticating proxy: headers naming the user (first non-empty wins)
+  --requestheader-group-headers LIST
+                             authenticating proxy: headers whose values are groups
+  --requestheader-extra-headers-prefix LIST
+                             authenticating proxy: header prefixes of extra attributes
+  --requestheader-client-ca-file FILE
+                             PEM CA bundle that must verify the proxy's client certificate
+                             (required with the other --requestheader-* flags)
+  --requestheader-allowed-names LIST
+                             common names the proxy's certificate may have (default: any)
+  --cluster-signing-cert-file FILE, --cluster-signing-key-file FILE
+                             CA certificate and key that sign approved certificate signing
+                             requests for orch.io/kube-apiserver-client (both or neither)
   -h, --help                 show this help
 `;
 
@@ -75,6 +93,15 @@ const SERVE_FLAGS = {
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
   'audit-log-path': { type: 'string' },
+  'token-auth-file': { type: 'string' },
+  'client-ca-file': { type: 'string' },
+  'requestheader-username-headers': { type: 'string', multiple: true },
+  'requestheader-group-headers': { type: 'string', multiple: true },
+  'requestheader-extra-headers-prefix': { type: 'string', multiple: true },
+  'requestheader-client-ca-file': { type: 'string' },
+  'requestheader-allowed-names': { type: 'string', multiple: true },
+  'cluster-signing-cert-file': { type: 'string' },
+  'cluster-signing-key-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -110,6 +137,63 @@ function parseRuntimeConfig(parts: string[]): string {
     out.push(part);
   }
   return out.join(',');
+}
+
+/** A file flag: a non-empty path, resolved against cwd (read when the server starts). */
+function fileFlag(name: string, v: string | undefined, cwd: string): string | undefined {
+  if (v === undefined) return undefined;
+  if (!v.trim()) throw new UsageError(`--${name}: must not be empty`);
+  return resolve(cwd, v);
+}
+
+/** A list flag: repeatable and comma-separated; empty entries dropped. */
+function listFlag(v: string[] | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  return v
+    .flatMap((p) => p.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** The flags of the user authentication methods and of the client certificate signer. */
+function authenticationFlags(
+  values: Record<string, string | boolean | string[] | undefined>,
+  cwd: string,
+  tls: boolean | undefined,
+): Partial<ServerOptions> {
+  const file = (k: string) => fileFlag(k, values[k] as string | undefined, cwd);
+  const list = (k: string) => listFlag(values[k] as string[] | undefined);
+  const o: Partial<ServerOptions> = {};
+  const tokenFile = file('token-auth-file');
+  if (tokenFile) o.tokenAuthFile = tokenFile;
+  const clientCa = file('client-ca-file');
+  if (clientCa) {
+    if (tls === false) throw new UsageError('--client-ca-file needs HTTPS (not --insecure-http)');
+    o.clientCaFile = clientCa;
+  }
+  const rh = {
+    requestheaderUsernameHeaders: list('requestheader-username-headers'),
+    requestheaderGroupHeaders: list('requestheader-group-headers'),
+    requestheaderExtraHeadersPrefix: list('requestheader-extra-headers-prefix'),
+    requestheaderAllowedNames: list('requestheader-allowed-names'),
+  };
+  const rhCa = file('requestheader-client-ca-file');
+  const rhUsed = Object.values(rh).some((v) => v !== undefined);
+  if (rhCa || rhUsed) {
+    if (!rhCa)
+      throw new UsageError('--requestheader-client-ca-file is required with the other --requestheader-* flags');
+    if (!rh.requestheaderUsernameHeaders?.length)
+      throw new UsageError('--requestheader-username-headers is required with --requestheader-client-ca-file');
+    if (tls === false) throw new UsageError('--requestheader-client-ca-file needs HTTPS (not --insecure-http)');
+    o.requestheaderClientCaFile = rhCa;
+    for (const [k, v] of Object.entries(rh)) if (v !== undefined) (o as Record<string, unknown>)[k] = v;
+  }
+  const signCert = file('cluster-signing-cert-file');
+  const signKey = file('cluster-signing-key-file');
+  if ((signCert === undefined) !== (signKey === undefined))
+    throw new UsageError('--cluster-signing-cert-file and --cluster-signing-key-file go together (both or neither)');
+  if (signCert && signKey) Object.assign(o, { clusterSigningCertFile: signCert, clusterSigningKeyFile: signKey });
+  return o;
 }
 
 /** Parses the flags of `serve` (without the word `serve`); undefined when help was asked for. */
@@ -167,6 +251,7 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     if (!audit.trim()) throw new UsageError('--audit-log-path: must not be empty');
     options.auditLogPath = resolve(cwd, audit);
   }
+  Object.assign(options, authenticationFlags(values, cwd, options.tls));
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }
@@ -215,7 +300,14 @@ export async function serve(cfg: ServeConfig): Promise<Running> {
     const b = await generateCertificate(['127.0.0.1', '::1', 'localhost', host]);
     Object.assign(options, { tlsKey: b.key, tlsCert: b.cert, tlsCa: b.ca });
   }
-  const server = await build(options);
+  let server: OrchServer;
+  try {
+    server = await build(options);
+  } catch (e) {
+    // an unusable authentication file is the operator's to fix, as a bad flag is
+    if (e instanceof ConfigurationError) throw new UsageError(e.message);
+    throw e;
+  }
   let port: number;
   try {
     ({ port } = await server.listen());

@@ -42,6 +42,23 @@ export interface ServerOptions {
   auditLogPath?: string;
   /** Keep the audit events of the last N requests in memory (`server.audit`; tests, the embedded harness). */
   auditInMemory?: number;
+  /** `--token-auth-file`: CSV of static bearer tokens (token, user, uid, "group,group"). */
+  tokenAuthFile?: string;
+  /** `--client-ca-file`: PEM bundle of the CAs whose client certificates authenticate users. */
+  clientCaFile?: string;
+  /** `--requestheader-username-headers`: headers naming the user behind an authenticating proxy, in order. */
+  requestheaderUsernameHeaders?: string[];
+  /** `--requestheader-group-headers`: headers whose values are the user's groups. */
+  requestheaderGroupHeaders?: string[];
+  /** `--requestheader-extra-headers-prefix`: header prefixes of the user's extra attributes. */
+  requestheaderExtraHeadersPrefix?: string[];
+  /** `--requestheader-client-ca-file`: PEM bundle of the CAs that verify the proxy's certificate. */
+  requestheaderClientCaFile?: string;
+  /** `--requestheader-allowed-names`: common names the proxy's certificate may have (empty: any). */
+  requestheaderAllowedNames?: string[];
+  /** `--cluster-signing-cert-file` / `--cluster-signing-key-file`: the CA that signs approved client certificate requests. */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
 }
 
 export const DEFAULTS: ServerOptions = {

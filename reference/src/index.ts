@@ -10,6 +10,7 @@ import { AdmissionChain } from './admission/chain.ts';
 import { namespaceLifecycle } from './admission/plugins/namespace-lifecycle.ts';
 import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
+import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
 import { StaticTokenAuthenticator } from './authentication/token-file.ts';
 import { AuthenticationUnion } from './authentication/union.ts';
 import { AuthorizerChain } from './authorization/chain.ts';
@@ -20,6 +21,8 @@ import { healthHandler } from './http/health.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
+import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
+import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
@@ -95,6 +98,20 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     ],
     options.anonymous,
   );
+  let clientCertificateTls: ClientCertificateTls;
+  let signer: CsrSigner | undefined;
+  try {
+    clientCertificateTls = configureAuthentication(options, authentication);
+    if (options.clusterSigningCertFile && options.clusterSigningKeyFile)
+      signer = startCsrSigner(
+        registry,
+        await loadSigningCa(options.clusterSigningCertFile, options.clusterSigningKeyFile),
+        options.clock,
+      );
+  } catch (e) {
+    await storage.close();
+    throw e;
+  }
   const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
@@ -152,7 +169,10 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         const { ensureCertificate } = await import('./http/tls.ts');
         const cert = await ensureCertificate(options);
         srv.caPem = cert.ca;
-        server = createHttpsServer({ key: cert.key, cert: cert.cert, requireHostHeader: false }, srv.handle);
+        server = createHttpsServer(
+          { key: cert.key, cert: cert.cert, requireHostHeader: false, ...clientCertificateTls },
+          srv.handle,
+        );
       } else {
         server = createHttpServer({ requireHostHeader: false }, srv.handle);
       }
@@ -179,6 +199,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         await new Promise<void>((r) => server!.close(() => r()));
       }
       crdController.stop();
+      signer?.stop();
       await storage.close();
       for (const sink of auditSinks) await sink.close?.();
     },

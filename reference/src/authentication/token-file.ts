@@ -6,8 +6,10 @@ import type { UserInfo } from '../registry/types.ts';
 import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE, bearerToken } from './types.ts';
 
 export class StaticTokenAuthenticator implements Authenticator {
-  readonly name = 'static-token';
-  constructor(private readonly tokens: ReadonlyMap<string, UserInfo>) {}
+  constructor(
+    private readonly tokens: ReadonlyMap<string, UserInfo>,
+    readonly name = 'static-token',
+  ) {}
 
   authenticate(r: AuthenticationRequest): AuthenticationResult {
     const token = bearerToken(r);

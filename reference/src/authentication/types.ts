@@ -8,9 +8,14 @@ import type { MaybePromise } from '../util/maybe-async.ts';
 export interface AuthenticationRequest {
   /** Header values by lower-case name (repeated headers joined as node joins them). */
   headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The verified client certificate chain, leaf first (DER), when the client sent one. */
+  /**
+   * The client certificate chain as presented, leaf first (DER), when the client sent one:
+   * not verified by the listener (each certificate method verifies it against its own CAs).
+   */
   peerCertificates?: Buffer[];
   remoteAddress?: string;
+  /** The headers as received: alternating names and values, repeated headers kept apart. */
+  rawHeaders?: readonly string[];
 }
 
 export type AuthenticationResult =

@@ -418,9 +418,16 @@ function writeOptions(verb: string, q: URLSearchParams): Record<string, unknown>
   return o;
 }
 
+/**
+ * The certificate chain the client presented (leaf first, DER), verified or not: the
+ * certificate methods judge it themselves against their own CAs. Read once per connection.
+ */
+const chains = new WeakMap<TLSSocket, Buffer[] | null>();
 function peerCertificates(req: IncomingMessage): Buffer[] | undefined {
   const sock = req.socket as TLSSocket;
-  if (typeof sock.getPeerCertificate !== 'function' || !sock.authorized) return undefined;
+  if (typeof sock.getPeerCertificate !== 'function') return undefined;
+  const kept = chains.get(sock);
+  if (kept !== undefined) return kept ?? undefined;
   const out: Buffer[] = [];
   let c = sock.getPeerCertificate(true) as DetailedPeerCertificate | undefined;
   const seen = new Set<Buffer>();
@@ -429,6 +436,7 @@ function peerCertificates(req: IncomingMessage): Buffer[] | undefined {
     out.push(c.raw);
     c = c.issuerCertificate;
   }
+  chains.set(sock, out.length ? out : null);
   return out.length ? out : undefined;
 }
 
@@ -509,6 +517,7 @@ export function createHandlerFn(deps: HttpDeps) {
         headers: req.headers,
         peerCertificates: peerCertificates(req),
         remoteAddress: req.socket.remoteAddress,
+        rawHeaders: req.rawHeaders,
       });
       const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
       const user = wantsImpersonation(req.headers)

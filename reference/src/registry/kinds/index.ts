@@ -1,6 +1,7 @@
 // Every built-in kind, installed into a registry.
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
+import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
@@ -27,6 +28,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     leaseDef,
     deploymentDef,
     crdDef(),
+    certificateSigningRequestDef,
   ];
 }
 
