@@ -39,6 +39,19 @@ Flags:
   --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
   --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
+  --service-account-signing-key-file PATH
+                             PEM private key (RSA or EC) that signs service-account tokens
+                             (default: generated once, kept in <data-dir>/pki/service-account.key)
+  --service-account-key-file PATH
+                             PEM public keys, private keys or certificates that verify
+                             service-account tokens; repeatable (default: the TLS key)
+  --service-account-issuer URL
+                             issuer of service-account tokens; repeatable: the first signs, all are
+                             accepted (default https://orch.default.svc.cluster.local)
+  --api-audiences LIST       comma-separated audiences API tokens must name one of (default: the issuer)
+  --service-account-lookup=BOOL
+                             refuse tokens whose service account or bound object no longer
+                             exists with the same uid (default true)
   -h, --help                 show this help
 `;
 
@@ -75,6 +88,11 @@ const SERVE_FLAGS = {
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
   'audit-log-path': { type: 'string' },
+  'service-account-signing-key-file': { type: 'string' },
+  'service-account-key-file': { type: 'string', multiple: true },
+  'service-account-issuer': { type: 'string', multiple: true },
+  'api-audiences': { type: 'string', multiple: true },
+  'service-account-lookup': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -91,6 +109,57 @@ export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   return isIP(h) === 4 && h.startsWith('127.');
+}
+
+function boolFlag(name: string, v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (v !== 'true' && v !== 'false') throw new UsageError(`--${name}: "${v}" is not true or false`);
+  return v === 'true';
+}
+
+/** A readable file's absolute path. */
+function fileFlag(name: string, v: string, cwd: string): string {
+  if (!v.trim()) throw new UsageError(`--${name}: must not be empty`);
+  const p = resolve(cwd, v);
+  if (!existsSync(p)) throw new UsageError(`--${name}: ${p} does not exist`);
+  return p;
+}
+
+/** Comma-separated values of a repeatable flag, none empty. */
+function listFlag(name: string, vs: string[] | undefined): string[] | undefined {
+  if (!vs?.length) return undefined;
+  const out = vs.flatMap((v) => v.split(',')).map((s) => s.trim());
+  if (out.some((s) => !s)) throw new UsageError(`--${name}: empty entry in "${vs.join(',')}"`);
+  return out;
+}
+
+/** The service-account token flags. */
+function parseServiceAccountFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
+  const signing = values['service-account-signing-key-file'] as string | undefined;
+  if (signing !== undefined) options.serviceAccountSigningKeyFile = fileFlag('service-account-signing-key-file', signing, cwd);
+  const keys = values['service-account-key-file'] as string[] | undefined;
+  if (keys?.length) options.serviceAccountKeyFiles = keys.map((k) => fileFlag('service-account-key-file', k, cwd));
+  const issuers = values['service-account-issuer'] as string[] | undefined;
+  if (issuers?.length) {
+    for (const i of issuers) {
+      if (!i.trim()) throw new UsageError('--service-account-issuer: must not be empty');
+      // Kubernetes: a URL must be https; any other value must not contain a colon
+      if (i.includes(':')) {
+        let u: URL;
+        try {
+          u = new URL(i);
+        } catch {
+          throw new UsageError(`--service-account-issuer: "${i}" is not a valid URL`);
+        }
+        if (u.protocol !== 'https:') throw new UsageError(`--service-account-issuer: "${i}" must use the https scheme`);
+      }
+    }
+    options.serviceAccountIssuers = issuers;
+  }
+  const aud = listFlag('api-audiences', values['api-audiences'] as string[] | undefined);
+  if (aud) options.apiAudiences = aud;
+  const lookup = boolFlag('service-account-lookup', values['service-account-lookup'] as string | undefined);
+  if (lookup !== undefined) options.serviceAccountLookup = lookup;
 }
 
 function isWildcard(host: string): boolean {
@@ -167,6 +236,7 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     if (!audit.trim()) throw new UsageError('--audit-log-path: must not be empty');
     options.auditLogPath = resolve(cwd, audit);
   }
+  parseServiceAccountFlags(values, cwd, options);
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }

@@ -42,6 +42,16 @@ export interface ServerOptions {
   auditLogPath?: string;
   /** Keep the audit events of the last N requests in memory (`server.audit`; tests, the embedded harness). */
   auditInMemory?: number;
+  /** `--service-account-signing-key-file`: PEM private key that signs service-account tokens (generated when absent). */
+  serviceAccountSigningKeyFile?: string;
+  /** `--service-account-key-file` (repeatable): PEM keys that verify service-account tokens (the TLS key when absent). */
+  serviceAccountKeyFiles?: string[];
+  /** `--service-account-issuer` (repeatable): the first signs, all are accepted (default https://orch.default.svc.cluster.local). */
+  serviceAccountIssuers?: string[];
+  /** `--api-audiences`: audiences API tokens must carry one of (default: the first issuer). */
+  apiAudiences?: string[];
+  /** `--service-account-lookup`: refuse tokens whose account or bound object is gone (default true). */
+  serviceAccountLookup?: boolean;
 }
 
 export const DEFAULTS: ServerOptions = {

@@ -10,6 +10,7 @@ import { AdmissionChain } from './admission/chain.ts';
 import { namespaceLifecycle } from './admission/plugins/namespace-lifecycle.ts';
 import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
+import { configureTokenAuthentication } from './authentication/configure-tokens.ts';
 import { StaticTokenAuthenticator } from './authentication/token-file.ts';
 import { AuthenticationUnion } from './authentication/union.ts';
 import { AuthorizerChain } from './authorization/chain.ts';
@@ -17,6 +18,7 @@ import { PublicInfoAuthorizer, SuperuserAuthorizer } from './authorization/defau
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import { HealthChecks } from './health/checks.ts';
 import { healthHandler } from './http/health.ts';
+import { tokenRequestHandler } from './handlers/token-request.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
@@ -95,6 +97,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     ],
     options.anonymous,
   );
+  const tokens = configureTokenAuthentication(options, registry, authentication);
   const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
@@ -114,6 +117,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     serverAddress: () => url.replace(/^https?:\/\//, ''),
     health: healthHandler(health),
     routes,
+    subresourceHandlers: { 'serviceaccounts/token': tokenRequestHandler(tokens) },
   });
 
   // system namespaces
@@ -179,6 +183,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         await new Promise<void>((r) => server!.close(() => r()));
       }
       crdController.stop();
+      tokens.stop();
       await storage.close();
       for (const sink of auditSinks) await sink.close?.();
     },

@@ -12,6 +12,7 @@ export const SUBRESOURCES: Readonly<Record<string, SubresourceInfo>> = {
   scale: { verbs: ['get', 'patch', 'update'], kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } },
   eviction: { verbs: ['create'], kind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
   finalize: { verbs: ['update'] },
+  token: { verbs: ['create'], kind: { group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' } },
 };
 
 export function subresourceVerbs(name: string): readonly string[] {

@@ -1,0 +1,49 @@
+// The token authentication methods a server's options ask for, added to its authentication
+// union: service-account tokens (always on: the reference works out of the box with a
+// generated signing key and the default issuer). Returns what the TokenRequest subresource
+// needs and a stop() for background work.
+import type { ServerOptions } from '../config.ts';
+import type { Registry } from '../registry/registry.ts';
+import { ServiceAccountTokenAuthenticator } from './service-account-authenticator.ts';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER, ServiceAccountTokenIssuer } from './service-account-issuer.ts';
+import { resolveSigningKey, resolveVerifyKeys } from './service-account-keys.ts';
+import type { AuthenticationUnion } from './union.ts';
+
+export interface TokenAuthentication {
+  issuer: ServiceAccountTokenIssuer;
+  apiAudiences: string[];
+  now: () => number;
+  /** Stops background work (caches, controllers). */
+  stop(): void;
+}
+
+export function configureTokenAuthentication(
+  o: ServerOptions,
+  registry: Registry,
+  union: AuthenticationUnion,
+): TokenAuthentication {
+  const now = o.clock ?? Date.now;
+  const issuers = o.serviceAccountIssuers?.length ? [...o.serviceAccountIssuers] : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  const apiAudiences = o.apiAudiences?.length ? [...o.apiAudiences] : [issuers[0]!];
+  const signing = resolveSigningKey({ file: o.serviceAccountSigningKeyFile, dataDir: o.dataDir, inMemory: o.inMemory });
+  const keys = resolveVerifyKeys(signing, o.serviceAccountKeyFiles ?? [], o.tlsKey);
+  union.add(
+    new ServiceAccountTokenAuthenticator({
+      issuers,
+      keys,
+      apiAudiences,
+      lookup: o.serviceAccountLookup ?? true,
+      registry,
+      now,
+    }),
+  );
+  const stops: (() => void)[] = [];
+  return {
+    issuer: new ServiceAccountTokenIssuer(signing, issuers[0]!, now),
+    apiAudiences,
+    now,
+    stop: () => {
+      for (const s of stops.splice(0)) s();
+    },
+  };
+}
