@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { KNOWN_CONTROLLERS } from './util/controllers.ts';
 import { DEFAULTS, type FeatureGates, parseFeatureGates, type ServerOptions } from './config.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
@@ -52,6 +53,12 @@ Flags:
   --service-account-lookup=BOOL
                              refuse tokens whose service account or bound object no longer
                              exists with the same uid (default true)
+  --enable-bootstrap-token-auth
+                             bootstrap token secrets (bootstrap.orch.io/token, in orch-system)
+                             authenticate as system:bootstrap:<token-id>
+  --controllers LIST         controllers to run: * (the default set), a name to add one, -name to
+                             remove one; tokencleaner (deletes expired bootstrap token secrets) is
+                             off by default: --controllers=*,tokencleaner
   -h, --help                 show this help
 `;
 
@@ -93,6 +100,8 @@ const SERVE_FLAGS = {
   'service-account-issuer': { type: 'string', multiple: true },
   'api-audiences': { type: 'string', multiple: true },
   'service-account-lookup': { type: 'string' },
+  'enable-bootstrap-token-auth': { type: 'boolean' },
+  controllers: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -160,6 +169,17 @@ function parseServiceAccountFlags(values: Record<string, unknown>, cwd: string, 
   if (aud) options.apiAudiences = aud;
   const lookup = boolFlag('service-account-lookup', values['service-account-lookup'] as string | undefined);
   if (lookup !== undefined) options.serviceAccountLookup = lookup;
+}
+
+/** `--controllers`: `*`, known names and `-name`. */
+function parseControllers(vs: string[] | undefined): string[] | undefined {
+  const list = listFlag('controllers', vs);
+  if (!list) return undefined;
+  const known: readonly string[] = KNOWN_CONTROLLERS;
+  for (const c of list)
+    if (c !== '*' && !known.includes(c.replace(/^-/, '')))
+      throw new UsageError(`--controllers: "${c}" is not in the list of known controllers (${known.join(', ')})`);
+  return list;
 }
 
 function isWildcard(host: string): boolean {
@@ -237,6 +257,9 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     options.auditLogPath = resolve(cwd, audit);
   }
   parseServiceAccountFlags(values, cwd, options);
+  if (values['enable-bootstrap-token-auth']) options.enableBootstrapTokenAuth = true;
+  const controllers = parseControllers(values.controllers as string[] | undefined);
+  if (controllers) options.controllers = controllers;
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }

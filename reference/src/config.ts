@@ -52,6 +52,10 @@ export interface ServerOptions {
   apiAudiences?: string[];
   /** `--service-account-lookup`: refuse tokens whose account or bound object is gone (default true). */
   serviceAccountLookup?: boolean;
+  /** `--enable-bootstrap-token-auth`: bootstrap token secrets of the system namespace authenticate. */
+  enableBootstrapTokenAuth?: boolean;
+  /** `--controllers`: `*` (the default set), names to add, `-name` to remove (`*,tokencleaner`). */
+  controllers?: string[];
 }
 
 export const DEFAULTS: ServerOptions = {
