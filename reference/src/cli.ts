@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
-import { DEFAULTS, type FeatureGates, parseFeatureGates, type ServerOptions } from './config.ts';
+import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions } from './config.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
 
@@ -59,6 +59,17 @@ Flags:
   --controllers LIST         controllers to run: * (the default set), a name to add one, -name to
                              remove one; tokencleaner (deletes expired bootstrap token secrets) is
                              off by default: --controllers=*,tokencleaner
+  --oidc-issuer-url URL      OpenID Connect: the https URL of the one trusted issuer (discovery at
+                             <URL>/.well-known/openid-configuration); needs --oidc-client-id
+  --oidc-client-id ID        the audience ID tokens must carry
+  --oidc-username-claim C    claim holding the username (default sub); claims other than email get
+                             the issuer URL and '#' as prefix unless --oidc-username-prefix is set
+  --oidc-username-prefix P   prefix of usernames; '-' disables prefixing
+  --oidc-groups-claim C      claim holding the groups (a list of strings or a string)
+  --oidc-groups-prefix P     prefix of group names
+  --oidc-required-claim K=V  a claim that must be present with this value; repeatable
+  --oidc-ca-file PATH        PEM CAs that sign the issuer's certificate (default: the host's roots)
+  --oidc-signing-algs LIST   accepted signing algorithms (default RS256)
   -h, --help                 show this help
 `;
 
@@ -102,6 +113,15 @@ const SERVE_FLAGS = {
   'service-account-lookup': { type: 'string' },
   'enable-bootstrap-token-auth': { type: 'boolean' },
   controllers: { type: 'string', multiple: true },
+  'oidc-issuer-url': { type: 'string' },
+  'oidc-client-id': { type: 'string' },
+  'oidc-username-claim': { type: 'string' },
+  'oidc-username-prefix': { type: 'string' },
+  'oidc-groups-claim': { type: 'string' },
+  'oidc-groups-prefix': { type: 'string' },
+  'oidc-required-claim': { type: 'string', multiple: true },
+  'oidc-ca-file': { type: 'string' },
+  'oidc-signing-algs': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -182,6 +202,57 @@ function parseControllers(vs: string[] | undefined): string[] | undefined {
   return list;
 }
 
+/** The JWS algorithms an OpenID issuer may sign with (asymmetric only). */
+const OIDC_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+
+/** The `--oidc-*` flags; undefined when none is given. */
+function parseOidcFlags(values: Record<string, unknown>, cwd: string): OidcOptions | undefined {
+  const v = (k: string) => values[`oidc-${k}`] as string | undefined;
+  const given = Object.keys(values).some((k) => k.startsWith('oidc-') && values[k] !== undefined);
+  if (!given) return undefined;
+  const issuerUrl = v('issuer-url');
+  const clientId = v('client-id');
+  if (!issuerUrl) throw new UsageError('--oidc-issuer-url is required when any --oidc-* flag is set');
+  let u: URL;
+  try {
+    u = new URL(issuerUrl);
+  } catch {
+    throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" is not a valid URL`);
+  }
+  if (u.protocol !== 'https:')
+    throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" has invalid scheme "${u.protocol.replace(':', '')}", require "https"`);
+  if (!clientId) throw new UsageError('--oidc-client-id must be specified together with --oidc-issuer-url');
+  const o: OidcOptions = { issuerUrl, clientId };
+  for (const [flag, key] of [
+    ['username-claim', 'usernameClaim'],
+    ['username-prefix', 'usernamePrefix'],
+    ['groups-claim', 'groupsClaim'],
+    ['groups-prefix', 'groupsPrefix'],
+  ] as const) {
+    const x = v(flag);
+    if (x !== undefined) o[key] = x;
+  }
+  const required = values['oidc-required-claim'] as string[] | undefined;
+  if (required?.length) {
+    o.requiredClaims = {};
+    for (const r of required) {
+      const i = r.indexOf('=');
+      if (i <= 0) throw new UsageError(`--oidc-required-claim: "${r}" is not key=value`);
+      o.requiredClaims[r.slice(0, i)] = r.slice(i + 1);
+    }
+  }
+  const ca = v('ca-file');
+  if (ca !== undefined) o.caFile = fileFlag('oidc-ca-file', ca, cwd);
+  const algs = listFlag('oidc-signing-algs', values['oidc-signing-algs'] as string[] | undefined);
+  if (algs) {
+    for (const a of algs)
+      if (!OIDC_ALGS.includes(a))
+        throw new UsageError(`--oidc-signing-algs: unsupported signing algorithm "${a}" (supported: ${OIDC_ALGS.join(', ')})`);
+    o.signingAlgs = algs;
+  }
+  return o;
+}
+
 function isWildcard(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
   return h === '0.0.0.0' || h === '::' || h === '';
@@ -260,6 +331,8 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   if (values['enable-bootstrap-token-auth']) options.enableBootstrapTokenAuth = true;
   const controllers = parseControllers(values.controllers as string[] | undefined);
   if (controllers) options.controllers = controllers;
+  const oidc = parseOidcFlags(values, cwd);
+  if (oidc) options.oidc = oidc;
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }

@@ -56,6 +56,24 @@ export interface ServerOptions {
   enableBootstrapTokenAuth?: boolean;
   /** `--controllers`: `*` (the default set), names to add, `-name` to remove (`*,tokencleaner`). */
   controllers?: string[];
+  /** The `--oidc-*` flags: OpenID Connect ID tokens authenticate when issuerUrl is set. */
+  oidc?: OidcOptions;
+}
+
+export interface OidcOptions {
+  issuerUrl: string;
+  clientId: string;
+  usernameClaim?: string;
+  usernamePrefix?: string;
+  groupsClaim?: string;
+  groupsPrefix?: string;
+  /** `--oidc-required-claim key=value` (repeatable). */
+  requiredClaims?: Record<string, string>;
+  /** `--oidc-ca-file`: PEM bundle of the CAs that sign the issuer's certificate. */
+  caFile?: string;
+  signingAlgs?: string[];
+  /** The least time between two key-set refreshes for unknown key ids (default 10 s; tests shorten it). */
+  refreshIntervalMs?: number;
 }
 
 export const DEFAULTS: ServerOptions = {

@@ -1,13 +1,15 @@
 // The token authentication methods a server's options ask for, added to its authentication
 // union: service-account tokens (always on: the reference works out of the box with a
 // generated signing key and the default issuer), bootstrap tokens, and the token cleaner
-// controller when `--controllers` asks for it. Returns what the TokenRequest subresource
+// controller when `--controllers` asks for it, OpenID Connect ID tokens. Returns what the TokenRequest subresource
 // needs and a stop() for background work.
+import { readFileSync } from 'node:fs';
 import type { ServerOptions } from '../config.ts';
 import { startTokenCleaner } from '../registry/bootstrap-token-cleaner.ts';
 import type { Registry } from '../registry/registry.ts';
 import { controllerEnabled } from '../util/controllers.ts';
 import { BootstrapTokenAuthenticator } from './bootstrap-token-authenticator.ts';
+import { OidcAuthenticator } from './oidc-authenticator.ts';
 import { ServiceAccountTokenAuthenticator } from './service-account-authenticator.ts';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, ServiceAccountTokenIssuer } from './service-account-issuer.ts';
 import { resolveSigningKey, resolveVerifyKeys } from './service-account-keys.ts';
@@ -43,6 +45,15 @@ export function configureTokenAuthentication(
   );
   const stops: (() => void)[] = [];
   if (o.enableBootstrapTokenAuth) union.add(new BootstrapTokenAuthenticator(registry, now));
+  if (o.oidc?.issuerUrl) {
+    const { caFile, refreshIntervalMs, ...settings } = o.oidc;
+    const oidc = new OidcAuthenticator(
+      { ...settings, caPem: caFile ? readFileSync(caFile, 'utf8') : undefined },
+      { now, refreshIntervalMs },
+    );
+    union.add(oidc);
+    stops.push(() => oidc.stop());
+  }
   if (controllerEnabled(o.controllers, 'tokencleaner')) {
     const cleaner = startTokenCleaner(registry, now);
     stops.push(() => cleaner.stop());
