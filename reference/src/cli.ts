@@ -8,8 +8,10 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
-import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions } from './config.ts';
+import { parseGoDuration } from './util/duration.ts';
+import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions, type TokenWebhookOptions } from './config.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
 
@@ -70,6 +72,13 @@ Flags:
   --oidc-required-claim K=V  a claim that must be present with this value; repeatable
   --oidc-ca-file PATH        PEM CAs that sign the issuer's certificate (default: the host's roots)
   --oidc-signing-algs LIST   accepted signing algorithms (default RS256)
+  --authentication-token-webhook-config-file PATH
+                             kubeconfig-format file naming a webhook that reviews bearer tokens
+                             (clusters[0]: server and CA; users[0]: client certificate or token)
+  --authentication-token-webhook-cache-ttl DURATION
+                             how long webhook answers are cached (default 2m; 0 turns it off)
+  --authentication-token-webhook-version V
+                             TokenReview version sent to the webhook: v1 or v1beta1 (default v1beta1)
   -h, --help                 show this help
 `;
 
@@ -122,6 +131,9 @@ const SERVE_FLAGS = {
   'oidc-required-claim': { type: 'string', multiple: true },
   'oidc-ca-file': { type: 'string' },
   'oidc-signing-algs': { type: 'string', multiple: true },
+  'authentication-token-webhook-config-file': { type: 'string' },
+  'authentication-token-webhook-cache-ttl': { type: 'string' },
+  'authentication-token-webhook-version': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -253,6 +265,36 @@ function parseOidcFlags(values: Record<string, unknown>, cwd: string): OidcOptio
   return o;
 }
 
+/** The `--authentication-token-webhook-*` flags; the connection file is read and checked here. */
+function parseTokenWebhookFlags(values: Record<string, unknown>, cwd: string): TokenWebhookOptions | undefined {
+  const file = values['authentication-token-webhook-config-file'] as string | undefined;
+  const ttl = values['authentication-token-webhook-cache-ttl'] as string | undefined;
+  const version = values['authentication-token-webhook-version'] as string | undefined;
+  if (file === undefined) {
+    if (ttl !== undefined || version !== undefined)
+      throw new UsageError('--authentication-token-webhook-cache-ttl and -version need --authentication-token-webhook-config-file');
+    return undefined;
+  }
+  const configFile = fileFlag('authentication-token-webhook-config-file', file, cwd);
+  try {
+    loadWebhookConnection(configFile);
+  } catch (e) {
+    throw new UsageError(`--authentication-token-webhook-config-file: ${(e as Error).message}`);
+  }
+  const o: TokenWebhookOptions = { configFile };
+  if (ttl !== undefined) {
+    const ms = parseGoDuration(ttl.trim());
+    if (ms === undefined) throw new UsageError(`--authentication-token-webhook-cache-ttl: "${ttl}" is not a duration (e.g. 2m, 30s, 0)`);
+    o.cacheTtlMs = ms;
+  }
+  if (version !== undefined) {
+    if (version !== 'v1' && version !== 'v1beta1')
+      throw new UsageError(`--authentication-token-webhook-version: "${version}" is not v1 or v1beta1`);
+    o.version = version;
+  }
+  return o;
+}
+
 function isWildcard(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
   return h === '0.0.0.0' || h === '::' || h === '';
@@ -333,6 +375,8 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   if (controllers) options.controllers = controllers;
   const oidc = parseOidcFlags(values, cwd);
   if (oidc) options.oidc = oidc;
+  const webhook = parseTokenWebhookFlags(values, cwd);
+  if (webhook) options.tokenWebhook = webhook;
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }

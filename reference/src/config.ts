@@ -58,6 +58,19 @@ export interface ServerOptions {
   controllers?: string[];
   /** The `--oidc-*` flags: OpenID Connect ID tokens authenticate when issuerUrl is set. */
   oidc?: OidcOptions;
+  /** Webhook token authentication (`--authentication-token-webhook-*`). */
+  tokenWebhook?: TokenWebhookOptions;
+}
+
+export interface TokenWebhookOptions {
+  /** `--authentication-token-webhook-config-file`: kubeconfig-format connection file. */
+  configFile: string;
+  /** `--authentication-token-webhook-cache-ttl` (default 2 minutes). */
+  cacheTtlMs?: number;
+  /** `--authentication-token-webhook-version` (default v1beta1). */
+  version?: 'v1' | 'v1beta1';
+  /** Deadline of one call (default 10 s; not a flag). */
+  timeoutMs?: number;
 }
 
 export interface OidcOptions {

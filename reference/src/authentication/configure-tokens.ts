@@ -1,7 +1,8 @@
 // The token authentication methods a server's options ask for, added to its authentication
 // union: service-account tokens (always on: the reference works out of the box with a
 // generated signing key and the default issuer), bootstrap tokens, and the token cleaner
-// controller when `--controllers` asks for it, OpenID Connect ID tokens. Returns what the TokenRequest subresource
+// controller when `--controllers` asks for it, OpenID Connect ID tokens and the token
+// webhook, in this order. Returns what the TokenRequest subresource
 // needs and a stop() for background work.
 import { readFileSync } from 'node:fs';
 import type { ServerOptions } from '../config.ts';
@@ -10,6 +11,8 @@ import type { Registry } from '../registry/registry.ts';
 import { controllerEnabled } from '../util/controllers.ts';
 import { BootstrapTokenAuthenticator } from './bootstrap-token-authenticator.ts';
 import { OidcAuthenticator } from './oidc-authenticator.ts';
+import { loadWebhookConnection } from './webhook-connection.ts';
+import { WebhookTokenAuthenticator } from './webhook-token-authenticator.ts';
 import { ServiceAccountTokenAuthenticator } from './service-account-authenticator.ts';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, ServiceAccountTokenIssuer } from './service-account-issuer.ts';
 import { resolveSigningKey, resolveVerifyKeys } from './service-account-keys.ts';
@@ -53,6 +56,19 @@ export function configureTokenAuthentication(
     );
     union.add(oidc);
     stops.push(() => oidc.stop());
+  }
+  if (o.tokenWebhook?.configFile) {
+    const w = o.tokenWebhook;
+    const webhook = new WebhookTokenAuthenticator({
+      connection: loadWebhookConnection(w.configFile),
+      version: w.version,
+      cacheTtlMs: w.cacheTtlMs,
+      timeoutMs: w.timeoutMs,
+      apiAudiences,
+      now,
+    });
+    union.add(webhook);
+    stops.push(() => webhook.stop());
   }
   if (controllerEnabled(o.controllers, 'tokencleaner')) {
     const cleaner = startTokenCleaner(registry, now);
