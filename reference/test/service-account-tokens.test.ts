@@ -97,6 +97,10 @@ describe('service-account tokens with the defaults (no flags)', () => {
       audiences: ['https://orch.default.svc.cluster.local'],
     });
     expect(await httpStatus(s, token)).toBe(403);
+    // a token seen before is answered at once (no promise): its signature is not checked twice
+    const again = s.server.authentication.authenticate({ headers: { authorization: `Bearer ${token}` } });
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toMatchObject({ user: { username: `system:serviceaccount:${ns}:builder` } });
   });
 
   it('lists serviceaccounts/token in discovery as a create-only TokenRequest subresource', async () => {

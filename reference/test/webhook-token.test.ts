@@ -198,6 +198,14 @@ describe('webhook token authentication', () => {
     }
   });
 
+  it('requests that arrive together with one token share one call', async () => {
+    hook.calls = [];
+    hook.answer = (r) => reply(r, { authenticated: true, user: alice });
+    const all = await Promise.all(Array.from({ length: 10 }, () => who(s, 'tok-together')));
+    for (const r of all) expect(r).toHaveProperty('user.username', 'alice');
+    expect(hook.calls).toHaveLength(1);
+  });
+
   it('refuses (401) a token the webhook does not authenticate; a plain refusal is cached, one with an error is not', async () => {
     hook.calls = [];
     hook.answer = (r) => reply(r, { authenticated: false });

@@ -18,6 +18,8 @@ import { type AuthenticationRequest, type AuthenticationResult, type Authenticat
 export const POD_NAME_EXTRA = 'authentication.orch.io/pod-name';
 export const POD_UID_EXTRA = 'authentication.orch.io/pod-uid';
 const SKEW_SECONDS = 60;
+/** Tokens whose signature was verified, kept so a token used again is answered without crypto. */
+const VERIFIED_MAX = 4096;
 
 export interface ServiceAccountAuthenticatorOptions {
   issuers: readonly string[];
@@ -35,6 +37,12 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
   readonly name = 'service-account-token';
   private readonly issuers: Set<string>;
   private readonly now: () => number;
+  /**
+   * Payloads of tokens whose signature verified (a signature does not change with time): a
+   * token used again skips the signature but has its time window, audiences and lookup
+   * checked afresh, synchronously.
+   */
+  private readonly verified = new Map<string, JWTPayload>();
 
   constructor(private readonly o: ServiceAccountAuthenticatorOptions) {
     this.issuers = new Set(o.issuers);
@@ -43,7 +51,13 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
 
   authenticate(r: AuthenticationRequest): AuthenticationResult | Promise<AuthenticationResult> {
     const token = bearerToken(r);
-    if (token === undefined || token.split('.').length !== 3) return NOT_MINE;
+    if (token === undefined) return NOT_MINE;
+    const known = this.verified.get(token);
+    if (known) {
+      const late = this.outsideWindow(known);
+      return late ? refuse(`invalid service account token: ${late}`) : this.checkClaims(known);
+    }
+    if (token.split('.').length !== 3) return NOT_MINE;
     let iss: unknown;
     try {
       iss = decodeJwt(token).iss;
@@ -61,7 +75,17 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
     } catch (e) {
       return refuse(`invalid service account token: ${(e as Error).message}`);
     }
+    if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, payload);
     return this.checkClaims(payload);
+  }
+
+  /** Why a verified payload is outside its validity window now (exp, nbf with the skew), or undefined. */
+  private outsideWindow(p: JWTPayload): string | undefined {
+    const now = Math.floor(this.now() / 1000);
+    if (typeof p.exp === 'number' && now - SKEW_SECONDS >= p.exp) return '"exp" claim timestamp check failed';
+    if (typeof p.nbf === 'number' && now + SKEW_SECONDS < p.nbf) return '"nbf" claim timestamp check failed';
+    return undefined;
   }
 
   /** The verified payload: the key named by `kid` first, then every other key. */

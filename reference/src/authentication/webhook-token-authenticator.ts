@@ -42,6 +42,8 @@ export class WebhookTokenAuthenticator implements Authenticator {
   readonly name = 'webhook-token';
   private readonly client: HttpsJsonClient;
   private readonly cache = new Map<string, Cached>();
+  /** Calls under way by cache key: requests with the same token share one call. */
+  private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
   private readonly apiVersion: string;
   private readonly ttl: number;
   private readonly now: () => number;
@@ -67,13 +69,19 @@ export class WebhookTokenAuthenticator implements Authenticator {
       if (hit.until > this.now()) return hit.result;
       this.cache.delete(key);
     }
-    return this.review(token).then(({ result, cacheable }) => {
-      if (cacheable && this.ttl > 0) {
-        if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
-        this.cache.set(key, { result, until: this.now() + this.ttl });
-      }
-      return result;
-    });
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+    const call = this.review(token)
+      .then(({ result, cacheable }) => {
+        if (cacheable && this.ttl > 0) {
+          if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
+          this.cache.set(key, { result, until: this.now() + this.ttl });
+        }
+        return result;
+      })
+      .finally(() => this.inflight.delete(key));
+    this.inflight.set(key, call);
+    return call;
   }
 
   private async review(token: string): Promise<{ result: AuthenticationResult; cacheable: boolean }> {
