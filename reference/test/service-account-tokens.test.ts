@@ -296,6 +296,59 @@ describe('--service-account-lookup=false', () => {
   });
 });
 
+describe('the signing key of a server with a data directory', () => {
+  it('is generated once, kept, and still verifies the tokens it signed after a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sa-data-'));
+    const ns = uniqueName('sa');
+    const first = await startServer({ inMemory: false, dataDir, fsync: false });
+    let token: string;
+    try {
+      await first.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      await account(first, ns, 'kept');
+      token = (await tokenRequest(first, ns, 'kept')).json.status.token;
+      expect(await httpStatus(first, token)).toBe(403);
+    } finally {
+      await first.close();
+    }
+    const second = await startServer({ inMemory: false, dataDir, fsync: false });
+    try {
+      expect(await httpStatus(second, token)).toBe(403);
+      const again = (await tokenRequest(second, ns, 'kept')).json.status.token as string;
+      expect(decodeProtectedHeader(again).kid).toBe(decodeProtectedHeader(token).kid);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('without --service-account-key-file', () => {
+  it('the TLS key verifies tokens (as well as the signing key)', async () => {
+    const tlsKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const ns = uniqueName('sa');
+    const s = await startServer({ tlsKey: tlsKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string });
+    try {
+      await s.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      const uid = await account(s, ns, 'tls');
+      const iat = Math.floor(Date.now() / 1000);
+      const claims = {
+        iss: 'https://orch.default.svc.cluster.local',
+        aud: ['https://orch.default.svc.cluster.local'],
+        sub: `system:serviceaccount:${ns}:tls`,
+        iat,
+        nbf: iat,
+        exp: iat + 600,
+        'orch.io': { namespace: ns, serviceaccount: { name: 'tls', uid } },
+      };
+      const byTls = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).sign(tlsKey.privateKey);
+      expect(await httpStatus(s, byTls)).toBe(403);
+      const byStranger = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(stranger.privateKey);
+      expect(await httpStatus(s, byStranger)).toBe(401);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('service-account flags', () => {
   const key = pemFile('flag.key', signer.privateKey, 'pkcs8');
   it('parses them into the server options', () => {
