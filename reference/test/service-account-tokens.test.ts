@@ -109,6 +109,20 @@ describe('service-account tokens with the defaults (no flags)', () => {
     expect(sub).toMatchObject({ namespaced: true, group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
   });
 
+  it('answers a TokenRequest written with Kubernetes\' group name (the real kubectl) in that name', async () => {
+    await account(s, ns, 'kubectl');
+    const r = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/kubectl/token`, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 1200 },
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.apiVersion).toBe('authentication.k8s.io/v1');
+    expect(await httpStatus(s, r.json.status.token)).toBe(403);
+    const other = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/kubectl/token`, { apiVersion: 'authentication.orch.io/v2', kind: 'TokenRequest' });
+    expect(other.status).toBe(400);
+  });
+
   it('refuses a bad TokenRequest with the 1.28 errors', async () => {
     await account(s, ns, 'short');
     const short = await tokenRequest(s, ns, 'short', { expirationSeconds: 599 });

@@ -3,7 +3,9 @@
 // signed service-account token) and `status.expirationTimestamp`, as Kubernetes 1.28 does:
 // audiences default to the API audiences, expirationSeconds to 3600 (at least 600, at most
 // 2^32), and a token bound to a Pod (running as the account) or a Secret carries its uid,
-// which must match the one the request names.
+// which must match the one the request names. A request written with Kubernetes' group name
+// (authentication.k8s.io/v1, as the real kubectl sends it) is answered in that name, as the
+// Table form is (content/table.ts).
 import type { ServiceAccountTokenIssuer } from '../authentication/service-account-issuer.ts';
 import { errors, type StatusCause } from '../errors/status.ts';
 import type { KObject } from '../storage/types.ts';
@@ -13,6 +15,8 @@ import type { Handler } from './scope.ts';
 
 export const TOKEN_REQUEST_GROUP = 'authentication.orch.io';
 const API_VERSION = `${TOKEN_REQUEST_GROUP}/v1`;
+/** Kubernetes' name of the same version. */
+const KUBERNETES_API_VERSION = 'authentication.k8s.io/v1';
 const KIND = { group: TOKEN_REQUEST_GROUP, kind: 'TokenRequest' };
 const MIN_EXPIRATION = 600;
 const MAX_EXPIRATION = 2 ** 32 - 1;
@@ -41,7 +45,7 @@ export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
     if (!isObject(value)) throw errors.badRequest('the body of the request must be a JSON object');
     if (value.kind !== undefined && value.kind !== 'TokenRequest')
       throw errors.badRequest(`the kind in the data (${String(value.kind)}) does not match the expected kind (TokenRequest)`);
-    if (value.apiVersion !== undefined && value.apiVersion !== API_VERSION)
+    if (value.apiVersion !== undefined && value.apiVersion !== API_VERSION && value.apiVersion !== KUBERNETES_API_VERSION)
       throw errors.badRequest(
         `the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${API_VERSION})`,
       );
@@ -115,7 +119,7 @@ export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
     if (ref) outSpec.boundObjectRef = ref;
     s.reply(201, {
       kind: 'TokenRequest',
-      apiVersion: API_VERSION,
+      apiVersion: value.apiVersion === KUBERNETES_API_VERSION ? KUBERNETES_API_VERSION : API_VERSION,
       metadata: { name: s.name, namespace: s.namespace, creationTimestamp: rfc3339(deps.now()) },
       spec: outSpec,
       status: { token, expirationTimestamp: rfc3339(expires) },
