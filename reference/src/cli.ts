@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parsePublicKeys, signingKeyFromPem } from './authentication/service-account-keys.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
 import { parseGoDuration } from './util/duration.ts';
@@ -177,9 +178,26 @@ function listFlag(name: string, vs: string[] | undefined): string[] | undefined 
 /** The service-account token flags. */
 function parseServiceAccountFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
   const signing = values['service-account-signing-key-file'] as string | undefined;
-  if (signing !== undefined) options.serviceAccountSigningKeyFile = fileFlag('service-account-signing-key-file', signing, cwd);
+  if (signing !== undefined) {
+    const file = fileFlag('service-account-signing-key-file', signing, cwd);
+    try {
+      signingKeyFromPem(readFileSync(file, 'utf8'), file);
+    } catch (e) {
+      throw new UsageError(`--service-account-signing-key-file: ${(e as Error).message}`);
+    }
+    options.serviceAccountSigningKeyFile = file;
+  }
   const keys = values['service-account-key-file'] as string[] | undefined;
-  if (keys?.length) options.serviceAccountKeyFiles = keys.map((k) => fileFlag('service-account-key-file', k, cwd));
+  if (keys?.length)
+    options.serviceAccountKeyFiles = keys.map((k) => {
+      const file = fileFlag('service-account-key-file', k, cwd);
+      try {
+        parsePublicKeys(readFileSync(file, 'utf8'), file);
+      } catch (e) {
+        throw new UsageError(`--service-account-key-file: ${(e as Error).message}`);
+      }
+      return file;
+    });
   const issuers = values['service-account-issuer'] as string[] | undefined;
   if (issuers?.length) {
     for (const i of issuers) {

@@ -97,7 +97,14 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     ],
     options.anonymous,
   );
-  const tokens = configureTokenAuthentication(options, registry, authentication);
+  let tokens: ReturnType<typeof configureTokenAuthentication>;
+  try {
+    tokens = configureTokenAuthentication(options, registry, authentication);
+  } catch (e) {
+    // a key or connection file that does not load: nothing may stay open
+    await storage.close();
+    throw e;
+  }
   const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];

@@ -389,12 +389,17 @@ describe('service-account flags', () => {
   });
 
   it('refuses bad values with a usage error', () => {
+    const notKey = join(dir, 'not-a-key.pem');
+    writeFileSync(notKey, 'hello');
     for (const bad of [
       ['--service-account-issuer=http://plain.example'],
       ['--service-account-issuer=https://'],
       ['--service-account-lookup=maybe'],
       ['--service-account-key-file=/nonexistent/key.pem'],
       ['--api-audiences=a,,b'],
+      [`--service-account-signing-key-file=${notKey}`],
+      [`--service-account-key-file=${notKey}`],
+      [`--service-account-signing-key-file=${pemFile('pub-as-signer.pem', signer.publicKey, 'spki')}`],
     ])
       expect(() => parseServeArgs(bad, dir), bad.join(' ')).toThrow(UsageError);
   });
