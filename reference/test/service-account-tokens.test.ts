@@ -143,6 +143,8 @@ describe('service-account tokens with the defaults (no flags)', () => {
     expect(wrongName.status).toBe(422);
     expect((await s.req('GET', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`)).status).toBe(405);
     expect((await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`, 'not json')).status).toBe(400);
+    for (const body of [[], { metadata: 'x' }, { spec: [] }, { spec: { audiences: 'x' } }, { spec: { expirationSeconds: '3600' } }, { spec: { boundObjectRef: 'p' } }])
+      expect((await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`, body)).status, JSON.stringify(body)).toBe(400);
   });
 });
 

@@ -49,6 +49,8 @@ export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
       throw errors.badRequest(
         `the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${API_VERSION})`,
       );
+    if (value.metadata !== undefined && value.metadata !== null && !isObject(value.metadata))
+      throw errors.badRequest('metadata: must be an object');
     const meta = isObject(value.metadata) ? value.metadata : {};
     const spec = value.spec === undefined || value.spec === null ? {} : value.spec;
     if (!isObject(spec)) throw errors.badRequest('spec: must be an object');
