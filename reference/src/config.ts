@@ -71,6 +71,8 @@ export interface TokenWebhookOptions {
   version?: 'v1' | 'v1beta1';
   /** Deadline of one call (default 10 s; not a flag). */
   timeoutMs?: number;
+  /** Retries of transient failures (default 500 ms, times 1.5, 5 attempts; not a flag). */
+  retry?: { initialMs: number; factor: number; attempts: number };
 }
 
 export interface OidcOptions {

@@ -33,7 +33,7 @@ interface Webhook {
   caPem: string;
   calls: Call[];
   /** What the webhook answers (status code and body), given the review it received. */
-  answer: (review: any) => { code?: number; body: unknown } | 'hang';
+  answer: (review: any) => { code?: number; body: unknown; retryAfter?: boolean } | 'hang';
   close(): Promise<void>;
 }
 
@@ -103,7 +103,7 @@ async function startWebhook(clientCa?: string): Promise<Webhook> {
         const a = hook.answer(review);
         if (a === 'hang') return;
         const text = typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
-        res.writeHead(a.code ?? 200, { 'content-type': 'application/json' });
+        res.writeHead(a.code ?? 200, { 'content-type': 'application/json', ...(a.retryAfter ? { 'retry-after': '0' } : {}) });
         res.end(text);
       });
     },
@@ -149,7 +149,10 @@ describe('webhook token authentication', () => {
   beforeAll(async () => {
     hook = await startWebhook();
     const cfg = connectionFile({ server: hook.url, 'certificate-authority-data': Buffer.from(hook.caPem).toString('base64') }, { token: 'hook-secret' });
-    s = await startServer({ tokenWebhook: { configFile: cfg, timeoutMs: 1000 }, clock: () => now });
+    s = await startServer({
+      tokenWebhook: { configFile: cfg, timeoutMs: 1000, retry: { initialMs: 10, factor: 1.5, attempts: 5 } },
+      clock: () => now,
+    });
   });
   afterAll(async () => {
     await s.close();
@@ -238,9 +241,12 @@ describe('webhook token authentication', () => {
       hook.answer = answer;
       const token = `tok-bad-${name.replace(/ /g, '-')}`;
       expect(await who(s, token), name).toEqual({ code: 401 });
+      // a 500 is transient: tried five times (Kubernetes' backoff steps); the others once
+      const perRequest = name === '500' ? 5 : 1;
+      expect(hook.calls, name).toHaveLength(perRequest);
       if (name === '500' || name === 'not json' || name === 'other version') {
         expect(await who(s, token), name).toEqual({ code: 401 });
-        expect(hook.calls, name).toHaveLength(2);
+        expect(hook.calls, name).toHaveLength(2 * perRequest);
       }
     }
     hook.calls = [];
@@ -249,6 +255,23 @@ describe('webhook token authentication', () => {
     expect(await who(s, 'tok-hang')).toEqual({ code: 401 });
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(hook.calls).toHaveLength(1);
+  });
+
+  it('retries a transient failure (500, 429, Retry-After) and then accepts; a 401 or 403 from the webhook is not retried', async () => {
+    // a 503 alone is final; with Retry-After it is transient
+    for (const first of [{ code: 500 }, { code: 429 }, { code: 503, retryAfter: true }]) {
+      hook.calls = [];
+      let n = 0;
+      hook.answer = (r) => (n++ === 0 ? { ...first, body: {} } : reply(r, { authenticated: true, user: alice }));
+      expect(await who(s, `tok-transient-${first.code}`), String(first.code)).toHaveProperty('user.username', 'alice');
+      expect(hook.calls, String(first.code)).toHaveLength(2);
+    }
+    for (const code of [401, 403, 503]) {
+      hook.calls = [];
+      hook.answer = () => ({ code, body: {} });
+      expect(await who(s, `tok-final-${code}`)).toEqual({ code: 401 });
+      expect(hook.calls, String(code)).toHaveLength(1);
+    }
   });
 
   it('audiences: a reply naming none of the API audiences is refused, one naming some is accepted for those', async () => {

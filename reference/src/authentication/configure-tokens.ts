@@ -64,6 +64,7 @@ export function configureTokenAuthentication(
       version: w.version,
       cacheTtlMs: w.cacheTtlMs,
       timeoutMs: w.timeoutMs,
+      retry: w.retry,
       apiAudiences,
       now,
     });

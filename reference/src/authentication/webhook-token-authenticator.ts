@@ -5,11 +5,13 @@
 // without status.audiences speaks for the API audiences, one with audiences must share one
 // with them; answers are cached by token and audiences for the cache TTL (default 2 minutes),
 // both acceptances and refusals, but never an error (a webhook that fails or times out
-// refuses this request and is asked again next time). Nothing the webhook does lets a
+// refuses this request and is asked again next time). A transient failure (500, 504, 429, a
+// reply with Retry-After, a connection reset) is retried with Kubernetes' backoff (500 ms,
+// times 1.5, five attempts). Nothing the webhook does lets a
 // request through without an explicit `authenticated: true` and a username.
 import { createHash } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
-import { HttpsJsonClient } from '../util/https-json.ts';
+import { HttpsJsonClient, HttpsJsonError } from '../util/https-json.ts';
 import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE, bearerToken } from './types.ts';
 import type { WebhookConnection } from './webhook-connection.ts';
 
@@ -28,6 +30,17 @@ export interface WebhookTokenOptions {
   now?: () => number;
   /** Deadline of one call (default 10 s). */
   timeoutMs?: number;
+  /** Retries of transient failures (default: first wait 500 ms, times 1.5, 5 attempts). */
+  retry?: { initialMs: number; factor: number; attempts: number };
+}
+
+const DEFAULT_RETRY = { initialMs: 500, factor: 1.5, attempts: 5 };
+
+/** Failures worth another attempt, as Kubernetes' webhook client judges them. */
+function transient(e: unknown): boolean {
+  if (!(e instanceof HttpsJsonError)) return false;
+  if (e.status === 500 || e.status === 504 || e.status === 429 || e.retryAfter) return true;
+  return e.code === 'ECONNRESET' || e.code === 'UND_ERR_SOCKET';
 }
 
 interface Cached {
@@ -87,15 +100,21 @@ export class WebhookTokenAuthenticator implements Authenticator {
   private async review(token: string): Promise<{ result: AuthenticationResult; cacheable: boolean }> {
     const body = { apiVersion: this.apiVersion, kind: 'TokenReview', metadata: {}, spec: { token, audiences: [...this.o.apiAudiences] } };
     let reply: unknown;
-    try {
-      reply = await this.client.call(this.o.connection.server, {
-        method: 'POST',
-        body,
-        token: this.o.connection.token,
-        timeoutMs: this.o.timeoutMs ?? 10_000,
-      });
-    } catch (e) {
-      return { result: { status: 'error', message: `webhook: ${(e as Error).message}` }, cacheable: false };
+    const retry = this.o.retry ?? DEFAULT_RETRY;
+    for (let attempt = 1, wait = retry.initialMs; ; attempt++, wait *= retry.factor) {
+      try {
+        reply = await this.client.call(this.o.connection.server, {
+          method: 'POST',
+          body,
+          token: this.o.connection.token,
+          timeoutMs: this.o.timeoutMs ?? 10_000,
+        });
+        break;
+      } catch (e) {
+        if (attempt >= retry.attempts || !transient(e))
+          return { result: { status: 'error', message: `webhook: ${(e as Error).message}` }, cacheable: false };
+        await new Promise((r) => setTimeout(r, wait));
+      }
     }
     const refuse = (message: string, cacheable = false) => ({ result: { status: 'error' as const, message: `webhook: ${message}` }, cacheable });
     if (!isObject(reply) || reply.kind !== 'TokenReview' || reply.apiVersion !== this.apiVersion)

@@ -26,6 +26,10 @@ export class HttpsJsonError extends Error {
   constructor(
     message: string,
     readonly status?: number,
+    /** The network error's code (ECONNRESET, ...), when the call failed below HTTP. */
+    readonly code?: string,
+    /** The reply carried Retry-After. */
+    readonly retryAfter = false,
   ) {
     super(message);
   }
@@ -49,6 +53,7 @@ export class HttpsJsonClient {
     const signal = AbortSignal.timeout(timeoutMs);
     let status: number;
     let text: string;
+    let retryAfter = false;
     try {
       const res = await request(url, {
         method: o.method ?? 'GET',
@@ -58,6 +63,7 @@ export class HttpsJsonClient {
         signal,
       });
       status = res.statusCode;
+      retryAfter = res.headers['retry-after'] !== undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const c of res.body) {
@@ -72,9 +78,10 @@ export class HttpsJsonClient {
     } catch (e) {
       if (e instanceof HttpsJsonError) throw e;
       if (signal.aborted) throw new HttpsJsonError(`${url}: no reply within ${timeoutMs} ms`);
-      throw new HttpsJsonError(`${url}: ${(e as Error).message}`);
+      const err = e as { code?: string; cause?: { code?: string } };
+      throw new HttpsJsonError(`${url}: ${(e as Error).message}`, undefined, err.cause?.code ?? err.code);
     }
-    if (status < 200 || status > 299) throw new HttpsJsonError(`${url}: HTTP ${status}`, status);
+    if (status < 200 || status > 299) throw new HttpsJsonError(`${url}: HTTP ${status}`, status, undefined, retryAfter);
     try {
       return JSON.parse(text);
     } catch {
