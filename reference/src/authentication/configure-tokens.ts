@@ -15,7 +15,7 @@ import { loadWebhookConnection } from './webhook-connection.ts';
 import { WebhookTokenAuthenticator } from './webhook-token-authenticator.ts';
 import { ServiceAccountTokenAuthenticator } from './service-account-authenticator.ts';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, ServiceAccountTokenIssuer } from './service-account-issuer.ts';
-import { resolveSigningKey, resolveVerifyKeys } from './service-account-keys.ts';
+import { signingKeySource, verifyKeySet } from './service-account-keys.ts';
 import type { AuthenticationUnion } from './union.ts';
 
 export interface TokenAuthentication {
@@ -34,8 +34,8 @@ export function configureTokenAuthentication(
   const now = o.clock ?? Date.now;
   const issuers = o.serviceAccountIssuers?.length ? [...o.serviceAccountIssuers] : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
   const apiAudiences = o.apiAudiences?.length ? [...o.apiAudiences] : [issuers[0]!];
-  const signing = resolveSigningKey({ file: o.serviceAccountSigningKeyFile, dataDir: o.dataDir, inMemory: o.inMemory });
-  const keys = resolveVerifyKeys(signing, o.serviceAccountKeyFiles ?? [], o.tlsKey);
+  const signing = signingKeySource({ file: o.serviceAccountSigningKeyFile, dataDir: o.dataDir, inMemory: o.inMemory });
+  const keys = verifyKeySet(signing, o.serviceAccountKeyFiles ?? [], o.tlsKey);
   union.add(
     new ServiceAccountTokenAuthenticator({
       issuers,

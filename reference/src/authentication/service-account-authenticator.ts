@@ -23,7 +23,8 @@ const VERIFIED_MAX = 4096;
 
 export interface ServiceAccountAuthenticatorOptions {
   issuers: readonly string[];
-  keys: readonly VerifyKey[];
+  /** The verifying keys (a function: the generated signing key joins them once it exists). */
+  keys: () => readonly VerifyKey[];
   apiAudiences: readonly string[];
   /** Refuse tokens whose account or bound object is gone or was recreated (default true). */
   lookup: boolean;
@@ -91,7 +92,7 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
   /** The verified payload: the key named by `kid` first, then every other key. */
   private async checkSignature(token: string): Promise<JWTPayload> {
     const header = decodeProtectedHeader(token);
-    const keys = [...this.o.keys].sort((a, b) => Number(b.kid === header.kid) - Number(a.kid === header.kid));
+    const keys = [...this.o.keys()].sort((a, b) => Number(b.kid === header.kid) - Number(a.kid === header.kid));
     let last: unknown = new Error('no key verifies the token');
     for (const k of keys) {
       try {

@@ -2,7 +2,7 @@
 // Kubernetes 1.28 shapes them (iss, sub, aud, exp, iat, nbf and the private `orch.io` claim
 // naming the namespace, the account and the bound pod or secret; 1.28 has no `jti`).
 import { SignJWT } from 'jose';
-import type { SigningKey } from './service-account-keys.ts';
+import type { SigningKeySource } from './service-account-keys.ts';
 
 /** The default issuer (Kubernetes': https://kubernetes.default.svc.cluster.local). */
 export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://orch.default.svc.cluster.local';
@@ -36,7 +36,7 @@ export function serviceAccountUsername(namespace: string, name: string): string 
 
 export class ServiceAccountTokenIssuer {
   constructor(
-    private readonly key: SigningKey,
+    private readonly keys: SigningKeySource,
     /** The issuer written into tokens (the first `--service-account-issuer`). */
     readonly issuer: string,
     private readonly now: () => number = Date.now,
@@ -44,6 +44,7 @@ export class ServiceAccountTokenIssuer {
 
   /** A signed token and its expiry (ms since the epoch); the expiry is taken before signing, so it is never later than `exp`. */
   async mint(c: TokenRequestClaims): Promise<{ token: string; expires: number }> {
+    const key = this.keys.get();
     const nowMs = this.now();
     const iat = Math.floor(nowMs / 1000);
     const exp = iat + c.expirationSeconds;
@@ -51,14 +52,14 @@ export class ServiceAccountTokenIssuer {
     if (c.pod) priv.pod = { name: c.pod.name, uid: c.pod.uid };
     if (c.secret) priv.secret = { name: c.secret.name, uid: c.secret.uid };
     const token = await new SignJWT({ [PRIVATE_CLAIM]: priv })
-      .setProtectedHeader({ alg: this.key.alg, kid: this.key.kid })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid })
       .setIssuer(this.issuer)
       .setSubject(serviceAccountUsername(c.namespace, c.serviceAccount.name))
       .setAudience(c.audiences)
       .setIssuedAt(iat)
       .setNotBefore(iat)
       .setExpirationTime(exp)
-      .sign(this.key.privateKey);
+      .sign(key.privateKey);
     return { token, expires: iat * 1000 + c.expirationSeconds * 1000 };
   }
 }

@@ -2,6 +2,8 @@
 // else one generated and kept in the data directory, or one per process for in-memory servers) and
 // the public keys that verify (`--service-account-key-file`, repeatable: PEM public keys, private
 // keys or certificates; without it, the TLS key). The signing key's own public key always verifies.
+// An in-memory server's key is generated when first needed (an RSA key takes a good part of a
+// second to make), so servers that never mint a token never pay for one.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,30 +75,58 @@ function generatePem(): string {
   return privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
 }
 
-/** The configured signing key, else the one kept in `<dataDir>/pki/service-account.key` (made once), else one per process. */
-export function resolveSigningKey(o: { file?: string; dataDir: string; inMemory: boolean }): SigningKey {
-  if (o.file) return signingKeyFromPem(readFileSync(o.file, 'utf8'), o.file);
-  if (o.inMemory) {
-    perProcess ??= signingKeyFromPem(generatePem(), 'generated key');
-    return perProcess;
-  }
-  const file = join(o.dataDir, 'pki', 'service-account.key');
-  if (!existsSync(file)) {
-    mkdirSync(join(o.dataDir, 'pki'), { recursive: true });
-    writeFileSync(file, generatePem(), { mode: 0o600 });
-  }
-  return signingKeyFromPem(readFileSync(file, 'utf8'), file);
+/** The signing key, obtained when first needed (get) or only when already there (peek). */
+export interface SigningKeySource {
+  get(): SigningKey;
+  peek(): SigningKey | undefined;
 }
 
-/** The verifying keys: those of the key files (else of the TLS key), plus the signing key's. */
-export function resolveVerifyKeys(signing: SigningKey, files: readonly string[], tlsKeyPem?: string): VerifyKey[] {
+/**
+ * The configured signing key (read now), else the one kept in `<dataDir>/pki/service-account.key`
+ * (made once, read now), else one per process, generated on first use.
+ */
+export function signingKeySource(o: { file?: string; dataDir: string; inMemory: boolean }): SigningKeySource {
+  if (o.file) return fixed(signingKeyFromPem(readFileSync(o.file, 'utf8'), o.file));
+  if (!o.inMemory) {
+    const file = join(o.dataDir, 'pki', 'service-account.key');
+    if (!existsSync(file)) {
+      mkdirSync(join(o.dataDir, 'pki'), { recursive: true });
+      writeFileSync(file, generatePem(), { mode: 0o600 });
+    }
+    return fixed(signingKeyFromPem(readFileSync(file, 'utf8'), file));
+  }
+  return {
+    get: () => {
+      perProcess ??= signingKeyFromPem(generatePem(), 'generated key');
+      return perProcess;
+    },
+    peek: () => perProcess,
+  };
+}
+
+function fixed(k: SigningKey): SigningKeySource {
+  return { get: () => k, peek: () => k };
+}
+
+/**
+ * The verifying keys: those of the key files (else of the TLS key), read now, plus the signing
+ * key's once it exists.
+ */
+export function verifyKeySet(signing: SigningKeySource, files: readonly string[], tlsKeyPem?: string): () => readonly VerifyKey[] {
   const keys: KeyObject[] = [];
   if (files.length) for (const f of files) keys.push(...parsePublicKeys(readFileSync(f, 'utf8'), f));
   else if (tlsKeyPem) keys.push(...parsePublicKeys(tlsKeyPem, 'TLS key'));
-  const out: VerifyKey[] = [{ key: signing.key, kid: signing.kid }];
+  const configured: VerifyKey[] = [];
   for (const key of keys) {
     const kid = keyId(key);
-    if (!out.some((k) => k.kid === kid)) out.push({ key, kid });
+    if (!configured.some((k) => k.kid === kid)) configured.push({ key, kid });
   }
-  return out;
+  let all: VerifyKey[] | undefined;
+  return () => {
+    if (all) return all;
+    const own = signing.peek();
+    if (!own) return configured;
+    all = [{ key: own.key, kid: own.kid }, ...configured.filter((k) => k.kid !== own.kid)];
+    return all;
+  };
 }
