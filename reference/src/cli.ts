@@ -8,8 +8,12 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DEFAULTS, type FeatureGates, parseFeatureGates, type ServerOptions } from './config.ts';
+import { parsePublicKeys, signingKeyFromPem } from './authentication/service-account-keys.ts';
+import { loadWebhookConnection } from './authentication/webhook-connection.ts';
+import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions, type TokenWebhookOptions } from './config.ts';
 import { ConfigurationError } from './errors/config-error.ts';
+import { KNOWN_CONTROLLERS } from './util/controllers.ts';
+import { parseGoDuration } from './util/duration.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
 
@@ -57,6 +61,43 @@ Flags:
   --cluster-signing-cert-file FILE, --cluster-signing-key-file FILE
                              CA certificate and key that sign approved certificate signing
                              requests for orch.io/kube-apiserver-client (both or neither)
+  --service-account-signing-key-file PATH
+                             PEM private key (RSA or EC) that signs service-account tokens
+                             (default: generated once, kept in <data-dir>/pki/service-account.key)
+  --service-account-key-file PATH
+                             PEM public keys, private keys or certificates that verify
+                             service-account tokens; repeatable (default: the TLS key)
+  --service-account-issuer URL
+                             issuer of service-account tokens; repeatable: the first signs, all are
+                             accepted (default https://orch.default.svc.cluster.local)
+  --api-audiences LIST       comma-separated audiences API tokens must name one of (default: the issuer)
+  --service-account-lookup=BOOL
+                             refuse tokens whose service account or bound object no longer
+                             exists with the same uid (default true)
+  --enable-bootstrap-token-auth
+                             bootstrap token secrets (bootstrap.orch.io/token, in orch-system)
+                             authenticate as system:bootstrap:<token-id>
+  --controllers LIST         controllers to run: * (the default set), a name to add one, -name to
+                             remove one; tokencleaner (deletes expired bootstrap token secrets) is
+                             off by default: --controllers=*,tokencleaner
+  --oidc-issuer-url URL      OpenID Connect: the https URL of the one trusted issuer (discovery at
+                             <URL>/.well-known/openid-configuration); needs --oidc-client-id
+  --oidc-client-id ID        the audience ID tokens must carry
+  --oidc-username-claim C    claim holding the username (default sub); claims other than email get
+                             the issuer URL and '#' as prefix unless --oidc-username-prefix is set
+  --oidc-username-prefix P   prefix of usernames; '-' disables prefixing
+  --oidc-groups-claim C      claim holding the groups (a list of strings or a string)
+  --oidc-groups-prefix P     prefix of group names
+  --oidc-required-claim K=V  a claim that must be present with this value; repeatable
+  --oidc-ca-file PATH        PEM CAs that sign the issuer's certificate (default: the host's roots)
+  --oidc-signing-algs LIST   accepted signing algorithms (default RS256)
+  --authentication-token-webhook-config-file PATH
+                             kubeconfig-format file naming a webhook that reviews bearer tokens
+                             (clusters[0]: server and CA; users[0]: client certificate or token)
+  --authentication-token-webhook-cache-ttl DURATION
+                             how long webhook answers are cached (default 2m; 0 turns it off)
+  --authentication-token-webhook-version V
+                             TokenReview version sent to the webhook: v1 or v1beta1 (default v1beta1)
   -h, --help                 show this help
 `;
 
@@ -102,6 +143,25 @@ const SERVE_FLAGS = {
   'requestheader-allowed-names': { type: 'string', multiple: true },
   'cluster-signing-cert-file': { type: 'string' },
   'cluster-signing-key-file': { type: 'string' },
+  'service-account-signing-key-file': { type: 'string' },
+  'service-account-key-file': { type: 'string', multiple: true },
+  'service-account-issuer': { type: 'string', multiple: true },
+  'api-audiences': { type: 'string', multiple: true },
+  'service-account-lookup': { type: 'string' },
+  'enable-bootstrap-token-auth': { type: 'boolean' },
+  controllers: { type: 'string', multiple: true },
+  'oidc-issuer-url': { type: 'string' },
+  'oidc-client-id': { type: 'string' },
+  'oidc-username-claim': { type: 'string' },
+  'oidc-username-prefix': { type: 'string' },
+  'oidc-groups-claim': { type: 'string' },
+  'oidc-groups-prefix': { type: 'string' },
+  'oidc-required-claim': { type: 'string', multiple: true },
+  'oidc-ca-file': { type: 'string' },
+  'oidc-signing-algs': { type: 'string', multiple: true },
+  'authentication-token-webhook-config-file': { type: 'string' },
+  'authentication-token-webhook-cache-ttl': { type: 'string' },
+  'authentication-token-webhook-version': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -118,6 +178,166 @@ export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   return isIP(h) === 4 && h.startsWith('127.');
+}
+
+function boolFlag(name: string, v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (v !== 'true' && v !== 'false') throw new UsageError(`--${name}: "${v}" is not true or false`);
+  return v === 'true';
+}
+
+/** A readable file's absolute path. */
+function fileFlag(name: string, v: string, cwd: string): string {
+  if (!v.trim()) throw new UsageError(`--${name}: must not be empty`);
+  const p = resolve(cwd, v);
+  if (!existsSync(p)) throw new UsageError(`--${name}: ${p} does not exist`);
+  return p;
+}
+
+/** Comma-separated values of a repeatable flag, none empty. */
+function listFlag(name: string, vs: string[] | undefined): string[] | undefined {
+  if (!vs?.length) return undefined;
+  const out = vs.flatMap((v) => v.split(',')).map((s) => s.trim());
+  if (out.some((s) => !s)) throw new UsageError(`--${name}: empty entry in "${vs.join(',')}"`);
+  return out;
+}
+
+/** The service-account token flags. */
+function parseServiceAccountFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
+  const signing = values['service-account-signing-key-file'] as string | undefined;
+  if (signing !== undefined) {
+    const file = fileFlag('service-account-signing-key-file', signing, cwd);
+    try {
+      signingKeyFromPem(readFileSync(file, 'utf8'), file);
+    } catch (e) {
+      throw new UsageError(`--service-account-signing-key-file: ${(e as Error).message}`);
+    }
+    options.serviceAccountSigningKeyFile = file;
+  }
+  const keys = values['service-account-key-file'] as string[] | undefined;
+  if (keys?.length)
+    options.serviceAccountKeyFiles = keys.map((k) => {
+      const file = fileFlag('service-account-key-file', k, cwd);
+      try {
+        parsePublicKeys(readFileSync(file, 'utf8'), file);
+      } catch (e) {
+        throw new UsageError(`--service-account-key-file: ${(e as Error).message}`);
+      }
+      return file;
+    });
+  const issuers = values['service-account-issuer'] as string[] | undefined;
+  if (issuers?.length) {
+    for (const i of issuers) {
+      if (!i.trim()) throw new UsageError('--service-account-issuer: must not be empty');
+      // Kubernetes: a URL must be https; any other value must not contain a colon
+      if (i.includes(':')) {
+        let u: URL;
+        try {
+          u = new URL(i);
+        } catch {
+          throw new UsageError(`--service-account-issuer: "${i}" is not a valid URL`);
+        }
+        if (u.protocol !== 'https:') throw new UsageError(`--service-account-issuer: "${i}" must use the https scheme`);
+      }
+    }
+    options.serviceAccountIssuers = issuers;
+  }
+  const aud = listFlag('api-audiences', values['api-audiences'] as string[] | undefined);
+  if (aud) options.apiAudiences = aud;
+  const lookup = boolFlag('service-account-lookup', values['service-account-lookup'] as string | undefined);
+  if (lookup !== undefined) options.serviceAccountLookup = lookup;
+}
+
+/** `--controllers`: `*`, known names and `-name`. */
+function parseControllers(vs: string[] | undefined): string[] | undefined {
+  const list = listFlag('controllers', vs);
+  if (!list) return undefined;
+  const known: readonly string[] = KNOWN_CONTROLLERS;
+  for (const c of list)
+    if (c !== '*' && !known.includes(c.replace(/^-/, '')))
+      throw new UsageError(`--controllers: "${c}" is not in the list of known controllers (${known.join(', ')})`);
+  return list;
+}
+
+/** The JWS algorithms an OpenID issuer may sign with (asymmetric only). */
+const OIDC_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+
+/** The `--oidc-*` flags; undefined when none is given. */
+function parseOidcFlags(values: Record<string, unknown>, cwd: string): OidcOptions | undefined {
+  const v = (k: string) => values[`oidc-${k}`] as string | undefined;
+  const given = Object.keys(values).some((k) => k.startsWith('oidc-') && values[k] !== undefined);
+  if (!given) return undefined;
+  const issuerUrl = v('issuer-url');
+  const clientId = v('client-id');
+  if (!issuerUrl) throw new UsageError('--oidc-issuer-url is required when any --oidc-* flag is set');
+  let u: URL;
+  try {
+    u = new URL(issuerUrl);
+  } catch {
+    throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" is not a valid URL`);
+  }
+  if (u.protocol !== 'https:')
+    throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" has invalid scheme "${u.protocol.replace(':', '')}", require "https"`);
+  if (!clientId) throw new UsageError('--oidc-client-id must be specified together with --oidc-issuer-url');
+  const o: OidcOptions = { issuerUrl, clientId };
+  for (const [flag, key] of [
+    ['username-claim', 'usernameClaim'],
+    ['username-prefix', 'usernamePrefix'],
+    ['groups-claim', 'groupsClaim'],
+    ['groups-prefix', 'groupsPrefix'],
+  ] as const) {
+    const x = v(flag);
+    if (x !== undefined) o[key] = x;
+  }
+  const required = values['oidc-required-claim'] as string[] | undefined;
+  if (required?.length) {
+    o.requiredClaims = {};
+    for (const r of required) {
+      const i = r.indexOf('=');
+      if (i <= 0) throw new UsageError(`--oidc-required-claim: "${r}" is not key=value`);
+      o.requiredClaims[r.slice(0, i)] = r.slice(i + 1);
+    }
+  }
+  const ca = v('ca-file');
+  if (ca !== undefined) o.caFile = fileFlag('oidc-ca-file', ca, cwd);
+  const algs = listFlag('oidc-signing-algs', values['oidc-signing-algs'] as string[] | undefined);
+  if (algs) {
+    for (const a of algs)
+      if (!OIDC_ALGS.includes(a))
+        throw new UsageError(`--oidc-signing-algs: unsupported signing algorithm "${a}" (supported: ${OIDC_ALGS.join(', ')})`);
+    o.signingAlgs = algs;
+  }
+  return o;
+}
+
+/** The `--authentication-token-webhook-*` flags; the connection file is read and checked here. */
+function parseTokenWebhookFlags(values: Record<string, unknown>, cwd: string): TokenWebhookOptions | undefined {
+  const file = values['authentication-token-webhook-config-file'] as string | undefined;
+  const ttl = values['authentication-token-webhook-cache-ttl'] as string | undefined;
+  const version = values['authentication-token-webhook-version'] as string | undefined;
+  if (file === undefined) {
+    if (ttl !== undefined || version !== undefined)
+      throw new UsageError('--authentication-token-webhook-cache-ttl and -version need --authentication-token-webhook-config-file');
+    return undefined;
+  }
+  const configFile = fileFlag('authentication-token-webhook-config-file', file, cwd);
+  try {
+    loadWebhookConnection(configFile);
+  } catch (e) {
+    throw new UsageError(`--authentication-token-webhook-config-file: ${(e as Error).message}`);
+  }
+  const o: TokenWebhookOptions = { configFile };
+  if (ttl !== undefined) {
+    const ms = parseGoDuration(ttl.trim());
+    if (ms === undefined) throw new UsageError(`--authentication-token-webhook-cache-ttl: "${ttl}" is not a duration (e.g. 2m, 30s, 0)`);
+    o.cacheTtlMs = ms;
+  }
+  if (version !== undefined) {
+    if (version !== 'v1' && version !== 'v1beta1')
+      throw new UsageError(`--authentication-token-webhook-version: "${version}" is not v1 or v1beta1`);
+    o.version = version;
+  }
+  return o;
 }
 
 function isWildcard(host: string): boolean {
@@ -139,30 +359,24 @@ function parseRuntimeConfig(parts: string[]): string {
   return out.join(',');
 }
 
-/** A file flag: a non-empty path, resolved against cwd (read when the server starts). */
-function fileFlag(name: string, v: string | undefined, cwd: string): string | undefined {
-  if (v === undefined) return undefined;
-  if (!v.trim()) throw new UsageError(`--${name}: must not be empty`);
-  return resolve(cwd, v);
-}
-
-/** A list flag: repeatable and comma-separated; empty entries dropped. */
-function listFlag(v: string[] | undefined): string[] | undefined {
-  if (v === undefined) return undefined;
-  return v
-    .flatMap((p) => p.split(','))
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 /** The flags of the user authentication methods and of the client certificate signer. */
 function authenticationFlags(
   values: Record<string, string | boolean | string[] | undefined>,
   cwd: string,
   tls: boolean | undefined,
 ): Partial<ServerOptions> {
-  const file = (k: string) => fileFlag(k, values[k] as string | undefined, cwd);
-  const list = (k: string) => listFlag(values[k] as string[] | undefined);
+  // paths only: the files are read, and their absence reported, when the server starts
+  const file = (k: string) => {
+    const v = values[k] as string | undefined;
+    if (v === undefined) return undefined;
+    if (!v.trim()) throw new UsageError(`--${k}: must not be empty`);
+    return resolve(cwd, v);
+  };
+  const list = (k: string) =>
+    (values[k] as string[] | undefined)
+      ?.flatMap((p) => p.split(','))
+      .map((x) => x.trim())
+      .filter(Boolean);
   const o: Partial<ServerOptions> = {};
   const tokenFile = file('token-auth-file');
   if (tokenFile) o.tokenAuthFile = tokenFile;
@@ -252,6 +466,14 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     options.auditLogPath = resolve(cwd, audit);
   }
   Object.assign(options, authenticationFlags(values, cwd, options.tls));
+  parseServiceAccountFlags(values, cwd, options);
+  if (values['enable-bootstrap-token-auth']) options.enableBootstrapTokenAuth = true;
+  const controllers = parseControllers(values.controllers as string[] | undefined);
+  if (controllers) options.controllers = controllers;
+  const oidc = parseOidcFlags(values, cwd);
+  if (oidc) options.oidc = oidc;
+  const webhook = parseTokenWebhookFlags(values, cwd);
+  if (webhook) options.tokenWebhook = webhook;
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }

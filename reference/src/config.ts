@@ -59,6 +59,53 @@ export interface ServerOptions {
   /** `--cluster-signing-cert-file` / `--cluster-signing-key-file`: the CA that signs approved client certificate requests. */
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
+  /** `--service-account-signing-key-file`: PEM private key that signs service-account tokens (generated when absent). */
+  serviceAccountSigningKeyFile?: string;
+  /** `--service-account-key-file` (repeatable): PEM keys that verify service-account tokens (the TLS key when absent). */
+  serviceAccountKeyFiles?: string[];
+  /** `--service-account-issuer` (repeatable): the first signs, all are accepted (default https://orch.default.svc.cluster.local). */
+  serviceAccountIssuers?: string[];
+  /** `--api-audiences`: audiences API tokens must carry one of (default: the first issuer). */
+  apiAudiences?: string[];
+  /** `--service-account-lookup`: refuse tokens whose account or bound object is gone (default true). */
+  serviceAccountLookup?: boolean;
+  /** `--enable-bootstrap-token-auth`: bootstrap token secrets of the system namespace authenticate. */
+  enableBootstrapTokenAuth?: boolean;
+  /** `--controllers`: `*` (the default set), names to add, `-name` to remove (`*,tokencleaner`). */
+  controllers?: string[];
+  /** The `--oidc-*` flags: OpenID Connect ID tokens authenticate when issuerUrl is set. */
+  oidc?: OidcOptions;
+  /** Webhook token authentication (`--authentication-token-webhook-*`). */
+  tokenWebhook?: TokenWebhookOptions;
+}
+
+export interface TokenWebhookOptions {
+  /** `--authentication-token-webhook-config-file`: kubeconfig-format connection file. */
+  configFile: string;
+  /** `--authentication-token-webhook-cache-ttl` (default 2 minutes). */
+  cacheTtlMs?: number;
+  /** `--authentication-token-webhook-version` (default v1beta1). */
+  version?: 'v1' | 'v1beta1';
+  /** Deadline of one call (default 10 s; not a flag). */
+  timeoutMs?: number;
+  /** Retries of transient failures (default 500 ms, times 1.5, 5 attempts; not a flag). */
+  retry?: { initialMs: number; factor: number; attempts: number };
+}
+
+export interface OidcOptions {
+  issuerUrl: string;
+  clientId: string;
+  usernameClaim?: string;
+  usernamePrefix?: string;
+  groupsClaim?: string;
+  groupsPrefix?: string;
+  /** `--oidc-required-claim key=value` (repeatable). */
+  requiredClaims?: Record<string, string>;
+  /** `--oidc-ca-file`: PEM bundle of the CAs that sign the issuer's certificate. */
+  caFile?: string;
+  signingAlgs?: string[];
+  /** The least time between two key-set refreshes for unknown key ids (default 10 s; tests shorten it). */
+  refreshIntervalMs?: number;
 }
 
 export const DEFAULTS: ServerOptions = {

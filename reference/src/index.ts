@@ -11,6 +11,7 @@ import { namespaceLifecycle } from './admission/plugins/namespace-lifecycle.ts';
 import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
 import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
+import { configureTokenAuthentication } from './authentication/configure-tokens.ts';
 import { StaticTokenAuthenticator } from './authentication/token-file.ts';
 import { AuthenticationUnion } from './authentication/union.ts';
 import { AuthorizerChain } from './authorization/chain.ts';
@@ -18,6 +19,7 @@ import { PublicInfoAuthorizer, SuperuserAuthorizer } from './authorization/defau
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import { HealthChecks } from './health/checks.ts';
 import { healthHandler } from './http/health.ts';
+import { tokenRequestHandler } from './handlers/token-request.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
@@ -100,8 +102,11 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   );
   let clientCertificateTls: ClientCertificateTls;
   let signer: CsrSigner | undefined;
+  let tokens: ReturnType<typeof configureTokenAuthentication> | undefined;
   try {
+    // certificates and the authenticating proxy first, then the token methods
     clientCertificateTls = configureAuthentication(options, authentication);
+    tokens = configureTokenAuthentication(options, registry, authentication);
     if (options.clusterSigningCertFile && options.clusterSigningKeyFile)
       signer = startCsrSigner(
         registry,
@@ -109,6 +114,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         options.clock,
       );
   } catch (e) {
+    // a key or connection file that does not load: nothing may stay open
+    tokens?.stop();
     await storage.close();
     throw e;
   }
@@ -131,6 +138,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     serverAddress: () => url.replace(/^https?:\/\//, ''),
     health: healthHandler(health),
     routes,
+    subresourceHandlers: { 'serviceaccounts/token': tokenRequestHandler(tokens!) },
   });
 
   // system namespaces
@@ -200,6 +208,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       }
       crdController.stop();
       signer?.stop();
+      tokens!.stop();
       await storage.close();
       for (const sink of auditSinks) await sink.close?.();
     },

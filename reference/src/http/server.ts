@@ -56,6 +56,8 @@ export interface HttpDeps {
   health: (res: ServerResponse, url: URL) => Promise<boolean>;
   /** Extra non-resource routes (openapi, ...). */
   routes: NonResourceRoute[];
+  /** Handlers of subresources wired by the server, by `<plural>/<subresource>` (serviceaccounts/token). */
+  subresourceHandlers?: Readonly<Record<string, Handler>>;
 }
 
 const VERB_HANDLERS: Record<string, Handler> = {
@@ -339,13 +341,15 @@ function lastResort(res: ServerResponse, e: unknown): void {
 }
 
 /** The handler of a resource request's verb, or undefined when its path does not serve the verb. */
-function route(info: RequestInfo, def: ResourceDef): Handler | undefined {
+function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<string, Handler>>): Handler | undefined {
   if (!info.subresource) {
     if (!def.verbs.includes(info.verb)) return undefined;
     if (!shapeVerbs(!!info.name, def.namespaced, !!info.namespace).includes(info.verb)) return undefined;
     return VERB_HANDLERS[info.verb];
   }
   if (!subresourceVerbs(info.subresource).includes(info.verb)) return undefined;
+  const own = wired?.[`${def.plural}/${info.subresource}`];
+  if (own) return own;
   switch (info.subresource) {
     case 'scale':
       return SCALE_HANDLERS[info.verb];
@@ -580,7 +584,7 @@ export function createHandlerFn(deps: HttpDeps) {
       if (info.subresource && !def.subresources.includes(info.subresource)) throw errors.pathNotFound(path);
       // `/api/v1/configmaps/<name>`: a namespaced kind has no object paths outside a namespace
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
-      const handler = route(info, def);
+      const handler = route(info, def, deps.subresourceHandlers);
       if (!handler) throw errors.methodNotAllowed();
       const deprecated = deprecationWarning(def, info.version);
       if (deprecated) warnings.push(deprecated);

@@ -1,4 +1,5 @@
-// ServiceAccount (core/v1): an identity for workloads; `secrets` merge by name.
+// ServiceAccount (core/v1): an identity for workloads; `secrets` merge by name. The `token`
+// subresource (TokenRequest) is served by the handler the server wires for it.
 import { arr, bool, keyedList, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
@@ -30,7 +31,7 @@ export const serviceAccountDef: ResourceDef = {
   namespaced: true,
   shortNames: ['sa'],
   verbs: ALL_VERBS,
-  subresources: [],
+  subresources: ['token'],
   protobuf: true,
   schema,
   strategy: {
