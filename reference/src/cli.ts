@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { modesProblem } from './authorization/configure.ts';
 import { DEFAULTS, type FeatureGates, parseFeatureGates, type ServerOptions } from './config.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
@@ -39,6 +40,10 @@ Flags:
   --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
   --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
+  --authorization-mode LIST  authorizers asked in order after system:masters: AlwaysAllow,
+                             AlwaysDeny, RBAC (default ${DEFAULTS.authorizationModes.join(',')})
+  --anonymous-auth BOOL      true or false: requests without credentials are system:anonymous
+                             (default true; always off when the modes include AlwaysAllow)
   -h, --help                 show this help
 `;
 
@@ -75,6 +80,8 @@ const SERVE_FLAGS = {
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
   'audit-log-path': { type: 'string' },
+  'authorization-mode': { type: 'string' },
+  'anonymous-auth': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -166,6 +173,19 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   if (audit !== undefined) {
     if (!audit.trim()) throw new UsageError('--audit-log-path: must not be empty');
     options.auditLogPath = resolve(cwd, audit);
+  }
+  const modes = str('authorization-mode');
+  if (modes !== undefined) {
+    const list = modes.split(',').map((m) => m.trim());
+    const problem = modesProblem(list.filter((m) => m !== '').length === list.length ? list : []);
+    if (problem) throw new UsageError(`--authorization-mode: ${problem}`);
+    options.authorizationModes = list;
+  }
+  const anonymous = str('anonymous-auth');
+  if (anonymous !== undefined) {
+    if (anonymous !== 'true' && anonymous !== 'false')
+      throw new UsageError(`--anonymous-auth: "${anonymous}" is not true or false`);
+    options.anonymous = anonymous === 'true';
   }
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };

@@ -28,7 +28,10 @@ export interface ServerOptions {
   maxBodyBytes: number;
   /** Bearer token of the admin identity (system:masters); generated when empty. */
   adminToken: string;
+  /** `--anonymous-auth`: unauthenticated requests are anonymous (never with the AlwaysAllow mode). */
   anonymous: boolean;
+  /** `--authorization-mode`: AlwaysAllow, AlwaysDeny, RBAC, asked in order after system:masters. */
+  authorizationModes: string[];
   /** Serve HTTPS (default) or plain HTTP (loopback only). */
   tls: boolean;
   host: string;
@@ -58,6 +61,7 @@ export const DEFAULTS: ServerOptions = {
   maxBodyBytes: 3 * 1024 * 1024,
   adminToken: '',
   anonymous: true,
+  authorizationModes: ['RBAC'],
   tls: true,
   host: '127.0.0.1',
   port: 0,

@@ -12,8 +12,8 @@ import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
 import { StaticTokenAuthenticator } from './authentication/token-file.ts';
 import { AuthenticationUnion } from './authentication/union.ts';
-import { AuthorizerChain } from './authorization/chain.ts';
-import { PublicInfoAuthorizer, SuperuserAuthorizer } from './authorization/default.ts';
+import type { AuthorizerChain } from './authorization/chain.ts';
+import { type AuthorizationSetup, configureAuthorization } from './authorization/configure.ts';
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import { HealthChecks } from './health/checks.ts';
 import { healthHandler } from './http/health.ts';
@@ -54,6 +54,8 @@ export interface OrchServer {
   admission: AdmissionChain;
   authentication: AuthenticationUnion;
   authorization: AuthorizerChain;
+  /** The authorization modes, the RBAC policy and its controllers. */
+  authz: AuthorizationSetup;
   health: HealthChecks;
   /** The audit events of the last requests (`auditInMemory` of them), when asked for. */
   audit?: MemoryAuditSink;
@@ -93,9 +95,11 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         new Map([[adminToken, { username: 'orch-admin', uid: 'orch-admin', groups: ['system:masters'] }]]),
       ),
     ],
-    options.anonymous,
+    // doc3: anonymous access is never on together with the AlwaysAllow mode
+    options.anonymous && !options.authorizationModes.includes('AlwaysAllow'),
   );
-  const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
+  const authz = configureAuthorization(options.authorizationModes, registry, admission);
+  const authorization = authz.chain;
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
   if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));
@@ -123,6 +127,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
   }
   resumeTerminating(registry);
+  await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
   health.add({ name: 'ping', check: () => undefined });
@@ -143,6 +148,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     admission,
     authentication,
     authorization,
+    authz,
     health,
     audit: auditMemory,
     adminToken,
@@ -179,6 +185,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         await new Promise<void>((r) => server!.close(() => r()));
       }
       crdController.stop();
+      authz.stop();
       await storage.close();
       for (const sink of auditSinks) await sink.close?.();
     },

@@ -1,6 +1,8 @@
 // Every built-in kind, installed into a registry.
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
+import { clusterRoleDef } from './clusterrole.ts';
+import { clusterRoleBindingDef } from './clusterrolebinding.ts';
 import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
@@ -9,6 +11,8 @@ import { leaseDef } from './lease.ts';
 import { namespaceDef } from './namespace.ts';
 import { nodeDef } from './node.ts';
 import { podDef } from './pod.ts';
+import { roleDef } from './role.ts';
+import { roleBindingDef } from './rolebinding.ts';
 import { secretDef } from './secret.ts';
 import { serviceDef } from './service.ts';
 import { serviceAccountDef } from './serviceaccount.ts';
@@ -27,6 +31,10 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     leaseDef,
     deploymentDef,
     crdDef(),
+    roleDef,
+    clusterRoleDef,
+    roleBindingDef,
+    clusterRoleBindingDef,
   ];
 }
 

@@ -1,0 +1,76 @@
+// The authorization stage as `--authorization-mode` configures it: the privileged group
+// first, then each mode in order (AlwaysAllow, AlwaysDeny, RBAC). The RBAC API is served
+// whatever the modes (as in Kubernetes), so its machinery always runs: the policy held in
+// memory, the default roles and bindings created when missing, the aggregation controller,
+// and escalation prevention on writes of roles and bindings.
+import type { AdmissionChain } from '../admission/chain.ts';
+import type { Registry } from '../registry/registry.ts';
+import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from './always.ts';
+import { AuthorizerChain } from './chain.ts';
+import { SuperuserAuthorizer } from './default.ts';
+import { type Controller, startAggregation } from './rbac/aggregation.ts';
+import { RbacAuthorizer } from './rbac/authorizer.ts';
+import { ensureDefaults } from './rbac/bootstrap.ts';
+import { escalationPlugin } from './rbac/escalation.ts';
+import { RbacIndex } from './rbac/rbac-index.ts';
+import type { Authorizer } from './types.ts';
+
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+
+/** Why a list of modes is not acceptable, or undefined. */
+export function modesProblem(modes: readonly string[]): string | undefined {
+  if (modes.length === 0) return 'at least one authorization mode must be given';
+  const seen = new Set<string>();
+  for (const m of modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(m))
+      return `unknown authorization mode "${m}" (known: ${AUTHORIZATION_MODES.join(', ')})`;
+    if (seen.has(m)) return `authorization mode "${m}" is given more than once`;
+    seen.add(m);
+  }
+  return undefined;
+}
+
+export interface AuthorizationSetup {
+  chain: AuthorizerChain;
+  /** The in-memory RBAC policy. */
+  rbac: RbacIndex;
+  /** Creates the default policy objects when missing and starts the controllers (after the system namespaces exist). */
+  start(): Promise<void>;
+  /** Resolves once the aggregation controller has nothing pending. */
+  idle(): Promise<void>;
+  stop(): void;
+}
+
+export function configureAuthorization(modes: readonly string[], registry: Registry, admission: AdmissionChain): AuthorizationSetup {
+  const problem = modesProblem(modes);
+  if (problem) throw new Error(problem);
+  const list: Authorizer[] = [new SuperuserAuthorizer()];
+  const rbac = new RbacIndex(registry.storage);
+  for (const m of modes as AuthorizationMode[]) {
+    if (m === 'AlwaysAllow') list.push(new AlwaysAllowAuthorizer());
+    else if (m === 'AlwaysDeny') list.push(new AlwaysDenyAuthorizer());
+    else list.push(new RbacAuthorizer(rbac));
+  }
+  const chain = new AuthorizerChain(list);
+  const plugin = escalationPlugin(rbac, chain);
+  admission.addSource(() => [plugin]);
+  let aggregation: Controller | undefined;
+  let stopped = false;
+  return {
+    chain,
+    rbac,
+    async start() {
+      if (stopped) return;
+      await ensureDefaults(registry);
+      aggregation = startAggregation(registry);
+      await aggregation.idle();
+    },
+    idle: () => aggregation?.idle() ?? Promise.resolve(),
+    stop() {
+      stopped = true;
+      aggregation?.stop();
+      rbac.stop();
+    },
+  };
+}
