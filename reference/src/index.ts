@@ -14,6 +14,7 @@ import { StaticTokenAuthenticator } from './authentication/token-file.ts';
 import { AuthenticationUnion } from './authentication/union.ts';
 import type { AuthorizerChain } from './authorization/chain.ts';
 import { type AuthorizationSetup, configureAuthorization } from './authorization/configure.ts';
+import { installReviews } from './authorization/reviews.ts';
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import { HealthChecks } from './health/checks.ts';
 import { healthHandler } from './http/health.ts';
@@ -100,6 +101,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   );
   const authz = configureAuthorization(options.authorizationModes, registry, admission);
   const authorization = authz.chain;
+  installReviews(registry, authz, authentication);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
   if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));

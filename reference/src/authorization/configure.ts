@@ -4,7 +4,9 @@
 // memory, the default roles and bindings created when missing, the aggregation controller,
 // and escalation prevention on writes of roles and bindings.
 import type { AdmissionChain } from '../admission/chain.ts';
+import type { RulesAnswer } from '../registry/kinds/review-common.ts';
 import type { Registry } from '../registry/registry.ts';
+import type { UserInfo } from '../registry/types.ts';
 import { AlwaysAllowAuthorizer, AlwaysDenyAuthorizer } from './always.ts';
 import { AuthorizerChain } from './chain.ts';
 import { SuperuserAuthorizer } from './default.ts';
@@ -12,8 +14,14 @@ import { type Controller, startAggregation } from './rbac/aggregation.ts';
 import { RbacAuthorizer } from './rbac/authorizer.ts';
 import { ensureDefaults } from './rbac/bootstrap.ts';
 import { escalationPlugin } from './rbac/escalation.ts';
-import { RbacIndex } from './rbac/rbac-index.ts';
+import { aggregate, RbacIndex } from './rbac/rbac-index.ts';
+import type { PolicyRule } from './rbac/rules.ts';
 import type { Authorizer } from './types.ts';
+
+const FULL: PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -35,6 +43,8 @@ export interface AuthorizationSetup {
   chain: AuthorizerChain;
   /** The in-memory RBAC policy. */
   rbac: RbacIndex;
+  /** What a user may do in a namespace, as the modes tell (SelfSubjectRulesReview). */
+  rulesFor(user: UserInfo, namespace: string): RulesAnswer;
   /** Creates the default policy objects when missing and starts the controllers (after the system namespaces exist). */
   start(): Promise<void>;
   /** Resolves once the aggregation controller has nothing pending. */
@@ -57,9 +67,35 @@ export function configureAuthorization(modes: readonly string[], registry: Regis
   admission.addSource(() => [plugin]);
   let aggregation: Controller | undefined;
   let stopped = false;
+  const rulesFor = (user: UserInfo, namespace: string): RulesAnswer => {
+    const all: PolicyRule[] = [];
+    const errs: string[] = [];
+    if (user.groups.includes('system:masters')) all.push(...FULL);
+    for (const m of modes) {
+      if (m === 'AlwaysAllow') all.push(...FULL);
+      if (m !== 'RBAC') continue;
+      const r = rbac.rulesFor(user, namespace);
+      all.push(...r.rules);
+      errs.push(...r.errors);
+    }
+    const out: RulesAnswer = { resourceRules: [], nonResourceRules: [], incomplete: chain.size > modes.length + 1 };
+    for (const r of all) {
+      if (r.resources?.length) {
+        const rr: Record<string, unknown> = { verbs: r.verbs };
+        if (r.apiGroups?.length) rr.apiGroups = r.apiGroups;
+        rr.resources = r.resources;
+        if (r.resourceNames?.length) rr.resourceNames = r.resourceNames;
+        out.resourceRules.push(rr);
+      }
+      if (r.nonResourceURLs?.length) out.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+    }
+    if (errs.length) out.evaluationError = aggregate(errs);
+    return out;
+  };
   return {
     chain,
     rbac,
+    rulesFor,
     async start() {
       if (stopped) return;
       await ensureDefaults(registry);
