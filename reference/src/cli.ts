@@ -41,7 +41,15 @@ Flags:
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
   --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
   --authorization-mode LIST  authorizers asked in order after system:masters: AlwaysAllow,
-                             AlwaysDeny, RBAC (default ${DEFAULTS.authorizationModes.join(',')})
+                             AlwaysDeny, RBAC, Webhook (default ${DEFAULTS.authorizationModes.join(',')})
+  --authorization-webhook-config-file PATH
+                             kubeconfig-format file naming the Webhook mode's webhook
+  --authorization-webhook-version V
+                             SubjectAccessReview version sent: v1 or v1beta1 (default v1beta1)
+  --authorization-webhook-cache-authorized-ttl D
+                             how long allowed answers are cached, e.g. 5m, 30s (default 5m)
+  --authorization-webhook-cache-unauthorized-ttl D
+                             how long other answers are cached (default 30s)
   --anonymous-auth BOOL      true or false: requests without credentials are system:anonymous
                              (default true; always off when the modes include AlwaysAllow)
   -h, --help                 show this help
@@ -81,6 +89,10 @@ const SERVE_FLAGS = {
   kubeconfig: { type: 'string' },
   'audit-log-path': { type: 'string' },
   'authorization-mode': { type: 'string' },
+  'authorization-webhook-config-file': { type: 'string' },
+  'authorization-webhook-version': { type: 'string' },
+  'authorization-webhook-cache-authorized-ttl': { type: 'string' },
+  'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
   'anonymous-auth': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -91,6 +103,19 @@ function intFlag(name: string, v: string | undefined, min: number, max: number):
   const n = Number(v);
   if (n < min || n > max) throw new UsageError(`--${name}: ${n} is out of range [${min}, ${max}]`);
   return n;
+}
+
+const DURATION_UNITS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
+
+/** A Go duration (`5m`, `30s`, `1h30m`, `500ms`, `0`) in milliseconds. */
+function durationFlag(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const t = v.trim();
+  if (t === '0') return 0;
+  const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)];
+  if (!parts.length || parts.map((p) => p[0]).join('') !== t)
+    throw new UsageError(`--${name}: "${v}" is not a duration (e.g. 30s, 5m, 1h30m)`);
+  return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
 }
 
 /** Loopback addresses: 127.0.0.0/8, ::1, localhost. */
@@ -181,6 +206,25 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     if (problem) throw new UsageError(`--authorization-mode: ${problem}`);
     options.authorizationModes = list;
   }
+  const webhookFile = str('authorization-webhook-config-file');
+  if (webhookFile !== undefined) {
+    if (!webhookFile.trim()) throw new UsageError('--authorization-webhook-config-file: must not be empty');
+    if (!existsSync(resolve(cwd, webhookFile)))
+      throw new UsageError(`--authorization-webhook-config-file: ${webhookFile} does not exist`);
+    options.authorizationWebhookConfigFile = resolve(cwd, webhookFile);
+  }
+  if ((options.authorizationModes ?? DEFAULTS.authorizationModes).includes('Webhook') && !options.authorizationWebhookConfigFile)
+    throw new UsageError('--authorization-mode: the Webhook mode needs --authorization-webhook-config-file');
+  const webhookVersion = str('authorization-webhook-version');
+  if (webhookVersion !== undefined) {
+    if (webhookVersion !== 'v1' && webhookVersion !== 'v1beta1')
+      throw new UsageError(`--authorization-webhook-version: "${webhookVersion}" is not v1 or v1beta1`);
+    options.authorizationWebhookVersion = webhookVersion;
+  }
+  const okTtl = durationFlag('authorization-webhook-cache-authorized-ttl', str('authorization-webhook-cache-authorized-ttl'));
+  if (okTtl !== undefined) options.authorizationWebhookCacheAuthorizedTtlMs = okTtl;
+  const noTtl = durationFlag('authorization-webhook-cache-unauthorized-ttl', str('authorization-webhook-cache-unauthorized-ttl'));
+  if (noTtl !== undefined) options.authorizationWebhookCacheUnauthorizedTtlMs = noTtl;
   const anonymous = str('anonymous-auth');
   if (anonymous !== undefined) {
     if (anonymous !== 'true' && anonymous !== 'false')

@@ -32,6 +32,14 @@ export interface ServerOptions {
   anonymous: boolean;
   /** `--authorization-mode`: AlwaysAllow, AlwaysDeny, RBAC, asked in order after system:masters. */
   authorizationModes: string[];
+  /** `--authorization-webhook-config-file`: how to reach the Webhook mode's webhook (kubeconfig format). */
+  authorizationWebhookConfigFile?: string;
+  /** `--authorization-webhook-version`: the SubjectAccessReview version sent (default v1beta1, as 1.28). */
+  authorizationWebhookVersion: 'v1' | 'v1beta1';
+  /** `--authorization-webhook-cache-authorized-ttl` (default 5 minutes). */
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl` (default 30 seconds). */
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
   /** Serve HTTPS (default) or plain HTTP (loopback only). */
   tls: boolean;
   host: string;
@@ -62,6 +70,9 @@ export const DEFAULTS: ServerOptions = {
   adminToken: '',
   anonymous: true,
   authorizationModes: ['RBAC'],
+  authorizationWebhookVersion: 'v1beta1',
+  authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+  authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
   tls: true,
   host: '127.0.0.1',
   port: 0,

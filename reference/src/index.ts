@@ -99,7 +99,12 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     // doc3: anonymous access is never on together with the AlwaysAllow mode
     options.anonymous && !options.authorizationModes.includes('AlwaysAllow'),
   );
-  const authz = configureAuthorization(options.authorizationModes, registry, admission);
+  const authz = configureAuthorization(options.authorizationModes, registry, admission, {
+    configFile: options.authorizationWebhookConfigFile,
+    version: options.authorizationWebhookVersion,
+    authorizedTtlMs: options.authorizationWebhookCacheAuthorizedTtlMs,
+    unauthorizedTtlMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
+  });
   const authorization = authz.chain;
   installReviews(registry, authz, authentication);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;

@@ -1,5 +1,5 @@
 // The authorization stage as `--authorization-mode` configures it: the privileged group
-// first, then each mode in order (AlwaysAllow, AlwaysDeny, RBAC). The RBAC API is served
+// first, then each mode in order (AlwaysAllow, AlwaysDeny, RBAC, Webhook). The RBAC API is served
 // whatever the modes (as in Kubernetes), so its machinery always runs: the policy held in
 // memory, the default roles and bindings created when missing, the aggregation controller,
 // and escalation prevention on writes of roles and bindings.
@@ -17,13 +17,15 @@ import { escalationPlugin } from './rbac/escalation.ts';
 import { aggregate, RbacIndex } from './rbac/rbac-index.ts';
 import type { PolicyRule } from './rbac/rules.ts';
 import type { Authorizer } from './types.ts';
+import { WebhookAuthorizer } from './webhook.ts';
+import { loadWebhookConnection } from './webhook-client.ts';
 
 const FULL: PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
   { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
 
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 /** Why a list of modes is not acceptable, or undefined. */
@@ -52,14 +54,39 @@ export interface AuthorizationSetup {
   stop(): void;
 }
 
-export function configureAuthorization(modes: readonly string[], registry: Registry, admission: AdmissionChain): AuthorizationSetup {
+export interface WebhookSettings {
+  /** `--authorization-webhook-config-file` (kubeconfig format). */
+  configFile?: string;
+  version: 'v1' | 'v1beta1';
+  authorizedTtlMs: number;
+  unauthorizedTtlMs: number;
+}
+
+export function configureAuthorization(
+  modes: readonly string[],
+  registry: Registry,
+  admission: AdmissionChain,
+  webhook?: WebhookSettings,
+): AuthorizationSetup {
   const problem = modesProblem(modes);
   if (problem) throw new Error(problem);
+  if (modes.includes('Webhook') && !webhook?.configFile)
+    throw new Error('the Webhook authorization mode needs --authorization-webhook-config-file');
   const list: Authorizer[] = [new SuperuserAuthorizer()];
+  const closers: (() => void)[] = [];
   const rbac = new RbacIndex(registry.storage);
   for (const m of modes as AuthorizationMode[]) {
     if (m === 'AlwaysAllow') list.push(new AlwaysAllowAuthorizer());
     else if (m === 'AlwaysDeny') list.push(new AlwaysDenyAuthorizer());
+    else if (m === 'Webhook') {
+      const w = new WebhookAuthorizer(loadWebhookConnection(webhook!.configFile!), {
+        version: webhook!.version,
+        authorizedTtlMs: webhook!.authorizedTtlMs,
+        unauthorizedTtlMs: webhook!.unauthorizedTtlMs,
+      });
+      closers.push(() => w.close());
+      list.push(w);
+    }
     else list.push(new RbacAuthorizer(rbac));
   }
   const chain = new AuthorizerChain(list);
@@ -78,7 +105,7 @@ export function configureAuthorization(modes: readonly string[], registry: Regis
       all.push(...r.rules);
       errs.push(...r.errors);
     }
-    const out: RulesAnswer = { resourceRules: [], nonResourceRules: [], incomplete: chain.size > modes.length + 1 };
+    const out: RulesAnswer = { resourceRules: [], nonResourceRules: [], incomplete: modes.includes('Webhook') || chain.size > modes.length + 1 };
     for (const r of all) {
       if (r.resources?.length) {
         const rr: Record<string, unknown> = { verbs: r.verbs };
@@ -107,6 +134,7 @@ export function configureAuthorization(modes: readonly string[], registry: Regis
       stopped = true;
       aggregation?.stop();
       rbac.stop();
+      for (const c of closers) c();
     },
   };
 }
