@@ -128,12 +128,22 @@ describe('a durable server restarts without duplicating the defaults', () => {
     const cur = (await a.req('GET', `${RBAC}/clusterroles/system:basic-user`)).json;
     cur.metadata.labels.extra = 'kept';
     expect((await a.req('PUT', `${RBAC}/clusterroles/system:basic-user`, cur)).status).toBe(200);
+    const grant = await a.req(
+      'POST',
+      `${RBAC}/clusterrolebindings`,
+      binding('ClusterRoleBinding', 'kept-view', { apiGroup: G, kind: 'ClusterRole', name: 'view' }, [user('keeper')]),
+    );
+    expect(grant.status, grant.text).toBe(201);
     await a.close();
     const b = await startServer({ inMemory: false, dataDir: dir, fsync: false });
     try {
       expect((await b.req('GET', `${RBAC}/clusterroles`)).json.items.length).toBe(count);
       const again = (await b.req('GET', `${RBAC}/clusterroles/system:basic-user`)).json;
       expect(again.metadata.labels.extra).toBe('kept');
+      // the policy read back at start decides at once
+      const as = withUsers(b, { keeper: { username: 'keeper', groups: [] } });
+      expect((await as('keeper', 'GET', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
+      expect((await as('keeper', 'GET', '/api/v1/namespaces/default/secrets')).status).toBe(403);
     } finally {
       await b.close();
     }

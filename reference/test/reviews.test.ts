@@ -120,6 +120,15 @@ describe('SubjectAccessReview', () => {
     expect(dry.json.status.allowed).toBe(true);
   });
 
+  it('system:masters is allowed whatever the policy', async () => {
+    const r = await ts.req(
+      'POST',
+      `${AUTHZ}/subjectaccessreviews`,
+      sar({ user: 'root', groups: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n1' } }),
+    );
+    expect(r.json.status.allowed).toBe(true);
+  });
+
   it('a user may not ask about others without the permission', async () => {
     const r = await as('alice-token', 'POST', `${AUTHZ}/subjectaccessreviews`, sar({ user: 'bob', nonResourceAttributes: { path: '/x', verb: 'get' } }));
     expect(r.status).toBe(403);
