@@ -57,16 +57,16 @@ function toObject(kind: string, d: DefaultObject): KObject {
 /** Creates every default object that does not exist; returns how many were created. */
 export async function ensureDefaults(registry: Registry): Promise<number> {
   const defaults = rbacDefaults();
-  let created = 0;
+  // all at once: a durable store commits them together rather than one sync each
+  const writes: Promise<unknown>[] = [];
   for (const [plural, kind] of KINDS) {
     const store = registry.byResource(RBAC_GROUP, plural)?.store;
     if (!store) continue;
     for (const d of defaults[plural]) {
       const ns = d.namespace ?? '';
-      if (store.getStored(ns, d.name)) continue;
-      await store.create(ns, toObject(kind, d), SYSTEM, 'v1');
-      created++;
+      if (!store.getStored(ns, d.name)) writes.push(store.create(ns, toObject(kind, d), SYSTEM, 'v1'));
     }
   }
-  return created;
+  await Promise.all(writes);
+  return writes.length;
 }
