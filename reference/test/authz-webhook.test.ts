@@ -4,12 +4,14 @@
 // fails (no opinion: the next mode decides), and the flags.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StaticTokenAuthenticator } from '../src/authentication/token-file.ts';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
+import { generateCertificate } from '../src/http/tls.ts';
 import { startServer, type TestServer } from './helpers.ts';
 
 interface Call {
@@ -55,7 +57,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function connectionFile(name: string, server = hookUrl): string {
+function connectionFile(name: string, server = hookUrl, caPem?: string): string {
   const p = join(dir, name);
   writeFileSync(
     p,
@@ -66,6 +68,7 @@ function connectionFile(name: string, server = hookUrl): string {
       '- name: hook',
       '  cluster:',
       `    server: ${server}`,
+      ...(caPem ? [`    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`] : []),
       'users:',
       '- name: apiserver',
       '  user:',
@@ -183,6 +186,34 @@ describe('Webhook mode v1 and an unreachable webhook', () => {
       expect((await ts.req('GET', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
     } finally {
       await ts.close();
+    }
+  });
+});
+
+describe('Webhook mode over HTTPS', () => {
+  it('trusts the certificate-authority-data of the connection file, and nothing else', async () => {
+    const cert = await generateCertificate();
+    const seen: string[] = [];
+    const tlsHook = createHttpsServer({ key: cert.key, cert: cert.cert }, async (req, res) => {
+      const body = JSON.parse(await readAll(req));
+      seen.push(body.spec.user);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...body, status: { allowed: body.spec.user === 'wendy', reason: 'over TLS' } }));
+    });
+    await new Promise<void>((r) => tlsHook.listen(0, '127.0.0.1', () => r()));
+    const url = `https://127.0.0.1:${(tlsHook.address() as AddressInfo).port}/`;
+    const trusted = await serverWith({ authorizationModes: ['Webhook'], authorizationWebhookConfigFile: connectionFile('tls.yaml', url, cert.ca) });
+    const untrusted = await serverWith({ authorizationModes: ['Webhook'], authorizationWebhookConfigFile: connectionFile('tls-no-ca.yaml', url) });
+    try {
+      expect((await as(trusted, 'wendy', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
+      expect(seen).toEqual(['wendy']);
+      // the webhook's certificate is not trusted without the CA: no opinion, refused
+      expect((await as(untrusted, 'wendy', '/api/v1/namespaces/default/configmaps')).status).toBe(403);
+      expect(seen).toEqual(['wendy']);
+    } finally {
+      await trusted.close();
+      await untrusted.close();
+      await new Promise<void>((r) => tlsHook.close(() => r()));
     }
   });
 });
