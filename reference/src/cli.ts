@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parsePublicKeys, signingKeyFromPem } from './authentication/service-account-keys.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
+import { modesProblem } from './authorization/configure.ts';
 import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions, type TokenWebhookOptions } from './config.ts';
 import { ConfigurationError } from './errors/config-error.ts';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
@@ -98,6 +99,18 @@ Flags:
                              how long webhook answers are cached (default 2m; 0 turns it off)
   --authentication-token-webhook-version V
                              TokenReview version sent to the webhook: v1 or v1beta1 (default v1beta1)
+  --authorization-mode LIST  authorizers asked in order after system:masters: AlwaysAllow,
+                             AlwaysDeny, RBAC, Webhook (default ${DEFAULTS.authorizationModes.join(',')})
+  --authorization-webhook-config-file PATH
+                             kubeconfig-format file naming the Webhook mode's webhook
+  --authorization-webhook-version V
+                             SubjectAccessReview version sent: v1 or v1beta1 (default v1beta1)
+  --authorization-webhook-cache-authorized-ttl D
+                             how long allowed answers are cached, e.g. 5m, 30s (default 5m)
+  --authorization-webhook-cache-unauthorized-ttl D
+                             how long other answers are cached (default 30s)
+  --anonymous-auth BOOL      true or false: requests without credentials are system:anonymous
+                             (default true; always off when the modes include AlwaysAllow)
   -h, --help                 show this help
 `;
 
@@ -162,6 +175,12 @@ const SERVE_FLAGS = {
   'authentication-token-webhook-config-file': { type: 'string' },
   'authentication-token-webhook-cache-ttl': { type: 'string' },
   'authentication-token-webhook-version': { type: 'string' },
+  'authorization-mode': { type: 'string' },
+  'authorization-webhook-config-file': { type: 'string' },
+  'authorization-webhook-version': { type: 'string' },
+  'authorization-webhook-cache-authorized-ttl': { type: 'string' },
+  'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
+  'anonymous-auth': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -171,6 +190,14 @@ function intFlag(name: string, v: string | undefined, min: number, max: number):
   const n = Number(v);
   if (n < min || n > max) throw new UsageError(`--${name}: ${n} is out of range [${min}, ${max}]`);
   return n;
+}
+
+/** A Go duration flag (`5m`, `30s`, `1h30m`, `500ms`, `0`) in milliseconds. */
+function durationFlag(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const ms = parseGoDuration(v.trim());
+  if (ms === undefined) throw new UsageError(`--${name}: "${v}" is not a duration (e.g. 30s, 5m, 1h30m)`);
+  return ms;
 }
 
 /** Loopback addresses: 127.0.0.0/8, ::1, localhost. */
@@ -327,11 +354,8 @@ function parseTokenWebhookFlags(values: Record<string, unknown>, cwd: string): T
     throw new UsageError(`--authentication-token-webhook-config-file: ${(e as Error).message}`);
   }
   const o: TokenWebhookOptions = { configFile };
-  if (ttl !== undefined) {
-    const ms = parseGoDuration(ttl.trim());
-    if (ms === undefined) throw new UsageError(`--authentication-token-webhook-cache-ttl: "${ttl}" is not a duration (e.g. 2m, 30s, 0)`);
-    o.cacheTtlMs = ms;
-  }
+  const ms = durationFlag('authentication-token-webhook-cache-ttl', ttl);
+  if (ms !== undefined) o.cacheTtlMs = ms;
   if (version !== undefined) {
     if (version !== 'v1' && version !== 'v1beta1')
       throw new UsageError(`--authentication-token-webhook-version: "${version}" is not v1 or v1beta1`);
@@ -474,6 +498,38 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   if (oidc) options.oidc = oidc;
   const webhook = parseTokenWebhookFlags(values, cwd);
   if (webhook) options.tokenWebhook = webhook;
+  const modes = str('authorization-mode');
+  if (modes !== undefined) {
+    const list = modes.split(',').map((m) => m.trim());
+    const problem = modesProblem(list.filter((m) => m !== '').length === list.length ? list : []);
+    if (problem) throw new UsageError(`--authorization-mode: ${problem}`);
+    options.authorizationModes = list;
+  }
+  const webhookFile = str('authorization-webhook-config-file');
+  if (webhookFile !== undefined) {
+    if (!webhookFile.trim()) throw new UsageError('--authorization-webhook-config-file: must not be empty');
+    if (!existsSync(resolve(cwd, webhookFile)))
+      throw new UsageError(`--authorization-webhook-config-file: ${webhookFile} does not exist`);
+    options.authorizationWebhookConfigFile = resolve(cwd, webhookFile);
+  }
+  if ((options.authorizationModes ?? DEFAULTS.authorizationModes).includes('Webhook') && !options.authorizationWebhookConfigFile)
+    throw new UsageError('--authorization-mode: the Webhook mode needs --authorization-webhook-config-file');
+  const webhookVersion = str('authorization-webhook-version');
+  if (webhookVersion !== undefined) {
+    if (webhookVersion !== 'v1' && webhookVersion !== 'v1beta1')
+      throw new UsageError(`--authorization-webhook-version: "${webhookVersion}" is not v1 or v1beta1`);
+    options.authorizationWebhookVersion = webhookVersion;
+  }
+  const okTtl = durationFlag('authorization-webhook-cache-authorized-ttl', str('authorization-webhook-cache-authorized-ttl'));
+  if (okTtl !== undefined) options.authorizationWebhookCacheAuthorizedTtlMs = okTtl;
+  const noTtl = durationFlag('authorization-webhook-cache-unauthorized-ttl', str('authorization-webhook-cache-unauthorized-ttl'));
+  if (noTtl !== undefined) options.authorizationWebhookCacheUnauthorizedTtlMs = noTtl;
+  const anonymous = str('anonymous-auth');
+  if (anonymous !== undefined) {
+    if (anonymous !== 'true' && anonymous !== 'false')
+      throw new UsageError(`--anonymous-auth: "${anonymous}" is not true or false`);
+    options.anonymous = anonymous === 'true';
+  }
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
 }

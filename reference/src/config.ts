@@ -28,7 +28,18 @@ export interface ServerOptions {
   maxBodyBytes: number;
   /** Bearer token of the admin identity (system:masters); generated when empty. */
   adminToken: string;
+  /** `--anonymous-auth`: unauthenticated requests are anonymous (never with the AlwaysAllow mode). */
   anonymous: boolean;
+  /** `--authorization-mode`: AlwaysAllow, AlwaysDeny, RBAC, asked in order after system:masters. */
+  authorizationModes: string[];
+  /** `--authorization-webhook-config-file`: how to reach the Webhook mode's webhook (kubeconfig format). */
+  authorizationWebhookConfigFile?: string;
+  /** `--authorization-webhook-version`: the SubjectAccessReview version sent (default v1beta1, as 1.28). */
+  authorizationWebhookVersion: 'v1' | 'v1beta1';
+  /** `--authorization-webhook-cache-authorized-ttl` (default 5 minutes). */
+  authorizationWebhookCacheAuthorizedTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl` (default 30 seconds). */
+  authorizationWebhookCacheUnauthorizedTtlMs: number;
   /** Serve HTTPS (default) or plain HTTP (loopback only). */
   tls: boolean;
   host: string;
@@ -122,6 +133,10 @@ export const DEFAULTS: ServerOptions = {
   maxBodyBytes: 3 * 1024 * 1024,
   adminToken: '',
   anonymous: true,
+  authorizationModes: ['RBAC'],
+  authorizationWebhookVersion: 'v1beta1',
+  authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+  authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
   tls: true,
   host: '127.0.0.1',
   port: 0,

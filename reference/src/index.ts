@@ -14,8 +14,9 @@ import { type ClientCertificateTls, configureAuthentication } from './authentica
 import { configureTokenAuthentication } from './authentication/configure-tokens.ts';
 import { StaticTokenAuthenticator } from './authentication/token-file.ts';
 import { AuthenticationUnion } from './authentication/union.ts';
-import { AuthorizerChain } from './authorization/chain.ts';
-import { PublicInfoAuthorizer, SuperuserAuthorizer } from './authorization/default.ts';
+import type { AuthorizerChain } from './authorization/chain.ts';
+import { type AuthorizationSetup, configureAuthorization } from './authorization/configure.ts';
+import { installReviews } from './authorization/reviews.ts';
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import { HealthChecks } from './health/checks.ts';
 import { healthHandler } from './http/health.ts';
@@ -59,6 +60,8 @@ export interface OrchServer {
   admission: AdmissionChain;
   authentication: AuthenticationUnion;
   authorization: AuthorizerChain;
+  /** The authorization modes, the RBAC policy and its controllers. */
+  authz: AuthorizationSetup;
   health: HealthChecks;
   /** The audit events of the last requests (`auditInMemory` of them), when asked for. */
   audit?: MemoryAuditSink;
@@ -98,7 +101,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         new Map([[adminToken, { username: 'orch-admin', uid: 'orch-admin', groups: ['system:masters'] }]]),
       ),
     ],
-    options.anonymous,
+    // doc3: anonymous access is never on together with the AlwaysAllow mode
+    options.anonymous && !options.authorizationModes.includes('AlwaysAllow'),
   );
   let clientCertificateTls: ClientCertificateTls;
   let signer: CsrSigner | undefined;
@@ -119,7 +123,14 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     await storage.close();
     throw e;
   }
-  const authorization = new AuthorizerChain([new SuperuserAuthorizer(), new PublicInfoAuthorizer()]);
+  const authz = configureAuthorization(options.authorizationModes, registry, admission, {
+    configFile: options.authorizationWebhookConfigFile,
+    version: options.authorizationWebhookVersion,
+    authorizedTtlMs: options.authorizationWebhookCacheAuthorizedTtlMs,
+    unauthorizedTtlMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
+  });
+  const authorization = authz.chain;
+  installReviews(registry, authz, authentication);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
   if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));
@@ -148,6 +159,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
   }
   resumeTerminating(registry);
+  await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
   health.add({ name: 'ping', check: () => undefined });
@@ -168,6 +180,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     admission,
     authentication,
     authorization,
+    authz,
     health,
     audit: auditMemory,
     adminToken,
@@ -209,6 +222,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       crdController.stop();
       signer?.stop();
       tokens!.stop();
+      authz.stop();
       await storage.close();
       for (const sink of auditSinks) await sink.close?.();
     },

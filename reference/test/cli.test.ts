@@ -92,6 +92,10 @@ describe('serve flags', () => {
   });
 
   it('--help', () => {
+    expect(parseServeArgs(['--authorization-mode', 'RBAC,AlwaysDeny', '--anonymous-auth', 'false'])!.options).toMatchObject({
+      authorizationModes: ['RBAC', 'AlwaysDeny'],
+      anonymous: false,
+    });
     expect(parseServeArgs(['--help'])).toBeUndefined();
     expect(parseServeArgs(['-h'])).toBeUndefined();
   });
@@ -107,6 +111,10 @@ describe('serve flags', () => {
     [['--history-seconds', '0'], /out of range/],
     [['--token', 'has space'], /token/],
     [['--nope'], /Unknown option/],
+    [['--authorization-mode', 'ABAC'], /--authorization-mode: unknown authorization mode "ABAC"/],
+    [['--authorization-mode', 'RBAC,RBAC'], /--authorization-mode: authorization mode "RBAC" is given more than once/],
+    [['--authorization-mode', ''], /--authorization-mode: at least one authorization mode/],
+    [['--anonymous-auth', 'yes'], /--anonymous-auth: "yes" is not true or false/],
     [['extra'], /positional/],
   ])('rejects %j', (args, message) => {
     expect(() => parseServeArgs(args)).toThrow(UsageError);

@@ -9,7 +9,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export const FACTS_DIR = process.env.ORCH_K8S_FACTS_DIR ?? join(ROOT, '..', 'shared', 'kubernetes-1.28');
 
-function readFact(file: string): unknown {
+export function readFact(file: string): unknown {
   const p = join(FACTS_DIR, file);
   if (!existsSync(p))
     throw new Error(

@@ -435,6 +435,40 @@ data:
         });
         return crdName;
       },
+      'rbac.authorization.k8s.io/v1/roles': async () => {
+        await post(inNs('roles', 'rbac.authorization.orch.io/v1'), {
+          metadata: { name: 'reader' },
+          rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+        });
+        return 'reader';
+      },
+      'rbac.authorization.k8s.io/v1/clusterroles': async () => {
+        await post('/apis/rbac.authorization.orch.io/v1/clusterroles', {
+          metadata: { name: `${tns}-reader` },
+          rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+        });
+        return `${tns}-reader`;
+      },
+      'rbac.authorization.k8s.io/v1/rolebindings': async () => {
+        await post(inNs('rolebindings', 'rbac.authorization.orch.io/v1'), {
+          metadata: { name: 'readers' },
+          roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'Role', name: 'reader' },
+          subjects: [
+            { kind: 'User', name: 'alice' },
+            { kind: 'Group', name: 'devs' },
+            { kind: 'ServiceAccount', name: 'robot', namespace: tns },
+          ],
+        });
+        return 'readers';
+      },
+      'rbac.authorization.k8s.io/v1/clusterrolebindings': async () => {
+        await post('/apis/rbac.authorization.orch.io/v1/clusterrolebindings', {
+          metadata: { name: `${tns}-readers` },
+          roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'ClusterRole', name: `${tns}-reader` },
+          subjects: [{ kind: 'User', name: 'alice' }, { kind: 'User', name: 'bob' }],
+        });
+        return `${tns}-readers`;
+      },
     };
 
     /** The cells kubectl prints for some kinds (the rest: the row is there, with every column). */
@@ -482,6 +516,14 @@ data:
       }),
       'apiextensions.k8s.io/v1/customresourcedefinitions': () => ({
         'CREATED AT': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+      }),
+      'rbac.authorization.k8s.io/v1/rolebindings': (wide) => ({
+        ROLE: 'Role/reader',
+        ...(wide ? { USERS: 'alice', GROUPS: 'devs', SERVICEACCOUNTS: `${tns}/robot` } : {}),
+      }),
+      'rbac.authorization.k8s.io/v1/clusterrolebindings': (wide) => ({
+        ROLE: `ClusterRole/${tns}-reader`,
+        ...(wide ? { USERS: 'alice, bob', GROUPS: '', SERVICEACCOUNTS: '' } : {}),
       }),
     };
 

@@ -1,6 +1,7 @@
 // /openapi/v2 and /openapi/v3: generated from the registry, consistent with what the server
 // serves, in the encodings clients ask for, cacheable, and regenerated when resources change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StaticTokenAuthenticator } from '../src/authentication/token-file.ts';
 import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from '../src/http/openapi/index.ts';
 import { SERVER_VERSION } from '../src/index.ts';
 import type { ResourceDef } from '../src/registry/types.ts';
@@ -347,8 +348,13 @@ describe('/openapi/v3', () => {
     expect((await ts.req('GET', '/openapi/v3')).json.paths['apis/widgets.example.com/v1']).toBeUndefined();
   });
 
-  it('anonymous clients may read it, as they may read discovery', async () => {
-    const r = await ts.req('GET', '/openapi/v3', undefined, { authorization: '' });
-    expect(r.status).toBe(200);
+  it('authenticated users may read it, as they may read discovery (system:discovery); anonymous clients may not', async () => {
+    const anon = await ts.req('GET', '/openapi/v3', undefined, { authorization: '' });
+    expect(anon.status).toBe(403);
+    ts.server.authentication.add(
+      new StaticTokenAuthenticator(new Map([['openapi-reader', { username: 'openapi-reader', groups: [] }]])),
+    );
+    const r = await ts.req('GET', '/openapi/v3', undefined, { authorization: 'Bearer openapi-reader' });
+    expect(r.status, r.text).toBe(200);
   });
 });

@@ -14,6 +14,11 @@ export class AuthorizerChain {
     this.list.push(a);
   }
 
+  /** How many authorizers it asks. */
+  get size(): number {
+    return this.list.length;
+  }
+
   /**
    * The chain's decision: synchronous while every authorizer answers synchronously; from the
    * first that answers with a promise on, the rest is awaited in order.

@@ -1,4 +1,5 @@
-// The 403 a refused request gets, worded as Kubernetes words it.
+// The 403 a refused request gets, worded as Kubernetes words it (the resource qualified by
+// its group, as `deployments.apps is forbidden: ...`).
 import { errors, type StatusError } from '../errors/status.ts';
 import type { AuthorizationAttributes, AuthorizationResult } from './types.ts';
 
@@ -9,7 +10,7 @@ export function forbidden(a: AuthorizationAttributes, r: AuthorizationResult): S
     : `cannot ${a.verb} path "${a.path}"`;
   const why = r.reason ? `: ${r.reason}` : '';
   const message = a.resourceRequest
-    ? `${a.resource}${a.name ? ` "${a.name}"` : ''} is forbidden: User "${a.user.username}" ${what}${why}`
+    ? `${a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource}${a.name ? ` "${a.name}"` : ''} is forbidden: User "${a.user.username}" ${what}${why}`
     : `forbidden: User "${a.user.username}" ${what}${why}`;
   return errors.forbidden(message, {
     name: a.name || undefined,

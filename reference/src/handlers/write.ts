@@ -27,6 +27,12 @@ async function readObject(s: Scope): Promise<KObject> {
 
 export const createHandler: Handler = async (s) => {
   const obj = await readObject(s);
+  const review = s.def.strategy.review;
+  if (review) {
+    // a kind that is not stored: the answer is computed, never written (a dry run alike)
+    s.reply(201, s.store.present(await review(obj, s.ctx, { namespace: s.namespace, version: s.version }), s.version));
+    return;
+  }
   const created = await s.store.create(s.namespace, obj, s.ctx, s.version);
   s.reply(201, s.store.present(created, s.version));
 };

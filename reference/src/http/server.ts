@@ -549,7 +549,7 @@ export function createHandlerFn(deps: HttpDeps) {
         user,
         verb: info.resourceRequest ? info.verb : method.toLowerCase(),
         resourceRequest: info.resourceRequest,
-        apiGroup: info.group,
+        apiGroup: deps.registry.canonicalGroup(info.group),
         apiVersion: info.version,
         resource: info.resource,
         subresource: info.subresource,
@@ -584,6 +584,8 @@ export function createHandlerFn(deps: HttpDeps) {
       if (info.subresource && !def.subresources.includes(info.subresource)) throw errors.pathNotFound(path);
       // `/api/v1/configmaps/<name>`: a namespaced kind has no object paths outside a namespace
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
+      // kinds that are not stored (reviews) have no object paths
+      if (info.name && def.strategy.review) throw errors.pathNotFound(path);
       const handler = route(info, def, deps.subresourceHandlers);
       if (!handler) throw errors.methodNotAllowed();
       const deprecated = deprecationWarning(def, info.version);

@@ -1,6 +1,10 @@
 // Impersonation (doc3 "Authentication", impersonation headers): the caller is authenticated
-// first, must hold the `impersonate` verb for each thing it impersonates, and the request is
-// then evaluated as the target. Groups, extras and uid need the user header.
+// first, must hold the `impersonate` verb for each thing it impersonates (users or, for
+// `system:serviceaccount:<ns>:<name>`, serviceaccounts; groups; userextras/<key>; uids), and
+// the request is then evaluated as the target. Groups, extras and uid need the user header.
+// As in Kubernetes 1.28: a service account gets its groups only when none are asked for;
+// system:authenticated is added unless system:unauthenticated is asked for, and
+// system:anonymous gets system:unauthenticated.
 import type { AuthorizerChain } from '../authorization/chain.ts';
 import { forbidden } from '../authorization/forbidden.ts';
 import type { AuthorizationAttributes } from '../authorization/types.ts';
@@ -31,14 +35,15 @@ export async function impersonate(
   rawHeaders: readonly string[] = [],
 ): Promise<UserInfo> {
   if (!wantsImpersonation(headers)) return user;
-  const target = values(headers['impersonate-user'])[0];
+  // one value per header line, commas included (the user and uid: the first line)
+  const target = rawValues(rawHeaders, 'impersonate-user', headers['impersonate-user'])[0];
   const groups = rawValues(rawHeaders, 'impersonate-group', headers['impersonate-group']);
-  const uid = values(headers['impersonate-uid'])[0];
+  const uid = rawValues(rawHeaders, 'impersonate-uid', headers['impersonate-uid'])[0];
   const extra: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(headers)) {
     if (!k.startsWith('impersonate-extra-')) continue;
     const key = decodeExtraKey(k.slice('impersonate-extra-'.length));
-    extra[key] = rawValues(rawHeaders, k, v);
+    extra[key] = [...(extra[key] ?? []), ...rawValues(rawHeaders, k, v)];
   }
   if (!target && (groups.length || uid || Object.keys(extra).length))
     throw errors.badRequest('requested impersonation of groups, extras or uid without impersonating a user');
@@ -58,28 +63,43 @@ export async function impersonate(
     if (r.decision !== 'allow') throw forbidden(attrs, r);
   };
 
-  if (target.startsWith(SA_PREFIX)) {
-    const [ns = '', name = ''] = target.slice(SA_PREFIX.length).split(':');
-    await check({ apiGroup: '', resource: 'serviceaccounts', namespace: ns, name });
-  } else {
-    await check({ apiGroup: '', resource: 'users', namespace: '', name: target });
-  }
+  // in Kubernetes' order: groups, extras, the user, the uid (the first refusal answers)
   for (const g of groups) await check({ apiGroup: '', resource: 'groups', namespace: '', name: g });
-  if (uid) await check({ apiGroup: 'authentication.orch.io', resource: 'uids', namespace: '', name: uid });
   for (const [k, vs] of Object.entries(extra))
     for (const v of vs)
       await check({ apiGroup: 'authentication.orch.io', resource: 'userextras', subresource: k, namespace: '', name: v });
+  const sa = serviceAccountOf(target);
+  if (sa) await check({ apiGroup: '', resource: 'serviceaccounts', namespace: sa.namespace, name: sa.name });
+  else await check({ apiGroup: '', resource: 'users', namespace: '', name: target });
+  if (uid) await check({ apiGroup: 'authentication.orch.io', resource: 'uids', namespace: '', name: uid });
 
-  const out: UserInfo = { username: target, groups: [...groups] };
+  // a service account's groups are known, unless groups were asked for
+  const out: UserInfo = {
+    username: target,
+    groups: sa && groups.length === 0 ? ['system:serviceaccounts', `system:serviceaccounts:${sa.namespace}`] : [...groups],
+  };
   if (uid) out.uid = uid;
   if (Object.keys(extra).length) out.extra = extra;
-  if (target.startsWith(SA_PREFIX)) {
-    const ns = target.slice(SA_PREFIX.length).split(':')[0] ?? '';
-    for (const g of ['system:serviceaccounts', `system:serviceaccounts:${ns}`])
-      if (!out.groups.includes(g)) out.groups.push(g);
-  }
-  if (target !== 'system:anonymous' && !out.groups.includes('system:authenticated')) out.groups.push('system:authenticated');
+  if (target === ANONYMOUS) {
+    if (!out.groups.includes(UNAUTHENTICATED)) out.groups.push(UNAUTHENTICATED);
+  } else if (!out.groups.includes(AUTHENTICATED) && !out.groups.includes(UNAUTHENTICATED)) out.groups.push(AUTHENTICATED);
   return out;
+}
+
+const ANONYMOUS = 'system:anonymous';
+const AUTHENTICATED = 'system:authenticated';
+const UNAUTHENTICATED = 'system:unauthenticated';
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** `system:serviceaccount:<namespace>:<name>` with a valid namespace and name; otherwise a user. */
+function serviceAccountOf(username: string): { namespace: string; name: string } | undefined {
+  if (!username.startsWith(SA_PREFIX)) return undefined;
+  const parts = username.slice(SA_PREFIX.length).split(':');
+  if (parts.length !== 2) return undefined;
+  const [namespace, name] = parts as [string, string];
+  if (namespace.length > 63 || !DNS_LABEL.test(namespace) || name.length > 253 || !DNS_SUBDOMAIN.test(name)) return undefined;
+  return { namespace, name };
 }
 
 /** Every value of a repeatable header, in order (node joins repeats with ', ' in `headers`). */
@@ -89,10 +109,12 @@ function rawValues(raw: readonly string[], name: string, joined: string | string
   return out.length ? out : values(joined);
 }
 
+/** The extra key of a header name: lower-cased, then percent-decoded (as Kubernetes does). */
 function decodeExtraKey(k: string): string {
+  const lower = k.toLowerCase();
   try {
-    return decodeURIComponent(k).toLowerCase();
+    return decodeURIComponent(lower);
   } catch {
-    return k.toLowerCase();
+    return lower;
   }
 }

@@ -16,6 +16,8 @@ export class Registry {
   private readonly byBucket = new Map<string, Served>();
   /** group -> versions served (preferred first). */
   private readonly groups = new Map<string, string[]>();
+  /** alias group -> the group it stands for (addAlias). */
+  private readonly aliases = new Map<string, string>();
   /** runtime-config: group versions switched off. */
   readonly disabled = new Set<string>();
   private onChange: (() => void)[] = [];
@@ -46,6 +48,29 @@ export class Registry {
     }
     for (const f of this.onChange) f();
     return store;
+  }
+
+  /**
+   * Serves a resource under another group name too, listed in no discovery document and no
+   * OpenAPI, and authorized as its own group (the review APIs under Kubernetes' group names,
+   * which kubectl's typed clients call). Its replies carry the alias group.
+   */
+  addAlias(def: ResourceDef, group: string): void {
+    const alias: ResourceDef = { ...def, group };
+    const store = new GenericStore(
+      alias,
+      this.storage,
+      { get: (n) => this.storage.get(`core/namespaces//${n}`)?.obj },
+      this.storeOptions,
+      def.strategy.nameRule,
+    );
+    for (const v of def.versions) this.byPath.set(`${group}/${v}/${def.plural}`, { def: alias, store });
+    this.aliases.set(group, def.group);
+  }
+
+  /** The group a request names, as authorization sees it: its own name unless it is an alias. */
+  canonicalGroup(group: string): string {
+    return this.aliases.size ? (this.aliases.get(group) ?? group) : group;
   }
 
   remove(group: string, plural: string): void {

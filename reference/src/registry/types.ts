@@ -3,6 +3,7 @@
 import type { StatusCause } from '../errors/status.ts';
 import type { Schema } from '../schema/types.ts';
 import type { KObject } from '../storage/types.ts';
+import type { MaybePromise } from '../util/maybe-async.ts';
 
 export interface UserInfo {
   username: string;
@@ -103,6 +104,12 @@ export interface Strategy {
   scale?: ScaleAccess;
   /** Whether `generation` follows spec changes (true for kinds with spec/status). */
   tracksGeneration?: boolean;
+  /**
+   * Kinds that are never stored (the review APIs): a create answers 201 with the object this
+   * returns (its status computed from the request); nothing is written, and only `create` is
+   * served.
+   */
+  review?(obj: KObject, ctx: RequestContext, at: { namespace: string; version: string }): MaybePromise<KObject>;
 }
 
 export interface ResourceDef {

@@ -2,6 +2,8 @@
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
+import { clusterRoleDef } from './clusterrole.ts';
+import { clusterRoleBindingDef } from './clusterrolebinding.ts';
 import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
@@ -10,6 +12,8 @@ import { leaseDef } from './lease.ts';
 import { namespaceDef } from './namespace.ts';
 import { nodeDef } from './node.ts';
 import { podDef } from './pod.ts';
+import { roleDef } from './role.ts';
+import { roleBindingDef } from './rolebinding.ts';
 import { secretDef } from './secret.ts';
 import { serviceDef } from './service.ts';
 import { serviceAccountDef } from './serviceaccount.ts';
@@ -29,6 +33,10 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     deploymentDef,
     crdDef(),
     certificateSigningRequestDef,
+    roleDef,
+    clusterRoleDef,
+    roleBindingDef,
+    clusterRoleBindingDef,
   ];
 }
 

@@ -1,0 +1,72 @@
+// The cluster roles, bindings, roles and role bindings a fresh server creates (Kubernetes
+// 1.28's bootstrap policy, in the orch words: defaults.json), created at start when missing
+// so a durable server that restarts keeps what it has (and what was changed) without
+// duplicating anything.
+import { readFileSync } from 'node:fs';
+import { RBAC_GROUP } from '../../registry/kinds/rbac-common.ts';
+import type { Registry } from '../../registry/registry.ts';
+import type { RequestContext } from '../../registry/types.ts';
+import type { KObject } from '../../storage/types.ts';
+
+interface DefaultObject {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+interface Defaults {
+  clusterroles: DefaultObject[];
+  clusterrolebindings: DefaultObject[];
+  roles: DefaultObject[];
+  rolebindings: DefaultObject[];
+}
+
+const KINDS: [keyof Defaults, string][] = [
+  ['clusterroles', 'ClusterRole'],
+  ['clusterrolebindings', 'ClusterRoleBinding'],
+  ['roles', 'Role'],
+  ['rolebindings', 'RoleBinding'],
+];
+
+const SYSTEM: RequestContext = {
+  user: { username: 'system:apiserver', groups: ['system:masters'] },
+  warnings: [],
+  dryRun: false,
+};
+
+let cached: Defaults | undefined;
+
+/** The default policy objects (read once). */
+export function rbacDefaults(): Defaults {
+  cached ??= JSON.parse(readFileSync(new URL('./defaults.json', import.meta.url), 'utf8')) as Defaults;
+  return cached;
+}
+
+/** The default object as the API shows it. */
+function toObject(kind: string, d: DefaultObject): KObject {
+  const { name, namespace, labels, annotations, ...fields } = d;
+  const metadata: KObject['metadata'] = { name };
+  if (namespace) metadata.namespace = namespace;
+  if (labels) metadata.labels = { ...labels };
+  if (annotations) metadata.annotations = { ...annotations };
+  return { apiVersion: `${RBAC_GROUP}/v1`, kind, metadata, ...structuredClone(fields) } as KObject;
+}
+
+/** Creates every default object that does not exist; returns how many were created. */
+export async function ensureDefaults(registry: Registry): Promise<number> {
+  const defaults = rbacDefaults();
+  // all at once: a durable store commits them together rather than one sync each
+  const writes: Promise<unknown>[] = [];
+  for (const [plural, kind] of KINDS) {
+    const store = registry.byResource(RBAC_GROUP, plural)?.store;
+    if (!store) continue;
+    for (const d of defaults[plural]) {
+      const ns = d.namespace ?? '';
+      if (!store.getStored(ns, d.name)) writes.push(store.create(ns, toObject(kind, d), SYSTEM, 'v1'));
+    }
+  }
+  await Promise.all(writes);
+  return writes.length;
+}

@@ -1,0 +1,54 @@
+// ClusterRole (rbac.authorization.orch.io/v1, cluster-scoped): rules granted cluster-wide
+// (through a ClusterRoleBinding) or in a namespace (through a RoleBinding). A cluster role
+// with an aggregationRule has its rules filled by the aggregation controller from the
+// cluster roles its selectors match.
+import type { StatusCause } from '../../errors/status.ts';
+import { arr, obj } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import { ALL_VERBS, fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { labelSelectorSchema, policyRuleSchema, RBAC_GROUP, validateRules } from './rbac-common.ts';
+
+function validate(o: KObject): StatusCause[] {
+  const out = validateRules(o, false);
+  const agg = o.aggregationRule as { clusterRoleSelectors?: LabelSelectorObj[] } | undefined | null;
+  if (agg) {
+    const sels = Array.isArray(agg.clusterRoleSelectors) ? agg.clusterRoleSelectors : [];
+    if (sels.length === 0)
+      out.push(
+        fieldErr.required(
+          'aggregationRule.clusterRoleSelectors',
+          'at least one clusterRoleSelector required if aggregationRule is non-nil',
+        ),
+      );
+    sels.forEach((s, i) => {
+      out.push(...validateLabelSelector(`aggregationRule.clusterRoleSelectors[${i}]`, s));
+    });
+  }
+  return out;
+}
+
+export const clusterRoleDef: ResourceDef = {
+  group: RBAC_GROUP,
+  versions: ['v1'],
+  kind: 'ClusterRole',
+  listKind: 'ClusterRoleList',
+  plural: 'clusterroles',
+  singular: 'clusterrole',
+  namespaced: false,
+  verbs: ALL_VERBS,
+  subresources: [],
+  schema: objectSchema({
+    rules: arr(policyRuleSchema),
+    aggregationRule: obj({ clusterRoleSelectors: arr(labelSelectorSchema) }),
+  }),
+  strategy: {
+    nameRule: 'path',
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({ rules: null }),
+    validate: (o) => validate(o),
+    validateUpdate: (o) => validate(o),
+  },
+};

@@ -1,0 +1,149 @@
+// What the four role-based access control kinds (rbac.authorization.orch.io/v1) share: their
+// schemas, the v1 defaults of subjects and role references, Kubernetes 1.28's validation of
+// rules, subjects and role references, and the binding table columns.
+import type { StatusCause } from '../../errors/status.ts';
+import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
+import type { Schema } from '../../schema/types.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { TableColumn } from '../types.ts';
+import { nameProblem } from '../validation.ts';
+import { AGE_COLUMN, fieldErr, NAME_COLUMN } from './common.ts';
+
+export const RBAC_GROUP = 'rbac.authorization.orch.io';
+
+export const policyRuleSchema: Schema = obj({
+  verbs: arr(str()),
+  apiGroups: arr(str()),
+  resources: arr(str()),
+  resourceNames: arr(str()),
+  nonResourceURLs: arr(str()),
+});
+
+export const labelSelectorSchema: Schema = obj({
+  matchLabels: mapOf(str()),
+  matchExpressions: arr(obj({ key: str(), operator: str(), values: arr(str()) })),
+});
+
+export const subjectSchema: Schema = obj({ kind: str(), apiGroup: str(), name: str(), namespace: str() });
+export const roleRefSchema: Schema = obj({ apiGroup: str(), kind: str(), name: str() });
+
+type Rec = Record<string, unknown>;
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const len = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
+
+/** Kubernetes' ValidatePolicyRule. */
+export function validateRules(o: KObject, namespaced: boolean): StatusCause[] {
+  const out: StatusCause[] = [];
+  list(o.rules).forEach((raw, i) => {
+    const r = (raw && typeof raw === 'object' ? raw : {}) as Rec;
+    const p = `rules[${i}]`;
+    if (len(r.verbs) === 0) out.push(fieldErr.required(`${p}.verbs`, 'verbs must contain at least one value'));
+    if (len(r.nonResourceURLs) > 0) {
+      if (namespaced)
+        out.push(fieldErr.invalid(`${p}.nonResourceURLs`, r.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+      if (len(r.apiGroups) > 0 || len(r.resources) > 0 || len(r.resourceNames) > 0)
+        out.push(
+          fieldErr.invalid(`${p}.nonResourceURLs`, r.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'),
+        );
+      return;
+    }
+    if (len(r.apiGroups) === 0) out.push(fieldErr.required(`${p}.apiGroups`, 'resource rules must supply at least one api group'));
+    if (len(r.resources) === 0) out.push(fieldErr.required(`${p}.resources`, 'resource rules must supply at least one resource'));
+  });
+  return out;
+}
+
+/** v1 defaults: a role reference and user or group subjects are in the RBAC group unless they say otherwise. */
+export function defaultBinding(o: KObject): void {
+  if (o.roleRef && typeof o.roleRef === 'object' && !(o.roleRef as Rec).apiGroup) (o.roleRef as Rec).apiGroup = RBAC_GROUP;
+  for (const s of list(o.subjects))
+    if (s && typeof s === 'object' && !(s as Rec).apiGroup && ((s as Rec).kind === 'User' || (s as Rec).kind === 'Group'))
+      (s as Rec).apiGroup = RBAC_GROUP;
+}
+
+/** Kubernetes' ValidateRoleBinding / ValidateClusterRoleBinding. */
+export function validateBinding(o: KObject, namespaced: boolean): StatusCause[] {
+  const out: StatusCause[] = [];
+  const ref = (o.roleRef && typeof o.roleRef === 'object' ? o.roleRef : {}) as Rec;
+  const apiGroup = typeof ref.apiGroup === 'string' ? ref.apiGroup : '';
+  if (apiGroup !== RBAC_GROUP) out.push(fieldErr.notSupported('roleRef.apiGroup', apiGroup, [RBAC_GROUP]));
+  const kind = typeof ref.kind === 'string' ? ref.kind : '';
+  const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+  if (!kinds.includes(kind)) out.push(fieldErr.notSupported('roleRef.kind', kind, kinds));
+  const name = typeof ref.name === 'string' ? ref.name : '';
+  if (!name) out.push(fieldErr.required('roleRef.name'));
+  else {
+    const p = nameProblem(name, 'path');
+    if (p) out.push(fieldErr.invalid('roleRef.name', name, p));
+  }
+  list(o.subjects).forEach((raw, i) => {
+    const s = (raw && typeof raw === 'object' ? raw : {}) as Rec;
+    const p = `subjects[${i}]`;
+    const sname = typeof s.name === 'string' ? s.name : '';
+    const sgroup = typeof s.apiGroup === 'string' ? s.apiGroup : '';
+    if (!sname) out.push(fieldErr.required(`${p}.name`));
+    switch (s.kind) {
+      case 'ServiceAccount': {
+        const np = sname ? nameProblem(sname, 'subdomain') : undefined;
+        if (np) out.push(fieldErr.invalid(`${p}.name`, sname, np));
+        if (sgroup) out.push(fieldErr.notSupported(`${p}.apiGroup`, sgroup, ['']));
+        if (!namespaced && !s.namespace) out.push(fieldErr.required(`${p}.namespace`));
+        break;
+      }
+      case 'User':
+      case 'Group':
+        if (sgroup !== RBAC_GROUP) out.push(fieldErr.notSupported(`${p}.apiGroup`, sgroup, [RBAC_GROUP]));
+        break;
+      default:
+        out.push(fieldErr.notSupported(`${p}.kind`, s.kind ?? '', ['ServiceAccount', 'User', 'Group']));
+    }
+  });
+  return out;
+}
+
+/** A binding's role reference may not change (`cannot change roleRef`). */
+export function validateRoleRefUpdate(o: KObject, old: KObject): StatusCause[] {
+  const a = (o.roleRef ?? {}) as Rec;
+  const b = (old.roleRef ?? {}) as Rec;
+  if (a.apiGroup === b.apiGroup && a.kind === b.kind && a.name === b.name) return [];
+  return [{ reason: 'FieldValueInvalid', field: 'roleRef', message: `Invalid value: ${goRoleRef(a)}: cannot change roleRef` }];
+}
+
+/** A role reference as Go's %#v prints it (`rbac.RoleRef{APIGroup:"...", Kind:"...", Name:"..."}`). */
+function goRoleRef(r: Rec): string {
+  return `rbac.RoleRef{APIGroup:${JSON.stringify(r.apiGroup ?? '')}, Kind:${JSON.stringify(r.kind ?? '')}, Name:${JSON.stringify(r.name ?? '')}}`;
+}
+
+function subjectsOf(o: KObject, kind: string): string {
+  const out: string[] = [];
+  for (const raw of list(o.subjects)) {
+    const s = (raw ?? {}) as Rec;
+    if (s.kind !== kind) continue;
+    out.push(kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : String(s.name ?? ''));
+  }
+  return out.join(', ');
+}
+
+/** Name, Role, Age, and the subjects in the wide form (kubectl's columns for bindings). */
+export const BINDING_TABLE: TableColumn[] = [
+  NAME_COLUMN,
+  {
+    name: 'Role',
+    type: 'string',
+    description: 'RoleRef is the reference to the role the binding grants.',
+    cell: (o) => {
+      const r = (o.roleRef ?? {}) as Rec;
+      return `${r.kind ?? ''}/${r.name ?? ''}`;
+    },
+  },
+  AGE_COLUMN,
+  { name: 'Users', type: 'string', priority: 1, description: 'Users in the binding', cell: (o) => subjectsOf(o, 'User') },
+  { name: 'Groups', type: 'string', priority: 1, description: 'Groups in the binding', cell: (o) => subjectsOf(o, 'Group') },
+  {
+    name: 'ServiceAccounts',
+    type: 'string',
+    priority: 1,
+    description: 'ServiceAccounts in the binding',
+    cell: (o) => subjectsOf(o, 'ServiceAccount'),
+  },
+];

@@ -1,0 +1,42 @@
+// SelfSubjectRulesReview (authorization.orch.io/v1, cluster-scoped, create only, not
+// stored): what may I do in spec.namespace? (`kubectl auth can-i --list`)
+import { arr, bool, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { ResourceDef } from '../types.ts';
+import { invalidIf, metadataProblems, type Reviewers, reviewKind, specOf } from './review-common.ts';
+import { AUTHORIZATION_GROUP } from './subjectaccessreview.ts';
+
+const strings = arr(str());
+
+export function selfSubjectRulesReviewDef(reviewers: Reviewers): ResourceDef {
+  const def = reviewKind({
+    group: AUTHORIZATION_GROUP,
+    versions: ['v1'],
+    kind: 'SelfSubjectRulesReview',
+    plural: 'selfsubjectrulesreviews',
+    singular: 'selfsubjectrulesreview',
+    namespaced: false,
+    schema: objectSchema({
+      spec: obj({ namespace: str() }),
+      status: obj({
+        resourceRules: arr(obj({ verbs: strings, apiGroups: strings, resources: strings, resourceNames: strings })),
+        nonResourceRules: arr(obj({ verbs: strings, nonResourceURLs: strings })),
+        incomplete: bool(),
+        evaluationError: str(),
+      }),
+    }),
+    review: (o, ctx) => {
+      invalidIf(def, metadataProblems(o, false));
+      const ns = specOf(o).namespace;
+      const r = reviewers.rules(ctx.user, typeof ns === 'string' ? ns : '');
+      const status: Record<string, unknown> = {
+        resourceRules: r.resourceRules,
+        nonResourceRules: r.nonResourceRules,
+        incomplete: r.incomplete,
+      };
+      if (r.evaluationError) status.evaluationError = r.evaluationError;
+      return { ...o, status };
+    },
+  });
+  return def;
+}
