@@ -82,3 +82,14 @@ export async function issue(ca: Issued, o: IssueOptions): Promise<Issued> {
   });
   return { cert, keys, certPem: `${cert.toString('pem')}\n`, keyPem: await keyPem(keys.privateKey) };
 }
+
+/** A PEM certificate signing request for the subject `name` (e.g. `CN=alice, O=devs`), with its keys. */
+export async function csrPem(name: string): Promise<{ pem: string; keys: CryptoKeyPair }> {
+  const keys = await newKeys();
+  const r = await x509.Pkcs10CertificateRequestGenerator.create({
+    name,
+    keys,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams,
+  });
+  return { pem: `${r.toString('pem')}\n`, keys };
+}

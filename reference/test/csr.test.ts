@@ -10,11 +10,10 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../src/cli.ts';
 import { build } from '../src/index.ts';
-import { type Issued, keyPem, makeCa, newKeys } from './cert-helpers.ts';
+import { csrPem, type Issued, keyPem, makeCa } from './cert-helpers.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { findKubectl, kubectlMissing } from './kubectl-bin.ts';
 
@@ -41,19 +40,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Req {
-  pem: string;
-  keys: CryptoKeyPair;
-}
-async function csrPem(name: string): Promise<Req> {
-  const keys = await newKeys();
-  const r = await x509.Pkcs10CertificateRequestGenerator.create({
-    name,
-    keys,
-    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams,
-  });
-  return { pem: `${r.toString('pem')}\n`, keys };
-}
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 function csr(name: string, request: string, spec: Record<string, unknown> = {}) {

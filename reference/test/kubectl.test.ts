@@ -16,6 +16,7 @@ import { writeKubeconfig } from '../src/kubeconfig.ts';
 import { builtinKinds } from '../src/registry/kinds/index.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { columnsOf, factKey, kubectlHeaders } from './k8s-facts.ts';
+import { csrPem } from './cert-helpers.ts';
 import { executable, findKubectl, kubectlMissing, SDK_BIN } from './kubectl-bin.ts';
 
 function newestSdkKubectl(): string | undefined {
@@ -434,6 +435,19 @@ data:
           },
         });
         return crdName;
+      },
+      'certificates.k8s.io/v1/certificatesigningrequests': async () => {
+        const { pem } = await csrPem(`CN=${tns}-csr`);
+        await post('/apis/certificates.orch.io/v1/certificatesigningrequests', {
+          metadata: { name: `${tns}-csr` },
+          spec: {
+            request: Buffer.from(pem).toString('base64'),
+            signerName: 'orch.io/kube-apiserver-client',
+            expirationSeconds: 86400,
+            usages: ['client auth'],
+          },
+        });
+        return `${tns}-csr`;
       },
       'rbac.authorization.k8s.io/v1/roles': async () => {
         await post(inNs('roles', 'rbac.authorization.orch.io/v1'), {

@@ -606,8 +606,10 @@ export function createHandlerFn(deps: HttpDeps) {
       });
       ctx.dryRun = checkQueryOptions(info.verb, q, req.headers['content-type']);
       if (OPTIONS_OF_VERB[info.verb]) {
-        const gvk = { group: def.group, version: info.version, kind: def.kind };
-        const gvr = { group: def.group, version: info.version, resource: def.plural };
+        // admission sees a resource served under another group name as its own group
+        const group = deps.registry.canonicalGroup(def.group);
+        const gvk = { group, version: info.version, kind: def.kind };
+        const gvr = { group, version: info.version, resource: def.plural };
         ctx.admission = deps.admission.forRequest({
           requestKind: gvk,
           requestResource: gvr,
