@@ -56,7 +56,7 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
     const known = this.verified.get(token);
     if (known) {
       const late = this.outsideWindow(known);
-      return late ? refuse(`invalid service account token: ${late}`) : this.checkClaims(known);
+      return late ? refuse(`invalid service account token: ${late}`) : this.checkClaims(known, r.audiences);
     }
     if (token.split('.').length !== 3) return NOT_MINE;
     let iss: unknown;
@@ -66,10 +66,10 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
       return NOT_MINE;
     }
     if (typeof iss !== 'string' || !this.issuers.has(iss)) return NOT_MINE;
-    return this.verify(token);
+    return this.verify(token, r.audiences);
   }
 
-  private async verify(token: string): Promise<AuthenticationResult> {
+  private async verify(token: string, targets: readonly string[] | undefined): Promise<AuthenticationResult> {
     let payload: JWTPayload;
     try {
       payload = await this.checkSignature(token);
@@ -78,7 +78,7 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
     }
     if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, payload);
-    return this.checkClaims(payload);
+    return this.checkClaims(payload, targets);
   }
 
   /** Why a verified payload is outside its validity window now (exp, nbf with the skew), or undefined. */
@@ -113,11 +113,12 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
     throw last;
   }
 
-  private checkClaims(p: JWTPayload): AuthenticationResult {
+  /** `targets`: the audiences the token must be for (a TokenReview's), the API audiences when absent. */
+  private checkClaims(p: JWTPayload, targets: readonly string[] = this.o.apiAudiences): AuthenticationResult {
     const aud = typeof p.aud === 'string' ? [p.aud] : Array.isArray(p.aud) ? p.aud : [];
-    const audiences = aud.filter((a) => this.o.apiAudiences.includes(a));
+    const audiences = aud.filter((a) => targets.includes(a));
     if (!audiences.length)
-      return refuse(`token audiences ${JSON.stringify(aud)} is invalid for the target audiences ${JSON.stringify(this.o.apiAudiences)}`);
+      return refuse(`token audiences ${JSON.stringify(aud)} is invalid for the target audiences ${JSON.stringify(targets)}`);
     const c = p[PRIVATE_CLAIM] as OrchClaim | undefined;
     if (!isClaim(c)) return refuse(`the token has no valid ${PRIVATE_CLAIM} claim`);
     const username = serviceAccountUsername(c.namespace, c.serviceaccount.name);

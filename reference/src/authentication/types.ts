@@ -16,6 +16,11 @@ export interface AuthenticationRequest {
   remoteAddress?: string;
   /** The headers as received: alternating names and values, repeated headers kept apart. */
   rawHeaders?: readonly string[];
+  /**
+   * The audiences a token must be for (a TokenReview's spec.audiences); the server's API
+   * audiences when absent. Methods whose tokens have no audiences ignore it.
+   */
+  audiences?: readonly string[];
 }
 
 export type AuthenticationResult =

@@ -19,9 +19,9 @@ export function installReviews(registry: Registry, authz: AuthorizationSetup, au
   const reviewers: Reviewers = {
     authorize: (a) => authz.chain.authorize(a),
     rules: (user, namespace) => authz.rulesFor(user, namespace),
-    async authenticateToken(token) {
+    async authenticateToken(token, audiences) {
       try {
-        const answer = authn.authenticate({ headers: { authorization: `Bearer ${token}` } });
+        const answer = authn.authenticate({ headers: { authorization: `Bearer ${token}` }, audiences });
         const r = isPromise(answer) ? await answer : answer;
         return { user: r.user, audiences: r.audiences };
       } catch (e) {
