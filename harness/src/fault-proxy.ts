@@ -8,7 +8,8 @@ export interface ProxiedRequest {
   method: string;
   /** Path and query. */
   url: URL;
-  headers: Record<string, string>;
+  /** By lower-case name; a header the client sent more than once keeps each line (a list). */
+  headers: Record<string, string | string[]>;
   body: Buffer;
 }
 
@@ -118,9 +119,15 @@ export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    // from the raw lines: a header sent twice (Impersonate-Group) stays two lines upstream
+    const headers: Record<string, string | string[]> = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const k = req.rawHeaders[i]!.toLowerCase();
+      const v = req.rawHeaders[i + 1]!;
+      if (HOP.has(k)) continue;
+      const had = headers[k];
+      headers[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
+    }
     let pr: ProxiedRequest = {
       method: req.method ?? 'GET',
       url: new URL(req.url ?? '/', 'http://proxy'),

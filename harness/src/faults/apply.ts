@@ -2,14 +2,14 @@
 // endpoint), one rule each; suites/apply must catch every one.
 import { parse as parseYaml } from 'yaml';
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
-import { mapJson } from './util.ts';
+import { header, mapJson } from './util.ts';
 
 const APPLY = 'application/apply-patch+yaml';
 const MERGE = 'application/merge-patch+json';
 const JSON_PATCH = 'application/json-patch+json';
 
 const contentType = (r: ProxiedRequest) =>
-  (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  (header(r, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 const isApply = (r: ProxiedRequest) => r.method === 'PATCH' && contentType(r) === APPLY;
 const isOtherWrite = (r: ProxiedRequest) =>
   (r.method === 'PATCH' || r.method === 'PUT' || r.method === 'POST') && !isApply(r);

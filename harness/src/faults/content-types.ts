@@ -11,7 +11,7 @@ const header = (h: Record<string, string | string[]>, name: string): string => {
   const v = k ? h[k] : undefined;
   return Array.isArray(v) ? v.join(', ') : (v ?? '');
 };
-const accept = (r: ProxiedRequest) => r.headers.accept ?? '';
+const accept = (r: ProxiedRequest) => header(r.headers, 'accept');
 const withAccept = (r: ProxiedRequest, a: string): ProxiedRequest => ({
   ...r,
   headers: { ...r.headers, accept: a },
@@ -125,7 +125,7 @@ export const CONTENT_TYPE_FAULTS: Fault[] = [
     area: 'content-types',
     catchers: ['content-types/protobuf/request-body'],
     request: (r) =>
-      isProtobuf(r.headers['content-type'] ?? '')
+      isProtobuf(header(r.headers, 'content-type'))
         ? { ...r, headers: { ...r.headers, 'content-type': 'application/x-protobuf-refused' } }
         : r,
   },

@@ -2,6 +2,8 @@
 // must catch it. Each area keeps its faults in its own file here.
 import type { Fault } from '../fault-proxy.ts';
 import { APPLY_FAULTS } from './apply.ts';
+import { AUTHENTICATION_FAULTS } from './authentication.ts';
+import { AUTHORIZATION_FAULTS } from './authorization.ts';
 import { CHUNKING_FAULTS } from './chunking.ts';
 import { CONTENT_TYPE_FAULTS } from './content-types.ts';
 import { CRUD_FAULTS } from './crud.ts';
@@ -29,6 +31,8 @@ export const FAULTS: Fault[] = [
   ...FIELD_VALIDATION_FAULTS,
   ...CONTENT_TYPE_FAULTS,
   ...APPLY_FAULTS,
+  ...AUTHENTICATION_FAULTS,
+  ...AUTHORIZATION_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {

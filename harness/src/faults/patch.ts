@@ -1,7 +1,7 @@
 // Faults against doc1's PATCH content types and update mechanisms, one rule each;
 // suites/patch must catch every one.
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
-import { divert, failure, unlessDiverted } from './util.ts';
+import { divert, failure, header, unlessDiverted } from './util.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -9,7 +9,7 @@ const STRATEGIC = 'application/strategic-merge-patch+json';
 const TABLE_TYPES = new Set([JSON_PATCH, MERGE_PATCH, STRATEGIC, 'application/apply-patch+yaml']);
 
 const contentType = (r: ProxiedRequest) =>
-  (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  (header(r, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 const isPatch = (r: ProxiedRequest, ct: string) => r.method === 'PATCH' && contentType(r) === ct;
 
 function parse(b: Buffer): any {

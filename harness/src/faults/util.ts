@@ -1,6 +1,13 @@
 // Helpers for writing faults.
 import type { ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
 
+/** A header of a proxied request by lower-case name; one sent more than once joined as node joins it. */
+export function header(r: ProxiedRequest, name: string): string | undefined {
+  const k = Object.keys(r.headers).find((x) => x.toLowerCase() === name);
+  const v = k === undefined ? undefined : r.headers[k];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
 /** Rewrites a JSON response body (left alone when it is not JSON). */
 export function mapJson(res: ProxiedResponse, f: (j: any) => any): ProxiedResponse {
   const ct = String(res.headers['content-type'] ?? '');
