@@ -7,18 +7,30 @@
 //   short-timers a 4-second history window, 3-second continue tokens, a BOOKMARK every second:
 //                the expired-version, expired-token and bookmark cases wait these out
 //   gates-off    the WatchList gate off: the refusal of sendInitialEvents
+//   auth         started with the flags of a fresh set of authentication fixtures
+//                (harness/src/auth/fixtures.ts: client CA, token file, service-account keys,
+//                authenticating proxy, OIDC issuer, token webhook); the harness serves the
+//                issuer and the webhook in this process for as long as the servers run
 //
 // `orch-conformance run` (scripts/run.ts, so `npm run conformance` too) and the `suites`
 // project of `npm test` (scripts/embedded-setup.ts) both start them here and hand them to the
 // suites as ORCH_* variables (ORCH_ENDPOINT ..., ORCH_EXTRA_TARGETS, ORCH_EMBEDDED=1).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
+import { makeAuthFixtures, serverFlags } from '../harness/src/auth/fixtures.ts';
+import type { Declared, ExtraTargetSpec } from '../harness/src/targets.ts';
+import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
-import type { Declared, ExtraTargetSpec } from '../harness/src/targets.ts';
 
 interface Spec {
   name: string;
   about: string;
   options: ServerOptionsInput;
+  /** Started with the flags of the run's authentication fixtures (and declared with them). */
+  auth?: true;
 }
 
 export const EMBEDDED_SERVERS: Spec[] = [
@@ -41,6 +53,12 @@ export const EMBEDDED_SERVERS: Spec[] = [
     name: 'gates-off',
     about: 'reference server with the WatchList gate off',
     options: { featureGates: { WatchList: false } },
+  },
+  {
+    name: 'auth',
+    about: 'reference server trusting the authentication fixtures (every method of doc3)',
+    options: { featureGates: EMBEDDED_GATES },
+    auth: true,
   },
 ];
 
@@ -78,14 +96,27 @@ function declaredEnv(d: Declared): Record<string, string> {
 /** Starts the embedded servers (HTTPS, in memory). */
 export async function startEmbedded(): Promise<Embedded> {
   const built: OrchServer[] = [];
+  const declared: Declared[] = [];
+  // the authentication fixtures, and the issuer and webhook the harness serves for them
+  const fixturesDir = mkdtempSync(join(tmpdir(), 'orch-auth-fixtures-'));
+  const fixtures = await makeAuthFixtures(fixturesDir);
+  const callbacks = await startAuthCallbacks(fixtures);
+  const stopCallbacks = async () => {
+    await callbacks.close();
+    rmSync(fixturesDir, { recursive: true, force: true });
+  };
   try {
     for (const spec of EMBEDDED_SERVERS) {
-      const s = await build({ inMemory: true, tls: true, ...spec.options });
+      // exactly the flags `orch-conformance fixtures` prints, as a user would start a target
+      const authOptions = spec.auth ? parseServeArgs(serverFlags(fixtures))!.options : {};
+      const s = await build({ ...authOptions, inMemory: true, tls: true, port: 0, host: '127.0.0.1', ...spec.options });
       built.push(s);
+      declared.push({ ...declaredOf(s), ...(spec.auth ? { authFixtures: fixturesDir } : {}) });
       await s.listen();
     }
   } catch (e) {
     await Promise.all(built.map((s) => s.close().catch(() => undefined)));
+    await stopCallbacks();
     throw e;
   }
   const [main, ...extra] = built as [OrchServer, ...OrchServer[]];
@@ -105,7 +136,7 @@ export async function startEmbedded(): Promise<Embedded> {
           url: s.url!,
           token: s.adminToken,
           ca: s.caPem,
-          declared: declaredOf(s),
+          declared: declared[i + 1]!,
         }),
       ),
     ),
@@ -119,6 +150,7 @@ export async function startEmbedded(): Promise<Embedded> {
     })),
     close: async () => {
       await Promise.all(built.map((s) => s.close()));
+      await stopCallbacks();
     },
   };
 }

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadExpectations } from '../harness/src/expectations.ts';
 import { resolveTarget } from '../harness/src/target.ts';
-import { DECLARE_ENV, declaredFromEnv, parseGates } from '../harness/src/targets.ts';
+import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
+import { loadAuthFixtures } from '../harness/src/auth/fixtures.ts';
+import { DECLARE_ENV, declaredFromEnv, parseAuthMethods, parseGates } from '../harness/src/targets.ts';
 import {
   expectationsInfo,
   finishReport,
@@ -56,6 +58,13 @@ declaration they probe what a probe can prove, else skip saying what to declare)
                           every N s                             (ORCH_BOOKMARK_SECONDS)
   --feature-gates G=B,... feature gates on or off, e.g. WatchList=false (probed when not
                           declared)                             (ORCH_FEATURE_GATES)
+  --auth-fixtures DIR     the target was started with the flags of
+                          \`orch-conformance fixtures --out DIR\`: the authentication
+                          cases run, and the harness serves the OIDC issuer and the
+                          token webhook of DIR during the run    (ORCH_AUTH_FIXTURES)
+  --auth-methods M,...    only these methods of the fixtures are on (default all:
+                          client-cert, token-file, service-account, bootstrap,
+                          requestheader, oidc, token-webhook)    (ORCH_AUTH_METHODS)
   The cases wait at most 60 s for a declared window. With no target given, the embedded
   run starts a second reference server with short windows and a third with the WatchList
   gate off, and routes the cases that need them there.
@@ -128,6 +137,8 @@ export interface RunOptions {
     continueTtlSeconds?: number;
     bookmarkSeconds?: number;
     featureGates?: string;
+    authFixtures?: string;
+    authMethods?: string;
   };
   selection: Selection;
   runs?: number;
@@ -166,6 +177,8 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'continue-ttl-seconds': { type: 'string' },
         'bookmark-seconds': { type: 'string' },
         'feature-gates': { type: 'string' },
+        'auth-fixtures': { type: 'string' },
+        'auth-methods': { type: 'string' },
         area: { type: 'string', multiple: true },
         case: { type: 'string', multiple: true },
         shard: { type: 'string' },
@@ -230,6 +243,24 @@ export function parseRunArgs(argv: string[]): RunOptions {
       throw new UsageError((e as Error).message);
     }
     opts.declared.featureGates = gates;
+  }
+  const fixtures = str('auth-fixtures');
+  if (fixtures !== undefined) {
+    try {
+      loadAuthFixtures(fixtures);
+    } catch (e) {
+      throw new UsageError(`--auth-fixtures: ${(e as Error).message}`);
+    }
+    opts.declared.authFixtures = resolve(fixtures);
+  }
+  const methods = str('auth-methods');
+  if (methods !== undefined) {
+    try {
+      parseAuthMethods(methods);
+    } catch (e) {
+      throw new UsageError(`--auth-methods: ${(e as Error).message}`);
+    }
+    opts.declared.authMethods = methods;
   }
   if (values.area !== undefined && opts.selection.areas.length === 0)
     throw new UsageError('--area: no area given');
@@ -310,6 +341,8 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (d.continueTtlSeconds !== undefined) env[DECLARE_ENV.continueTtlSeconds] = String(d.continueTtlSeconds);
   if (d.bookmarkSeconds !== undefined) env[DECLARE_ENV.bookmarkSeconds] = String(d.bookmarkSeconds);
   if (d.featureGates !== undefined) env[DECLARE_ENV.featureGates] = d.featureGates;
+  if (d.authFixtures !== undefined) env[DECLARE_ENV.authFixtures] = d.authFixtures;
+  if (d.authMethods !== undefined) env[DECLARE_ENV.authMethods] = d.authMethods;
   return env;
 }
 
@@ -378,11 +411,16 @@ export async function run(argv: string[]): Promise<number> {
       if (t.context) env.ORCH_CONTEXT = t.context;
       // the suites resolve the same way: a bad kubeconfig or URL is reported once, here
       env.ORCH_ENDPOINT = resolveTarget({}, env).url;
-      declaredFromEnv(env); // and a malformed ORCH_HISTORY_SECONDS ... too
+      const d = declaredFromEnv(env); // and a malformed ORCH_HISTORY_SECONDS ... too
+      if (d.authFixtures) {
+        // the target verifies id_tokens against the issuer, and asks the webhook, during the run
+        const callbacks = await startAuthCallbacks(loadAuthFixtures(d.authFixtures));
+        stop = () => callbacks.close();
+      }
     } else {
       if (declares(opts))
         throw new UsageError(
-          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds and --feature-gates describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
+          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds, --feature-gates, --auth-fixtures and --auth-methods describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
         );
       const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();
@@ -417,7 +455,7 @@ export async function run(argv: string[]): Promise<number> {
         `${sel.areas.length ? `, areas ${sel.areas.join(',')}` : ''}${sel.cases.length ? `, cases ${sel.cases.join(',')}` : ''}` +
         `${sel.shard ? `, shard ${sel.shard}` : ''}${opts.expect ? `, expectations ${opts.expect}` : ''}` +
         `${opts.runs ? `, ${opts.runs} runs` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''}\n` +
-        (stop ? '' : declaredText(env)) +
+        (env.ORCH_EMBEDDED === '1' ? '' : declaredText(env)) +
         `report: ${reportDir}\n`,
     );
     const started = performance.now();

@@ -41,7 +41,8 @@ export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   accept?: string;
-  headers?: Record<string, string>;
+  /** Extra headers; a list sends the header once per value. */
+  headers?: Record<string, string | string[]>;
   timeoutMs?: number;
   /** Send without credentials (anonymous). */
   anonymous?: boolean;
@@ -117,7 +118,7 @@ export class Client {
   }
 
   private async once(o: RequestOptions): Promise<Response> {
-    const headers: Record<string, string> = { ...(await this.authHeaders(o)) };
+    const headers: Record<string, string | string[]> = { ...(await this.authHeaders(o)) };
     if (o.accept) headers.accept = this.d.w(o.accept);
     let body: string | Buffer | undefined;
     if (o.body !== undefined) {
@@ -126,7 +127,7 @@ export class Client {
       else body = JSON.stringify(this.d.out(o.body));
       headers['content-type'] = this.d.w(o.contentType ?? 'application/json');
     }
-    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = this.d.w(v);
+    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = Array.isArray(v) ? v.map((x) => this.d.w(x)) : this.d.w(v);
     const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const method = (o.method ?? 'GET').toUpperCase();
     const started = Date.now();

@@ -2,6 +2,7 @@
 // callbacks"): an OpenID Connect issuer (discovery document and key set over HTTPS) and a
 // token webhook that answers TokenReview for the tokens of the fixtures. Both count the
 // requests they get, so cases can check that the target caches (no call per request).
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AuthFixtures } from './fixtures.ts';
@@ -13,6 +14,15 @@ export interface CallbackCounts {
   discovery: number;
   jwks: number;
   tokenReviews: number;
+  /** The apiVersion of the last TokenReview the webhook received. */
+  lastReviewVersion?: string;
+  /** TokenReviews per token (keyed by tokenKey(token): cases running at once send other tokens). */
+  byToken: Record<string, number>;
+}
+
+/** The key of a token in CallbackCounts.byToken. */
+export function tokenKey(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 16);
 }
 
 export interface AuthCallbacks {
@@ -37,7 +47,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 
 /** Starts the issuer and the token webhook on the ports the fixtures name. */
 export async function startAuthCallbacks(f: AuthFixtures): Promise<AuthCallbacks> {
-  const counts: CallbackCounts = { discovery: 0, jwks: 0, tokenReviews: 0 };
+  const counts: CallbackCounts = { discovery: 0, jwks: 0, tokenReviews: 0, byToken: {} };
   const reviews: unknown[] = [];
   const jwk = JSON.parse(readFileSync(f.oidc.signingJwk, 'utf8')) as Record<string, unknown>;
   const issuerPath = new URL(f.oidc.issuerUrl).pathname.replace(/\/$/, '');
@@ -86,6 +96,9 @@ export async function startAuthCallbacks(f: AuthFixtures): Promise<AuthCallbacks
         return;
       }
       reviews.push(review);
+      counts.lastReviewVersion = review.apiVersion;
+      const k = tokenKey(review.spec?.token ?? '');
+      counts.byToken[k] = (counts.byToken[k] ?? 0) + 1;
       const t = known.get(review.spec?.token ?? '');
       const status = t
         ? { authenticated: true, user: { username: t.user, uid: t.uid, groups: t.groups }, audiences: review.spec?.audiences }

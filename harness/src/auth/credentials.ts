@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { importJWK, importPKCS8, type JWTPayload, SignJWT } from 'jose';
 import { Agent, request } from 'undici';
+import { checkStatus } from '../assert.ts';
 import { Client } from '../client.ts';
 import type { Target } from '../target.ts';
 import { COUNTS_PATH, type CallbackCounts } from './callbacks.ts';
@@ -78,4 +79,23 @@ export async function whoAmI(c: Client): Promise<{ status: number; user?: SeenUs
     kind: 'SelfSubjectReview',
   });
   return { status: r.status, user: r.json?.status?.userInfo, describe: r.describe() };
+}
+
+/** Creates a ServiceAccount and asks a token for it; returns the token and the account's uid. */
+export async function serviceAccountToken(
+  c: Client,
+  ns: string,
+  name: string,
+  spec: Record<string, unknown> = {},
+): Promise<{ token: string; uid: string }> {
+  const sa = await c.post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+  if (sa.status !== 201 && sa.status !== 409) throw new Error(`cannot create ServiceAccount ${ns}/${name}: ${sa.describe()}`);
+  const uid = (await c.get(`/api/v1/namespaces/${ns}/serviceaccounts/${name}`)).json?.metadata?.uid;
+  const r = await c.post(`/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
+    apiVersion: 'authentication.orch.io/v1',
+    kind: 'TokenRequest',
+    spec,
+  });
+  checkStatus(r, 201, undefined, `TokenRequest for ServiceAccount ${ns}/${name}`);
+  return { token: r.json.status.token, uid };
 }
