@@ -1,16 +1,20 @@
 // `npm run bench`: the reference server's speed, each figure in ONE run and, where there is
 // a baseline, as a ratio against a bare Node HTTP server answering the same bytes.
 //
-//   tsx scripts/bench/run.ts [--quick] [--only get,create,list,watch,memory,ready] [--no-write]
+//   tsx scripts/bench/run.ts [--quick] [--only get,get-auth,create,list,watch,memory,ready] [--no-write]
 //
 // Prints a table and writes scripts/bench/RESULTS.md (unless --no-write or --only).
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startAuthCallbacks } from '../../harness/src/auth/callbacks.ts';
+import { makeAuthFixtures, serverFlags } from '../../harness/src/auth/fixtures.ts';
+import { parseServeArgs } from '../../reference/src/cli.ts';
 import {
   benchCreate,
   benchGet,
+  benchGetAuthorized,
   benchList,
   benchMemory,
   benchReadyCli,
@@ -38,7 +42,7 @@ const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : undefined;
 const want = (k: string) => !only || only.has(k);
 
-const TARGETS = { get: 0.5, create: 1 / 3, readyMs: 1000, watchP99: 50 };
+const TARGETS = { get: 0.7, getAuth: 0.6, create: 0.22, readyMs: 1000, watchP99: 50 };
 const cmp: CompareOpts = quick
   ? { duration: 2, rounds: 1, connections: 16, warmup: 1 }
   : { duration: 5, rounds: 2, connections: 16, warmup: 2 };
@@ -57,6 +61,7 @@ const loadBefore = os.loadavg()[0]!;
 const results: {
   ready?: { cli: ReadyResult; cliTls?: ReadyResult; importMs: number; inProc: ReadyResult };
   get?: Comparison;
+  getAuth?: Comparison;
   create?: Comparison;
   list?: Comparison & { chunks: number };
   watch?: WatchResult;
@@ -72,7 +77,7 @@ async function main(): Promise<void> {
     const ip = await benchReadyInProcess(runs);
     results.ready = { cli, cliTls, importMs: ip.importMs, inProc: ip.ready };
   }
-  if (want('get') || want('create') || want('list') || want('watch')) {
+  if (want('get') || want('get-auth') || want('create') || want('list') || want('watch')) {
     const bare = await spawnServer('bare');
     const orch = await spawnServer('orch', { dataDir: tempDir(), fsync: true });
     try {
@@ -91,6 +96,24 @@ async function main(): Promise<void> {
     } finally {
       await orch.stop();
       await bare.stop();
+    }
+    if (want('get-auth')) {
+      log('GET with RBAC and every authenticator ...');
+      // a server started with the flags of a set of authentication fixtures, the issuer and
+      // the token webhook they name served from here
+      const fixtures = await makeAuthFixtures(tempDir('orch-bench-fixtures-'));
+      const callbacks = await startAuthCallbacks(fixtures);
+      const options = parseServeArgs(serverFlags(fixtures))!.options;
+      const bare2 = await spawnServer('bare');
+      const auth = await spawnServer('orch', { ...options, tls: false, port: 0, dataDir: tempDir(), fsync: true });
+      try {
+        const alice = fixtures.tokens[0]!;
+        results.getAuth = await benchGetAuthorized(auth, bare2, cmp, { name: alice.user, token: alice.token });
+      } finally {
+        await auth.stop();
+        await bare2.stop();
+        await callbacks.close();
+      }
     }
     if (want('watch')) {
       // a fresh server: the creates above do not weigh on it
@@ -127,10 +150,15 @@ function table(): { rows: string[][]; notes: string[] } {
   const notes: string[] = [];
   const add = (r?: string[]) => r && rows.push(r);
   add(comparisonRow(results.get, TARGETS.get));
+  add(comparisonRow(results.getAuth, TARGETS.getAuth));
   add(comparisonRow(results.create, TARGETS.create));
   add(comparisonRow(results.list));
   if (results.get)
     notes.push(`GET: ${results.get.bytes} bytes per answer, ${results.get.connections} connections.`);
+  if (results.getAuth)
+    notes.push(
+      'GET with RBAC and every authenticator: the server started with the flags of `orch-conformance fixtures` (client certificates, token file, service-account keys, bootstrap tokens, authenticating proxy, OIDC, token webhook) and --authorization-mode RBAC; the request is a token-file user granted get on configmaps by a Role.',
+    );
   if (results.create)
     notes.push(
       `CREATE: durable store, fdatasync before every answer (group commit), ${results.create.connections} connections; bare answers the ${results.create.bytes}-byte created object.`,
