@@ -27,8 +27,6 @@ const WATCH_STREAM =
   'not yet as a fault of its own: the case compares a stream with exactly the events of its writes, and fails under every stream-wide fault (reorder, drop, duplicate, retype, re-version, end early: STREAM_CASES in faults/util.ts); a fault that breaks only its own rule (its scope, its start version, the document shape) would fail the other stream cases as well';
 const WATCH_INITIAL =
   "not yet as a fault of its own: the case reads the initial events up to the BOOKMARK that ends them and fails under initial-bookmark-first (listed in its alsoFails); a fault for its own rule (the BOOKMARK version, the consistent read) needs a rewrite of the BOOKMARK's version consistent with a later Exact list";
-const NOT_YET =
-  'not yet: a fault that breaks this rule alone through the proxy is possible, not written in the time of issue 8 item 2';
 
 const LIFETIME_LOWER_BOUND =
   "not yet: the rule is a lower bound (a token, a version, still served one second on); a fault that shortens the lifetime below the case's wait expires what the other cases of the area read within the same second, so it must recognise this case's own requests";
@@ -100,9 +98,6 @@ export const EXCEPTIONS: Record<string, string> = {
   'crud/create/server-fields': CRUD_SETUP,
   'crud/get/returns-object': CRUD_SETUP,
   'deletion/finalizers/remove-last-removes': DELETION_CLEANUP,
-  'patch/merge/array-replaced': NOT_YET,
-  'patch/strategic/merge-patch-replaces-list': NOT_YET,
-  'patch/verb/no-resource-version': NOT_YET,
   'resource-versions/get/rv-0': RV_ANY,
   'resource-versions/get/rv-current': NOT_YET_RV,
   'resource-versions/get/rv-past': NOT_YET_RV,
