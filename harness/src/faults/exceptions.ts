@@ -26,12 +26,7 @@ const WATCH_STREAM =
 const WATCH_INITIAL =
   "not yet as a fault of its own: the case reads the initial events up to the BOOKMARK that ends them and fails under initial-bookmark-first (listed in its alsoFails); a fault for its own rule (the BOOKMARK version, the consistent read) needs a rewrite of the BOOKMARK's version consistent with a later Exact list";
 
-const LIFETIME_LOWER_BOUND =
-  "not yet: the rule is a lower bound (a token, a version, still served one second on); a fault that shortens the lifetime below the case's wait expires what the other cases of the area read within the same second, so it must recognise this case's own requests";
-
 export const EXCEPTIONS: Record<string, string> = {
-  'chunking/limits/continue-usable-within-lifetime': LIFETIME_LOWER_BOUND,
-  'watch/limits/history-retained': LIFETIME_LOWER_BOUND,
   'apply/auth/anonymous': NOT_YET_APPLY_AUTH,
   'apply/dry-run/conflict': APPLY_MODEL,
   'apply/endpoint/cannot-remove-unapplied': APPLY_MODEL,

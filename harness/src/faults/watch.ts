@@ -2,7 +2,7 @@
 // the watch row of § Resource version semantics), one rule each; suites/watch must catch every
 // one. (reorder-watch-events and drop-watch-events live in doc1-core.ts.)
 import type { Fault, ProxiedRequest, WatchState } from '../fault-proxy.ts';
-import { STREAM_CASES } from './util.ts';
+import { bodyOf, STREAM_CASES } from './util.ts';
 
 interface Event {
   type: string;
@@ -37,6 +37,9 @@ const getsState = (s: WatchState) => {
   const rv = s.url?.searchParams.get('resourceVersion') ?? '';
   return rv === '' || rv === '0' || s.url?.searchParams.get('sendInitialEvents') === 'true';
 };
+
+/** When the proxy first passed on each resource version (in an answer other than a watch). */
+const versionSeen = new Map<string, number>();
 
 export const WATCH_FAULTS: Fault[] = [
   {
@@ -284,6 +287,44 @@ export const WATCH_FAULTS: Fault[] = [
       const e = parse(line);
       if (e?.type !== 'BOOKMARK') return [line];
       return [JSON.stringify({ ...e, object: { ...e.object, data: { leaked: 'x' } } })];
+    },
+  },
+  {
+    name: 'history-under-a-second',
+    breaks:
+      'doc1 § Limits: watch history retained, changes of the last 5 minutes by default (a watch from a version first seen more than 0.9 s ago gets 410 Expired)',
+    area: 'watch',
+    catchers: ['watch/limits/history-retained'],
+    // the other cases watch from a version as soon as they have it; this one waits a second
+    // first. This law restarts from every version its run received, one after the other: on a
+    // loaded machine the early ones can be older than the shortened history, and it relies on
+    // the same lower bound
+    alsoFails: ['watch/law/restart-at-any-cut'],
+    response: (_r, res) => {
+      const rv = res.status < 300 ? bodyOf(res.body)?.metadata?.resourceVersion : undefined;
+      if (typeof rv === 'string' && rv && !versionSeen.has(rv)) versionSeen.set(rv, Date.now());
+      return res;
+    },
+    watch: (s, line) => {
+      if (s.n > 0) return [line];
+      const rv = s.url?.searchParams.get('resourceVersion') ?? '';
+      const seen = versionSeen.get(rv);
+      if (seen === undefined || Date.now() - seen <= 900) return [line];
+      s.end = true;
+      return [
+        JSON.stringify({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: `too old resource version: ${rv}`,
+            reason: 'Expired',
+            code: 410,
+          },
+        }),
+      ];
     },
   },
 ];
