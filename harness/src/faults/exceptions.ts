@@ -17,8 +17,6 @@ const NOT_YET_APPLY_INVALID =
   'not yet: a fault would rewrite the invalid intent into a valid one (add the kind, drop the duplicate item, fix the value) so the apply succeeds; each needs its own rewrite of the YAML body';
 const CRUD_SETUP =
   'not narrowable: the create (or get) answer this case checks is the setup of every other case of suites/crud (each creates and reads objects and compares with the answer); a fault that breaks it fails the whole area, which the meta test rightly refuses as too broad';
-const DELETION_CLEANUP =
-  "not yet narrowed: a fault that keeps an object after its delete (or after its last finalizer goes) leaves objects behind that block the namespace clean-up of every deletion case; the fault needs to hold only the objects of this case's shape";
 const RV_ANY =
   'not possible through the proxy from real states: `0` = Any admits the object or collection at any version it ever had; only an invented state breaks it, and the case cannot tell an invented state from an old one';
 const WATCH_STREAM =
@@ -90,7 +88,6 @@ export const EXCEPTIONS: Record<string, string> = {
   'crud/create/returns-object': CRUD_SETUP,
   'crud/create/server-fields': CRUD_SETUP,
   'crud/get/returns-object': CRUD_SETUP,
-  'deletion/finalizers/remove-last-removes': DELETION_CLEANUP,
   'resource-versions/get/rv-0': RV_ANY,
   'resource-versions/list/match-unset/limit/rv-0': RV_ANY,
   'resource-versions/list/match-unset/no-limit/rv-0': RV_ANY,
