@@ -39,6 +39,25 @@ const withBody = (r: ProxiedRequest, body: unknown, ct?: string): ProxiedRequest
   body: Buffer.from(JSON.stringify(body)),
 });
 
+/** The kinds of the resources the apply suite writes, by plural. */
+const KINDS: Record<string, string> = {
+  configmaps: 'ConfigMap',
+  deployments: 'Deployment',
+  widgets: 'Widget',
+  pods: 'Pod',
+};
+
+/** The apply request with its intent repaired by `f` (left alone when `f` answers undefined). */
+function repairIntent(r: ProxiedRequest, f: (body: any) => unknown): ProxiedRequest {
+  if (!isApply(r)) return r;
+  const b = parseBody(r);
+  const fixed = b && typeof b === 'object' && !Array.isArray(b) ? f(b) : undefined;
+  return fixed === undefined ? r : withBody(r, fixed);
+}
+
+/** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
+let lastCredentials = '';
+
 /** Applies `f` to every object (and list item) in a JSON response. */
 function mapObjects(res: ProxiedResponse, f: (o: any) => void): ProxiedResponse {
   return mapJson(res, (j) => {
@@ -939,5 +958,112 @@ export const APPLY_FAULTS: Fault[] = [
       'apply/regression/empty-intents/kubernetes-shape',
     ],
     response: (r, res) => (isApply(r) && res.status === 201 ? { ...res, status: 200 } : res),
+  },
+  {
+    name: 'apply-anonymous-as-caller',
+    breaks:
+      "doc2 § Authentication: apply is a PATCH, the caller needs the patch (and create) permission (an apply without credentials is sent on with the credentials of the proxy's last authenticated request)",
+    area: 'apply',
+    catchers: ['apply/auth/anonymous'],
+    request: (r) => {
+      const auth = Object.keys(r.headers).find((k) => k.toLowerCase() === 'authorization');
+      if (auth) {
+        lastCredentials = r.headers[auth]!;
+        return r;
+      }
+      return isApply(r) && lastCredentials
+        ? { ...r, headers: { ...r.headers, authorization: lastCredentials } }
+        : r;
+    },
+  },
+  {
+    name: 'apply-kind-filled-in',
+    breaks:
+      'doc2 § Endpoints: the body is the partial object with apiVersion and kind (an apply body without kind gets the kind of the resource path)',
+    area: 'apply',
+    catchers: ['apply/endpoint/kind-required'],
+    // the same scenario checked for Kubernetes' status code
+    alsoFails: ['apply/endpoint/kind-required/kubernetes-shape'],
+    request: (r) =>
+      repairIntent(r, (b) => {
+        if (b.kind !== undefined) return undefined;
+        const plural = /\/([^/]+)\/[^/]+$/.exec(r.url.pathname)?.[1] ?? '';
+        return {
+          ...b,
+          kind: KINDS[plural] ?? plural.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase()),
+        };
+      }),
+  },
+  {
+    name: 'apply-invalid-data-key-repaired',
+    breaks:
+      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (a data key with characters a key cannot have is stored with them replaced by "-")',
+    area: 'apply',
+    catchers: ['apply/errors/invalid-intent-create'],
+    // the same scenario checked for Kubernetes' status code
+    alsoFails: ['apply/errors/invalid-intent-create/kubernetes-shape'],
+    request: (r) =>
+      repairIntent(r, (b) => {
+        const data = b.data;
+        if (!data || typeof data !== 'object' || !Object.keys(data).some((k) => /[^-._a-zA-Z0-9]/.test(k)))
+          return undefined;
+        const fixed = Object.fromEntries(
+          Object.entries(data).map(([k, v]) => [k.replace(/[^-._a-zA-Z0-9]/g, '-'), v]),
+        );
+        return { ...b, data: fixed };
+      }),
+  },
+  {
+    name: 'apply-negative-replicas-clamped',
+    breaks:
+      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (negative replicas are applied as 0)',
+    area: 'apply',
+    catchers: ['apply/errors/invalid-intent-merged'],
+    // the same scenario checked for Kubernetes' status code
+    alsoFails: ['apply/errors/invalid-intent-merged/kubernetes-shape'],
+    request: (r) =>
+      repairIntent(r, (b) =>
+        typeof b.spec?.replicas === 'number' && b.spec.replicas < 0
+          ? { ...b, spec: { ...b.spec, replicas: 0 } }
+          : undefined,
+      ),
+  },
+  {
+    name: 'apply-map-list-key-filled-in',
+    breaks:
+      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (an item of a map list without its key field gets one, named after its position)',
+    area: 'apply',
+    catchers: ['apply/errors/invalid-intent-custom'],
+    request: (r) =>
+      repairIntent(r, (b) => {
+        const list = b.spec?.mapList;
+        if (!Array.isArray(list) || list.every((i) => i && typeof i === 'object' && 'name' in i))
+          return undefined;
+        const mapList = list.map((i, n) =>
+          i && typeof i === 'object' && !('name' in i) ? { name: `item-${n}`, ...i } : i,
+        );
+        return { ...b, spec: { ...b.spec, mapList } };
+      }),
+  },
+  {
+    name: 'apply-set-duplicates-dropped',
+    breaks:
+      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (a set list that repeats an item is applied with each item once)',
+    area: 'apply',
+    catchers: ['apply/errors/duplicate-set-items'],
+    request: (r) =>
+      repairIntent(r, (b) => {
+        const list = b.spec?.setList;
+        if (!Array.isArray(list) || new Set(list.map((x) => JSON.stringify(x))).size === list.length)
+          return undefined;
+        const seen = new Set<string>();
+        const setList = list.filter((x) => {
+          const k = JSON.stringify(x);
+          if (seen.has(k)) return false;
+          seen.add(k);
+          return true;
+        });
+        return { ...b, spec: { ...b.spec, setList } };
+      }),
   },
 ];

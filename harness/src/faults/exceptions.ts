@@ -11,10 +11,6 @@
 /** Rules of the field-ownership model that the server computes (markers, shrinking sets, hand-offs, resolutions, temporary managers, topology changes, the law). */
 const APPLY_MODEL =
   'not yet as a fault of its own: the rule is one outcome of the field-ownership merge the server computes; breaking it alone means computing a different merge in the proxy (rewriting the object and managedFields of each answer consistently, across requests). The case fails under the apply faults that break the model as a whole (apply-managed-fields-stripped, apply-field-manager-renamed, apply-as-merge-patch and, where it has a conflict step, apply-always-forced: listed in their alsoFails)';
-const NOT_YET_APPLY_AUTH =
-  "not yet: a fault would send an anonymous apply upstream with the admin credentials (as invalid-token-anonymous does for a bearer token); the apply suite runs against a proxy that forwards one token, so the fault needs the proxy to tell an anonymous request from the suite's own";
-const NOT_YET_APPLY_INVALID =
-  'not yet: a fault would rewrite the invalid intent into a valid one (add the kind, drop the duplicate item, fix the value) so the apply succeeds; each needs its own rewrite of the YAML body';
 const CRUD_SETUP =
   'not narrowable: the create (or get) answer this case checks is the setup of every other case of suites/crud (each creates and reads objects and compares with the answer); a fault that breaks it fails the whole area, which the meta test rightly refuses as too broad';
 const RV_ANY =
@@ -25,17 +21,11 @@ const WATCH_INITIAL =
   "not yet as a fault of its own: the case reads the initial events up to the BOOKMARK that ends them and fails under initial-bookmark-first (listed in its alsoFails); a fault for its own rule (the BOOKMARK version, the consistent read) needs a rewrite of the BOOKMARK's version consistent with a later Exact list";
 
 export const EXCEPTIONS: Record<string, string> = {
-  'apply/auth/anonymous': NOT_YET_APPLY_AUTH,
   'apply/dry-run/conflict': APPLY_MODEL,
   'apply/endpoint/cannot-remove-unapplied': APPLY_MODEL,
   'apply/endpoint/controller-forces': APPLY_MODEL,
   'apply/endpoint/create-custom-resource': APPLY_MODEL,
   'apply/endpoint/field-manager-over-user-agent': APPLY_MODEL,
-  'apply/endpoint/kind-required': NOT_YET_APPLY_INVALID,
-  'apply/errors/duplicate-set-items': NOT_YET_APPLY_INVALID,
-  'apply/errors/invalid-intent-create': NOT_YET_APPLY_INVALID,
-  'apply/errors/invalid-intent-custom': NOT_YET_APPLY_INVALID,
-  'apply/errors/invalid-intent-merged': NOT_YET_APPLY_INVALID,
   'apply/hand-off/user-to-controller': APPLY_MODEL,
   'apply/hand-off/user-to-controller-already-written': APPLY_MODEL,
   'apply/law/ownership-model': APPLY_MODEL,
