@@ -55,6 +55,60 @@ function repairIntent(r: ProxiedRequest, f: (body: any) => unknown): ProxiedRequ
   return fixed === undefined ? r : withBody(r, fixed);
 }
 
+const CRD_COLLECTION = /^\/apis\/apiextensions\.orch\.io\/v1\/customresourcedefinitions(\/[^/]+)?$/;
+
+/** Marker scenarios that expect nothing only Kubernetes shows, so have no Kubernetes-shape twin. */
+const WITHOUT_TWIN = new Set(['apply/markers/struct-granular']);
+
+/**
+ * A fault on one merge strategy marker of the suite's Widget: the definitions of Widgets the
+ * suite creates (or changes) go upstream with one field of spec given another schema, so the
+ * server merges that field by another marker than the definition the suite wrote.
+ */
+function markerFault(
+  name: string,
+  breaks: string,
+  field: string,
+  change: (f: Record<string, unknown>) => Record<string, unknown>,
+  catchers: string[],
+  drawn: boolean,
+  alsoFails?: string[],
+): Fault {
+  return {
+    name,
+    breaks: `doc2 § Merge strategy markers: ${breaks}`,
+    area: 'apply',
+    catchers,
+    // the Kubernetes-shape twin of each catcher runs the same scenario; `drawn` fields are those
+    // the ownership law's model draws and checks by their markers; `alsoFails` are the other
+    // scenarios that write the same field and rely on its marker
+    alsoFails: [
+      ...catchers.filter((c) => !WITHOUT_TWIN.has(c)).map((c) => `${c}/kubernetes-shape`),
+      ...(drawn ? ['apply/law/ownership-model', 'apply/law/ownership-model/kubernetes-shape'] : []),
+      ...(alsoFails ?? []),
+    ],
+    request: (r) => {
+      if ((r.method !== 'POST' && r.method !== 'PUT') || !CRD_COLLECTION.test(r.url.pathname)) return r;
+      const d = parseBody(r);
+      if (d?.spec?.names?.kind !== 'Widget' || !Array.isArray(d.spec.versions)) return r;
+      const versions = d.spec.versions.map((v: any) => {
+        const props = v?.schema?.openAPIV3Schema?.properties?.spec?.properties;
+        if (!props?.[field]) return v;
+        const spec = {
+          ...v.schema.openAPIV3Schema.properties.spec,
+          properties: { ...props, [field]: change(props[field]) },
+        };
+        const openAPIV3Schema = {
+          ...v.schema.openAPIV3Schema,
+          properties: { ...v.schema.openAPIV3Schema.properties, spec },
+        };
+        return { ...v, schema: { ...v.schema, openAPIV3Schema } };
+      });
+      return withBody(r, { ...d, spec: { ...d.spec, versions } });
+    },
+  };
+}
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -1066,4 +1120,121 @@ export const APPLY_FAULTS: Fault[] = [
         return { ...b, spec: { ...b.spec, setList } };
       }),
   },
+  // the Widget's markers: the server merges one field of the suite's custom resource by another
+  // marker than its definition gives (the proxy rewrites that field's schema in the definition)
+  markerFault(
+    'apply-granular-map-as-atomic',
+    '`x-orch-map-type: granular`: managers update individual keys (the granular map is merged as atomic)',
+    'granular',
+    (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
+    ['apply/markers/map-granular'],
+    true,
+  ),
+  markerFault(
+    'apply-atomic-map-as-granular',
+    '`x-orch-map-type: atomic`: replaced whole by one manager (the atomic map is merged key by key)',
+    'atomicMap',
+    (f) => ({ ...f, 'x-orch-map-type': 'granular' }),
+    ['apply/markers/map-atomic'],
+    false,
+  ),
+  markerFault(
+    'apply-struct-as-atomic',
+    'a struct without marker is granular, managers own its fields one by one (the struct is owned whole)',
+    'struct',
+    (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
+    ['apply/markers/struct-granular'],
+    false,
+    // this scenario relies on spec.struct's fields being owned one by one too
+    ['apply/ownership/sole-owner-omits/nested'],
+  ),
+  markerFault(
+    'apply-atomic-struct-as-granular',
+    '`x-orch-map-type: atomic` on a struct: owned whole by one manager (its fields are owned one by one)',
+    'atomicStruct',
+    (f) => ({ ...f, 'x-orch-map-type': 'granular' }),
+    ['apply/markers/struct-atomic'],
+    false,
+  ),
+  markerFault(
+    'apply-atomic-list-as-set',
+    '`x-orch-list-type: atomic`: the list is replaced whole by one manager (it is merged as a set)',
+    'atomicList',
+    (f) => ({ ...f, 'x-orch-list-type': 'set' }),
+    ['apply/markers/list-atomic'],
+    true,
+  ),
+  markerFault(
+    'apply-set-list-as-atomic',
+    '`x-orch-list-type: set`: scalar items, each owned on its own (the set is replaced whole)',
+    'setList',
+    (f) => ({ ...f, 'x-orch-list-type': 'atomic' }),
+    ['apply/markers/list-set'],
+    true,
+    // these rely on spec.setList being a set too (items owned one by one; a repeated item refused)
+    [
+      'apply/endpoint/create-custom-resource',
+      'apply/endpoint/create-custom-resource/kubernetes-shape',
+      'apply/errors/duplicate-set-items',
+      'apply/ownership/shrink/set',
+      'apply/ownership/shrink/set/kubernetes-shape',
+      'apply/ownership/shrink/owned-by-updater',
+      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
+    ],
+  ),
+  markerFault(
+    'apply-map-list-as-atomic',
+    '`x-orch-list-type: map`: items identified by their keys, each owned on its own (the map list is replaced whole)',
+    'mapList',
+    (f) => {
+      const { 'x-orch-list-map-keys': _keys, ...rest } = f;
+      return { ...rest, 'x-orch-list-type': 'atomic' };
+    },
+    ['apply/markers/list-map'],
+    true,
+    // these rely on spec.mapList being a map list too (items owned by key)
+    [
+      'apply/ownership/shrink/map-list',
+      'apply/ownership/shrink/map-list/kubernetes-shape',
+      'apply/ownership/shrink/map-list-item-field',
+      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
+    ],
+  ),
+  markerFault(
+    'apply-map-list-first-key-only',
+    '`x-orch-list-map-keys`: the key fields together identify an item (only the first key is used)',
+    'multiKeyList',
+    (f) => ({ ...f, 'x-orch-list-map-keys': (f['x-orch-list-map-keys'] as string[]).slice(0, 1) }),
+    ['apply/markers/list-map-keys'],
+    false,
+  ),
+  markerFault(
+    'apply-unmarked-object-list-by-name',
+    'custom resources are unstructured by default: a list without markers is atomic (an unmarked list of objects is merged by name)',
+    'plainList',
+    (f) => ({
+      ...f,
+      'x-orch-list-type': 'map',
+      'x-orch-list-map-keys': ['name'],
+      items: { ...(f.items as object), required: ['name'] },
+    }),
+    ['apply/markers/unmarked-object-list-atomic'],
+    false,
+  ),
+  markerFault(
+    'apply-unmarked-string-list-as-set',
+    'custom resources are unstructured by default: a list without markers is atomic (an unmarked list of strings is merged as a set)',
+    'plainStrings',
+    (f) => ({ ...f, 'x-orch-list-type': 'set' }),
+    ['apply/markers/unmarked-string-list-atomic'],
+    false,
+  ),
+  markerFault(
+    'apply-unknown-fields-atomic',
+    'custom resources are unstructured by default: kept unknown fields act like struct fields (the preserved object is owned whole)',
+    'free',
+    (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
+    ['apply/markers/unknown-fields-structs'],
+    false,
+  ),
 ];
