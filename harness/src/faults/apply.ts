@@ -109,6 +109,19 @@ function markerFault(
   };
 }
 
+/** The list type each Widget group's spec.topo was changed to by an update of its definition. */
+const topologies = new Map<string, string>();
+function learnTopology(r: ProxiedRequest): void {
+  if (r.method !== 'PUT' || !CRD_COLLECTION.test(r.url.pathname)) return;
+  const d = parseBody(r);
+  const topo = d?.spec?.versions?.[0]?.schema?.openAPIV3Schema?.properties?.spec?.properties?.topo;
+  if (typeof d?.spec?.group === 'string' && topo) topologies.set(d.spec.group, topo['x-orch-list-type']);
+}
+const topologyOf = (r: ProxiedRequest) =>
+  topologies.get(/^\/apis\/([^/]+)\//.exec(r.url.pathname)?.[1] ?? '');
+/** Applies held by apply-topology-set-keeps-atomic-owner (the read sent in their place, to the apply). */
+const heldApplies = new WeakMap<ProxiedRequest, ProxiedRequest>();
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -1237,4 +1250,75 @@ export const APPLY_FAULTS: Fault[] = [
     ['apply/markers/unknown-fields-structs'],
     false,
   ),
+  {
+    name: 'apply-topology-atomic-owned-by-nobody',
+    breaks:
+      'doc2 § States and transitions: a set, map or granular field that becomes atomic is owned by the owners of any element, later changes conflict (after the change the whole list is owned by nobody: a change by another applier goes through)',
+    area: 'apply',
+    catchers: ['apply/topology/granular-to-atomic'],
+    alsoFails: ['apply/topology/granular-to-atomic/kubernetes-shape'],
+    request: (r) => {
+      learnTopology(r);
+      return r;
+    },
+    response: (r, res, up) =>
+      isApply(r) &&
+      res.status === 409 &&
+      topologyOf(r) === 'atomic' &&
+      r.url.searchParams.get('force') !== 'true'
+        ? up.send(withQuery(r, (q) => q.set('force', 'true')))
+        : res,
+  },
+  {
+    name: 'apply-topology-set-keeps-atomic-owner',
+    breaks:
+      "doc2 § States and transitions: an atomic field that becomes a set, map or granular: ownership of inner items cannot be inferred, no conflict on later updates (the former owner of the whole list keeps it: another applier's items conflict with it)",
+    area: 'apply',
+    catchers: ['apply/topology/atomic-to-granular'],
+    alsoFails: ['apply/topology/atomic-to-granular/kubernetes-shape'],
+    request: (r) => {
+      learnTopology(r);
+      if (!isApply(r) || topologyOf(r) !== 'set' || r.url.searchParams.get('force') === 'true') return r;
+      const read: ProxiedRequest = {
+        ...r,
+        method: 'GET',
+        body: Buffer.alloc(0),
+        url: new URL(r.url.pathname, r.url),
+      };
+      heldApplies.set(read, r);
+      return read;
+    },
+    response: (r, res, up) => {
+      const apply = heldApplies.get(r);
+      if (!apply) return res;
+      const manager = apply.url.searchParams.get('fieldManager');
+      const o = res.status === 200 ? parseBody({ ...r, body: res.body }) : undefined;
+      const owner = (o?.metadata?.managedFields ?? []).find((e: any) => {
+        const topo = e?.fieldsV1?.['f:spec']?.['f:topo'];
+        return e?.manager !== manager && topo && typeof topo === 'object' && !Object.keys(topo).length;
+      })?.manager;
+      if (!owner) return up.send(apply);
+      const message = `Apply failed with 1 conflict: conflict with "${owner}": .spec.topo`;
+      return {
+        status: 409,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message,
+            reason: 'Conflict',
+            details: {
+              causes: [
+                { reason: 'FieldManagerConflict', message: `conflict with "${owner}"`, field: '.spec.topo' },
+              ],
+            },
+            code: 409,
+          }),
+        ),
+      };
+    },
+  },
 ];

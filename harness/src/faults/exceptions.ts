@@ -62,8 +62,6 @@ export const EXCEPTIONS: Record<string, string> = {
   'apply/temporary-manager/empty-intent': APPLY_MODEL,
   'apply/temporary-manager/forced-off': APPLY_MODEL,
   'apply/temporary-manager/updater-overwritten': APPLY_MODEL,
-  'apply/topology/atomic-to-granular': APPLY_MODEL,
-  'apply/topology/granular-to-atomic': APPLY_MODEL,
   'crud/create/returns-object': CRUD_SETUP,
   'crud/create/server-fields': CRUD_SETUP,
   'crud/get/returns-object': CRUD_SETUP,
