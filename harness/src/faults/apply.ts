@@ -1,7 +1,7 @@
 // Faults against doc2's server-side apply (field ownership, conflicts, managedFields, the apply
 // endpoint), one rule each; suites/apply must catch every one.
 import { parse as parseYaml } from 'yaml';
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import type { Fault, ProxiedRequest, ProxiedResponse, Upstream } from '../fault-proxy.ts';
 import { mapJson } from './util.ts';
 
 const APPLY = 'application/apply-patch+yaml';
@@ -121,6 +121,86 @@ const topologyOf = (r: ProxiedRequest) =>
   topologies.get(/^\/apis\/([^/]+)\//.exec(r.url.pathname)?.[1] ?? '');
 /** Applies held by apply-topology-set-keeps-atomic-owner (the read sent in their place, to the apply). */
 const heldApplies = new WeakMap<ProxiedRequest, ProxiedRequest>();
+
+/** Writes held by the ownership faults below (the read of the object sent in their place, to the write). */
+const heldOwnership = new WeakMap<ProxiedRequest, ProxiedRequest>();
+const OBJECT_PATH = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+\/[^/]+$/;
+const jsonOf = (b: Buffer): any => {
+  try {
+    return JSON.parse(b.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+};
+
+/** A write of an object (not a dry run) held, so that the object is read first. */
+function holdWrite(r: ProxiedRequest, when: boolean): ProxiedRequest {
+  if (!when || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.has('dryRun')) return r;
+  const read: ProxiedRequest = {
+    ...r,
+    method: 'GET',
+    body: Buffer.alloc(0),
+    url: new URL(r.url.pathname, r.url),
+  };
+  heldOwnership.set(read, r);
+  return read;
+}
+
+/** A merge patch of the object written by `write` (no query: no manager, no force). */
+const followUp = (write: ProxiedRequest, body: unknown): ProxiedRequest => ({
+  ...write,
+  method: 'PATCH',
+  url: new URL(write.url.pathname, write.url),
+  headers: { ...write.headers, 'content-type': MERGE },
+  body: Buffer.from(JSON.stringify(body)),
+});
+
+/**
+ * Sends a held write, then stores the ownership `f` computes from the object before and after it
+ * (a merge patch that sets only metadata.managedFields, which the server takes as they are when
+ * no value changes), after first writing back the values `restore` gives; the write's answer
+ * shows the object as then stored. Stored, so every later request sees the same ownership.
+ */
+async function afterHeldWrite(
+  r: ProxiedRequest,
+  res: ProxiedResponse,
+  up: Upstream,
+  f: (before: any, after: any, write: ProxiedRequest) => unknown[] | undefined,
+  restore?: (before: any, after: any, write: ProxiedRequest) => Record<string, unknown> | undefined,
+): Promise<ProxiedResponse> {
+  const write = heldOwnership.get(r);
+  if (!write) return res;
+  const before = res.status === 200 ? jsonOf(res.body) : undefined;
+  const out = await up.send(write);
+  const after = out.status < 300 ? jsonOf(out.body) : undefined;
+  if (!before || !after) return out;
+  const list = f(before, after, write);
+  const values = restore?.(before, after, write);
+  if (values) {
+    const w = await up.send(followUp(write, values));
+    if (w.status !== 200) return out;
+  }
+  if (!list?.length) return out;
+  const fix = await up.send(followUp(write, { metadata: { managedFields: list } }));
+  return fix.status === 200 ? { ...out, body: fix.body } : out;
+}
+
+const entryKey = (e: any) => `${e?.manager}\u0000${e?.operation}`;
+
+/** The data keys of a ConfigMap that an apply removed and that its manager alone owned before it. */
+function omittedData(before: any, after: any, write: ProxiedRequest): string[] | undefined {
+  if (before?.kind !== 'ConfigMap' || !before.data) return undefined;
+  const manager = write.url.searchParams.get('fieldManager');
+  const owners = (k: string) =>
+    (before.metadata?.managedFields ?? []).filter(
+      (e: any) => e?.fieldsV1?.['f:data']?.[`f:${k}`] !== undefined,
+    );
+  const gone = Object.keys(before.data).filter((k) => {
+    const o = owners(k);
+    return !(k in (after?.data ?? {})) && o.length === 1 && o[0].manager === manager;
+  });
+  return gone.length ? gone : undefined;
+}
 
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
@@ -1320,5 +1400,113 @@ export const APPLY_FAULTS: Fault[] = [
         ),
       };
     },
+  },
+  {
+    name: 'apply-patch-takes-no-ownership',
+    breaks:
+      'doc2 § States and transitions: an update (a non-apply patch) that changes a field makes the updater its owner, the appliers lose it (the ownership stays as it was before the patch)',
+    area: 'apply',
+    catchers: [
+      'apply/ownership/update/merge-patch',
+      'apply/ownership/update/json-patch',
+      'apply/ownership/update/strategic-merge-patch',
+      'apply/ownership/update/removal',
+      'apply/ownership/unowned-field/patch',
+    ],
+    // the Kubernetes-shape twins, and the scenarios whose later steps rely on a patch having moved
+    // ownership (a conflict with the updater, an Update entry recorded under the User-Agent's
+    // manager, the updater's entry shape, a temporary manager emptied by an update)
+    alsoFails: [
+      'apply/ownership/update/merge-patch/kubernetes-shape',
+      'apply/ownership/update/json-patch/kubernetes-shape',
+      'apply/ownership/update/strategic-merge-patch/kubernetes-shape',
+      'apply/ownership/unowned-field/patch/kubernetes-shape',
+      'apply/endpoint/manager-from-user-agent',
+      'apply/managed-fields/entry-shape',
+      'apply/ownership/conflict/every-field',
+      'apply/ownership/conflict/every-field/kubernetes-shape',
+      'apply/temporary-manager/updater-overwritten',
+    ],
+    request: (r) => {
+      const b = r.method === 'PATCH' && !isApply(r) ? parseBody(r) : undefined;
+      const touchesManaged = JSON.stringify(b ?? {}).includes('managedFields');
+      return holdWrite(r, r.method === 'PATCH' && !isApply(r) && !touchesManaged);
+    },
+    response: (r, res, up) => afterHeldWrite(r, res, up, (before) => before?.metadata?.managedFields),
+  },
+  {
+    name: 'apply-force-shares-ownership',
+    breaks:
+      'doc2 § States and transitions: a forced apply takes the conflicting fields over, their former owners lose them (they keep them: the field is shared)',
+    area: 'apply',
+    catchers: [
+      'apply/ownership/force/takes-over',
+      'apply/ownership/force/every-owner',
+      'apply/resolution/overwrite',
+      'apply/endpoint/controller-forces',
+    ],
+    // the Kubernetes-shape twins, and every other scenario with a forced apply that takes a field
+    // from another owner and checks the take-over (atomic markers replaced whole, hand-offs, a
+    // temporary manager forced off, the ownership law's forced applies)
+    alsoFails: [
+      'apply/ownership/force/takes-over/kubernetes-shape',
+      'apply/resolution/overwrite/kubernetes-shape',
+      'apply/hand-off/user-to-controller',
+      'apply/hand-off/user-to-controller-already-written',
+      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
+      'apply/law/ownership-model',
+      'apply/law/ownership-model/kubernetes-shape',
+      'apply/markers/list-atomic',
+      'apply/markers/list-atomic/kubernetes-shape',
+      'apply/markers/map-atomic',
+      'apply/markers/map-atomic/kubernetes-shape',
+      'apply/markers/struct-atomic',
+      'apply/markers/struct-atomic/kubernetes-shape',
+      'apply/markers/unmarked-string-list-atomic',
+      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
+      'apply/temporary-manager/forced-off',
+      'apply/topology/granular-to-atomic',
+      'apply/topology/granular-to-atomic/kubernetes-shape',
+    ],
+    request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') === 'true'),
+    response: (r, res, up) =>
+      afterHeldWrite(r, res, up, (before, after, write) => {
+        const manager = write.url.searchParams.get('fieldManager');
+        const was: any[] = before?.metadata?.managedFields ?? [];
+        const now: any[] = [...(after?.metadata?.managedFields ?? [])];
+        let changed = false;
+        for (const e of was) {
+          if (e?.manager === manager) continue;
+          const i = now.findIndex((x) => entryKey(x) === entryKey(e));
+          const kept = i >= 0 ? members(now[i].fieldsV1).map((p) => JSON.stringify(p)) : [];
+          if (members(e.fieldsV1).every((p) => kept.includes(JSON.stringify(p)))) continue;
+          changed = true;
+          if (i >= 0) now[i] = { ...now[i], fieldsV1: e.fieldsV1 };
+          else now.push(e);
+        }
+        return changed ? now : undefined;
+      }),
+  },
+  {
+    name: 'apply-omitted-field-kept',
+    breaks:
+      'doc2 § States and transitions: a field its sole owner leaves out of its apply is removed (it stays, with its value, owned by nobody)',
+    area: 'apply',
+    catchers: ['apply/ownership/sole-owner-omits/deleted'],
+    // these also check that a field its sole applier leaves out goes (a controller's former
+    // field; a temporary manager's field dropped by an empty intent)
+    alsoFails: ['apply/endpoint/cannot-remove-unapplied', 'apply/temporary-manager/empty-intent'],
+    request: (r) => holdWrite(r, isApply(r)),
+    response: (r, res, up) =>
+      afterHeldWrite(
+        r,
+        res,
+        up,
+        (_b, after, write) => (omittedData(_b, after, write) ? after?.metadata?.managedFields : undefined),
+        (before, after, write) => {
+          const gone = omittedData(before, after, write);
+          return gone ? { data: Object.fromEntries(gone.map((k) => [k, before.data[k]])) } : undefined;
+        },
+      ),
   },
 ];
