@@ -202,6 +202,69 @@ function omittedData(before: any, after: any, write: ProxiedRequest): string[] |
   return gone.length ? gone : undefined;
 }
 
+/** A 409 Conflict made by the proxy: `manager` owns each of `fields` (paths like .data.a). */
+function conflict(manager: string, fields: string[]): ProxiedResponse {
+  const message = `Apply failed with ${fields.length} conflict${fields.length === 1 ? '' : 's'}: conflict with "${manager}": ${fields.join(', ')}`;
+  return {
+    status: 409,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from(
+      JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message,
+        reason: 'Conflict',
+        details: {
+          causes: fields.map((field) => ({
+            reason: 'FieldManagerConflict',
+            message: `conflict with "${manager}"`,
+            field,
+          })),
+        },
+        code: 409,
+      }),
+    ),
+  };
+}
+
+/** The data keys an entry owns. */
+const dataKeys = (e: any): string[] =>
+  Object.keys(e?.fieldsV1?.['f:data'] ?? {})
+    .filter((k) => k.startsWith('f:'))
+    .map((k) => k.slice(2));
+
+/** A copy of a managedFields entry with data keys added to and removed from what it owns. */
+function withDataKeys(e: any, add: string[], drop: string[]): any {
+  const data: Record<string, unknown> = { ...(e?.fieldsV1?.['f:data'] ?? {}) };
+  for (const k of drop) delete data[`f:${k}`];
+  for (const k of add) data[`f:${k}`] = {};
+  const fieldsV1 = { ...(e?.fieldsV1 ?? {}), 'f:data': data };
+  if (!Object.keys(data).length) delete fieldsV1['f:data'];
+  return { ...e, fieldsV1 };
+}
+
+/** Applies answered by apply-after-reset-conflicts (the read sent in their place, to the apply). */
+const heldAfterReset = new WeakMap<ProxiedRequest, ProxiedRequest>();
+
+/** The data keys of a ConfigMap an apply left out that its manager shared with another manager before. */
+function sharedOmitted(before: any, after: any, write: ProxiedRequest): string[] | undefined {
+  if (before?.kind !== 'ConfigMap') return undefined;
+  const manager = write.url.searchParams.get('fieldManager');
+  const was: any[] = before.metadata?.managedFields ?? [];
+  const now: any[] = after?.metadata?.managedFields ?? [];
+  const mineBefore = dataKeys(was.find((e) => e.manager === manager && e.operation === 'Apply'));
+  const mineAfter = dataKeys(now.find((e) => e.manager === manager && e.operation === 'Apply'));
+  const gone = mineBefore.filter(
+    (k) =>
+      !mineAfter.includes(k) &&
+      k in (after?.data ?? {}) &&
+      was.some((e) => e.manager !== manager && dataKeys(e).includes(k)),
+  );
+  return gone.length ? gone : undefined;
+}
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -1508,5 +1571,247 @@ export const APPLY_FAULTS: Fault[] = [
           return gone ? { data: Object.fromEntries(gone.map((k) => [k, before.data[k]])) } : undefined;
         },
       ),
+  },
+  {
+    name: 'apply-dry-run-skips-conflicts',
+    breaks:
+      'doc1 § Dry run (for an apply): every stage runs but persisting, the conflict check included (a dry-run apply is checked as if forced)',
+    area: 'apply',
+    catchers: ['apply/dry-run/conflict'],
+    alsoFails: ['apply/dry-run/conflict/kubernetes-shape'],
+    request: (r) =>
+      isApply(r) && r.url.searchParams.get('dryRun') === 'All'
+        ? withQuery(r, (q) => q.set('force', 'true'))
+        : r,
+  },
+  {
+    name: 'apply-user-agent-over-field-manager',
+    breaks:
+      'doc2 § Endpoints: for non-apply writes the server infers the manager from the User-Agent only when fieldManager is absent (a write that names both is recorded under its User-Agent)',
+    area: 'apply',
+    catchers: ['apply/endpoint/field-manager-over-user-agent'],
+    request: (r) =>
+      (r.method === 'POST' || r.method === 'PUT' || (r.method === 'PATCH' && !isApply(r))) &&
+      r.headers['user-agent'] &&
+      r.url.searchParams.has('fieldManager')
+        ? withQuery(r, (q) => q.delete('fieldManager'))
+        : r,
+  },
+  {
+    name: 'apply-empty-manager-kept',
+    breaks:
+      'doc2 § States and transitions: a temporary manager that owns no fields is removed automatically (its entry stays, owning nothing)',
+    area: 'apply',
+    catchers: [
+      'apply/temporary-manager/forced-off',
+      'apply/temporary-manager/empty-intent',
+      'apply/temporary-manager/updater-overwritten',
+    ],
+    // every scenario that expects a manager whose fields a later write took or removed to be gone
+    // (`<manager>: null` in its expectations) checks the same rule
+    alsoFails: [
+      'apply/endpoint/controller-forces',
+      'apply/hand-off/user-to-controller',
+      'apply/managed-fields/clear/with-changes',
+      'apply/markers/list-atomic',
+      'apply/markers/list-atomic/kubernetes-shape',
+      'apply/markers/unmarked-string-list-atomic',
+      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
+      'apply/ownership/force/every-owner',
+      'apply/ownership/update/removal',
+      'apply/topology/granular-to-atomic',
+      'apply/topology/granular-to-atomic/kubernetes-shape',
+    ],
+    request: (r) => holdWrite(r, r.method === 'PUT' || r.method === 'PATCH'),
+    response: (r, res, up) =>
+      afterHeldWrite(r, res, up, (before, after) => {
+        const now: any[] = after?.metadata?.managedFields ?? [];
+        const gone = (before?.metadata?.managedFields ?? []).filter(
+          (e: any) => !now.some((x) => x?.manager === e?.manager),
+        );
+        return gone.length && now.length
+          ? [...now, ...gone.map((e: any) => ({ ...e, fieldsV1: {} }))]
+          : undefined;
+      }),
+  },
+  {
+    name: 'apply-after-reset-conflicts',
+    breaks:
+      'doc2 § States and transitions: a field owned by nobody (managedFields cleared) is applied without conflict (the first apply after a reset conflicts with a manager owning every existing field, as Kubernetes does)',
+    area: 'apply',
+    catchers: ['apply/ownership/unowned-field/after-reset'],
+    alsoFails: ['apply/ownership/unowned-field/after-reset/kubernetes-shape'],
+    request: (r) => {
+      if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
+        return r;
+      const read: ProxiedRequest = {
+        ...r,
+        method: 'GET',
+        body: Buffer.alloc(0),
+        url: new URL(r.url.pathname, r.url),
+      };
+      heldAfterReset.set(read, r);
+      return read;
+    },
+    response: (r, res, up) => {
+      const apply = heldAfterReset.get(r);
+      if (!apply) return res;
+      const o = res.status === 200 ? jsonOf(res.body) : undefined;
+      const keys = Object.keys(o?.data ?? {});
+      const sent = parseBody(apply);
+      const changed = keys.filter((k) => sent?.data && k in sent.data && sent.data[k] !== o.data[k]);
+      if (!o || o.metadata?.managedFields?.length || !changed.length) return up.send(apply);
+      return conflict(
+        'before-first-apply',
+        changed.map((k) => `.data.${k}`),
+      );
+    },
+  },
+  {
+    name: 'apply-put-takes-unchanged-fields',
+    breaks:
+      'doc2 § States and transitions: an update moves ownership of the fields it changes (a PUT takes every field it sends, the unchanged ones too)',
+    area: 'apply',
+    catchers: ['apply/ownership/update/unchanged-fields-stay'],
+    // a PUT sends the whole object: this one checks that the applier keeps the field it left unchanged
+    alsoFails: ['apply/ownership/update/put', 'apply/ownership/update/put/kubernetes-shape'],
+    // a PUT that resets managedFields (an empty list, an empty entry) is another rule's
+    request: (r) => {
+      const mf = r.method === 'PUT' ? parseBody(r)?.metadata?.managedFields : undefined;
+      const reset = Array.isArray(mf) && (mf.length === 0 || mf.some((e) => !e?.manager));
+      return holdWrite(r, r.method === 'PUT' && !reset);
+    },
+    response: (r, res, up) =>
+      afterHeldWrite(r, res, up, (before, after, write) => {
+        if (before?.kind !== 'ConfigMap') return undefined;
+        const manager = write.url.searchParams.get('fieldManager') ?? '';
+        const sent = Object.keys(parseBody(write)?.data ?? {});
+        const unchanged = sent.filter(
+          (k) => before.data?.[k] !== undefined && before.data[k] === after.data?.[k],
+        );
+        const now: any[] = after?.metadata?.managedFields ?? [];
+        if (
+          !manager ||
+          !unchanged.some((k) => now.some((e) => e.manager !== manager && dataKeys(e).includes(k)))
+        )
+          return undefined;
+        const mine = now.find((e) => e.manager === manager && e.operation === 'Update');
+        const out = now
+          .filter((e) => e !== mine)
+          .map((e) => withDataKeys(e, [], unchanged))
+          .filter((e) => Object.keys(e.fieldsV1 ?? {}).length);
+        const base = mine ?? {
+          manager,
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: now[0]?.time,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {},
+        };
+        return [...out, withDataKeys(base, unchanged, [])];
+      }),
+  },
+  {
+    name: 'apply-same-value-takes-from-updater',
+    breaks:
+      'doc2 § States and transitions: an applier that applies the value an updater wrote shares the field with it (the updater loses it)',
+    area: 'apply',
+    catchers: ['apply/ownership/shared/same-value-as-updater'],
+    // this one first shares a field between an updater and an applier the same way
+    alsoFails: ['apply/ownership/shared/omitted-with-updater'],
+    request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
+    response: (r, res, up) =>
+      afterHeldWrite(r, res, up, (_before, after, write) => {
+        const manager = write.url.searchParams.get('fieldManager');
+        const now: any[] = after?.metadata?.managedFields ?? [];
+        const mine = dataKeys(now.find((e) => e.manager === manager && e.operation === 'Apply'));
+        const taken = (e: any) =>
+          e.manager !== manager && e.operation === 'Update' && dataKeys(e).some((k) => mine.includes(k));
+        if (!now.some(taken)) return undefined;
+        return now
+          .map((e) => (taken(e) ? withDataKeys(e, [], mine) : e))
+          .filter((e) => dataKeys(e).length || Object.keys(e.fieldsV1 ?? {}).some((k) => k !== 'f:data'));
+      }),
+  },
+  {
+    name: 'apply-shared-omitted-deleted',
+    breaks:
+      'doc2 § States and transitions: a shared field one applier leaves out stays, owned by the others (it is deleted)',
+    area: 'apply',
+    catchers: ['apply/ownership/shared/omitted', 'apply/ownership/shared/omitted-with-updater'],
+    request: (r) => holdWrite(r, isApply(r)),
+    response: (r, res, up) =>
+      afterHeldWrite(
+        r,
+        res,
+        up,
+        (before, after, write) => {
+          const gone = sharedOmitted(before, after, write);
+          return gone
+            ? (after?.metadata?.managedFields ?? [])
+                .map((e: any) => withDataKeys(e, [], gone))
+                .filter((e: any) => Object.keys(e.fieldsV1 ?? {}).length)
+            : undefined;
+        },
+        (before, after, write) => {
+          const gone = sharedOmitted(before, after, write);
+          return gone ? { data: Object.fromEntries(gone.map((k) => [k, null])) } : undefined;
+        },
+      ),
+  },
+  {
+    name: 'apply-entry-api-version-of-core',
+    breaks:
+      "doc2 § managedFields entry: apiVersion, the version of the object the entry's fields describe (a custom resource's entries say v1)",
+    area: 'apply',
+    catchers: ['apply/managed-fields/entry-api-version-custom'],
+    // every Widget scenario reads each manager's entry at the Widget's apiVersion (the version
+    // whose fields it describes), so each fails to find its entries: the same rule
+    alsoFails: [
+      'apply/endpoint/create-custom-resource',
+      'apply/endpoint/create-custom-resource/kubernetes-shape',
+      'apply/law/ownership-model',
+      'apply/law/ownership-model/kubernetes-shape',
+      'apply/markers/list-atomic',
+      'apply/markers/list-atomic/kubernetes-shape',
+      'apply/markers/list-map',
+      'apply/markers/list-map-keys',
+      'apply/markers/list-map-keys/kubernetes-shape',
+      'apply/markers/list-map/kubernetes-shape',
+      'apply/markers/list-set',
+      'apply/markers/list-set/kubernetes-shape',
+      'apply/markers/map-atomic',
+      'apply/markers/map-atomic/kubernetes-shape',
+      'apply/markers/map-granular',
+      'apply/markers/map-granular/kubernetes-shape',
+      'apply/markers/struct-atomic',
+      'apply/markers/struct-atomic/kubernetes-shape',
+      'apply/markers/struct-granular',
+      'apply/markers/unknown-fields-structs',
+      'apply/markers/unknown-fields-structs/kubernetes-shape',
+      'apply/markers/unmarked-object-list-atomic',
+      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
+      'apply/markers/unmarked-string-list-atomic',
+      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
+      'apply/ownership/shrink/map-list',
+      'apply/ownership/shrink/map-list-item-field',
+      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
+      'apply/ownership/shrink/map-list/kubernetes-shape',
+      'apply/ownership/shrink/owned-by-updater',
+      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
+      'apply/ownership/shrink/set',
+      'apply/ownership/shrink/set/kubernetes-shape',
+      'apply/ownership/sole-owner-omits/nested',
+      'apply/topology/atomic-to-granular',
+      'apply/topology/atomic-to-granular/kubernetes-shape',
+      'apply/topology/granular-to-atomic',
+      'apply/topology/granular-to-atomic/kubernetes-shape',
+    ],
+    response: (r, res) =>
+      /^\/apis\/[^/]+\.example\.com\//.test(r.url.pathname)
+        ? mapObjects(res, (o) => {
+            for (const e of o?.metadata?.managedFields ?? []) if (e) e.apiVersion = 'v1';
+          })
+        : res,
   },
 ];
