@@ -265,6 +265,11 @@ function sharedOmitted(before: any, after: any, write: ProxiedRequest): string[]
   return gone.length ? gone : undefined;
 }
 
+/** Applies held by apply-shared-owner-changes-freely (the read sent in their place, to the apply). */
+const heldShared = new WeakMap<ProxiedRequest, ProxiedRequest>();
+/** Applies held by apply-configmap-data-atomic (the read sent in their place, to the apply). */
+const heldAtomicData = new WeakMap<ProxiedRequest, ProxiedRequest>();
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -867,6 +872,8 @@ export const APPLY_FAULTS: Fault[] = [
       'apply/ownership/shared/same-value',
       'apply/ownership/shared/change-by-first',
       'apply/ownership/shared/change-by-second',
+      // resolution (3): an applier that adopts the server's value becomes a shared owner
+      'apply/resolution/adopt-server-value',
     ],
     // these scenarios reach a shared field at one of their steps and check its owners there
     alsoFails: [
@@ -882,7 +889,6 @@ export const APPLY_FAULTS: Fault[] = [
       'apply/ownership/shared/change-by-second/kubernetes-shape',
       'apply/ownership/shared/same-value-as-updater',
       'apply/ownership/shared/same-value/kubernetes-shape',
-      'apply/resolution/adopt-server-value',
       'apply/resolution/adopt-server-value/kubernetes-shape',
       'apply/temporary-manager/forced-off',
     ],
@@ -1813,5 +1819,157 @@ export const APPLY_FAULTS: Fault[] = [
             for (const e of o?.metadata?.managedFields ?? []) if (e) e.apiVersion = 'v1';
           })
         : res,
+  },
+  {
+    name: 'apply-shared-owner-changes-freely',
+    breaks:
+      'doc2 § States and transitions: shared by A and B, either applies a changed value: conflict (an owner of every conflicting field changes it without conflict)',
+    area: 'apply',
+    catchers: [
+      'apply/ownership/shared/change-conflicts-with-all',
+      'apply/ownership/shared/change-by-first',
+      'apply/ownership/shared/change-by-second',
+    ],
+    alsoFails: [
+      'apply/ownership/shared/change-conflicts-with-all/kubernetes-shape',
+      'apply/ownership/shared/change-by-first/kubernetes-shape',
+      'apply/ownership/shared/change-by-second/kubernetes-shape',
+    ],
+    request: (r) => {
+      if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
+        return r;
+      const read: ProxiedRequest = {
+        ...r,
+        method: 'GET',
+        body: Buffer.alloc(0),
+        url: new URL(r.url.pathname, r.url),
+      };
+      heldShared.set(read, r);
+      return read;
+    },
+    response: async (r, res, up) => {
+      const apply = heldShared.get(r);
+      if (!apply) return res;
+      const out = await up.send(apply);
+      if (out.status !== 409 || res.status !== 200) return out;
+      const manager = apply.url.searchParams.get('fieldManager');
+      const mine = dataKeys(
+        (jsonOf(res.body)?.metadata?.managedFields ?? []).find((e: any) => e?.manager === manager),
+      );
+      const fields: string[] = (jsonOf(out.body)?.details?.causes ?? []).map((c: any) =>
+        String(c?.field ?? ''),
+      );
+      const shared =
+        fields.length && fields.every((f) => f.startsWith('.data.') && mine.includes(f.slice(6)));
+      return shared ? up.send(withQuery(apply, (q) => q.set('force', 'true'))) : out;
+    },
+  },
+  {
+    name: 'apply-empty-intent-recorded',
+    breaks:
+      'doc2 § States and transitions: a manager that owns no fields is removed automatically (an apply that owns nothing is recorded as an entry owning nothing)',
+    area: 'apply',
+    catchers: ['apply/regression/empty-intents'],
+    alsoFails: ['apply/regression/empty-intents/kubernetes-shape'],
+    request: (r) => holdWrite(r, isApply(r)),
+    response: (r, res, up) =>
+      afterHeldWrite(r, res, up, (_before, after, write) =>
+        after?.metadata?.managedFields?.length
+          ? undefined
+          : [
+              {
+                manager: write.url.searchParams.get('fieldManager'),
+                operation: 'Apply',
+                apiVersion: after?.apiVersion,
+                time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+                fieldsType: 'FieldsV1',
+                fieldsV1: {},
+              },
+            ],
+      ),
+  },
+  {
+    name: 'apply-unowned-field-not-taken',
+    breaks:
+      'doc2 § States and transitions: a field owned by nobody, any write naming it: the writer becomes its manager (an apply to an existing ConfigMap does not take the data keys nobody owned)',
+    area: 'apply',
+    catchers: ['apply/ownership/unowned-field/apply'],
+    // the Kubernetes-shape twin, and every scenario in which an applier adds a data key nobody
+    // owned to an existing ConfigMap and then expects to own it
+    alsoFails: [
+      'apply/endpoint/cannot-remove-unapplied',
+      'apply/endpoint/json-body',
+      'apply/endpoint/json-body/kubernetes-shape',
+      'apply/markers/map-granular-configmap',
+      'apply/ownership/force/every-owner',
+      'apply/ownership/shared/omitted-with-updater',
+      'apply/ownership/unowned-field/apply/kubernetes-shape',
+      'apply/resolution/adopt-server-value',
+      'apply/resolution/adopt-server-value/kubernetes-shape',
+      'apply/resolution/drop-field',
+      'apply/resolution/drop-field/kubernetes-shape',
+      'apply/temporary-manager/empty-intent',
+    ],
+    request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
+    response: (r, res, up) =>
+      afterHeldWrite(r, res, up, (before, after, write) => {
+        if (before?.kind !== 'ConfigMap') return undefined;
+        const manager = write.url.searchParams.get('fieldManager');
+        const owned = new Set((before.metadata?.managedFields ?? []).flatMap(dataKeys));
+        const now: any[] = after?.metadata?.managedFields ?? [];
+        const mine = now.find((e) => e.manager === manager && e.operation === 'Apply');
+        const fresh = dataKeys(mine).filter((k) => !owned.has(k));
+        if (!mine || !fresh.length) return undefined;
+        return now
+          .map((e) => (e === mine ? withDataKeys(e, [], fresh) : e))
+          .filter((e) => Object.keys(e.fieldsV1 ?? {}).length);
+      }),
+  },
+  {
+    name: 'apply-configmap-data-atomic',
+    breaks:
+      'doc2 § Merge strategy markers: the data of a ConfigMap is a granular map, managers own their own keys (an apply of data keys while another applier owns other keys conflicts with it, as for an atomic map)',
+    area: 'apply',
+    catchers: ['apply/markers/map-granular-configmap'],
+    // every scenario in which appliers own different keys of one ConfigMap's data relies on it
+    // being granular (as the Widget marker faults' alsoFails do for their fields)
+    alsoFails: [
+      'apply/hand-off/manager-to-manager',
+      'apply/ownership/force/every-owner',
+      'apply/ownership/shared/omitted',
+      'apply/ownership/shared/same-value',
+      'apply/ownership/shared/same-value/kubernetes-shape',
+      'apply/ownership/update/removal',
+      'apply/resolution/drop-field',
+      'apply/resolution/drop-field/kubernetes-shape',
+      'apply/resolution/overwrite/kubernetes-shape',
+      'apply/temporary-manager/empty-intent',
+      'apply/temporary-manager/forced-off',
+    ],
+    request: (r) => {
+      if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
+        return r;
+      const read: ProxiedRequest = {
+        ...r,
+        method: 'GET',
+        body: Buffer.alloc(0),
+        url: new URL(r.url.pathname, r.url),
+      };
+      heldAtomicData.set(read, r);
+      return read;
+    },
+    response: (r, res, up) => {
+      const apply = heldAtomicData.get(r);
+      if (!apply) return res;
+      const o = res.status === 200 ? jsonOf(res.body) : undefined;
+      const sent = parseBody(apply)?.data;
+      if (o?.kind !== 'ConfigMap' || !sent || typeof sent !== 'object') return up.send(apply);
+      const manager = apply.url.searchParams.get('fieldManager');
+      const other = (o.metadata?.managedFields ?? []).find(
+        (e: any) =>
+          e?.manager !== manager && e?.operation === 'Apply' && dataKeys(e).some((k) => !(k in sent)),
+      );
+      return other ? conflict(other.manager, ['.data']) : up.send(apply);
+    },
   },
 ];
