@@ -187,19 +187,28 @@ async function afterHeldWrite(
 
 const entryKey = (e: any) => `${e?.manager}\u0000${e?.operation}`;
 
-/** The data keys of a ConfigMap that an apply removed and that its manager alone owned before it. */
-function omittedData(before: any, after: any, write: ProxiedRequest): string[] | undefined {
-  if (before?.kind !== 'ConfigMap' || !before.data) return undefined;
+/**
+ * The top-level scalar fields of a ConfigMap's data (of another kind's spec) that an apply removed
+ * or reset to their default, and that its manager alone owned before it.
+ */
+function omittedFields(
+  before: any,
+  after: any,
+  write: ProxiedRequest,
+): { section: string; keys: string[] } | undefined {
+  const section = before?.kind === 'ConfigMap' ? 'data' : 'spec';
+  const was = before?.[section];
+  if (!was || typeof was !== 'object') return undefined;
   const manager = write.url.searchParams.get('fieldManager');
-  const owners = (k: string) =>
-    (before.metadata?.managedFields ?? []).filter(
-      (e: any) => e?.fieldsV1?.['f:data']?.[`f:${k}`] !== undefined,
-    );
-  const gone = Object.keys(before.data).filter((k) => {
-    const o = owners(k);
-    return !(k in (after?.data ?? {})) && o.length === 1 && o[0].manager === manager;
+  const owners = (m: any[], k: string) =>
+    (m ?? []).filter((e: any) => e?.fieldsV1?.[`f:${section}`]?.[`f:${k}`] !== undefined);
+  const keys = Object.keys(was).filter((k) => {
+    if (was[k] !== null && typeof was[k] === 'object') return false;
+    const o = owners(before.metadata?.managedFields, k);
+    const still = owners(after?.metadata?.managedFields, k).some((e: any) => e.manager === manager);
+    return o.length === 1 && o[0].manager === manager && !still && after?.[section]?.[k] !== was[k];
   });
-  return gone.length ? gone : undefined;
+  return keys.length ? { section, keys } : undefined;
 }
 
 /** A 409 Conflict made by the proxy: `manager` owns each of `fields` (paths like .data.a). */
@@ -1559,9 +1568,13 @@ export const APPLY_FAULTS: Fault[] = [
   {
     name: 'apply-omitted-field-kept',
     breaks:
-      'doc2 § States and transitions: a field its sole owner leaves out of its apply is removed (it stays, with its value, owned by nobody)',
+      'doc2 § States and transitions: a field its sole owner leaves out of its apply is deleted, or reset to its default (it keeps its value, owned by nobody)',
     area: 'apply',
-    catchers: ['apply/ownership/sole-owner-omits/deleted'],
+    catchers: [
+      'apply/ownership/sole-owner-omits/deleted',
+      'apply/ownership/sole-owner-omits/nested',
+      'apply/ownership/sole-owner-omits/default',
+    ],
     // these also check that a field its sole applier leaves out goes (a controller's former
     // field; a temporary manager's field dropped by an empty intent)
     alsoFails: ['apply/endpoint/cannot-remove-unapplied', 'apply/temporary-manager/empty-intent'],
@@ -1571,10 +1584,13 @@ export const APPLY_FAULTS: Fault[] = [
         r,
         res,
         up,
-        (_b, after, write) => (omittedData(_b, after, write) ? after?.metadata?.managedFields : undefined),
+        (before, after, write) =>
+          omittedFields(before, after, write) ? after?.metadata?.managedFields : undefined,
         (before, after, write) => {
-          const gone = omittedData(before, after, write);
-          return gone ? { data: Object.fromEntries(gone.map((k) => [k, before.data[k]])) } : undefined;
+          const gone = omittedFields(before, after, write);
+          return gone
+            ? { [gone.section]: Object.fromEntries(gone.keys.map((k) => [k, before[gone.section][k]])) }
+            : undefined;
         },
       ),
   },

@@ -33,8 +33,6 @@ export const EXCEPTIONS: Record<string, string> = {
   'apply/ownership/shrink/map-list-item-field': APPLY_MODEL,
   'apply/ownership/shrink/owned-by-updater': APPLY_MODEL,
   'apply/ownership/shrink/set': APPLY_MODEL,
-  'apply/ownership/sole-owner-omits/default': APPLY_MODEL,
-  'apply/ownership/sole-owner-omits/nested': APPLY_MODEL,
   'apply/resolution/drop-field': APPLY_MODEL,
   'crud/create/returns-object': CRUD_SETUP,
   'crud/create/server-fields': CRUD_SETUP,
