@@ -279,6 +279,26 @@ const heldShared = new WeakMap<ProxiedRequest, ProxiedRequest>();
 /** Applies held by apply-configmap-data-atomic (the read sent in their place, to the apply). */
 const heldAtomicData = new WeakMap<ProxiedRequest, ProxiedRequest>();
 
+/** The data keys of each object path's refused applies, by manager (apply-dropped-field-kept-owned). */
+const refusedKeys = new Map<string, string[]>();
+
+/** The data keys an apply leaves out that only other managers' updates own (never applied by its manager). */
+function unapplied(before: any, _after: any, write: ProxiedRequest): string[] | undefined {
+  if (before?.kind !== 'ConfigMap' || !before.data) return undefined;
+  const manager = write.url.searchParams.get('fieldManager');
+  const sent = parseBody(write)?.data ?? {};
+  const entries: any[] = before.metadata?.managedFields ?? [];
+  const keys = Object.keys(before.data).filter((k) => {
+    const owners = entries.filter((e) => dataKeys(e).includes(k));
+    return (
+      !(k in sent) &&
+      owners.length > 0 &&
+      owners.every((e) => e.operation === 'Update' && e.manager !== manager)
+    );
+  });
+  return keys.length ? keys : undefined;
+}
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -1986,6 +2006,65 @@ export const APPLY_FAULTS: Fault[] = [
           e?.manager !== manager && e?.operation === 'Apply' && dataKeys(e).some((k) => !(k in sent)),
       );
       return other ? conflict(other.manager, ['.data']) : up.send(apply);
+    },
+  },
+  {
+    name: 'apply-removes-unapplied-fields',
+    breaks:
+      'doc2 § Endpoints: a controller using apply cannot remove fields it never applied (an apply removes the data keys it leaves out that only updaters own)',
+    area: 'apply',
+    catchers: ['apply/endpoint/cannot-remove-unapplied'],
+    // this one applies a key next to a creator's key and expects the creator's to stay
+    alsoFails: ['apply/managed-fields/clear/merge-patch-endpoint'],
+    request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
+    response: (r, res, up) =>
+      afterHeldWrite(
+        r,
+        res,
+        up,
+        (before, after, write) => {
+          const gone = unapplied(before, after, write);
+          return gone
+            ? (after?.metadata?.managedFields ?? [])
+                .map((e: any) => withDataKeys(e, [], gone))
+                .filter((e: any) => Object.keys(e.fieldsV1 ?? {}).length)
+            : undefined;
+        },
+        (before, after, write) => {
+          const gone = unapplied(before, after, write);
+          return gone ? { data: Object.fromEntries(gone.map((k) => [k, null])) } : undefined;
+        },
+      ),
+  },
+  {
+    name: 'apply-dropped-field-kept-owned',
+    breaks:
+      'doc2 § States and transitions: conflict resolution (2), the applier drops the field from its intent and gives up its ownership (the fields of its refused apply stay in its entry when it applies without them)',
+    area: 'apply',
+    catchers: ['apply/resolution/drop-field'],
+    alsoFails: ['apply/resolution/drop-field/kubernetes-shape'],
+    request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
+    response: async (r, res, up) => {
+      const write = heldOwnership.get(r);
+      const key = write ? `${write.url.pathname}\u0000${write.url.searchParams.get('fieldManager')}` : '';
+      const out = await afterHeldWrite(r, res, up, (_before, after, w) => {
+        const refused = refusedKeys.get(key);
+        const sent = Object.keys(parseBody(w)?.data ?? {});
+        const dropped = (refused ?? []).filter((k) => !sent.includes(k) && k in (after?.data ?? {}));
+        const manager = w.url.searchParams.get('fieldManager');
+        const now: any[] = after?.metadata?.managedFields ?? [];
+        const mine = now.find((e) => e.manager === manager && e.operation === 'Apply');
+        if (!dropped.length || !mine) return undefined;
+        return now.map((e) => (e === mine ? withDataKeys(e, dropped, []) : e));
+      });
+      if (write && out.status === 409) {
+        const keys = (jsonOf(out.body)?.details?.causes ?? [])
+          .map((c: any) => String(c?.field ?? ''))
+          .filter((f: string) => f.startsWith('.data.'))
+          .map((f: string) => f.slice(6));
+        if (keys.length) refusedKeys.set(key, keys);
+      }
+      return out;
     },
   },
 ];

@@ -21,7 +21,6 @@ const WATCH_INITIAL =
   "not yet as a fault of its own: the case reads the initial events up to the BOOKMARK that ends them and fails under initial-bookmark-first (listed in its alsoFails); a fault for its own rule (the BOOKMARK version, the consistent read) needs a rewrite of the BOOKMARK's version consistent with a later Exact list";
 
 export const EXCEPTIONS: Record<string, string> = {
-  'apply/endpoint/cannot-remove-unapplied': APPLY_MODEL,
   'apply/endpoint/create-custom-resource': APPLY_MODEL,
   'apply/hand-off/user-to-controller': APPLY_MODEL,
   'apply/hand-off/user-to-controller-already-written': APPLY_MODEL,
@@ -33,7 +32,6 @@ export const EXCEPTIONS: Record<string, string> = {
   'apply/ownership/shrink/map-list-item-field': APPLY_MODEL,
   'apply/ownership/shrink/owned-by-updater': APPLY_MODEL,
   'apply/ownership/shrink/set': APPLY_MODEL,
-  'apply/resolution/drop-field': APPLY_MODEL,
   'crud/create/returns-object': CRUD_SETUP,
   'crud/create/server-fields': CRUD_SETUP,
   'crud/get/returns-object': CRUD_SETUP,
