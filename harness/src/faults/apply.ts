@@ -299,6 +299,42 @@ function unapplied(before: any, _after: any, write: ProxiedRequest): string[] | 
   return keys.length ? keys : undefined;
 }
 
+/** The Widget lists whose items are owned one by one (a set and a map list keyed by name). */
+const ITEM_LISTS = ['setList', 'mapList'];
+
+/** Whether an item of a Widget list is the one an item key of fieldsV1 names (v:"a", k:{"name":"x"}). */
+function itemIs(item: any, key: string): boolean {
+  try {
+    if (key.startsWith('v:')) return JSON.stringify(item) === JSON.stringify(JSON.parse(key.slice(2)));
+    if (key.startsWith('k:')) return item?.name === JSON.parse(key.slice(2))?.name;
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+/**
+ * The items an apply dropped from its manager's Widget list that another manager still owns
+ * (so the server rightly kept them): list -> their item keys.
+ */
+function droppedShared(before: any, after: any, write: ProxiedRequest): Map<string, string[]> | undefined {
+  if (before?.kind !== 'Widget') return undefined;
+  const manager = write.url.searchParams.get('fieldManager');
+  const entry = (o: any) =>
+    (o?.metadata?.managedFields ?? []).find((e: any) => e?.manager === manager && e?.operation === 'Apply');
+  const out = new Map<string, string[]>();
+  for (const list of ITEM_LISTS) {
+    const items = (o: any) =>
+      Object.keys(entry(o)?.fieldsV1?.['f:spec']?.[`f:${list}`] ?? {}).filter((k) => k !== '.');
+    const now = items(after);
+    const kept = items(before).filter(
+      (k) => !now.includes(k) && (after?.spec?.[list] ?? []).some((i: any) => itemIs(i, k)),
+    );
+    if (kept.length) out.set(list, kept);
+  }
+  return out.size ? out : undefined;
+}
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -2066,5 +2102,60 @@ export const APPLY_FAULTS: Fault[] = [
       }
       return out;
     },
+  },
+  {
+    name: 'apply-shrink-removes-shared-items',
+    breaks:
+      "doc2 § States and transitions: applied set shrinks, an item is removed only when no one else owns it (an item its applier drops is removed from the list and from its other owners' entries)",
+    area: 'apply',
+    catchers: [
+      'apply/ownership/shrink/set',
+      'apply/ownership/shrink/map-list',
+      'apply/ownership/shrink/map-list-item-field',
+      'apply/ownership/shrink/owned-by-updater',
+    ],
+    alsoFails: [
+      'apply/ownership/shrink/set/kubernetes-shape',
+      'apply/ownership/shrink/map-list/kubernetes-shape',
+      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
+      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
+      // the law draws shrinking applies of the set and the map list
+      'apply/law/ownership-model',
+      'apply/law/ownership-model/kubernetes-shape',
+    ],
+    request: (r) => holdWrite(r, isApply(r)),
+    response: (r, res, up) =>
+      afterHeldWrite(
+        r,
+        res,
+        up,
+        (before, after, write) => {
+          const dropped = droppedShared(before, after, write);
+          if (!dropped) return undefined;
+          return (after?.metadata?.managedFields ?? [])
+            .map((e: any) => {
+              const spec = { ...(e?.fieldsV1?.['f:spec'] ?? {}) };
+              for (const [list, keys] of dropped) {
+                if (!spec[`f:${list}`]) continue;
+                const l = { ...spec[`f:${list}`] };
+                for (const k of keys) delete l[k];
+                if (Object.keys(l).filter((k) => k !== '.').length) spec[`f:${list}`] = l;
+                else delete spec[`f:${list}`];
+              }
+              const fieldsV1 = { ...e.fieldsV1, 'f:spec': spec };
+              if (!Object.keys(spec).filter((k) => k !== '.').length) delete fieldsV1['f:spec'];
+              return { ...e, fieldsV1 };
+            })
+            .filter((e: any) => Object.keys(e.fieldsV1 ?? {}).length);
+        },
+        (before, after, write) => {
+          const dropped = droppedShared(before, after, write);
+          if (!dropped) return undefined;
+          const spec: Record<string, unknown> = {};
+          for (const [list, keys] of dropped)
+            spec[list] = (after.spec[list] ?? []).filter((i: any) => !keys.some((k) => itemIs(i, k)));
+          return { spec };
+        },
+      ),
   },
 ];
