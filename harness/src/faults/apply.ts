@@ -335,6 +335,30 @@ function droppedShared(before: any, after: any, write: ProxiedRequest): Map<stri
   return out.size ? out : undefined;
 }
 
+/** Applies held by the Deployment container faults (the read sent in their place, to the apply). */
+const heldContainers = new WeakMap<ProxiedRequest, ProxiedRequest>();
+const holdDeploymentApply = (r: ProxiedRequest): ProxiedRequest => {
+  if (
+    !isApply(r) ||
+    !/\/deployments\/[^/]+$/.test(r.url.pathname) ||
+    r.url.searchParams.get('force') === 'true'
+  )
+    return r;
+  const read: ProxiedRequest = {
+    ...r,
+    method: 'GET',
+    body: Buffer.alloc(0),
+    url: new URL(r.url.pathname, r.url),
+  };
+  heldContainers.set(read, r);
+  return read;
+};
+/** The container item keys (k:{"name":...}) of a Deployment entry. */
+const containerItems = (e: any): string[] =>
+  Object.keys(e?.fieldsV1?.['f:spec']?.['f:template']?.['f:spec']?.['f:containers'] ?? {}).filter((k) =>
+    k.startsWith('k:'),
+  );
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -2157,5 +2181,79 @@ export const APPLY_FAULTS: Fault[] = [
           return { spec };
         },
       ),
+  },
+  {
+    name: 'apply-containers-atomic',
+    breaks:
+      "doc2 § Merge strategy markers: `map` list type, with set or map managers own entries separately (a Deployment's containers are owned whole: an apply that sends another set of container names than the stored one conflicts with an applier owning a container)",
+    area: 'apply',
+    catchers: ['apply/markers/containers-by-name'],
+    alsoFails: ['apply/markers/containers-by-name/kubernetes-shape'],
+    request: holdDeploymentApply,
+    response: (r, res, up) => {
+      const apply = heldContainers.get(r);
+      if (!apply) return res;
+      const o = res.status === 200 ? jsonOf(res.body) : undefined;
+      const sent = parseBody(apply)?.spec?.template?.spec?.containers;
+      const manager = apply.url.searchParams.get('fieldManager');
+      const names = (l: any[]) => JSON.stringify((l ?? []).map((c) => c?.name).sort());
+      const owner = (o?.metadata?.managedFields ?? []).find(
+        (e: any) => e?.manager !== manager && e?.operation === 'Apply' && containerItems(e).length,
+      );
+      if (!o || !Array.isArray(sent) || !owner || names(sent) === names(o.spec?.template?.spec?.containers))
+        return up.send(apply);
+      return conflict(owner.manager, ['.spec.template.spec.containers']);
+    },
+  },
+  {
+    name: 'apply-ports-keyed-by-port-only',
+    breaks:
+      "doc2 § Merge strategy markers: `x-orch-list-map-keys`, the key fields together identify an entry (a container's ports are identified by containerPort alone: another protocol on the same port is another applier's entry, a conflict)",
+    area: 'apply',
+    catchers: ['apply/markers/ports-by-port-and-protocol'],
+    alsoFails: ['apply/markers/ports-by-port-and-protocol/kubernetes-shape'],
+    request: holdDeploymentApply,
+    response: (r, res, up) => {
+      const apply = heldContainers.get(r);
+      if (!apply) return res;
+      const o = res.status === 200 ? jsonOf(res.body) : undefined;
+      const manager = apply.url.searchParams.get('fieldManager');
+      const sent: any[] = parseBody(apply)?.spec?.template?.spec?.containers ?? [];
+      for (const e of o?.metadata?.managedFields ?? []) {
+        if (e?.manager === manager) continue;
+        const cs = e?.fieldsV1?.['f:spec']?.['f:template']?.['f:spec']?.['f:containers'] ?? {};
+        for (const c of sent) {
+          const item = cs[`k:${JSON.stringify({ name: c?.name })}`];
+          for (const k of Object.keys(item?.['f:ports'] ?? {})) {
+            const owned = k.startsWith('k:') ? jsonOf(Buffer.from(k.slice(2))) : undefined;
+            if (
+              (c?.ports ?? []).some(
+                (p: any) =>
+                  p?.containerPort === owned?.containerPort && (p?.protocol ?? 'TCP') !== owned?.protocol,
+              )
+            )
+              return conflict(e.manager, [
+                `.spec.template.spec.containers[name="${c.name}"].ports[containerPort=${owned.containerPort}].protocol`,
+              ]);
+          }
+        }
+      }
+      return up.send(apply);
+    },
+  },
+  {
+    name: 'apply-pod-containers-owned-whole',
+    breaks:
+      "doc2 § Merge strategy markers: map key fields identify entries (a Pod's containers are shown owned as a whole: entries own .spec.containers, not each container by its name)",
+    area: 'apply',
+    catchers: ['apply/markers/pod-containers'],
+    alsoFails: ['apply/markers/pod-containers/kubernetes-shape'],
+    response: (r, res) =>
+      /\/pods(\/[^/]+)?$/.test(r.url.pathname)
+        ? mapObjects(res, (o) => {
+            for (const e of o?.metadata?.managedFields ?? [])
+              if (e?.fieldsV1?.['f:spec']?.['f:containers']) e.fieldsV1['f:spec']['f:containers'] = {};
+          })
+        : res,
   },
 ];
