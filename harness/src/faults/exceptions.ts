@@ -22,9 +22,7 @@ const WATCH_INITIAL =
 
 export const EXCEPTIONS: Record<string, string> = {
   'apply/endpoint/create-custom-resource': APPLY_MODEL,
-  'apply/hand-off/user-to-controller': APPLY_MODEL,
   'apply/hand-off/user-to-controller-already-written': APPLY_MODEL,
-  'apply/law/ownership-model': APPLY_MODEL,
   'crud/create/returns-object': CRUD_SETUP,
   'crud/create/server-fields': CRUD_SETUP,
   'crud/get/returns-object': CRUD_SETUP,
