@@ -38,6 +38,16 @@ const getsState = (s: WatchState) => {
   return rv === '' || rv === '0' || s.url?.searchParams.get('sendInitialEvents') === 'true';
 };
 
+/** When each watch request reached the proxy (by its URL, which the stream's state keeps). */
+const watchOpened = new WeakMap<URL, number>();
+/** When the proxy first passed on each resource version, for watch-history-skipped. */
+const firstPassed = new Map<string, number>();
+
+/** The newest resource version the proxy passed on (in answers other than watches). */
+let newestSeen = 0n;
+/** Writes refused with 409 for a stale version: their collection, and the object they asked for. */
+const refusedWrites: { collection: string; object: any; at: number }[] = [];
+
 /** When the proxy first passed on each resource version (in an answer other than a watch). */
 const versionSeen = new Map<string, number>();
 
@@ -325,6 +335,124 @@ export const WATCH_FAULTS: Fault[] = [
           },
         }),
       ];
+    },
+  },
+  {
+    name: 'added-event-other-object',
+    breaks:
+      'doc1 § Events: ADDED, an object was created; the event holds the created object (the proxy gives it another uid)',
+    area: 'watch',
+    catchers: ['watch/events/added-on-create'],
+    watch: (_s, line) => {
+      const e = parse(line);
+      if (e?.type !== 'ADDED' || typeof e.object?.metadata?.uid !== 'string') return [line];
+      const uid = [...e.object.metadata.uid].reverse().join('');
+      return [JSON.stringify({ ...e, object: { ...e.object, metadata: { ...e.object.metadata, uid } } })];
+    },
+  },
+  {
+    name: 'refused-write-streamed',
+    breaks:
+      'doc1 § Update mechanisms: a stale resourceVersion yields 409 (and changes nothing: the proxy streams the refused update as a MODIFIED event to the watches of its collection)',
+    area: 'watch',
+    catchers: ['watch/events/refused-write-silent'],
+    response: (r, res) => {
+      if (r.method === 'PUT' && res.status === 409) {
+        try {
+          const object = JSON.parse(r.body.toString('utf8'));
+          const collection = r.url.pathname.replace(/\/[^/]+$/, '');
+          refusedWrites.push({ collection, object, at: Date.now() });
+        } catch {
+          // not a JSON body
+        }
+      }
+      return res;
+    },
+    request: (r) => {
+      if (isWatch(r)) watchOpened.set(r.url, Date.now());
+      return r;
+    },
+    watch: (s, line) => {
+      const started = (s.url && watchOpened.get(s.url)) ?? Date.now();
+      const sent = (s.sentRefused as number | undefined) ?? 0;
+      const due = refusedWrites.filter((w) => w.collection === s.url?.pathname && w.at >= started);
+      if (due.length <= sent) return [line];
+      s.sentRefused = due.length;
+      return [...due.slice(sent).map((w) => JSON.stringify({ type: 'MODIFIED', object: w.object })), line];
+    },
+  },
+  {
+    name: 'cluster-scoped-watch-silent',
+    breaks:
+      'doc1 § Path shapes: a namespace is a cluster-scoped type, its collection is watched like any other (a watch of namespaces streams no change)',
+    area: 'watch',
+    catchers: ['watch/scopes/cluster-scoped'],
+    watch: (s, line) => (s.url?.pathname === '/api/v1/namespaces' && isChange(parse(line)) ? [] : [line]),
+  },
+  {
+    name: 'all-namespaces-watch-drops-modified',
+    breaks:
+      'doc1 § Path shapes: a namespaced type also has a collection across all namespaces (a watch of it carries no MODIFIED event)',
+    area: 'watch',
+    catchers: ['watch/verb/all-namespaces'],
+    watch: (s, line) =>
+      /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/[^/]+$/.test(s.url?.pathname ?? '') &&
+      !s.url?.pathname.includes('/namespaces') &&
+      parse(line)?.type === 'MODIFIED'
+        ? []
+        : [line],
+  },
+  {
+    name: 'watch-object-envelope-dropped',
+    breaks:
+      'doc1 § Resources and their fields: a watch event is a JSON document with type and object, the object serialized with kind and apiVersion (the proxy drops them)',
+    area: 'watch',
+    catchers: ['watch/verb/event-documents'],
+    // this one checks the envelope of the Namespace objects it is streamed too
+    alsoFails: ['watch/scopes/cluster-scoped'],
+    watch: (_s, line) => {
+      const e = parse(line);
+      if (!isChange(e) || !e!.object) return [line];
+      const { kind: _k, apiVersion: _a, ...object } = e!.object;
+      return [JSON.stringify({ ...e, object })];
+    },
+  },
+  {
+    name: 'watch-history-skipped',
+    breaks:
+      'doc1 § Resource version semantics: watch, other value = Start at Exact, the changes after the given version (a watch from a version older than the newest the proxy has seen starts at the newest one: the retained changes between them are skipped)',
+    area: 'watch',
+    catchers: ['watch/start/exact-after-write', 'watch/start/exact-from-list-version'],
+    // these start watches at versions their own writes or events gave, with writes in between
+    // (restarts, the retained history, the law under concurrent writes): the same rule
+    alsoFails: [
+      'watch/law/concurrent-writes',
+      'watch/law/relist-after-gone',
+      'watch/law/restart-at-any-cut',
+      'watch/limits/history-retained',
+    ],
+    response: (_r, res) => {
+      try {
+        const rv = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
+        if (typeof rv === 'string' && /^\d+$/.test(rv)) {
+          if (BigInt(rv) > newestSeen) newestSeen = BigInt(rv);
+          if (!firstPassed.has(rv)) firstPassed.set(rv, Date.now());
+        }
+      } catch {
+        // not JSON
+      }
+      return res;
+    },
+    request: (r) => {
+      const rv = isWatch(r) ? (r.url.searchParams.get('resourceVersion') ?? '') : '';
+      // narrowed: only a version the proxy passed on in the last 3 s (an expired or unknown one is
+      // another rule's)
+      const seen = firstPassed.get(rv);
+      if (!/^\d+$/.test(rv) || rv === '0' || BigInt(rv) >= newestSeen || !seen || Date.now() - seen > 3000)
+        return r;
+      const url = new URL(r.url);
+      url.searchParams.set('resourceVersion', String(newestSeen));
+      return { ...r, url };
     },
   },
 ];
