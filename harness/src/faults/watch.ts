@@ -43,6 +43,11 @@ const watchOpened = new WeakMap<URL, number>();
 /** When the proxy first passed on each resource version, for watch-history-skipped. */
 const firstPassed = new Map<string, number>();
 
+/** The versions of the lists of the concurrent-writes law's rooms (its watches start there). */
+const roomListVersions = new Set<string>();
+/** The room namespace of a path (`/api/v1/namespaces/<ns>/...`). */
+const roomOf = (path: string | undefined) => /^\/api\/v1\/namespaces\/([^/]+)\//.exec(path ?? '')?.[1] ?? '';
+
 /** The newest resource version the proxy passed on (in answers other than watches). */
 let newestSeen = 0n;
 /** Writes refused with 409 for a stale version: their collection, and the object they asked for. */
@@ -453,6 +458,64 @@ export const WATCH_FAULTS: Fault[] = [
       const url = new URL(r.url);
       url.searchParams.set('resourceVersion', String(newestSeen));
       return { ...r, url };
+    },
+  },
+  {
+    name: 'relist-misses-newest',
+    breaks:
+      "doc1 § Watch recovery: a client that redoes the list and watches from the list's resourceVersion reaches the state (in the rooms of the two relist laws, a list leaves out its newest object: the watch from its version never brings it)",
+    area: 'watch',
+    catchers: ['watch/law/relist-reaches-state', 'watch/law/relist-after-gone'],
+    // a short history, so that the 410 law finds an expired version and runs
+    server: { historySeconds: 2 },
+    response: (r, res) => {
+      const ns = roomOf(r.url.pathname);
+      if (
+        r.method !== 'GET' ||
+        !/^(wrel|wgone)-/.test(ns) ||
+        r.url.pathname !== `/api/v1/namespaces/${ns}/configmaps` ||
+        r.url.search
+      )
+        return res;
+      try {
+        const j = JSON.parse(res.body.toString('utf8'));
+        const items: any[] = j?.items ?? [];
+        if (!items.length) return res;
+        const rv = (o: any) =>
+          BigInt(/^\d+$/.test(o?.metadata?.resourceVersion ?? '') ? o.metadata.resourceVersion : '0');
+        const newest = items.reduce((a, b) => (rv(b) > rv(a) ? b : a));
+        return {
+          ...res,
+          body: Buffer.from(JSON.stringify({ ...j, items: items.filter((o) => o !== newest) })),
+        };
+      } catch {
+        return res;
+      }
+    },
+  },
+  {
+    name: 'concurrent-restart-skips-first',
+    breaks:
+      "doc1 § Watch recovery: a watch restarted from a version received continues exactly the stream (in the concurrent-writes law's rooms, a restart loses its first change)",
+    area: 'watch',
+    catchers: ['watch/law/concurrent-writes'],
+    response: (r, res) => {
+      if (r.method === 'GET' && /^wcon-/.test(roomOf(r.url.pathname)) && !r.url.searchParams.has('watch'))
+        try {
+          const rv = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
+          if (typeof rv === 'string') roomListVersions.add(rv);
+        } catch {
+          // not JSON
+        }
+      return res;
+    },
+    watch: (s, line) => {
+      const rv = s.url?.searchParams.get('resourceVersion') ?? '';
+      if (!/^wcon-/.test(roomOf(s.url?.pathname)) || !rv || roomListVersions.has(rv) || s.skipped)
+        return [line];
+      if (!isChange(parse(line))) return [line];
+      s.skipped = true;
+      return [];
     },
   },
 ];
