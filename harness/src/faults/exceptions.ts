@@ -15,8 +15,6 @@ const CRUD_SETUP =
   'not narrowable: the create (or get) answer this case checks is the setup of every other case of suites/crud (each creates and reads objects and compares with the answer); a fault that breaks it fails the whole area, which the meta test rightly refuses as too broad';
 const RV_ANY =
   'not possible through the proxy from real states: `0` = Any admits the object or collection at any version it ever had; only an invented state breaks it, and the case cannot tell an invented state from an old one';
-const WATCH_INITIAL =
-  "not yet as a fault of its own: the case reads the initial events up to the BOOKMARK that ends them and fails under initial-bookmark-first (listed in its alsoFails); a fault for its own rule (the BOOKMARK version, the consistent read) needs a rewrite of the BOOKMARK's version consistent with a later Exact list";
 
 export const EXCEPTIONS: Record<string, string> = {
   'apply/endpoint/create-custom-resource': APPLY_MODEL,
@@ -29,7 +27,4 @@ export const EXCEPTIONS: Record<string, string> = {
   'resource-versions/list/match-unset/no-limit/rv-0': RV_ANY,
   'resource-versions/list/not-older-than/limit/rv-0': RV_ANY,
   'resource-versions/list/not-older-than/no-limit/rv-0': RV_ANY,
-  'watch/initial-events/bookmark-version-synced': WATCH_INITIAL,
-  'watch/initial-events/consistent-read': WATCH_INITIAL,
-  'watch/initial-events/not-older-than': WATCH_INITIAL,
 };

@@ -48,6 +48,11 @@ const roomListVersions = new Set<string>();
 /** The room namespace of a path (`/api/v1/namespaces/<ns>/...`). */
 const roomOf = (path: string | undefined) => /^\/api\/v1\/namespaces\/([^/]+)\//.exec(path ?? '')?.[1] ?? '';
 
+/** A watch-list stream (sendInitialEvents=true) whose initial events end with a BOOKMARK. */
+const initialWithBookmark = (s: WatchState) =>
+  s.url?.searchParams.get('sendInitialEvents') === 'true' &&
+  s.url?.searchParams.get('allowWatchBookmarks') === 'true';
+
 /** The newest resource version the proxy passed on (in answers other than watches). */
 let newestSeen = 0n;
 /** Writes refused with 409 for a stale version: their collection, and the object they asked for. */
@@ -516,6 +521,68 @@ export const WATCH_FAULTS: Fault[] = [
       if (!isChange(parse(line))) return [line];
       s.skipped = true;
       return [];
+    },
+  },
+  {
+    name: 'initial-events-miss-newest',
+    breaks:
+      'doc1 § Streaming initial state: the initial events are the state, at least as new as the given version, or a consistent read without one (the newest object of the state is left out of them)',
+    area: 'watch',
+    catchers: ['watch/initial-events/consistent-read', 'watch/initial-events/not-older-than'],
+    // these compare the initial events with the state too (their order, the bookmark's version,
+    // a named group's watch-list)
+    alsoFails: [
+      'watch/initial-events/bookmark-version-synced',
+      'watch/initial-events/stream-order',
+      'watch/scopes/named-group',
+    ],
+    server: { featureGates: { WatchList: true } },
+    // only a stream whose initial events end with a BOOKMARK (allowWatchBookmarks=true) is held
+    watch: (s, line) => {
+      if (!initialWithBookmark(s) || s.synced) return [line];
+      const e = parse(line);
+      const initial = (s.initial as string[] | undefined) ?? [];
+      s.initial = initial;
+      if (e?.type === 'ADDED') {
+        initial.push(line);
+        return [];
+      }
+      if (e?.type !== 'BOOKMARK') return [line];
+      s.synced = true;
+      const rv = (l: string) => {
+        const v = parse(l)?.object?.metadata?.resourceVersion;
+        return typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : 0n;
+      };
+      const newest = initial.reduce<string | undefined>(
+        (a, b) => (a === undefined || rv(b) > rv(a) ? b : a),
+        undefined,
+      );
+      return [...initial.filter((l) => l !== newest), line];
+    },
+  },
+  {
+    name: 'initial-bookmark-version-behind',
+    breaks:
+      'doc1 § Streaming initial state: then a BOOKMARK whose resourceVersion is the version synced to (it names the version before it)',
+    area: 'watch',
+    catchers: ['watch/initial-events/bookmark-version-synced'],
+    server: { featureGates: { WatchList: true } },
+    // the version just before the newest object of the state was written
+    watch: (s, line) => {
+      if (!initialWithBookmark(s) || s.synced) return [line];
+      const e = parse(line);
+      const v = e?.object?.metadata?.resourceVersion;
+      const n = typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : 0n;
+      if (e?.type === 'ADDED') {
+        if (n > ((s.newest as bigint | undefined) ?? 0n)) s.newest = n;
+        return [line];
+      }
+      if (e?.type !== 'BOOKMARK') return [line];
+      s.synced = true;
+      const newest = (s.newest as bigint | undefined) ?? 0n;
+      if (newest < 2n) return [line];
+      const metadata = { ...e.object.metadata, resourceVersion: String(newest - 1n) };
+      return [JSON.stringify({ ...e, object: { ...e.object, metadata } })];
     },
   },
 ];
