@@ -386,6 +386,9 @@ const containerItems = (e: any): string[] =>
     k.startsWith('k:'),
   );
 
+/** Applies held by apply-custom-create-drops-set-items (the read sent in their place, to the apply). */
+const heldCustomCreates = new WeakMap<ProxiedRequest, ProxiedRequest>();
+
 /** The Authorization header of the last request that had one (apply-anonymous-as-caller). */
 let lastCredentials = '';
 
@@ -2288,5 +2291,57 @@ export const APPLY_FAULTS: Fault[] = [
               if (e?.fieldsV1?.['f:spec']?.['f:containers']) e.fieldsV1['f:spec']['f:containers'] = {};
           })
         : res,
+  },
+  {
+    name: 'apply-handover-manager-forced',
+    breaks:
+      "doc2 § States and transitions: the hand-off recipe, a private manager applies only the field; if the controller already wrote it, that apply conflicts (the proxy forces the private manager's applies: managers named handover-*, as the recipe's)",
+    area: 'apply',
+    catchers: ['apply/hand-off/user-to-controller-already-written'],
+    alsoFails: ['apply/hand-off/user-to-controller-already-written/kubernetes-shape'],
+    request: (r) =>
+      isApply(r) && /^handover-/.test(r.url.searchParams.get('fieldManager') ?? '')
+        ? withQuery(r, (q) => q.set('force', 'true'))
+        : r,
+  },
+  {
+    name: 'apply-custom-create-drops-set-items',
+    breaks:
+      'doc2 § Endpoints: Result, the object is created if absent (an apply that creates a custom resource creates it without the items of its set list; an apply to an existing one is left alone)',
+    area: 'apply',
+    catchers: ['apply/endpoint/create-custom-resource'],
+    // every scenario whose first apply creates its Widget with a set list reads that list back
+    // (the law's first apply draws one)
+    alsoFails: [
+      'apply/endpoint/create-custom-resource/kubernetes-shape',
+      'apply/errors/duplicate-set-items',
+      'apply/law/ownership-model',
+      'apply/law/ownership-model/kubernetes-shape',
+      'apply/markers/list-set',
+      'apply/markers/list-set/kubernetes-shape',
+      'apply/ownership/shrink/owned-by-updater',
+      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
+    ],
+    request: (r) => {
+      if (!isApply(r) || !/^\/apis\/[^/]+\.example\.com\//.test(r.url.pathname)) return r;
+      const b = parseBody(r);
+      if (!Array.isArray(b?.spec?.setList)) return r;
+      const read: ProxiedRequest = {
+        ...r,
+        method: 'GET',
+        body: Buffer.alloc(0),
+        url: new URL(r.url.pathname, r.url),
+      };
+      heldCustomCreates.set(read, r);
+      return read;
+    },
+    response: (r, res, up) => {
+      const apply = heldCustomCreates.get(r);
+      if (!apply) return res;
+      if (res.status !== 404) return up.send(apply);
+      const b = parseBody(apply);
+      const { setList: _dropped, ...spec } = b.spec;
+      return up.send(withBody(apply, { ...b, spec }));
+    },
   },
 ];

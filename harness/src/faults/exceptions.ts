@@ -3,22 +3,16 @@
 // listed here (so a new case gets a fault or a reason), and when a case listed here has become a
 // catcher (so the list does not go stale).
 //
-// Two kinds of reason. "not yet" (NOT_YET*): a fault that breaks the rule alone through the
-// proxy is possible but was not written in the time of issue 8 item 2; these are work left.
-// The others say why a fault of the case's own is not possible, or not possible without
-// breaking the setup of the whole area.
+// Each reason says why a fault of the case's own is not possible, or not possible without
+// breaking the setup of the whole area. (A reason that starts "not yet" would mark work left: a
+// fault that breaks the rule alone is possible but not written; none is left.)
 
-/** Rules of the field-ownership model that the server computes (markers, shrinking sets, hand-offs, resolutions, temporary managers, topology changes, the law). */
-const APPLY_MODEL =
-  'not yet as a fault of its own: the rule is one outcome of the field-ownership merge the server computes; breaking it alone means computing a different merge in the proxy (rewriting the object and managedFields of each answer consistently, across requests). The case fails under the apply faults that break the model as a whole (apply-managed-fields-stripped, apply-field-manager-renamed, apply-as-merge-patch and, where it has a conflict step, apply-always-forced: listed in their alsoFails)';
 const CRUD_SETUP =
   'not narrowable: the create (or get) answer this case checks is the setup of every other case of suites/crud (each creates and reads objects and compares with the answer); a fault that breaks it fails the whole area, which the meta test rightly refuses as too broad';
 const RV_ANY =
   'not possible through the proxy from real states: `0` = Any admits the object or collection at any version it ever had; only an invented state breaks it, and the case cannot tell an invented state from an old one';
 
 export const EXCEPTIONS: Record<string, string> = {
-  'apply/endpoint/create-custom-resource': APPLY_MODEL,
-  'apply/hand-off/user-to-controller-already-written': APPLY_MODEL,
   'crud/create/returns-object': CRUD_SETUP,
   'crud/create/server-fields': CRUD_SETUP,
   'crud/get/returns-object': CRUD_SETUP,
