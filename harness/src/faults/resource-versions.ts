@@ -70,6 +70,16 @@ function answerWith(res: ProxiedResponse, o: unknown): ProxiedResponse {
   return { ...res, body: Buffer.from(JSON.stringify(o)) };
 }
 
+/** The newest resourceVersion among a list's items ('' when none is a decimal). */
+function newestItem(j: any): string {
+  let n = 0n;
+  for (const o of j?.items ?? []) {
+    const v = o?.metadata?.resourceVersion;
+    if (typeof v === 'string' && /^\d+$/.test(v) && BigInt(v) > n) n = BigInt(v);
+  }
+  return n > 0n ? String(n) : '';
+}
+
 /** Collections whose last request through the proxy was a list without parameters, with no write since. */
 const justListed = new Set<string>();
 
@@ -96,38 +106,48 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
   {
     name: 'get-rv-served-older',
     breaks:
-      'doc1 § Resource version semantics: get, other value = Not older than (a get at a version answers the object as it was at the version before it)',
+      'doc1 § Resource version semantics: get, other value = Not older than (a get at a version answers the object as it was before its write that the version includes)',
     area: 'resource-versions',
     catchers: ['resource-versions/get/rv-current', 'resource-versions/get/rv-past'],
+    // the object's own version at the requested one, not the requested one less one: other
+    // namespaces' writes (the suite's other cases, other faults' runs) move the global version
     response: async (r, res, up) => {
       if (!isRead(r) || !nonZeroRv(r) || res.status !== 200) return res;
       if (!OBJECT.exec(r.url.pathname) || COLLECTION.test(r.url.pathname)) return res;
-      const prev = before(r.url.searchParams.get('resourceVersion'));
+      const then = await objectAt(r, up, r.url.searchParams.get('resourceVersion')!);
+      const prev = before((then as any)?.metadata?.resourceVersion);
       return prev ? answerWith(res, await objectAt(r, up, prev)) : res;
     },
   },
   {
     name: 'list-rv-unset-match-served-older',
     breaks:
-      'doc1 § Resource version semantics: list, resourceVersionMatch unset, limit unset, rv=other = Not older than (answered Exact at the version before the given one)',
+      'doc1 § Resource version semantics: list, resourceVersionMatch unset, limit unset, rv=other = Not older than (answered as the collection was before the newest write the given version includes)',
     area: 'resource-versions',
     catchers: ['resource-versions/list/match-unset/no-limit/rv-past'],
-    request: (r) => {
-      const prev = before(r.url.searchParams.get('resourceVersion'));
-      return isRead(r) &&
-        COLLECTION.test(r.url.pathname) &&
-        prev &&
-        !r.url.searchParams.has('resourceVersionMatch') &&
-        !r.url.searchParams.has('limit') &&
-        !r.url.searchParams.has('continue')
-        ? withQuery(r, [], { resourceVersion: prev, resourceVersionMatch: 'Exact' })
-        : r;
+    response: async (r, res, up) => {
+      const q = r.url.searchParams;
+      if (
+        !isRead(r) ||
+        !COLLECTION.test(r.url.pathname) ||
+        !nonZeroRv(r) ||
+        q.has('resourceVersionMatch') ||
+        q.has('limit') ||
+        q.has('continue') ||
+        res.status !== 200
+      )
+        return res;
+      const then = await up.send(withQuery(r, [], { resourceVersionMatch: 'Exact' }));
+      const prev = then.status === 200 ? before(newestItem(bodyOf(then.body))) : '';
+      if (!prev) return res;
+      const older = await up.send(withQuery(r, [], { resourceVersion: prev, resourceVersionMatch: 'Exact' }));
+      return older.status === 200 ? older : res;
     },
   },
   {
     name: 'most-recent-list-served-stale',
     breaks:
-      "doc1 § Resource version semantics: list, rv unset = Most Recent (a list without resourceVersion, read again with no write since the last one, is answered Exact at the version before the collection's)",
+      'doc1 § Resource version semantics: list, rv unset = Most Recent (a list without resourceVersion, read again with no write since the last one, is answered as the collection was before its newest write)',
     area: 'resource-versions',
     catchers: [
       'resource-versions/list/match-unset/no-limit/rv-unset',
@@ -162,7 +182,11 @@ export const RESOURCE_VERSION_FAULTS: Fault[] = [
       if (!justListed.has(path)) return res;
       justListed.delete(path);
       if (q.has('resourceVersion') || q.has('resourceVersionMatch') || q.has('continue')) return res;
-      const prev = before(bodyOf(res.body)?.metadata?.resourceVersion);
+      // before the collection's newest write (not its version less one: other namespaces' writes
+      // move the global version)
+      const fresh = withQuery(r, ['limit']);
+      const all = q.has('limit') ? await up.send(fresh) : res;
+      const prev = all.status === 200 ? before(newestItem(bodyOf(all.body))) : '';
       if (!prev) return res;
       const stale = await up.send(withQuery(r, [], { resourceVersion: prev, resourceVersionMatch: 'Exact' }));
       return stale.status === 200 ? stale : res;
