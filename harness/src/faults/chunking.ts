@@ -1,7 +1,7 @@
 // Faults against doc1 § Chunked lists (and the continue-token rows of § Errors), one rule
 // each; suites/chunking must catch every one. (drop-continue lives in doc1-core.ts.)
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
-import { mapJson } from './util.ts';
+import { bodyOf, failure, mapJson } from './util.ts';
 
 const isList = (r: ProxiedRequest) => r.method === 'GET' && !r.url.searchParams.has('watch');
 const paged = (r: ProxiedRequest) => isList(r) && Number(r.url.searchParams.get('limit') ?? '0') > 0;
@@ -9,6 +9,9 @@ const continued = (r: ProxiedRequest) => isList(r) && !!r.url.searchParams.get('
 const selected = (r: ProxiedRequest) =>
   !!(r.url.searchParams.get('labelSelector') || r.url.searchParams.get('fieldSelector'));
 const isListBody = (j: any) => j && Array.isArray(j.items) && j.metadata;
+
+/** When the proxy first passed on each continue token. */
+const tokenIssued = new Map<string, number>();
 
 export const CHUNKING_FAULTS: Fault[] = [
   {
@@ -222,6 +225,30 @@ export const CHUNKING_FAULTS: Fault[] = [
       const url = new URL(r.url);
       url.searchParams.delete('continue');
       return up.send({ ...r, url });
+    },
+  },
+  {
+    name: 'continue-lifetime-under-a-second',
+    breaks:
+      "doc1 § Limits: a continue token's lifetime is 5 minutes by default (a token followed more than 0.9 s after it was issued is refused as expired, 410)",
+    area: 'chunking',
+    catchers: ['chunking/limits/continue-usable-within-lifetime'],
+    // the other cases follow a token as soon as they have it; this one waits a second first.
+    // This law makes writes between chunks before it follows the token: on a loaded machine
+    // that can take longer than the shortened lifetime, and it relies on the same lower bound
+    alsoFails: ['chunking/law/snapshot-under-writes'],
+    response: (r, res) => {
+      const token = isList(r) ? r.url.searchParams.get('continue') : null;
+      const issued = token ? tokenIssued.get(token) : undefined;
+      if (issued !== undefined && Date.now() - issued > 900)
+        return failure(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result.',
+        );
+      const next = paged(r) && res.status === 200 ? bodyOf(res.body)?.metadata?.continue : undefined;
+      if (typeof next === 'string' && next && !tokenIssued.has(next)) tokenIssued.set(next, Date.now());
+      return res;
     },
   },
 ];

@@ -41,6 +41,8 @@ const heldWrites = new WeakMap<ProxiedRequest, ProxiedRequest>();
 const heldDeletes = new WeakMap<ProxiedRequest, ProxiedRequest>();
 /** Writes refused by finalizer-order-enforced. */
 const refused = new WeakMap<ProxiedRequest, string>();
+/** Objects whose last finalizer was removed while they were Finalizing, by path (finalized-object-still-served). */
+const finalized = new Map<string, any>();
 /** The finalizers each object path had when last read through the proxy. */
 const lastSeen = new Map<string, { finalizers: string[]; deleting: boolean }>();
 
@@ -278,6 +280,37 @@ export const DELETION_FAULTS: Fault[] = [
       const o = res.status === 200 ? parse(res.body) : undefined;
       if (!o || o.metadata?.finalizers?.length) return up.send(del);
       return json(200, o);
+    },
+  },
+  {
+    name: 'finalized-object-still-served',
+    breaks:
+      'doc1 § States and transitions: Finalizing, last finalizer removed, none remain: Removed, the object is removed from the backing store (the proxy goes on answering it, on a get and in lists of its collection)',
+    area: 'deletion',
+    catchers: ['deletion/finalizers/remove-last-removes'],
+    // the removal-order law checks the same row after its last removal (the object is removed then)
+    alsoFails: ['deletion/law/any-removal-order'],
+    // narrowed: the server does remove the object (nothing is left behind to hold the clean-up
+    // of the case's namespace); only the answers through the proxy keep showing it
+    response: (r, res) => {
+      const path = r.url.pathname;
+      if ((r.method === 'PUT' || r.method === 'PATCH') && NS_RESOURCE.test(path) && res.status < 300) {
+        const o = parse(res.body);
+        if (o?.metadata?.deletionTimestamp && !o.metadata.finalizers?.length) finalized.set(path, o);
+        return res;
+      }
+      if (r.method !== 'GET' || r.url.searchParams.has('watch')) return res;
+      const ghost = finalized.get(path);
+      if (ghost && res.status === 404) return json(200, ghost);
+      if (res.status !== 200 || !NS_COLLECTION.test(path)) return res;
+      return mapJson(res, (j) => {
+        if (!Array.isArray(j?.items)) return j;
+        const names = new Set(j.items.map((x: any) => x?.metadata?.name));
+        const more = [...finalized.entries()]
+          .filter(([p, o]) => p.startsWith(`${path}/`) && !names.has(o.metadata.name))
+          .map(([, o]) => o);
+        return more.length ? { ...j, items: [...j.items, ...more] } : j;
+      });
     },
   },
 ];

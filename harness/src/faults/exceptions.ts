@@ -3,135 +3,22 @@
 // listed here (so a new case gets a fault or a reason), and when a case listed here has become a
 // catcher (so the list does not go stale).
 //
-// Two kinds of reason. "not yet" (NOT_YET*): a fault that breaks the rule alone through the
-// proxy is possible but was not written in the time of issue 8 item 2; these are work left.
-// The others say why a fault of the case's own is not possible, or not possible without
-// breaking the setup of the whole area.
+// Each reason says why a fault of the case's own is not possible, or not possible without
+// breaking the setup of the whole area. (A reason that starts "not yet" would mark work left: a
+// fault that breaks the rule alone is possible but not written; none is left.)
 
-/** Rules of the field-ownership model that the server computes (markers, shrinking sets, hand-offs, resolutions, temporary managers, topology changes, the law). */
-const APPLY_MODEL =
-  'not yet as a fault of its own: the rule is one outcome of the field-ownership merge the server computes; breaking it alone means computing a different merge in the proxy (rewriting the object and managedFields of each answer consistently, across requests). The case fails under the apply faults that break the model as a whole (apply-managed-fields-stripped, apply-field-manager-renamed, apply-as-merge-patch and, where it has a conflict step, apply-always-forced: listed in their alsoFails)';
-const NOT_YET_APPLY_AUTH =
-  "not yet: a fault would send an anonymous apply upstream with the admin credentials (as invalid-token-anonymous does for a bearer token); the apply suite runs against a proxy that forwards one token, so the fault needs the proxy to tell an anonymous request from the suite's own";
-const NOT_YET_APPLY_INVALID =
-  'not yet: a fault would rewrite the invalid intent into a valid one (add the kind, drop the duplicate item, fix the value) so the apply succeeds; each needs its own rewrite of the YAML body';
 const CRUD_SETUP =
   'not narrowable: the create (or get) answer this case checks is the setup of every other case of suites/crud (each creates and reads objects and compares with the answer); a fault that breaks it fails the whole area, which the meta test rightly refuses as too broad';
-const DELETION_CLEANUP =
-  "not yet narrowed: a fault that keeps an object after its delete (or after its last finalizer goes) leaves objects behind that block the namespace clean-up of every deletion case; the fault needs to hold only the objects of this case's shape";
 const RV_ANY =
   'not possible through the proxy from real states: `0` = Any admits the object or collection at any version it ever had; only an invented state breaks it, and the case cannot tell an invented state from an old one';
-const NOT_YET_RV =
-  "not yet: a fault would serve reads from a stale copy (the previous answer to the same read) to break Most Recent / Not older than / the continue snapshot; in suites/resource-versions the same reads are the setup of other rows (each reads the current version first), so the fault must recognise the row's own read";
-const WATCH_STREAM =
-  'not yet as a fault of its own: the case compares a stream with exactly the events of its writes, and fails under every stream-wide fault (reorder, drop, duplicate, retype, re-version, end early: STREAM_CASES in faults/util.ts); a fault that breaks only its own rule (its scope, its start version, the document shape) would fail the other stream cases as well';
-const WATCH_INITIAL =
-  "not yet as a fault of its own: the case reads the initial events up to the BOOKMARK that ends them and fails under initial-bookmark-first (listed in its alsoFails); a fault for its own rule (the BOOKMARK version, the consistent read) needs a rewrite of the BOOKMARK's version consistent with a later Exact list";
-const NOT_YET =
-  'not yet: a fault that breaks this rule alone through the proxy is possible, not written in the time of issue 8 item 2';
-
-const LIFETIME_LOWER_BOUND =
-  "not yet: the rule is a lower bound (a token, a version, still served one second on); a fault that shortens the lifetime below the case's wait expires what the other cases of the area read within the same second, so it must recognise this case's own requests";
 
 export const EXCEPTIONS: Record<string, string> = {
-  'chunking/limits/continue-usable-within-lifetime': LIFETIME_LOWER_BOUND,
-  'watch/limits/history-retained': LIFETIME_LOWER_BOUND,
-  'apply/auth/anonymous': NOT_YET_APPLY_AUTH,
-  'apply/dry-run/conflict': APPLY_MODEL,
-  'apply/endpoint/cannot-remove-unapplied': APPLY_MODEL,
-  'apply/endpoint/controller-forces': APPLY_MODEL,
-  'apply/endpoint/create-custom-resource': APPLY_MODEL,
-  'apply/endpoint/field-manager-over-user-agent': APPLY_MODEL,
-  'apply/endpoint/kind-required': NOT_YET_APPLY_INVALID,
-  'apply/errors/duplicate-set-items': NOT_YET_APPLY_INVALID,
-  'apply/errors/invalid-intent-create': NOT_YET_APPLY_INVALID,
-  'apply/errors/invalid-intent-custom': NOT_YET_APPLY_INVALID,
-  'apply/errors/invalid-intent-merged': NOT_YET_APPLY_INVALID,
-  'apply/hand-off/user-to-controller': APPLY_MODEL,
-  'apply/hand-off/user-to-controller-already-written': APPLY_MODEL,
-  'apply/law/ownership-model': APPLY_MODEL,
-  'apply/managed-fields/entry-api-version-custom': APPLY_MODEL,
-  'apply/markers/containers-by-name': APPLY_MODEL,
-  'apply/markers/list-atomic': APPLY_MODEL,
-  'apply/markers/list-map': APPLY_MODEL,
-  'apply/markers/list-map-keys': APPLY_MODEL,
-  'apply/markers/list-set': APPLY_MODEL,
-  'apply/markers/map-atomic': APPLY_MODEL,
-  'apply/markers/map-granular': APPLY_MODEL,
-  'apply/markers/map-granular-configmap': APPLY_MODEL,
-  'apply/markers/pod-containers': APPLY_MODEL,
-  'apply/markers/ports-by-port-and-protocol': APPLY_MODEL,
-  'apply/markers/struct-atomic': APPLY_MODEL,
-  'apply/markers/struct-granular': APPLY_MODEL,
-  'apply/markers/unknown-fields-structs': APPLY_MODEL,
-  'apply/markers/unmarked-object-list-atomic': APPLY_MODEL,
-  'apply/markers/unmarked-string-list-atomic': APPLY_MODEL,
-  'apply/ownership/force/every-owner': APPLY_MODEL,
-  'apply/ownership/force/takes-over': APPLY_MODEL,
-  'apply/ownership/shared/change-conflicts-with-all': APPLY_MODEL,
-  'apply/ownership/shared/omitted': APPLY_MODEL,
-  'apply/ownership/shared/omitted-with-updater': APPLY_MODEL,
-  'apply/ownership/shared/same-value-as-updater': APPLY_MODEL,
-  'apply/ownership/shrink/map-list': APPLY_MODEL,
-  'apply/ownership/shrink/map-list-item-field': APPLY_MODEL,
-  'apply/ownership/shrink/owned-by-updater': APPLY_MODEL,
-  'apply/ownership/shrink/set': APPLY_MODEL,
-  'apply/ownership/sole-owner-omits/default': APPLY_MODEL,
-  'apply/ownership/sole-owner-omits/deleted': APPLY_MODEL,
-  'apply/ownership/sole-owner-omits/nested': APPLY_MODEL,
-  'apply/ownership/unowned-field/after-reset': APPLY_MODEL,
-  'apply/ownership/unowned-field/apply': APPLY_MODEL,
-  'apply/ownership/unowned-field/patch': APPLY_MODEL,
-  'apply/ownership/update/json-patch': APPLY_MODEL,
-  'apply/ownership/update/merge-patch': APPLY_MODEL,
-  'apply/ownership/update/removal': APPLY_MODEL,
-  'apply/ownership/update/strategic-merge-patch': APPLY_MODEL,
-  'apply/ownership/update/unchanged-fields-stay': APPLY_MODEL,
-  'apply/regression/empty-intents': APPLY_MODEL,
-  'apply/resolution/adopt-server-value': APPLY_MODEL,
-  'apply/resolution/drop-field': APPLY_MODEL,
-  'apply/resolution/overwrite': APPLY_MODEL,
-  'apply/temporary-manager/empty-intent': APPLY_MODEL,
-  'apply/temporary-manager/forced-off': APPLY_MODEL,
-  'apply/temporary-manager/updater-overwritten': APPLY_MODEL,
-  'apply/topology/atomic-to-granular': APPLY_MODEL,
-  'apply/topology/granular-to-atomic': APPLY_MODEL,
   'crud/create/returns-object': CRUD_SETUP,
   'crud/create/server-fields': CRUD_SETUP,
   'crud/get/returns-object': CRUD_SETUP,
-  'deletion/finalizers/remove-last-removes': DELETION_CLEANUP,
-  'field-validation/custom/preserved-ignore': NOT_YET,
-  'field-validation/custom/preserved-strict': NOT_YET,
-  'field-validation/custom/preserved-warn': NOT_YET,
-  'field-validation/custom/required': NOT_YET,
-  'field-validation/custom/wrong-type': NOT_YET,
-  'patch/merge/array-replaced': NOT_YET,
-  'patch/strategic/merge-patch-replaces-list': NOT_YET,
-  'patch/verb/no-resource-version': NOT_YET,
   'resource-versions/get/rv-0': RV_ANY,
-  'resource-versions/get/rv-current': NOT_YET_RV,
-  'resource-versions/get/rv-past': NOT_YET_RV,
-  'resource-versions/get/rv-unset': NOT_YET_RV,
-  'resource-versions/list/match-unset/continue/rv-0': NOT_YET_RV,
-  'resource-versions/list/match-unset/continue/rv-unset': NOT_YET_RV,
   'resource-versions/list/match-unset/limit/rv-0': RV_ANY,
-  'resource-versions/list/match-unset/limit/rv-unset': NOT_YET_RV,
   'resource-versions/list/match-unset/no-limit/rv-0': RV_ANY,
-  'resource-versions/list/match-unset/no-limit/rv-past': NOT_YET_RV,
-  'resource-versions/list/match-unset/no-limit/rv-unset': NOT_YET_RV,
   'resource-versions/list/not-older-than/limit/rv-0': RV_ANY,
   'resource-versions/list/not-older-than/no-limit/rv-0': RV_ANY,
-  'watch/events/added-on-create': WATCH_STREAM,
-  'watch/events/refused-write-silent': WATCH_STREAM,
-  'watch/initial-events/bookmark-version-synced': WATCH_INITIAL,
-  'watch/initial-events/consistent-read': WATCH_INITIAL,
-  'watch/initial-events/not-older-than': WATCH_INITIAL,
-  'watch/law/concurrent-writes': WATCH_STREAM,
-  'watch/law/relist-after-gone': WATCH_STREAM,
-  'watch/law/relist-reaches-state': WATCH_STREAM,
-  'watch/scopes/cluster-scoped': WATCH_STREAM,
-  'watch/start/exact-after-write': WATCH_STREAM,
-  'watch/start/exact-from-list-version': WATCH_STREAM,
-  'watch/verb/all-namespaces': WATCH_STREAM,
-  'watch/verb/event-documents': WATCH_STREAM,
 };

@@ -26,7 +26,106 @@ const KNOWN_TOP = new Set([
   'status',
 ]);
 
+const CRD_PATH = /^\/apis\/apiextensions\.orch\.io\/v1\/customresourcedefinitions\/?$/;
+
+/** The `spec` schema of each custom group the proxy saw defined (from the definition's create). */
+function specSchemas(): {
+  learn(r: ProxiedRequest): void;
+  of(r: ProxiedRequest): { required?: string[]; properties?: Record<string, { type?: string }> } | undefined;
+} {
+  const byGroup = new Map<string, any>();
+  return {
+    learn: (r) => {
+      if (r.method !== 'POST' || !CRD_PATH.test(r.url.pathname)) return;
+      const d = bodyOf(r.body);
+      const spec = d?.spec?.versions?.[0]?.schema?.openAPIV3Schema?.properties?.spec;
+      if (typeof d?.spec?.group === 'string' && spec) byGroup.set(d.spec.group, spec);
+    },
+    of: (r) => {
+      const g = /^\/apis\/([^/]+)\//.exec(r.url.pathname)?.[1];
+      return g ? byGroup.get(g) : undefined;
+    },
+  };
+}
+
+/** A create of a custom resource whose group the proxy saw defined, with its body and spec schema. */
+function customCreate(schemas: ReturnType<typeof specSchemas>, r: ProxiedRequest) {
+  schemas.learn(r);
+  if (r.method !== 'POST') return undefined;
+  const schema = schemas.of(r);
+  const body = schema ? bodyOf(r.body) : undefined;
+  return body?.spec && typeof body.spec === 'object' && !Array.isArray(body.spec)
+    ? { schema: schema!, body }
+    : undefined;
+}
+
+const zeroOf = (type: string | undefined) =>
+  type === 'integer' || type === 'number' ? 0 : type === 'array' ? [] : type === 'object' ? {} : '';
+
+const requiredSchemas = specSchemas();
+const typedSchemas = specSchemas();
+
 export const FIELD_VALIDATION_FAULTS: Fault[] = [
+  {
+    name: 'preserve-unknown-fields-ignored',
+    breaks:
+      'doc1 § Resources and their fields: a custom definition opts out of pruning with the preserve-unknown-fields extension (the proxy removes the extension from the definitions it creates, so their unknown fields are pruned)',
+    area: 'field-validation',
+    catchers: [
+      'field-validation/custom/preserved-ignore',
+      'field-validation/custom/preserved-strict',
+      'field-validation/custom/preserved-warn',
+    ],
+    request: (r) => {
+      if (r.method !== 'POST' || !CRD_PATH.test(r.url.pathname)) return r;
+      const d = bodyOf(r.body);
+      const strip = (v: unknown): unknown =>
+        Array.isArray(v)
+          ? v.map(strip)
+          : v && typeof v === 'object'
+            ? Object.fromEntries(
+                Object.entries(v)
+                  .filter(([k]) => k !== 'x-orch-preserve-unknown-fields')
+                  .map(([k, x]) => [k, strip(x)]),
+              )
+            : v;
+      return d ? { ...r, body: Buffer.from(JSON.stringify(strip(d))) } : r;
+    },
+  },
+  {
+    name: 'custom-required-defaulted',
+    breaks:
+      "doc1 § Resources and their fields: omitting a required field is an error (a custom resource without a field its definition's schema requires gets the field's zero value)",
+    area: 'field-validation',
+    catchers: ['field-validation/custom/required'],
+    request: (r) => {
+      const c = customCreate(requiredSchemas, r);
+      const missing = (c?.schema.required ?? []).filter((k) => !(k in c!.body.spec));
+      if (!c || !missing.length) return r;
+      const spec = { ...c.body.spec };
+      for (const k of missing) spec[k] = zeroOf(c.schema.properties?.[k]?.type);
+      return { ...r, body: Buffer.from(JSON.stringify({ ...c.body, spec })) };
+    },
+  },
+  {
+    name: 'custom-wrong-type-coerced',
+    breaks:
+      "doc1 § Errors: a field of the wrong type is 400 (a custom resource's text given for an integer of its definition's schema is read as a number, 0 when it is none)",
+    area: 'field-validation',
+    catchers: ['field-validation/custom/wrong-type'],
+    request: (r) => {
+      const c = customCreate(typedSchemas, r);
+      if (!c) return r;
+      const props = c.schema.properties ?? {};
+      const wrong = Object.keys(c.body.spec).filter(
+        (k) => props[k]?.type === 'integer' && typeof c.body.spec[k] === 'string',
+      );
+      if (!wrong.length) return r;
+      const spec = { ...c.body.spec };
+      for (const k of wrong) spec[k] = Number.parseInt(spec[k], 10) || 0;
+      return { ...r, body: Buffer.from(JSON.stringify({ ...c.body, spec })) };
+    },
+  },
   {
     name: 'strict-as-warn',
     breaks:

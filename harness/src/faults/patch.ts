@@ -39,7 +39,83 @@ const isCustom = (r: ProxiedRequest) => {
   return g.includes('.') && !/(^|\.)(k8s|orch)\.io$/.test(g);
 };
 
+const hasArray = (v: unknown): boolean =>
+  Array.isArray(v) || (!!v && typeof v === 'object' && Object.values(v).some(hasArray));
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** RFC 7386, except that an array merges into the stored one index by index. */
+function mergeArraysToo(target: unknown, patch: unknown): unknown {
+  if (Array.isArray(patch) && Array.isArray(target))
+    return Array.from({ length: Math.max(target.length, patch.length) }, (_, i) =>
+      i < patch.length ? mergeArraysToo(target[i], patch[i]) : target[i],
+    );
+  if (!isObject(patch)) return patch;
+  const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergeArraysToo(out[k], v);
+  }
+  return out;
+}
+
+/** Merge patches with arrays, sent upstream as a read of the object (merged and written by the proxy). */
+const arrayPatches = new WeakMap<ProxiedRequest, unknown>();
+
+/** The version of each object as the proxy last answered it to a read, a create or a patch. */
+const seenVersion = new Map<string, string>();
+
 export const PATCH_FAULTS: Fault[] = [
+  {
+    name: 'merge-patch-arrays-merged',
+    breaks:
+      'doc1 § Operations: JSON Merge Patch (RFC 7386) replaces an array as a whole (the proxy merges the array of a merge patch into the stored one, index by index)',
+    area: 'patch',
+    catchers: ['patch/merge/array-replaced', 'patch/strategic/merge-patch-replaces-list'],
+    request: (r) => {
+      const body = isPatch(r, MERGE_PATCH) && !r.url.search ? parse(r.body) : undefined;
+      if (!isObject(body) || !hasArray(body)) return r;
+      const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      arrayPatches.set(read, body);
+      return read;
+    },
+    response: async (r, res, up) => {
+      const patch = arrayPatches.get(r);
+      if (patch === undefined || res.status !== 200) return res;
+      const merged = mergeArraysToo(parse(res.body), patch);
+      return up.send({
+        ...r,
+        method: 'PUT',
+        headers: { ...r.headers, 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(merged)),
+      });
+    },
+  },
+  {
+    name: 'patch-checked-against-last-seen-version',
+    breaks:
+      'doc1 § What the service does: a patch needs no resourceVersion, it applies to the current object (the proxy gives a merge patch without one the version of the object as it last answered a read, create or patch of it, so a patch after an update by PUT is refused as stale)',
+    area: 'patch',
+    catchers: ['patch/verb/no-resource-version'],
+    request: (r) => {
+      const body = isPatch(r, MERGE_PATCH) ? parse(r.body) : undefined;
+      const rv = seenVersion.get(r.url.pathname);
+      if (!isObject(body) || !rv || (isObject(body.metadata) && 'resourceVersion' in body.metadata)) return r;
+      const metadata = { ...(isObject(body.metadata) ? body.metadata : {}), resourceVersion: rv };
+      return withBody(r, { ...body, metadata });
+    },
+    response: (r, res) => {
+      if (r.method === 'PUT' || res.status >= 300) return res;
+      const j = parse(res.body);
+      const name = j?.metadata?.name;
+      const rv = j?.metadata?.resourceVersion;
+      if (typeof name !== 'string' || typeof rv !== 'string') return res;
+      const path = r.method === 'POST' ? `${r.url.pathname.replace(/\/$/, '')}/${name}` : r.url.pathname;
+      if (r.method === 'POST' || r.method === 'GET' || r.method === 'PATCH') seenVersion.set(path, rv);
+      return res;
+    },
+  },
   {
     name: 'json-patch-test-ignored',
     breaks:

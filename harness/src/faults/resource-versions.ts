@@ -1,7 +1,7 @@
 // Faults against doc1 § Resource version semantics (the get, watch and list tables), one rule
 // each; suites/resource-versions must catch every one.
-import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
-import { mapJson } from './util.ts';
+import type { Fault, ProxiedRequest, ProxiedResponse, Upstream } from '../fault-proxy.ts';
+import { bodyOf, mapJson } from './util.ts';
 
 const isRead = (r: ProxiedRequest) => r.method === 'GET' && !r.url.searchParams.has('watch');
 const isWatch = (r: ProxiedRequest) =>
@@ -20,7 +20,234 @@ function withQuery(r: ProxiedRequest, drop: string[], set: Record<string, string
   return { ...r, url };
 }
 
+/** A namespaced collection path and an object path below it (`/api/v1/namespaces/x/configmaps[/name]`). */
+const COLLECTION = /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;
+const OBJECT = /^((?:\/api\/v1|\/apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+)\/([^/]+)$/;
+
+/** The version before a decimal one ('' when it is none). */
+const before = (rv: unknown) =>
+  typeof rv === 'string' && /^\d+$/.test(rv) && BigInt(rv) > 1n ? String(BigInt(rv) - 1n) : '';
+
+/**
+ * The object at a path as it was at a version: read from an Exact list of its collection
+ * selected by name (`undefined`: the read failed; `null`: the object did not exist then).
+ */
+async function objectAt(r: ProxiedRequest, up: Upstream, rv: string): Promise<unknown> {
+  const m = OBJECT.exec(r.url.pathname);
+  if (!m) return undefined;
+  const url = new URL(m[1]!, r.url);
+  url.searchParams.set('resourceVersion', rv);
+  url.searchParams.set('resourceVersionMatch', 'Exact');
+  url.searchParams.set('fieldSelector', `metadata.name=${decodeURIComponent(m[2]!)}`);
+  const l = await up.send({ ...r, url });
+  if (l.status !== 200) return undefined;
+  const j = bodyOf(l.body);
+  const item = (j?.items ?? [])[0];
+  if (!item) return null;
+  const kind = String(j.kind ?? '').replace(/List$/, '');
+  return { kind, apiVersion: j.apiVersion, ...item };
+}
+
+/** An object answer made of an object read at an older version (404 when it did not exist then). */
+function answerWith(res: ProxiedResponse, o: unknown): ProxiedResponse {
+  if (o === undefined) return res;
+  if (o === null)
+    return {
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          reason: 'NotFound',
+          message: 'not found',
+          code: 404,
+        }),
+      ),
+    };
+  return { ...res, body: Buffer.from(JSON.stringify(o)) };
+}
+
+/** The newest resourceVersion among a list's items ('' when none is a decimal). */
+function newestItem(j: any): string {
+  let n = 0n;
+  for (const o of j?.items ?? []) {
+    const v = o?.metadata?.resourceVersion;
+    if (typeof v === 'string' && /^\d+$/.test(v) && BigInt(v) > n) n = BigInt(v);
+  }
+  return n > 0n ? String(n) : '';
+}
+
+/** Collections whose last request through the proxy was a list without parameters, with no write since. */
+const justListed = new Set<string>();
+
+/** Continue tokens of first chunks read without a version: what the chunk ended with, its version, its limit. */
+const chunkEnds = new Map<string, { after: string; rv: string }>();
+/** Continued lists the proxy answers from the current collection (sent upstream as a list of all). */
+const continuedFrom = new WeakMap<ProxiedRequest, { after: string; rv: string; limit: number }>();
+let minted = 0;
+
 export const RESOURCE_VERSION_FAULTS: Fault[] = [
+  {
+    name: 'get-unset-served-stale',
+    breaks:
+      'doc1 § Resource version semantics: get, unset = Most Recent (a get without resourceVersion answers the object as it was before its last write)',
+    area: 'resource-versions',
+    catchers: ['resource-versions/get/rv-unset'],
+    response: async (r, res, up) => {
+      if (!isRead(r) || r.url.searchParams.has('resourceVersion') || res.status !== 200) return res;
+      if (!OBJECT.exec(r.url.pathname) || COLLECTION.test(r.url.pathname)) return res;
+      const prev = before(bodyOf(res.body)?.metadata?.resourceVersion);
+      return prev ? answerWith(res, await objectAt(r, up, prev)) : res;
+    },
+  },
+  {
+    name: 'get-rv-served-older',
+    breaks:
+      'doc1 § Resource version semantics: get, other value = Not older than (a get at a version answers the object as it was before its write that the version includes)',
+    area: 'resource-versions',
+    catchers: ['resource-versions/get/rv-current', 'resource-versions/get/rv-past'],
+    // the object's own version at the requested one, not the requested one less one: other
+    // namespaces' writes (the suite's other cases, other faults' runs) move the global version
+    response: async (r, res, up) => {
+      if (!isRead(r) || !nonZeroRv(r) || res.status !== 200) return res;
+      if (!OBJECT.exec(r.url.pathname) || COLLECTION.test(r.url.pathname)) return res;
+      const then = await objectAt(r, up, r.url.searchParams.get('resourceVersion')!);
+      const prev = before((then as any)?.metadata?.resourceVersion);
+      return prev ? answerWith(res, await objectAt(r, up, prev)) : res;
+    },
+  },
+  {
+    name: 'list-rv-unset-match-served-older',
+    breaks:
+      'doc1 § Resource version semantics: list, resourceVersionMatch unset, limit unset, rv=other = Not older than (answered as the collection was before the newest write the given version includes)',
+    area: 'resource-versions',
+    catchers: ['resource-versions/list/match-unset/no-limit/rv-past'],
+    response: async (r, res, up) => {
+      const q = r.url.searchParams;
+      if (
+        !isRead(r) ||
+        !COLLECTION.test(r.url.pathname) ||
+        !nonZeroRv(r) ||
+        q.has('resourceVersionMatch') ||
+        q.has('limit') ||
+        q.has('continue') ||
+        res.status !== 200
+      )
+        return res;
+      const then = await up.send(withQuery(r, [], { resourceVersionMatch: 'Exact' }));
+      const prev = then.status === 200 ? before(newestItem(bodyOf(then.body))) : '';
+      if (!prev) return res;
+      const older = await up.send(withQuery(r, [], { resourceVersion: prev, resourceVersionMatch: 'Exact' }));
+      return older.status === 200 ? older : res;
+    },
+  },
+  {
+    name: 'most-recent-list-served-stale',
+    breaks:
+      'doc1 § Resource version semantics: list, rv unset = Most Recent (a list without resourceVersion, read again with no write since the last one, is answered as the collection was before its newest write)',
+    area: 'resource-versions',
+    catchers: [
+      'resource-versions/list/match-unset/no-limit/rv-unset',
+      'resource-versions/list/match-unset/limit/rv-unset',
+    ],
+    // these read their first chunk as the limit row reads its list (a paged list without a
+    // version, right after the list that marks the current version) and compare the chunks
+    // with the collection as it was then: a stale first chunk is Most Recent broken for them too
+    alsoFails: [
+      'resource-versions/list/match-unset/continue/rv-unset',
+      'resource-versions/list/match-unset/continue/rv-0',
+    ],
+    // the setup of every row marks versions with a list without parameters right after its
+    // writes: that read is left alone, the row's own read after it is the stale one
+    request: (r) => {
+      const path = r.url.pathname;
+      if (r.method !== 'GET') {
+        for (const c of justListed) if (path.startsWith(c)) justListed.delete(c);
+        const col = OBJECT.exec(path)?.[1] ?? path;
+        justListed.delete(col);
+      }
+      return r;
+    },
+    response: async (r, res, up) => {
+      const path = r.url.pathname;
+      if (!isRead(r) || !COLLECTION.test(path) || res.status !== 200) return res;
+      const q = r.url.searchParams;
+      if ([...q.keys()].length === 0 && !justListed.has(path)) {
+        justListed.add(path);
+        return res;
+      }
+      if (!justListed.has(path)) return res;
+      justListed.delete(path);
+      if (q.has('resourceVersion') || q.has('resourceVersionMatch') || q.has('continue')) return res;
+      // before the collection's newest write (not its version less one: other namespaces' writes
+      // move the global version)
+      const fresh = withQuery(r, ['limit']);
+      const all = q.has('limit') ? await up.send(fresh) : res;
+      const prev = all.status === 200 ? before(newestItem(bodyOf(all.body))) : '';
+      if (!prev) return res;
+      const stale = await up.send(withQuery(r, [], { resourceVersion: prev, resourceVersionMatch: 'Exact' }));
+      return stale.status === 200 ? stale : res;
+    },
+  },
+  {
+    name: 'continue-served-current',
+    breaks:
+      "doc1 § Resource version semantics: list, limit=n, continue=token, rv unset or 0 = Continue Token, Exact (the rest of a list whose first chunk was read without a version comes from the current collection, under the first chunk's version)",
+    area: 'resource-versions',
+    catchers: [
+      'resource-versions/list/match-unset/continue/rv-unset',
+      'resource-versions/list/match-unset/continue/rv-0',
+    ],
+    request: (r) => {
+      const q = r.url.searchParams;
+      const token = q.get('continue');
+      const end = token ? chunkEnds.get(token) : undefined;
+      const rv = q.get('resourceVersion');
+      if (!isRead(r) || !end || (rv !== null && rv !== '' && rv !== '0') || q.has('resourceVersionMatch'))
+        return r;
+      const read = withQuery(r, ['continue', 'limit', 'resourceVersion']);
+      continuedFrom.set(read, { ...end, limit: Number(q.get('limit')) || 0 });
+      return read;
+    },
+    response: (r, res) => {
+      const q = r.url.searchParams;
+      const from = continuedFrom.get(r);
+      if (from) {
+        if (res.status !== 200) return res;
+        return mapJson(res, (j) => {
+          const name = (o: any) => String(o?.metadata?.name ?? '');
+          const rest = [...(j?.items ?? [])]
+            .filter((o) => name(o) > from.after)
+            .sort((a, b) => (name(a) < name(b) ? -1 : 1));
+          const items = from.limit ? rest.slice(0, from.limit) : rest;
+          const metadata: Record<string, unknown> = { ...(j?.metadata ?? {}), resourceVersion: from.rv };
+          delete metadata.continue;
+          delete metadata.remainingItemCount;
+          if (items.length < rest.length) {
+            const token = `proxy-${++minted}`;
+            chunkEnds.set(token, { after: name(items[items.length - 1]), rv: from.rv });
+            metadata.continue = token;
+          }
+          return { ...j, metadata, items };
+        });
+      }
+      // a first chunk read without a version: remember where its token goes on from
+      if (!isRead(r) || res.status !== 200 || !q.has('limit') || q.has('continue')) return res;
+      if (q.has('resourceVersion') || q.has('resourceVersionMatch')) return res;
+      const j = bodyOf(res.body);
+      const token = j?.metadata?.continue;
+      const items = j?.items ?? [];
+      if (typeof token === 'string' && token && items.length)
+        chunkEnds.set(token, {
+          after: String(items[items.length - 1]?.metadata?.name ?? ''),
+          rv: String(j.metadata.resourceVersion ?? ''),
+        });
+      return res;
+    },
+  },
   {
     name: 'exact-list-served-current',
     breaks:

@@ -2,7 +2,7 @@
 // the watch row of § Resource version semantics), one rule each; suites/watch must catch every
 // one. (reorder-watch-events and drop-watch-events live in doc1-core.ts.)
 import type { Fault, ProxiedRequest, WatchState } from '../fault-proxy.ts';
-import { STREAM_CASES } from './util.ts';
+import { bodyOf, STREAM_CASES } from './util.ts';
 
 interface Event {
   type: string;
@@ -37,6 +37,29 @@ const getsState = (s: WatchState) => {
   const rv = s.url?.searchParams.get('resourceVersion') ?? '';
   return rv === '' || rv === '0' || s.url?.searchParams.get('sendInitialEvents') === 'true';
 };
+
+/** When each watch request reached the proxy (by its URL, which the stream's state keeps). */
+const watchOpened = new WeakMap<URL, number>();
+/** When the proxy first passed on each resource version, for watch-history-skipped. */
+const firstPassed = new Map<string, number>();
+
+/** The versions of the lists of the concurrent-writes law's rooms (its watches start there). */
+const roomListVersions = new Set<string>();
+/** The room namespace of a path (`/api/v1/namespaces/<ns>/...`). */
+const roomOf = (path: string | undefined) => /^\/api\/v1\/namespaces\/([^/]+)\//.exec(path ?? '')?.[1] ?? '';
+
+/** A watch-list stream (sendInitialEvents=true) whose initial events end with a BOOKMARK. */
+const initialWithBookmark = (s: WatchState) =>
+  s.url?.searchParams.get('sendInitialEvents') === 'true' &&
+  s.url?.searchParams.get('allowWatchBookmarks') === 'true';
+
+/** The newest resource version the proxy passed on (in answers other than watches). */
+let newestSeen = 0n;
+/** Writes refused with 409 for a stale version: their collection, and the object they asked for. */
+const refusedWrites: { collection: string; object: any; at: number }[] = [];
+
+/** When the proxy first passed on each resource version (in an answer other than a watch). */
+const versionSeen = new Map<string, number>();
 
 export const WATCH_FAULTS: Fault[] = [
   {
@@ -284,6 +307,282 @@ export const WATCH_FAULTS: Fault[] = [
       const e = parse(line);
       if (e?.type !== 'BOOKMARK') return [line];
       return [JSON.stringify({ ...e, object: { ...e.object, data: { leaked: 'x' } } })];
+    },
+  },
+  {
+    name: 'history-under-a-second',
+    breaks:
+      'doc1 § Limits: watch history retained, changes of the last 5 minutes by default (a watch from a version first seen more than 0.9 s ago gets 410 Expired)',
+    area: 'watch',
+    catchers: ['watch/limits/history-retained'],
+    // the other cases watch from a version as soon as they have it; this one waits a second
+    // first. This law restarts from every version its run received, one after the other: on a
+    // loaded machine the early ones can be older than the shortened history, and it relies on
+    // the same lower bound
+    alsoFails: ['watch/law/restart-at-any-cut'],
+    response: (_r, res) => {
+      const rv = res.status < 300 ? bodyOf(res.body)?.metadata?.resourceVersion : undefined;
+      if (typeof rv === 'string' && rv && !versionSeen.has(rv)) versionSeen.set(rv, Date.now());
+      return res;
+    },
+    watch: (s, line) => {
+      if (s.n > 0) return [line];
+      const rv = s.url?.searchParams.get('resourceVersion') ?? '';
+      const seen = versionSeen.get(rv);
+      if (seen === undefined || Date.now() - seen <= 900) return [line];
+      s.end = true;
+      return [
+        JSON.stringify({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: `too old resource version: ${rv}`,
+            reason: 'Expired',
+            code: 410,
+          },
+        }),
+      ];
+    },
+  },
+  {
+    name: 'added-event-other-object',
+    breaks:
+      'doc1 § Events: ADDED, an object was created; the event holds the created object (the proxy gives it another uid)',
+    area: 'watch',
+    catchers: ['watch/events/added-on-create'],
+    watch: (_s, line) => {
+      const e = parse(line);
+      if (e?.type !== 'ADDED' || typeof e.object?.metadata?.uid !== 'string') return [line];
+      const uid = [...e.object.metadata.uid].reverse().join('');
+      return [JSON.stringify({ ...e, object: { ...e.object, metadata: { ...e.object.metadata, uid } } })];
+    },
+  },
+  {
+    name: 'refused-write-streamed',
+    breaks:
+      'doc1 § Update mechanisms: a stale resourceVersion yields 409 (and changes nothing: the proxy streams the refused update as a MODIFIED event to the watches of its collection)',
+    area: 'watch',
+    catchers: ['watch/events/refused-write-silent'],
+    response: (r, res) => {
+      if (r.method === 'PUT' && res.status === 409) {
+        try {
+          const object = JSON.parse(r.body.toString('utf8'));
+          const collection = r.url.pathname.replace(/\/[^/]+$/, '');
+          refusedWrites.push({ collection, object, at: Date.now() });
+        } catch {
+          // not a JSON body
+        }
+      }
+      return res;
+    },
+    request: (r) => {
+      if (isWatch(r)) watchOpened.set(r.url, Date.now());
+      return r;
+    },
+    watch: (s, line) => {
+      const started = (s.url && watchOpened.get(s.url)) ?? Date.now();
+      const sent = (s.sentRefused as number | undefined) ?? 0;
+      const due = refusedWrites.filter((w) => w.collection === s.url?.pathname && w.at >= started);
+      if (due.length <= sent) return [line];
+      s.sentRefused = due.length;
+      return [...due.slice(sent).map((w) => JSON.stringify({ type: 'MODIFIED', object: w.object })), line];
+    },
+  },
+  {
+    name: 'cluster-scoped-watch-silent',
+    breaks:
+      'doc1 § Path shapes: a namespace is a cluster-scoped type, its collection is watched like any other (a watch of namespaces streams no change)',
+    area: 'watch',
+    catchers: ['watch/scopes/cluster-scoped'],
+    watch: (s, line) => (s.url?.pathname === '/api/v1/namespaces' && isChange(parse(line)) ? [] : [line]),
+  },
+  {
+    name: 'all-namespaces-watch-drops-modified',
+    breaks:
+      'doc1 § Path shapes: a namespaced type also has a collection across all namespaces (a watch of it carries no MODIFIED event)',
+    area: 'watch',
+    catchers: ['watch/verb/all-namespaces'],
+    watch: (s, line) =>
+      /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/[^/]+$/.test(s.url?.pathname ?? '') &&
+      !s.url?.pathname.includes('/namespaces') &&
+      parse(line)?.type === 'MODIFIED'
+        ? []
+        : [line],
+  },
+  {
+    name: 'watch-object-envelope-dropped',
+    breaks:
+      'doc1 § Resources and their fields: a watch event is a JSON document with type and object, the object serialized with kind and apiVersion (the proxy drops them)',
+    area: 'watch',
+    catchers: ['watch/verb/event-documents'],
+    // this one checks the envelope of the Namespace objects it is streamed too
+    alsoFails: ['watch/scopes/cluster-scoped'],
+    watch: (_s, line) => {
+      const e = parse(line);
+      if (!isChange(e) || !e!.object) return [line];
+      const { kind: _k, apiVersion: _a, ...object } = e!.object;
+      return [JSON.stringify({ ...e, object })];
+    },
+  },
+  {
+    name: 'watch-history-skipped',
+    breaks:
+      'doc1 § Resource version semantics: watch, other value = Start at Exact, the changes after the given version (a watch from a version older than the newest the proxy has seen starts at the newest one: the retained changes between them are skipped)',
+    area: 'watch',
+    catchers: ['watch/start/exact-after-write', 'watch/start/exact-from-list-version'],
+    // these start watches at versions their own writes or events gave, with writes in between
+    // (restarts, the retained history, the law under concurrent writes): the same rule
+    alsoFails: [
+      'watch/law/concurrent-writes',
+      'watch/law/relist-after-gone',
+      'watch/law/restart-at-any-cut',
+      'watch/limits/history-retained',
+    ],
+    response: (_r, res) => {
+      try {
+        const rv = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
+        if (typeof rv === 'string' && /^\d+$/.test(rv)) {
+          if (BigInt(rv) > newestSeen) newestSeen = BigInt(rv);
+          if (!firstPassed.has(rv)) firstPassed.set(rv, Date.now());
+        }
+      } catch {
+        // not JSON
+      }
+      return res;
+    },
+    request: (r) => {
+      const rv = isWatch(r) ? (r.url.searchParams.get('resourceVersion') ?? '') : '';
+      // narrowed: only a version the proxy passed on in the last 3 s (an expired or unknown one is
+      // another rule's)
+      const seen = firstPassed.get(rv);
+      if (!/^\d+$/.test(rv) || rv === '0' || BigInt(rv) >= newestSeen || !seen || Date.now() - seen > 3000)
+        return r;
+      const url = new URL(r.url);
+      url.searchParams.set('resourceVersion', String(newestSeen));
+      return { ...r, url };
+    },
+  },
+  {
+    name: 'relist-misses-newest',
+    breaks:
+      "doc1 § Watch recovery: a client that redoes the list and watches from the list's resourceVersion reaches the state (in the rooms of the two relist laws, a list leaves out its newest object: the watch from its version never brings it)",
+    area: 'watch',
+    catchers: ['watch/law/relist-reaches-state', 'watch/law/relist-after-gone'],
+    // a short history, so that the 410 law finds an expired version and runs
+    server: { historySeconds: 2 },
+    response: (r, res) => {
+      const ns = roomOf(r.url.pathname);
+      if (
+        r.method !== 'GET' ||
+        !/^(wrel|wgone)-/.test(ns) ||
+        r.url.pathname !== `/api/v1/namespaces/${ns}/configmaps` ||
+        r.url.search
+      )
+        return res;
+      try {
+        const j = JSON.parse(res.body.toString('utf8'));
+        const items: any[] = j?.items ?? [];
+        if (!items.length) return res;
+        const rv = (o: any) =>
+          BigInt(/^\d+$/.test(o?.metadata?.resourceVersion ?? '') ? o.metadata.resourceVersion : '0');
+        const newest = items.reduce((a, b) => (rv(b) > rv(a) ? b : a));
+        return {
+          ...res,
+          body: Buffer.from(JSON.stringify({ ...j, items: items.filter((o) => o !== newest) })),
+        };
+      } catch {
+        return res;
+      }
+    },
+  },
+  {
+    name: 'concurrent-restart-skips-first',
+    breaks:
+      "doc1 § Watch recovery: a watch restarted from a version received continues exactly the stream (in the concurrent-writes law's rooms, a restart loses its first change)",
+    area: 'watch',
+    catchers: ['watch/law/concurrent-writes'],
+    response: (r, res) => {
+      if (r.method === 'GET' && /^wcon-/.test(roomOf(r.url.pathname)) && !r.url.searchParams.has('watch'))
+        try {
+          const rv = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
+          if (typeof rv === 'string') roomListVersions.add(rv);
+        } catch {
+          // not JSON
+        }
+      return res;
+    },
+    watch: (s, line) => {
+      const rv = s.url?.searchParams.get('resourceVersion') ?? '';
+      if (!/^wcon-/.test(roomOf(s.url?.pathname)) || !rv || roomListVersions.has(rv) || s.skipped)
+        return [line];
+      if (!isChange(parse(line))) return [line];
+      s.skipped = true;
+      return [];
+    },
+  },
+  {
+    name: 'initial-events-miss-newest',
+    breaks:
+      'doc1 § Streaming initial state: the initial events are the state, at least as new as the given version, or a consistent read without one (the newest object of the state is left out of them)',
+    area: 'watch',
+    catchers: ['watch/initial-events/consistent-read', 'watch/initial-events/not-older-than'],
+    // these compare the initial events with the state too (their order, the bookmark's version,
+    // a named group's watch-list)
+    alsoFails: [
+      'watch/initial-events/bookmark-version-synced',
+      'watch/initial-events/stream-order',
+      'watch/scopes/named-group',
+    ],
+    server: { featureGates: { WatchList: true } },
+    // only a stream whose initial events end with a BOOKMARK (allowWatchBookmarks=true) is held
+    watch: (s, line) => {
+      if (!initialWithBookmark(s) || s.synced) return [line];
+      const e = parse(line);
+      const initial = (s.initial as string[] | undefined) ?? [];
+      s.initial = initial;
+      if (e?.type === 'ADDED') {
+        initial.push(line);
+        return [];
+      }
+      if (e?.type !== 'BOOKMARK') return [line];
+      s.synced = true;
+      const rv = (l: string) => {
+        const v = parse(l)?.object?.metadata?.resourceVersion;
+        return typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : 0n;
+      };
+      const newest = initial.reduce<string | undefined>(
+        (a, b) => (a === undefined || rv(b) > rv(a) ? b : a),
+        undefined,
+      );
+      return [...initial.filter((l) => l !== newest), line];
+    },
+  },
+  {
+    name: 'initial-bookmark-version-behind',
+    breaks:
+      'doc1 § Streaming initial state: then a BOOKMARK whose resourceVersion is the version synced to (it names the version before it)',
+    area: 'watch',
+    catchers: ['watch/initial-events/bookmark-version-synced'],
+    server: { featureGates: { WatchList: true } },
+    // the version just before the newest object of the state was written
+    watch: (s, line) => {
+      if (!initialWithBookmark(s) || s.synced) return [line];
+      const e = parse(line);
+      const v = e?.object?.metadata?.resourceVersion;
+      const n = typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : 0n;
+      if (e?.type === 'ADDED') {
+        if (n > ((s.newest as bigint | undefined) ?? 0n)) s.newest = n;
+        return [line];
+      }
+      if (e?.type !== 'BOOKMARK') return [line];
+      s.synced = true;
+      const newest = (s.newest as bigint | undefined) ?? 0n;
+      if (newest < 2n) return [line];
+      const metadata = { ...e.object.metadata, resourceVersion: String(newest - 1n) };
+      return [JSON.stringify({ ...e, object: { ...e.object, metadata } })];
     },
   },
 ];
