@@ -1,6 +1,6 @@
 // What the authentication and authorization faults share: the run's administrator
 // credentials as the proxy sees them go by, and requests re-sent with them or without any.
-import type { ProxiedRequest } from '../fault-proxy.ts';
+import type { ProxiedRequest, ProxiedResponse, Upstream } from '../fault-proxy.ts';
 
 import { header } from './util.ts';
 
@@ -41,4 +41,21 @@ export class AdminCredentials {
     const clean = withoutImpersonation(withoutAuth(r));
     return { ...clean, headers: { ...clean.headers, authorization: this.value } };
   }
+}
+
+/**
+ * A response hook that re-sends a request as the administrator when `when` says so (and
+ * answers with that), remembering the administrator's credentials from the requests it sees.
+ */
+export function resentAsAdmin(
+  admin: AdminCredentials,
+  when: (r: ProxiedRequest, res: ProxiedResponse) => boolean,
+): { request: (r: ProxiedRequest) => ProxiedRequest; response: (r: ProxiedRequest, res: ProxiedResponse, up: Upstream) => Promise<ProxiedResponse> } {
+  return {
+    request: (r) => admin.see(r),
+    response: async (r, res, up) => {
+      const asAdmin = when(r, res) ? admin.asAdmin(r) : undefined;
+      return asAdmin ? up.send(asAdmin) : res;
+    },
+  };
 }

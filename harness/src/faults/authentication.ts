@@ -4,7 +4,7 @@
 // authentication fixtures (client certificates over TLS, the fixtures' tokens) do not run
 // there, so these faults are caught by the cases every target runs.
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
-import { AdminCredentials, header, withoutAuth } from './auth-util.ts';
+import { AdminCredentials, header, resentAsAdmin, withoutAuth } from './auth-util.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const SSR = /\/selfsubjectreviews$/;
@@ -70,17 +70,12 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
     breaks: 'doc3 § Authentication: with --service-account-lookup, tokens deleted through the API are revoked (a token once accepted is served on)',
     area: 'authentication',
     catchers: ['authentication/service-account/lookup-revokes'],
-    request: (r) => admin.see(r),
-    response: async (r, res, up) => {
+    ...resentAsAdmin(admin, (r, res) => {
       const auth = header(r, 'authorization');
-      if (!auth) return res;
-      if (res.status < 400) {
-        accepted.add(auth);
-        return res;
-      }
-      const asAdmin = res.status === 401 && accepted.has(auth) ? admin.asAdmin(r) : undefined;
-      return asAdmin ? up.send(asAdmin) : res;
-    },
+      if (!auth) return false;
+      if (res.status < 400) accepted.add(auth);
+      return res.status === 401 && accepted.has(auth);
+    }),
   },
   {
     name: 'auth-token-review-wrong-version',

@@ -3,7 +3,7 @@
 // and suites/authorization must catch it. The cases act as users of their own making through
 // impersonation by the run's administrator, whose credentials the faults reuse.
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
-import { AdminCredentials, header, withoutImpersonation } from './auth-util.ts';
+import { AdminCredentials, header, resentAsAdmin, withoutImpersonation } from './auth-util.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const admin = new AdminCredentials();
@@ -58,24 +58,17 @@ export const AUTHORIZATION_FAULTS: Fault[] = [
     catchers: ['authorization/rbac/', 'authorization/law/rbac-model', 'authorization/escalation/'],
     // the impersonation cases check 403s of impersonated requests too
     alsoFails: ['authorization/impersonation/'],
-    request: (r) => admin.see(r),
-    response: async (r, res, up) => {
-      if (res.status !== 403 || !header(r, 'impersonate-user')) return res;
-      const asAdmin = admin.asAdmin(r);
-      return asAdmin ? up.send(asAdmin) : res;
-    },
+    ...resentAsAdmin(admin, (r, res) => res.status === 403 && header(r, 'impersonate-user') !== undefined),
   },
   {
     name: 'authz-escalation-allowed',
     breaks: 'Kubernetes (beyond doc3): a role or binding that grants more than its creator holds is refused (re-sent as the administrator)',
     area: 'authorization',
     catchers: ['authorization/escalation/'],
-    request: (r) => admin.see(r),
-    response: async (r, res, up) => {
-      if (res.status !== 403 || !/attempting to grant RBAC permissions not currently held/.test(res.body.toString('utf8'))) return res;
-      const asAdmin = admin.asAdmin(r);
-      return asAdmin ? up.send(asAdmin) : res;
-    },
+    ...resentAsAdmin(
+      admin,
+      (_r, res) => res.status === 403 && /attempting to grant RBAC permissions not currently held/.test(res.body.toString('utf8')),
+    ),
   },
   {
     name: 'authz-rules-review-names-dropped',

@@ -1,7 +1,8 @@
 // Faults against the error answers: doc1 § Errors (and doc3 § Errors for the bearer token),
 // where every error leaves as a Status object whose code is the HTTP status; one rule each;
 // suites/errors must catch every one.
-import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
+import type { Fault } from '../fault-proxy.ts';
+import { withoutAuth } from './auth-util.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const NS_COLLECTION = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;
@@ -14,12 +15,6 @@ function statusOf(body: Buffer): any {
     return undefined;
   }
 }
-
-const withoutAuth = (r: ProxiedRequest): ProxiedRequest => {
-  const headers = { ...r.headers };
-  delete headers.authorization;
-  return { ...r, headers };
-};
 
 export const ERRORS_FAULTS: Fault[] = [
   {

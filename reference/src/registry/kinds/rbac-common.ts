@@ -5,7 +5,8 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { TableColumn } from '../types.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { ResourceDef, TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import { AGE_COLUMN, fieldErr, NAME_COLUMN } from './common.ts';
 
@@ -147,3 +148,21 @@ export const BINDING_TABLE: TableColumn[] = [
     cell: (o) => subjectsOf(o, 'ServiceAccount'),
   },
 ];
+
+/** What RoleBinding and ClusterRoleBinding share: schema and strategy (the scope differs). */
+export function bindingShape(namespaced: boolean): Pick<ResourceDef, 'schema' | 'strategy'> {
+  return {
+    schema: objectSchema({ subjects: arr(subjectSchema), roleRef: roleRefSchema }),
+    strategy: {
+      nameRule: 'path',
+      tracksGeneration: false,
+      allowUnconditionalUpdate: true,
+      table: BINDING_TABLE,
+      zeroValue: () => ({ roleRef: { apiGroup: '', kind: '', name: '' } }),
+      prepareForCreate: (o) => defaultBinding(o),
+      prepareForUpdate: (o) => defaultBinding(o),
+      validate: (o) => validateBinding(o, namespaced),
+      validateUpdate: (o, old) => [...validateBinding(o, namespaced), ...validateRoleRefUpdate(o, old)],
+    },
+  };
+}
