@@ -2,7 +2,6 @@
 // CA by default), writes a kubeconfig for it and prints how to reach it.
 //
 //   tsx reference/src/cli.ts serve [flags]      (npm run server -- [flags])
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -17,6 +16,7 @@ import { KNOWN_CONTROLLERS } from './util/controllers.ts';
 import { parseGoDuration } from './util/duration.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
+import { newToken } from './util/token.ts';
 
 export const DEFAULT_PORT = 6443;
 export const TOKEN_FILE = 'admin-token';
@@ -542,7 +542,7 @@ export function adminToken(dataDir: string, explicit?: string): string {
     const kept = readFileSync(file, 'utf8').trim();
     if (kept) return kept;
   }
-  const token = randomBytes(24).toString('base64url');
+  const token = newToken();
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return token;

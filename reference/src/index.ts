@@ -1,7 +1,6 @@
 // The reference server: `build(options)` wires storage, registry, admission, authentication
 // and the HTTP handler without opening a socket; `listen()` serves it over HTTPS (default)
 // or plain HTTP.
-import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +33,7 @@ import type { RequestContext } from './registry/types.ts';
 import { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
 import { WriteAheadLog } from './storage/wal.ts';
+import { newToken } from './util/token.ts';
 
 export const SERVER_VERSION = {
   major: '1',
@@ -94,7 +94,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   installBuiltins(registry);
   const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion })];
 
-  const adminToken = options.adminToken || randomBytes(24).toString('base64url');
+  const adminToken = options.adminToken || newToken();
   const authentication = new AuthenticationUnion(
     [
       new StaticTokenAuthenticator(
