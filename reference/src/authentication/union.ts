@@ -82,9 +82,17 @@ function failed(e: unknown): AuthenticationResult {
   return { status: 'error', message: e instanceof Error ? e.message : String(e) };
 }
 
+/** The users methods answer from tables (token file, admin token) come back each time: made once. */
+const withGroup = new WeakMap<UserInfo, UserInfo>();
+
 function withAuthenticatedGroup(u: UserInfo): UserInfo {
   if (u.username === ANONYMOUS.username || u.groups.includes('system:authenticated')) return u;
-  return { ...u, groups: [...u.groups, 'system:authenticated'] };
+  let out = withGroup.get(u);
+  if (!out) {
+    out = { ...u, groups: [...u.groups, 'system:authenticated'] };
+    withGroup.set(u, out);
+  }
+  return out;
 }
 
 /** The 401: its reasons go to the server's log and the audit event, not to the client. */

@@ -10,7 +10,17 @@ export class RbacAuthorizer implements Authorizer {
 
   authorize(a: AuthorizationAttributes): AuthorizationResult {
     const r = this.index.decide(a);
-    if (r.allowed) return { decision: 'allow', reason: r.reason };
+    if (r.allowed) return new RbacAllow(r);
     return r.reason ? { decision: 'no-opinion', reason: r.reason } : NO_OPINION;
+  }
+}
+
+/** An allow whose reason is written when read (named, so the chain passes it on as it is). */
+class RbacAllow implements AuthorizationResult {
+  readonly decision = 'allow' as const;
+  readonly by = 'RBAC';
+  constructor(private readonly r: { readonly reason: string }) {}
+  get reason(): string {
+    return this.r.reason;
   }
 }

@@ -29,10 +29,19 @@ interface Binding {
 /** A binding and the subject of it that names the user. */
 type Match = [Binding, Subject];
 
-export interface Allowed {
-  allowed: boolean;
-  /** `RBAC: allowed by ...`, or the roles that could not be found. */
-  reason: string;
+/**
+ * RBAC's answer. An allow's reason (`RBAC: allowed by ...`) is written only when read (the
+ * audit log, a review): most requests never read it. A refusal's reason names the roles that
+ * could not be found.
+ */
+export type Allowed = { allowed: true; readonly reason: string } | { allowed: false; reason: string };
+
+class AllowedBy {
+  readonly allowed = true as const;
+  constructor(private readonly match: Match) {}
+  get reason(): string {
+    return `RBAC: allowed by ${describe(this.match)}`;
+  }
 }
 
 /** Index keys of a subject: `u:<user>` or `g:<group>` (service accounts are users). */
@@ -113,12 +122,13 @@ class SubjectIndex {
 
   /** The bindings naming the user (by name or one of its groups), each with the subject that matched. */
   matches(user: UserInfo, out: Match[]): void {
-    const add = (k: string) => {
-      const m = this.bySubject.get(k);
+    // loops, not a closure: this runs for every request
+    const mine = this.bySubject.get(`u:${user.username}`);
+    if (mine) for (const e of mine) out.push(e);
+    for (const g of user.groups) {
+      const m = this.bySubject.get(`g:${g}`);
       if (m) for (const e of m) out.push(e);
-    };
-    add(`u:${user.username}`);
-    for (const g of user.groups) add(`g:${g}`);
+    }
   }
 }
 
@@ -193,7 +203,7 @@ export class RbacIndex {
   decide(a: AuthorizationAttributes): Allowed {
     const errs: string[] = [];
     for (const m of this.matches(a.user, a.namespace)) {
-      for (const r of this.rulesOf(m[0], errs)) if (ruleAllows(a, r)) return { allowed: true, reason: `RBAC: allowed by ${describe(m)}` };
+      for (const r of this.rulesOf(m[0], errs)) if (ruleAllows(a, r)) return new AllowedBy(m);
     }
     return { allowed: false, reason: errs.length ? `RBAC: ${aggregate(errs)}` : '' };
   }
