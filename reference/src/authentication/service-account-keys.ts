@@ -83,17 +83,26 @@ export interface SigningKeySource {
 
 /**
  * The configured signing key (read now), else the one kept in `<dataDir>/pki/service-account.key`
- * (made once, read now), else one per process, generated on first use.
+ * (read now; made and kept at the first mint), else one per process, generated on first use.
  */
 export function signingKeySource(o: { file?: string; dataDir: string; inMemory: boolean }): SigningKeySource {
   if (o.file) return fixed(signingKeyFromPem(readFileSync(o.file, 'utf8'), o.file));
   if (!o.inMemory) {
     const file = join(o.dataDir, 'pki', 'service-account.key');
-    if (!existsSync(file)) {
-      mkdirSync(join(o.dataDir, 'pki'), { recursive: true });
-      writeFileSync(file, generatePem(), { mode: 0o600 });
-    }
-    return fixed(signingKeyFromPem(readFileSync(file, 'utf8'), file));
+    if (existsSync(file)) return fixed(signingKeyFromPem(readFileSync(file, 'utf8'), file));
+    // no key yet, so no token was ever signed: the key (0.2 s of CPU) is made at the first mint
+    let made: SigningKey | undefined;
+    return {
+      get: () => {
+        if (!made) {
+          mkdirSync(join(o.dataDir, 'pki'), { recursive: true });
+          writeFileSync(file, generatePem(), { mode: 0o600 });
+          made = signingKeyFromPem(readFileSync(file, 'utf8'), file);
+        }
+        return made;
+      },
+      peek: () => made,
+    };
   }
   return {
     get: () => {
