@@ -133,17 +133,17 @@ const jsonOf = (b: Buffer): any => {
   }
 };
 
+/** A GET of the object a write names, sent in its place; `held` remembers the write. */
+function readInstead(r: ProxiedRequest, held: WeakMap<ProxiedRequest, ProxiedRequest>): ProxiedRequest {
+  const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0), url: new URL(r.url.pathname, r.url) };
+  held.set(read, r);
+  return read;
+}
+
 /** A write of an object (not a dry run) held, so that the object is read first. */
 function holdWrite(r: ProxiedRequest, when: boolean): ProxiedRequest {
   if (!when || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.has('dryRun')) return r;
-  const read: ProxiedRequest = {
-    ...r,
-    method: 'GET',
-    body: Buffer.alloc(0),
-    url: new URL(r.url.pathname, r.url),
-  };
-  heldOwnership.set(read, r);
-  return read;
+  return readInstead(r, heldOwnership);
 }
 
 /** A merge patch of the object written by `write` (no query: no manager, no force). */
@@ -371,14 +371,7 @@ const holdDeploymentApply = (r: ProxiedRequest): ProxiedRequest => {
     r.url.searchParams.get('force') === 'true'
   )
     return r;
-  const read: ProxiedRequest = {
-    ...r,
-    method: 'GET',
-    body: Buffer.alloc(0),
-    url: new URL(r.url.pathname, r.url),
-  };
-  heldContainers.set(read, r);
-  return read;
+  return readInstead(r, heldContainers);
 };
 /** The container item keys (k:{"name":...}) of a Deployment entry. */
 const containerItems = (e: any): string[] =>
@@ -1547,14 +1540,7 @@ export const APPLY_FAULTS: Fault[] = [
     request: (r) => {
       learnTopology(r);
       if (!isApply(r) || topologyOf(r) !== 'set' || r.url.searchParams.get('force') === 'true') return r;
-      const read: ProxiedRequest = {
-        ...r,
-        method: 'GET',
-        body: Buffer.alloc(0),
-        url: new URL(r.url.pathname, r.url),
-      };
-      heldApplies.set(read, r);
-      return read;
+      return readInstead(r, heldApplies);
     },
     response: (r, res, up) => {
       const apply = heldApplies.get(r);
@@ -1777,14 +1763,7 @@ export const APPLY_FAULTS: Fault[] = [
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
-      const read: ProxiedRequest = {
-        ...r,
-        method: 'GET',
-        body: Buffer.alloc(0),
-        url: new URL(r.url.pathname, r.url),
-      };
-      heldAfterReset.set(read, r);
-      return read;
+      return readInstead(r, heldAfterReset);
     },
     response: (r, res, up) => {
       const apply = heldAfterReset.get(r);
@@ -1970,14 +1949,7 @@ export const APPLY_FAULTS: Fault[] = [
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
-      const read: ProxiedRequest = {
-        ...r,
-        method: 'GET',
-        body: Buffer.alloc(0),
-        url: new URL(r.url.pathname, r.url),
-      };
-      heldShared.set(read, r);
-      return read;
+      return readInstead(r, heldShared);
     },
     response: async (r, res, up) => {
       const apply = heldShared.get(r);
@@ -2081,14 +2053,7 @@ export const APPLY_FAULTS: Fault[] = [
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
-      const read: ProxiedRequest = {
-        ...r,
-        method: 'GET',
-        body: Buffer.alloc(0),
-        url: new URL(r.url.pathname, r.url),
-      };
-      heldAtomicData.set(read, r);
-      return read;
+      return readInstead(r, heldAtomicData);
     },
     response: (r, res, up) => {
       const apply = heldAtomicData.get(r);
@@ -2326,14 +2291,7 @@ export const APPLY_FAULTS: Fault[] = [
       if (!isApply(r) || !/^\/apis\/[^/]+\.example\.com\//.test(r.url.pathname)) return r;
       const b = parseBody(r);
       if (!Array.isArray(b?.spec?.setList)) return r;
-      const read: ProxiedRequest = {
-        ...r,
-        method: 'GET',
-        body: Buffer.alloc(0),
-        url: new URL(r.url.pathname, r.url),
-      };
-      heldCustomCreates.set(read, r);
-      return read;
+      return readInstead(r, heldCustomCreates);
     },
     response: (r, res, up) => {
       const apply = heldCustomCreates.get(r);
