@@ -6,9 +6,13 @@ import { describe } from 'vitest';
 import { check, checkStatus } from '../../harness/src/assert.ts';
 import { clientWith } from '../../harness/src/auth/credentials.ts';
 import { conformance } from '../../harness/src/case.ts';
+import { useNamespace } from '../../harness/src/fixtures.ts';
 import { AUTH, checkRefused } from './helpers.ts';
 
 describe('authentication: anonymous requests and invalid bearer tokens', () => {
+  // the anonymous list below names this namespace: it exists, so only authorization refuses
+  const ns = useNamespace('authn-anon');
+
   conformance(
     {
       id: 'authentication/anonymous/identity',
@@ -20,7 +24,7 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
     },
     async ({ client }) => {
       const anon = clientWith(client.target, {});
-      const r = await anon.get('/api/v1/namespaces/default/secrets');
+      const r = await anon.get(`/api/v1/namespaces/${ns.name}/secrets`);
       // authenticated as anonymous, then refused by authorization: 403 naming the user
       checkStatus(r, 403, 'Forbidden', 'an anonymous list of secrets (anonymous access on, no rule grants it)');
       check(
