@@ -223,6 +223,40 @@ describe('updates, approval and status', () => {
   });
 });
 
+describe("under Kubernetes' group name too", () => {
+  const K8S = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+  it('discovery lists certificates.k8s.io just before certificates.orch.io (a client resolving csr picks it)', async () => {
+    const names = (await ts.req('GET', '/apis')).json.groups.map((g: { name: string }) => g.name);
+    expect(names.indexOf('certificates.k8s.io')).toBe(names.indexOf('certificates.orch.io') - 1);
+    const list = (await ts.req('GET', '/apis/certificates.k8s.io/v1')).json;
+    expect(list.resources.map((r: { name: string }) => r.name).sort()).toEqual([
+      'certificatesigningrequests',
+      'certificatesigningrequests/approval',
+      'certificatesigningrequests/status',
+    ]);
+  });
+
+  it('the same objects, each answer in the group the request named; writes through either land in one store', async () => {
+    const { pem } = await csrPem('CN=twin');
+    const name = uniqueName('twin');
+    const made = await ts.req('POST', K8S, { ...csr(name, pem), apiVersion: 'certificates.k8s.io/v1' });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json.apiVersion).toBe('certificates.k8s.io/v1');
+    expect(made.json.metadata.managedFields.map((m: { apiVersion: string }) => m.apiVersion)).toEqual(['certificates.k8s.io/v1']);
+    const own = (await ts.req('GET', `${PATH}/${name}`)).json;
+    expect(own.apiVersion).toBe('certificates.orch.io/v1');
+    expect(own.metadata.managedFields.map((m: { apiVersion: string }) => m.apiVersion)).toEqual(['certificates.orch.io/v1']);
+    expect(own.metadata.uid).toBe(made.json.metadata.uid);
+    // the body must name the group of the path it is sent to
+    const wrong = await ts.req('POST', K8S, csr(uniqueName('twin'), pem));
+    expect(wrong.status, wrong.text).toBe(400);
+    expect((await approve(name)).status).toBe(200);
+    const seen = (await ts.req('GET', `${K8S}/${name}`)).json;
+    expect(seen.apiVersion).toBe('certificates.k8s.io/v1');
+    expect(seen.status.conditions.map((c: { type: string }) => c.type)).toEqual(['Approved']);
+  });
+});
+
 describe('the kube-apiserver-client signer', () => {
   it('an approved request gets a certificate from the signing CA with the requested subject and duration', async () => {
     const { pem } = await csrPem('CN=signed-user, O=system:masters, O=team');
@@ -316,24 +350,10 @@ describe('kubectl: request, approve, use', () => {
     expect(created.code, created.stderr).toBe(0);
     const pending = await run(admin, 'get', 'csr', name);
     expect(pending.stdout).toContain('Pending');
-    // `kubectl certificate approve` itself accepts only Kubernetes' own group name, so the same
-    // write it makes (the object with an Approved condition, PUT to the approval
-    // subresource) is made with `kubectl replace --raw`
-    const got0 = await run(admin, 'get', 'csr', name, '-o', 'json');
-    const obj = JSON.parse(got0.stdout);
-    obj.status.conditions = [
-      { type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'approved with kubectl' },
-    ];
-    const approval = join(kdir, 'approval.json');
-    writeFileSync(approval, JSON.stringify(obj));
-    const approved = await run(
-      admin,
-      'replace',
-      '--raw',
-      `/apis/certificates.orch.io/v1/certificatesigningrequests/${name}/approval`,
-      '-f',
-      approval,
-    );
+    // kubectl finds the request through discovery and writes the Approved condition to the
+    // approval subresource under Kubernetes' group name (the only one it accepts)
+    const approved = await run(admin, 'certificate', 'approve', name);
+    expect(approved.stdout).toContain(`certificatesigningrequest.certificates.k8s.io/${name} approved`);
     expect(approved.code, approved.stderr).toBe(0);
     const listed = await run(admin, 'get', 'csr', name);
     expect(listed.stdout).toMatch(/Approved/);

@@ -1,6 +1,6 @@
 // The registry: which resources are served at which group versions, their stores, and
 // the discovery documents derived from them. Custom resources are added and removed at run time.
-import type { Storage } from '../storage/types.ts';
+import type { KObject, Storage } from '../storage/types.ts';
 import { ConvertingStorage } from './converting-storage.ts';
 import { GenericStore, type StoreOptions } from './store.ts';
 import { SUBRESOURCES } from './subresources.ts';
@@ -66,6 +66,28 @@ export class Registry {
     );
     for (const v of def.versions) this.byPath.set(`${group}/${v}/${def.plural}`, { def: alias, store });
     this.aliases.set(group, def.group);
+  }
+
+  /**
+   * Serves a stored resource under another group name too, listed in discovery just before its
+   * own group (so a client that resolves the resource through discovery picks it) and authorized
+   * as its own group: CertificateSigningRequest under Kubernetes' group name, which
+   * `kubectl certificate approve` resolves through discovery and then requires. Objects are
+   * the same objects; only `apiVersion` (and that of their managed fields) carries the other name.
+   */
+  addTwin(def: ResourceDef, group: string): void {
+    const rename = (from: string, to: string) => (o: KObject) => renameGroup(o, from, to);
+    this.aliases.set(group, def.group);
+    this.add({
+      ...def,
+      group,
+      storedAs: {
+        group: def.group,
+        plural: def.plural,
+        toStorage: rename(group, def.group),
+        fromStorage: rename(def.group, group),
+      },
+    });
   }
 
   /** The group a request names, as authorization sees it: its own name unless it is an alias. */
@@ -134,7 +156,7 @@ export class Registry {
   apiGroupList(): unknown {
     const groups = [...this.groups.keys()]
       .filter((g) => g !== '')
-      .sort(groupOrder)
+      .sort((a, b) => groupOrder(this.aliases.get(a) ?? a, this.aliases.get(b) ?? b) || twinFirst(this.aliases, a, b))
       .map((g) => this.group(g))
       .filter(Boolean);
     return { kind: 'APIGroupList', apiVersion: 'v1', groups };
@@ -187,6 +209,25 @@ function sortVersions(vs: string[]): string[] {
     for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pb[i]! - pa[i]!;
     return a < b ? -1 : 1;
   });
+}
+
+/** A twin group (addTwin) right before the group it stands for. */
+function twinFirst(aliases: Map<string, string>, a: string, b: string): number {
+  return (aliases.has(a) ? 0 : 1) - (aliases.has(b) ? 0 : 1);
+}
+
+/** An object with its group's name in `apiVersion` (its own and its managed fields') replaced. */
+function renameGroup(o: KObject, from: string, to: string): KObject {
+  const swap = (v: unknown) =>
+    typeof v === 'string' && v.startsWith(`${from}/`) ? `${to}${v.slice(from.length)}` : v;
+  const out: KObject = { ...o, apiVersion: swap(o.apiVersion) as string };
+  const mf = (o.metadata as { managedFields?: unknown } | undefined)?.managedFields;
+  if (Array.isArray(mf))
+    out.metadata = {
+      ...(o.metadata as object),
+      managedFields: mf.map((e) => (e && typeof e === 'object' ? { ...e, apiVersion: swap(e.apiVersion) } : e)),
+    };
+  return out;
 }
 
 function groupOrder(a: string, b: string): number {

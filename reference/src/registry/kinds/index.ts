@@ -42,4 +42,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
 
 export function installBuiltins(registry: Registry): void {
   for (const def of builtinKinds(() => registry)) registry.add(def);
+  // `kubectl certificate approve` finds the request through discovery, then accepts only
+  // Kubernetes' group name for it
+  registry.addTwin(certificateSigningRequestDef, 'certificates.k8s.io');
 }
