@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { makeAuthFixtures, serverFlags } from '../harness/src/auth/fixtures.ts';
-import type { Declared, ExtraTargetSpec } from '../harness/src/targets.ts';
+import { DEFAULT_AUTH_METHODS, type Declared, type ExtraTargetSpec } from '../harness/src/targets.ts';
 import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
@@ -29,8 +29,11 @@ interface Spec {
   name: string;
   about: string;
   options: ServerOptionsInput;
-  /** Started with the flags of the run's authentication fixtures (and declared with them). */
-  auth?: true;
+  /**
+   * Started with the flags of the run's authentication fixtures (and declared with them):
+   * `true` for the first set `orch-conformance fixtures` prints, or the variant it names.
+   */
+  auth?: true | 'oidc-sub';
 }
 
 export const EMBEDDED_SERVERS: Spec[] = [
@@ -59,6 +62,12 @@ export const EMBEDDED_SERVERS: Spec[] = [
     about: 'reference server trusting the authentication fixtures (every method of doc3)',
     options: { featureGates: EMBEDDED_GATES },
     auth: true,
+  },
+  {
+    name: 'auth-oidc-sub',
+    about: 'reference server trusting the authentication fixtures, its OIDC username from the sub claim',
+    options: { featureGates: EMBEDDED_GATES },
+    auth: 'oidc-sub',
   },
 ];
 
@@ -108,10 +117,14 @@ export async function startEmbedded(): Promise<Embedded> {
   try {
     for (const spec of EMBEDDED_SERVERS) {
       // exactly the flags `orch-conformance fixtures` prints, as a user would start a target
-      const authOptions = spec.auth ? parseServeArgs(serverFlags(fixtures))!.options : {};
+      const variant = spec.auth === 'oidc-sub' ? spec.auth : undefined;
+      const authOptions = spec.auth ? parseServeArgs(serverFlags(fixtures, variant))!.options : {};
       const s = await build({ ...authOptions, inMemory: true, tls: true, port: 0, host: '127.0.0.1', ...spec.options });
       built.push(s);
-      declared.push({ ...declaredOf(s), ...(spec.auth ? { authFixtures: fixturesDir } : {}) });
+      declared.push({
+        ...declaredOf(s),
+        ...(spec.auth ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS } : {}),
+      });
       await s.listen();
     }
   } catch (e) {

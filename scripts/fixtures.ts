@@ -53,7 +53,8 @@ export async function fixtures(argv: string[]): Promise<number> {
       webhookPort: port('webhook-port', values['webhook-port'] as string | undefined),
     });
     process.stdout.write(
-      `wrote the authentication fixtures to ${f.dir}\n\nstart the target with:\n  ${serverFlags(f).join(' \\\n  ')}\n\nthen run the suites with:\n  ${DECLARE_ENV.authFixtures}=${f.dir} orch-conformance run --endpoint URL ...\n`,
+      `wrote the authentication fixtures to ${f.dir}\n\nstart the target with:\n  ${serverFlags(f).join(' \\\n  ')}\n\nthen run the suites with:\n  ${DECLARE_ENV.authFixtures}=${f.dir} orch-conformance run --endpoint URL ...\n\n` +
+        `the cases of an OIDC username from a claim other than email (the oidc-sub method) need a target of their own, started with the same flags but --oidc-username-claim=sub, run with:\n  ${DECLARE_ENV.authFixtures}=${f.dir} ${DECLARE_ENV.authMethods}=oidc-sub orch-conformance run --endpoint URL ...\n`,
     );
     return 0;
   } catch (e) {

@@ -62,12 +62,14 @@ declaration they probe what a probe can prove, else skip saying what to declare)
                           \`orch-conformance fixtures --out DIR\`: the authentication
                           cases run, and the harness serves the OIDC issuer and the
                           token webhook of DIR during the run    (ORCH_AUTH_FIXTURES)
-  --auth-methods M,...    only these methods of the fixtures are on (default all:
-                          client-cert, token-file, service-account, bootstrap,
-                          requestheader, oidc, token-webhook)    (ORCH_AUTH_METHODS)
+  --auth-methods M,...    only these methods of the fixtures are on (default the
+                          first set of flags the fixtures print: client-cert, token-file,
+                          service-account, bootstrap, requestheader, oidc, token-webhook;
+                          oidc-sub for a target started with their second set)
+                                                                (ORCH_AUTH_METHODS)
   The cases wait at most 60 s for a declared window. With no target given, the embedded
-  run starts a second reference server with short windows and a third with the WatchList
-  gate off, and routes the cases that need them there.
+  run starts more reference servers (short windows; the WatchList gate off; trusting the
+  authentication fixtures, twice) and routes the cases that need them there.
 Selection:
   --area A[,B...]         only these areas (folders under suites/: ${areaList()})
   --case ID[,ID...]       only cases whose id starts with ID (e.g. crud/create, watch/law/)

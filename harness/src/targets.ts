@@ -36,7 +36,7 @@ export interface Declared {
   /**
    * The directory of the authentication fixtures the target was started to trust
    * (`orch-conformance fixtures --out DIR`, then the flags it prints), and which of their
-   * methods it was given (all of them when not said).
+   * methods it was given (DEFAULT_AUTH_METHODS when not said).
    */
   authFixtures?: string;
   authMethods?: AuthMethod[];
@@ -51,8 +51,13 @@ export const AUTH_METHODS = {
   requestheader: 'the --requestheader-* flags',
   oidc: 'the --oidc-* flags',
   'token-webhook': '--authentication-token-webhook-config-file and --authentication-token-webhook-version',
+  'oidc-sub':
+    'the --oidc-* flags with --oidc-username-claim=sub instead of email (a target of its own, since a server has one username claim: `orch-conformance fixtures` prints its flags too)',
 } as const;
 export type AuthMethod = keyof typeof AUTH_METHODS;
+
+/** The methods a target trusting the fixtures has when its declaration does not list them: the first set of flags `orch-conformance fixtures` prints. */
+export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter((m) => m !== 'oidc-sub');
 
 export interface NamedTarget {
   /** "main" for the target the run was given; the embedded servers have their own names. */
@@ -252,10 +257,11 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
         `needs a target that trusts the suite's authentication fixtures: run \`orch-conformance fixtures --out DIR\`, start the target with the flags it prints (${needs.auth.map((m) => AUTH_METHODS[m]).join('; ')}), and declare it with ${DECLARE_ENV.authFixtures}=DIR`,
       );
     else {
-      const missing = d.authMethods ? needs.auth.filter((m) => !d.authMethods!.includes(m)) : [];
+      const have = d.authMethods ?? DEFAULT_AUTH_METHODS;
+      const missing = needs.auth.filter((m) => !have.includes(m));
       if (missing.length)
         out.push(
-          `needs the ${missing.join(', ')} method(s), which ${DECLARE_ENV.authMethods}=${d.authMethods!.join(',')} leaves out: start the target with ${missing.map((m) => AUTH_METHODS[m]).join('; ')} and add them to ${DECLARE_ENV.authMethods}`,
+          `needs the ${missing.join(', ')} method(s), which ${d.authMethods ? `${DECLARE_ENV.authMethods}=${have.join(',')}` : `the default ${DECLARE_ENV.authMethods} (${have.join(',')})`} leaves out: start a target with ${missing.map((m) => AUTH_METHODS[m]).join('; ')} and declare ${DECLARE_ENV.authMethods}=${missing.join(',')}`,
         );
     }
   }

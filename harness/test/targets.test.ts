@@ -118,6 +118,18 @@ describe('what a target lacks, and how to make the case run', () => {
     expect(other).toMatch(/ORCH_FEATURE_GATES=Other=true/);
   });
 
+  it('authentication methods: without a declaration, the first set of fixture flags; oidc-sub only where declared', async () => {
+    const plain = named('main', 'https://127.0.0.1:1', { authFixtures: '/fx' });
+    expect(await unmet(plain, { auth: ['oidc', 'client-cert'] }, none)).toEqual([]);
+    const [sub] = await unmet(plain, { auth: ['oidc-sub'] }, none);
+    expect(sub).toMatch(/needs the oidc-sub method.*--oidc-username-claim=sub.*ORCH_AUTH_METHODS=oidc-sub/);
+    const subOnly = named('sub', 'https://127.0.0.1:2', { authFixtures: '/fx', authMethods: ['oidc-sub'] });
+    expect(await unmet(subOnly, { auth: ['oidc-sub'] }, none)).toEqual([]);
+    expect((await unmet(subOnly, { auth: ['oidc'] }, none))[0]).toMatch(/needs the oidc method/);
+    const [none_] = await unmet(named('x', 'https://127.0.0.1:3'), { auth: ['oidc'] }, none);
+    expect(none_).toMatch(/orch-conformance fixtures --out DIR.*ORCH_AUTH_FIXTURES=DIR/);
+  });
+
   it('routes to the target that meets the needs with the shortest wait; explains when none does', async () => {
     const run: RunTargets = {
       embedded: false,

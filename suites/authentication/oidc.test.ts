@@ -2,8 +2,9 @@
 // server verifies signature and expiry and does not contact the identity provider per
 // request; `--oidc-client-id` is the audience the tokens must carry; the username and groups
 // come from the configured claims (with their prefixes); `--oidc-required-claim` must match.
-// The fixtures configure: username claim `email`, groups claim `groups` with prefix `oidc:`,
-// required claim tenant=conformance; the harness serves the issuer during the run.
+// The fixtures configure: username claim `email` (`sub` on the oidc-sub target), groups claim
+// `groups` with prefix `oidc:`, required claim tenant=conformance; the harness serves the issuer
+// during the run.
 import { generateKeyPair, SignJWT } from 'jose';
 import { readFileSync } from 'node:fs';
 import { describe } from 'vitest';
@@ -34,6 +35,25 @@ describe('authentication: OpenID Connect', () => {
       checkUser(u, { username: email, groups: [`${f.oidc.groupsPrefix}devs`, `${f.oidc.groupsPrefix}ops`, 'system:authenticated'], noGroups: ['devs'] }, 'the OIDC user');
     },
     { needs },
+  );
+
+  conformance(
+    {
+      id: 'authentication/oidc/issuer-prefixed-username',
+      title: 'With the username from a claim other than email and no prefix flag, the username is the issuer URL, `#`, then the claim',
+      doc: 3,
+      section: AUTH,
+      place: `${FLAGS}: \`--oidc-username-claim\` | default \`sub\`; claims other than \`email\` get the issuer URL plus \`#\` as prefix unless a prefix flag is set`,
+      level: 'MUST',
+    },
+    async ({ client, target }) => {
+      const f = fixturesOf(target);
+      const sub = uniqueName('sub');
+      const tok = await oidcIdToken(f, { sub, email: `${sub}@example.com`, email_verified: true, groups: ['devs'] });
+      const u = await seenAs(clientWith(client.target, { token: tok }), 'an OIDC id_token');
+      checkUser(u, { username: `${f.oidc.issuerUrl}#${sub}`, groups: [`${f.oidc.groupsPrefix}devs`, 'system:authenticated'] }, 'the OIDC user named by its sub claim');
+    },
+    { needs: { auth: ['oidc-sub'] } },
   );
 
   conformance(

@@ -228,9 +228,10 @@ export function loadAuthFixtures(path: string): AuthFixtures {
  * kube-apiserver's flags have the same names). The webhook and OIDC issuer are served by the
  * harness only while a run is going on.
  */
-export function serverFlags(f: AuthFixtures): string[] {
+export function serverFlags(f: AuthFixtures, variant?: 'oidc-sub'): string[] {
   const rh = f.requestHeader;
-  const o = f.oidc;
+  // the oidc-sub target: the username from `sub`, so with the issuer URL and `#` before it
+  const o = variant === 'oidc-sub' ? { ...f.oidc, usernameClaim: 'sub' } : f.oidc;
   return [
     `--client-ca-file=${f.clientCa.cert}`,
     `--token-auth-file=${f.tokenFile}`,
