@@ -5,7 +5,7 @@
 // there, so these faults are caught by the cases every target runs.
 import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
 import { AdminCredentials, header, resentAsAdmin, withoutAuth } from './auth-util.ts';
-import { bodyOf, mapJson } from './util.ts';
+import { bodyOf, failure, mapJson } from './util.ts';
 
 const SSR = /\/selfsubjectreviews$/;
 const TOKEN_REVIEW = /\/tokenreviews$/;
@@ -96,11 +96,7 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
       if (!isReview(r, TOKEN_REVIEW) || res.status !== 201) return res;
       const j = bodyOf(res.body);
       if (j?.status?.authenticated) return res;
-      return {
-        ...res,
-        status: 401,
-        body: Buffer.from(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401, message: 'Unauthorized' })),
-      };
+      return failure(401, 'Unauthorized', 'Unauthorized');
     },
   },
   {

@@ -8,10 +8,10 @@
 // a group; a header starting with an extra prefix adds its values to the extra attribute
 // named by the rest of the header name, lower-cased and percent-decoded. A verified proxy
 // request without a user name header is not this method's.
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
 import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE } from './types.ts';
-import { type VerifiedChain, validAt, verifyChain } from './x509-chain.ts';
+import { VerifiedChains } from './x509-chain.ts';
 import { subjectOf } from './x509-subject.ts';
 
 export interface RequestHeaderConfig {
@@ -22,37 +22,27 @@ export interface RequestHeaderConfig {
   extraPrefixes: readonly string[];
 }
 
-type Checked = { error: string } | VerifiedChain;
-
 export class RequestHeaderAuthenticator implements Authenticator {
   readonly name = 'requestheader';
-  private readonly checked = new WeakMap<Buffer, Checked>();
+  private readonly chains: VerifiedChains<object>;
   private readonly usernameHeaders: string[];
   private readonly groupHeaders: Set<string>;
   private readonly extraPrefixes: string[];
   private readonly allowed: Set<string>;
 
-  constructor(
-    private readonly c: RequestHeaderConfig,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(c: RequestHeaderConfig, now: () => number = Date.now) {
     this.usernameHeaders = lower(c.usernameHeaders);
     this.groupHeaders = new Set(lower(c.groupHeaders));
     this.extraPrefixes = lower(c.extraPrefixes);
     this.allowed = new Set(c.allowedNames);
+    this.chains = new VerifiedChains(c.roots, (leaf) => this.allowedProxy(leaf), now);
   }
 
   authenticate(r: AuthenticationRequest): AuthenticationResult {
     const chain = r.peerCertificates;
     if (!chain?.length) return NOT_MINE;
-    let c = this.checked.get(chain[0]!);
-    if (!c) {
-      c = this.check(chain);
-      this.checked.set(chain[0]!, c);
-    }
+    const c = this.chains.verify(chain);
     if ('error' in c) return { status: 'error', message: c.error };
-    const late = validAt(c, this.now());
-    if (late) return { status: 'error', message: late };
     const headers = headerList(r);
     const username = this.username(headers);
     if (!username) return NOT_MINE;
@@ -85,20 +75,11 @@ export class RequestHeaderAuthenticator implements Authenticator {
     return undefined;
   }
 
-  private check(chain: Buffer[]): Checked {
-    let certs: X509Certificate[];
-    try {
-      certs = chain.map((der) => new X509Certificate(der));
-    } catch (e) {
-      return { error: `unreadable client certificate: ${(e as Error).message}` };
-    }
-    const v = verifyChain(certs, this.c.roots);
-    if ('error' in v) return v;
-    if (this.allowed.size > 0) {
-      const cn = subjectOf(chain[0]!).commonName;
-      if (!this.allowed.has(cn)) return { error: `x509: subject with cn=${cn} is not in the allowed list` };
-    }
-    return v;
+  /** A verified proxy certificate counts only when its CN is an allowed name (when names are set). */
+  private allowedProxy(leaf: Buffer): object | { error: string } {
+    if (this.allowed.size === 0) return {};
+    const cn = subjectOf(leaf).commonName;
+    return this.allowed.has(cn) ? {} : { error: `x509: subject with cn=${cn} is not in the allowed list` };
   }
 }
 

@@ -3,7 +3,7 @@
 // link's signature and issuer, intermediates that are CAs, every certificate within its
 // validity dates at the time of the request, and a leaf usable for client authentication
 // (an extended key usage extension, when present, must allow it).
-import type { X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_USAGE = '2.5.29.37.0';
@@ -50,6 +50,47 @@ export function validAt(v: VerifiedChain, t: number): string | undefined {
   if (t > v.notAfter)
     return `x509: certificate has expired or is not yet valid: current time ${iso(t)} is after ${iso(v.notAfter)}`;
   return undefined;
+}
+
+/**
+ * The chains a method trusts: each verified once per leaf certificate (the TLS layer hands a
+ * connection's certificates over as the same buffers), with `accept` adding what the method
+ * takes from (or refuses in) the leaf; the validity dates are checked at every use.
+ */
+export class VerifiedChains<T extends object> {
+  private readonly checked = new WeakMap<Buffer, { error: string } | (VerifiedChain & T)>();
+
+  constructor(
+    private readonly roots: readonly X509Certificate[],
+    private readonly accept: (leaf: Buffer) => T | { error: string },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** What `accept` made of the chain's leaf, or why the chain is not trusted now. */
+  verify(chain: readonly Buffer[]): T | { error: string } {
+    const leaf = chain[0]!;
+    let c = this.checked.get(leaf);
+    if (!c) {
+      c = this.check(chain);
+      this.checked.set(leaf, c);
+    }
+    if ('error' in c) return c;
+    const late = validAt(c, this.now());
+    return late ? { error: late } : c;
+  }
+
+  private check(chain: readonly Buffer[]): { error: string } | (VerifiedChain & T) {
+    let certs: X509Certificate[];
+    try {
+      certs = chain.map((der) => new X509Certificate(der));
+    } catch (e) {
+      return { error: `unreadable client certificate: ${(e as Error).message}` };
+    }
+    const v = verifyChain(certs, this.roots);
+    if ('error' in v) return v;
+    const a = this.accept(chain[0]!);
+    return 'error' in a ? a : { ...v, ...a };
+  }
 }
 
 function issuedBy(c: X509Certificate, issuer: X509Certificate): boolean {

@@ -5,48 +5,31 @@
 // dates, not for client authentication) or has no common name is refused, so the request is
 // a 401 unless another method (a bearer token) accepts it. Each connection's chain is
 // verified once; its validity dates are checked on every request.
-import { X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
 import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE } from './types.ts';
-import { type VerifiedChain, validAt, verifyChain } from './x509-chain.ts';
+import { VerifiedChains } from './x509-chain.ts';
 import { subjectOf } from './x509-subject.ts';
-
-type Checked = { error: string } | (VerifiedChain & { user: UserInfo });
 
 export class X509Authenticator implements Authenticator {
   readonly name = 'x509';
-  private readonly checked = new WeakMap<Buffer, Checked>();
+  private readonly chains: VerifiedChains<{ user: UserInfo }>;
 
-  constructor(
-    private readonly roots: readonly X509Certificate[],
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(roots: readonly X509Certificate[], now: () => number = Date.now) {
+    this.chains = new VerifiedChains(roots, userOf, now);
+  }
 
   authenticate(r: AuthenticationRequest): AuthenticationResult {
     const chain = r.peerCertificates;
     if (!chain?.length) return NOT_MINE;
-    let c = this.checked.get(chain[0]!);
-    if (!c) {
-      c = this.check(chain);
-      this.checked.set(chain[0]!, c);
-    }
-    if ('error' in c) return { status: 'error', message: c.error };
-    const late = validAt(c, this.now());
-    if (late) return { status: 'error', message: late };
-    return { status: 'user', user: c.user };
+    const c = this.chains.verify(chain);
+    return 'error' in c ? { status: 'error', message: c.error } : { status: 'user', user: c.user };
   }
+}
 
-  private check(chain: Buffer[]): Checked {
-    let certs: X509Certificate[];
-    try {
-      certs = chain.map((der) => new X509Certificate(der));
-    } catch (e) {
-      return { error: `unreadable client certificate: ${(e as Error).message}` };
-    }
-    const v = verifyChain(certs, this.roots);
-    if ('error' in v) return v;
-    const { commonName, organizations } = subjectOf(chain[0]!);
-    if (!commonName) return { error: 'client certificate has no subject common name (no user name)' };
-    return { ...v, user: { username: commonName, groups: organizations } };
-  }
+/** The user a trusted leaf names: its common name, one group per organization. */
+function userOf(leaf: Buffer): { user: UserInfo } | { error: string } {
+  const { commonName, organizations } = subjectOf(leaf);
+  if (!commonName) return { error: 'client certificate has no subject common name (no user name)' };
+  return { user: { username: commonName, groups: organizations } };
 }

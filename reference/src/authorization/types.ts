@@ -2,24 +2,10 @@
 // with a reason; a chain asks its authorizers in order and the first allow or deny decides.
 // It is called from the HTTP pipeline and from code that is not HTTP (impersonation, the
 // review APIs, the expression language's authorizer library).
-import type { UserInfo } from '../registry/types.ts';
+import type { AuthorizationAttributes } from '../registry/types.ts';
 import type { MaybePromise } from '../util/maybe-async.ts';
 
-export interface AuthorizationAttributes {
-  user: UserInfo;
-  /** get, list, watch, create, update, patch, delete, deletecollection, impersonate, ... (HTTP verbs lower-cased for paths) */
-  verb: string;
-  /** True for API resources, false for other paths (`/healthz`, `/version`, discovery). */
-  resourceRequest: boolean;
-  apiGroup: string;
-  apiVersion: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  /** The request path (non-resource requests). */
-  path: string;
-}
+export type { AuthorizationAttributes };
 
 export type Decision = 'allow' | 'deny' | 'no-opinion';
 

@@ -12,6 +12,26 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
+/**
+ * A question to the authorizers: who does what to which object or path. Asked by the
+ * authorization stage for each request, and by the review kinds (which live here, below it).
+ */
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  /** get, list, watch, create, update, patch, delete, deletecollection, impersonate, ... (HTTP verbs lower-cased for paths) */
+  verb: string;
+  /** True for API resources, false for other paths (`/healthz`, `/version`, discovery). */
+  resourceRequest: boolean;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  /** The request path (non-resource requests). */
+  path: string;
+}
+
 /** Everything a request carries below the HTTP layer. */
 export interface RequestContext {
   user: UserInfo;

@@ -6,21 +6,7 @@ import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { MaybePromise } from '../../util/maybe-async.ts';
-import type { ResourceDef, Strategy, UserInfo } from '../types.ts';
-
-/** A question to the authorizers (the authorization stage's attributes). */
-export interface AccessCheck {
-  user: UserInfo;
-  verb: string;
-  resourceRequest: boolean;
-  apiGroup: string;
-  apiVersion: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  path: string;
-}
+import type { AuthorizationAttributes, ResourceDef, Strategy, UserInfo } from '../types.ts';
 
 export interface RulesAnswer {
   resourceRules: Record<string, unknown>[];
@@ -37,7 +23,7 @@ export interface TokenAnswer {
 }
 
 export interface Reviewers {
-  authorize(a: AccessCheck): MaybePromise<{ decision: 'allow' | 'deny' | 'no-opinion'; reason: string }>;
+  authorize(a: AuthorizationAttributes): MaybePromise<{ decision: 'allow' | 'deny' | 'no-opinion'; reason: string }>;
   rules(user: UserInfo, namespace: string): RulesAnswer;
   authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAnswer>;
 }
@@ -136,7 +122,7 @@ export function accessSpecProblems(spec: Rec): StatusCause[] {
 }
 
 /** The question a review spec asks about a user. */
-export function accessCheck(user: UserInfo, spec: Rec): AccessCheck {
+export function accessCheck(user: UserInfo, spec: Rec): AuthorizationAttributes {
   const ra = spec.resourceAttributes as Rec | undefined;
   if (ra)
     return {
@@ -167,7 +153,7 @@ export function accessCheck(user: UserInfo, spec: Rec): AccessCheck {
 }
 
 /** The review answered: allowed, or denied (a deny decision), with the reason when there is one. */
-export async function answerAccess(reviewers: Reviewers, o: KObject, a: AccessCheck): Promise<KObject> {
+export async function answerAccess(reviewers: Reviewers, o: KObject, a: AuthorizationAttributes): Promise<KObject> {
   const r = await reviewers.authorize(a);
   const status: Rec = { allowed: r.decision === 'allow' };
   if (r.decision === 'deny') status.denied = true;
