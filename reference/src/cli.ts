@@ -506,12 +506,7 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     options.authorizationModes = list;
   }
   const webhookFile = str('authorization-webhook-config-file');
-  if (webhookFile !== undefined) {
-    if (!webhookFile.trim()) throw new UsageError('--authorization-webhook-config-file: must not be empty');
-    if (!existsSync(resolve(cwd, webhookFile)))
-      throw new UsageError(`--authorization-webhook-config-file: ${webhookFile} does not exist`);
-    options.authorizationWebhookConfigFile = resolve(cwd, webhookFile);
-  }
+  if (webhookFile !== undefined) options.authorizationWebhookConfigFile = fileFlag('authorization-webhook-config-file', webhookFile, cwd);
   if ((options.authorizationModes ?? DEFAULTS.authorizationModes).includes('Webhook') && !options.authorizationWebhookConfigFile)
     throw new UsageError('--authorization-mode: the Webhook mode needs --authorization-webhook-config-file');
   const webhookVersion = str('authorization-webhook-version');
