@@ -4,8 +4,9 @@
 // files relative to the file's directory). One JSON POST at a time, with a timeout.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { parse } from 'yaml';
+import { undici } from '../util/undici.ts';
 
 export interface WebhookConnection {
   url: URL;
@@ -69,6 +70,7 @@ export function loadWebhookConnection(file: string): WebhookConnection {
 export async function postJson(c: WebhookConnection, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown }> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (c.token) headers.authorization = `Bearer ${c.token}`;
+  const { Agent, request } = await undici();
   c.agent ??= new Agent({ connect: { ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecure } });
   const r = await request(c.url, {
     method: 'POST',

@@ -2,7 +2,8 @@
 // webhook): the CA bundle to trust, an optional client certificate or bearer token, a
 // deadline for the whole exchange, and a size limit on the reply. Anything but a 2xx JSON
 // reply is an error. A client keeps its connections open between calls; close() ends them.
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from './undici.ts';
 
 export interface HttpsJsonTls {
   /** PEM CA bundle to trust (default: the host's roots). */
@@ -36,11 +37,10 @@ export class HttpsJsonError extends Error {
 }
 
 export class HttpsJsonClient {
-  private readonly agent: Agent;
+  private agent?: Agent;
+  private closed = false;
 
-  constructor(tls: HttpsJsonTls = {}) {
-    this.agent = new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } });
-  }
+  constructor(private readonly tls: HttpsJsonTls = {}) {}
 
   async call(url: string, o: HttpsJsonCall = {}): Promise<unknown> {
     if (!url.startsWith('https://')) throw new HttpsJsonError(`${url}: only https URLs are called`);
@@ -55,6 +55,10 @@ export class HttpsJsonClient {
     let text: string;
     let retryAfter = false;
     try {
+      const { Agent, request } = await undici();
+      if (this.closed) throw new HttpsJsonError(`${url}: the client is closed`);
+      const tls = this.tls;
+      this.agent ??= new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } });
       const res = await request(url, {
         method: o.method ?? 'GET',
         headers,
@@ -90,6 +94,7 @@ export class HttpsJsonClient {
   }
 
   close(): void {
-    this.agent.close().catch(() => {});
+    this.closed = true;
+    this.agent?.close().catch(() => {});
   }
 }
