@@ -11,19 +11,27 @@
 //                (harness/src/auth/fixtures.ts: client CA, token file, service-account keys,
 //                authenticating proxy, OIDC issuer, token webhook); the harness serves the
 //                issuer and the webhook in this process for as long as the servers run
+//   auth-oidc-sub the same fixtures, its OIDC username from the `sub` claim
+//
+// The main target also declares the reference server's command (ORCH_SERVER_COMMAND): the
+// health cases start servers of their own from it, to break one's data directory or stop one.
 //
 // `orch-conformance run` (scripts/run.ts, so `npm run conformance` too) and the `suites`
 // project of `npm test` (scripts/embedded-setup.ts) both start them here and hand them to the
 // suites as ORCH_* variables (ORCH_ENDPOINT ..., ORCH_EXTRA_TARGETS, ORCH_EMBEDDED=1).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { makeAuthFixtures, serverFlags } from '../harness/src/auth/fixtures.ts';
+import { referenceServerCommand, SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
 import { DEFAULT_AUTH_METHODS, type Declared, type ExtraTargetSpec } from '../harness/src/targets.ts';
 import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Spec {
   name: string;
@@ -141,6 +149,8 @@ export async function startEmbedded(): Promise<Embedded> {
     ORCH_CA: main.caPem!,
     ORCH_EMBEDDED: '1',
     ...declaredEnv(declaredOf(main)),
+    // the health cases start reference servers of their own (a data directory to break, SIGTERM)
+    [SERVER_COMMAND_ENV]: referenceServerCommand(ROOT),
     ORCH_EXTRA_TARGETS: JSON.stringify(
       extra.map(
         (s, i): ExtraTargetSpec => ({
@@ -186,4 +196,6 @@ export const EMBEDDED_OWNS = [
   'ORCH_FEATURE_GATES',
   'ORCH_AUTH_FIXTURES',
   'ORCH_AUTH_METHODS',
+  'ORCH_SERVER_COMMAND',
+  'ORCH_SERVER_SCHEME',
 ];

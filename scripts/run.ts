@@ -13,6 +13,7 @@ import { resolveTarget } from '../harness/src/target.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { loadAuthFixtures } from '../harness/src/auth/fixtures.ts';
 import { DECLARE_ENV, declaredFromEnv, parseAuthMethods, parseGates } from '../harness/src/targets.ts';
+import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
 import {
   expectationsInfo,
   finishReport,
@@ -62,6 +63,11 @@ declaration they probe what a probe can prove, else skip saying what to declare)
                           \`orch-conformance fixtures --out DIR\`: the authentication
                           cases run, and the harness serves the OIDC issuer and the
                           token webhook of DIR during the run    (ORCH_AUTH_FIXTURES)
+  --server-command CMD    a shell command that starts a server of the implementation in the
+                          foreground with the placeholders {port}, {dataDir} and
+                          {shutdownDelay} (seconds), serving on 127.0.0.1:{port}: the health
+                          cases start it, break its data directory, send it SIGTERM
+                          (ORCH_SERVER_COMMAND; ORCH_SERVER_SCHEME=https for HTTPS)
   --auth-methods M,...    only these methods of the fixtures are on (default the
                           first set of flags the fixtures print: client-cert, token-file,
                           service-account, bootstrap, requestheader, oidc, token-webhook;
@@ -141,6 +147,7 @@ export interface RunOptions {
     featureGates?: string;
     authFixtures?: string;
     authMethods?: string;
+    serverCommand?: string;
   };
   selection: Selection;
   runs?: number;
@@ -180,6 +187,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'bookmark-seconds': { type: 'string' },
         'feature-gates': { type: 'string' },
         'auth-fixtures': { type: 'string' },
+        'server-command': { type: 'string' },
         'auth-methods': { type: 'string' },
         area: { type: 'string', multiple: true },
         case: { type: 'string', multiple: true },
@@ -254,6 +262,11 @@ export function parseRunArgs(argv: string[]): RunOptions {
       throw new UsageError(`--auth-fixtures: ${(e as Error).message}`);
     }
     opts.declared.authFixtures = resolve(fixtures);
+  }
+  const serverCommand = str('server-command');
+  if (serverCommand !== undefined) {
+    if (!serverCommand.includes('{port}')) throw new UsageError('--server-command: the command must use {port}');
+    opts.declared.serverCommand = serverCommand;
   }
   const methods = str('auth-methods');
   if (methods !== undefined) {
@@ -345,6 +358,7 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (d.featureGates !== undefined) env[DECLARE_ENV.featureGates] = d.featureGates;
   if (d.authFixtures !== undefined) env[DECLARE_ENV.authFixtures] = d.authFixtures;
   if (d.authMethods !== undefined) env[DECLARE_ENV.authMethods] = d.authMethods;
+  if (d.serverCommand !== undefined) env[SERVER_COMMAND_ENV] = d.serverCommand;
   return env;
 }
 

@@ -15,6 +15,7 @@
 //
 // Once a retention is declared the cases rely on it: a version older than the declared
 // history window, or a continue token older than its declared lifetime, must answer 410.
+import { HOW_TO_DECLARE, type ServerCommand, serverCommandFrom } from './server-command.ts';
 import type { Client } from './client.ts';
 import { watchListGate } from './capabilities.ts';
 import { runEnv } from './run-env.ts';
@@ -40,6 +41,8 @@ export interface Declared {
    */
   authFixtures?: string;
   authMethods?: AuthMethod[];
+  /** How the harness starts a server process of its own (ORCH_SERVER_COMMAND; harness/src/server-process.ts). */
+  serverCommand?: ServerCommand;
 }
 
 /** The authentication methods the fixtures provide, each switched on by server flags. */
@@ -83,6 +86,8 @@ export interface Needs {
   featureGates?: Record<string, boolean>;
   /** A target that trusts the authentication fixtures for these methods. */
   auth?: AuthMethod[];
+  /** A server process the harness starts, signals and breaks itself (declared by ORCH_SERVER_COMMAND). */
+  serverProcess?: true;
 }
 
 /** The environment variable of each declaration about the main target. */
@@ -132,6 +137,8 @@ export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared 
   if (fx) d.authFixtures = fx;
   const m = env[DECLARE_ENV.authMethods];
   if (m) d.authMethods = parseAuthMethods(m);
+  const sc = serverCommandFrom(env);
+  if (sc) d.serverCommand = sc;
   return d;
 }
 
@@ -210,6 +217,7 @@ export function describeNeeds(n: Needs): string {
   for (const [g, on] of Object.entries(n.featureGates ?? {}))
     out.push(`the ${g} feature gate ${on ? 'on' : 'off'}`);
   if (n.auth?.length) out.push(`trust in the authentication fixtures for ${n.auth.join(', ')}`);
+  if (n.serverProcess) out.push('a server process of the harness');
   return out.join(', ');
 }
 
@@ -251,6 +259,8 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
     else if (d.bookmarkSeconds > MAX_WAIT_SECONDS)
       out.push(tooLong('bookmark interval', d.bookmarkSeconds, DECLARE_ENV.bookmarkSeconds));
   }
+  if (needs.serverProcess && !d.serverCommand)
+    out.push(`needs a server process the harness starts, signals and breaks itself: ${HOW_TO_DECLARE}`);
   if (needs.auth?.length) {
     if (!d.authFixtures)
       out.push(

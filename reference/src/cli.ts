@@ -42,6 +42,13 @@ Flags:
   --bookmark-interval-seconds N
                              a BOOKMARK to each watch with allowWatchBookmarks=true every N s
                              (default ${DEFAULTS.bookmarkIntervalMs / 1000})
+  --livez-grace-period D     from start, /livez takes post-start hooks still running as passing
+                             for D (a Go duration: 30s, 2m; default 0s)
+  --shutdown-delay-duration D
+                             on SIGTERM, /readyz fails at once while requests are still served
+                             for D; then the server stops accepting, finishes what is in flight,
+                             ends each watch (a last BOOKMARK where asked for) and exits 0
+                             (default 0s)
   --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
   --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
@@ -144,6 +151,8 @@ const SERVE_FLAGS = {
   'history-seconds': { type: 'string' },
   'continue-ttl-seconds': { type: 'string' },
   'bookmark-interval-seconds': { type: 'string' },
+  'livez-grace-period': { type: 'string' },
+  'shutdown-delay-duration': { type: 'string' },
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
   'audit-log-path': { type: 'string' },
@@ -481,6 +490,10 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   if (ct !== undefined) options.continueTtlSeconds = ct;
   const bi = intFlag('bookmark-interval-seconds', str('bookmark-interval-seconds'), 1, 24 * 3600);
   if (bi !== undefined) options.bookmarkIntervalMs = bi * 1000;
+  const grace = durationFlag('livez-grace-period', str('livez-grace-period'));
+  if (grace !== undefined) options.livezGracePeriodMs = grace;
+  const delay = durationFlag('shutdown-delay-duration', str('shutdown-delay-duration'));
+  if (delay !== undefined) options.shutdownDelayMs = delay;
   const token = str('token');
   if (token !== undefined && !/^[\x21-\x7e]+$/.test(token))
     throw new UsageError('--token: must be non-empty printable ASCII without spaces');
@@ -557,6 +570,8 @@ export interface Running {
   url: string;
   token: string;
   kubeconfigPath: string;
+  /** Graceful: see OrchServer.shutdown. */
+  shutdown(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -601,6 +616,7 @@ export async function serve(cfg: ServeConfig): Promise<Running> {
     url,
     token,
     kubeconfigPath: cfg.kubeconfigPath,
+    shutdown: () => (closing ??= server.shutdown()),
     close: () => (closing ??= server.close()),
   };
 }
@@ -626,7 +642,7 @@ function banner(r: Running, readyMs: number): string {
   ].join('\n');
 }
 
-/** Runs `serve` until SIGINT or SIGTERM; the store is flushed on the way out. */
+/** Runs `serve` until SIGINT or SIGTERM, then shuts down gracefully (a second signal exits at once). */
 async function serveMain(argv: string[]): Promise<number | undefined> {
   const cfg = parseServeArgs(argv);
   if (!cfg) {
@@ -642,8 +658,10 @@ async function serveMain(argv: string[]): Promise<number | undefined> {
       process.stderr.write(`${sig} again: exiting without waiting\n`);
       process.exit(130);
     }
-    process.stderr.write(`${sig}: shutting down\n`);
-    running.close().then(
+    process.stderr.write(
+      `${sig}: shutting down${cfg.options.shutdownDelayMs ? ` (serving ${cfg.options.shutdownDelayMs / 1000} s more, /readyz failing)` : ''}\n`,
+    );
+    running.shutdown().then(
       () => process.exit(0),
       (e) => {
         process.stderr.write(`error while closing: ${(e as Error).message}\n`);

@@ -22,6 +22,10 @@ export interface ServerOptions {
   futureRvWaitMs: number;
   watchTimeoutSeconds: number;
   bookmarkIntervalMs: number;
+  /** `--livez-grace-period`: from start, /livez takes unfinished post-start hooks as passing for this long. */
+  livezGracePeriodMs: number;
+  /** `--shutdown-delay-duration`: after SIGTERM, requests are still served this long while /readyz fails. */
+  shutdownDelayMs: number;
   featureGates: FeatureGates;
   /** `--runtime-config` (e.g. `apps/v1=false`). */
   runtimeConfig: string;
@@ -128,6 +132,8 @@ export const DEFAULTS: ServerOptions = {
   futureRvWaitMs: 3000,
   watchTimeoutSeconds: 1800,
   bookmarkIntervalMs: 60_000,
+  livezGracePeriodMs: 0,
+  shutdownDelayMs: 0,
   featureGates: { WatchList: false, APIListChunking: true, APIResponseCompression: true },
   runtimeConfig: '',
   maxBodyBytes: 3 * 1024 * 1024,

@@ -18,11 +18,13 @@ import { type AuthorizationSetup, configureAuthorization } from './authorization
 import { installReviews } from './authorization/reviews.ts';
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
 import { HealthChecks } from './health/checks.ts';
+import { addHealthChecks } from './health/server-checks.ts';
 import { healthHandler } from './http/health.ts';
 import { tokenRequestHandler } from './handlers/token-request.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 
+import { ActiveWatches } from './registry/active-watches.ts';
 import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
@@ -72,6 +74,13 @@ export interface OrchServer {
   url?: string;
   /** PEM of the CA that issued the serving certificate (HTTPS only). */
   caPem?: string;
+  /**
+   * Graceful shutdown (SIGTERM): /readyz fails at once while requests are still served for
+   * `shutdownDelayMs`; then no new connection is accepted, requests in flight finish, each
+   * watch ends (a last BOOKMARK where asked for), and the server closes.
+   */
+  shutdown(): Promise<void>;
+  /** Closes at once: connections are cut. */
   close(): Promise<void>;
 }
 
@@ -82,7 +91,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     ? new MemoryStore(storeOpts)
     : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync, compactBytes: options.compactBytes });
   const admission = new AdmissionChain([namespaceLifecycle]);
+  const watches = new ActiveWatches();
   const registry = new Registry(storage, {
+    watches,
     futureRvWaitMs: options.futureRvWaitMs,
     continueTtlMs: options.continueTtlSeconds * 1000,
     watchTimeoutSeconds: options.watchTimeoutSeconds,
@@ -134,7 +145,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
   if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));
-  const health = new HealthChecks();
+  const health = new HealthChecks(Date.now() + options.livezGracePeriodMs);
   let shuttingDown = false;
   let url = '';
   const handle = createHandlerFn({
@@ -162,15 +173,12 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
-  health.add({ name: 'ping', check: () => undefined });
-  health.add({ name: 'log', check: () => undefined });
-  health.add({ name: 'etcd', check: () => storage.failure()?.message });
-  health.add({ name: 'poststarthook/start-apiextensions-controllers', check: () => undefined });
-  health.add({
-    name: 'poststarthook/crd-informer-synced',
-    check: () => (crdController.synced ? undefined : 'custom resource definitions not yet synced'),
+  addHealthChecks(health, {
+    storage,
+    crdSynced: () => crdController.synced,
+    rbac: options.authorizationModes.includes('RBAC'),
+    shuttingDown: () => shuttingDown,
   });
-  health.add({ name: 'shutdown', livez: false, check: () => (shuttingDown ? 'the server is shutting down' : undefined) });
 
   let server: Server | undefined;
   const srv: OrchServer = {
@@ -212,6 +220,23 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       url = `${options.tls ? 'https' : 'http'}://${host}:${port}`;
       srv.url = url;
       return { url, port };
+    },
+    async shutdown() {
+      shuttingDown = true;
+      await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+      if (server) {
+        const closed = new Promise<void>((r) => server!.close(() => r()));
+        watches.endAll();
+        // keep-alive connections close as soon as their request is done; after a minute
+        // (the longest a request may take to arrive) whatever is left is cut
+        const idle = setInterval(() => server!.closeIdleConnections(), 50);
+        const cut = setTimeout(() => server!.closeAllConnections(), 60_000);
+        await closed;
+        clearInterval(idle);
+        clearTimeout(cut);
+        server = undefined;
+      }
+      await srv.close();
     },
     async close() {
       shuttingDown = true;

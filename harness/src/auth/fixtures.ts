@@ -21,10 +21,10 @@
 //                            (--authentication-token-webhook-*)
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
 import { stringify as toYaml } from 'yaml';
+import { freePort } from '../free-port.ts';
 import { issue, type KeyPairPem, makeCa } from './pki.ts';
 
 export const FIXTURES_FILE = 'auth-fixtures.json';
@@ -86,17 +86,7 @@ export interface AuthFixtures {
   };
 }
 
-/** A free TCP port on `host` (bound then released). */
-export function freePort(host: string): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, host, () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
+export { freePort };
 
 const token = () => randomBytes(18).toString('base64url');
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);

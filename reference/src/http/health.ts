@@ -2,7 +2,7 @@
 // `exclude`, and /livez/<check>, /readyz/<check> for single checks. The checks come from the
 // health stage's registry; this file only renders them.
 import type { ServerResponse } from 'node:http';
-import { type HealthChecks, HealthChecks as Checks, type HealthEndpoint } from '../health/checks.ts';
+import type { HealthChecks, HealthEndpoint } from '../health/checks.ts';
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };
 
@@ -20,14 +20,14 @@ export function healthHandler(checks: HealthChecks) {
         res.end('404 page not found\n');
         return true;
       }
-      const why = await Checks.run(c);
+      const why = await checks.run(c, endpoint);
       res.writeHead(why === undefined ? 200 : 500, TEXT);
       res.end(why === undefined ? 'ok' : `internal server error: ${why}\n`);
       return true;
     }
     const excluded = new Set(url.searchParams.getAll('exclude'));
     const verbose = url.searchParams.has('verbose');
-    const results = await Promise.all(list.map(async (c) => [c.name, excluded.has(c.name) ? undefined : await Checks.run(c)] as const));
+    const results = await Promise.all(list.map(async (c) => [c.name, excluded.has(c.name) ? undefined : await checks.run(c, endpoint)] as const));
     let allOk = true;
     const lines: string[] = [];
     for (const [name, why] of results) {

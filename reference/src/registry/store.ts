@@ -28,6 +28,7 @@ import { missingRequired } from '../schema/decode.ts';
 import { recordWrite } from './field-manager.ts';
 import { clone, deepEqual } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
+import type { ActiveWatches } from './active-watches.ts';
 import { type NameRule, validateMeta } from './validation.ts';
 
 export interface StoreOptions {
@@ -42,6 +43,8 @@ export interface StoreOptions {
   /** Feature gates. */
   gates: { WatchList: boolean; APIListChunking: boolean };
   now?: () => number;
+  /** The server's open watches (ended together at shutdown). */
+  watches?: ActiveWatches;
 }
 
 export interface ListParams {
@@ -546,10 +549,12 @@ export class GenericStore {
     let from = 0;
     let timeoutTimer: NodeJS.Timeout | undefined;
     let bookmarkTimer: NodeJS.Timeout | undefined;
+    let forget: () => unknown = () => undefined;
     const stop = () => {
       if (stopped) return;
       stopped = true;
       cancel();
+      forget();
       clearTimeout(timeoutTimer);
       clearTimeout(bookmarkTimer);
     };
@@ -634,6 +639,13 @@ export class GenericStore {
     const timeout =
       requested > 0 ? Math.min(requested, this.opts.watchTimeoutSeconds) : this.opts.watchTimeoutSeconds;
     timeoutTimer = setTimeout(finish, timeout * 1000);
+    if (this.opts.watches)
+      forget = this.opts.watches.add(() => {
+        // at shutdown: the revision every change up to which this watcher has been handed
+        const r = this.storage.revision();
+        if (p.allowWatchBookmarks && live && r >= from) sink.bookmark(String(r), false);
+        finish();
+      });
     if (p.allowWatchBookmarks) {
       // Every change up to the current revision has been handed to this watcher (writes
       // dispatch synchronously), so the current revision is a safe bookmark.

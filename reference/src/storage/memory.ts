@@ -19,6 +19,8 @@ export interface Persistence {
   close(): Promise<void>;
   /** Why the log refuses writes (a failed write or fdatasync), or undefined while it works. */
   failure(): Error | undefined;
+  /** Checks now that the log can still make writes durable (failing it when not); its failure. */
+  probe?(): Error | undefined;
 }
 
 export interface MemoryStoreOptions {
@@ -69,6 +71,10 @@ export class MemoryStore implements Storage {
 
   failure(): Error | undefined {
     return this.persistence?.failure();
+  }
+
+  probe(): Error | undefined {
+    return this.persistence?.probe ? this.persistence.probe() : this.failure();
   }
 
   attach(p: Persistence): void {

@@ -61,6 +61,11 @@ export interface Storage {
   close(): Promise<void>;
   /** Why the storage refuses writes (its log failed), or undefined while it works. */
   failure(): Error | undefined;
+  /**
+   * A health probe: checks now that writes can still be made durable (a storage that finds they
+   * cannot fails itself) and answers as failure() does.
+   */
+  probe?(): Error | undefined;
 }
 
 export class ExpiredError extends Error {}

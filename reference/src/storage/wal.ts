@@ -20,6 +20,7 @@ import {
   closeSync,
   existsSync,
   fdatasync,
+  fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -27,6 +28,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -71,6 +73,8 @@ const TYPE = { ADDED: 'A', MODIFIED: 'M', DELETED: 'D' } as const;
 const UNTYPE = { A: 'ADDED', M: 'MODIFIED', D: 'DELETED' } as const;
 const LOG = 'changes.log';
 const SNAPSHOT = 'snapshot.json';
+/** Written, synced and removed by probe(). */
+const PROBE = 'health-probe';
 const RESOLVED = Promise.resolve();
 /**
  * fdatasyncs in flight at most. A batch's fdatasync starts after its writes, so it makes
@@ -127,6 +131,34 @@ export class WriteAheadLog implements Persistence {
   }
 
   failure(): Error | undefined {
+    return this.failed;
+  }
+
+  /**
+   * Whether the log is still the file a restart will read, and the data directory takes a
+   * durable write now (the health checks ask). A log deleted or replaced under the server, or
+   * a directory that refuses writes, fails the log: nothing written from then on would survive
+   * a restart, so nothing more may be acknowledged.
+   */
+  probe(): Error | undefined {
+    if (this.failed || this.closing) return this.failed;
+    try {
+      const path = join(this.dir, LOG);
+      const open = fstatSync(this.fd);
+      const named = statSync(path);
+      if (open.ino !== named.ino || open.dev !== named.dev) throw new Error(`${path} is not the open log any more`);
+      const probe = join(this.dir, PROBE);
+      const fd = openSync(probe, 'w');
+      try {
+        writeSync(fd, 'probe');
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      rmSync(probe);
+    } catch (e) {
+      this.fail(new Error(`the data directory is not usable: ${(e as Error).message}`));
+    }
     return this.failed;
   }
 

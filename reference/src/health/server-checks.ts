@@ -1,0 +1,45 @@
+// The checks a server contributes, under the names Kubernetes 1.28 gives them and in its order
+// (doc3 "Health"; the names are not shown there): `ping`; `log`; `etcd`, the store (the
+// write-ahead log still the file a restart reads, its directory taking a durable write, the log
+// not failed); on /readyz only `etcd-readiness` and `informer-sync`; the post-start hooks of
+// the parts this server has; and on /readyz only `shutdown`, failing from the moment a
+// graceful shutdown starts.
+import type { Storage } from '../storage/types.ts';
+import type { HealthChecks } from './checks.ts';
+
+export interface ServerParts {
+  storage: Storage;
+  /** The custom-definition controller has served every stored definition. */
+  crdSynced: () => boolean;
+  /** The RBAC mode is on (its default roles are installed at start). */
+  rbac: boolean;
+  shuttingDown: () => boolean;
+}
+
+const ok = () => undefined;
+
+export function addHealthChecks(health: HealthChecks, p: ServerParts): void {
+  const notSynced = () => (p.crdSynced() ? undefined : 'custom resource definitions not yet synced');
+  health.add({ name: 'ping', check: ok });
+  health.add({
+    name: 'log',
+    check: () => (process.stderr.writable ? undefined : 'the server log (standard error) is closed'),
+  });
+  health.add({ name: 'etcd', check: () => (p.storage.probe?.() ?? p.storage.failure())?.message });
+  health.add({ name: 'etcd-readiness', livez: false, check: () => p.storage.failure()?.message });
+  health.add({ name: 'informer-sync', livez: false, check: notSynced });
+  // hooks that run before the server listens have finished by the time anyone can ask
+  const hook = (name: string, check: () => string | undefined = ok) =>
+    health.add({ name: `poststarthook/${name}`, postStartHook: true, check });
+  hook('generic-apiserver-start-informers');
+  hook('start-apiextensions-informers');
+  hook('start-apiextensions-controllers');
+  hook('crd-informer-synced', notSynced);
+  if (p.rbac) hook('rbac/bootstrap-roles');
+  hook('start-system-namespaces-controller');
+  health.add({
+    name: 'shutdown',
+    livez: false,
+    check: () => (p.shuttingDown() ? 'the server is shutting down' : undefined),
+  });
+}
