@@ -49,6 +49,12 @@ export interface Fault {
    * meta test runs this fault, and the clean proxy, against a server built with them.
    */
   server?: FaultServerOptions;
+  /**
+   * The fault is in the server processes the harness starts itself (harness/src/server-process.ts):
+   * the meta test puts the proxy with this fault in front of each of them
+   * (scripts/fault-server.ts), and none in front of the run's target.
+   */
+  serverProcess?: true;
 }
 
 /** What the proxy needs of a fault: its hooks (a catalogue entry, or a test's own switch). */
@@ -81,6 +87,8 @@ export interface ProxyOptions {
   ca?: string;
   insecure?: boolean;
   fault?: FaultHooks;
+  /** Port to listen on (default: any free one). */
+  port?: number;
 }
 
 export interface RunningProxy {
@@ -149,7 +157,10 @@ export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
     res.writeHead(out.status, { ...out.headers, 'content-length': String(out.body.length) });
     res.end(out.body);
   };
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(o.port ?? 0, '127.0.0.1', () => ok());
+  });
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,

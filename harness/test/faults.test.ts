@@ -20,6 +20,7 @@ import { build, type OrchServer } from '../../reference/src/index.ts';
 import { type Fault, type FaultServerOptions, startFaultProxy } from '../src/fault-proxy.ts';
 import { FAULTS } from '../src/faults/index.ts';
 import { matchesCase } from '../src/faults/catchers.ts';
+import { referenceServerCommand, SERVER_COMMAND_ENV } from '../src/server-command.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const VITEST = join(ROOT, 'node_modules', '.bin', 'vitest');
@@ -52,11 +53,21 @@ const caseIdOf = (title: string) => /^([a-z0-9-]+(?:\/[a-z0-9.-]+)+): /.exec(tit
  * Runs one suite area against an endpoint with vitest's JSON reporter, without --bail: the
  * meta test needs every case that failed, not only the first.
  */
+/** How the suites start server processes of their own: the reference, behind the fault's proxy for a `serverProcess` fault. */
+function serverCommand(fault?: Fault): string {
+  const reference = referenceServerCommand(ROOT);
+  if (!fault?.serverProcess) return reference;
+  const inner = reference.replace('{port}', '{innerPort}');
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `exec ${q(process.execPath)} --import tsx ${q(join(ROOT, 'scripts', 'fault-server.ts'))} ${q(fault.name)} {port} ${q(inner)}`;
+}
+
 function runArea(
   area: string,
   endpoint: string,
   token: string,
   server?: FaultServerOptions,
+  fault?: Fault,
 ): Promise<AreaRun> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-run-'));
   const json = join(dir, 'results.json');
@@ -80,6 +91,7 @@ function runArea(
         ORCH_REPORT_DIR: '',
         ORCH_RUNS: '20',
         CI: '1',
+        [SERVER_COMMAND_ENV]: serverCommand(fault),
         // what the server was built with, declared to the suite as a run against it would
         ...(server?.continueTtlSeconds
           ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) }
@@ -238,10 +250,11 @@ describe('injected faults are caught by the cases that name them', () => {
   for (const fault of selected) {
     it.concurrent(`fault "${fault.name}" (${fault.breaks}) is caught by ${fault.catchers.join(', ')}`, async () => {
       const target = await serverFor(fault.server);
-      const p = await startFaultProxy({ target: target.url!, fault });
+      // a fault of the server processes sits in front of them (serverCommand), not of the target
+      const p = await startFaultProxy({ target: target.url!, fault: fault.serverProcess ? undefined : fault });
       let run: AreaRun;
       try {
-        run = await runArea(fault.area, p.url, target.adminToken, fault.server);
+        run = await runArea(fault.area, p.url, target.adminToken, fault.server, fault);
       } finally {
         await p.close();
       }

@@ -12,6 +12,7 @@ import { CORE_FAULTS } from './doc1-core.ts';
 import { DRY_RUN_FAULTS } from './dry-run.ts';
 import { ERRORS_FAULTS } from './errors.ts';
 import { FIELD_VALIDATION_FAULTS } from './field-validation.ts';
+import { HEALTH_FAULTS } from './health.ts';
 import { PATCH_FAULTS } from './patch.ts';
 import { PATHS_FAULTS } from './paths.ts';
 import { RESOURCE_VERSION_FAULTS } from './resource-versions.ts';
@@ -33,6 +34,7 @@ export const FAULTS: Fault[] = [
   ...APPLY_FAULTS,
   ...AUTHENTICATION_FAULTS,
   ...AUTHORIZATION_FAULTS,
+  ...HEALTH_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {
