@@ -37,11 +37,20 @@ export interface Authenticator {
 
 export const NOT_MINE: AuthenticationResult = Object.freeze({ status: 'none' });
 
-/** The bearer token of a request, or undefined when it sent none. */
+/**
+ * The bearer token of a request, or undefined when it sent none. Read as Kubernetes reads it:
+ * the header trimmed, then split at single spaces into at most three words; the first must be
+ * `bearer` (any case) and the token is the second (`Bearer <token>`, a third word ignored).
+ * The empty string when the second word is empty (`Bearer  <token>`, two spaces): a token
+ * that no method accepts, so the request is a 401 and never anonymous.
+ */
 export function bearerToken(r: AuthenticationRequest): string | undefined {
   const h = r.headers.authorization;
-  const v = Array.isArray(h) ? h[0] : h;
+  const v = (Array.isArray(h) ? h[0] : h)?.trim();
   if (!v) return undefined;
-  const m = /^Bearer\s+(\S.*)$/i.exec(v.trim());
-  return m ? m[1]!.trim() : undefined;
+  const space = v.indexOf(' ');
+  if (space < 0 || v.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  const rest = v.slice(space + 1);
+  const end = rest.indexOf(' ');
+  return end < 0 ? rest : rest.slice(0, end);
 }
