@@ -126,9 +126,9 @@ export const ROWS: Row[] = [
   {
     area: 'bearer',
     name: 'two spaces before a valid token',
-    code: 401,
-    reason: 'Unauthorized',
-    note: 'Kubernetes splits on single spaces: the token is the empty word between them, an invalid bearer token (401)',
+    code: 403,
+    reason: 'Forbidden',
+    note: 'Kubernetes splits on single spaces: the token is the empty word between them, and the header is ignored ("extra space before the bearer token"): anonymous, forbidden',
     attempt: () => read([['Authorization', `Bearer  ${TOKENS.alice}`]]),
     guard: READ,
   },

@@ -6,7 +6,7 @@
 // or changes what it aimed at. The controls show each identity the rows spoil does read the
 // target when well-formed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PENDING_CSR, CSR_PATH, type Fixture, SECRET_VALUE, startFixture } from './auth-bad-input-fixture.ts';
+import { CSR_PATH, type Fixture, PENDING_CSR, SECRET_VALUE, startFixture, TOKENS } from './auth-bad-input-fixture.ts';
 import { CONTROLS, ROWS, type Row } from './auth-bad-input-table.ts';
 
 let f: Fixture;
@@ -31,6 +31,31 @@ describe('controls: each identity, well-formed, reads the target', () => {
     const r = await f.send(await c.attempt(f));
     expect(r.status, r.text).toBe(200);
     expect(r.json?.data?.value).toBe(Buffer.from(SECRET_VALUE).toString('base64'));
+  });
+});
+
+describe('token reviews read spec.token exactly, not as an Authorization header', () => {
+  const review = (token: string) =>
+    f.send({
+      method: 'POST',
+      path: '/apis/authentication.orch.io/v1/tokenreviews',
+      headers: [['Authorization', `Bearer ${f.admin}`]],
+      body: JSON.stringify({ apiVersion: 'authentication.orch.io/v1', kind: 'TokenReview', spec: { token } }),
+    });
+  it.each([
+    ['a valid token followed by a word', (t: string) => `${t} more`],
+    ['a valid token after a space', (t: string) => ` ${t}`],
+    ['`Bearer <valid token>`', (t: string) => `Bearer ${t}`],
+  ])('%s is not authenticated', async (_, make) => {
+    const r = await review(make(TOKENS.alice));
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.status.authenticated).toBe(false);
+    expect(r.json.status.user ?? {}).toEqual({});
+  });
+  it('the valid token itself is', async () => {
+    const r = await review(TOKENS.alice);
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.status).toMatchObject({ authenticated: true, user: { username: 'alice' } });
   });
 });
 

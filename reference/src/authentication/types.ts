@@ -21,6 +21,8 @@ export interface AuthenticationRequest {
    * audiences when absent. Methods whose tokens have no audiences ignore it.
    */
   audiences?: readonly string[];
+  /** The bearer token itself, not read from a header (a TokenReview's spec.token, exactly as given). */
+  token?: string;
 }
 
 export type AuthenticationResult =
@@ -41,10 +43,10 @@ export const NOT_MINE: AuthenticationResult = Object.freeze({ status: 'none' });
  * The bearer token of a request, or undefined when it sent none. Read as Kubernetes reads it:
  * the header trimmed, then split at single spaces into at most three words; the first must be
  * `bearer` (any case) and the token is the second (`Bearer <token>`, a third word ignored).
- * The empty string when the second word is empty (`Bearer  <token>`, two spaces): a token
- * that no method accepts, so the request is a 401 and never anonymous.
+ * An empty second word (`Bearer  <token>`, two spaces) is no token: the header is ignored.
  */
 export function bearerToken(r: AuthenticationRequest): string | undefined {
+  if (r.token !== undefined) return r.token === '' ? undefined : r.token;
   const h = r.headers.authorization;
   const v = (Array.isArray(h) ? h[0] : h)?.trim();
   if (!v) return undefined;
@@ -52,5 +54,6 @@ export function bearerToken(r: AuthenticationRequest): string | undefined {
   if (space < 0 || v.slice(0, space).toLowerCase() !== 'bearer') return undefined;
   const rest = v.slice(space + 1);
   const end = rest.indexOf(' ');
-  return end < 0 ? rest : rest.slice(0, end);
+  const token = end < 0 ? rest : rest.slice(0, end);
+  return token === '' ? undefined : token;
 }
