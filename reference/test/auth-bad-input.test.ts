@@ -87,6 +87,7 @@ for (const area of [...new Set(ROWS.map((r) => r.area))]) {
       expect(r.json, r.text).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: row.code, reason: row.reason });
       expect(typeof r.json.message).toBe('string');
       expect(r.json.message.length).toBeGreaterThan(0);
+      if (row.warning) expect(r.headers.warning ?? '').toMatch(row.warning);
       await guarded(row, r.text);
       // the server carries on
       const ready = await f.adminReq('GET', '/readyz');

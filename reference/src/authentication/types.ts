@@ -57,3 +57,14 @@ export function bearerToken(r: AuthenticationRequest): string | undefined {
   const token = end < 0 ? rest : rest.slice(0, end);
   return token === '' ? undefined : token;
 }
+
+/** Kubernetes' warning for an Authorization header whose token follows two spaces (the header is ignored). */
+export const EXTRA_SPACE_WARNING =
+  'the provided Authorization header contains extra space before the bearer token, and is ignored';
+
+/** Whether the Authorization header is `Bearer`, an empty word, then more (`Bearer  <token>`): ignored, with a warning. */
+export function extraSpaceBeforeToken(headers: AuthenticationRequest['headers']): boolean {
+  const h = headers.authorization;
+  const v = (Array.isArray(h) ? h[0] : h)?.trim();
+  return v !== undefined && v.length > 7 && v[6] === ' ' && v[7] === ' ' && v.slice(0, 6).toLowerCase() === 'bearer';
+}
