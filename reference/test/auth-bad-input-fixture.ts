@@ -316,6 +316,11 @@ export async function startFixture(): Promise<Fixture> {
     'usage-bootstrap-authentication': 'true',
     expiration: 'next tuesday',
   });
+  await bootstrapSecret('grpbad', {
+    'token-secret': BOOTSTRAP.secret,
+    'usage-bootstrap-authentication': 'true',
+    'auth-extra-groups': 'system:bootstrappers:nodes,system:masters',
+  });
   await bootstrapSecret('signer', {
     'token-secret': BOOTSTRAP.secret,
     'usage-bootstrap-authentication': 'false',

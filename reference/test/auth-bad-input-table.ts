@@ -163,6 +163,14 @@ export const ROWS: Row[] = [
   },
   {
     area: 'bearer',
+    name: 'a NUL byte in the token',
+    code: 400,
+    reason: 'BadRequest',
+    attempt: () => read([['Authorization', Buffer.from('Bearer Alice-\u0000Token-1')]]),
+    guard: READ,
+  },
+  {
+    area: 'bearer',
     name: 'a 12 KB token',
     code: 401,
     reason: 'Unauthorized',
@@ -251,6 +259,17 @@ export const ROWS: Row[] = [
     attempt: (f) => {
       const [, p, s] = f.saToken.split('.');
       return asToken(`${b64url('{not json')}.${p}.${s}`);
+    },
+    guard: READ,
+  },
+  {
+    area: 'jwt',
+    name: 'a service-account token with an empty signature',
+    code: 401,
+    reason: 'Unauthorized',
+    attempt: (f) => {
+      const [h, p] = f.saToken.split('.');
+      return asToken(`${h}.${p}.`);
     },
     guard: READ,
   },
@@ -409,6 +428,26 @@ export const ROWS: Row[] = [
   },
   {
     area: 'jwt',
+    name: 'a service-account token whose pod reference is a string',
+    code: 401,
+    reason: 'Unauthorized',
+    attempt: async (f) => {
+      const claim = JSON.parse(Buffer.from(f.saToken.split('.')[1]!, 'base64url').toString('utf8'))['orch.io'];
+      return asToken(await f.signSa({ 'orch.io': { ...claim, pod: 'some-pod' } }));
+    },
+    guard: READ,
+  },
+  {
+    area: 'jwt',
+    name: 'an OIDC-signed token whose `iss` is a number',
+    code: 401,
+    reason: 'Unauthorized',
+    note: 'no method\'s issuer: refused as an invalid bearer token',
+    attempt: async (f) => asToken(await f.oidcToken({ iss: 42 })),
+    guard: READ,
+  },
+  {
+    area: 'jwt',
     name: 'an OIDC token whose groups claim is a number',
     code: 401,
     reason: 'Unauthorized',
@@ -490,6 +529,15 @@ export const ROWS: Row[] = [
     reason: 'Unauthorized',
     note: 'Kubernetes treats an expiration that does not parse as RFC 3339 as expired',
     attempt: () => asToken(`badexp.${BOOTSTRAP.secret}`),
+    guard: READ,
+  },
+  {
+    area: 'bootstrap',
+    name: 'a token whose secret lists an extra group outside system:bootstrappers:',
+    code: 401,
+    reason: 'Unauthorized',
+    note: 'doc3: each of auth-extra-groups must start with `system:bootstrappers:`; Kubernetes refuses the token rather than drop the group',
+    attempt: () => asToken(`grpbad.${BOOTSTRAP.secret}`),
     guard: READ,
   },
   {
@@ -652,6 +700,15 @@ export const ROWS: Row[] = [
   },
   {
     area: 'impersonation',
+    name: 'an anonymous request impersonating a user',
+    code: 403,
+    reason: 'Forbidden',
+    note: 'system:anonymous holds no impersonate permission',
+    attempt: () => read([['Impersonate-User', 'alice']]),
+    guard: READ,
+  },
+  {
+    area: 'impersonation',
     name: 'impersonating without the impersonate permission',
     code: 403,
     reason: 'Forbidden',
@@ -718,6 +775,14 @@ export const ROWS: Row[] = [
     reason: 'BadRequest',
     note: 'Kubernetes: "the API version in the data ... does not match the expected API version"',
     attempt: (f) => post(f, TR, tokenReview({ token: f.admin }, 'authentication.orch.io/v1beta1')),
+    guard: { kind: 'absent', path: `${TR}/x` },
+  },
+  {
+    area: 'review',
+    name: 'a v1 TokenReview body sent to the v1beta1 path',
+    code: 400,
+    reason: 'BadRequest',
+    attempt: (f) => post(f, TR.replace('/v1/', '/v1beta1/'), tokenReview({ token: f.admin })),
     guard: { kind: 'absent', path: `${TR}/x` },
   },
   {
@@ -807,6 +872,27 @@ export const ROWS: Row[] = [
         spec: { groups: 'system:masters', resourceAttributes: readSecret },
       }),
     guard: { kind: 'absent', path: `${SAR}/x` },
+  },
+  {
+    area: 'review',
+    name: 'SubjectAccessReview whose extra values are not lists',
+    code: 400,
+    reason: 'BadRequest',
+    attempt: (f) =>
+      post(f, SAR, {
+        apiVersion: 'authorization.orch.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'alice', extra: { scopes: 'all' }, resourceAttributes: readSecret },
+      }),
+    guard: { kind: 'absent', path: `${SAR}/x` },
+  },
+  {
+    area: 'review',
+    name: 'TokenReview whose audiences are numbers',
+    code: 400,
+    reason: 'BadRequest',
+    attempt: (f) => post(f, TR, tokenReview({ token: f.admin, audiences: [1, 2] })),
+    guard: { kind: 'absent', path: `${TR}/x` },
   },
   {
     area: 'review',
@@ -942,6 +1028,17 @@ export const ROWS: Row[] = [
     attempt: async (f) =>
       post(f, CSR_PATH, csr('abi-short', { request: pem64((await csrPem('CN=x')).pem), expirationSeconds: 60 })),
     guard: { kind: 'absent', path: `${CSR_PATH}/abi-short` },
+  },
+  {
+    area: 'csr',
+    name: 'approval by a user without the right to update approval',
+    code: 403,
+    reason: 'Forbidden',
+    attempt: async (f) => {
+      const a = await approval(f, [{ type: 'Approved', status: 'True', reason: 'SelfApproved' }]);
+      return { ...a, headers: [bearer(TOKENS.alice)] };
+    },
+    guard: { kind: 'pending-csr' },
   },
   {
     area: 'csr',
