@@ -719,6 +719,25 @@ export const ROWS: Row[] = [
   },
   {
     area: 'impersonation',
+    name: 'Impersonate-Extra-__proto__ and Impersonate-Extra-constructor',
+    code: 403,
+    reason: 'Forbidden',
+    note: 'keys like any other (Kubernetes keeps them): the admin may impersonate, the impersonated user may not read',
+    attempt: (f) =>
+      read([bearer(f.admin), ['Impersonate-User', 'nobody'], ['Impersonate-Extra-__proto__', 'x'], ['Impersonate-Extra-constructor', 'y']]),
+    guard: READ,
+  },
+  {
+    area: 'impersonation',
+    name: 'Impersonate-Extra-__proto__ by a caller without the userextras permission',
+    code: 403,
+    reason: 'Forbidden',
+    note: 'every extra key asked for needs impersonate on userextras/<key>; this one is not dropped on the way',
+    attempt: () => read([bearer(TOKENS.imp), ['Impersonate-User', 'system:anonymous'], ['Impersonate-Extra-__proto__', 'x']]),
+    guard: READ,
+  },
+  {
+    area: 'impersonation',
     name: 'impersonating without the impersonate permission',
     code: 403,
     reason: 'Forbidden',
@@ -1102,5 +1121,10 @@ export const CONTROLS: { name: string; attempt(f: Fixture): Attempt | Promise<At
   { name: 'the webhook token', attempt: () => asToken('webhook-good-token') },
   { name: 'the client certificate cert-alice', attempt: (f) => read([], f.certs.alice) },
   { name: 'the proxy naming proxied-alice', attempt: (f) => read([['X-Remote-User', 'proxied-alice']], f.certs.proxy) },
+  {
+    name: 'the proxy naming proxied-alice with the extra keys __proto__ and constructor',
+    attempt: (f) =>
+      read([['X-Remote-User', 'proxied-alice'], ['X-Remote-Extra-__proto__', 'x'], ['X-Remote-Extra-constructor', 'y']], f.certs.proxy),
+  },
   { name: 'the admin impersonating alice', attempt: (f) => read([bearer(f.admin), ['Impersonate-User', 'alice']]) },
 ];
