@@ -102,6 +102,25 @@ describe('authorization: impersonation', () => {
 
   conformance(
     {
+      id: 'authorization/impersonation/extra-key-any-name',
+      title: 'Impersonate-Extra-__proto__ and Impersonate-Extra-constructor impersonate extras of those keys, like any other name',
+      doc: 3,
+      section: SECTION,
+      place: `${TABLE}: Impersonate-Extra-<name> | name lower-case, percent-encoded when needed; needs the user header`,
+      level: 'MUST',
+    },
+    async ({ client }) => {
+      const user = uniqueName('imp-proto');
+      const r = await review(client, { 'Impersonate-User': user, 'Impersonate-Extra-__proto__': 'p', 'Impersonate-Extra-Constructor': 'c' });
+      checkStatus(r, 201, undefined, 'SelfSubjectReview while impersonating extras __proto__ and constructor');
+      const extra = r.json?.status?.userInfo?.extra ?? {};
+      checkEqual(Object.hasOwn(extra, '__proto__') ? extra.__proto__ : undefined, ['p'], 'the extra __proto__');
+      checkEqual(Object.hasOwn(extra, 'constructor') ? extra.constructor : undefined, ['c'], 'the extra constructor (lower-cased)');
+    },
+  );
+
+  conformance(
+    {
       id: 'authorization/impersonation/anonymous-with-group',
       title: 'A caller allowed to impersonate only system:anonymous is refused with 403 when it also asks for the group system:masters',
       doc: 3,
