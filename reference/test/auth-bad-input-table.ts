@@ -25,10 +25,12 @@ export type Guard =
   /** Created the object at this path. */
   | { kind: 'absent'; path: string }
   /** Approved, denied or issued the pending signing request. */
-  | { kind: 'pending-csr' };
+  | { kind: 'pending-csr' }
+  /** Issued anything: the Status is the whole answer (a token request). */
+  | { kind: 'nothing-issued' };
 
 export interface Row {
-  area: 'bearer' | 'jwt' | 'bootstrap' | 'certificate' | 'impersonation' | 'review' | 'csr';
+  area: 'bearer' | 'jwt' | 'bootstrap' | 'certificate' | 'impersonation' | 'token-request' | 'review' | 'csr';
   name: string;
   code: 400 | 401 | 403 | 413 | 422 | 431;
   reason: string;
@@ -53,6 +55,7 @@ const SAR = '/apis/authorization.orch.io/v1/subjectaccessreviews';
 const LSAR = `/apis/authorization.orch.io/v1/namespaces/${NS}/localsubjectaccessreviews`;
 const SSRR = '/apis/authorization.orch.io/v1/selfsubjectrulesreviews';
 const SSAR = '/apis/authorization.orch.io/v1/selfsubjectaccessreviews';
+const TOKEN_REQUEST = `/api/v1/namespaces/${NS}/serviceaccounts/reader/token`;
 
 const post = (f: Fixture, path: string, body: string | Buffer | object, contentType = 'application/json'): Attempt => ({
   method: 'POST',
@@ -762,6 +765,50 @@ export const ROWS: Row[] = [
     guard: READ,
   },
 
+  // ------------------------------------------------------------------ token requests
+  {
+    area: 'token-request',
+    name: 'TokenRequest whose audiences is a string and expirationSeconds a string',
+    code: 400,
+    reason: 'BadRequest',
+    attempt: (f) => post(f, TOKEN_REQUEST, { apiVersion: 'authentication.orch.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 'x', audiences: 'y' } }),
+    guard: { kind: 'nothing-issued' },
+  },
+  {
+    area: 'token-request',
+    name: 'TokenRequest for one second',
+    code: 422,
+    reason: 'Invalid',
+    note: 'Kubernetes: "may not specify a duration less than 10 minutes"',
+    attempt: (f) => post(f, TOKEN_REQUEST, { apiVersion: 'authentication.orch.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 1 } }),
+    guard: { kind: 'nothing-issued' },
+  },
+  {
+    area: 'token-request',
+    name: 'TokenRequest bound to a ConfigMap',
+    code: 400,
+    reason: 'BadRequest',
+    note: 'Kubernetes binds tokens to pods, secrets and nodes only: "cannot bind token for object of type ..."',
+    attempt: (f) =>
+      post(f, TOKEN_REQUEST, {
+        apiVersion: 'authentication.orch.io/v1',
+        kind: 'TokenRequest',
+        spec: { boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'x' } },
+      }),
+    guard: { kind: 'nothing-issued' },
+  },
+  {
+    area: 'token-request',
+    name: 'TokenRequest by a user who may not create serviceaccounts/token',
+    code: 403,
+    reason: 'Forbidden',
+    attempt: (f) => ({
+      ...post(f, TOKEN_REQUEST, { apiVersion: 'authentication.orch.io/v1', kind: 'TokenRequest', spec: {} }),
+      headers: [bearer(TOKENS.alice)],
+    }),
+    guard: { kind: 'nothing-issued' },
+  },
+
   // ------------------------------------------------------------------ review bodies
   {
     area: 'review',
@@ -1067,6 +1114,52 @@ export const ROWS: Row[] = [
       const a = await approval(f, [{ type: 'Approved', status: 'True', reason: 'SelfApproved' }]);
       return { ...a, headers: [bearer(TOKENS.alice)] };
     },
+    guard: { kind: 'pending-csr' },
+  },
+  {
+    area: 'csr',
+    name: 'approval whose conditions is a string',
+    code: 400,
+    reason: 'BadRequest',
+    attempt: async (f) => {
+      const a = await approval(f, []);
+      const o = JSON.parse(String(a.body));
+      o.status.conditions = 'Approved';
+      return { ...a, body: JSON.stringify(o) };
+    },
+    guard: { kind: 'pending-csr' },
+  },
+  {
+    area: 'csr',
+    name: 'a certificate set through status on a request not approved',
+    code: 422,
+    reason: 'Invalid',
+    attempt: async (f) => {
+      const r = await f.adminReq('GET', `${CSR_PATH}/${PENDING_CSR}`);
+      const o = r.json;
+      o.status = { certificate: Buffer.from(f.certs.alice.certPem).toString('base64') };
+      return { method: 'PUT', path: `${CSR_PATH}/${PENDING_CSR}/status`, headers: [bearer(f.admin)], body: JSON.stringify(o) };
+    },
+    guard: { kind: 'pending-csr' },
+  },
+  {
+    area: 'csr',
+    name: 'approval through a merge patch adding both Approved and Denied',
+    code: 422,
+    reason: 'Invalid',
+    attempt: (f) => ({
+      method: 'PATCH',
+      path: `${CSR_PATH}/${PENDING_CSR}/approval`,
+      headers: [bearer(f.admin), ['Content-Type', 'application/merge-patch+json']],
+      body: JSON.stringify({
+        status: {
+          conditions: [
+            { type: 'Approved', status: 'True', reason: 'Yes' },
+            { type: 'Denied', status: 'True', reason: 'No' },
+          ],
+        },
+      }),
+    }),
     guard: { kind: 'pending-csr' },
   },
   {

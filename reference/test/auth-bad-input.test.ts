@@ -67,6 +67,8 @@ async function guarded(row: Row, text: string): Promise<void> {
   } else if (g.kind === 'absent') {
     const r = await f.adminReq('GET', g.path);
     expect(r.status, r.text).toBe(404);
+  } else if (g.kind === 'nothing-issued') {
+    expect(text).not.toMatch(/"token"\s*:/);
   } else {
     const r = await f.adminReq('GET', `${CSR_PATH}/${PENDING_CSR}`);
     expect(r.status, r.text).toBe(200);
