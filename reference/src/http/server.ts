@@ -588,6 +588,8 @@ export function createHandlerFn(deps: HttpDeps) {
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
       // kinds that are not stored (reviews) have no object paths
       if (info.name && def.strategy.review) throw errors.pathNotFound(path);
+      // a namespaced kind's path outside a namespace is its list across namespaces: none when it is not listed
+      if (def.namespaced && !info.namespace && !def.verbs.includes('list')) throw errors.pathNotFound(path);
       const handler = route(info, def, deps.subresourceHandlers);
       if (!handler) throw errors.methodNotAllowed();
       const deprecated = deprecationWarning(def, info.version);
