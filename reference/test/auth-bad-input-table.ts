@@ -32,7 +32,7 @@ export type Guard =
 export interface Row {
   area: 'bearer' | 'jwt' | 'bootstrap' | 'certificate' | 'impersonation' | 'token-request' | 'review' | 'csr';
   name: string;
-  code: 400 | 401 | 403 | 413 | 422 | 431;
+  code: 400 | 401 | 403 | 404 | 413 | 422 | 431;
   reason: string;
   /** Why this answer, where Kubernetes 1.28 is the source rather than doc3's words. */
   note?: string;
@@ -1020,6 +1020,20 @@ export const ROWS: Row[] = [
         kind: 'LocalSubjectAccessReview',
         metadata: { namespace: 'elsewhere' },
         spec: { user: 'alice', resourceAttributes: { ...readSecret, namespace: 'elsewhere' } },
+      }),
+    guard: { kind: 'absent', path: `${LSAR}/x` },
+  },
+  {
+    area: 'review',
+    name: 'LocalSubjectAccessReview posted outside a namespace',
+    code: 404,
+    reason: 'NotFound',
+    note: 'Kubernetes serves a namespaced kind outside a namespace only as its list across namespaces; this kind is not listed, so the path does not exist (404, not 405)',
+    attempt: (f) =>
+      post(f, '/apis/authorization.orch.io/v1/localsubjectaccessreviews', {
+        apiVersion: 'authorization.orch.io/v1',
+        kind: 'LocalSubjectAccessReview',
+        spec: { user: 'alice', resourceAttributes: readSecret },
       }),
     guard: { kind: 'absent', path: `${LSAR}/x` },
   },
