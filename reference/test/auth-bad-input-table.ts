@@ -1196,6 +1196,15 @@ export const ROWS: Row[] = [
   },
   {
     area: 'csr',
+    name: 'approval with a null condition',
+    code: 422,
+    reason: 'Invalid',
+    note: 'Go decodes a null list item as an empty condition: its type and status are required',
+    attempt: (f) => approval(f, [null as unknown as Record<string, unknown>]),
+    guard: { kind: 'pending-csr' },
+  },
+  {
+    area: 'csr',
     name: 'approval with a condition of empty type',
     code: 422,
     reason: 'Invalid',
