@@ -37,6 +37,9 @@ import type { Storage } from './storage/types.ts';
 import { WriteAheadLog } from './storage/wal.ts';
 import { newToken } from './util/token.ts';
 
+/** The request line and headers a request may have, as Kubernetes' API server allows (1 MiB); past it, 431. */
+const MAX_HEADER_BYTES = 1 << 20;
+
 export const SERVER_VERSION = {
   major: '1',
   minor: '28',
@@ -199,11 +202,11 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         const cert = await ensureCertificate(options);
         srv.caPem = cert.ca;
         server = createHttpsServer(
-          { key: cert.key, cert: cert.cert, requireHostHeader: false, ...clientCertificateTls },
+          { key: cert.key, cert: cert.cert, requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES, ...clientCertificateTls },
           srv.handle,
         );
       } else {
-        server = createHttpServer({ requireHostHeader: false }, srv.handle);
+        server = createHttpServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, srv.handle);
       }
       // requests the HTTP parser refuses still get a Status (400, 431)
       server.on('clientError', clientErrorHandler);

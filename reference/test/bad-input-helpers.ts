@@ -55,7 +55,8 @@ export function rawExchange(
   });
 }
 
-function parseResponse(buf: Buffer): RawReply {
+/** A response as read off the socket: status, headers, the body (de-chunked) and its JSON. */
+export function parseResponse(buf: Buffer): RawReply {
   const end = buf.indexOf('\r\n\r\n');
   if (end < 0)
     return { status: 0, headers: {}, body: Buffer.alloc(0), text: '', json: undefined, incomplete: true };

@@ -1,5 +1,7 @@
 // What the authentication cases share: the fixtures the target trusts, the identity the
 // server sees (SelfSubjectReview), and the checks of an accepted and a refused request.
+import { readFileSync } from 'node:fs';
+import { decodeJwt, importPKCS8, type JWTPayload, SignJWT } from 'jose';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
 import { type AuthFixtures, loadAuthFixtures } from '../../harness/src/auth/fixtures.ts';
 import type { SeenUser } from '../../harness/src/auth/credentials.ts';
@@ -57,4 +59,11 @@ export async function withNamespace<T>(c: Client, prefix: string, body: (ns: str
   } finally {
     await c.delete(`/api/v1/namespaces/${name}`).catch(() => undefined);
   }
+}
+
+/** The token's own claims signed again with the fixtures' key, after `change`. */
+export async function resigned(f: AuthFixtures, token: string, change: (p: JWTPayload) => JWTPayload, key?: CryptoKey): Promise<string> {
+  const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg: string; kid?: string };
+  const k = key ?? ((await importPKCS8(readFileSync(f.serviceAccount.privateKey, 'utf8'), header.alg)) as CryptoKey);
+  return new SignJWT(change(decodeJwt(token))).setProtectedHeader(header).sign(k);
 }

@@ -46,6 +46,32 @@ describe('authentication: authenticating proxy', () => {
 
   conformance(
     {
+      id: 'authentication/requestheader/extra-key-any-name',
+      title: 'Extra headers whose names end in __proto__ or constructor become extras of those keys, like any other name',
+      doc: 3,
+      section: AUTH,
+      place: PROXY_PLACE,
+      level: 'MUST',
+    },
+    async ({ client, target }) => {
+      const f = fixturesOf(target);
+      const rh = f.requestHeader;
+      const x = rh.extraHeadersPrefixes[0]!;
+      const r = await proxyClient(client.target, f).post(
+        '/apis/authentication.orch.io/v1beta1/selfsubjectreviews',
+        { apiVersion: 'authentication.orch.io/v1beta1', kind: 'SelfSubjectReview' },
+        { headers: { [rh.usernameHeaders[0]!.toLowerCase()]: 'proxied-proto', [`${x}__proto__`]: 'p', [`${x}Constructor`]: 'c' } },
+      );
+      checkEqual(r.status, 201, `SelfSubjectReview through the proxy: ${r.describe()}`);
+      const extra = r.json?.status?.userInfo?.extra ?? {};
+      checkEqual(Object.getOwnPropertyDescriptor(extra, '__proto__')?.value, ['p'], 'the extra __proto__');
+      checkEqual(Object.getOwnPropertyDescriptor(extra, 'constructor')?.value, ['c'], 'the extra constructor (lower-cased)');
+    },
+    { needs },
+  );
+
+  conformance(
+    {
       id: 'authentication/requestheader/untrusted-sender',
       title: 'Proxy headers sent with a certificate that is not the proxy\'s (another CA, or a name not allowed) do not name the user',
       doc: 3,

@@ -4,25 +4,16 @@
 // deleted through the API are revoked. Tokens come from the TokenRequest subresource; the
 // cases that alter one (expiry, signer) re-sign its own claims with the fixtures' key, so the
 // alteration is the only difference.
-import { generateKeyPair, decodeJwt, type JWTPayload, SignJWT, importPKCS8 } from 'jose';
-import { readFileSync } from 'node:fs';
+import { decodeJwt, generateKeyPair } from 'jose';
 import { describe } from 'vitest';
 import { checkEqual, checkStatus } from '../../harness/src/assert.ts';
 import { clientWith, serviceAccountToken } from '../../harness/src/auth/credentials.ts';
-import type { AuthFixtures } from '../../harness/src/auth/fixtures.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
-import { AUTH, checkRefused, checkUser, fixturesOf, seenAs, withNamespace } from './helpers.ts';
+import { AUTH, checkRefused, checkUser, fixturesOf, resigned, seenAs, withNamespace } from './helpers.ts';
 
 const SA_PLACE =
   'Service account token | Signed JWT ... Username `system:serviceaccount:<namespace>:<name>`; groups `system:serviceaccounts` and `system:serviceaccounts:<namespace>`';
-
-/** The token's own claims signed again with the fixtures' key, after `change`. */
-async function resigned(f: AuthFixtures, token: string, change: (p: JWTPayload) => JWTPayload, key?: CryptoKey): Promise<string> {
-  const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg: string; kid?: string };
-  const k = key ?? ((await importPKCS8(readFileSync(f.serviceAccount.privateKey, 'utf8'), header.alg)) as CryptoKey);
-  return new SignJWT(change(decodeJwt(token))).setProtectedHeader(header).sign(k);
-}
 
 describe('authentication: service account tokens', () => {
   const ns = useNamespace('authn-sa');

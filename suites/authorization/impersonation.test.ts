@@ -68,6 +68,85 @@ describe('authorization: impersonation', () => {
 
   conformance(
     {
+      id: 'authorization/impersonation/empty-user-header',
+      title: 'An empty Impersonate-User with Impersonate-Group is refused (4xx): an empty user header impersonates no user, so the group has none',
+      doc: 3,
+      section: SECTION,
+      place: `${TABLE}: Impersonate-User | user name; Impersonate-Group | repeatable; needs the user header`,
+      level: 'MUST',
+    },
+    async ({ client }) => {
+      const r = await review(client, { 'Impersonate-User': '', 'Impersonate-Group': 'system:masters' });
+      check(r.status >= 400 && r.status < 500, 'a 4xx refusal, not served as the caller nor a 5xx', r.describe());
+      check(r.statusObj?.kind === 'Status' && r.statusObj?.code === r.status, 'the refusal is a Status whose code is the HTTP status', r.describe());
+    },
+  );
+
+  conformance(
+    {
+      id: 'authorization/impersonation/extra-key-not-decodable',
+      title: 'An Impersonate-Extra-<name> whose name is not valid percent-encoding (`bad%zz`) is no error: the key is kept as sent',
+      doc: 3,
+      section: SECTION,
+      place: `${TABLE}: Impersonate-Extra-<name> | name lower-case, percent-encoded when needed (Kubernetes 1.28 keeps a name that does not unescape as it is)`,
+      level: 'BEYOND',
+    },
+    async ({ client }) => {
+      const user = uniqueName('imp-bad-extra');
+      const r = await review(client, { 'Impersonate-User': user, 'Impersonate-Extra-Bad%zz': 'v' });
+      checkStatus(r, 201, undefined, 'SelfSubjectReview while impersonating with an undecodable extra key');
+      checkEqual(r.json?.status?.userInfo?.username, user, 'evaluated as the impersonated user');
+      checkEqual(r.json?.status?.userInfo?.extra?.['bad%zz'], ['v'], 'the extra key lower-cased and kept as sent');
+    },
+  );
+
+  conformance(
+    {
+      id: 'authorization/impersonation/extra-key-any-name',
+      title: 'Impersonate-Extra-__proto__ and Impersonate-Extra-constructor impersonate extras of those keys, like any other name',
+      doc: 3,
+      section: SECTION,
+      place: `${TABLE}: Impersonate-Extra-<name> | name lower-case, percent-encoded when needed; needs the user header`,
+      level: 'MUST',
+    },
+    async ({ client }) => {
+      const user = uniqueName('imp-proto');
+      const r = await review(client, { 'Impersonate-User': user, 'Impersonate-Extra-__proto__': 'p', 'Impersonate-Extra-Constructor': 'c' });
+      checkStatus(r, 201, undefined, 'SelfSubjectReview while impersonating extras __proto__ and constructor');
+      const extra = r.json?.status?.userInfo?.extra ?? {};
+      checkEqual(Object.getOwnPropertyDescriptor(extra, '__proto__')?.value, ['p'], 'the extra __proto__');
+      checkEqual(Object.getOwnPropertyDescriptor(extra, 'constructor')?.value, ['c'], 'the extra constructor (lower-cased)');
+    },
+  );
+
+  conformance(
+    {
+      id: 'authorization/impersonation/anonymous-with-group',
+      title: 'A caller allowed to impersonate only system:anonymous is refused with 403 when it also asks for the group system:masters',
+      doc: 3,
+      section: SECTION,
+      place: `${TABLE}: ... must hold the \`impersonate\` verb for what it impersonates; Permissions are granted on resources \`users\`, \`groups\` ... with optional \`resourceNames\` restrictions`,
+      level: 'MUST',
+    },
+    async ({ client }) => {
+      const sa = uniqueName('imp-anon');
+      const { token } = await serviceAccountToken(client, ns.name, sa);
+      const me = clientWith(client.target, { token });
+      const role = `${ns.name}-${sa}`;
+      await rbac.clusterRole(client, role, [{ verbs: ['impersonate'], apiGroups: [''], resources: ['users'], resourceNames: ['system:anonymous'] }]);
+      await rbac.clusterRoleBinding(client, role, role, [{ kind: 'ServiceAccount', name: sa, namespace: ns.name }]);
+      // /version is open to system:unauthenticated, the group system:anonymous gets
+      const version = (headers: Record<string, string | string[]>) => me.get('/version', { headers });
+      const ok = await settle(() => version(impersonationHeaders({ user: 'system:anonymous' })), (r) => r.status === 200);
+      checkStatus(ok, 200, undefined, 'GET /version impersonating system:anonymous (granted)');
+      const r = await version(impersonationHeaders({ user: 'system:anonymous', groups: ['system:masters'] }));
+      checkStatus(r, 403, 'Forbidden', 'system:anonymous with the group system:masters (no grant on groups)');
+      check(/impersonate/.test(r.statusObj?.message ?? ''), 'refused for impersonating, not for the request', r.describe());
+    },
+  );
+
+  conformance(
+    {
       id: 'authorization/impersonation/needs-permission',
       title: 'A caller without the impersonate verb is refused with 403 when it sends Impersonate-User',
       doc: 3,

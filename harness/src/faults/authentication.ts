@@ -20,7 +20,7 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
     name: 'auth-invalid-token-anonymous',
     breaks: 'doc3 § Authentication: a request with an invalid bearer token is rejected with 401, not treated as anonymous (served as anonymous)',
     area: 'authentication',
-    catchers: ['authentication/bearer/invalid-token-401', 'authentication/errors/invalid-bearer'],
+    catchers: ['authentication/bearer/invalid-token-401', 'authentication/errors/invalid-bearer', 'authentication/bad-input/malformed-jwt'],
     // the same rule: every refusal these cases check is a 401 for a token no method accepts
     alsoFails: ['authentication/service-account/lookup-revokes', 'authentication/service-account/other-audience'],
     response: (r, res, up) => (res.status === 401 && header(r, 'authorization') ? up.send(withoutAuth(r)) : res),

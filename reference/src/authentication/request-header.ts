@@ -47,7 +47,8 @@ export class RequestHeaderAuthenticator implements Authenticator {
     const username = this.username(headers);
     if (!username) return NOT_MINE;
     const user: UserInfo = { username, groups: [] };
-    const extra: Record<string, string[]> = {};
+    // keys come from the proxy's headers (`__proto__`, `constructor` are keys like any other): no prototype
+    const extra: Record<string, string[]> = Object.create(null);
     let hasExtra = false;
     for (const [name, value] of headers) {
       if (this.groupHeaders.has(name)) {

@@ -21,6 +21,8 @@ export interface AuthenticationRequest {
    * audiences when absent. Methods whose tokens have no audiences ignore it.
    */
   audiences?: readonly string[];
+  /** The bearer token itself, not read from a header (a TokenReview's spec.token, exactly as given). */
+  token?: string;
 }
 
 export type AuthenticationResult =
@@ -37,11 +39,32 @@ export interface Authenticator {
 
 export const NOT_MINE: AuthenticationResult = Object.freeze({ status: 'none' });
 
-/** The bearer token of a request, or undefined when it sent none. */
+/**
+ * The bearer token of a request, or undefined when it sent none. Read as Kubernetes reads it:
+ * the header trimmed, then split at single spaces into at most three words; the first must be
+ * `bearer` (any case) and the token is the second (`Bearer <token>`, a third word ignored).
+ * An empty second word (`Bearer  <token>`, two spaces) is no token: the header is ignored.
+ */
 export function bearerToken(r: AuthenticationRequest): string | undefined {
+  if (r.token !== undefined) return r.token === '' ? undefined : r.token;
   const h = r.headers.authorization;
-  const v = Array.isArray(h) ? h[0] : h;
+  const v = (Array.isArray(h) ? h[0] : h)?.trim();
   if (!v) return undefined;
-  const m = /^Bearer\s+(\S.*)$/i.exec(v.trim());
-  return m ? m[1]!.trim() : undefined;
+  const space = v.indexOf(' ');
+  if (space < 0 || v.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  const rest = v.slice(space + 1);
+  const end = rest.indexOf(' ');
+  const token = end < 0 ? rest : rest.slice(0, end);
+  return token === '' ? undefined : token;
+}
+
+/** Kubernetes' warning for an Authorization header whose token follows two spaces (the header is ignored). */
+export const EXTRA_SPACE_WARNING =
+  'the provided Authorization header contains extra space before the bearer token, and is ignored';
+
+/** Whether the Authorization header is `Bearer`, an empty word, then more (`Bearer  <token>`): ignored, with a warning. */
+export function extraSpaceBeforeToken(headers: AuthenticationRequest['headers']): boolean {
+  const h = headers.authorization;
+  const v = (Array.isArray(h) ? h[0] : h)?.trim();
+  return v !== undefined && v.length > 7 && v[6] === ' ' && v[7] === ' ' && v.slice(0, 6).toLowerCase() === 'bearer';
 }

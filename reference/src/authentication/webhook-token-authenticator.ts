@@ -75,7 +75,7 @@ export class WebhookTokenAuthenticator implements Authenticator {
 
   authenticate(r: AuthenticationRequest): AuthenticationResult | Promise<AuthenticationResult> {
     const token = bearerToken(r);
-    if (token === undefined) return NOT_MINE;
+    if (!token) return NOT_MINE;
     const key = createHash('sha256').update(token).update('\0').update(this.o.apiAudiences.join('\0')).digest('base64');
     const hit = this.cache.get(key);
     if (hit) {

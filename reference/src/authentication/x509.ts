@@ -1,10 +1,12 @@
 // Client certificates (`--client-ca-file`, doc3 "Authentication"): a certificate chain that
 // the client CAs verify names the user: username = the subject's common name, one group per
-// organization. A request without a certificate is not this method's; a presented
-// certificate that is not trusted (unknown issuer, a bad signature, outside its validity
-// dates, not for client authentication) or has no common name is refused, so the request is
-// a 401 unless another method (a bearer token) accepts it. Each connection's chain is
-// verified once; its validity dates are checked on every request.
+// organization. A request without a certificate is not this method's, nor (as in Kubernetes'
+// common-name conversion) one whose trusted certificate has no common name: the request is
+// then anonymous unless another method accepts it. A presented certificate that is not
+// trusted (unknown issuer, a bad signature, outside its validity dates, not for client
+// authentication) is refused, so the request is a 401 unless another method (a bearer
+// token) accepts it. Each connection's chain is verified once; its validity dates are
+// checked on every request.
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
 import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE } from './types.ts';
@@ -13,7 +15,7 @@ import { subjectOf } from './x509-subject.ts';
 
 export class X509Authenticator implements Authenticator {
   readonly name = 'x509';
-  private readonly chains: VerifiedChains<{ user: UserInfo }>;
+  private readonly chains: VerifiedChains<{ user?: UserInfo }>;
 
   constructor(roots: readonly X509Certificate[], now: () => number = Date.now) {
     this.chains = new VerifiedChains(roots, userOf, now);
@@ -23,13 +25,13 @@ export class X509Authenticator implements Authenticator {
     const chain = r.peerCertificates;
     if (!chain?.length) return NOT_MINE;
     const c = this.chains.verify(chain);
-    return 'error' in c ? { status: 'error', message: c.error } : { status: 'user', user: c.user };
+    if ('error' in c) return { status: 'error', message: c.error };
+    return c.user ? { status: 'user', user: c.user } : NOT_MINE;
   }
 }
 
-/** The user a trusted leaf names: its common name, one group per organization. */
-function userOf(leaf: Buffer): { user: UserInfo } | { error: string } {
+/** The user a trusted leaf names: its common name, one group per organization (none without a common name). */
+function userOf(leaf: Buffer): { user?: UserInfo } {
   const { commonName, organizations } = subjectOf(leaf);
-  if (!commonName) return { error: 'client certificate has no subject common name (no user name)' };
-  return { user: { username: commonName, groups: organizations } };
+  return commonName ? { user: { username: commonName, groups: organizations } } : {};
 }

@@ -21,7 +21,7 @@ export function installReviews(registry: Registry, authz: AuthorizationSetup, au
     rules: (user, namespace) => authz.rulesFor(user, namespace),
     async authenticateToken(token, audiences) {
       try {
-        const answer = authn.authenticate({ headers: { authorization: `Bearer ${token}` }, audiences });
+        const answer = authn.authenticate({ headers: {}, token, audiences });
         const r = isPromise(answer) ? await answer : answer;
         return { user: r.user, audiences: r.audiences };
       } catch (e) {

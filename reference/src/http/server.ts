@@ -7,6 +7,7 @@ import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
 import type { AdmissionChain } from '../admission/chain.ts';
 import { AuditRecord } from '../audit/recorder.ts';
 import type { AuditSink } from '../audit/types.ts';
+import { EXTRA_SPACE_WARNING, extraSpaceBeforeToken } from '../authentication/types.ts';
 import { type AuthenticationUnion, Unauthenticated } from '../authentication/union.ts';
 import { isPromise } from '../util/maybe-async.ts';
 import type { AuthorizerChain } from '../authorization/chain.ts';
@@ -524,6 +525,7 @@ export function createHandlerFn(deps: HttpDeps) {
         rawHeaders: req.rawHeaders,
       });
       const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
+      if (req.headers.authorization !== undefined && extraSpaceBeforeToken(req.headers)) warnings.push(EXTRA_SPACE_WARNING);
       const user = wantsImpersonation(req.headers)
         ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
         : authenticated.user;
@@ -586,6 +588,8 @@ export function createHandlerFn(deps: HttpDeps) {
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
       // kinds that are not stored (reviews) have no object paths
       if (info.name && def.strategy.review) throw errors.pathNotFound(path);
+      // a namespaced kind's path outside a namespace is its list across namespaces: none when it is not listed
+      if (def.namespaced && !info.namespace && !def.verbs.includes('list')) throw errors.pathNotFound(path);
       const handler = route(info, def, deps.subresourceHandlers);
       if (!handler) throw errors.methodNotAllowed();
       const deprecated = deprecationWarning(def, info.version);

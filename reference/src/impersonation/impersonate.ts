@@ -39,7 +39,8 @@ export async function impersonate(
   const target = rawValues(rawHeaders, 'impersonate-user', headers['impersonate-user'])[0];
   const groups = rawValues(rawHeaders, 'impersonate-group', headers['impersonate-group']);
   const uid = rawValues(rawHeaders, 'impersonate-uid', headers['impersonate-uid'])[0];
-  const extra: Record<string, string[]> = {};
+  // keys come from the client (`__proto__`, `constructor` are keys like any other): no prototype
+  const extra: Record<string, string[]> = Object.create(null);
   for (const [k, v] of Object.entries(headers)) {
     if (!k.startsWith('impersonate-extra-')) continue;
     const key = decodeExtraKey(k.slice('impersonate-extra-'.length));

@@ -109,6 +109,13 @@ function checkBase64(o: Record<string, unknown> | undefined, key: string): void 
   o![key] = Buffer.from(v.replace(/[\r\n]/g, ''), 'base64').toString('base64');
 }
 
+/** The body as Go decodes it: the schema's normal forms, and a null condition an empty one (its zero value). */
+function decode(o: KObject): void {
+  normalizeBySchema(o, schema, 'CertificateSigningRequest');
+  const st = o.status as { conditions?: unknown[] } | undefined;
+  if (Array.isArray(st?.conditions)) st.conditions = st.conditions.map((c) => c ?? {});
+}
+
 const nowTime = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Conditions without times get now; a condition whose type and status were there keeps its transition time. */
@@ -132,7 +139,7 @@ function refuse(o: KObject, causes: StatusCause[]): void {
 }
 
 function prepareCreate(o: KObject, ctx: RequestContext): void {
-  normalizeBySchema(o, schema, 'CertificateSigningRequest');
+  decode(o);
   const spec = (o.spec ??= {}) as CsrSpec & Record<string, unknown>;
   checkBase64(spec, 'request');
   // the requester, as the server saw it; nothing of it comes from the body
@@ -153,7 +160,7 @@ function prepareUpdate(o: KObject, old: KObject): void {
 
 /** Through `status`: status only; Approved and Denied stay as they were; a certificate is set once. */
 function prepareStatus(o: KObject, old: KObject): void {
-  normalizeBySchema(o, schema, 'CertificateSigningRequest');
+  decode(o);
   const status = (o.status ?? {}) as CsrStatus & Record<string, unknown>;
   checkBase64(status, 'certificate');
   const rv = o.metadata.resourceVersion;
@@ -186,7 +193,7 @@ function prepareStatus(o: KObject, old: KObject): void {
 
 /** Through `approval`: the conditions only; existing Approved, Denied and Failed conditions stay. */
 function prepareApproval(o: KObject, old: KObject): void {
-  normalizeBySchema(o, schema, 'CertificateSigningRequest');
+  decode(o);
   const conditions = statusOf(o).conditions;
   const rv = o.metadata.resourceVersion;
   for (const k of Object.keys(o)) delete o[k];

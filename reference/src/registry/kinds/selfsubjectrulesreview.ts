@@ -1,5 +1,7 @@
 // SelfSubjectRulesReview (authorization.orch.io/v1, cluster-scoped, create only, not
-// stored): what may I do in spec.namespace? (`kubectl auth can-i --list`)
+// stored): what may I do in spec.namespace? (`kubectl auth can-i --list`) The namespace is
+// required: without it the review is a 400, as Kubernetes answers it.
+import { errors } from '../../errors/status.ts';
 import { arr, bool, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { ResourceDef } from '../types.ts';
@@ -28,7 +30,8 @@ export function selfSubjectRulesReviewDef(reviewers: Reviewers): ResourceDef {
     review: (o, ctx) => {
       invalidIf(def, metadataProblems(o, false));
       const ns = specOf(o).namespace;
-      const r = reviewers.rules(ctx.user, typeof ns === 'string' ? ns : '');
+      if (typeof ns !== 'string' || ns === '') throw errors.badRequest('no namespace on request');
+      const r = reviewers.rules(ctx.user, ns);
       const status: Record<string, unknown> = {
         resourceRules: r.resourceRules,
         nonResourceRules: r.nonResourceRules,
