@@ -105,6 +105,13 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
       message: 'Too long: must have at most 262144 bytes',
       field: 'metadata.annotations',
     });
+  // a null owner reference decodes in Go as an empty one: each of its required fields is missing
+  const refs: unknown[] = Array.isArray(m.ownerReferences) ? m.ownerReferences : [];
+  refs.forEach((r, i) => {
+    if (r === null)
+      for (const f of ['apiVersion', 'kind', 'name', 'uid'])
+        causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `metadata.ownerReferences[${i}].${f}` });
+  });
   const fins: unknown[] = Array.isArray(m.finalizers) ? m.finalizers : [];
   for (const f of fins) {
     if (typeof f !== 'string' || !f) continue;

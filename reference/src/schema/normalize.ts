@@ -181,8 +181,9 @@ export function normalizeMicroTime(v: string, kind: string): string {
 }
 
 /**
- * Walks an object along its schema: drops null fields (Go decodes them as unset), normalizes
- * times and quantities. Skips `metadata` at the top level (server-owned parts live there).
+ * Walks an object along its schema: drops null fields (Go decodes them as unset), makes null
+ * items of lists of structures empty structures (as Go decodes them), normalizes times and
+ * quantities. Skips `metadata` at the top level (server-owned parts live there).
  */
 export function normalizeBySchema(v: unknown, s: Schema | undefined, kind: string, top = true): unknown {
   if (v === null || v === undefined || !s) return v;
@@ -193,7 +194,10 @@ export function normalizeBySchema(v: unknown, s: Schema | undefined, kind: strin
   }
   if (Array.isArray(v)) {
     if (!s.items) return v;
-    for (let i = 0; i < v.length; i++) v[i] = normalizeBySchema(v[i], s.items, kind, false);
+    // a null item of a list of structures decodes in Go as the zero structure
+    const structs = s.items.type === 'object' || s.items.properties !== undefined;
+    for (let i = 0; i < v.length; i++)
+      v[i] = v[i] === null && structs ? {} : normalizeBySchema(v[i], s.items, kind, false);
     return v;
   }
   if (typeof v !== 'object') return v;
