@@ -5,6 +5,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { registerAuthorizerLibrary } from './library-authorizer.ts';
 import { registerListLibrary } from './library-list.ts';
 import { registerRegexLibrary } from './library-regex.ts';
+import { registerStandardGaps } from './library-standard.ts';
 import { registerStringsLibrary } from './library-strings.ts';
 import { registerUrlLibrary } from './library-url.ts';
 
@@ -13,6 +14,7 @@ let base: Environment | undefined;
 function build(): Environment {
   // list and map literals may mix element types (the language's default), as Kubernetes allows
   const env = new Environment({ homogeneousAggregateLiterals: false });
+  registerStandardGaps(env);
   registerListLibrary(env);
   registerRegexLibrary(env);
   registerStringsLibrary(env);
