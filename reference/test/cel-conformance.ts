@@ -8,7 +8,6 @@ import { newEnvironment } from '../src/cel/environment.ts';
 import { celEquals } from '../src/cel/equality.ts';
 import { CostTracker } from '../src/cel/runtime-cost.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: the data's protobuf JSON form
 type Json = any;
 
 export interface ConformanceCase {
@@ -39,10 +38,14 @@ function typeName(t: Json): string | undefined {
   if (!t) return 'dyn';
   if (t.primitive)
     return (
-      { INT64: 'int', UINT64: 'uint', DOUBLE: 'double', STRING: 'string', BOOL: 'bool', BYTES: 'bytes' } as Record<
-        string,
-        string
-      >
+      {
+        INT64: 'int',
+        UINT64: 'uint',
+        DOUBLE: 'double',
+        STRING: 'string',
+        BOOL: 'bool',
+        BYTES: 'bytes',
+      } as Record<string, string>
     )[t.primitive];
   if (t.dyn !== undefined) return 'dyn';
   if (t.listType) {
@@ -64,13 +67,17 @@ function typeName(t: Json): string | undefined {
 export function fromValue(v: Json): unknown {
   if ('int64Value' in v) return BigInt(v.int64Value);
   if ('uint64Value' in v) return { uint: BigInt(v.uint64Value) };
-  if ('doubleValue' in v) return typeof v.doubleValue === 'string' ? Number(v.doubleValue.replace('Infinity', 'Infinity')) : v.doubleValue;
+  if ('doubleValue' in v)
+    return typeof v.doubleValue === 'string'
+      ? Number(v.doubleValue.replace('Infinity', 'Infinity'))
+      : v.doubleValue;
   if ('stringValue' in v) return v.stringValue;
   if ('boolValue' in v) return v.boolValue;
   if ('nullValue' in v) return null;
   if ('bytesValue' in v) return new Uint8Array(Buffer.from(v.bytesValue, 'base64'));
   if ('listValue' in v) return (v.listValue.values ?? []).map(fromValue);
-  if ('mapValue' in v) return new Map((v.mapValue.entries ?? []).map((e: Json) => [fromValue(e.key), fromValue(e.value)]));
+  if ('mapValue' in v)
+    return new Map((v.mapValue.entries ?? []).map((e: Json) => [fromValue(e.key), fromValue(e.value)]));
   if ('typeValue' in v) return { type: v.typeValue };
   if (Object.keys(v).length === 0) return null;
   return { unsupported: v };
@@ -86,7 +93,11 @@ function sameKind(a: unknown, b: unknown): boolean {
 export type Outcome = { pass: true } | { pass: false; got: string };
 
 function show(v: unknown): string {
-  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Map ? Object.fromEntries(x) : x)) ?? String(v);
+  return (
+    JSON.stringify(v, (_k, x) =>
+      typeof x === 'bigint' ? `${x}n` : x instanceof Map ? Object.fromEntries(x) : x,
+    ) ?? String(v)
+  );
 }
 
 export function runCase(c: ConformanceCase): Outcome {
@@ -118,8 +129,17 @@ export function runCase(c: ConformanceCase): Outcome {
 
 function matches(got: unknown, want: unknown): boolean {
   if (want && typeof want === 'object' && 'uint' in (want as object))
-    return got !== null && typeof got === 'object' && 'value' in (got as object) && (got as { value: bigint }).value === (want as { uint: bigint }).uint;
-  if (want && typeof want === 'object' && 'type' in (want as object)) return String(got) === (want as { type: string }).type || (got as { name?: string })?.name === (want as { type: string }).type;
+    return (
+      got !== null &&
+      typeof got === 'object' &&
+      'value' in (got as object) &&
+      (got as { value: bigint }).value === (want as { uint: bigint }).uint
+    );
+  if (want && typeof want === 'object' && 'type' in (want as object))
+    return (
+      String(got) === (want as { type: string }).type ||
+      (got as { name?: string })?.name === (want as { type: string }).type
+    );
   if (typeof want === 'number' && Number.isNaN(want)) return typeof got === 'number' && Number.isNaN(got);
   if (got instanceof Duration || got instanceof Date) return false;
   return celEquals(got, want) && sameKind(got, want);

@@ -92,7 +92,9 @@ describe('URL library', () => {
   });
 
   it('url() of a text that is not a URL is an evaluation error', () => {
-    expect(errorOf("url('example.com').getScheme() == ''")).toMatch(/URL parse error during conversion from string/);
+    expect(errorOf("url('example.com').getScheme() == ''")).toMatch(
+      /URL parse error during conversion from string/,
+    );
   });
 });
 

@@ -4,12 +4,9 @@
 
 export interface AstNode {
   op: string;
-  // biome-ignore lint/suspicious/noExplicitAny: operands differ per operator
   args: any;
-  // biome-ignore lint/suspicious/noExplicitAny: the evaluator's per-node metadata
   readonly meta: any;
   checkedType?: { name: string; kind: string };
-  // biome-ignore lint/suspicious/noExplicitAny: the evaluator's evaluation entry point
   evaluate: (ev: any, ast: any, ctx: any) => unknown;
 }
 
@@ -51,6 +48,8 @@ export function children(n: AstNode): AstNode[] {
     case 'comprehension':
       return [n.args.iterable, n.args.init, n.args.step].filter(Boolean);
     default:
-      return Array.isArray(n.args) ? n.args.filter((a: unknown) => a && typeof a === 'object' && 'op' in (a as object)) : [];
+      return Array.isArray(n.args)
+        ? n.args.filter((a: unknown) => a && typeof a === 'object' && 'op' in (a as object))
+        : [];
   }
 }

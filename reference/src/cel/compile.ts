@@ -3,9 +3,9 @@
 // shape (`ERROR: <input>:line:column: detail`).
 import type { Environment } from '@marcbachmann/cel-js';
 import type { AstNode } from './ast.ts';
-import { estimateCost } from './estimate.ts';
 import { CostLimitError } from './errors.ts';
-import { CostTracker, instrument, track } from './runtime-cost.ts';
+import { estimateCost } from './estimate.ts';
+import { type CostTracker, instrument, track } from './runtime-cost.ts';
 import type { DeclType } from './types.ts';
 
 export class Program {
@@ -40,12 +40,19 @@ export type Compiled = { program: Program } | { error: string };
 function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   const line = m.split('\n')[0]!.trim();
-  // the evaluator's wording where the language's differs
-  return line.replace(/^No such key: (.*)$/, 'no such key: $1');
+  // the evaluator's wording where Kubernetes 1.28's (cel-go's) differs
+  return line
+    .replace(
+      /^no such key: index out of bounds, index (-?\d+) >= size (\d+)$/,
+      "index '$1' out of range in list size '$2'",
+    )
+    .replace(/^No such key: (.*)$/, 'no such key: $1')
+    .replace(/^integer overflow: .*$/, 'integer overflow')
+    .replace(/^modulo by zero$/, 'modulus by zero')
+    .replace(/^no such overload: .*$/, 'no such overload');
 }
 
 function position(source: string, e: unknown): string {
-  // biome-ignore lint/suspicious/noExplicitAny: the evaluator's error carries its node or range
   const err = e as any;
   const at: number | undefined = err?.node?.start ?? err?.range?.start ?? err?.node?.pos ?? err?.pos;
   if (typeof at !== 'number') return '<input>:1:1';
@@ -88,7 +95,9 @@ export function compile(env: Environment, source: string, vars: Map<string, Decl
   }
   const checked = parsed.check();
   if (!checked.valid)
-    return { error: `ERROR: ${position(source, checked.error)}: ${checkMessage(checked.error?.message ?? '')}` };
+    return {
+      error: `ERROR: ${position(source, checked.error)}: ${checkMessage(checked.error?.message ?? '')}`,
+    };
   const ast = parsed.ast as unknown as AstNode;
   const names = new Set<string>();
   collectNames(ast, names, new Set());

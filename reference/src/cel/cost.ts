@@ -89,14 +89,23 @@ export function callCost(name: string, receiverSize: number, argSize: number, on
 }
 
 /** Functions whose result is at most as long as their receiver. */
-export const SIZE_PRESERVING = new Set(['lowerAscii', 'upperAscii', 'trim', 'substring', 'split', 'string', 'bytes']);
+export const SIZE_PRESERVING = new Set([
+  'lowerAscii',
+  'upperAscii',
+  'trim',
+  'substring',
+  'split',
+  'string',
+  'bytes',
+]);
 
 /** The size of a value for cost purposes: length of text and lists, entries of maps, else 1. */
 export function sizeOf(v: unknown): number {
   if (typeof v === 'string') return v.length;
   if (v instanceof Uint8Array || Array.isArray(v)) return v.length;
   if (v instanceof Map) return v.size;
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.keys(v).length;
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.keys(v).length;
   return 1;
 }
 

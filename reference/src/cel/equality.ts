@@ -7,13 +7,17 @@ export function celEquals(a: unknown, b: unknown): boolean {
   const ta = typeof a;
   const tb = typeof b;
   if ((ta === 'bigint' || ta === 'number') && (tb === 'bigint' || tb === 'number'))
-    return Number(a) === Number(b) && (ta === tb || BigInt(Math.trunc(Number(a))) === BigInt(Math.trunc(Number(b))));
+    return (
+      Number(a) === Number(b) &&
+      (ta === tb || BigInt(Math.trunc(Number(a))) === BigInt(Math.trunc(Number(b))))
+    );
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false;
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
   if (a instanceof Duration && b instanceof Duration) return a.seconds === b.seconds && a.nanos === b.nanos;
   if (a instanceof Uint8Array && b instanceof Uint8Array)
     return a.length === b.length && a.every((x, i) => x === b[i]);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => celEquals(x, b[i]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => celEquals(x, b[i]));
   const ma = entries(a as object);
   const mb = entries(b as object);
   if (!ma || !mb || ma.size !== mb.size) return false;

@@ -64,7 +64,10 @@ function est(n: AstNode, scope: Map<string, DeclType>): Est {
     case '.':
     case '.?': {
       const p = est(n.args[0], scope);
-      const f = p.decl?.kind === 'message' ? [...p.decl.fields!.values()].find((x) => x.cel === n.args[1]) : undefined;
+      const f =
+        p.decl?.kind === 'message'
+          ? [...p.decl.fields!.values()].find((x) => x.cel === n.args[1])
+          : undefined;
       const d = f?.type ?? (p.decl?.kind === 'map' ? p.decl.elem : undefined);
       return { cost: p.cost + 1, size: d ? d.maxSize : UNKNOWN, decl: d };
     }

@@ -107,12 +107,19 @@ export function registerAuthorizerLibrary(env: Environment): void {
   env.registerType(RESOURCE_CHECK, ResourceCheck);
   env.registerType(PATH_CHECK, PathCheck);
   env.registerType(DECISION, Decision);
-  env.registerFunction(`${AUTHORIZER_TYPE}.group(string): ${GROUP_CHECK}`, (a: Authorizer, g: string) => new GroupCheck(a, g));
+  env.registerFunction(
+    `${AUTHORIZER_TYPE}.group(string): ${GROUP_CHECK}`,
+    (a: Authorizer, g: string) => new GroupCheck(a, g),
+  );
   env.registerFunction(
     `${AUTHORIZER_TYPE}.serviceAccount(string, string): ${AUTHORIZER_TYPE}`,
-    (a: Authorizer, ns: string, name: string) => new Authorizer(a.session, `system:serviceaccount:${ns}:${name}`),
+    (a: Authorizer, ns: string, name: string) =>
+      new Authorizer(a.session, `system:serviceaccount:${ns}:${name}`),
   );
-  env.registerFunction(`${AUTHORIZER_TYPE}.path(string): ${PATH_CHECK}`, (a: Authorizer, p: string) => new PathCheck(a, p));
+  env.registerFunction(
+    `${AUTHORIZER_TYPE}.path(string): ${PATH_CHECK}`,
+    (a: Authorizer, p: string) => new PathCheck(a, p),
+  );
   env.registerFunction(
     `${GROUP_CHECK}.resource(string): ${RESOURCE_CHECK}`,
     (g: GroupCheck, r: string) => new ResourceCheck(g.authz, { group: g.group, resource: r }),
@@ -140,7 +147,10 @@ const MAX_ROUNDS = 16;
  * Evaluates `run` with an authorizer value; when checks answer later, awaits them and evaluates
  * again with the answers known, until no check is pending. Synchronous answers need one run.
  */
-export async function evaluateWithAuthorizer<T>(fn: AuthorizerFn, run: (authorizer: Authorizer) => T): Promise<T> {
+export async function evaluateWithAuthorizer<T>(
+  fn: AuthorizerFn,
+  run: (authorizer: Authorizer) => T,
+): Promise<T> {
   const session = new AuthorizerSession(fn);
   for (let round = 0; ; round++) {
     const result = run(new Authorizer(session));

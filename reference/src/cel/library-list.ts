@@ -1,10 +1,11 @@
 // The list library of doc2 (Kubernetes 1.28's): indexOf, lastIndexOf, min, max, sum over numbers
 // and durations, isSorted.
-import { Duration } from '@marcbachmann/cel-js/evaluator';
+
 import type { Environment } from '@marcbachmann/cel-js';
+import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { celCompare, celEquals } from './equality.ts';
-import { DURATION, TIMESTAMP } from './types.ts';
 import { evalError } from './errors.ts';
+import { DURATION, TIMESTAMP } from './types.ts';
 
 const COMPARABLE = ['int', 'uint', 'double', 'bool', 'string', 'bytes', DURATION, TIMESTAMP];
 

@@ -2,7 +2,7 @@
 // ordering of bytes, int() and string() of timestamps, string() of durations, and the identity
 // conversions duration(duration) and timestamp(timestamp).
 import type { Environment } from '@marcbachmann/cel-js';
-import { Duration } from '@marcbachmann/cel-js/evaluator';
+import type { Duration } from '@marcbachmann/cel-js/evaluator';
 import { DURATION, TIMESTAMP } from './types.ts';
 
 /** A duration as the language prints it: seconds with up to 9 fractional digits, then `s`. */
@@ -17,7 +17,10 @@ export function formatDuration(d: Duration): string {
 
 /** A timestamp as RFC 3339 with the fraction only when not zero (Go's time.RFC3339Nano). */
 export function formatTimestamp(t: Date): string {
-  return t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');
+  return t
+    .toISOString()
+    .replace(/\.000Z$/, 'Z')
+    .replace(/(\.\d*?)0+Z$/, '$1Z');
 }
 
 export function registerStandardGaps(env: Environment): void {

@@ -3,7 +3,14 @@
 // limit stops at once with a CostLimitError. Size-dependent costs read the operand values the
 // node's children just produced.
 import { type AstNode, children, isBinary } from './ast.ts';
-import { callCost, isSized, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, operatorCost, sizeOf } from './cost.ts';
+import {
+  callCost,
+  isSized,
+  LIST_CREATE_BASE_COST,
+  MAP_CREATE_BASE_COST,
+  operatorCost,
+  sizeOf,
+} from './cost.ts';
 import { CostLimitError } from './errors.ts';
 
 export class CostTracker {
@@ -80,7 +87,6 @@ export function instrument(root: AstNode): void {
     for (const c of children(n)) visit(c);
     const meta = n.meta;
     // the evaluator's own dispatch: an expansion, a macro, or the operator itself
-    // biome-ignore lint/suspicious/noExplicitAny: the evaluator's evaluation entry point
     const inner: (ev: any, ast: any, ctx: any) => unknown = meta?.alternate
       ? (ev, _a, ctx) => meta.alternate.evaluate(ev, meta.alternate, ctx)
       : meta?.macro

@@ -33,7 +33,11 @@ export function minSerializedSize(s: ValueSchema | undefined): number {
  * Upper bound of a node's size: string length (`kind` string), list items or map entries, from the
  * declared bound or from the request size limit. `elemMin`: shortest JSON text of one element.
  */
-export function maxElements(s: ValueSchema | undefined, kind: 'string' | 'array' | 'object', elemMin = 1): number {
+export function maxElements(
+  s: ValueSchema | undefined,
+  kind: 'string' | 'array' | 'object',
+  elemMin = 1,
+): number {
   if (kind === 'string') {
     if (s?.maxLength !== undefined) return Math.max(0, s.maxLength);
     if (!s || s['x-orch-int-or-string']) return MAX_REQUEST_SIZE_BYTES - 2;

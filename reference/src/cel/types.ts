@@ -140,7 +140,10 @@ export function declare(
     const mp = (meta.properties ?? {}) as Record<string, ValueSchema>;
     all.metadata = {
       type: 'object',
-      properties: { name: mp.name ?? { type: 'string' }, generateName: mp.generateName ?? { type: 'string' } },
+      properties: {
+        name: mp.name ?? { type: 'string' },
+        generateName: mp.generateName ?? { type: 'string' },
+      },
     };
   }
   for (const [k, child] of Object.entries(all)) {

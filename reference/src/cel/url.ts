@@ -83,7 +83,8 @@ export function parseRequestURI(raw: string): CelURL | string {
     rest = slash >= 0 ? rest.slice(slash) : '';
     const at = host.lastIndexOf('@');
     if (at >= 0) host = host.slice(at + 1);
-    if (BAD_HOST.test(host)) return fail(`invalid character ${JSON.stringify(host.match(BAD_HOST)![0])} in host name`);
+    if (BAD_HOST.test(host))
+      return fail(`invalid character ${JSON.stringify(host.match(BAD_HOST)![0])} in host name`);
     const colon = host.lastIndexOf(':');
     if (colon >= 0 && !(host.startsWith('[') && colon < host.indexOf(']'))) {
       const port = host.slice(colon + 1);

@@ -12,8 +12,8 @@ import {
   RUNTIME_CEL_COST_BUDGET,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
 } from '../cel/cost.ts';
-import { celEquals } from '../cel/equality.ts';
 import { newEnvironment } from '../cel/environment.ts';
+import { celEquals } from '../cel/equality.ts';
 import { CostLimitError } from '../cel/errors.ts';
 import { CostTracker } from '../cel/runtime-cost.ts';
 import { type DeclType, declare, type MessageDeclaration } from '../cel/types.ts';
@@ -29,7 +29,12 @@ export interface RuleSpec {
   fieldPath?: string;
 }
 
-export const RULE_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+export const RULE_REASONS = [
+  'FieldValueDuplicate',
+  'FieldValueForbidden',
+  'FieldValueInvalid',
+  'FieldValueRequired',
+];
 
 interface CompiledRule {
   spec: RuleSpec;
@@ -54,11 +59,14 @@ interface RuleNode {
 export interface SchemaRules {
   /** Undefined when no node has rules. */
   root?: RuleNode;
+  /** The schema's types could not be declared (reported on the definition, never a 500). */
+  initError?: string;
 }
 
 const cache = new CompileCache<SchemaRules>();
 
-const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+const isObj = (x: unknown): x is Record<string, unknown> =>
+  x !== null && typeof x === 'object' && !Array.isArray(x);
 
 function rulesOf(s: ValueSchema): RuleSpec[] {
   const r = (s as Record<string, unknown>)['x-orch-validations'];
@@ -75,7 +83,13 @@ function hasRules(s: unknown): boolean {
 /** The compiled rules of a version's schema, compiled once per distinct schema. */
 export function schemaRules(schema: ValueSchema | undefined): SchemaRules {
   if (!schema || !hasRules(schema)) return {};
-  return cache.get(JSON.stringify(schema), () => build(schema));
+  return cache.get(JSON.stringify(schema), () => {
+    try {
+      return build(schema);
+    } catch (e) {
+      return { initError: (e as Error).message };
+    }
+  });
 }
 
 function build(schema: ValueSchema): SchemaRules {
@@ -83,10 +97,9 @@ function build(schema: ValueSchema): SchemaRules {
   const rootDecl = declare(schema, 'Object', messages, true);
   const env = newEnvironment();
   for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
-  for (const m of messages) {
+  // message equality (the evaluator derives != from it)
+  for (const m of messages)
     env.registerOperator(`${m.name} == ${m.name}`, (a: unknown, b: unknown) => celEquals(a, b));
-    env.registerOperator(`${m.name} != ${m.name}`, (a: unknown, b: unknown) => !celEquals(a, b));
-  }
   return { root: node(schema, rootDecl, env, 1) };
 }
 
@@ -109,7 +122,8 @@ function node(s: ValueSchema, decl: DeclType, env: Environment, cardinality: num
       }
       if (typeof spec.messageExpression === 'string' && spec.messageExpression.trim())
         r.message = compile(scoped, spec.messageExpression, vars);
-      if (typeof spec.fieldPath === 'string' && spec.fieldPath) r.fieldPath = spec.fieldPath.replace(/^\./, '');
+      if (typeof spec.fieldPath === 'string' && spec.fieldPath)
+        r.fieldPath = spec.fieldPath.replace(/^\./, '');
       n.rules.push(r);
     }
   }
@@ -121,7 +135,12 @@ function node(s: ValueSchema, decl: DeclType, env: Environment, cardinality: num
     }
   }
   if (isObj(s.additionalProperties) && hasRules(s.additionalProperties) && decl.elem)
-    n.additional = node(s.additionalProperties as ValueSchema, decl.elem, env, cardinality * Math.max(1, decl.maxSize));
+    n.additional = node(
+      s.additionalProperties as ValueSchema,
+      decl.elem,
+      env,
+      cardinality * Math.max(1, decl.maxSize),
+    );
   if (isObj(s.items) && hasRules(s.items) && decl.elem)
     n.items = node(s.items as ValueSchema, decl.elem, env, cardinality * Math.max(1, decl.maxSize));
   return n;
@@ -131,16 +150,24 @@ function node(s: ValueSchema, decl: DeclType, env: Environment, cardinality: num
 
 /** Go's `%#v` of a rule, as Kubernetes prints the invalid value of a rule that does not compile. */
 function goRule(r: RuleSpec): string {
-  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : JSON.stringify(r.reason);
+  const reason =
+    r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : JSON.stringify(r.reason);
   return `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule ?? '')}, Message:${JSON.stringify(r.message ?? '')}, MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, Reason:${reason}, FieldPath:${JSON.stringify(r.fieldPath ?? '')}}`;
 }
 
-const COST_HINT = 'try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared';
+const COST_HINT =
+  'try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared';
 
 /** Problems of a schema's rules, at definition time (create or update of the definition). */
 export function ruleProblems(schema: ValueSchema | undefined, schemaPath: string): StatusCause[] {
   const out: StatusCause[] = [];
-  const { root } = schemaRules(schema);
+  const { root, initError } = schemaRules(schema);
+  if (initError)
+    out.push({
+      reason: 'FieldValueInvalid',
+      field: schemaPath,
+      message: `Invalid value: "object": rule compiler initialization error: ${initError}`,
+    });
   if (!root) return out;
   const total = { cost: 0 };
   const perRule: { path: string; cost: number }[] = [];
@@ -151,7 +178,8 @@ export function ruleProblems(schema: ValueSchema | undefined, schemaPath: string
         out.push({
           reason: 'FieldValueForbidden',
           field: r.path,
-          message: 'Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
+          message:
+            'Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
         });
     out.push({
       reason: 'FieldValueForbidden',
@@ -172,8 +200,13 @@ function walkDefinition(
   n.rules.forEach((r, i) => {
     const p = `${path}.x-orch-validations[${i}]`;
     const invalid = (field: string, detail: string) =>
-      out.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${goRule(r.spec)}: ${detail}` });
-    if (!r.compiled) out.push({ reason: 'FieldValueRequired', field: `${p}.rule`, message: 'Required value' });
+      out.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${goRule(r.spec)}: ${detail}`,
+      });
+    if (!r.compiled)
+      out.push({ reason: 'FieldValueRequired', field: `${p}.rule`, message: 'Required value' });
     else if ('error' in r.compiled) invalid(`${p}.rule`, `compilation failed: ${r.compiled.error}`);
     else if (r.compiled.program.type !== 'bool' && r.compiled.program.type !== 'dyn')
       invalid(`${p}.rule`, 'compilation failed: cel expression must evaluate to a bool');
@@ -190,7 +223,8 @@ function walkDefinition(
       perRule.push({ path: `${p}.rule`, cost: all });
     }
     if (r.message) {
-      if ('error' in r.message) invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
+      if ('error' in r.message)
+        invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
       else if (r.message.program.type !== 'string' && r.message.program.type !== 'dyn')
         invalid(`${p}.messageExpression`, 'must evaluate to a string');
     }
@@ -229,7 +263,8 @@ function validFieldPath(p: string, s: ValueSchema): boolean {
     const name = t.startsWith('.') ? t.slice(1) : t.slice(2, -2).replace(/\\(.)/g, '$1');
     if (!cur) return false;
     if (cur.properties && Object.hasOwn(cur.properties, name)) cur = cur.properties[name] as ValueSchema;
-    else if (!cur.properties && isObj(cur.additionalProperties)) cur = cur.additionalProperties as ValueSchema;
+    else if (!cur.properties && isObj(cur.additionalProperties))
+      cur = cur.additionalProperties as ValueSchema;
     else return false;
   }
   return true;
@@ -268,7 +303,14 @@ function cause(reason: string | undefined, field: string, schemaType: string, de
 
 const ruleText = (r: RuleSpec) => (r.message?.trim() ? r.message.trim() : (r.rule ?? '').trim());
 
-function validateNode(n: RuleNode, v: unknown, old: unknown, path: string, out: StatusCause[], budget: Budget): void {
+function validateNode(
+  n: RuleNode,
+  v: unknown,
+  old: unknown,
+  path: string,
+  out: StatusCause[],
+  budget: Budget,
+): void {
   if (budget.stopped || v === undefined || v === null) return;
   if (n.rules.length) evaluateRules(n, v, old, path, out, budget);
   if (budget.stopped) return;
@@ -288,20 +330,30 @@ function validateNode(n: RuleNode, v: unknown, old: unknown, path: string, out: 
     }
   }
   if (n.items && Array.isArray(v)) {
-    const keys = n.schema['x-orch-list-type'] === 'map' ? (n.schema['x-orch-list-map-keys'] ?? []) : undefined;
+    const keys =
+      n.schema['x-orch-list-type'] === 'map' ? (n.schema['x-orch-list-map-keys'] ?? []) : undefined;
     const olds = keys && Array.isArray(old) ? old : [];
     v.forEach((item, i) => {
       if (budget.stopped) return;
       const prev =
         keys && isObj(item)
-          ? olds.find((o) => isObj(o) && keys.every((k) => celEquals(o[k], (item as Record<string, unknown>)[k])))
+          ? olds.find(
+              (o) => isObj(o) && keys.every((k) => celEquals(o[k], (item as Record<string, unknown>)[k])),
+            )
           : undefined;
       validateNode(n.items!, item, prev, `${path}[${i}]`, out, budget);
     });
   }
 }
 
-function evaluateRules(n: RuleNode, v: unknown, old: unknown, path: string, out: StatusCause[], budget: Budget): void {
+function evaluateRules(
+  n: RuleNode,
+  v: unknown,
+  old: unknown,
+  path: string,
+  out: StatusCause[],
+  budget: Budget,
+): void {
   const self = toCel(v, n.decl);
   let oldSelf: unknown;
   let oldConverted = false;
@@ -330,7 +382,12 @@ function evaluateRules(n: RuleNode, v: unknown, old: unknown, path: string, out:
     }
     if (result === STOP_BUDGET) {
       out.push(
-        cause(undefined, field, type, 'validation failed due to running out of cost budget, no further validation rules will be run'),
+        cause(
+          undefined,
+          field,
+          type,
+          'validation failed due to running out of cost budget, no further validation rules will be run',
+        ),
       );
       budget.stopped = true;
       return;
@@ -365,7 +422,8 @@ function evaluateRules(n: RuleNode, v: unknown, old: unknown, path: string, out:
         budget.stopped = true;
         return;
       }
-      if (typeof m === 'string' && m.trim() && !m.includes('\n') && m.trim().length <= 5 * 1024) detail = m.trim();
+      if (typeof m === 'string' && m.trim() && !m.includes('\n') && m.trim().length <= 5 * 1024)
+        detail = m.trim();
     }
     const at = r.fieldPath ? (path ? `${path}.${r.fieldPath}` : r.fieldPath) : field;
     out.push(cause(r.spec.reason, at, type, detail));

@@ -4,17 +4,17 @@
 // `status` and `scale` subresources and the printer columns of the Table form. Conversion
 // between versions is `None`: only apiVersion changes.
 import { DEFAULT_COLUMNS } from '../content/table.ts';
-import { errors, StatusError, type StatusCause } from '../errors/status.ts';
+import { errors, type StatusCause, StatusError } from '../errors/status.ts';
 import { str } from '../schema/dsl.ts';
 import { objectMeta } from '../schema/meta.ts';
 import type { Schema } from '../schema/types.ts';
 import { type ValueSchema, validateValue } from '../schema/validate.ts';
 import type { KObject } from '../storage/types.ts';
+import { clone, deepEqual } from '../util/object.ts';
+import { type SchemaRules, schemaRules, validateRules } from './custom-rules.ts';
 import type { Registry } from './registry.ts';
 import { versionPriority } from './registry.ts';
 import type { ResourceDef, ScaleAccess, Strategy, TableColumn } from './types.ts';
-import { clone, deepEqual } from '../util/object.ts';
-import { type SchemaRules, schemaRules, validateRules } from './custom-rules.ts';
 
 /** Verbs of a custom resource, in the order Kubernetes lists them in discovery. */
 export const CUSTOM_RESOURCE_VERBS = [

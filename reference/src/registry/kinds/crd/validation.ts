@@ -2,10 +2,10 @@
 import { errors, type StatusCause } from '../../../errors/status.ts';
 import { goValue, validateValue } from '../../../schema/validate.ts';
 import type { KObject } from '../../../storage/types.ts';
+import { deepEqual } from '../../../util/object.ts';
 import { type AcceptedNames, type CrdVersion, parseJsonPath } from '../../custom.ts';
 import { ruleProblems } from '../../custom-rules.ts';
 import { nameProblem } from '../../validation.ts';
-import { deepEqual } from '../../../util/object.ts';
 import { CRD_KIND, isConditionTrue, specOf, statusOf } from './shared.ts';
 
 const cause = (reason: string, field: string, message: string): StatusCause => ({ reason, field, message });
@@ -772,7 +772,9 @@ export function validateCrd(o: KObject): StatusCause[] {
     out.push(...schemaErrs);
     if (schemaErrs.length === 0 && !(shared && rulesChecked)) {
       const root = v.schema?.openAPIV3Schema as Parameters<typeof ruleProblems>[0];
-      out.push(...ruleProblems(root, shared ? 'spec.validation.openAPIV3Schema' : `${p}.schema.openAPIV3Schema`));
+      out.push(
+        ...ruleProblems(root, shared ? 'spec.validation.openAPIV3Schema' : `${p}.schema.openAPIV3Schema`),
+      );
       rulesChecked = true;
     }
     out.push(...validateSubresources(v, p));
