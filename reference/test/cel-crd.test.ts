@@ -423,6 +423,84 @@ describe('rules at write time', () => {
     expect(causes(bad)).toHaveLength(5);
   });
 
+  it('compares set lists regardless of order, unions them with +, and merges map lists by key', async () => {
+    const g2 = group();
+    const b = await established(
+      g2,
+      spec(
+        {
+          tags: { type: 'array', maxItems: 10, 'x-orch-list-type': 'set', items: { type: 'string', maxLength: 10 } },
+          ports: {
+            type: 'array',
+            maxItems: 10,
+            'x-orch-list-type': 'map',
+            'x-orch-list-map-keys': ['name'],
+            items: {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string', maxLength: 10 }, port: { type: 'integer' } },
+            },
+            'x-orch-validations': [{ rule: '(oldSelf + self).size() <= 3', message: 'at most 3 ports ever' }],
+          },
+        },
+        [{ rule: "self.tags == ['b', 'a']" }, { rule: "self.tags + ['a', 'c'] == ['a', 'b', 'c']" }],
+      ),
+    );
+    const created = await srv.req(
+      'POST',
+      b,
+      widget(g2, 'x', { tags: ['a', 'b'], ports: [{ name: 'http', port: 80 }, { name: 'metrics', port: 9090 }] }),
+    );
+    expect(created.status, created.text).toBe(201);
+    // old + new merged by name: http (replaced), metrics, admin = 3 (a plain concatenation has 4)
+    const merged = await srv.req('PUT', `${b}/x`, {
+      ...created.json,
+      spec: { ...created.json.spec, ports: [{ name: 'http', port: 81 }, { name: 'admin', port: 1 }] },
+    });
+    expect(merged.status, merged.text).toBe(200);
+    const tooMany = await srv.req('PUT', `${b}/x`, {
+      ...merged.json,
+      spec: { ...merged.json.spec, ports: [{ name: 'a', port: 1 }, { name: 'b', port: 2 }] },
+    });
+    expect(tooMany.status, tooMany.text).toBe(422);
+    expect(causes(tooMany)).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec.ports', message: 'Invalid value: "array": at most 3 ports ever' },
+    ]);
+    const wrongSet = await srv.req('POST', b, widget(g2, 'y', { tags: ['a', 'c'], ports: [] }));
+    expect(wrongSet.status, wrongSet.text).toBe(422);
+  });
+
+  it('gives an embedded resource apiVersion, kind and metadata.name implicitly; unknown fields are not reachable', async () => {
+    const g2 = group();
+    const embedded = {
+      type: 'object',
+      'x-orch-embedded-resource': true,
+      'x-orch-preserve-unknown-fields': true,
+      properties: { data: { type: 'object', additionalProperties: { type: 'string', maxLength: 10 }, maxProperties: 5 } },
+    };
+    const b = await established(
+      g2,
+      spec({ template: embedded }, [
+        { rule: "self.template.kind == 'ConfigMap' && self.template.metadata.name.startsWith('cm-')" },
+      ]),
+    );
+    const ok = await srv.req(
+      'POST',
+      b,
+      widget(g2, 'x', { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-1' }, data: { a: 'b' } } }),
+    );
+    expect(ok.status, ok.text).toBe(201);
+    const bad = await srv.req(
+      'POST',
+      b,
+      widget(g2, 'y', { template: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cm-1' } } }),
+    );
+    expect(bad.status, bad.text).toBe(422);
+    const unknown = await srv.req('POST', CRDS, crd(group(), spec({ template: embedded }, [{ rule: 'self.template.extra == 1' }])));
+    expect(unknown.status, unknown.text).toBe(422);
+    expect(causes(unknown)[0]!.message).toContain("undefined field 'extra'");
+  });
+
   it('answers a division by zero or an index out of range as 422 naming the rule, never 500', async () => {
     const g2 = group();
     const b = await established(

@@ -4,6 +4,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { AstNode } from './ast.ts';
 import { CostLimitError } from './errors.ts';
+import { applyListTypes } from './list-types.ts';
 import { estimateCost } from './estimate.ts';
 import { type CostTracker, instrument, track } from './runtime-cost.ts';
 import type { DeclType } from './types.ts';
@@ -101,6 +102,7 @@ export function compile(env: Environment, source: string, vars: Map<string, Decl
   const ast = parsed.ast as unknown as AstNode;
   const names = new Set<string>();
   collectNames(ast, names, new Set());
+  applyListTypes(ast);
   instrument(ast);
   const cost = estimateCost(ast, vars);
   return {

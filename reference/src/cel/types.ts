@@ -6,6 +6,7 @@
 // reachable. Each declaration also carries the size bounds the cost estimator uses.
 import type { ValueSchema } from '../schema/validate.ts';
 import { escapeName } from './escaping.ts';
+import type { ListType } from './list-types.ts';
 import { maxElements, minSerializedSize } from './size.ts';
 
 export const TIMESTAMP = 'google.protobuf.Timestamp';
@@ -49,6 +50,8 @@ export interface DeclType {
   minSize: number;
   /** The schema node's type as Kubernetes prints it in a validation error (`object`, `string`, ...). */
   schemaType: string;
+  /** list: its x-orch-list-type when set or map. */
+  listType?: ListType;
 }
 
 export interface MessageDeclaration {
@@ -101,8 +104,12 @@ export function declare(
       }
     case 'array': {
       const elem = declare(s.items as ValueSchema | undefined, `${name}.items`, out);
+      const lt = s['x-orch-list-type'];
+      const listType: ListType | undefined =
+        lt === 'set' ? { kind: 'set' } : lt === 'map' ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => escapeName(k) ?? k) } : undefined;
       return {
         kind: 'list',
+        listType,
         name: `list<${elem.name}>`,
         elem,
         maxSize: maxElements(s, 'array', elem.minSize),

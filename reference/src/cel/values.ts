@@ -3,6 +3,7 @@
 // out), maps as Map, byte strings decoded, date-times as timestamps, durations as durations.
 // A value that does not fit its format stays as it is (schema validation reports it).
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { markList } from './list-types.ts';
 import type { DeclType } from './types.ts';
 
 export function toCel(v: unknown, t: DeclType | undefined): unknown {
@@ -24,8 +25,11 @@ export function toCel(v: unknown, t: DeclType | undefined): unknown {
       for (const [k, val] of Object.entries(v as Record<string, unknown>)) m.set(k, toCel(val, t.elem));
       return m;
     }
-    case 'list':
-      return Array.isArray(v) ? v.map((x) => toCel(x, t.elem)) : generic(v);
+    case 'list': {
+      if (!Array.isArray(v)) return generic(v);
+      const list = v.map((x) => toCel(x, t.elem));
+      return t.listType ? markList(list, t.listType) : list;
+    }
     case 'int':
       return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v;
     case 'double':
