@@ -429,7 +429,12 @@ describe('rules at write time', () => {
       g2,
       spec(
         {
-          tags: { type: 'array', maxItems: 10, 'x-orch-list-type': 'set', items: { type: 'string', maxLength: 10 } },
+          tags: {
+            type: 'array',
+            maxItems: 10,
+            'x-orch-list-type': 'set',
+            items: { type: 'string', maxLength: 10 },
+          },
           ports: {
             type: 'array',
             maxItems: 10,
@@ -449,22 +454,44 @@ describe('rules at write time', () => {
     const created = await srv.req(
       'POST',
       b,
-      widget(g2, 'x', { tags: ['a', 'b'], ports: [{ name: 'http', port: 80 }, { name: 'metrics', port: 9090 }] }),
+      widget(g2, 'x', {
+        tags: ['a', 'b'],
+        ports: [
+          { name: 'http', port: 80 },
+          { name: 'metrics', port: 9090 },
+        ],
+      }),
     );
     expect(created.status, created.text).toBe(201);
     // old + new merged by name: http (replaced), metrics, admin = 3 (a plain concatenation has 4)
     const merged = await srv.req('PUT', `${b}/x`, {
       ...created.json,
-      spec: { ...created.json.spec, ports: [{ name: 'http', port: 81 }, { name: 'admin', port: 1 }] },
+      spec: {
+        ...created.json.spec,
+        ports: [
+          { name: 'http', port: 81 },
+          { name: 'admin', port: 1 },
+        ],
+      },
     });
     expect(merged.status, merged.text).toBe(200);
     const tooMany = await srv.req('PUT', `${b}/x`, {
       ...merged.json,
-      spec: { ...merged.json.spec, ports: [{ name: 'a', port: 1 }, { name: 'b', port: 2 }] },
+      spec: {
+        ...merged.json.spec,
+        ports: [
+          { name: 'a', port: 1 },
+          { name: 'b', port: 2 },
+        ],
+      },
     });
     expect(tooMany.status, tooMany.text).toBe(422);
     expect(causes(tooMany)).toEqual([
-      { reason: 'FieldValueInvalid', field: 'spec.ports', message: 'Invalid value: "array": at most 3 ports ever' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.ports',
+        message: 'Invalid value: "array": at most 3 ports ever',
+      },
     ]);
     const wrongSet = await srv.req('POST', b, widget(g2, 'y', { tags: ['a', 'c'], ports: [] }));
     expect(wrongSet.status, wrongSet.text).toBe(422);
@@ -476,7 +503,9 @@ describe('rules at write time', () => {
       type: 'object',
       'x-orch-embedded-resource': true,
       'x-orch-preserve-unknown-fields': true,
-      properties: { data: { type: 'object', additionalProperties: { type: 'string', maxLength: 10 }, maxProperties: 5 } },
+      properties: {
+        data: { type: 'object', additionalProperties: { type: 'string', maxLength: 10 }, maxProperties: 5 },
+      },
     };
     const b = await established(
       g2,
@@ -487,7 +516,9 @@ describe('rules at write time', () => {
     const ok = await srv.req(
       'POST',
       b,
-      widget(g2, 'x', { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-1' }, data: { a: 'b' } } }),
+      widget(g2, 'x', {
+        template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-1' }, data: { a: 'b' } },
+      }),
     );
     expect(ok.status, ok.text).toBe(201);
     const bad = await srv.req(
@@ -496,7 +527,11 @@ describe('rules at write time', () => {
       widget(g2, 'y', { template: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cm-1' } } }),
     );
     expect(bad.status, bad.text).toBe(422);
-    const unknown = await srv.req('POST', CRDS, crd(group(), spec({ template: embedded }, [{ rule: 'self.template.extra == 1' }])));
+    const unknown = await srv.req(
+      'POST',
+      CRDS,
+      crd(group(), spec({ template: embedded }, [{ rule: 'self.template.extra == 1' }])),
+    );
     expect(unknown.status, unknown.text).toBe(422);
     expect(causes(unknown)[0]!.message).toContain("undefined field 'extra'");
   });

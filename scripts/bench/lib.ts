@@ -4,8 +4,8 @@
 // the server and the load each get a core. Every figure that has a baseline is measured
 // against a bare Node HTTP server answering the same bytes, in the same run.
 import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

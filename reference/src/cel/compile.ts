@@ -4,8 +4,8 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { AstNode } from './ast.ts';
 import { CostLimitError } from './errors.ts';
-import { applyListTypes } from './list-types.ts';
 import { estimateCost } from './estimate.ts';
+import { applyListTypes } from './list-types.ts';
 import { type CostTracker, instrument, track } from './runtime-cost.ts';
 import type { DeclType } from './types.ts';
 

@@ -32,7 +32,8 @@ export function listEquals(l: unknown[], r: unknown[]): boolean {
   const t = listTypeOf(l);
   if (!t) return celEquals(l, r);
   if (l.length !== r.length) return false;
-  if (t.kind === 'set') return l.every((x) => r.some((y) => celEquals(x, y))) && r.every((y) => l.some((x) => celEquals(x, y)));
+  if (t.kind === 'set')
+    return l.every((x) => r.some((y) => celEquals(x, y))) && r.every((y) => l.some((x) => celEquals(x, y)));
   return l.every((x) => r.some((y) => sameKeys(x, y, t.keys) && celEquals(x, y)));
 }
 

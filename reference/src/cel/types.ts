@@ -106,7 +106,11 @@ export function declare(
       const elem = declare(s.items as ValueSchema | undefined, `${name}.items`, out);
       const lt = s['x-orch-list-type'];
       const listType: ListType | undefined =
-        lt === 'set' ? { kind: 'set' } : lt === 'map' ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => escapeName(k) ?? k) } : undefined;
+        lt === 'set'
+          ? { kind: 'set' }
+          : lt === 'map'
+            ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => escapeName(k) ?? k) }
+            : undefined;
       return {
         kind: 'list',
         listType,
