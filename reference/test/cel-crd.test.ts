@@ -155,6 +155,38 @@ describe('rules at definition time', () => {
     expect(reason.reason).toBe('FieldValueNotSupported');
   });
 
+  it('refuses oldSelf inside a list whose items have no old counterpart (not a map list)', async () => {
+    const r = await srv.req(
+      'POST',
+      CRDS,
+      crd(
+        group(),
+        spec(
+          {
+            xs: {
+              type: 'array',
+              maxItems: 5,
+              items: {
+                type: 'object',
+                properties: { a: { type: 'integer' } },
+                'x-orch-validations': [{ rule: 'self.a == oldSelf.a' }],
+              },
+            },
+          },
+          [],
+        ),
+      ),
+    );
+    expect(r.status, r.text).toBe(422);
+    expect(causes(r)[0]).toEqual({
+      reason: 'FieldValueInvalid',
+      field:
+        'spec.validation.openAPIV3Schema.properties[spec].properties[xs].items.x-orch-validations[0].rule',
+      message:
+        'Invalid value: "self.a == oldSelf.a": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[spec].properties[xs]',
+    });
+  });
+
   it('refuses a fieldPath the node does not declare', async () => {
     const g = group();
     const r = await srv.req(

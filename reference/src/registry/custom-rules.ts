@@ -54,6 +54,11 @@ interface RuleNode {
   items?: RuleNode;
   /** How many values of this node one object may hold (product of the bounds above it). */
   cardinality: number;
+  /**
+   * The schema path (below the root) of the nearest enclosing list or map whose values have no
+   * old counterpart (a list not of type map, a map of type atomic): oldSelf is meaningless there.
+   */
+  uncorrelatable?: string;
 }
 
 export interface SchemaRules {
@@ -100,11 +105,18 @@ function build(schema: ValueSchema): SchemaRules {
   // message equality (the evaluator derives != from it)
   for (const m of messages)
     env.registerOperator(`${m.name} == ${m.name}`, (a: unknown, b: unknown) => celEquals(a, b));
-  return { root: node(schema, rootDecl, env, 1) };
+  return { root: node(schema, rootDecl, env, 1, '', undefined) };
 }
 
-function node(s: ValueSchema, decl: DeclType, env: Environment, cardinality: number): RuleNode {
-  const n: RuleNode = { decl, schema: s, rules: [], props: new Map(), cardinality };
+function node(
+  s: ValueSchema,
+  decl: DeclType,
+  env: Environment,
+  cardinality: number,
+  path: string,
+  uncorrelatable: string | undefined,
+): RuleNode {
+  const n: RuleNode = { decl, schema: s, rules: [], props: new Map(), cardinality, uncorrelatable };
   const specs = rulesOf(s);
   if (specs.length) {
     const scoped = env.clone();
@@ -131,18 +143,38 @@ function node(s: ValueSchema, decl: DeclType, env: Environment, cardinality: num
     for (const [k, child] of Object.entries(s.properties as Record<string, ValueSchema>)) {
       const f = decl.fields!.get(k);
       if (!hasRules(child)) continue;
-      n.props.set(k, node(child, f?.type ?? declare(child, `Object.unreachable`, []), env, cardinality));
+      n.props.set(
+        k,
+        node(
+          child,
+          f?.type ?? declare(child, 'Object.unreachable', []),
+          env,
+          cardinality,
+          `${path}.properties[${k}]`,
+          uncorrelatable,
+        ),
+      );
     }
   }
+  const wide = cardinality * Math.max(1, decl.maxSize);
   if (isObj(s.additionalProperties) && hasRules(s.additionalProperties) && decl.elem)
     n.additional = node(
       s.additionalProperties as ValueSchema,
       decl.elem,
       env,
-      cardinality * Math.max(1, decl.maxSize),
+      wide,
+      `${path}.additionalProperties`,
+      uncorrelatable ?? (s['x-orch-map-type'] === 'atomic' ? path : undefined),
     );
   if (isObj(s.items) && hasRules(s.items) && decl.elem)
-    n.items = node(s.items as ValueSchema, decl.elem, env, cardinality * Math.max(1, decl.maxSize));
+    n.items = node(
+      s.items as ValueSchema,
+      decl.elem,
+      env,
+      wide,
+      `${path}.items`,
+      uncorrelatable ?? (s['x-orch-list-type'] === 'map' ? undefined : path),
+    );
   return n;
 }
 
@@ -171,7 +203,7 @@ export function ruleProblems(schema: ValueSchema | undefined, schemaPath: string
   if (!root) return out;
   const total = { cost: 0 };
   const perRule: { path: string; cost: number }[] = [];
-  walkDefinition(root, schemaPath, out, total, perRule);
+  walkDefinition(root, schemaPath, schemaPath, out, total, perRule);
   if (total.cost > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const r of perRule)
       if (r.cost > STATIC_ESTIMATED_CRD_COST_LIMIT)
@@ -192,6 +224,7 @@ export function ruleProblems(schema: ValueSchema | undefined, schemaPath: string
 
 function walkDefinition(
   n: RuleNode,
+  rootPath: string,
   path: string,
   out: StatusCause[],
   total: { cost: number },
@@ -210,6 +243,12 @@ function walkDefinition(
     else if ('error' in r.compiled) invalid(`${p}.rule`, `compilation failed: ${r.compiled.error}`);
     else if (r.compiled.program.type !== 'bool' && r.compiled.program.type !== 'dyn')
       invalid(`${p}.rule`, 'compilation failed: cel expression must evaluate to a bool');
+    else if (r.usesOldSelf && n.uncorrelatable !== undefined)
+      out.push({
+        reason: 'FieldValueInvalid',
+        field: `${p}.rule`,
+        message: `Invalid value: ${JSON.stringify(r.spec.rule)}: oldSelf cannot be used on the uncorrelatable portion of the schema within ${rootPath}${n.uncorrelatable}`,
+      });
     else {
       const cost = r.compiled.program.estimatedCost;
       if (cost > PER_CALL_LIMIT)
@@ -227,6 +266,12 @@ function walkDefinition(
         invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
       else if (r.message.program.type !== 'string' && r.message.program.type !== 'dyn')
         invalid(`${p}.messageExpression`, 'must evaluate to a string');
+      else if (r.message.program.estimatedCost > PER_CALL_LIMIT)
+        out.push({
+          reason: 'FieldValueForbidden',
+          field: `${p}.messageExpression`,
+          message: `Forbidden: messageExpression estimated cost exceeds budget by factor of ${exceedFactor(r.message.program.estimatedCost, PER_CALL_LIMIT)} (${COST_HINT})`,
+        });
     }
     const reason = r.spec.reason;
     if (reason !== undefined && !RULE_REASONS.includes(reason))
@@ -248,9 +293,10 @@ function walkDefinition(
         message: `Invalid value: ${JSON.stringify(r.spec.message)}: message must not contain line breaks`,
       });
   });
-  for (const [k, c] of n.props) walkDefinition(c, `${path}.properties[${k}]`, out, total, perRule);
-  if (n.additional) walkDefinition(n.additional, `${path}.additionalProperties`, out, total, perRule);
-  if (n.items) walkDefinition(n.items, `${path}.items`, out, total, perRule);
+  for (const [k, c] of n.props) walkDefinition(c, rootPath, `${path}.properties[${k}]`, out, total, perRule);
+  if (n.additional)
+    walkDefinition(n.additional, rootPath, `${path}.additionalProperties`, out, total, perRule);
+  if (n.items) walkDefinition(n.items, rootPath, `${path}.items`, out, total, perRule);
 }
 
 /** A JSON path of fields (`.a.b`, `['a.b']`) that the node's schema declares. */
