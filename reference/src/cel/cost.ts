@@ -17,6 +17,14 @@ export const MAP_CREATE_BASE_COST = 30;
 export const SELECT_AND_IDENT_COST = 1;
 export const STRING_TRAVERSAL_COST_FACTOR = 0.1;
 export const REGEX_STRING_LENGTH_COST_FACTOR = 0.25;
+/**
+ * What one iteration of a comprehension costs beside its body, as cel-go counts the expanded
+ * macro: all/exists/exists_one read the accumulator in the loop condition and in the step and
+ * call the condition (3); map/filter read the accumulator once (1).
+ */
+export const QUANTIFIER_ITERATION_COST = 3;
+export const ACCUMULATE_ITERATION_COST = 1;
+
 /** One authorization check. */
 export const AUTHZ_CHECK_COST = 350_000;
 

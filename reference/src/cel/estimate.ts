@@ -4,10 +4,12 @@
 // range; conditionals their costlier branch.
 import { type AstNode, isBinary } from './ast.ts';
 import {
+  ACCUMULATE_ITERATION_COST,
   callCost,
   LIST_CREATE_BASE_COST,
   MAP_CREATE_BASE_COST,
   operatorCost,
+  QUANTIFIER_ITERATION_COST,
   SIZE_PRESERVING,
 } from './cost.ts';
 import { MAX_REQUEST_SIZE_BYTES } from './size.ts';
@@ -106,7 +108,8 @@ function est(n: AstNode, scope: Map<string, DeclType>): Est {
       else inner.delete(a.iterVarName);
       const init = a.init ? est(a.init, inner).cost : 0;
       const step = est(a.step, inner).cost;
-      return { cost: it.cost + init + it.size * (step + 1), size: it.size };
+      const overhead = a.kind === 'quantifier' ? QUANTIFIER_ITERATION_COST : ACCUMULATE_ITERATION_COST;
+      return { cost: it.cost + init + it.size * (step + overhead), size: it.size };
     }
     case 'accuValue':
     case 'accuInc':

@@ -4,11 +4,13 @@
 // node's children just produced.
 import { type AstNode, children, isBinary } from './ast.ts';
 import {
+  ACCUMULATE_ITERATION_COST,
   callCost,
   isSized,
   LIST_CREATE_BASE_COST,
   MAP_CREATE_BASE_COST,
   operatorCost,
+  QUANTIFIER_ITERATION_COST,
   sizeOf,
 } from './cost.ts';
 import { CostLimitError } from './errors.ts';
@@ -78,12 +80,19 @@ function nodeCost(n: AstNode): number {
   }
 }
 
+const OVERHEAD = Symbol('iteration overhead');
+type Stepped = AstNode & { [OVERHEAD]?: number };
+
 /** Wraps every node of a checked expression so that its evaluation is counted. Once per expression. */
 export function instrument(root: AstNode): void {
   const seen = new Set<AstNode>();
   const visit = (n: AstNode) => {
     if (!n || seen.has(n)) return;
     seen.add(n);
+    // a comprehension's body runs once per iteration: it carries the iteration's own cost
+    if (n.op === 'comprehension' && n.args.step)
+      (n.args.step as Stepped)[OVERHEAD] =
+        n.args.kind === 'quantifier' ? QUANTIFIER_ITERATION_COST : ACCUMULATE_ITERATION_COST;
     for (const c of children(n)) visit(c);
     const meta = n.meta;
     // the evaluator's own dispatch: an expansion, a macro, or the operator itself
@@ -98,7 +107,7 @@ export function instrument(root: AstNode): void {
       const r = inner.call(this, ev, a, ctx);
       (n as Counted)[LAST] = r;
       if (t) {
-        t.cost += nodeCost(n);
+        t.cost += nodeCost(n) + ((n as Stepped)[OVERHEAD] ?? 0);
         if (t.cost > t.limit) {
           t.exceeded = true;
           throw new CostLimitError();
