@@ -568,6 +568,27 @@ describe('rules at write time', () => {
     expect(causes(unknown)[0]!.message).toContain("undefined field 'extra'");
   });
 
+  it('reads a null of a nullable field as absent', async () => {
+    const g2 = group();
+    const b = await established(
+      g2,
+      spec({ note: { type: 'string', nullable: true, maxLength: 10 } }, [
+        { rule: "!has(self.note) || self.note != 'bad'" },
+      ]),
+    );
+    const r = await srv.req('POST', b, widget(g2, 'x', { note: null }));
+    expect(r.status, r.text).toBe(201);
+    const bad = await srv.req('POST', b, widget(g2, 'y', { note: 'bad' }));
+    expect(bad.status, bad.text).toBe(422);
+  });
+
+  it('refuses a rule nested too deep to parse with a 422', async () => {
+    const rule = `${'('.repeat(400)}true${')'.repeat(400)}`;
+    const r = await srv.req('POST', CRDS, crd(group(), spec({ a: { type: 'integer' } }, [{ rule }])));
+    expect(r.status, r.text).toBe(422);
+    expect(causes(r)[0]!.message).toContain('compilation failed: ');
+  });
+
   it('answers a division by zero or an index out of range as 422 naming the rule, never 500', async () => {
     const g2 = group();
     const b = await established(

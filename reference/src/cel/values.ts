@@ -15,7 +15,9 @@ export function toCel(v: unknown, t: DeclType | undefined): unknown {
       const m = new t.ctor!();
       for (const [k, val] of Object.entries(v as Record<string, unknown>)) {
         const f = t.fields!.get(k);
-        if (f && val !== undefined) m.set(f.cel, toCel(val, f.type));
+        // a null of a typed field reads as absent (has() is false), not as a value of another type
+        if (!f || val === undefined || (val === null && f.type.kind !== 'dyn')) continue;
+        m.set(f.cel, toCel(val, f.type));
       }
       return m;
     }
