@@ -3,25 +3,8 @@
 // conversions duration(duration) and timestamp(timestamp).
 import type { Environment } from '@marcbachmann/cel-js';
 import type { Duration } from '@marcbachmann/cel-js/evaluator';
+import { formatDuration, formatTimestamp } from './timefmt.ts';
 import { DURATION, TIMESTAMP } from './types.ts';
-
-/** A duration as the language prints it: seconds with up to 9 fractional digits, then `s`. */
-export function formatDuration(d: Duration): string {
-  const total = d.seconds * 1_000_000_000n + BigInt(d.nanos);
-  const neg = total < 0n;
-  const abs = neg ? -total : total;
-  const secs = abs / 1_000_000_000n;
-  const frac = (abs % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
-  return `${neg ? '-' : ''}${secs}${frac ? `.${frac}` : ''}s`;
-}
-
-/** A timestamp as RFC 3339 with the fraction only when not zero (Go's time.RFC3339Nano). */
-export function formatTimestamp(t: Date): string {
-  return t
-    .toISOString()
-    .replace(/\.000Z$/, 'Z')
-    .replace(/(\.\d*?)0+Z$/, '$1Z');
-}
 
 export function registerStandardGaps(env: Environment): void {
   const cmp = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b);
