@@ -568,6 +568,48 @@ describe('rules at write time', () => {
     expect(causes(unknown)[0]!.message).toContain("undefined field 'extra'");
   });
 
+  it('applies rules added by an update of the definition', async () => {
+    const g2 = group();
+    const b = await established(g2, spec({ n: { type: 'integer' } }, []));
+    expect((await srv.req('POST', b, widget(g2, 'before', { n: -1 }))).status).toBe(201);
+    const name = `widgets.${g2}`;
+    const cur = (await srv.req('GET', `${CRDS}/${name}`)).json;
+    cur.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-orch-validations'] = [
+      { rule: 'self.n >= 0', message: 'n is never negative' },
+    ];
+    const put = await srv.req('PUT', `${CRDS}/${name}`, cur);
+    expect(put.status, put.text).toBe(200);
+    const until = Date.now() + 10_000;
+    let r: Reply;
+    for (;;) {
+      r = await srv.req('POST', b, widget(g2, `after-${Date.now()}`, { n: -1 }));
+      if (r.status === 422 || Date.now() > until) break;
+      await srv.req('DELETE', `${b}/${r.json?.metadata?.name}`);
+      await sleep(20);
+    }
+    expect(r.status, r.text).toBe(422);
+    expect(causes(r)).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": n is never negative' },
+    ]);
+    // an int-or-string node has no schema type: Kubernetes shows it as ""
+    const g3 = group();
+    const b3 = await established(
+      g3,
+      spec(
+        { port: { 'x-orch-int-or-string': true, 'x-orch-validations': [{ rule: "self != 'none'" }] } },
+        [],
+      ),
+    );
+    const none = await srv.req('POST', b3, widget(g3, 'x', { port: 'none' }));
+    expect(causes(none)).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.port',
+        message: 'Invalid value: "": failed rule: self != \'none\'',
+      },
+    ]);
+  });
+
   it('reads a null of a nullable field as absent', async () => {
     const g2 = group();
     const b = await established(

@@ -403,7 +403,7 @@ function evaluateRules(
   const self = toCel(v, n.decl);
   let oldSelf: unknown;
   let oldConverted = false;
-  const type = n.decl.schemaType || 'object';
+  const type = n.decl.schemaType;
   for (const r of n.rules) {
     if (!r.compiled || 'error' in r.compiled) continue;
     if (r.usesOldSelf && (old === undefined || old === null)) continue;
