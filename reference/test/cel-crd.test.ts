@@ -132,6 +132,22 @@ describe('rules at definition time', () => {
     expect(causes(r)[0]!.message).toContain('compilation failed: ');
   });
 
+  it('names the version of a refused rule when versions have different schemas', async () => {
+    const body = crd(group(), spec({ a: { type: 'integer' } }, [{ rule: 'self.a > 0' }]));
+    const v2 = {
+      name: 'v2',
+      served: true,
+      storage: false,
+      schema: { openAPIV3Schema: spec({ b: { type: 'integer' } }, [{ rule: 'self.a > 0' }]) },
+    };
+    body.spec.versions.push(v2);
+    const r = await srv.req('POST', CRDS, body);
+    expect(r.status, r.text).toBe(422);
+    expect(causes(r).map((c) => c.field)).toEqual([
+      'spec.versions[1].schema.openAPIV3Schema.properties[spec].x-orch-validations[0].rule',
+    ]);
+  });
+
   it('refuses a messageExpression that is not a string, and a reason that is not supported', async () => {
     const g = group();
     const r = await srv.req(
