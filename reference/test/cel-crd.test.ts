@@ -626,6 +626,26 @@ describe('rules at write time', () => {
     ]);
   });
 
+  it('does not run rules on an object with a value outside its enum, and says so', async () => {
+    const g2 = group();
+    const b = await established(
+      g2,
+      spec({ color: { type: 'string', enum: ['red', 'green'] }, n: { type: 'integer' } }, [
+        { rule: 'self.n > 0' },
+      ]),
+    );
+    const r = await srv.req('POST', b, widget(g2, 'x', { color: 'blue', n: 0 }));
+    expect(r.status, r.text).toBe(422);
+    const c = causes(r);
+    expect(c.map((x) => x.reason)).toEqual(['FieldValueNotSupported', 'FieldValueInvalid']);
+    expect(c[1]).toEqual({
+      reason: 'FieldValueInvalid',
+      field: '<nil>',
+      message:
+        'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    });
+  });
+
   it('reads a null of a nullable field as absent', async () => {
     const g2 = group();
     const b = await established(

@@ -325,8 +325,8 @@ function validateCustomResource(o: KObject, v: ServedVersion, old?: KObject): St
     }
   }
   if (!v.rules.root) return causes;
-  // rules see typed values: a value of the wrong type blocks them (as in Kubernetes)
-  if (causes.some((c) => c.reason === 'FieldValueTypeInvalid'))
+  // rules see typed values: a value of the wrong type or outside its enum blocks them (as in Kubernetes)
+  if (causes.some((c) => c.reason === 'FieldValueTypeInvalid' || c.reason === 'FieldValueNotSupported'))
     causes.push({
       reason: 'FieldValueInvalid',
       field: '<nil>',
