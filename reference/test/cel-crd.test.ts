@@ -97,8 +97,10 @@ describe('rules at definition time', () => {
     expect(c).toHaveLength(1);
     expect(c[0]!.field).toBe('spec.validation.openAPIV3Schema.properties[spec].x-orch-validations[1].rule');
     expect(c[0]!.reason).toBe('FieldValueInvalid');
-    expect(c[0]!.message).toContain('compilation failed: ERROR: <input>:1:');
-    expect(c[0]!.message).toContain("'nope'");
+    // cel-go's report: position of the dot, the detail, the line and a caret under it
+    expect(c[0]!.message).toContain(
+      "compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope > 0\n | ....^",
+    );
     expect(c[0]!.message).toContain('Rule:"self.nope > 0"');
   });
 

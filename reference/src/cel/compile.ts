@@ -53,12 +53,52 @@ function firstLine(e: unknown): string {
     .replace(/^no such overload: .*$/, 'no such overload');
 }
 
-function position(source: string, e: unknown): string {
+const OPERATOR_NAMES: Record<string, string> = {
+  '==': '_==_',
+  '!=': '_!=_',
+  '<': '_<_',
+  '<=': '_<=_',
+  '>': '_>_',
+  '>=': '_>=_',
+  '+': '_+_',
+  '-': '_-_',
+  '*': '_*_',
+  '/': '_/_',
+  '%': '_%_',
+  in: '@in',
+};
+
+/** Where an error points: an operator at its symbol, a field or a method at its dot (as cel-go does). */
+function offset(source: string, e: unknown): number | undefined {
   const err = e as any;
-  const at: number | undefined = err?.node?.start ?? err?.range?.start ?? err?.node?.pos ?? err?.pos;
-  if (typeof at !== 'number') return '<input>:1:1';
+  const node = err?.node;
+  const left = Array.isArray(node?.args) ? node.args[0] : undefined;
+  if (node && left && typeof left === 'object' && typeof left.end === 'number') {
+    if (typeof node.op === 'string' && node.op in OPERATOR_NAMES) {
+      const i = source.indexOf(node.op, left.end);
+      if (i >= 0) return i;
+    }
+    if (node.op === '.' || node.op === '.?') {
+      const i = source.indexOf('.', left.end);
+      if (i >= 0) return i;
+    }
+  }
+  if (node?.op === 'rcall' && node.args?.[1] && typeof node.args[1].end === 'number') {
+    const i = source.indexOf('.', node.args[1].end);
+    if (i >= 0) return i;
+  }
+  const at = node?.pos ?? node?.start ?? err?.range?.start ?? err?.pos;
+  return typeof at === 'number' ? at : undefined;
+}
+
+/** cel-go's error text: `ERROR: <input>:line:column: detail`, then the line and a caret. */
+function report(source: string, e: unknown, detail: string): string {
+  const at = offset(source, e) ?? 0;
   const before = source.slice(0, at).split('\n');
-  return `<input>:${before.length}:${before[before.length - 1]!.length + 1}`;
+  const line = before.length;
+  const column = before[before.length - 1]!.length;
+  const text = source.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${column + 1}: ${detail}\n | ${text}\n | ${'.'.repeat(column)}^`;
 }
 
 function checkMessage(m: string): string {
@@ -67,6 +107,9 @@ function checkMessage(m: string): string {
   if (key) return `undefined field '${key[1]}'`;
   const ref = /^Unknown variable: (.*)$/.exec(line);
   if (ref) return `undeclared reference to '${ref[1]}' (in container '')`;
+  const op = /^no such overload: (\S+) (==|!=|<=|>=|<|>|\+|-|\*|\/|%|in) (\S+)$/.exec(line);
+  if (op)
+    return `found no matching overload for '${OPERATOR_NAMES[op[2]!]}' applied to '(${op[1]}, ${op[3]})'`;
   return line;
 }
 
@@ -92,13 +135,11 @@ export function compile(env: Environment, source: string, vars: Map<string, Decl
   try {
     parsed = env.parse(source);
   } catch (e) {
-    return { error: `ERROR: ${position(source, e)}: Syntax error: ${checkMessage((e as Error).message)}` };
+    return { error: report(source, e, `Syntax error: ${checkMessage((e as Error).message)}`) };
   }
   const checked = parsed.check();
   if (!checked.valid)
-    return {
-      error: `ERROR: ${position(source, checked.error)}: ${checkMessage(checked.error?.message ?? '')}`,
-    };
+    return { error: report(source, checked.error, checkMessage(checked.error?.message ?? '')) };
   const ast = parsed.ast as unknown as AstNode;
   const names = new Set<string>();
   collectNames(ast, names, new Set());
