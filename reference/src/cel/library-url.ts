@@ -13,6 +13,6 @@ export function registerUrlLibrary(env: Environment): void {
   env.registerFunction(`${URL_TYPE}.getHost(): string`, (u: CelURL) => u.host);
   env.registerFunction(`${URL_TYPE}.getHostname(): string`, (u: CelURL) => u.hostname());
   env.registerFunction(`${URL_TYPE}.getPort(): string`, (u: CelURL) => u.port());
-  env.registerFunction(`${URL_TYPE}.getEscapedPath(): string`, (u: CelURL) => u.path);
+  env.registerFunction(`${URL_TYPE}.getEscapedPath(): string`, (u: CelURL) => u.escapedPath());
   env.registerFunction(`${URL_TYPE}.getQuery(): map<string, list<string>>`, (u: CelURL) => u.query());
 }

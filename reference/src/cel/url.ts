@@ -28,6 +28,17 @@ export class CelURL {
     return h.slice(colon + 1);
   }
 
+  /** The path as Go's EscapedPath gives it: as written when it is a valid encoding, else escaped. */
+  escapedPath(): string {
+    if (VALID_PATH.test(this.path)) return this.path;
+    let out = '';
+    for (const b of Buffer.from(safeDecode(this.path), 'utf8')) {
+      const ch = String.fromCharCode(b);
+      out += PATH_KEEP.test(ch) ? ch : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    }
+    return out;
+  }
+
   query(): Map<string, string[]> {
     const out = new Map<string, string[]>();
     if (!this.rawQuery) return out;
@@ -42,6 +53,17 @@ export class CelURL {
       else out.set(k, [v]);
     }
     return out;
+  }
+}
+
+const VALID_PATH = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+const PATH_KEEP = /^[A-Za-z0-9\-._~$&+,/:;=@]$/;
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
   }
 }
 
