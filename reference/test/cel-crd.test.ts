@@ -169,6 +169,8 @@ describe('rules at definition time', () => {
       'spec.validation.openAPIV3Schema.properties[spec].x-orch-validations[0].messageExpression',
     );
     expect(fields).toContain('spec.validation.openAPIV3Schema.properties[spec].x-orch-validations[1].reason');
+    const msg = causes(r).find((c) => c.field.endsWith('[0].messageExpression'))!;
+    expect(msg.message).toContain('messageExpression must evaluate to a string');
     const reason = causes(r).find((c) => c.field.endsWith('[1].reason'))!;
     expect(reason.reason).toBe('FieldValueNotSupported');
   });

@@ -265,12 +265,12 @@ function walkDefinition(
       if ('error' in r.message)
         invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
       else if (r.message.program.type !== 'string' && r.message.program.type !== 'dyn')
-        invalid(`${p}.messageExpression`, 'must evaluate to a string');
+        invalid(`${p}.messageExpression`, 'messageExpression must evaluate to a string');
       else if (r.message.program.estimatedCost > PER_CALL_LIMIT)
         out.push({
           reason: 'FieldValueForbidden',
           field: `${p}.messageExpression`,
-          message: `Forbidden: messageExpression estimated cost exceeds budget by factor of ${exceedFactor(r.message.program.estimatedCost, PER_CALL_LIMIT)} (${COST_HINT})`,
+          message: `Forbidden: estimated messageExpression cost exceeds budget by factor of ${exceedFactor(r.message.program.estimatedCost, PER_CALL_LIMIT)} (try simplifying the messageExpression, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
         });
     }
     const reason = r.spec.reason;
