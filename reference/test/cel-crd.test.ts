@@ -650,6 +650,24 @@ describe('rules at write time', () => {
     });
   });
 
+  it('answers an int-or-string value of the wrong kind for its rule as a signature mismatch', async () => {
+    const g2 = group();
+    const b = await established(
+      g2,
+      spec({ port: { 'x-orch-int-or-string': true } }, [{ rule: 'self.port > 0' }]),
+    );
+    const r = await srv.req('POST', b, widget(g2, 'x', { port: 'http' }));
+    expect(r.status, r.text).toBe(422);
+    expect(causes(r)).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec',
+        message:
+          'Invalid value: "object": \'no such overload\': call arguments did not match a supported operator, function or macro signature for rule: self.port > 0',
+      },
+    ]);
+  });
+
   it('reads a null of a nullable field as absent', async () => {
     const g2 = group();
     const b = await established(
