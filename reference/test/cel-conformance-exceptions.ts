@@ -102,11 +102,6 @@ export const KNOWN_FAILURES: Record<string, string[]> = {
     '/conversions/type/null_type',
     '/conversions/type/null_type_denotation',
   ],
-  'has() of a field of a literal (not a variable chain) is refused by the parser': [
-    '/fields/map_has/has',
-    '/fields/map_has/has_empty',
-    '/fields/map_has/has_not',
-  ],
   "backtick-quoted field names are newer syntax than Kubernetes 1.28's cel-go": [
     '/fields/quoted_map_fields/field_access_dash',
     '/fields/quoted_map_fields/field_access_dot',

@@ -668,6 +668,32 @@ describe('rules at write time', () => {
     ]);
   });
 
+  it('tests a field of any operand with has(): an item of a list', async () => {
+    const g2 = group();
+    const b = await established(
+      g2,
+      spec(
+        {
+          xs: {
+            type: 'array',
+            maxItems: 5,
+            items: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } },
+          },
+        },
+        [{ rule: 'size(self.xs) == 0 || has(self.xs[0].name)', message: 'the first item needs a name' }],
+      ),
+    );
+    expect((await srv.req('POST', b, widget(g2, 'ok', { xs: [{ name: 'a' }, {}] }))).status).toBe(201);
+    const bad = await srv.req('POST', b, widget(g2, 'bad', { xs: [{}, { name: 'a' }] }));
+    expect(causes(bad)).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec',
+        message: 'Invalid value: "object": the first item needs a name',
+      },
+    ]);
+  });
+
   it('reads a null of a nullable field as absent', async () => {
     const g2 = group();
     const b = await established(

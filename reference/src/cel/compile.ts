@@ -5,6 +5,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import type { AstNode } from './ast.ts';
 import { CostLimitError } from './errors.ts';
 import { estimateCost } from './estimate.ts';
+import { widenHas } from './has.ts';
 import { applyListTypes } from './list-types.ts';
 import { type CostTracker, instrument, track } from './runtime-cost.ts';
 import type { DeclType } from './types.ts';
@@ -137,6 +138,7 @@ export function compile(env: Environment, source: string, vars: Map<string, Decl
   } catch (e) {
     return { error: report(source, e, `Syntax error: ${checkMessage((e as Error).message)}`) };
   }
+  widenHas(parsed.ast as unknown as AstNode);
   const checked = parsed.check();
   if (!checked.valid)
     return { error: report(source, checked.error, checkMessage(checked.error?.message ?? '')) };
