@@ -18,7 +18,11 @@ const schema: ValueSchema = {
     n: { type: 'integer' },
     s: { type: 'string', maxLength: 20 },
     xs: { type: 'array', maxItems: 5, items: { type: 'integer' } },
-    m: { type: 'object', additionalProperties: { type: 'string', maxLength: 5 }, maxProperties: 3 },
+    m: {
+      type: 'object',
+      additionalProperties: { type: 'string', maxLength: 5 },
+      maxProperties: 3,
+    } as ValueSchema,
     d: { type: 'string', format: 'duration' },
   },
 };
