@@ -48,5 +48,5 @@ declare module 'autocannon' {
   }
   function autocannon(opts: Options, cb: (err: Error | null, result: Result) => void): { stop(): void };
   export default autocannon;
-  export type { AutocannonRequest, Options, Result };
+  export type { Options, Result, AutocannonRequest };
 }
