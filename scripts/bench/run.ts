@@ -1,7 +1,7 @@
 // `npm run bench`: the reference server's speed, each figure in ONE run and, where there is
 // a baseline, as a ratio against a bare Node HTTP server answering the same bytes.
 //
-//   tsx scripts/bench/run.ts [--quick] [--only get,get-auth,create,list,watch,memory,ready] [--no-write]
+//   tsx scripts/bench/run.ts [--quick] [--only get,get-auth,create,create-rules,list,watch,memory,ready] [--no-write]
 //
 // Prints a table and writes scripts/bench/RESULTS.md (unless --no-write or --only).
 import { writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { makeAuthFixtures, serverFlags } from '../../harness/src/auth/fixtures.t
 import { parseServeArgs } from '../../reference/src/cli.ts';
 import {
   benchCreate,
+  benchCreateRules,
   benchGet,
   benchGetAuthorized,
   benchList,
@@ -20,12 +21,12 @@ import {
   benchReadyCli,
   benchReadyInProcess,
   benchWatch,
-  type Comparison,
   type CompareOpts,
+  type Comparison,
   cleanupTempDirs,
   type MemResult,
-  ROOT,
   type ReadyResult,
+  ROOT,
   spawnServer,
   tempDir,
   type WatchResult,
@@ -42,7 +43,7 @@ const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : undefined;
 const want = (k: string) => !only || only.has(k);
 
-const TARGETS = { get: 0.7, getAuth: 0.6, create: 0.22, readyMs: 1000, watchP99: 50 };
+const TARGETS = { get: 0.7, getAuth: 0.6, create: 0.22, createRules: 0.7, readyMs: 1000, watchP99: 50 };
 const cmp: CompareOpts = quick
   ? { duration: 2, rounds: 1, connections: 16, warmup: 1 }
   : { duration: 5, rounds: 2, connections: 16, warmup: 2 };
@@ -63,6 +64,7 @@ const results: {
   get?: Comparison;
   getAuth?: Comparison;
   create?: Comparison;
+  createRules?: Comparison;
   list?: Comparison & { chunks: number };
   watch?: WatchResult;
   memory?: MemResult[];
@@ -77,7 +79,14 @@ async function main(): Promise<void> {
     const ip = await benchReadyInProcess(runs);
     results.ready = { cli, cliTls, importMs: ip.importMs, inProc: ip.ready };
   }
-  if (want('get') || want('get-auth') || want('create') || want('list') || want('watch')) {
+  if (
+    want('get') ||
+    want('get-auth') ||
+    want('create') ||
+    want('create-rules') ||
+    want('list') ||
+    want('watch')
+  ) {
     const bare = await spawnServer('bare');
     const orch = await spawnServer('orch', { dataDir: tempDir(), fsync: true });
     try {
@@ -105,14 +114,33 @@ async function main(): Promise<void> {
       const callbacks = await startAuthCallbacks(fixtures);
       const options = parseServeArgs(serverFlags(fixtures))!.options;
       const bare2 = await spawnServer('bare');
-      const auth = await spawnServer('orch', { ...options, tls: false, port: 0, dataDir: tempDir(), fsync: true });
+      const auth = await spawnServer('orch', {
+        ...options,
+        tls: false,
+        port: 0,
+        dataDir: tempDir(),
+        fsync: true,
+      });
       try {
         const alice = fixtures.tokens[0]!;
-        results.getAuth = await benchGetAuthorized(auth, bare2, cmp, { name: alice.user, token: alice.token });
+        results.getAuth = await benchGetAuthorized(auth, bare2, cmp, {
+          name: alice.user,
+          token: alice.token,
+        });
       } finally {
         await auth.stop();
         await bare2.stop();
         await callbacks.close();
+      }
+    }
+    if (want('create-rules')) {
+      log('CREATE of a custom resource with validation rules ...');
+      // in memory: no fsync, so that the rules' share of a create shows
+      const s = await spawnServer('orch', { inMemory: true });
+      try {
+        results.createRules = await benchCreateRules(s, createCmp);
+      } finally {
+        await s.stop();
       }
     }
     if (want('watch')) {
@@ -152,6 +180,7 @@ function table(): { rows: string[][]; notes: string[] } {
   add(comparisonRow(results.get, TARGETS.get));
   add(comparisonRow(results.getAuth, TARGETS.getAuth));
   add(comparisonRow(results.create, TARGETS.create));
+  add(comparisonRow(results.createRules, TARGETS.createRules));
   add(comparisonRow(results.list));
   if (results.get)
     notes.push(`GET: ${results.get.bytes} bytes per answer, ${results.get.connections} connections.`);
@@ -162,6 +191,10 @@ function table(): { rows: string[][]; notes: string[] } {
   if (results.create)
     notes.push(
       `CREATE: durable store, fdatasync before every answer (group commit), ${results.create.connections} connections; bare answers the ${results.create.bytes}-byte created object.`,
+    );
+  if (results.createRules)
+    notes.push(
+      `CREATE custom resource with rules: one in-memory server, ${results.createRules.connections} connections; the "orch" column creates objects of a definition with 10 validation rules (comparisons, startsWith, a regex, all() over a list and a map, map(), has(), a duration), the "bare Node" column the same objects of the same definition without rules, alternating rounds in the same run.`,
     );
   if (results.list)
     notes.push(

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   benchCreate,
+  benchCreateRules,
   benchGet,
   benchList,
   benchMemory,
@@ -47,6 +48,18 @@ describe('benchmark smoke', () => {
     expect(list.orch.requests).toBeGreaterThan(0);
     expect(create.orch.requests).toBeGreaterThan(0);
     expect(create.orch.non2xx + create.orch.errors).toBe(0);
+  }, 30_000);
+
+  it('CREATE with validation rules runs both definitions, every create accepted (the rules refuse a bad object)', async () => {
+    const s = await spawnServer('orch', { inMemory: true });
+    try {
+      const c = await benchCreateRules(s, tiny);
+      expect(c.orch.requests).toBeGreaterThan(0);
+      expect(c.bare.requests).toBeGreaterThan(0);
+      expect(c.orch.non2xx + c.orch.errors + c.bare.non2xx + c.bare.errors).toBe(0);
+    } finally {
+      await s.stop();
+    }
   }, 30_000);
 
   it('watch fan-out delivers every event to every watcher, in order', async () => {

@@ -4,16 +4,17 @@
 // `status` and `scale` subresources and the printer columns of the Table form. Conversion
 // between versions is `None`: only apiVersion changes.
 import { DEFAULT_COLUMNS } from '../content/table.ts';
-import { errors, StatusError, type StatusCause } from '../errors/status.ts';
+import { errors, type StatusCause, StatusError } from '../errors/status.ts';
 import { str } from '../schema/dsl.ts';
 import { objectMeta } from '../schema/meta.ts';
 import type { Schema } from '../schema/types.ts';
 import { type ValueSchema, validateValue } from '../schema/validate.ts';
 import type { KObject } from '../storage/types.ts';
+import { clone, deepEqual } from '../util/object.ts';
+import { type SchemaRules, schemaRules, validateRules } from './custom-rules.ts';
 import type { Registry } from './registry.ts';
 import { versionPriority } from './registry.ts';
 import type { ResourceDef, ScaleAccess, Strategy, TableColumn } from './types.ts';
-import { clone, deepEqual } from '../util/object.ts';
 
 /** Verbs of a custom resource, in the order Kubernetes lists them in discovery. */
 export const CUSTOM_RESOURCE_VERBS = [
@@ -90,6 +91,8 @@ export interface ServedVersion {
   columns?: TableColumn[];
   deprecated?: boolean;
   deprecationWarning?: string;
+  /** The schema's validation rules, compiled. */
+  rules: SchemaRules;
 }
 
 export interface CustomResource {
@@ -139,6 +142,7 @@ function servedVersion(v: CrdVersion): ServedVersion {
     columns: cols.length ? [DEFAULT_COLUMNS[0]!, ...cols.map(printerColumn)] : undefined,
     deprecated: v.deprecated,
     deprecationWarning: v.deprecationWarning,
+    rules: schemaRules(schema),
   };
 }
 
@@ -243,7 +247,7 @@ function customStrategy(cr: CustomResource): Strategy {
     },
     prepareForSubresource: { scale: prepareUpdate },
     validate: (o: KObject) => validateCustomResource(o, info(o)),
-    validateUpdate: (o: KObject) => validateCustomResource(o, info(o)),
+    validateUpdate: (o: KObject, old: KObject) => validateCustomResource(o, info(o), old),
   };
 }
 
@@ -310,7 +314,7 @@ export function applyDefaults(x: unknown, s: Schema | undefined, skip?: Set<stri
   }
 }
 
-function validateCustomResource(o: KObject, v: ServedVersion): StatusCause[] {
+function validateCustomResource(o: KObject, v: ServedVersion, old?: KObject): StatusCause[] {
   const causes = validateValue(o, v.schema, '', { skipRootKeys: ['apiVersion', 'kind', 'metadata'] });
   const ms = v.metaSchema;
   if (ms?.properties) {
@@ -320,6 +324,16 @@ function validateCustomResource(o: KObject, v: ServedVersion): StatusCause[] {
       if (s && val !== undefined) causes.push(...validateValue(val, s, `metadata.${k}`));
     }
   }
+  if (!v.rules.root) return causes;
+  // rules see typed values: a value of the wrong type or outside its enum blocks them (as in Kubernetes)
+  if (causes.some((c) => c.reason === 'FieldValueTypeInvalid' || c.reason === 'FieldValueNotSupported'))
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: '<nil>',
+      message:
+        'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    });
+  else causes.push(...validateRules(v.rules, o, old));
   return causes;
 }
 

@@ -2,7 +2,9 @@
 import { errors, type StatusCause } from '../../../errors/status.ts';
 import { goValue, validateValue } from '../../../schema/validate.ts';
 import type { KObject } from '../../../storage/types.ts';
+import { deepEqual } from '../../../util/object.ts';
 import { type AcceptedNames, type CrdVersion, parseJsonPath } from '../../custom.ts';
+import { ruleProblems } from '../../custom-rules.ts';
 import { nameProblem } from '../../validation.ts';
 import { CRD_KIND, isConditionTrue, specOf, statusOf } from './shared.ts';
 
@@ -746,6 +748,9 @@ export function validateCrd(o: KObject): StatusCause[] {
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
+  // one schema for every version: Kubernetes reports it (and its rules) as spec.validation
+  const shared = versions.length > 0 && versions.every((v) => deepEqual(v?.schema, versions[0]?.schema));
+  let rulesChecked = false;
   versions.forEach((v, i) => {
     const p = `spec.versions[${i}]`;
     if (v.storage) storageCount++;
@@ -763,7 +768,15 @@ export function validateCrd(o: KObject): StatusCause[] {
       else if (v.deprecationWarning.length === 0)
         out.push(invalid(`${p}.deprecationWarning`, v.deprecationWarning, 'must not be an empty string'));
     }
-    out.push(...validateSchema(v, p, !!v.subresources?.status));
+    const schemaErrs = validateSchema(v, p, !!v.subresources?.status);
+    out.push(...schemaErrs);
+    if (schemaErrs.length === 0 && !(shared && rulesChecked)) {
+      const root = v.schema?.openAPIV3Schema as Parameters<typeof ruleProblems>[0];
+      out.push(
+        ...ruleProblems(root, shared ? 'spec.validation.openAPIV3Schema' : `${p}.schema.openAPIV3Schema`),
+      );
+      rulesChecked = true;
+    }
     out.push(...validateSubresources(v, p));
     out.push(...validateColumns(v, p));
   });

@@ -1,0 +1,178 @@
+// Schema type to expression type (doc2's table): one declared message type per object node with
+// properties (so field access is type checked), maps for additionalProperties, lists for arrays,
+// scalars by type and format, `dyn` for int-or-string and for nodes without a structure. A custom
+// resource's root, like an embedded resource, implicitly has apiVersion, kind and
+// metadata.{name,generateName}. Unknown fields (preserve-unknown-fields) are not declared, so not
+// reachable. Each declaration also carries the size bounds the cost estimator uses.
+import type { ValueSchema } from '../schema/validate.ts';
+import { escapeName } from './escaping.ts';
+import type { ListType } from './list-types.ts';
+import { maxElements, minSerializedSize } from './size.ts';
+
+export const TIMESTAMP = 'google.protobuf.Timestamp';
+export const DURATION = 'google.protobuf.Duration';
+
+export type DeclKind =
+  | 'message'
+  | 'map'
+  | 'list'
+  | 'int'
+  | 'double'
+  | 'string'
+  | 'bytes'
+  | 'bool'
+  | 'timestamp'
+  | 'duration'
+  | 'dyn';
+
+/** A message value: a Map of escaped field names to values, one class per declared type. */
+export type MessageClass = new () => Map<string, unknown>;
+
+export interface DeclField {
+  /** The name as expressions spell it (escaped). */
+  cel: string;
+  type: DeclType;
+}
+
+export interface DeclType {
+  kind: DeclKind;
+  /** The type as the evaluator's registry names it (`int`, `list<string>`, `Object.spec`, ...). */
+  name: string;
+  /** message: fields by JSON property name (only reachable ones). */
+  fields?: Map<string, DeclField>;
+  /** message: the class of its values. */
+  ctor?: MessageClass;
+  /** list items, map values. */
+  elem?: DeclType;
+  /** Upper bound of the size (string length, list items, map entries), for cost estimation. */
+  maxSize: number;
+  /** Shortest JSON text of a value of this node (bounds the number of items a request can hold). */
+  minSize: number;
+  /** The schema node's type as Kubernetes prints it in a validation error (`object`, `string`, ...). */
+  schemaType: string;
+  /** list: its x-orch-list-type when set or map. */
+  listType?: ListType;
+}
+
+export interface MessageDeclaration {
+  name: string;
+  ctor: MessageClass;
+  fields: Record<string, string>;
+}
+
+const scalar = (kind: DeclKind, name: string, s: ValueSchema | undefined, schemaType: string): DeclType => ({
+  kind,
+  name,
+  maxSize: kind === 'string' || kind === 'bytes' ? maxElements(s, 'string') : 1,
+  minSize: minSerializedSize(s),
+  schemaType,
+});
+
+/**
+ * The declared type of a schema node; every message type met is added to `out` (children before
+ * parents, the order the registry needs). `root`: the node is a resource root (apiVersion, kind and
+ * metadata implicit).
+ */
+export function declare(
+  s: ValueSchema | undefined,
+  name: string,
+  out: MessageDeclaration[],
+  root = false,
+): DeclType {
+  const schemaType = s?.type ?? '';
+  if (!s) return scalar('dyn', 'dyn', s, schemaType);
+  if (s['x-orch-int-or-string']) return scalar('dyn', 'dyn', s, schemaType);
+  switch (s.type) {
+    case 'boolean':
+      return scalar('bool', 'bool', s, schemaType);
+    case 'integer':
+      return scalar('int', 'int', s, schemaType);
+    case 'number':
+      return scalar('double', 'double', s, schemaType);
+    case 'string':
+      switch (s.format) {
+        case 'byte':
+          return scalar('bytes', 'bytes', s, schemaType);
+        case 'date':
+        case 'date-time':
+        case 'datetime':
+          return scalar('timestamp', TIMESTAMP, s, schemaType);
+        case 'duration':
+          return scalar('duration', DURATION, s, schemaType);
+        default:
+          return scalar('string', 'string', s, schemaType);
+      }
+    case 'array': {
+      const elem = declare(s.items as ValueSchema | undefined, `${name}.items`, out);
+      const lt = s['x-orch-list-type'];
+      const listType: ListType | undefined =
+        lt === 'set'
+          ? { kind: 'set' }
+          : lt === 'map'
+            ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => escapeName(k) ?? k) }
+            : undefined;
+      return {
+        kind: 'list',
+        listType,
+        name: `list<${elem.name}>`,
+        elem,
+        maxSize: maxElements(s, 'array', elem.minSize),
+        minSize: minSerializedSize(s),
+        schemaType,
+      };
+    }
+    case 'object':
+      break;
+    default:
+      if (!root) return scalar('dyn', 'dyn', s, schemaType);
+  }
+  const embedded = root || s['x-orch-embedded-resource'] === true;
+  const props = s.properties ?? {};
+  const hasProps = Object.keys(props).length > 0;
+  if (!embedded && !hasProps && typeof s.additionalProperties === 'object') {
+    const elem = declare(s.additionalProperties as ValueSchema, `${name}.additionalProperties`, out);
+    return {
+      kind: 'map',
+      name: `map<string, ${elem.name}>`,
+      elem,
+      maxSize: maxElements(s, 'object', elem.minSize),
+      minSize: minSerializedSize(s),
+      schemaType: 'object',
+    };
+  }
+  if (!embedded && !hasProps && !s['x-orch-preserve-unknown-fields'] && s.additionalProperties === undefined)
+    return { ...scalar('dyn', 'dyn', s, 'object'), kind: 'dyn' };
+  const fields = new Map<string, DeclField>();
+  const all: Record<string, ValueSchema> = { ...(props as Record<string, ValueSchema>) };
+  if (embedded) {
+    all.apiVersion ??= { type: 'string' };
+    all.kind ??= { type: 'string' };
+    const meta = (all.metadata ?? {}) as ValueSchema;
+    const mp = (meta.properties ?? {}) as Record<string, ValueSchema>;
+    all.metadata = {
+      type: 'object',
+      properties: {
+        name: mp.name ?? { type: 'string' },
+        generateName: mp.generateName ?? { type: 'string' },
+      },
+    };
+  }
+  for (const [k, child] of Object.entries(all)) {
+    const cel = escapeName(k);
+    if (!cel) continue;
+    fields.set(k, { cel, type: declare(child, `${name}.${cel}`, out) });
+  }
+  const ctor = { [name]: class extends Map<string, unknown> {} }[name]!;
+  const decl: Record<string, string> = {};
+  for (const f of fields.values()) decl[f.cel] = f.type.name;
+  out.push({ name, ctor, fields: decl });
+  return {
+    kind: 'message',
+    name,
+    fields,
+    ctor,
+    maxSize: maxElements(s, 'object', 1),
+    minSize: minSerializedSize(s),
+    schemaType: 'object',
+  };
+}
