@@ -507,6 +507,8 @@ export const CEL_FAULTS: Fault[] = [
       'doc2 § Limits: the server estimates worst-case cost at write time and rejects an expression that could exceed the runtime budget (the refusal is answered as created, and nothing is)',
     area: 'cel',
     catchers: twin('cel/limits/cost-unbounded'),
+    // the refusal of a definition whose rules cost too much together
+    alsoFails: ['cel/limits/cost-total'],
     response: (r, res) =>
       r.method === 'POST' && CRD_PATH.test(r.url.pathname) && res.status === 422 && /cost/i.test(textOf(res))
         ? passOff(r, 201)
@@ -599,6 +601,8 @@ export const CEL_FAULTS: Fault[] = [
       breaks:
         'doc2 § Expression language inputs: `self` is the current data (a rule at the root of the schema, on the whole object, is not run)',
       catchers: twin('cel/rules/root-object'),
+      // its rules sit at the root too
+      alsoFails: ['cel/limits/cost-total'],
     },
     (_x, _n, at) => at === 'root',
   ),
@@ -609,7 +613,13 @@ export const CEL_FAULTS: Fault[] = [
         'doc2 § Expression language inputs: validation rules of custom definitions (of the rules at one place only the first is run)',
       catchers: twin('cel/rules/all-violations'),
       // rows and laws with several rules at one place
-      alsoFails: [...twin('cel/definition/unknown-field'), 'cel/limits/runtime-budget', LAW_LIST, LAW_REGEX],
+      alsoFails: [
+        ...twin('cel/definition/unknown-field'),
+        'cel/limits/runtime-budget',
+        'cel/limits/cost-total',
+        LAW_LIST,
+        LAW_REGEX,
+      ],
     },
     (x, n) => (n['x-orch-validations'] as Rule[]).findIndex((y) => y.rule === x.rule) > 0,
   ),
