@@ -4,6 +4,7 @@ import type { Fault } from '../fault-proxy.ts';
 import { APPLY_FAULTS } from './apply.ts';
 import { AUTHENTICATION_FAULTS } from './authentication.ts';
 import { AUTHORIZATION_FAULTS } from './authorization.ts';
+import { CEL_FAULTS } from './cel.ts';
 import { CHUNKING_FAULTS } from './chunking.ts';
 import { CONTENT_TYPE_FAULTS } from './content-types.ts';
 import { CRUD_FAULTS } from './crud.ts';
@@ -35,6 +36,7 @@ export const FAULTS: Fault[] = [
   ...AUTHENTICATION_FAULTS,
   ...AUTHORIZATION_FAULTS,
   ...HEALTH_FAULTS,
+  ...CEL_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {

@@ -1,0 +1,48 @@
+// doc2 § Expression language inputs and § Limits as rows (rows/*.yaml, validated by
+// rows.schema.json when this file loads): validation rules of custom definitions, each row one
+// case at the level of the spec place it checks. The rows of a group share one definition. A row
+// whose refusals the text leaves unshaped also gets a `/kubernetes-shape` case at level BEYOND
+// that checks Kubernetes' 422 Invalid with a cause per violation (field path, reason, message).
+import { describe } from 'vitest';
+import { type CaseContext, conformance } from '../../harness/src/case.ts';
+import type { CaseDef } from '../../harness/src/spec.ts';
+import { useNamespace } from '../../harness/src/fixtures.ts';
+import { useDefinition } from './definition.ts';
+import { type Group, loadGroups, type Row } from './row-files.ts';
+import { groupSchema, hasWrites, runDefinition, runWrites } from './runner.ts';
+
+const groups = loadGroups();
+
+function caseDef(row: Row): CaseDef {
+  return { id: row.id, title: row.title, doc: 2, section: row.section, place: row.place, level: row.level };
+}
+
+/** The BEYOND twin of a row whose refusals are checked leniently at its own level. */
+function twinDef(row: Row): CaseDef | undefined {
+  if (row.level === 'BEYOND') return undefined;
+  if (!row.definition && !row.writes?.some((w) => w.refused)) return undefined;
+  return {
+    ...caseDef(row),
+    id: `${row.id}/kubernetes-shape`,
+    title: `${row.title}; refused as Kubernetes refuses it: 422 Invalid, a cause per violation with its field path and message`,
+    level: 'BEYOND',
+  };
+}
+
+function groupCases(g: Group, ns: { name: string }): void {
+  const def = hasWrites(g) ? useDefinition(g.group, () => groupSchema(g)) : undefined;
+  for (const row of g.rows) {
+    const run = (strict: boolean) =>
+      row.definition
+        ? (t: CaseContext) => runDefinition(row, !!g.root, t, strict)
+        : (t: CaseContext) => runWrites(row, t, { ns: ns.name, def: def!, root: !!g.root, strict });
+    conformance(caseDef(row), run(row.level === 'BEYOND'), { timeout: 60_000 });
+    const twin = twinDef(row);
+    if (twin) conformance(twin, run(true), { timeout: 60_000 });
+  }
+}
+
+describe('cel: validation rules', () => {
+  const ns = useNamespace('cel');
+  for (const g of groups) describe(`${g.file} ${g.group}`, () => groupCases(g, ns));
+});
