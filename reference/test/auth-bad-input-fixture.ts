@@ -10,11 +10,10 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { decodeJwt, exportJWK, SignJWT } from 'jose';
 import { stringify } from 'yaml';
 import { generateCertificate } from '../src/http/tls.ts';
-import { parseResponse, type RawReply } from './bad-input-helpers.ts';
+import { type RawReply, rawExchange } from './bad-input-helpers.ts';
 import { csrPem, type Issued, issue, makeCa } from './cert-helpers.ts';
 import { startServer, type TestServer } from './helpers.ts';
 
@@ -100,39 +99,9 @@ function head(a: Attempt): Buffer {
 }
 
 function sendTls(url: string, a: Attempt): Promise<RawReply> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const sock = connect({
-      host: u.hostname,
-      port: Number(u.port),
-      rejectUnauthorized: false,
-      ...(a.cert ? { cert: a.cert.certPem, key: a.cert.keyPem } : {}),
-    });
-    const chunks: Buffer[] = [];
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(parseResponse(Buffer.concat(chunks)));
-    };
-    const timer = setTimeout(finish, 20_000);
-    sock.on('data', (c: Buffer) => chunks.push(c));
-    sock.on('end', finish);
-    sock.on('close', finish);
-    sock.on('error', (e) => {
-      if (chunks.length) finish();
-      else if (!done) {
-        done = true;
-        clearTimeout(timer);
-        reject(e);
-      }
-    });
-    sock.on('secureConnect', () => {
-      sock.write(head(a));
-      if (a.body !== undefined) sock.write(a.body);
-    });
+  return rawExchange(url, head(a), a.body, {
+    timeoutMs: 20_000,
+    tls: a.cert ? { cert: a.cert.certPem, key: a.cert.keyPem } : {},
   });
 }
 

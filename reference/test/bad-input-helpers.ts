@@ -3,6 +3,7 @@
 // validation), Status assertions, and a store fingerprint to show a rejected request
 // changed nothing.
 import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { expect } from 'vitest';
 import type { TestServer } from './helpers.ts';
 
@@ -16,16 +17,23 @@ export interface RawReply {
   incomplete: boolean;
 }
 
-/** Sends `head` (request line and headers, CRLF-terminated) and `body` as is; reads until the server closes. */
+/**
+ * Sends `head` (request line and headers, CRLF-terminated) and `body` as is; reads until the
+ * server closes. With `tls`, over TLS (the server's certificate not checked), presenting the
+ * client certificate given.
+ */
 export function rawExchange(
   url: string,
-  head: string,
+  head: string | Buffer,
   body?: Buffer | string,
-  opts: { timeoutMs?: number; destroyAfterWrite?: boolean } = {},
+  opts: { timeoutMs?: number; destroyAfterWrite?: boolean; tls?: { cert?: string; key?: string } } = {},
 ): Promise<RawReply> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const sock = connect({ host: u.hostname, port: Number(u.port) });
+    const port = Number(u.port);
+    const sock = opts.tls
+      ? tlsConnect({ host: u.hostname, port, rejectUnauthorized: false, ...opts.tls })
+      : connect({ host: u.hostname, port });
     const chunks: Buffer[] = [];
     let done = false;
     const finish = () => {
@@ -47,7 +55,7 @@ export function rawExchange(
         reject(e);
       }
     });
-    sock.on('connect', () => {
+    sock.on(opts.tls ? 'secureConnect' : 'connect', () => {
       sock.write(head);
       if (body !== undefined) sock.write(body);
       if (opts.destroyAfterWrite) setTimeout(() => sock.destroy(), 20);
