@@ -234,6 +234,41 @@ describe('rules at definition time', () => {
     await established(group(), bounded);
   });
 
+  it('limits a rule estimate, times how often the rule can run, to 10,000,000 (not to the per-call 1,000,000)', async () => {
+    const rule = 'self.xs.all(a, self.xs.all(b, a != b || a == b))';
+    // about 2,000,000 once: beyond one call's runtime limit, within the estimate limit
+    const once = spec({ xs: { type: 'array', maxItems: 500, items: { type: 'integer' } } }, [{ rule }]);
+    await established(group(), once);
+    // about 560,000 per item, 100 items
+    const many = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            items: {
+              type: 'array',
+              maxItems: 100,
+              items: {
+                type: 'object',
+                properties: { xs: { type: 'array', maxItems: 250, items: { type: 'integer' } } },
+                'x-orch-validations': [{ rule }],
+              },
+            },
+          },
+        },
+      },
+    };
+    const r = await srv.req('POST', CRDS, crd(group(), many));
+    expect(r.status, r.text).toBe(422);
+    expect(causes(r)).toContainEqual({
+      reason: 'FieldValueForbidden',
+      field:
+        'spec.validation.openAPIV3Schema.properties[spec].properties[items].items.x-orch-validations[0].rule',
+      message: expect.stringMatching(/^Forbidden: estimated rule cost exceeds budget by factor of 5\.\dx /),
+    });
+  });
+
   it('refuses a definition whose rules together may cost more than the per-definition limit', async () => {
     // 5000 items of a rule of about 100,000 are over 100,000,000
     const schema = {
