@@ -220,7 +220,7 @@ describe('rules at definition time', () => {
     );
   });
 
-  it('refuses a rule whose worst case exceeds the per-call limit (Forbidden), accepts it once the list is bounded', async () => {
+  it('refuses a rule whose worst case exceeds the per-expression estimate limit (Forbidden), accepts it once the list is bounded', async () => {
     const rule = 'self.xs.all(a, self.xs.all(b, a != b || a == b))';
     const unbounded = spec({ xs: { type: 'array', items: { type: 'integer' } } }, [{ rule }]);
     const r = await srv.req('POST', CRDS, crd(group(), unbounded));
@@ -228,14 +228,49 @@ describe('rules at definition time', () => {
     const c = causes(r).find((x) => x.field.endsWith('x-orch-validations[0].rule'))!;
     expect(c.reason).toBe('FieldValueForbidden');
     expect(c.message).toMatch(
-      /^Forbidden: estimated rule cost exceeds budget by factor of \d+\.\d{6} \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)$/,
+      /^Forbidden: estimated rule cost exceeds budget by factor of (more than 100x|\d+\.\d+x) \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)$/,
     );
     const bounded = spec({ xs: { type: 'array', maxItems: 10, items: { type: 'integer' } } }, [{ rule }]);
     await established(group(), bounded);
   });
 
+  it('limits a rule estimate, times how often the rule can run, to 10,000,000 (not to the per-call 1,000,000)', async () => {
+    const rule = 'self.xs.all(a, self.xs.all(b, a != b || a == b))';
+    // about 2,000,000 once: beyond one call's runtime limit, within the estimate limit
+    const once = spec({ xs: { type: 'array', maxItems: 500, items: { type: 'integer' } } }, [{ rule }]);
+    await established(group(), once);
+    // about 560,000 per item, 100 items
+    const many = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            items: {
+              type: 'array',
+              maxItems: 100,
+              items: {
+                type: 'object',
+                properties: { xs: { type: 'array', maxItems: 250, items: { type: 'integer' } } },
+                'x-orch-validations': [{ rule }],
+              },
+            },
+          },
+        },
+      },
+    };
+    const r = await srv.req('POST', CRDS, crd(group(), many));
+    expect(r.status, r.text).toBe(422);
+    expect(causes(r)).toContainEqual({
+      reason: 'FieldValueForbidden',
+      field:
+        'spec.validation.openAPIV3Schema.properties[spec].properties[items].items.x-orch-validations[0].rule',
+      message: expect.stringMatching(/^Forbidden: estimated rule cost exceeds budget by factor of 5\.\dx /),
+    });
+  });
+
   it('refuses a definition whose rules together may cost more than the per-definition limit', async () => {
-    // each item's rule is under the per-call limit; 5000 items of them are over 100,000,000
+    // 5000 items of a rule of about 100,000 are over 100,000,000
     const schema = {
       type: 'object',
       properties: {
@@ -260,7 +295,7 @@ describe('rules at definition time', () => {
     const total = causes(r).find((x) => x.field === 'spec.validation.openAPIV3Schema')!;
     expect(total.reason).toBe('FieldValueForbidden');
     expect(total.message).toMatch(
-      /^Forbidden: x-orch-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of \d+\.\d{6}/,
+      /^Forbidden: x-orch-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of (more than 100x|\d+\.\d+x) \(/,
     );
   });
 });
@@ -745,13 +780,19 @@ describe('rules at write time', () => {
         spec: {
           type: 'object',
           properties: {
+            // each rule, times 12 items, is within the per-expression estimate limit; the three
+            // rules over 12 full items are beyond one validation's runtime budget
             items: {
               type: 'array',
-              maxItems: 100,
+              maxItems: 12,
               items: {
                 type: 'object',
                 properties: { xs: { type: 'array', maxItems: 250, items: { type: 'integer' } } },
-                'x-orch-validations': [{ rule: 'self.xs.all(a, self.xs.all(b, a != b || a == b))' }],
+                'x-orch-validations': [
+                  { rule: 'self.xs.all(a, self.xs.all(b, a != b || a == b))' },
+                  { rule: 'self.xs.all(a, self.xs.all(b, a != b || a + 1 == b + 1))' },
+                  { rule: 'self.xs.all(a, self.xs.all(b, a != b || a + 2 == b + 2))' },
+                ],
               },
             },
           },
@@ -762,7 +803,7 @@ describe('rules at write time', () => {
     const r = await srv.req(
       'POST',
       b,
-      widget(g2, 'x', { items: Array.from({ length: 100 }, () => ({ xs })) }),
+      widget(g2, 'x', { items: Array.from({ length: 12 }, () => ({ xs })) }),
     );
     expect(r.status, r.text).toBe(422);
     const last = causes(r).at(-1)!;

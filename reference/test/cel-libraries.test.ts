@@ -64,6 +64,7 @@ describe('regex library', () => {
     "'abc 123 def 456'.findAll('[0-9]+') == ['123', '456']",
     "'abc 123 def 456'.findAll('[0-9]+', 1) == ['123']",
     "'abc'.findAll('[0-9]+') == []",
+    "'abc 123 456'.find('[0-9]+') == '123' && '1 22'.findAll('[0-9]+') == ['1', '22']",
     "'hello'.matches('^h.*o$')",
   ])('%s', (expr) => {
     expect(run(expr)).toBe(true);

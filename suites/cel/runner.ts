@@ -209,9 +209,11 @@ export async function runDefinition(row: Row, root: boolean, t: CaseContext, str
   const schema = root
     ? withRules(row.schema, row.rules)
     : { type: 'object', properties: { spec: specOf([row]) } };
+  // The definition has one version, so every version has the same schema: Kubernetes then holds
+  // it as the definition's one schema (spec.validation) and names its violations there.
   const base = root
-    ? 'spec.versions[0].schema.openAPIV3Schema'
-    : `spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[${key}]`;
+    ? 'spec.validation.openAPIV3Schema'
+    : `spec.validation.openAPIV3Schema.properties[spec].properties[${key}]`;
   const want = row.definition!.refused;
   const label = `create a definition whose ${root ? 'schema' : `spec.${key}`} is ${show(withRules(row.schema, row.rules))}, expected refused`;
   await t.step(label, async () => {

@@ -744,7 +744,8 @@ export const CEL_FAULTS: Fault[] = [
       [
         'map-list',
         'array, map-typed list',
-        readsField((p) => p['x-orch-list-type'] === 'map'),
+        // a map-typed list, or a list of them (two items of one list have one type and can be added)
+        readsField((p) => p['x-orch-list-type'] === 'map' || p.items?.['x-orch-list-type'] === 'map'),
         ['cel/types/map-list-merge'],
         [],
       ],

@@ -8,6 +8,11 @@
 export const PER_CALL_LIMIT = 1_000_000;
 /** Per validation of one custom resource, all rules together (RuntimeCELCostBudget). */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
+/**
+ * Largest estimate of one expression, times how often it can run in one object
+ * (StaticEstimatedCostLimit): what one validation's runtime budget allows.
+ */
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 /** Sum of the estimates of a definition's rules, each times how often it can run (StaticEstimatedCRDCostLimit). */
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
 
@@ -122,7 +127,13 @@ export function isSized(v: unknown): boolean {
   return typeof v === 'string' || v instanceof Uint8Array || Array.isArray(v) || v instanceof Map;
 }
 
-/** Kubernetes' wording of an estimate over a limit: the factor as Go's %f prints it. */
+/**
+ * Kubernetes' wording of an estimate over a limit: "more than 100x" beyond a hundred, Go's `%fx`
+ * below 1.5, else `%.1fx`.
+ */
 export function exceedFactor(cost: number, limit: number): string {
-  return (cost / limit).toFixed(6);
+  const f = cost / limit;
+  if (f > 100) return 'more than 100x';
+  if (f < 1.5) return `${f.toFixed(6)}x`;
+  return `${f.toFixed(1)}x`;
 }

@@ -10,6 +10,7 @@ import {
   exceedFactor,
   PER_CALL_LIMIT,
   RUNTIME_CEL_COST_BUDGET,
+  STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
 } from '../cel/cost.ts';
 import { newEnvironment } from '../cel/environment.ts';
@@ -205,18 +206,22 @@ export function ruleProblems(schema: ValueSchema | undefined, schemaPath: string
   const perRule: { path: string; cost: number }[] = [];
   walkDefinition(root, schemaPath, schemaPath, out, total, perRule);
   if (total.cost > STATIC_ESTIMATED_CRD_COST_LIMIT) {
-    for (const r of perRule)
-      if (r.cost > STATIC_ESTIMATED_CRD_COST_LIMIT)
-        out.push({
-          reason: 'FieldValueForbidden',
-          field: r.path,
-          message:
-            'Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
-        });
+    // the four costliest expressions, each at least 1% of the limit, costliest first
+    const costliest = perRule
+      .filter((r) => r.cost >= STATIC_ESTIMATED_CRD_COST_LIMIT / 100)
+      .sort((a, b) => b.cost - a.cost)
+      .slice(0, 4);
+    for (const r of costliest)
+      out.push({
+        reason: 'FieldValueForbidden',
+        field: r.path,
+        message:
+          'Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
+      });
     out.push({
       reason: 'FieldValueForbidden',
       field: schemaPath,
-      message: `Forbidden: x-orch-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${exceedFactor(total.cost, STATIC_ESTIMATED_CRD_COST_LIMIT)} (try simplifying the rule(s), or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+      message: `Forbidden: x-orch-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${exceedFactor(total.cost, STATIC_ESTIMATED_CRD_COST_LIMIT)} (${COST_HINT})`,
     });
   }
   return out;
@@ -250,28 +255,33 @@ function walkDefinition(
         message: `Invalid value: ${JSON.stringify(r.spec.rule)}: oldSelf cannot be used on the uncorrelatable portion of the schema within ${rootPath}${n.uncorrelatable}`,
       });
     else {
-      const cost = r.compiled.program.estimatedCost;
-      if (cost > PER_CALL_LIMIT)
+      // the estimate counts as often as the rule can run in one object
+      const cost = r.compiled.program.estimatedCost * n.cardinality;
+      if (cost > STATIC_ESTIMATED_COST_LIMIT)
         out.push({
           reason: 'FieldValueForbidden',
           field: `${p}.rule`,
-          message: `Forbidden: estimated rule cost exceeds budget by factor of ${exceedFactor(cost, PER_CALL_LIMIT)} (${COST_HINT})`,
+          message: `Forbidden: estimated rule cost exceeds budget by factor of ${exceedFactor(cost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
         });
-      const all = cost * n.cardinality;
-      total.cost += all;
-      perRule.push({ path: `${p}.rule`, cost: all });
+      total.cost += cost;
+      perRule.push({ path: `${p}.rule`, cost });
     }
     if (r.message) {
       if ('error' in r.message)
         invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
       else if (r.message.program.type !== 'string' && r.message.program.type !== 'dyn')
         invalid(`${p}.messageExpression`, 'messageExpression must evaluate to a string');
-      else if (r.message.program.estimatedCost > PER_CALL_LIMIT)
-        out.push({
-          reason: 'FieldValueForbidden',
-          field: `${p}.messageExpression`,
-          message: `Forbidden: estimated messageExpression cost exceeds budget by factor of ${exceedFactor(r.message.program.estimatedCost, PER_CALL_LIMIT)} (try simplifying the messageExpression, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
-        });
+      else {
+        const cost = r.message.program.estimatedCost;
+        if (cost > STATIC_ESTIMATED_COST_LIMIT)
+          out.push({
+            reason: 'FieldValueForbidden',
+            field: `${p}.messageExpression`,
+            message: `Forbidden: estimated messageExpression cost exceeds budget by factor of ${exceedFactor(cost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
+          });
+        total.cost += cost;
+        perRule.push({ path: `${p}.messageExpression`, cost });
+      }
     }
     const reason = r.spec.reason;
     if (reason !== undefined && !RULE_REASONS.includes(reason))
