@@ -55,8 +55,24 @@ async function slot<T>(body: () => Promise<T>): Promise<T> {
 
 const TIMEOUT_MS = 20_000;
 
-/** Writes `text` to a temporary file and runs `command FILE` through the shell. */
+/** Runs already started, by command and file: the defaults rows share one defaulted base file. */
+const memo = new Map<string, Promise<CommandResult>>();
+
+/**
+ * Writes `text` to a temporary file and runs `command FILE` through the shell. The same
+ * command on the same file runs once (the result is shared).
+ */
 export function runOnText(command: string, text: string, name = 'config.yaml'): Promise<CommandResult> {
+  const key = JSON.stringify([command, name, text]);
+  let p = memo.get(key);
+  if (!p) {
+    p = runOnce(command, text, name);
+    memo.set(key, p);
+  }
+  return p;
+}
+
+function runOnce(command: string, text: string, name: string): Promise<CommandResult> {
   return slot(
     () =>
       new Promise<CommandResult>((res, rej) => {
