@@ -86,3 +86,7 @@ export function nodeConfig(argv: string[], out = process.stdout, err = process.s
       return usage(`unknown command "${cmd}"`);
   }
 }
+
+// run directly (the suite starts this file compiled to plain JavaScript, see
+// suites/node-agent-config/commands.ts), as `orch-conformance node-config` does
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = nodeConfig(process.argv.slice(2));

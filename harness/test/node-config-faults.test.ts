@@ -13,13 +13,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { matchesCase } from '../src/faults/catchers.ts';
 import { NODE_CONFIG_FAULTS, type NodeConfigFault } from '../src/faults/node-config.ts';
+import { compilePlain } from '../src/compile-plain.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const VITEST = join(ROOT, 'node_modules', '.bin', 'vitest');
-const FAULTY = join(ROOT, 'harness', 'test', 'fixtures', 'node-config-faulty.ts');
+const FAULTY_TS = join(ROOT, 'harness', 'test', 'fixtures', 'node-config-faulty.ts');
+/** The faulty command compiled to plain JavaScript: it starts hundreds of times per run. */
+let faultyJs = '';
 const only = process.env.ORCH_NODE_CONFIG_FAULTS?.split(',')
   .map((s) => s.trim())
   .filter(Boolean);
@@ -27,7 +30,7 @@ const selected = NODE_CONFIG_FAULTS.filter((f) => !only || only.includes(f.name)
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 const faulty = (cmd: 'validate' | 'default', cls: string) =>
-  `${quote(process.execPath)} --import tsx ${quote(FAULTY)} ${cmd} ${cls}`;
+  `${quote(process.execPath)} ${quote(faultyJs)} ${cmd} ${cls}`;
 
 /** A test name is `<case id>: <title>`. */
 const caseIdOf = (title: string) => /^([a-z0-9-]+(?:\/[a-z0-9.-]+)+): /.exec(title)?.[1] ?? title;
@@ -103,6 +106,10 @@ function envFor(f: NodeConfigFault | undefined): Record<string, string> {
 const TIMEOUT = 20 * 60_000;
 
 describe('node agent configuration faults', () => {
+  beforeAll(() => {
+    faultyJs = compilePlain(ROOT, FAULTY_TS);
+  });
+
   it(
     'the clean validator and defaulter pass every case (through the same wrapper as the faults)',
     async () => {

@@ -4,27 +4,35 @@
 // `orch-conformance node-config validate` and `... default`. A command is a shell command line;
 // it receives the path of a file as its last argument. The validator exits 0 on a valid file
 // and non-zero on an invalid one, printing the field paths at fault; the defaulter prints the
-// file with its defaults applied (YAML or JSON). No case needs an API server.
+// file with its defaults applied (YAML or JSON). No case needs an API server. The repository's
+// own command (scripts/node-config.ts, what `orch-conformance node-config` runs) is started
+// compiled to plain JavaScript: hundreds of starts, each without registering a TypeScript loader.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compilePlain } from '../../harness/src/compile-plain.ts';
 import { runEnv } from '../../harness/src/run-env.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-const OWN = `${quote(process.execPath)} ${quote(join(ROOT, 'scripts', 'bin.mjs'))} node-config`;
+let own: string | undefined;
+/** This repository's `node-config` command, compiled on first use. */
+function ownCommand(): string {
+  own ??= `${quote(process.execPath)} ${quote(compilePlain(ROOT, join(ROOT, 'scripts', 'node-config.ts')))}`;
+  return own;
+}
 
 export const VALIDATOR_ENV = 'ORCH_NODE_CONFIG_VALIDATOR';
 export const DEFAULTER_ENV = 'ORCH_NODE_CONFIG_DEFAULTER';
 
 export function validatorCommand(): string {
-  return runEnv()[VALIDATOR_ENV] || `${OWN} validate`;
+  return runEnv()[VALIDATOR_ENV] || `${ownCommand()} validate`;
 }
 
 export function defaulterCommand(): string {
-  return runEnv()[DEFAULTER_ENV] || `${OWN} default`;
+  return runEnv()[DEFAULTER_ENV] || `${ownCommand()} default`;
 }
 
 export interface CommandResult {

@@ -305,40 +305,34 @@ export const BREAKERS: Breaker[] = [
     name: 'shutdownGracePeriodCriticalPods above shutdownGracePeriod',
     apply: (c) => {
       const { shutdownGracePeriodByPodPriority: _, ...rest } = c;
-      return fc
-        .integer({ min: 0, max: 600 })
-        .chain((total) =>
-          fc
-            .integer({ min: total + 1, max: 1200 })
-            .map((critical) =>
-              one(
-                set(rest, {
-                  shutdownGracePeriod: `${total}s`,
-                  shutdownGracePeriodCriticalPods: `${critical}s`,
-                }),
-                'shutdownGracePeriodCriticalPods',
-                'shutdownGracePeriod',
-              ),
-            ),
-        );
+      return fc.integer({ min: 0, max: 600 }).chain((total) =>
+        fc.integer({ min: total + 1, max: 1200 }).map((critical) =>
+          one(
+            set(rest, {
+              shutdownGracePeriod: `${total}s`,
+              shutdownGracePeriodCriticalPods: `${critical}s`,
+            }),
+            'shutdownGracePeriodCriticalPods',
+            'shutdownGracePeriod',
+          ),
+        ),
+      );
     },
   },
   {
     name: 'shutdownGracePeriodByPodPriority with shutdownGracePeriod set',
     apply: (c) =>
-      fc
-        .integer({ min: 1, max: 600 })
-        .map((total) =>
-          one(
-            set(c, {
-              shutdownGracePeriod: `${total}s`,
-              shutdownGracePeriodCriticalPods: '0s',
-              shutdownGracePeriodByPodPriority: [{ priority: 0, shutdownGracePeriodSeconds: 10 }],
-            }),
-            'shutdownGracePeriodByPodPriority',
-            'shutdownGracePeriod',
-          ),
+      fc.integer({ min: 1, max: 600 }).map((total) =>
+        one(
+          set(c, {
+            shutdownGracePeriod: `${total}s`,
+            shutdownGracePeriodCriticalPods: '0s',
+            shutdownGracePeriodByPodPriority: [{ priority: 0, shutdownGracePeriodSeconds: 10 }],
+          }),
+          'shutdownGracePeriodByPodPriority',
+          'shutdownGracePeriod',
         ),
+      ),
   },
   {
     name: 'enableSystemLogQuery without enableSystemLogHandler',
@@ -381,21 +375,15 @@ export const BREAKERS: Breaker[] = [
   {
     name: 'a field of the original interface (an unknown field here)',
     apply: (c) =>
-      fc
-        .constantFrom(...ORIGINAL_NAMES)
-        .map((f) =>
-          one(
-            set(c, {
-              [f]:
-                f === 'kubeReserved'
-                  ? { cpu: '1' }
-                  : f.endsWith('Cgroup') || f.endsWith('Cgroups')
-                    ? '/x'
-                    : 10,
-            }),
-            f,
-          ),
+      fc.constantFrom(...ORIGINAL_NAMES).map((f) =>
+        one(
+          set(c, {
+            [f]:
+              f === 'kubeReserved' ? { cpu: '1' } : f.endsWith('Cgroup') || f.endsWith('Cgroups') ? '/x' : 10,
+          }),
+          f,
         ),
+      ),
   },
   {
     name: 'a required field missing',

@@ -67,7 +67,10 @@ const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' &
 /** `kept` holds `given`: equal values (durations by value), objects key by key (defaults may be added). */
 function keeps(kept: unknown, given: unknown): boolean {
   if (isObject(given)) return isObject(kept) && Object.entries(given).every(([k, v]) => keeps(kept[k], v));
-  return deepEqual(kept, given) || (goDurationNs(given) !== undefined && goDurationNs(kept) === goDurationNs(given));
+  return (
+    deepEqual(kept, given) ||
+    (goDurationNs(given) !== undefined && goDurationNs(kept) === goDurationNs(given))
+  );
 }
 
 function defaultedOf(r: CommandResult): Obj {
