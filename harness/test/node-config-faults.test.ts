@@ -110,6 +110,31 @@ describe('node agent configuration faults', () => {
     faultyJs = compilePlain(ROOT, FAULTY_TS);
   });
 
+  it('every fault names catchers that are cases of suites/node-agent-config (static)', () => {
+    const ids: string[] = JSON.parse(readFileSync(join(ROOT, 'suites', 'MANIFEST.json'), 'utf8')).map(
+      (c: { id: string }) => c.id,
+    );
+    const names = NODE_CONFIG_FAULTS.map((f) => f.name);
+    expect(
+      names.filter((n, i) => names.indexOf(n) !== i),
+      'unique fault names',
+    ).toEqual([]);
+    for (const f of NODE_CONFIG_FAULTS) {
+      expect(f.catchers.length, `${f.name}: at least one catcher`).toBeGreaterThan(0);
+      for (const c of f.catchers) {
+        const matched = ids.filter((id) => matchesCase(c, id));
+        expect(
+          matched,
+          `${f.name}: "${c}" names a case of the manifest (or is a prefix of some)`,
+        ).not.toEqual([]);
+        expect(
+          matched.filter((id) => !id.startsWith('node-agent-config/')),
+          `${f.name}: "${c}" names node-agent-config cases only`,
+        ).toEqual([]);
+      }
+    }
+  });
+
   it(
     'the clean validator and defaulter pass every case (through the same wrapper as the faults)',
     async () => {
