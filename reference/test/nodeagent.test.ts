@@ -99,7 +99,7 @@ describe('loading', () => {
     expect(r.errors).toEqual([]);
     expect(r.config?.port).toBe(10250);
     expect(r.config?.imageServiceEndpoint).toBe('unix:///run/cri.sock');
-    expect((r.config?.logging as { format: string }).format).toBe('text');
+    expect((r.config?.logging as { format?: string } | undefined)?.format).toBe('text');
   });
 
   it('reports every error at once, in field.ErrorList wording', () => {
