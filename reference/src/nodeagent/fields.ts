@@ -261,6 +261,11 @@ export const FIELDS: readonly FieldDef[] = [
     beyond: `${K8S}: values and the default promiscuous-bridge are not shown`,
   }),
   f('maxPods', 'int32', 'maxPods | int32 | 110', { default: 110, min: 0, beyond: `${K8S}: not negative` }),
+  f('podsPerCore', 'int32', 'podsPerCore | int32 | 0 (no limit), not above maxPods', {
+    default: 0,
+    min: 0,
+    beyond: `${K8S}: not negative`,
+  }),
   f('podCIDR', 'string', 'podCIDR | string | empty'),
   f('podPidsLimit', 'int64', 'podPidsLimit | int64 | -1', { default: -1 }),
   f('resolvConf', 'string', 'resolvConf | string | `/etc/resolv.conf`; empty disables lookups', {

@@ -47,16 +47,15 @@ export function parseText(text: string): Parsed {
     if (depth > MAX_DEPTH) return;
     const n = node as { items?: unknown[] } | null;
     if (!n || typeof n !== 'object' || !Array.isArray(n.items)) return;
+    const seen = new Set<string>();
     n.items.forEach((item, i) => {
       const pair = item as { key?: unknown; value?: unknown } | null;
       if (pair && typeof pair === 'object' && 'key' in pair) {
         const k = pair.key as { value?: unknown } | null;
         const name = String(k && typeof k === 'object' ? k.value : k);
         const p = childPath(path, name);
-        const seen = (n.items as { key?: { value?: unknown } }[])
-          .slice(0, i)
-          .some((o) => String(o.key && typeof o.key === 'object' ? o.key.value : o.key) === name);
-        if (seen) duplicates.push(p);
+        if (seen.has(name)) duplicates.push(p);
+        seen.add(name);
         walk(pair.value, p, depth + 1);
       } else walk(item, childPath(path, i), depth + 1);
     });
@@ -92,5 +91,7 @@ function describe(v: unknown): string {
 }
 
 function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0]!;
+  const line = String((e as Error)?.message ?? e).split('\n')[0]!;
+  // the parser recurses per level: a document nested thousands deep exhausts the stack
+  return /call stack/i.test(line) ? `nested too deeply (${line})` : line;
 }
