@@ -9,7 +9,10 @@ export interface NodeConfigFault {
   name: string;
   /** Which command is faulty. */
   command: 'validator' | 'defaulter';
-  /** The class of rules the faulty validator leaves out ('defaults' for the defaulter: none applied). */
+  /**
+   * The class of rules the faulty validator leaves out; 'defaults' for the defaulter (none
+   * applied); 'original-names' for a validator that refuses the renamed fields too.
+   */
   without: string;
   breaks: string;
   catchers: string[];
@@ -86,6 +89,20 @@ export const NODE_CONFIG_FAULTS: NodeConfigFault[] = [
     'credential provider image patterns, apiVersions and names are not checked',
     ['credential-providers/'],
   ),
+  {
+    name: 'node-config-original-names',
+    command: 'validator',
+    without: 'original-names',
+    breaks:
+      'the renamed fields (agentCgroups, orchAPIQPS, orchAPIBurst, orchReserved, orchReservedCgroup) are refused as unknown',
+    catchers: [
+      `${A}unknown-fields/renamed-accepted`,
+      `${A}values/orch-reserved-local-storage`,
+      `${A}values/reserved-cgroup-absolute`,
+      `${A}properties/valid-round-trip`,
+    ],
+    reason: /the validator accepts (the file|a valid configuration)/,
+  },
   {
     name: 'node-config-defaulter-without-defaults',
     command: 'defaulter',
