@@ -1,7 +1,9 @@
 // Image patterns of a credential provider's matchImages (doc3: "patterns with optional port
 // and path; globs allowed in domain labels, each glob matching one label"): a host of
 // dot-separated labels, each letters, digits, '-' and '*' globs; then an optional `:port`
-// and `/path`. No scheme. Checked as the kubelet 1.28 parses them (a URL without scheme).
+// and `/path`. No scheme. Checked as the kubelet 1.28 parses them (a URL without scheme), with
+// a regular expression rather than the URL parser: WHATWG URL parsing accepts and rewrites more
+// (percent-escapes, user info, international names) than a pattern may hold.
 
 const LABEL = /^[a-zA-Z0-9*]([-a-zA-Z0-9*]*[a-zA-Z0-9*])?$/;
 const PATTERN = /^([^/:]+)(?::(\d{1,5}))?(\/[^\s]*)?$/;
