@@ -12,13 +12,7 @@ export interface StatusObject {
   message?: string;
   reason?: string;
   code?: number;
-  details?: {
-    name?: string;
-    group?: string;
-    kind?: string;
-    causes?: { reason?: string; message?: string; field?: string }[];
-    retryAfterSeconds?: number;
-  };
+  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[]; retryAfterSeconds?: number };
   metadata?: Record<string, unknown>;
 }
 
@@ -133,8 +127,7 @@ export class Client {
       else body = JSON.stringify(this.d.out(o.body));
       headers['content-type'] = this.d.w(o.contentType ?? 'application/json');
     }
-    for (const [k, v] of Object.entries(o.headers ?? {}))
-      headers[k.toLowerCase()] = Array.isArray(v) ? v.map((x) => this.d.w(x)) : this.d.w(v);
+    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = Array.isArray(v) ? v.map((x) => this.d.w(x)) : this.d.w(v);
     const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const method = (o.method ?? 'GET').toUpperCase();
     const started = Date.now();
@@ -158,20 +151,14 @@ export class Client {
     }
   }
 
-  get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) =>
-    this.request({ ...o, path, method: 'GET' });
+  get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'GET' });
   post = (path: string, body: unknown, o: Omit<RequestOptions, 'path' | 'method' | 'body'> = {}) =>
     this.request({ ...o, path, body, method: 'POST' });
   put = (path: string, body: unknown, o: Omit<RequestOptions, 'path' | 'method' | 'body'> = {}) =>
     this.request({ ...o, path, body, method: 'PUT' });
-  patch = (
-    path: string,
-    body: unknown,
-    contentType: string,
-    o: Omit<RequestOptions, 'path' | 'method' | 'body' | 'contentType'> = {},
-  ) => this.request({ ...o, path, body, contentType, method: 'PATCH' });
-  delete = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) =>
-    this.request({ ...o, path, method: 'DELETE' });
+  patch = (path: string, body: unknown, contentType: string, o: Omit<RequestOptions, 'path' | 'method' | 'body' | 'contentType'> = {}) =>
+    this.request({ ...o, path, body, contentType, method: 'PATCH' });
+  delete = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'DELETE' });
 
   async close(): Promise<void> {
     await this.agent.close();
@@ -216,9 +203,7 @@ export function makeResponse(
       return Array.isArray(v) ? v : [v];
     },
     describe: () => {
-      const s = statusObj
-        ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}`
-        : ` ${text.slice(0, 200)}`;
+      const s = statusObj ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}` : ` ${text.slice(0, 200)}`;
       return `${method} ${path} -> ${status}${s}`;
     },
   };

@@ -38,15 +38,11 @@ const read = (p: string) => readFileSync(p, 'utf8');
 
 /** Flags win over environment, environment over kubeconfig. */
 export function resolveTarget(flags: TargetFlags = {}, env: NodeJS.ProcessEnv = process.env): Target {
-  const dialectName = (flags.dialect ??
-    (env.ORCH_DIALECT as DialectName | undefined) ??
-    'orch') as DialectName;
-  if (dialectName !== 'orch' && dialectName !== 'kubernetes')
-    throw new Error(`unknown dialect "${dialectName}" (orch or kubernetes)`);
+  const dialectName = (flags.dialect ?? (env.ORCH_DIALECT as DialectName | undefined) ?? 'orch') as DialectName;
+  if (dialectName !== 'orch' && dialectName !== 'kubernetes') throw new Error(`unknown dialect "${dialectName}" (orch or kubernetes)`);
   const kubeconfig = flags.kubeconfig ?? env.ORCH_KUBECONFIG;
   let t: Target = { url: '', dialect: dialectName };
-  if (kubeconfig)
-    t = { ...fromKubeconfig(kubeconfig, flags.context ?? env.ORCH_CONTEXT), dialect: dialectName };
+  if (kubeconfig) t = { ...fromKubeconfig(kubeconfig, flags.context ?? env.ORCH_CONTEXT), dialect: dialectName };
   const url = flags.endpoint ?? env.ORCH_ENDPOINT;
   if (url) t.url = url;
   const token = flags.token ?? env.ORCH_TOKEN ?? (flags.tokenFile ? read(flags.tokenFile).trim() : undefined);

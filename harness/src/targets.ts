@@ -46,8 +46,7 @@ export interface Declared {
 export const AUTH_METHODS = {
   'client-cert': '--client-ca-file',
   'token-file': '--token-auth-file',
-  'service-account':
-    '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
+  'service-account': '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
   bootstrap: '--enable-bootstrap-token-auth (and --controllers=*,tokencleaner)',
   requestheader: 'the --requestheader-* flags',
   oidc: 'the --oidc-* flags',
@@ -58,9 +57,7 @@ export const AUTH_METHODS = {
 export type AuthMethod = keyof typeof AUTH_METHODS;
 
 /** The methods a target trusting the fixtures has when its declaration does not list them: the first set of flags `orch-conformance fixtures` prints. */
-export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter(
-  (m) => m !== 'oidc-sub',
-);
+export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter((m) => m !== 'oidc-sub');
 
 export interface NamedTarget {
   /** "main" for the target the run was given; the embedded servers have their own names. */
@@ -146,9 +143,7 @@ export function parseAuthMethods(s: string): AuthMethod[] {
     .map((x) => x.trim())
     .filter(Boolean)) {
     if (!(part in AUTH_METHODS))
-      throw new Error(
-        `${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`,
-      );
+      throw new Error(`${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`);
     out.push(part as AuthMethod);
   }
   return out;

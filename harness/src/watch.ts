@@ -87,8 +87,7 @@ export class WatchStream {
   }
 
   private finish(): void {
-    if (this.buffer.trim() && !this.error)
-      this.error = new Error(`watch stream ended mid-document: ${this.buffer.slice(0, 120)}`);
+    if (this.buffer.trim() && !this.error) this.error = new Error(`watch stream ended mid-document: ${this.buffer.slice(0, 120)}`);
     this.ended = true;
     this.wake();
   }
@@ -107,8 +106,7 @@ export class WatchStream {
       if (this.error) throw this.error;
       if (this.ended) throw new Error(`watch stream ended after ${this.events.length} events`);
       const left = deadline - Date.now();
-      if (left <= 0)
-        throw new Error(`no watch event within ${timeoutMs} ms (received ${this.events.length} so far)`);
+      if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms (received ${this.events.length} so far)`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {

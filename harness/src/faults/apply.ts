@@ -135,12 +135,7 @@ const jsonOf = (b: Buffer): any => {
 
 /** A GET of the object a write names, sent in its place; `held` remembers the write. */
 function readInstead(r: ProxiedRequest, held: WeakMap<ProxiedRequest, ProxiedRequest>): ProxiedRequest {
-  const read: ProxiedRequest = {
-    ...r,
-    method: 'GET',
-    body: Buffer.alloc(0),
-    url: new URL(r.url.pathname, r.url),
-  };
+  const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0), url: new URL(r.url.pathname, r.url) };
   held.set(read, r);
   return read;
 }

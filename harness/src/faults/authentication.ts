@@ -18,22 +18,16 @@ const isReview = (r: ProxiedRequest, re: RegExp) => r.method === 'POST' && re.te
 export const AUTHENTICATION_FAULTS: Fault[] = [
   {
     name: 'auth-invalid-token-anonymous',
-    breaks:
-      'doc3 § Authentication: a request with an invalid bearer token is rejected with 401, not treated as anonymous (served as anonymous)',
+    breaks: 'doc3 § Authentication: a request with an invalid bearer token is rejected with 401, not treated as anonymous (served as anonymous)',
     area: 'authentication',
     catchers: ['authentication/bearer/invalid-token-401', 'authentication/errors/invalid-bearer'],
     // the same rule: every refusal these cases check is a 401 for a token no method accepts
-    alsoFails: [
-      'authentication/service-account/lookup-revokes',
-      'authentication/service-account/other-audience',
-    ],
-    response: (r, res, up) =>
-      res.status === 401 && header(r, 'authorization') ? up.send(withoutAuth(r)) : res,
+    alsoFails: ['authentication/service-account/lookup-revokes', 'authentication/service-account/other-audience'],
+    response: (r, res, up) => (res.status === 401 && header(r, 'authorization') ? up.send(withoutAuth(r)) : res),
   },
   {
     name: 'auth-anonymous-as-admin',
-    breaks:
-      "doc3 § Authentication: requests no method accepts are anonymous, user system:anonymous (served with the administrator's credentials)",
+    breaks: 'doc3 § Authentication: requests no method accepts are anonymous, user system:anonymous (served with the administrator\'s credentials)',
     area: 'authentication',
     catchers: ['authentication/anonymous/identity'],
     request: (r) => {
@@ -43,8 +37,7 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
   },
   {
     name: 'auth-authenticated-group-dropped',
-    breaks:
-      'doc3 § Authentication: every authenticated user gets the group system:authenticated (dropped from the SelfSubjectReview)',
+    breaks: 'doc3 § Authentication: every authenticated user gets the group system:authenticated (dropped from the SelfSubjectReview)',
     area: 'authentication',
     catchers: ['authentication/self-review/user-info', 'authentication/service-account/user-and-groups'],
     response: (r, res) =>
@@ -58,30 +51,23 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
   },
   {
     name: 'auth-service-account-groups-dropped',
-    breaks:
-      'doc3 § Authentication, Service account token: groups system:serviceaccounts and system:serviceaccounts:<namespace> (the namespace group dropped)',
+    breaks: 'doc3 § Authentication, Service account token: groups system:serviceaccounts and system:serviceaccounts:<namespace> (the namespace group dropped)',
     area: 'authentication',
     catchers: ['authentication/service-account/user-and-groups'],
     // the token reviews and the self review show the same groups of a service account
-    alsoFails: [
-      'authentication/token-review/v1-answer',
-      'authentication/token-review/v1beta1-answer',
-      'authentication/self-review/user-info',
-    ],
+    alsoFails: ['authentication/token-review/v1-answer', 'authentication/token-review/v1beta1-answer', 'authentication/self-review/user-info'],
     response: (r, res) =>
       isReview(r, SSR) || isReview(r, TOKEN_REVIEW)
         ? mapJson(res, (j) => {
             const u = j?.status?.userInfo ?? j?.status?.user;
-            if (u?.groups)
-              u.groups = u.groups.filter((g: string) => !g.startsWith('system:serviceaccounts:'));
+            if (u?.groups) u.groups = u.groups.filter((g: string) => !g.startsWith('system:serviceaccounts:'));
             return j;
           })
         : res,
   },
   {
     name: 'auth-revoked-token-served',
-    breaks:
-      'doc3 § Authentication: with --service-account-lookup, tokens deleted through the API are revoked (a token once accepted is served on)',
+    breaks: 'doc3 § Authentication: with --service-account-lookup, tokens deleted through the API are revoked (a token once accepted is served on)',
     area: 'authentication',
     catchers: ['authentication/service-account/lookup-revokes'],
     ...resentAsAdmin(admin, (r, res) => {
@@ -93,23 +79,17 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
   },
   {
     name: 'auth-token-review-wrong-version',
-    breaks:
-      'doc3 § Review objects: the TokenReview response must use the same API version as the request (v1beta1 answered as v1)',
+    breaks: 'doc3 § Review objects: the TokenReview response must use the same API version as the request (v1beta1 answered as v1)',
     area: 'authentication',
     catchers: ['authentication/token-review/v1beta1-answer'],
     response: (r, res) =>
       isReview(r, TOKEN_REVIEW) && r.url.pathname.includes('/v1beta1/')
-        ? mapJson(res, (j) =>
-            j?.kind === 'TokenReview'
-              ? { ...j, apiVersion: String(j.apiVersion).replace('/v1beta1', '/v1') }
-              : j,
-          )
+        ? mapJson(res, (j) => (j?.kind === 'TokenReview' ? { ...j, apiVersion: String(j.apiVersion).replace('/v1beta1', '/v1') } : j))
         : res,
   },
   {
     name: 'auth-token-review-failure-as-401',
-    breaks:
-      'doc3 § Errors: token review failure is authenticated: false with an optional error (answered as a 401 Status)',
+    breaks: 'doc3 § Errors: token review failure is authenticated: false with an optional error (answered as a 401 Status)',
     area: 'authentication',
     catchers: ['authentication/token-review/failure'],
     response: (r, res) => {
@@ -121,8 +101,7 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
   },
   {
     name: 'auth-token-review-audiences-dropped',
-    breaks:
-      'Kubernetes (beyond doc3 § Review objects): a TokenReview answers the audiences the token is valid for in status.audiences (dropped)',
+    breaks: 'Kubernetes (beyond doc3 § Review objects): a TokenReview answers the audiences the token is valid for in status.audiences (dropped)',
     area: 'authentication',
     catchers: ['authentication/token-review/audiences'],
     response: (r, res) =>
@@ -135,8 +114,7 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
   },
   {
     name: 'auth-user-uid-dropped',
-    breaks:
-      'doc3 § Self review: status.userInfo is filled with username, uid, groups, extra (the uid dropped)',
+    breaks: "doc3 § Self review: status.userInfo is filled with username, uid, groups, extra (the uid dropped)",
     area: 'authentication',
     catchers: ['authentication/self-review/user-info', 'authentication/service-account/user-and-groups'],
     response: (r, res) =>

@@ -13,8 +13,7 @@ const isPost = (r: ProxiedRequest, re: RegExp) => r.method === 'POST' && re.test
 export const AUTHORIZATION_FAULTS: Fault[] = [
   {
     name: 'authz-sar-ignores-groups',
-    breaks:
-      "doc2 § Retired API versions and replacements: SubjectAccessReview's spec.groups (ignored: the review decides for the user alone)",
+    breaks: "doc2 § Retired API versions and replacements: SubjectAccessReview's spec.groups (ignored: the review decides for the user alone)",
     area: 'authorization',
     catchers: ['authorization/review/subject-access-review-groups'],
     request: (r) => {
@@ -47,16 +46,14 @@ export const AUTHORIZATION_FAULTS: Fault[] = [
   },
   {
     name: 'authz-impersonation-ignored',
-    breaks:
-      'doc3 § Authentication, Impersonation headers: requests are evaluated as the target (the headers ignored on self reviews: the caller is reported)',
+    breaks: 'doc3 § Authentication, Impersonation headers: requests are evaluated as the target (the headers ignored on self reviews: the caller is reported)',
     area: 'authorization',
     catchers: ['authorization/impersonation/'],
     request: (r) => (isPost(r, /\/selfsubjectreviews$/) ? withoutImpersonation(r) : r),
   },
   {
     name: 'authz-forbidden-served-as-admin',
-    breaks:
-      'Kubernetes (beyond doc3): nothing is granted to a user without a rule (a 403 for an impersonated user re-sent as the administrator)',
+    breaks: 'Kubernetes (beyond doc3): nothing is granted to a user without a rule (a 403 for an impersonated user re-sent as the administrator)',
     area: 'authorization',
     catchers: ['authorization/rbac/', 'authorization/law/rbac-model', 'authorization/escalation/'],
     // the impersonation cases check 403s of impersonated requests too
@@ -65,21 +62,17 @@ export const AUTHORIZATION_FAULTS: Fault[] = [
   },
   {
     name: 'authz-escalation-allowed',
-    breaks:
-      'Kubernetes (beyond doc3): a role or binding that grants more than its creator holds is refused (re-sent as the administrator)',
+    breaks: 'Kubernetes (beyond doc3): a role or binding that grants more than its creator holds is refused (re-sent as the administrator)',
     area: 'authorization',
     catchers: ['authorization/escalation/'],
     ...resentAsAdmin(
       admin,
-      (_r, res) =>
-        res.status === 403 &&
-        /attempting to grant RBAC permissions not currently held/.test(res.body.toString('utf8')),
+      (_r, res) => res.status === 403 && /attempting to grant RBAC permissions not currently held/.test(res.body.toString('utf8')),
     ),
   },
   {
     name: 'authz-rules-review-names-dropped',
-    breaks:
-      "Kubernetes (beyond doc3): a SelfSubjectRulesReview lists the caller's rules as they are (resourceNames dropped)",
+    breaks: "Kubernetes (beyond doc3): a SelfSubjectRulesReview lists the caller's rules as they are (resourceNames dropped)",
     area: 'authorization',
     catchers: ['authorization/review/self-subject-rules-review'],
     response: (r, res) =>
