@@ -5,6 +5,7 @@
 //   run     the conformance suites (scripts/run.ts)
 //   merge   merge the reports of shards (scripts/merge.ts)
 //   fixtures  the authentication fixtures a target must trust (scripts/fixtures.ts)
+//   node-config  validate and default node agent configuration files (scripts/node-config.ts)
 
 const USAGE = `Usage: orch-conformance <command> [flags]
 
@@ -16,6 +17,9 @@ Commands:
   serve    run the reference server standalone (orch-conformance serve --help)
   fixtures write the credentials a target must trust for the authentication suites,
            and print the server flags (orch-conformance fixtures --help)
+  node-config
+           validate a node agent configuration file, print it defaulted, or print its
+           JSON schema (orch-conformance node-config --help)
   help     this text
 
 Examples:
@@ -55,6 +59,13 @@ switch (cmd) {
     register();
     const { fixtures } = await import('./fixtures.ts');
     process.exit(await fixtures(rest));
+    break;
+  }
+  case 'node-config': {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const { nodeConfig } = await import('./node-config.ts');
+    process.exitCode = nodeConfig(rest);
     break;
   }
   case 'help':

@@ -76,6 +76,17 @@ declaration they probe what a probe can prove, else skip saying what to declare)
   The cases wait at most 60 s for a declared window. With no target given, the embedded
   run starts more reference servers (short windows; the WatchList gate off; trusting the
   authentication fixtures, twice) and routes the cases that need them there.
+Node agent configuration (the node-agent-config area; no API server is used):
+  --node-config-validator CMD
+                          command that validates a node agent configuration file: it gets
+                          the file's path as its last argument, exits non-zero on an invalid
+                          file and prints the field paths at fault (default: this
+                          repository's \`orch-conformance node-config validate\`)
+                                                                (ORCH_NODE_CONFIG_VALIDATOR)
+  --node-config-defaulter CMD
+                          command that prints the file with its defaults applied, as YAML
+                          or JSON (default: \`orch-conformance node-config default\`)
+                                                                (ORCH_NODE_CONFIG_DEFAULTER)
 Selection:
   --area A[,B...]         only these areas (folders under suites/: ${areaList()})
   --case ID[,ID...]       only cases whose id starts with ID (e.g. crud/create, watch/law/)
@@ -149,6 +160,8 @@ export interface RunOptions {
     authMethods?: string;
     serverCommand?: string;
   };
+  /** Commands of the node agent configuration cases (the ORCH_NODE_CONFIG_* variables reach them as they are). */
+  nodeConfig: { validator?: string; defaulter?: string };
   selection: Selection;
   runs?: number;
   seed?: number;
@@ -189,6 +202,8 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'auth-fixtures': { type: 'string' },
         'server-command': { type: 'string' },
         'auth-methods': { type: 'string' },
+        'node-config-validator': { type: 'string' },
+        'node-config-defaulter': { type: 'string' },
         area: { type: 'string', multiple: true },
         case: { type: 'string', multiple: true },
         shard: { type: 'string' },
@@ -219,6 +234,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
       context: str('context'),
     },
     declared: {},
+    nodeConfig: {},
     selection: {
       areas: list(values.area as string[] | undefined),
       cases: list(values.case as string[] | undefined),
@@ -276,6 +292,15 @@ export function parseRunArgs(argv: string[]): RunOptions {
       throw new UsageError(`--auth-methods: ${(e as Error).message}`);
     }
     opts.declared.authMethods = methods;
+  }
+  for (const [flag, key] of [
+    ['node-config-validator', 'validator'],
+    ['node-config-defaulter', 'defaulter'],
+  ] as const) {
+    const v = str(flag);
+    if (v === undefined) continue;
+    if (v.trim() === '') throw new UsageError(`--${flag}: no command given`);
+    opts.nodeConfig[key] = v;
   }
   if (values.area !== undefined && opts.selection.areas.length === 0)
     throw new UsageError('--area: no area given');
@@ -359,6 +384,8 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (d.authFixtures !== undefined) env[DECLARE_ENV.authFixtures] = d.authFixtures;
   if (d.authMethods !== undefined) env[DECLARE_ENV.authMethods] = d.authMethods;
   if (d.serverCommand !== undefined) env[SERVER_COMMAND_ENV] = d.serverCommand;
+  if (opts.nodeConfig.validator !== undefined) env.ORCH_NODE_CONFIG_VALIDATOR = opts.nodeConfig.validator;
+  if (opts.nodeConfig.defaulter !== undefined) env.ORCH_NODE_CONFIG_DEFAULTER = opts.nodeConfig.defaulter;
   return env;
 }
 

@@ -1,5 +1,6 @@
 // The catalogue of faults: each breaks one rule of the spec and names the suite area that
-// must catch it. Each area keeps its faults in its own file here.
+// must catch it. Each area keeps its faults in its own file here. The node-agent-config suite
+// runs commands, not requests: its faults are faulty commands, listed apart in node-config.ts.
 import type { Fault } from '../fault-proxy.ts';
 import { APPLY_FAULTS } from './apply.ts';
 import { AUTHENTICATION_FAULTS } from './authentication.ts';
