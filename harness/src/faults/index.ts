@@ -1,6 +1,7 @@
 // The catalogue of faults: each breaks one rule of the spec and names the suite area that
 // must catch it. Each area keeps its faults in its own file here.
 import type { Fault } from '../fault-proxy.ts';
+import { ADMISSION_FAULTS } from './admission.ts';
 import { APPLY_FAULTS } from './apply.ts';
 import { AUTHENTICATION_FAULTS } from './authentication.ts';
 import { AUTHORIZATION_FAULTS } from './authorization.ts';
@@ -37,6 +38,7 @@ export const FAULTS: Fault[] = [
   ...AUTHORIZATION_FAULTS,
   ...HEALTH_FAULTS,
   ...CEL_FAULTS,
+  ...ADMISSION_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {
