@@ -122,6 +122,8 @@ const INVALID: [string, Hook[], Cause][] = [
   ['a URL with a fragment', [hook({ clientConfig: { url: 'https://hooks.example.com/check#frag' } })], invalid(`${W}.clientConfig.url`, q('frag'), 'fragments are not permitted in the URL')],
   ['a URL with a query', [hook({ clientConfig: { url: 'https://hooks.example.com/check?a=b' } })], invalid(`${W}.clientConfig.url`, q('a=b'), 'query parameters are not permitted in the URL')],
   ['a URL Go cannot parse', [hook({ clientConfig: { url: '://x' } })], required(`${W}.clientConfig.url`, `url must be a valid URL: parse "://x": missing protocol scheme${FORM}`)],
+  ['a URL with an unclosed IPv6 host', [hook({ clientConfig: { url: 'https://[::1' } })], required(`${W}.clientConfig.url`, `url must be a valid URL: parse "https://[::1": missing ']' in host${FORM}`)],
+  ['a URL with a bad escape', [hook({ clientConfig: { url: 'https://x/%zz' } })], required(`${W}.clientConfig.url`, `url must be a valid URL: parse "https://x/%zz": invalid URL escape "%zz"${FORM}`)],
   ['a service without name', [hook({ clientConfig: { service: { namespace: 'ns' } } })], required(`${W}.clientConfig.service.name`, 'service name is required')],
   ['a service without namespace', [hook({ clientConfig: { service: { name: 'svc' } } })], required(`${W}.clientConfig.service.namespace`, 'service namespace is required')],
   ['a service port 0', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', port: 0 } } })], invalid(`${W}.clientConfig.service.port`, '0', 'port is not valid: must be between 1 and 65535, inclusive')],

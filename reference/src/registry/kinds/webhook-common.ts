@@ -269,6 +269,7 @@ function parseUrl(raw: string): ParsedUrl | { error: string } {
   }
   let user: string | undefined;
   let host = '';
+  let path = rest;
   if (rest.startsWith('//')) {
     const authEnd = rest.indexOf('/', 2);
     const authority = authEnd < 0 ? rest.slice(2) : rest.slice(2, authEnd);
@@ -277,9 +278,15 @@ function parseUrl(raw: string): ParsedUrl | { error: string } {
       user = authority.slice(0, at);
       host = authority.slice(at + 1);
     } else host = authority;
+    path = authEnd < 0 ? '' : rest.slice(authEnd);
+    if (host.startsWith('[') && !host.includes(']')) return fail("missing ']' in host");
     const port = /:([^\]]*)$/.exec(host);
     if (port && !host.startsWith('[') && !/^[0-9]*$/.test(port[1]!))
       return fail(`invalid port ${JSON.stringify(`:${port[1]}`)} after host`);
+  }
+  for (const part of [path, fragment]) {
+    const bad = /%(?![0-9A-Fa-f]{2})(.{0,2})/.exec(part);
+    if (bad) return fail(`invalid URL escape ${JSON.stringify(`%${bad[1]}`)}`);
   }
   return { scheme, user, host, rawQuery, fragment };
 }
