@@ -138,6 +138,7 @@ const INVALID: [string, Hook[], Cause][] = [
   ['a match condition without name', [hook({ matchConditions: [{ name: '', expression: 'true' }] })], required(`${W}.matchConditions[0].name`)],
   ['duplicate match condition names', [hook({ matchConditions: [{ name: 'a', expression: 'true' }, { name: 'a', expression: 'false' }] })], { field: `${W}.matchConditions[1].name`, reason: 'FieldValueDuplicate', message: `Duplicate value: ${q('a')}` }],
   ['a match condition that is not bool', [hook({ matchConditions: [{ name: 'a', expression: "'yes'" }] })], invalid(`${W}.matchConditions[0].expression`, q("'yes'"), 'must evaluate to bool')],
+  ['a match condition reading the request\'s object (the request has none)', [hook({ matchConditions: [{ name: 'a', expression: 'request.object == null' }] })], invalid(`${W}.matchConditions[0].expression`, q('request.object == null'), "compilation failed: ERROR: <input>:1:8: undefined field 'object'\n | request.object == null\n | .......^")],
   ['65 match conditions', [hook({ matchConditions: Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' })) })], { field: `${W}.matchConditions`, reason: 'FieldValueTooMany', message: 'Too many: 65: must have at most 64 items' }],
 ];
 

@@ -146,7 +146,11 @@ export const ADMISSION_FAULTS: Fault[] = [
     breaks:
       'doc3 § Webhook configuration objects: match condition expressions are compiled, over their declared variables, to a bool when the configuration is written (the proxy sends every non-blank expression as `true`, so one that does not compile or is not a bool is accepted)',
     area: 'admission',
-    catchers: ['admission/configuration/match-condition-not-bool', 'admission/configuration/match-condition-undeclared'],
+    catchers: [
+      'admission/configuration/match-condition-not-bool',
+      'admission/configuration/match-condition-undeclared',
+      'admission/configuration/match-condition-request-typed',
+    ],
     request: (r) =>
       rewriteWebhooks(r, (hooks) => {
         let changed = false;

@@ -6,7 +6,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { compile } from '../../cel/compile.ts';
 import { newEnvironment } from '../../cel/environment.ts';
 import { AUTHORIZER_TYPE } from '../../cel/library-authorizer.ts';
-import type { DeclType } from '../../cel/types.ts';
+import { type DeclType, declare, type MessageDeclaration } from '../../cel/types.ts';
 import { errors, type StatusCause } from '../../errors/status.ts';
 import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
@@ -340,31 +340,58 @@ function validateClientConfig(field: string, cc: Rec): StatusCause[] {
 
 const DYN: DeclType = { kind: 'dyn', name: 'dyn', maxSize: 3 * 1024 * 1024, minSize: 1, schemaType: '' };
 const AUTHORIZER: DeclType = { kind: 'dyn', name: AUTHORIZER_TYPE, maxSize: 1, minSize: 1, schemaType: '' };
-const MATCH_VARIABLES = new Map<string, DeclType>([
-  ['object', DYN],
-  ['oldObject', DYN],
-  ['request', DYN],
-  ['authorizer', AUTHORIZER],
-]);
 
-let matchEnvironment: Environment | undefined;
+const groupVersionKind = obj({ group: str(), version: str(), kind: str() });
+const groupVersionResource = obj({ group: str(), version: str(), resource: str() });
 
-/** The environment of match conditions: `object`, `oldObject` and `request` dynamic, `authorizer` typed. */
-function matchEnv(): Environment {
+/** The review request as match conditions see it: without object and oldObject; options dynamic. */
+const admissionRequest = obj({
+  uid: str(),
+  kind: groupVersionKind,
+  resource: groupVersionResource,
+  subResource: str(),
+  requestKind: groupVersionKind,
+  requestResource: groupVersionResource,
+  requestSubResource: str(),
+  name: str(),
+  namespace: str(),
+  operation: str(),
+  userInfo: obj({ username: str(), uid: str(), groups: arr(str()), extra: mapOf(arr(str())) }),
+  dryRun: { type: 'boolean' },
+  options: {},
+});
+
+let matchEnvironment: { env: Environment; vars: Map<string, DeclType> } | undefined;
+
+/**
+ * The environment of match conditions, as Kubernetes 1.28 declares it: `object` and `oldObject`
+ * dynamic, `request` the typed review request, `authorizer` the authorizer.
+ */
+function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
   if (!matchEnvironment) {
     const env = newEnvironment();
+    const messages: MessageDeclaration[] = [];
+    const request = declare(admissionRequest, 'orch.AdmissionRequest', messages);
+    for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
     env.registerVariable('object', 'dyn');
     env.registerVariable('oldObject', 'dyn');
-    env.registerVariable('request', 'dyn');
+    env.registerVariable('request', request.name);
     env.registerVariable('authorizer', AUTHORIZER_TYPE);
-    matchEnvironment = env;
+    const vars = new Map<string, DeclType>([
+      ['object', DYN],
+      ['oldObject', DYN],
+      ['request', request],
+      ['authorizer', AUTHORIZER],
+    ]);
+    matchEnvironment = { env, vars };
   }
   return matchEnvironment;
 }
 
 /** Why a match condition's expression is refused (compiled as Kubernetes 1.28 does), or undefined. */
 export function matchConditionProblem(expression: string): string | undefined {
-  const c = compile(matchEnv(), expression, MATCH_VARIABLES);
+  const { env, vars } = matchEnv();
+  const c = compile(env, expression, vars);
   if ('error' in c) return `compilation failed: ${c.error}`;
   const type = c.program.type;
   if (type !== 'bool' && type !== 'dyn') return 'must evaluate to bool';
