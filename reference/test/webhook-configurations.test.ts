@@ -3,6 +3,7 @@
 // silent): the v1 defaults, Kubernetes 1.28's validation of every webhook field with its field
 // paths and messages, on create and on update, a round trip, discovery and the table columns.
 // Expected values come from doc3 and Kubernetes 1.28, never from the server's output.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 
@@ -324,5 +325,49 @@ describe('webhook configurations: update, round trip, table, discovery', () => {
       expect(res, plural).toMatchObject({ kind, namespaced: false, categories: ['api-extensions'] });
       expect([...res.verbs].sort()).toEqual(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
     }
+  });
+});
+
+/** Every path of a JSON value (objects and lists), the root included. */
+function pathsOf(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+  const out = [at];
+  if (Array.isArray(v)) v.forEach((x, i) => out.push(...pathsOf(x, [...at, i])));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...pathsOf(x, [...at, k]));
+  return out;
+}
+
+function setAt(v: any, path: (string | number)[], value: unknown): any {
+  if (path.length === 0) return value;
+  const copy = Array.isArray(v) ? [...v] : { ...v };
+  copy[path[0]!] = setAt(v?.[path[0]!], path.slice(1), value);
+  return copy;
+}
+
+describe('webhook configurations: bad input', () => {
+  const full = hook({
+    clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/v', port: 443 }, caBundle: 'AAAA' },
+    matchConditions: [{ name: 'a', expression: 'true' }],
+    namespaceSelector: { matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] },
+    objectSelector: { matchLabels: { a: 'b' } },
+    reinvocationPolicy: 'Never',
+    timeoutSeconds: 5,
+  });
+  const PATHS = pathsOf([full]);
+
+  it('a webhook with any one value replaced by any JSON value is answered below 500, a refusal with a Status', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.array(fc.tuple(fc.constantFrom(...PATHS), fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 3 }),
+        async (mutating, changes) => {
+          let webhooks: any = [full];
+          for (const [path, value] of changes) webhooks = setAt(webhooks, path, value);
+          const r = await ts.req('POST', pathOf(mutating), { ...config(kindOf(mutating), uniqueName('fz'), []), webhooks });
+          expect(r.status, JSON.stringify({ webhooks, answer: r.json })).toBeLessThan(500);
+          if (r.status >= 400) expect(r.json?.kind).toBe('Status');
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
