@@ -331,7 +331,10 @@ describe('webhook configurations: update, round trip, table, discovery', () => {
 /** Every path of a JSON value (objects and lists), the root included. */
 function pathsOf(v: unknown, at: (string | number)[] = []): (string | number)[][] {
   const out = [at];
-  if (Array.isArray(v)) v.forEach((x, i) => out.push(...pathsOf(x, [...at, i])));
+  if (Array.isArray(v))
+    v.forEach((x, i) => {
+      out.push(...pathsOf(x, [...at, i]));
+    });
   else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...pathsOf(x, [...at, k]));
   return out;
 }
