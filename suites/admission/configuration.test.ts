@@ -1,4 +1,5 @@
-// doc3 § Webhook configuration objects as rows (rows/*.yaml, validated by rows.schema.json when
+// doc3 § Webhook configuration objects (and the rules of § Webhook contract and § Limits about
+// those objects) as rows (rows/*.yaml, validated by rows.schema.json when
 // this file loads): ValidatingWebhookConfiguration and MutatingWebhookConfiguration written with
 // one webhook field changed, each row one case at the level of the table row it checks. A row
 // whose refusal the text leaves unshaped also gets a `/kubernetes-shape` case at level BEYOND
@@ -12,7 +13,7 @@ import { runRow } from './runner.ts';
 const SECTION = 'Webhook configuration objects';
 
 function caseDef(row: LoadedRow): CaseDef {
-  return { id: row.id, title: row.title, doc: 3, section: SECTION, place: row.place, level: row.level };
+  return { id: row.id, title: row.title, doc: 3, section: row.section ?? SECTION, place: row.place, level: row.level };
 }
 
 /** The BEYOND twin of a refused row checked leniently at its own level. */

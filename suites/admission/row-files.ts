@@ -21,6 +21,7 @@ export interface Violation {
 export interface Row {
   id: string;
   title: string;
+  section?: string;
   place: string;
   level: Level;
   note?: string;
