@@ -483,6 +483,32 @@ data:
         });
         return `${tns}-readers`;
       },
+      'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': async () => {
+        await post('/apis/admissionregistration.orch.io/v1/validatingwebhookconfigurations', {
+          metadata: { name: `${tns}-checks` },
+          webhooks: ['a', 'b'].map((n) => ({
+            name: `${n}.checks.example.orch.io`,
+            clientConfig: { url: 'https://hooks.example.com/check' },
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          })),
+        });
+        return `${tns}-checks`;
+      },
+      'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': async () => {
+        await post('/apis/admissionregistration.orch.io/v1/mutatingwebhookconfigurations', {
+          metadata: { name: `${tns}-defaults` },
+          webhooks: [
+            {
+              name: 'defaults.example.orch.io',
+              clientConfig: { service: { namespace: tns, name: 'hooks' } },
+              sideEffects: 'None',
+              admissionReviewVersions: ['v1'],
+            },
+          ],
+        });
+        return `${tns}-defaults`;
+      },
     };
 
     /** The cells kubectl prints for some kinds (the rest: the row is there, with every column). */
@@ -539,6 +565,8 @@ data:
         ROLE: `ClusterRole/${tns}-reader`,
         ...(wide ? { USERS: 'alice, bob', GROUPS: '', SERVICEACCOUNTS: '' } : {}),
       }),
+      'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': () => ({ WEBHOOKS: '2' }),
+      'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': () => ({ WEBHOOKS: '1' }),
     };
 
     /** Events print no NAME but with -o wide: their rows are told apart by REASON. */

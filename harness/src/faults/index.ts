@@ -2,6 +2,7 @@
 // must catch it. Each area keeps its faults in its own file here. The node-agent-config suite
 // runs commands, not requests: its faults are faulty commands, listed apart in node-config.ts.
 import type { Fault } from '../fault-proxy.ts';
+import { ADMISSION_FAULTS } from './admission.ts';
 import { APPLY_FAULTS } from './apply.ts';
 import { AUTHENTICATION_FAULTS } from './authentication.ts';
 import { AUTHORIZATION_FAULTS } from './authorization.ts';
@@ -38,6 +39,7 @@ export const FAULTS: Fault[] = [
   ...AUTHORIZATION_FAULTS,
   ...HEALTH_FAULTS,
   ...CEL_FAULTS,
+  ...ADMISSION_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {

@@ -9,6 +9,7 @@ import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { leaseDef } from './lease.ts';
+import { mutatingWebhookConfigurationDef } from './mutatingwebhookconfiguration.ts';
 import { namespaceDef } from './namespace.ts';
 import { nodeDef } from './node.ts';
 import { podDef } from './pod.ts';
@@ -17,6 +18,7 @@ import { roleBindingDef } from './rolebinding.ts';
 import { secretDef } from './secret.ts';
 import { serviceDef } from './service.ts';
 import { serviceAccountDef } from './serviceaccount.ts';
+import { validatingWebhookConfigurationDef } from './validatingwebhookconfiguration.ts';
 
 export function builtinKinds(registry: () => Registry): ResourceDef[] {
   return [
@@ -37,6 +39,8 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     clusterRoleDef,
     roleBindingDef,
     clusterRoleBindingDef,
+    validatingWebhookConfigurationDef,
+    mutatingWebhookConfigurationDef,
   ];
 }
 

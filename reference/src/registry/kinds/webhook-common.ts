@@ -1,0 +1,557 @@
+// What the two webhook configuration kinds (admissionregistration.orch.io/v1) share: their
+// schema, the v1 defaults of a webhook, Kubernetes 1.28's validation of webhooks (rules, client
+// configuration, selectors, match conditions, policies) and the table columns. The webhooks
+// are not called from here: these are the objects only.
+import type { Environment } from '@marcbachmann/cel-js';
+import { compile } from '../../cel/compile.ts';
+import { newEnvironment } from '../../cel/environment.ts';
+import { AUTHORIZER_TYPE } from '../../cel/library-authorizer.ts';
+import { type DeclType, declare, type MessageDeclaration } from '../../cel/types.ts';
+import { errors, type StatusCause } from '../../errors/status.ts';
+import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { Schema } from '../../schema/types.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef, TableColumn } from '../types.ts';
+import { nameProblem } from '../validation.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  type LabelSelectorObj,
+  NAME_COLUMN,
+  normalizeBySchema,
+  qualifiedName,
+  validateLabelSelector,
+} from './common.ts';
+import { base64ErrorOffset } from './secret.ts';
+
+export const ADMISSION_GROUP = 'admissionregistration.orch.io';
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const strs = (v: unknown): string[] => list(v).map((x) => (typeof x === 'string' ? x : String(x ?? '')));
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+// ------------------------------------------------------------------ schema
+
+const atomic = (items: Schema): Schema => arr(items, { 'x-orch-list-type': 'atomic' });
+
+const labelSelector: Schema = obj({
+  matchLabels: mapOf(str()),
+  matchExpressions: arr(obj({ key: str(), operator: str(), values: atomic(str()) }), {
+    'x-orch-list-type': 'atomic',
+  }),
+});
+
+const ruleWithOperations: Schema = obj({
+  operations: atomic(str()),
+  apiGroups: atomic(str()),
+  apiVersions: atomic(str()),
+  resources: atomic(str()),
+  scope: str(),
+});
+
+const clientConfig: Schema = obj({
+  url: str(),
+  service: obj({ namespace: str(), name: str(), path: str(), port: int({ format: 'int32' }) }),
+  caBundle: str({ format: 'byte' }),
+});
+
+function webhookSchema(mutating: boolean): Schema {
+  return obj({
+    name: str(),
+    clientConfig,
+    rules: arr(ruleWithOperations),
+    failurePolicy: str(),
+    matchPolicy: str(),
+    namespaceSelector: labelSelector,
+    objectSelector: labelSelector,
+    sideEffects: str(),
+    timeoutSeconds: int({ format: 'int32' }),
+    admissionReviewVersions: arr(str()),
+    ...(mutating ? { reinvocationPolicy: str() } : {}),
+    matchConditions: arr(obj({ name: str(), expression: str() }), {
+      'x-orch-list-type': 'map',
+      'x-orch-list-map-keys': ['name'],
+      'x-orch-patch-strategy': 'merge',
+      'x-orch-patch-merge-key': 'name',
+    }),
+  });
+}
+
+export function configurationSchema(mutating: boolean): Schema {
+  return objectSchema({
+    webhooks: arr(webhookSchema(mutating), {
+      'x-orch-patch-strategy': 'merge',
+      'x-orch-patch-merge-key': 'name',
+    }),
+  });
+}
+
+// ------------------------------------------------------------------ decoding and v1 defaults
+
+/** The body as Go decodes it: the schema's normal forms; a caBundle that is not base64 is a 400. */
+function decode(o: KObject, kind: string, schema: Schema): void {
+  normalizeBySchema(o, schema, kind);
+  for (const hook of list(o.webhooks)) {
+    const cc = rec(rec(hook).clientConfig);
+    const ca = cc.caBundle;
+    if (typeof ca !== 'string') continue;
+    const off = base64ErrorOffset(ca);
+    if (off >= 0)
+      throw errors.badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: illegal base64 data at input byte ${off}`);
+    cc.caBundle = Buffer.from(ca.replace(/[\r\n]/g, ''), 'base64').toString('base64');
+  }
+}
+
+/** Kubernetes 1.28's v1 defaults: only fields that are absent (an empty string is a value, and is validated). */
+function setDefaults(o: KObject, mutating: boolean): void {
+  for (const raw of list(o.webhooks)) {
+    if (!raw || typeof raw !== 'object') continue;
+    const hook = raw as Rec;
+    hook.failurePolicy ??= 'Fail';
+    hook.matchPolicy ??= 'Equivalent';
+    hook.namespaceSelector ??= {};
+    hook.objectSelector ??= {};
+    hook.timeoutSeconds ??= 10;
+    if (mutating) hook.reinvocationPolicy ??= 'Never';
+    for (const rule of list(hook.rules)) if (rule && typeof rule === 'object') (rule as Rec).scope ??= '*';
+    const service = rec(hook.clientConfig).service;
+    if (service && typeof service === 'object') (service as Rec).port ??= 443;
+  }
+}
+
+// ------------------------------------------------------------------ validation
+
+const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+const SCOPES = ['*', 'Cluster', 'Namespaced'];
+const FAILURE_POLICIES = ['Fail', 'Ignore'];
+const MATCH_POLICIES = ['Equivalent', 'Exact'];
+const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
+const ALL_SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
+const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
+const REVIEW_VERSIONS = ['v1', 'v1beta1'];
+const MAX_MATCH_CONDITIONS = 64;
+const URL_FORM = '; desired format: https://host[/path]';
+
+/** What an update relaxes: a rule the stored object already broke is not enforced on it again. */
+interface Options {
+  checkMatchConditions: boolean;
+  requireNoSideEffects: boolean;
+  requireRecognizedReviewVersion: boolean;
+  requireUniqueNames: boolean;
+}
+
+const CREATE_OPTIONS: Options = {
+  checkMatchConditions: true,
+  requireNoSideEffects: true,
+  requireRecognizedReviewVersion: true,
+  requireUniqueNames: true,
+};
+
+/** A webhook name: a DNS subdomain of at least three segments. */
+function fullyQualifiedName(field: string, v: string): StatusCause[] {
+  if (!v) return [fieldErr.required(field)];
+  const p = nameProblem(v, 'subdomain');
+  if (p) return [fieldErr.invalid(field, v, p)];
+  if (v.split('.').length < 3)
+    return [fieldErr.invalid(field, v, 'should be a domain with at least three segments separated by dots')];
+  return [];
+}
+
+/** `*` may not be listed with anything else. */
+function wildcardAlone(field: string, values: string[], what: string): StatusCause[] {
+  return values.length > 1 && values.includes('*')
+    ? [fieldErr.invalid(field, values, `if '*' is present, must not specify other ${what}`)]
+    : [];
+}
+
+// Resources with their subresource patterns: all (`*`), all with subresources (`*` slash `*`),
+// every subresource of a type, one subresource of every type.
+function validateResources(field: string, resources: string[]): StatusCause[] {
+  const out: StatusCause[] = [];
+  if (resources.length === 0) out.push(fieldErr.required(field));
+  const typesWithAnySub = new Set<string>();
+  const subsOfAnyType = new Set<string>();
+  let doubleWildcard = false;
+  let singleWildcard = false;
+  let plainResource = false;
+  resources.forEach((r, i) => {
+    if (r === '') {
+      out.push(fieldErr.required(`${field}[${i}]`));
+      return;
+    }
+    if (r === '*/*') doubleWildcard = true;
+    if (r === '*') singleWildcard = true;
+    const slash = r.indexOf('/');
+    if (slash < 0) {
+      // the last entry without a subresource decides, as Kubernetes 1.28 checks it
+      plainResource = r !== '*';
+      return;
+    }
+    const res = r.slice(0, slash);
+    const sub = r.slice(slash + 1);
+    if (typesWithAnySub.has(res))
+      out.push(fieldErr.invalid(`${field}[${i}]`, r, `if '${res}/*' is present, must not specify ${r}`));
+    if (subsOfAnyType.has(sub))
+      out.push(fieldErr.invalid(`${field}[${i}]`, r, `if '*/${sub}' is present, must not specify ${r}`));
+    if (sub === '*') typesWithAnySub.add(res);
+    if (res === '*') subsOfAnyType.add(sub);
+  });
+  if (resources.length > 1 && doubleWildcard)
+    out.push(fieldErr.invalid(field, resources, "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && plainResource)
+    out.push(
+      fieldErr.invalid(field, resources, "if '*' is present, must not specify other resources without subresources"),
+    );
+  return out;
+}
+
+function validateRule(field: string, rule: Rec): StatusCause[] {
+  const out: StatusCause[] = [];
+  const operations = strs(rule.operations);
+  if (operations.length === 0) out.push(fieldErr.required(`${field}.operations`));
+  out.push(...wildcardAlone(`${field}.operations`, operations, 'operations'));
+  operations.forEach((op, i) => {
+    if (!OPERATIONS.includes(op)) out.push(fieldErr.notSupported(`${field}.operations[${i}]`, op, OPERATIONS));
+  });
+  const groups = strs(rule.apiGroups);
+  if (groups.length === 0) out.push(fieldErr.required(`${field}.apiGroups`));
+  out.push(...wildcardAlone(`${field}.apiGroups`, groups, 'API groups'));
+  const versions = strs(rule.apiVersions);
+  if (versions.length === 0) out.push(fieldErr.required(`${field}.apiVersions`));
+  out.push(...wildcardAlone(`${field}.apiVersions`, versions, 'API versions'));
+  versions.forEach((v, i) => {
+    if (v === '') out.push(fieldErr.required(`${field}.apiVersions[${i}]`));
+  });
+  out.push(...validateResources(`${field}.resources`, strs(rule.resources)));
+  if (rule.scope !== undefined && !SCOPES.includes(text(rule.scope)))
+    out.push(fieldErr.notSupported(`${field}.scope`, rule.scope, SCOPES));
+  return out;
+}
+
+/** The parts of a URL as Go's url.Parse splits them, or the reason it refuses the text. */
+interface ParsedUrl {
+  scheme: string;
+  user?: string;
+  host: string;
+  rawQuery: string;
+  fragment: string;
+}
+
+function parseUrl(raw: string): ParsedUrl | { error: string } {
+  const fail = (why: string) => ({ error: `parse ${JSON.stringify(raw)}: ${why}` });
+  if ([...raw].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+    return fail('net/url: invalid control character in URL');
+  let rest = raw;
+  let fragment = '';
+  const hash = rest.indexOf('#');
+  if (hash >= 0) {
+    fragment = rest.slice(hash + 1);
+    rest = rest.slice(0, hash);
+  }
+  let scheme = '';
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(rest);
+  if (m) {
+    scheme = m[1]!.toLowerCase();
+    rest = rest.slice(m[0].length);
+  } else if (/^[^/?]*:/.test(rest)) {
+    if (rest.startsWith(':')) return fail('missing protocol scheme');
+    return fail('first path segment in URL cannot contain colon');
+  }
+  let rawQuery = '';
+  const q = rest.indexOf('?');
+  if (q >= 0) {
+    rawQuery = rest.slice(q + 1);
+    rest = rest.slice(0, q);
+  }
+  let user: string | undefined;
+  let host = '';
+  let path = rest;
+  if (rest.startsWith('//')) {
+    const authEnd = rest.indexOf('/', 2);
+    const authority = authEnd < 0 ? rest.slice(2) : rest.slice(2, authEnd);
+    const at = authority.lastIndexOf('@');
+    if (at >= 0) {
+      user = authority.slice(0, at);
+      host = authority.slice(at + 1);
+    } else host = authority;
+    path = authEnd < 0 ? '' : rest.slice(authEnd);
+    if (host.startsWith('[') && !host.includes(']')) return fail("missing ']' in host");
+    const port = /:([^\]]*)$/.exec(host);
+    if (port && !host.startsWith('[') && !/^[0-9]*$/.test(port[1]!))
+      return fail(`invalid port ${JSON.stringify(`:${port[1]}`)} after host`);
+  }
+  for (const part of [path, fragment]) {
+    const bad = /%(?![0-9A-Fa-f]{2})(.{0,2})/.exec(part);
+    if (bad) return fail(`invalid URL escape ${JSON.stringify(`%${bad[1]}`)}`);
+  }
+  return { scheme, user, host, rawQuery, fragment };
+}
+
+function validateUrl(field: string, raw: string): StatusCause[] {
+  const u = parseUrl(raw);
+  if ('error' in u) return [fieldErr.required(field, `url must be a valid URL: ${u.error}${URL_FORM}`)];
+  const out: StatusCause[] = [];
+  if (u.scheme !== 'https') out.push(fieldErr.invalid(field, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
+  if (!u.host) out.push(fieldErr.invalid(field, u.host, `host must be provided${URL_FORM}`));
+  if (u.user !== undefined) out.push(fieldErr.invalid(field, u.user, 'user information is not permitted in the URL'));
+  if (u.fragment) out.push(fieldErr.invalid(field, u.fragment, 'fragments are not permitted in the URL'));
+  if (u.rawQuery) out.push(fieldErr.invalid(field, u.rawQuery, 'query parameters are not permitted in the URL'));
+  return out;
+}
+
+function validateService(field: string, svc: Rec): StatusCause[] {
+  const out: StatusCause[] = [];
+  if (!text(svc.name)) out.push(fieldErr.required(`${field}.name`, 'service name is required'));
+  if (!text(svc.namespace)) out.push(fieldErr.required(`${field}.namespace`, 'service namespace is required'));
+  const port = svc.port;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+    out.push(fieldErr.invalid(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  if (typeof svc.path !== 'string') return out;
+  const path = svc.path;
+  if (path === '/' || path === '') return out;
+  if (path === '//') return [...out, fieldErr.invalid(`${field}.path`, path, 'segment[0] may not be empty')];
+  if (!path.startsWith('/')) out.push(fieldErr.invalid(`${field}.path`, path, "must start with a '/'"));
+  let check = path.slice(1);
+  if (check.endsWith('/')) check = check.slice(0, -1);
+  check.split('/').forEach((step, i) => {
+    if (!step) {
+      out.push(fieldErr.invalid(`${field}.path`, path, `segment[${i}] may not be empty`));
+      return;
+    }
+    const p = nameProblem(step, 'subdomain');
+    if (p) out.push(fieldErr.invalid(`${field}.path`, path, `segment[${i}]: ${p}`));
+  });
+  return out;
+}
+
+function validateClientConfig(field: string, cc: Rec): StatusCause[] {
+  const hasUrl = cc.url !== undefined;
+  const hasService = cc.service !== undefined;
+  if (hasUrl === hasService) return [fieldErr.required(field, 'exactly one of url or service is required')];
+  if (hasUrl) return validateUrl(`${field}.url`, text(cc.url));
+  return validateService(`${field}.service`, rec(cc.service));
+}
+
+// ------------------------------------------------------------------ match conditions
+
+const DYN: DeclType = { kind: 'dyn', name: 'dyn', maxSize: 3 * 1024 * 1024, minSize: 1, schemaType: '' };
+const AUTHORIZER: DeclType = { kind: 'dyn', name: AUTHORIZER_TYPE, maxSize: 1, minSize: 1, schemaType: '' };
+
+const groupVersionKind = obj({ group: str(), version: str(), kind: str() });
+const groupVersionResource = obj({ group: str(), version: str(), resource: str() });
+
+/** The review request as match conditions see it: without object and oldObject; options dynamic. */
+const admissionRequest = obj({
+  uid: str(),
+  kind: groupVersionKind,
+  resource: groupVersionResource,
+  subResource: str(),
+  requestKind: groupVersionKind,
+  requestResource: groupVersionResource,
+  requestSubResource: str(),
+  name: str(),
+  namespace: str(),
+  operation: str(),
+  userInfo: obj({ username: str(), uid: str(), groups: arr(str()), extra: mapOf(arr(str())) }),
+  dryRun: { type: 'boolean' },
+  options: {},
+});
+
+let matchEnvironment: { env: Environment; vars: Map<string, DeclType> } | undefined;
+
+/**
+ * The environment of match conditions, as Kubernetes 1.28 declares it: `object` and `oldObject`
+ * dynamic, `request` the typed review request, `authorizer` the authorizer.
+ */
+function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
+  if (!matchEnvironment) {
+    const env = newEnvironment();
+    const messages: MessageDeclaration[] = [];
+    const request = declare(admissionRequest, 'orch.AdmissionRequest', messages);
+    for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
+    env.registerVariable('object', 'dyn');
+    env.registerVariable('oldObject', 'dyn');
+    env.registerVariable('request', request.name);
+    env.registerVariable('authorizer', AUTHORIZER_TYPE);
+    const vars = new Map<string, DeclType>([
+      ['object', DYN],
+      ['oldObject', DYN],
+      ['request', request],
+      ['authorizer', AUTHORIZER],
+    ]);
+    matchEnvironment = { env, vars };
+  }
+  return matchEnvironment;
+}
+
+/** Why a match condition's expression is refused (compiled as Kubernetes 1.28 does), or undefined. */
+export function matchConditionProblem(expression: string): string | undefined {
+  const { env, vars } = matchEnv();
+  const c = compile(env, expression, vars);
+  if ('error' in c) return `compilation failed: ${c.error}`;
+  const type = c.program.type;
+  if (type !== 'bool' && type !== 'dyn') return 'must evaluate to bool';
+  return undefined;
+}
+
+function validateMatchConditions(field: string, conditions: unknown[]): StatusCause[] {
+  const out: StatusCause[] = [];
+  if (conditions.length > MAX_MATCH_CONDITIONS)
+    out.push({
+      reason: 'FieldValueTooMany',
+      field,
+      message: `Too many: ${conditions.length}: must have at most ${MAX_MATCH_CONDITIONS} items`,
+    });
+  const names = new Set<string>();
+  conditions.forEach((raw, i) => {
+    const c = rec(raw);
+    const p = `${field}[${i}]`;
+    const expression = text(c.expression).trim();
+    if (!expression) out.push(fieldErr.required(`${p}.expression`));
+    else {
+      const problem = matchConditionProblem(expression);
+      if (problem) out.push(fieldErr.invalid(`${p}.expression`, expression, problem));
+    }
+    const name = text(c.name);
+    if (!name) out.push(fieldErr.required(`${p}.name`));
+    else out.push(...qualifiedName(`${p}.name`, name));
+    if (name) {
+      if (names.has(name)) out.push(fieldErr.duplicate(`${p}.name`, name));
+      else names.add(name);
+    }
+  });
+  return out;
+}
+
+// ------------------------------------------------------------------ a webhook, a configuration
+
+function validateWebhook(field: string, hook: Rec, mutating: boolean, opts: Options): StatusCause[] {
+  const out = fullyQualifiedName(`${field}.name`, text(hook.name));
+  list(hook.rules).forEach((r, i) => {
+    out.push(...validateRule(`${field}.rules[${i}]`, rec(r)));
+  });
+  if (hook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(text(hook.failurePolicy)))
+    out.push(fieldErr.notSupported(`${field}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
+  if (hook.matchPolicy !== undefined && !MATCH_POLICIES.includes(text(hook.matchPolicy)))
+    out.push(fieldErr.notSupported(`${field}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES));
+  const sideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECTS : ALL_SIDE_EFFECTS;
+  if (hook.sideEffects === undefined)
+    out.push(fieldErr.required(`${field}.sideEffects`, `must specify one of ${sideEffects.join(', ')}`));
+  else if (!sideEffects.includes(text(hook.sideEffects)))
+    out.push(fieldErr.notSupported(`${field}.sideEffects`, hook.sideEffects, sideEffects));
+  const timeout = hook.timeoutSeconds;
+  if (typeof timeout === 'number' && (timeout > 30 || timeout < 1))
+    out.push(fieldErr.invalid(`${field}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
+  if (hook.namespaceSelector !== undefined)
+    out.push(...validateLabelSelector(`${field}.namespaceSelector`, rec(hook.namespaceSelector) as LabelSelectorObj));
+  if (hook.objectSelector !== undefined)
+    out.push(...validateLabelSelector(`${field}.objectSelector`, rec(hook.objectSelector) as LabelSelectorObj));
+  if (mutating && hook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(text(hook.reinvocationPolicy)))
+    out.push(fieldErr.notSupported(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES));
+  out.push(...validateClientConfig(`${field}.clientConfig`, rec(hook.clientConfig)));
+  if (opts.checkMatchConditions) out.push(...validateMatchConditions(`${field}.matchConditions`, list(hook.matchConditions)));
+  return out;
+}
+
+function validateReviewVersions(field: string, versions: string[], requireRecognized: boolean): StatusCause[] {
+  if (versions.length === 0) return [fieldErr.required(field, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
+  const out: StatusCause[] = [];
+  const seen = new Set<string>();
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      out.push(fieldErr.invalid(`${field}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    const p = nameProblem(v, 'label1035');
+    if (p) out.push(fieldErr.invalid(`${field}[${i}]`, v, p));
+  });
+  if (requireRecognized && !versions.some((v) => REVIEW_VERSIONS.includes(v)))
+    out.push(fieldErr.invalid(field, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
+  return out;
+}
+
+function validateConfiguration(o: KObject, mutating: boolean, opts: Options): StatusCause[] {
+  const out: StatusCause[] = [];
+  const names = new Set<string>();
+  list(o.webhooks).forEach((raw, i) => {
+    const hook = rec(raw);
+    const p = `webhooks[${i}]`;
+    out.push(...validateWebhook(p, hook, mutating, opts));
+    out.push(...validateReviewVersions(`${p}.admissionReviewVersions`, strs(hook.admissionReviewVersions), opts.requireRecognizedReviewVersion));
+    const name = text(hook.name);
+    if (opts.requireUniqueNames && name) {
+      if (names.has(name)) out.push(fieldErr.duplicate(`${p}.name`, name));
+      else names.add(name);
+    }
+  });
+  return out;
+}
+
+/** An update enforces what the stored object met: rules it already broke stay unenforced on it. */
+function updateOptions(o: KObject, old: KObject): Options {
+  const now = list(o.webhooks).map(rec);
+  const before = list(old.webhooks).map(rec);
+  const sameConditions =
+    now.length === before.length &&
+    now.every((h, i) => JSON.stringify(h.matchConditions ?? null) === JSON.stringify(before[i]!.matchConditions ?? null));
+  const oldNames = before.map((h) => text(h.name));
+  return {
+    checkMatchConditions: !sameConditions,
+    requireNoSideEffects: before.every((h) => NO_SIDE_EFFECTS.includes(text(h.sideEffects))),
+    requireRecognizedReviewVersion: before.every((h) => {
+      const vs = strs(h.admissionReviewVersions);
+      return vs.length === 0 || vs.some((v) => REVIEW_VERSIONS.includes(v));
+    }),
+    requireUniqueNames: new Set(oldNames).size === oldNames.length,
+  };
+}
+
+// ------------------------------------------------------------------ the resource
+
+/** Name, Webhooks (how many), Age: the columns Kubernetes 1.28 prints. */
+const TABLE: TableColumn[] = [
+  NAME_COLUMN,
+  {
+    name: 'Webhooks',
+    type: 'integer',
+    description: 'The number of webhooks in the configuration.',
+    cell: (o) => list(o.webhooks).length,
+  },
+  AGE_COLUMN,
+];
+
+/** A webhook configuration kind: cluster-scoped, served at admissionregistration.orch.io/v1. */
+export function webhookConfigurationDef(kind: string, plural: string, mutating: boolean): ResourceDef {
+  const schema = configurationSchema(mutating);
+  const prepare = (o: KObject) => {
+    decode(o, kind, schema);
+    setDefaults(o, mutating);
+  };
+  return {
+    group: ADMISSION_GROUP,
+    versions: ['v1'],
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: plural.replace(/s$/, ''),
+    namespaced: false,
+    categories: ['api-extensions'],
+    verbs: ALL_VERBS,
+    subresources: [],
+    schema,
+    strategy: {
+      nameRule: 'subdomain',
+      allowUnconditionalUpdate: true,
+      table: TABLE,
+      prepareForCreate: (o) => prepare(o),
+      prepareForUpdate: (o) => prepare(o),
+      validate: (o) => validateConfiguration(o, mutating, CREATE_OPTIONS),
+      validateUpdate: (o, old) => validateConfiguration(o, mutating, updateOptions(o, old)),
+    },
+  };
+}
