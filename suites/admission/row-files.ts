@@ -2,12 +2,10 @@
 // what a schema cannot say (ids unique across files), and builds each row's webhooks over its
 // file's base webhook, so a malformed row fails loudly when the suite loads and a new row is a
 // new case without new code.
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
-import { parse } from 'yaml';
 import type { Level } from '../../harness/src/spec.ts';
+import { loadTableFiles, uniqueId } from '../../harness/src/yaml-tables.ts';
 
 export type Kind = 'validating' | 'mutating';
 
@@ -54,26 +52,13 @@ function merged(base: Record<string, unknown>, over: Record<string, unknown>): R
 }
 
 export function loadRows(): LoadedRow[] {
-  const schema = JSON.parse(readFileSync(join(HERE, 'rows.schema.json'), 'utf8'));
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
   const out: LoadedRow[] = [];
   const ids = new Set<string>();
-  for (const f of readdirSync(DIR)
-    .filter((n) => n.endsWith('.yaml'))
-    .sort()) {
-    const path = join(DIR, f);
-    const doc = parse(readFileSync(path, 'utf8'), { merge: true });
-    if (!validate(doc)) {
-      const errs = (validate.errors ?? []).map(
-        (e) => `  ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
-      );
-      throw new Error(`${path} does not match rows.schema.json:\n${errs.join('\n')}`);
-    }
-    const { base, rows } = doc as { base: Record<string, unknown>; rows: Row[] };
+  for (const f of loadTableFiles<{ base: Record<string, unknown>; rows: Row[] }>(DIR, join(HERE, 'rows.schema.json'))) {
+    const { base, rows } = f.doc;
     for (const row of rows) {
-      if (ids.has(row.id)) throw new Error(`${path}: duplicate row id ${row.id}`);
-      ids.add(row.id);
-      out.push({ ...row, base, sent: row.webhooks.map((w) => merged(base, w)), file: `rows/${f}` });
+      uniqueId(ids, row.id, f.path);
+      out.push({ ...row, base, sent: row.webhooks.map((w) => merged(base, w)), file: f.name });
     }
   }
   return out;

@@ -1,12 +1,10 @@
 // Loads the scenario files (scenarios/*.yaml), validates them against scenarios.schema.json and
 // a few rules a schema cannot say (paths parse, twins have a place), so a malformed scenario
 // fails loudly at load time and a new scenario is a new case without new code.
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
-import { parse } from 'yaml';
 import type { Level } from '../../harness/src/spec.ts';
+import { loadTableFiles, uniqueId } from '../../harness/src/yaml-tables.ts';
 import { canonicalPath, fromFieldsV1, lenientPath, toFieldsV1 } from './fieldsets.ts';
 import type { ExpectedConflict, ExpectedEntry, KindName } from './support.ts';
 
@@ -149,25 +147,12 @@ function validateSemantics(sc: Scenario): void {
 }
 
 export function loadScenarios(): Scenario[] {
-  const schema = JSON.parse(readFileSync(join(HERE, 'scenarios.schema.json'), 'utf8'));
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
   const out: Scenario[] = [];
   const ids = new Set<string>();
-  for (const f of readdirSync(DIR)
-    .filter((n) => n.endsWith('.yaml'))
-    .sort()) {
-    const path = join(DIR, f);
-    const doc = parse(readFileSync(path, 'utf8'), { merge: true });
-    if (!validate(doc)) {
-      const errs = (validate.errors ?? []).map(
-        (e) => `  ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
-      );
-      throw new Error(`${path} does not match scenarios.schema.json:\n${errs.join('\n')}`);
-    }
-    for (const raw of (doc as { scenarios: Omit<Scenario, 'file'>[] }).scenarios) {
-      const sc: Scenario = { ...raw, file: `scenarios/${f}` };
-      if (ids.has(sc.id)) throw new Error(`${path}: duplicate scenario id ${sc.id}`);
-      ids.add(sc.id);
+  for (const f of loadTableFiles<{ scenarios: Omit<Scenario, 'file'>[] }>(DIR, join(HERE, 'scenarios.schema.json'))) {
+    for (const raw of f.doc.scenarios) {
+      const sc: Scenario = { ...raw, file: f.name };
+      uniqueId(ids, sc.id, f.path, 'scenario id');
       validateSemantics(sc);
       out.push(sc);
     }

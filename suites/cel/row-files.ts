@@ -2,12 +2,10 @@
 // schema cannot say (ids unique, an update follows a create, a row that expects a refusal also
 // has a write that is accepted, a root group holds one row), so a malformed row fails loudly
 // when the suite loads and a new row is a new case without new code.
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
-import { parse } from 'yaml';
 import type { Level } from '../../harness/src/spec.ts';
+import { loadTableFiles, uniqueId } from '../../harness/src/yaml-tables.ts';
 
 export type CauseReason =
   | 'FieldValueInvalid'
@@ -86,30 +84,14 @@ function validateSemantics(g: Group): void {
 }
 
 export function loadGroups(): Group[] {
-  const schema = JSON.parse(readFileSync(join(HERE, 'rows.schema.json'), 'utf8'));
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
   const out: Group[] = [];
   const ids = new Set<string>();
   const names = new Set<string>();
-  for (const f of readdirSync(DIR)
-    .filter((n) => n.endsWith('.yaml'))
-    .sort()) {
-    const path = join(DIR, f);
-    const doc = parse(readFileSync(path, 'utf8'), { merge: true });
-    if (!validate(doc)) {
-      const errs = (validate.errors ?? []).map(
-        (e) => `  ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
-      );
-      throw new Error(`${path} does not match rows.schema.json:\n${errs.join('\n')}`);
-    }
-    for (const raw of (doc as { groups: Omit<Group, 'file'>[] }).groups) {
-      const g: Group = { ...raw, file: `rows/${f}` };
-      if (names.has(g.group)) throw new Error(`${path}: duplicate group ${g.group}`);
-      names.add(g.group);
-      for (const row of g.rows) {
-        if (ids.has(row.id)) throw new Error(`${path}: duplicate row id ${row.id}`);
-        ids.add(row.id);
-      }
+  for (const f of loadTableFiles<{ groups: Omit<Group, 'file'>[] }>(DIR, join(HERE, 'rows.schema.json'))) {
+    for (const raw of f.doc.groups) {
+      const g: Group = { ...raw, file: f.name };
+      uniqueId(names, g.group, f.path, 'group');
+      for (const row of g.rows) uniqueId(ids, row.id, f.path);
       validateSemantics(g);
       out.push(g);
     }
