@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parsePublicKeys, signingKeyFromPem } from './authentication/service-account-keys.ts';
+import { loadAdmissionConfig } from './admission/config-file.ts';
+import { enabledPlugins } from './admission/plugins/catalog.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { modesProblem } from './authorization/configure.ts';
 import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions, type TokenWebhookOptions } from './config.ts';
@@ -118,6 +120,14 @@ Flags:
                              how long other answers are cached (default 30s)
   --anonymous-auth BOOL      true or false: requests without credentials are system:anonymous
                              (default true; always off when the modes include AlwaysAllow)
+  --enable-admission-plugins LIST
+                             admission plugins to turn on beside the default-enabled ones
+                             (comma-separated, any order; they run in the server's fixed order)
+  --disable-admission-plugins LIST
+                             admission plugins to turn off, default-enabled ones included
+  --admission-control-config-file PATH
+                             AdmissionConfiguration (apiserver.config.orch.io/v1) with each
+                             plugin's configuration, inline or in a file its entry names
   -h, --help                 show this help
 `;
 
@@ -190,6 +200,9 @@ const SERVE_FLAGS = {
   'authorization-webhook-cache-authorized-ttl': { type: 'string' },
   'authorization-webhook-cache-unauthorized-ttl': { type: 'string' },
   'anonymous-auth': { type: 'string' },
+  'enable-admission-plugins': { type: 'string', multiple: true },
+  'disable-admission-plugins': { type: 'string', multiple: true },
+  'admission-control-config-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -538,8 +551,36 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
       throw new UsageError(`--anonymous-auth: "${anonymous}" is not true or false`);
     options.anonymous = anonymous === 'true';
   }
+  parseAdmissionFlags(values, cwd, options);
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token };
+}
+
+/** The admission flags: plugin names checked against the catalog, the configuration file loaded once to check it. */
+function parseAdmissionFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
+  const list = (name: string) =>
+    ((values[name] as string[] | undefined) ?? [])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter(Boolean);
+  const enable = list('enable-admission-plugins');
+  const disable = list('disable-admission-plugins');
+  try {
+    enabledPlugins(enable, disable);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (enable.length) options.enableAdmissionPlugins = enable;
+  if (disable.length) options.disableAdmissionPlugins = disable;
+  const file = values['admission-control-config-file'] as string | undefined;
+  if (file !== undefined) {
+    options.admissionControlConfigFile = fileFlag('admission-control-config-file', file, cwd);
+    try {
+      loadAdmissionConfig(options.admissionControlConfigFile);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
 }
 
 /** The admin token: `--token`, else the one kept in the data directory, else a new one (kept). */

@@ -92,6 +92,12 @@ export interface ServerOptions {
   oidc?: OidcOptions;
   /** Webhook token authentication (`--authentication-token-webhook-*`). */
   tokenWebhook?: TokenWebhookOptions;
+  /** `--enable-admission-plugins`: plugins on beside the default-enabled ones (admission/plugins/catalog.ts). */
+  enableAdmissionPlugins?: string[];
+  /** `--disable-admission-plugins`: plugins off, default-enabled ones included. */
+  disableAdmissionPlugins?: string[];
+  /** `--admission-control-config-file`: AdmissionConfiguration with each plugin's configuration. */
+  admissionControlConfigFile?: string;
 }
 
 export interface TokenWebhookOptions {

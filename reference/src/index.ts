@@ -6,7 +6,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AdmissionChain } from './admission/chain.ts';
-import { namespaceLifecycle } from './admission/plugins/namespace-lifecycle.ts';
+import { loadAdmissionConfig } from './admission/config-file.ts';
+import { enabledPlugins, FACTORIES } from './admission/plugins/catalog.ts';
 import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
 import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
@@ -93,7 +94,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
     : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync, compactBytes: options.compactBytes });
-  const admission = new AdmissionChain([namespaceLifecycle]);
+  const admission = new AdmissionChain();
   const watches = new ActiveWatches();
   const registry = new Registry(storage, {
     watches,
@@ -144,6 +145,12 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     unauthorizedTtlMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
   });
   const authorization = authz.chain;
+  // the built-in plugins, in the catalog's order; each made once with its configuration
+  const pluginConfig = options.admissionControlConfigFile ? loadAdmissionConfig(options.admissionControlConfigFile) : new Map();
+  const plugins = enabledPlugins(options.enableAdmissionPlugins ?? [], options.disableAdmissionPlugins ?? []).map((n) =>
+    FACTORIES[n]!({ registry, authorizer: authorization, options, config: pluginConfig.get(n) }),
+  );
+  admission.addSource(() => plugins);
   installReviews(registry, authz, authentication);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];

@@ -1,0 +1,121 @@
+// The built-in admission plugins (doc3's plugin table) by name: the order Kubernetes 1.28 runs
+// them in, the default-enabled set, and how each is made. `--enable-admission-plugins` and
+// `--disable-admission-plugins` pick from here; the chain runs the enabled ones in PLUGIN_ORDER
+// whatever order the flags list them in (doc3: order irrelevant).
+//
+// A plugin file exports a factory; its entry in FACTORIES makes the name switchable. A name in
+// PLUGIN_ORDER without a factory cannot be enabled (the server refuses to start with it).
+import type { Registry } from '../../registry/registry.ts';
+import type { ServerOptions } from '../../config.ts';
+import type { AuthorizerChain } from '../../authorization/chain.ts';
+import type { AdmissionPlugin } from '../types.ts';
+import { namespaceLifecycle } from './namespace-lifecycle.ts';
+
+/** Every plugin of Kubernetes 1.28, in the order the server runs them. */
+export const PLUGIN_ORDER = [
+  'AlwaysAdmit',
+  'NamespaceAutoProvision',
+  'NamespaceLifecycle',
+  'NamespaceExists',
+  'SecurityContextDeny',
+  'LimitPodHardAntiAffinityTopology',
+  'LimitRanger',
+  'ServiceAccount',
+  'NodeRestriction',
+  'TaintNodesByCondition',
+  'AlwaysPullImages',
+  'ImagePolicyWebhook',
+  'PodSecurity',
+  'PodNodeSelector',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'PodTolerationRestriction',
+  'EventRateLimit',
+  'ExtendedResourceToleration',
+  'PersistentVolumeLabel',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'DenyServiceExternalIPs',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'AlwaysDeny',
+] as const;
+export type PluginName = (typeof PLUGIN_ORDER)[number];
+
+/** Kubernetes 1.28's default-enabled set (../shared/kubernetes-1.28/admission-plugins.txt). */
+export const DEFAULT_ENABLED: readonly PluginName[] = [
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'TaintNodesByCondition',
+  'PodSecurity',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+];
+
+/** What a plugin may use when it is made. */
+export interface PluginEnv {
+  registry: Registry;
+  /** The server's authorizers (plugins that check the user's permissions ask them). */
+  authorizer: AuthorizerChain;
+  options: ServerOptions;
+  /**
+   * The plugin's configuration from `--admission-control-config-file` (the `configuration`
+   * object of its entry, or the parsed file its `path` names); undefined when none is given.
+   */
+  config: unknown;
+}
+
+/** Makes one plugin; throws (an Error whose message names the plugin) on a bad configuration. */
+export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
+
+export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
+  NamespaceLifecycle: () => namespaceLifecycle,
+};
+
+export function isPluginName(s: string): s is PluginName {
+  return (PLUGIN_ORDER as readonly string[]).includes(s);
+}
+
+/**
+ * The enabled plugins in run order: the defaults, plus `enable`, minus `disable`. Unknown
+ * names are refused (as Kubernetes refuses them at start). A default-enabled plugin the
+ * reference has no factory for yet is left out silently; one asked for by name is refused.
+ */
+export function enabledPlugins(enable: readonly string[], disable: readonly string[]): PluginName[] {
+  for (const [flag, names] of [
+    ['--enable-admission-plugins', enable],
+    ['--disable-admission-plugins', disable],
+  ] as const)
+    for (const n of names)
+      if (!isPluginName(n))
+        throw new Error(`${flag}: unknown admission plugin "${n}" (known: ${PLUGIN_ORDER.join(', ')})`);
+  for (const n of enable)
+    if (!FACTORIES[n as PluginName]) throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
+  const on = new Set<string>([...DEFAULT_ENABLED, ...enable]);
+  for (const n of disable) on.delete(n);
+  return PLUGIN_ORDER.filter((n) => on.has(n) && FACTORIES[n]);
+}
