@@ -198,4 +198,10 @@ export const EMBEDDED_OWNS = [
   'ORCH_AUTH_METHODS',
   'ORCH_SERVER_COMMAND',
   'ORCH_SERVER_SCHEME',
+  // the admission webhook servers of the harness listen on this machine (harness/src/admission/callback-host.ts)
+  'ORCH_CALLBACK_HOST',
+  'ORCH_CALLBACK_BIND',
+  'ORCH_CALLBACK_PORTS',
+  'ORCH_CALLBACK_CA_CERT',
+  'ORCH_CALLBACK_CA_KEY',
 ];
