@@ -53,6 +53,26 @@ function checkShows(obj: any, shows: Record<string, unknown>[], what: string, wh
   });
 }
 
+/**
+ * The row's webhooks made unable to match any request, so that a target that calls them (the
+ * webhooks name hosts that do not answer, most with failurePolicy Fail) never sees them in
+ * another case's writes: a selector that matches no object, in the first field the row neither
+ * sets nor checks (objectSelector, namespaceSelector, then a false match condition).
+ */
+function inert(hooks: unknown[], row: LoadedRow): unknown[] {
+  const shown = new Set((row.accepted?.shows ?? []).flatMap((s) => Object.keys(s)));
+  const never = { matchLabels: { 'conformance-never-matches': 'x' } };
+  return hooks.map((h) => {
+    if (!h || typeof h !== 'object' || Array.isArray(h)) return h;
+    const w = h as Record<string, unknown>;
+    if (w.objectSelector === undefined && !shown.has('objectSelector')) return { ...w, objectSelector: never };
+    if (w.namespaceSelector === undefined && !shown.has('namespaceSelector')) return { ...w, namespaceSelector: never };
+    if (w.matchConditions === undefined && !shown.has('matchConditions'))
+      return { ...w, matchConditions: [{ name: 'never', expression: 'false' }] };
+    return w;
+  });
+}
+
 async function remove(t: CaseContext, kind: Kind, name: string): Promise<void> {
   await t.client.delete(`${KINDS[kind].path}/${name}`);
 }
@@ -65,14 +85,14 @@ async function runKind(row: LoadedRow, kind: Kind, t: CaseContext, strict: boole
   try {
     if (row.update) {
       const c = await t.step(`${KINDS[kind].kind}: create ${name} from the base webhook`, () =>
-        t.client.post(path, body(kind, name, [row.base])),
+        t.client.post(path, body(kind, name, inert([row.base], row))),
       );
       checkStatus(c, 201, undefined, `setup of ${row.id}: the base webhook is valid`);
       stored = c.json;
     }
     const sent = row.update
-      ? body(kind, name, row.sent, { resourceVersion: stored.metadata.resourceVersion })
-      : body(kind, name, row.sent);
+      ? body(kind, name, inert(row.sent, row), { resourceVersion: stored.metadata.resourceVersion })
+      : body(kind, name, inert(row.sent, row));
     const r = await t.step(
       `${KINDS[kind].kind}: ${row.update ? 'replace' : 'create'} ${name} with webhooks ${show(row.sent)}, expected ${row.refused ? 'refused' : 'accepted'}`,
       () => (row.update ? t.client.put(`${path}/${name}`, sent) : t.client.post(path, sent)),

@@ -47,8 +47,9 @@ export interface CaseScope {
   /**
    * Registers one configuration of `kind` with these webhooks (scoped here, in order), plus a
    * marker webhook on `server`, and waits until the server calls it. Returns the answer.
+   * `name`: the configuration's name (default the case id, the kind and a count).
    */
-  register(kind: WebhookKind, webhooks: Record<string, unknown>[], server: WebhookServer): Promise<Response>;
+  register(kind: WebhookKind, webhooks: Record<string, unknown>[], server: WebhookServer, o?: { name?: string }): Promise<Response>;
   /** Deletes `path` when the case ends (objects outside the case namespace). */
   track(path: string): void;
   close(): Promise<void>;
@@ -97,8 +98,8 @@ export async function openScope(client: Client, nsLabels: Record<string, string>
     labels,
     scoped,
     track: (path) => void tracked.push(path),
-    async register(kind, webhooks, server) {
-      const name = `${id}-${kind}-${configurations.length}`;
+    async register(kind, webhooks, server, o = {}) {
+      const name = o.name ?? `${id}-${kind}-${configurations.length}`;
       const marker = {
         name: `${MARKER_WEBHOOK(kind)}.hooks.conformance`,
         clientConfig: server.clientConfig(MARKER_WEBHOOK(kind)),

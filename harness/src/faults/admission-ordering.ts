@@ -1,0 +1,186 @@
+// Faults against doc3 § States and transitions (the order of admission): each makes a server
+// behind the proxy call webhooks out of the order, or outside the policies, that the client's
+// webhook configurations ask for. The proxy rewrites the configurations the client writes and
+// disguises what it answers (the client reads back exactly what it wrote), so only the calls
+// the server makes show the fault: suites/admission/ordering must catch every one.
+import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import { bodyOf, mapJson } from './util.ts';
+
+const GROUP_PATH = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(?:\/([^/?]+))?$/;
+
+type Hook = Record<string, any>;
+type Fields = Record<string, unknown>;
+
+interface Disguise {
+  /** Rewrites the webhooks of a configuration the client writes; returns the originals of what it changed, by webhook name. */
+  write(kind: 'validating' | 'mutating', hooks: Hook[]): Map<string, Fields> | undefined;
+}
+
+/**
+ * A fault that rewrites fields of the webhooks a client writes, and puts the client's values
+ * back in every answer about those configurations.
+ */
+function disguisedFault(d: Disguise): Pick<Fault, 'request' | 'response'> {
+  const memo = new Map<string, Map<string, Fields>>();
+  return {
+    request(r: ProxiedRequest): ProxiedRequest {
+      const m = GROUP_PATH.exec(r.url.pathname);
+      if (!m || (r.method !== 'POST' && r.method !== 'PUT')) return r;
+      const b = bodyOf(r.body);
+      if (!Array.isArray(b?.webhooks) || typeof b?.metadata?.name !== 'string') return r;
+      const originals = d.write(m[2] as 'validating' | 'mutating', b.webhooks as Hook[]);
+      if (!originals?.size) return r;
+      memo.set(`${m[2]}/${b.metadata.name}`, originals);
+      return { ...r, body: Buffer.from(JSON.stringify(b)) };
+    },
+    response(r: ProxiedRequest, res: ProxiedResponse): ProxiedResponse {
+      const m = GROUP_PATH.exec(r.url.pathname);
+      if (!m) return res;
+      return mapJson(res, (j) => {
+        for (const o of Array.isArray(j?.items) ? j.items : [j]) {
+          const originals = memo.get(`${m[2]}/${o?.metadata?.name}`);
+          if (!originals || !Array.isArray(o.webhooks)) continue;
+          for (const h of o.webhooks as Hook[]) Object.assign(h ?? {}, originals.get(h?.name) ?? {});
+        }
+        return j;
+      });
+    },
+  };
+}
+
+/**
+ * Sets `field` to `to` on every webhook of the kinds given whose value is `from` (absent counts
+ * as `absent`): valid values only, so a configuration the server must refuse is still refused.
+ */
+function forceField(kinds: ('validating' | 'mutating')[], field: string, from: string, to: string, absent: string): Disguise {
+  return {
+    write(kind, hooks) {
+      if (!kinds.includes(kind)) return undefined;
+      const originals = new Map<string, Fields>();
+      for (const h of hooks)
+        if (h && typeof h.name === 'string' && (h[field] ?? absent) === from) {
+          originals.set(h.name, { [field]: from });
+          h[field] = to;
+        }
+      return originals;
+    },
+  };
+}
+
+/**
+ * Mutating configurations are created as validating ones (so their webhooks run in the
+ * validating phase); requests for them by name go to the validating path, and answers are
+ * dressed back as mutating configurations.
+ */
+function mutatingAsValidating(): Pick<Fault, 'request' | 'response'> {
+  // moved configuration -> each webhook's reinvocationPolicy as the client wrote it
+  const moved = new Map<string, Map<string, string>>();
+  const toValidating = (r: ProxiedRequest, name: string): ProxiedRequest => {
+    const url = new URL(r.url.toString().replace('/mutatingwebhookconfigurations', '/validatingwebhookconfigurations'));
+    if (r.method !== 'POST' && r.method !== 'PUT') return { ...r, url };
+    const b = bodyOf(r.body);
+    const hooks: Hook[] = Array.isArray(b?.webhooks) ? b.webhooks : [];
+    // a configuration the server must refuse for its reinvocationPolicy is left alone
+    if (hooks.some((h) => h && h.reinvocationPolicy !== undefined && h.reinvocationPolicy !== 'Never' && h.reinvocationPolicy !== 'IfNeeded'))
+      return r;
+    const policies = new Map<string, string>();
+    for (const h of hooks)
+      if (h) {
+        policies.set(h.name, h.reinvocationPolicy ?? 'Never');
+        delete h.reinvocationPolicy;
+      }
+    moved.set(name, policies);
+    b.kind = 'ValidatingWebhookConfiguration';
+    return { ...r, url, body: Buffer.from(JSON.stringify(b)) };
+  };
+  return {
+    request(r) {
+      const m = GROUP_PATH.exec(r.url.pathname);
+      if (!m || m[2] !== 'mutating') return r;
+      if (r.method === 'POST' && !m[3]) {
+        const name = bodyOf(r.body)?.metadata?.name;
+        return typeof name === 'string' ? toValidating(r, name) : r;
+      }
+      return m[3] && moved.has(m[3]) ? toValidating(r, m[3]) : r;
+    },
+    response(r, res) {
+      // the request was rewritten already: an answer from the validating path about a moved name
+      const m = GROUP_PATH.exec(r.url.pathname);
+      if (!m || m[2] !== 'validating') return res;
+      return mapJson(res, (j) => {
+        const policies = j?.kind === 'ValidatingWebhookConfiguration' ? moved.get(j.metadata?.name) : undefined;
+        if (policies) {
+          j.kind = 'MutatingWebhookConfiguration';
+          for (const h of Array.isArray(j.webhooks) ? j.webhooks : []) if (h) h.reinvocationPolicy = policies.get(h.name) ?? 'Never';
+        }
+        return j;
+      });
+    },
+  };
+}
+
+/** A configuration's webhooks written in reverse order, answered in the order the client wrote them. */
+function reversedMutating(): Pick<Fault, 'request' | 'response'> {
+  const order = new Map<string, string[]>();
+  return {
+    request(r) {
+      const m = GROUP_PATH.exec(r.url.pathname);
+      if (!m || m[2] !== 'mutating' || (r.method !== 'POST' && r.method !== 'PUT')) return r;
+      const b = bodyOf(r.body);
+      const hooks = b?.webhooks;
+      if (!Array.isArray(hooks) || hooks.length < 2 || typeof b?.metadata?.name !== 'string') return r;
+      order.set(b.metadata.name, hooks.map((h: Hook) => h?.name));
+      hooks.reverse();
+      return { ...r, body: Buffer.from(JSON.stringify(b)) };
+    },
+    response(r, res) {
+      const m = GROUP_PATH.exec(r.url.pathname);
+      if (!m || m[2] !== 'mutating') return res;
+      return mapJson(res, (j) => {
+        for (const o of Array.isArray(j?.items) ? j.items : [j]) {
+          const names = order.get(o?.metadata?.name);
+          if (names && Array.isArray(o.webhooks))
+            o.webhooks.sort((a: Hook, b: Hook) => names.indexOf(a?.name) - names.indexOf(b?.name));
+        }
+        return j;
+      });
+    },
+  };
+}
+
+const ORDERING = ['admission/ordering/phases', 'admission/ordering/kubernetes-order'];
+
+export const ORDERING_FAULTS: Fault[] = [
+  {
+    name: 'webhook-reinvocation-skipped',
+    breaks:
+      'doc3 § States and transitions: reinvocationPolicy IfNeeded re-calls a webhook when a later one changed the object (the server is given every mutating webhook with reinvocationPolicy Never)',
+    area: 'admission',
+    catchers: ['admission/ordering/kubernetes-order'],
+    ...disguisedFault(forceField(['mutating'], 'reinvocationPolicy', 'IfNeeded', 'Never', 'Never')),
+  },
+  {
+    name: 'webhook-failure-policy-ignored',
+    breaks:
+      'doc3 § Errors: a webhook that fails under failurePolicy Fail rejects the request (the server is given every webhook with failurePolicy Ignore)',
+    area: 'admission',
+    catchers: ORDERING,
+    ...disguisedFault(forceField(['mutating', 'validating'], 'failurePolicy', 'Fail', 'Ignore', 'Fail')),
+  },
+  {
+    name: 'mutating-webhooks-validate',
+    breaks:
+      'doc3 § States and transitions: mutating webhooks run in the mutating phase, before the validating phase (the server is given mutating configurations as validating ones, so their webhooks run with the validating webhooks and their patches are refused)',
+    area: 'admission',
+    catchers: ORDERING,
+    ...mutatingAsValidating(),
+  },
+  {
+    name: 'mutating-webhooks-reversed',
+    breaks:
+      "Kubernetes 1.28 (beyond doc3): a configuration's mutating webhooks are called in their order (the server is given each mutating configuration with its webhooks reversed)",
+    area: 'admission',
+    catchers: ['admission/ordering/kubernetes-order'],
+    ...reversedMutating(),
+  },
+];
