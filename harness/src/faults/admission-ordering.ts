@@ -96,7 +96,7 @@ function mutatingAsValidating(): Pick<Fault, 'request' | 'response'> {
   return {
     request(r) {
       const m = GROUP_PATH.exec(r.url.pathname);
-      if (!m || m[2] !== 'mutating') return r;
+      if (m?.[2] !== 'mutating') return r;
       if (r.method === 'POST' && !m[3]) {
         const name = bodyOf(r.body)?.metadata?.name;
         return typeof name === 'string' ? toValidating(r, name) : r;
@@ -106,7 +106,7 @@ function mutatingAsValidating(): Pick<Fault, 'request' | 'response'> {
     response(r, res) {
       // the request was rewritten already: an answer from the validating path about a moved name
       const m = GROUP_PATH.exec(r.url.pathname);
-      if (!m || m[2] !== 'validating') return res;
+      if (m?.[2] !== 'validating') return res;
       return mapJson(res, (j) => {
         const policies = j?.kind === 'ValidatingWebhookConfiguration' ? moved.get(j.metadata?.name) : undefined;
         if (policies) {
@@ -125,7 +125,7 @@ function reversedMutating(): Pick<Fault, 'request' | 'response'> {
   return {
     request(r) {
       const m = GROUP_PATH.exec(r.url.pathname);
-      if (!m || m[2] !== 'mutating' || (r.method !== 'POST' && r.method !== 'PUT')) return r;
+      if (m?.[2] !== 'mutating' || (r.method !== 'POST' && r.method !== 'PUT')) return r;
       const b = bodyOf(r.body);
       const hooks = b?.webhooks;
       if (!Array.isArray(hooks) || hooks.length < 2 || typeof b?.metadata?.name !== 'string') return r;
@@ -135,7 +135,7 @@ function reversedMutating(): Pick<Fault, 'request' | 'response'> {
     },
     response(r, res) {
       const m = GROUP_PATH.exec(r.url.pathname);
-      if (!m || m[2] !== 'mutating') return res;
+      if (m?.[2] !== 'mutating') return res;
       return mapJson(res, (j) => {
         for (const o of Array.isArray(j?.items) ? j.items : [j]) {
           const names = order.get(o?.metadata?.name);
