@@ -269,6 +269,29 @@ describe('dry run (doc3 Webhook contract)', () => {
   });
 });
 
+describe('review versions (doc3 Webhook contract: an older configuration with none supported fails per failurePolicy)', () => {
+  for (const policy of ['Fail', 'Ignore'])
+    it(`a stored webhook accepting only unknown versions, failurePolicy ${policy}`, async () => {
+      const p = route(allow);
+      const bucket = 'admissionregistration.orch.io/validatingwebhookconfigurations';
+      const name = uniqueName('legacy');
+      await ts.server.storage.create(bucket, `${bucket}//${name}`, {
+        ...configuration('Validating', name, [
+          webhook(hs, 'versions.example.orch.io', p, { admissionReviewVersions: ['v2'], failurePolicy: policy }),
+        ]),
+      } as any);
+      created.push(`${VALIDATING}/${name}`);
+      const ns = await namespace();
+      const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'));
+      if (policy === 'Fail') {
+        expect(r.status).toBe(500);
+        expect(r.json.message).toContain('failed calling webhook "versions.example.orch.io"');
+        expect(r.json.message).toContain('AdmissionReview versions');
+      } else expect(r.status, r.text).toBe(201);
+      expect(hs.callsTo(p)).toHaveLength(0);
+    });
+});
+
 describe('client configuration and credentials (doc3 Webhook contract)', () => {
   it('a Service reference: ExternalName resolved, TLS name <name>.<namespace>.svc, token of the service entry', async () => {
     const p = route(allow);
