@@ -128,6 +128,25 @@ describe('the review sent (doc3 Webhook contract)', () => {
     expect(del.oldObject.data).toEqual({ a: '2' });
     expect(del.options.kind).toBe('DeleteOptions');
   });
+
+  it('a patch is sent as the UPDATE it is, with UpdateOptions (Kubernetes 1.28)', async () => {
+    hs.on('/patched', allow);
+    await install('Validating', [
+      webhook(hs, 'patched.example.orch.io', '/patched', {
+        rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      }),
+    ]);
+    const ns = await namespace();
+    expect((await createCm(ns, 'pt')).status).toBe(201);
+    const r = await ts.req('PATCH', `/api/v1/namespaces/${ns}/configmaps/pt?fieldManager=me`, { data: { a: '9' } }, {
+      'content-type': 'application/merge-patch+json',
+    });
+    expect(r.status, r.text).toBe(200);
+    const [call] = hs.callsTo('/patched');
+    expect(call!.review.request.operation).toBe('UPDATE');
+    expect(call!.review.request.options).toMatchObject({ kind: 'UpdateOptions', fieldManager: 'me' });
+    expect(call!.review.request.object.data).toEqual({ a: '9' });
+  });
 });
 
 describe('rejections (doc3 Errors)', () => {
