@@ -205,6 +205,21 @@ describe('call failures and the failure policy (doc3 Errors)', () => {
     expect(hs.callsTo(p)).toHaveLength(0);
   });
 
+  it('a caBundle that holds no certificate is a call failure, not a crash', async () => {
+    const p = route(allow);
+    await install('Validating', [
+      {
+        ...webhook(hs, 'garbageca.example.orch.io', p),
+        clientConfig: { url: `https://127.0.0.1:${hs.port}${p}`, caBundle: Buffer.from('not a certificate').toString('base64') },
+      },
+    ]);
+    const ns = await namespace();
+    const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'));
+    expect(r.status).toBe(500);
+    expect(r.json.message).toContain('failed calling webhook "garbageca.example.orch.io"');
+    expect(hs.callsTo(p)).toHaveLength(0);
+  });
+
   it('a patch that does not apply is refused whatever the failure policy (Kubernetes 1.28); nothing stored', async () => {
     const p = route(patchWith([{ op: 'replace', path: '/spec/nothing', value: 1 }]));
     await install('Mutating', [webhook(hs, 'badpatch.example.orch.io', p, { failurePolicy: 'Ignore' })]);

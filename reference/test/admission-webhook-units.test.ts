@@ -155,5 +155,6 @@ describe('rejections (doc3 Errors: status.code and status.message shape the repl
     expect(c.message).toBe('admission webhook "w.example.orch.io" denied the request without explanation');
     expect(c.toStatus().reason).toBeUndefined();
     expect(rejection('w', { code: 302 }).code).toBe(403);
+    expect(rejection('w', { code: 5000 }).code).toBe(403);
   });
 });
