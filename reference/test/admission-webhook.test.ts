@@ -182,6 +182,30 @@ describe('rejections (doc3 Errors)', () => {
   });
 });
 
+describe('validating webhooks run in parallel (doc3 plugin table)', () => {
+  it('each of two webhooks answers only once the other was called: both are in flight together', async () => {
+    const arrived = { a: false, b: false };
+    const waiting: (() => void)[] = [];
+    const barrier = (me: 'a' | 'b', other: 'a' | 'b') => (review: any, res: any) => {
+      arrived[me] = true;
+      const go = () => answer(res, review, { allowed: true });
+      if (arrived[other]) {
+        go();
+        for (const w of waiting.splice(0)) w();
+      } else waiting.push(go);
+    };
+    hs.on('/par-a', barrier('a', 'b'));
+    hs.on('/par-b', barrier('b', 'a'));
+    await install('Validating', [
+      webhook(hs, 'par-a.example.orch.io', '/par-a', { timeoutSeconds: 3 }),
+      webhook(hs, 'par-b.example.orch.io', '/par-b', { timeoutSeconds: 3 }),
+    ]);
+    const ns = await namespace();
+    const r = await createCm(ns, 'par');
+    expect(r.status, r.text).toBe(201);
+  });
+});
+
 describe('warnings and audit annotations (doc3 Webhook contract, Events)', () => {
   it('returns webhook warnings as 299 Warning headers', async () => {
     hs.on('/warn', (review, res) => answer(res, review, { allowed: true, warnings: ['mind the gap'] }));

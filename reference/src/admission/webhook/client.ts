@@ -126,7 +126,11 @@ export class WebhookClient {
     const t = this.target(hook);
     const deadline = AbortSignal.timeout(hook.timeoutSeconds * 1000);
     const abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, */*',
+      'user-agent': 'orch-apiserver-admission',
+    };
     if (t.host) headers.host = t.host;
     const c = t.credentials;
     if (c?.token) headers.authorization = `Bearer ${c.token}`;
