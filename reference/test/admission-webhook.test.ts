@@ -294,6 +294,31 @@ describe('mutation and reinvocation (doc3 States and transitions)', () => {
     );
   });
 
+  it('a webhook change runs the built-in mutating plugins again; their change makes an IfNeeded webhook due', async () => {
+    // a built-in plugin stand-in: counts its runs and stamps the object once
+    let runs = 0;
+    ts.server.admission.addSource(() => [
+      {
+        name: 'TestStamp',
+        handles: (a) => a.resource.resource === 'configmaps' && a.name.startsWith('stamp-'),
+        mutate: (a) => {
+          runs++;
+          const m = a.object!.metadata as { labels?: Record<string, string> };
+          m.labels = { ...m.labels, stamped: 'by-plugin' };
+        },
+      },
+    ]);
+    hs.on('/self', patchWith([{ op: 'add', path: '/data/self', value: 'x' }]));
+    await install('Mutating', [webhook(hs, 'self.example.orch.io', '/self', { reinvocationPolicy: 'IfNeeded' })]);
+    const ns = await namespace();
+    const r = await createCm(ns, 'stamp-1');
+    expect(r.status, r.text).toBe(201);
+    expect(runs).toBe(2);
+    // its own change does not make it due; the plugin's change after it does
+    expect(hs.callsTo('/self')).toHaveLength(2);
+    expect(hs.callsTo('/self')[1]!.review.request.object.metadata.labels).toEqual({ stamped: 'by-plugin' });
+  });
+
   it('an IfNeeded webhook is not reinvoked when nothing changed after it', async () => {
     hs.on('/changer2', patchWith([{ op: 'add', path: '/data/c', value: '3' }]));
     hs.on('/last', allow);
