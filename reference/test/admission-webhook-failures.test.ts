@@ -3,8 +3,9 @@
 // the wrong version, the wrong content type, a huge body, an HTTP error, cannot be reached, or
 // presents a certificate the caBundle does not trust is a call failure: `failurePolicy: Fail`
 // refuses the request with Kubernetes' 500 InternalError `failed calling webhook "<name>"`,
-// `Ignore` lets it through. A patch that does not apply is refused whatever the policy (as in
-// Kubernetes 1.28). Never a crash; nothing stored on a refusal. Also: dry runs and webhooks
+// `Ignore` lets it through. A patch that does not apply goes by the failure policy too (doc3
+// "Errors"; Kubernetes 1.28 refuses it even under Ignore). Never a crash; nothing stored on a
+// refusal. Also: dry runs and webhooks
 // with side effects, a Service as the client configuration, and the connection file's
 // credentials.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -220,15 +221,20 @@ describe('call failures and the failure policy (doc3 Errors)', () => {
     expect(hs.callsTo(p)).toHaveLength(0);
   });
 
-  it('a patch that does not apply is refused whatever the failure policy (Kubernetes 1.28); nothing stored', async () => {
+  it('a patch that does not apply: Fail refuses with 500 and stores nothing; Ignore admits the unpatched object', async () => {
     const p = route(patchWith([{ op: 'replace', path: '/spec/nothing', value: 1 }]));
-    await install('Mutating', [webhook(hs, 'badpatch.example.orch.io', p, { failurePolicy: 'Ignore' })]);
+    await install('Mutating', [webhook(hs, 'badpatch.example.orch.io', p)]);
     const ns = await namespace();
-    const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'));
+    const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x', { a: '1' }));
     expect(r.status, r.text).toBe(500);
     expect(r.json.reason).toBe('InternalError');
     expect(r.json.message).toContain('/spec/nothing');
     expect((await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/x`)).status).toBe(404);
+    for (const c of created.splice(0)) await ts.req('DELETE', c);
+    await install('Mutating', [webhook(hs, 'badpatch.example.orch.io', p, { failurePolicy: 'Ignore' })]);
+    const ok = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('y', { a: '1' }));
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.json.data).toEqual({ a: '1' });
   });
 
   it('a patch that is not a JSON Patch list, and a patch without patchType, are refused', async () => {
