@@ -135,6 +135,11 @@ const BAD: BadReply[] = [
     words: 'webhook response was absent',
   },
   {
+    what: 'answers without allowed',
+    handler: (rv, res) => json(res, { apiVersion: rv.apiVersion, kind: 'AdmissionReview', response: { uid: rv.request.uid } }),
+    words: 'response.allowed is required',
+  },
+  {
     what: 'answers allowed as a string',
     handler: (rv, res) => json(res, { apiVersion: rv.apiVersion, kind: 'AdmissionReview', response: { uid: rv.request.uid, allowed: 'yes' } }),
     words: 'cannot unmarshal string',

@@ -107,21 +107,22 @@ describe('judging replies (doc3 Webhook contract; Kubernetes 1.28 per version)',
   });
   const v1 = (response: unknown) => reply({ apiVersion: 'admission.orch.io/v1', kind: 'AdmissionReview', response });
 
-  it('v1: uid must be the request uid; allowed absent reads as a denial', () => {
-    expect(() => judgeReply(v1({ uid: 'b', allowed: true }), 'v1', 'a', false)).toThrow(InvalidReply);
-    expect(judgeReply(v1({ uid: 'a' }), 'v1', 'a', false).allowed).toBe(false);
+  it('uid must be the request uid; allowed is required (Kubernetes 1.28 reads its absence as a denial; doc3 requires it)', () => {
+    expect(() => judgeReply(v1({ uid: 'b', allowed: true }), 'v1', 'a', false)).toThrow(/expected response.uid="a", got "b"/);
+    expect(() => judgeReply(v1({ uid: 'a' }), 'v1', 'a', false)).toThrow(/response.allowed is required/);
     expect(judgeReply(v1({ uid: 'a', allowed: true }), 'v1', 'a', false).allowed).toBe(true);
+    expect(judgeReply(v1({ uid: 'a', allowed: false }), 'v1', 'a', false).allowed).toBe(false);
   });
 
-  it('v1beta1 is read leniently (Kubernetes 1.28): uid and apiVersion not checked, a patch implies JSONPatch', () => {
-    const r = judgeReply(
-      reply({ response: { uid: 'other', allowed: true, patch: Buffer.from('[]').toString('base64') } }),
-      'v1beta1',
-      'a',
-      true,
+  it('v1beta1 replies meet the same rules (doc3; Kubernetes 1.28 does not check uid, version or patchType there)', () => {
+    const beta = (response: unknown, apiVersion = 'admission.orch.io/v1beta1') => reply({ apiVersion, kind: 'AdmissionReview', response });
+    expect(judgeReply(beta({ uid: 'a', allowed: true }), 'v1beta1', 'a', true).allowed).toBe(true);
+    expect(() => judgeReply(beta({ uid: 'other', allowed: true }), 'v1beta1', 'a', true)).toThrow(/response.uid/);
+    expect(() => judgeReply(beta({ uid: 'a', allowed: true }, 'admission.orch.io/v1'), 'v1beta1', 'a', true)).toThrow(
+      /expected webhook response of admission.orch.io\/v1beta1, got admission.orch.io\/v1/,
     );
-    expect(r.allowed).toBe(true);
-    expect(r.patchType).toBe('JSONPatch');
+    const patch = Buffer.from('[]').toString('base64');
+    expect(() => judgeReply(beta({ uid: 'a', allowed: true, patch }), 'v1beta1', 'a', true)).toThrow(/patchType/);
   });
 
   it('v1 mutating: a patch needs its patchType; a status code must be an int32; 201 is a success, 204 without a body is not', () => {

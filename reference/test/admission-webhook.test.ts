@@ -164,6 +164,7 @@ describe('rejections (doc3 Errors)', () => {
   });
 
   it('without a status the code is 403 and the request is denied without explanation', async () => {
+    // (allowed is given: doc3 requires it)
     hs.on('/deny-bare', (review, res) => answer(res, review, { allowed: false }));
     await install('Mutating', [webhook(hs, 'bare.example.orch.io', '/deny-bare')]);
     const ns = await namespace();
