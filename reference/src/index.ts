@@ -258,6 +258,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       signer?.stop();
       tokens!.stop();
       authz.stop();
+      for (const p of plugins) p.close?.();
       await storage.close();
       for (const sink of auditSinks) await sink.close?.();
     },

@@ -1,8 +1,9 @@
 // The admission chain: the plugins of every source, in the order the sources were added,
 // mutating phase first, then validating. The sources are read per request, so plugins that
-// come from API objects take effect at once.
+// come from API objects take effect at once. The mutating phase runs a second time when a
+// plugin asks for it (Kubernetes 1.28's reinvocation: a webhook changed the object).
 import type { WriteAdmission, WriteAdmissionRequest } from '../registry/types.ts';
-import type { AdmissionAttributes, AdmissionPlugin, PluginSource } from './types.ts';
+import { type AdmissionAttributes, type AdmissionPlugin, type PluginSource, ReinvocationContext } from './types.ts';
 
 export class AdmissionChain {
   private readonly sources: PluginSource[] = [];
@@ -20,6 +21,14 @@ export class AdmissionChain {
   }
 
   async mutate(a: AdmissionAttributes): Promise<void> {
+    const r = (a.reinvocation ??= new ReinvocationContext());
+    await this.mutateOnce(a);
+    if (!r.shouldReinvoke || r.isReinvoke) return;
+    r.isReinvoke = true;
+    await this.mutateOnce(a);
+  }
+
+  private async mutateOnce(a: AdmissionAttributes): Promise<void> {
     for (const src of this.sources)
       for (const p of src()) if (p.mutate && (p.handles === undefined || p.handles(a))) await p.mutate(a);
   }

@@ -38,6 +38,26 @@ export interface AdmissionAttributes {
   options?: Record<string, unknown>;
   dryRun: boolean;
   ctx: RequestContext;
+  /** The mutating phase's second round (absent in the validating phase). */
+  reinvocation?: ReinvocationContext;
+}
+
+/**
+ * Kubernetes 1.28's reinvocation: a mutating webhook that changes the object asks for one more
+ * round of the whole mutating chain, in which the built-in plugins run again and the webhooks
+ * run only where their reinvocation policy asks for it. Plugins keep their own state here.
+ */
+export class ReinvocationContext {
+  /** This is the second round. */
+  isReinvoke = false;
+  /** Something asked for a second round. */
+  shouldReinvoke = false;
+  private readonly values = new Map<string, unknown>();
+
+  value<T>(key: string, make: () => T): T {
+    if (!this.values.has(key)) this.values.set(key, make());
+    return this.values.get(key) as T;
+  }
 }
 
 export interface AdmissionPlugin {
@@ -48,6 +68,8 @@ export interface AdmissionPlugin {
   mutate?(a: AdmissionAttributes): void | Promise<void>;
   /** Throws a StatusError to reject. */
   validate?(a: AdmissionAttributes): void | Promise<void>;
+  /** Releases what the plugin holds open (connections to webhooks) when the server stops. */
+  close?(): void;
 }
 
 /** Where plugins come from: a fixed list, or one read from API objects each time. */

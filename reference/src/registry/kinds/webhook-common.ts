@@ -367,7 +367,7 @@ let matchEnvironment: { env: Environment; vars: Map<string, DeclType> } | undefi
  * The environment of match conditions, as Kubernetes 1.28 declares it: `object` and `oldObject`
  * dynamic, `request` the typed review request, `authorizer` the authorizer.
  */
-function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
+export function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
   if (!matchEnvironment) {
     const env = newEnvironment();
     const messages: MessageDeclaration[] = [];
