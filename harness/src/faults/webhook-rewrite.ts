@@ -39,6 +39,18 @@ function rewriteRequest(r: ProxiedRequest, f: HookRewrite): ProxiedRequest {
   return { ...r, headers: { ...r.headers, [ORIGINAL]: r.body.toString('base64') }, body: Buffer.from(JSON.stringify(b)) };
 }
 
+/**
+ * The value written put back over the value answered: objects key by key and lists of objects
+ * item by item, so what the server added (its defaults) stays.
+ */
+function merged(answered: unknown, written: unknown): unknown {
+  if (Array.isArray(written) && Array.isArray(answered) && written.length === answered.length)
+    return written.map((w, i) => merged(answered[i], w));
+  if (written && typeof written === 'object' && !Array.isArray(written) && answered && typeof answered === 'object' && !Array.isArray(answered))
+    return { ...(answered as object), ...(written as object) };
+  return written;
+}
+
 function restoreObject(o: any): void {
   const a = o?.metadata?.annotations;
   const saved = a?.[RESTORE_ANNOTATION];
@@ -55,7 +67,7 @@ function restoreObject(o: any): void {
     const h = o.webhooks?.[Number(i)];
     if (!h) continue;
     for (const [k, v] of Object.entries(fields)) if (v === null) delete h[k];
-      else h[k] = v;
+      else h[k] = merged(h[k], v);
   }
 }
 
