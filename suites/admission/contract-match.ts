@@ -8,6 +8,8 @@ export interface Bindings {
   ns: string;
   name: string;
   user?: string;
+  /** The case's mutating configuration's name. */
+  mutating?: string;
 }
 
 /** The differences between `actual` and the subset `want` (empty when it holds), each a path and what was found. */
@@ -27,6 +29,8 @@ export function mismatches(actual: unknown, want: unknown, b: Bindings, path = '
         return actual === b.ns ? [] : [`${here}: ${show(b.ns)}, got ${show(actual)}`];
       case '$name':
         return actual === b.name ? [] : [`${here}: ${show(b.name)}, got ${show(actual)}`];
+      case '$mutating':
+        return actual === b.mutating ? [] : [`${here}: ${show(b.mutating)}, got ${show(actual)}`];
       case '$user':
         return actual === b.user ? [] : [`${here}: ${show(b.user)}, got ${show(actual)}`];
       default:

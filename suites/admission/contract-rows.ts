@@ -36,6 +36,8 @@ export interface Expect {
   order?: string[];
   concurrent?: string[];
   withinSeconds?: number;
+  audit?: { key: string; value?: Record<string, unknown>; text?: string }[];
+  noAudit?: string[];
 }
 
 export interface ContractRow {

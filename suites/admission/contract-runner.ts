@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { makeCa } from '../../harness/src/auth/pki.ts';
+import { auditOffset, waitAuditEvent } from '../../harness/src/admission/audit-log.ts';
 import { type Answer, type Call, refusedUrl, type Script, startWebhookServer } from '../../harness/src/admission/callbacks.ts';
 import { openScope, type WebhookKind } from '../../harness/src/admission/webhook-scope.ts';
 import type { CaseContext } from '../../harness/src/case.ts';
@@ -47,6 +48,51 @@ async function userName(client: Client): Promise<string | undefined> {
 function checkSubset(actual: unknown, want: unknown, b: Bindings, what: string, why: string): void {
   const diff = mismatches(actual, want, b);
   check(diff.length === 0, `${what} holds ${show(want)}`, diff.join('; '), why);
+}
+
+const wildcard = (pattern: string, any: string) =>
+  new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join(any)}$`);
+
+/** The audit event of the row's request (its URI, not a dry-run marker) holds the annotations the row names. */
+async function checkAudit(
+  row: LoadedContractRow,
+  t: CaseContext,
+  log: string,
+  from: number,
+  collection: string,
+  b: Bindings,
+  why: string,
+): Promise<void> {
+  const d = t.client.d;
+  const ours = (e: any) =>
+    e?.stage === 'ResponseComplete' &&
+    typeof e.requestURI === 'string' &&
+    e.requestURI.startsWith(d.back(collection)) &&
+    !e.requestURI.includes('dryRun') &&
+    e.verb !== 'get';
+  const event = await waitAuditEvent(log, from, ours, { dialect: d });
+  check(!!event, `an audit event of the request in ${log}`, 'none within 5 s', why);
+  const ann: Record<string, string> = event.annotations ?? {};
+  for (const want of row.expect.audit ?? []) {
+    const re = wildcard(want.key, '\\d+');
+    const hits = Object.entries(ann).filter(([k]) => re.test(k));
+    const ok = hits.some(([, v]) => {
+      if (want.text !== undefined) return v === want.text;
+      let j: unknown;
+      try {
+        j = JSON.parse(v);
+      } catch {
+        return false;
+      }
+      return mismatches(j, want.value ?? {}, b).length === 0;
+    });
+    check(ok, `an audit annotation ${want.key} holding ${show(want.text ?? want.value)}`, show(ann), why);
+  }
+  for (const key of row.expect.noAudit ?? []) {
+    const re = wildcard(key, '.*');
+    const hits = Object.keys(ann).filter((k) => re.test(k));
+    check(hits.length === 0, `no audit annotation ${key}`, show(ann), why);
+  }
 }
 
 export async function runContractRow(row: LoadedContractRow, t: CaseContext): Promise<void> {
@@ -90,7 +136,11 @@ export async function runContractRow(row: LoadedContractRow, t: CaseContext): Pr
         scope.register(kind, webhooks, server),
       );
       checkStatus(r, 201, undefined, `setup of ${row.id}: the ${kind} configuration is valid`);
+      if (kind === 'mutating') b.mutating = r.json?.metadata?.name;
     }
+
+    const auditLog = row.expect.audit || row.expect.noAudit ? t.target.declared.auditLog : undefined;
+    const auditFrom = auditLog ? auditOffset(auditLog) : 0;
 
     const query = row.request.dryRun ? { dryRun: 'All' } : undefined;
     const started = Date.now();
@@ -153,6 +203,7 @@ export async function runContractRow(row: LoadedContractRow, t: CaseContext): Pr
       const spread = Math.max(...at) - Math.min(...at);
       check(spread < Math.min(...delays), `every one of ${e.concurrent.join(', ')} called before the first answered (${Math.min(...delays)} ms)`, `calls ${spread} ms apart`, why);
     }
+    if (auditLog) await checkAudit(row, t, auditLog, auditFrom, collection, b, why);
     if (e.stored !== undefined) {
       const read = await t.client.get(path);
       if (e.stored === 'absent') checkStatus(read, 404, undefined, `${why} (nothing is written)`);
