@@ -12,6 +12,8 @@
 //                authenticating proxy, OIDC issuer, token webhook); the harness serves the
 //                issuer and the webhook in this process for as long as the servers run
 //   auth-oidc-sub the same fixtures, its OIDC username from the `sub` claim
+//   audit        writes its audit events to a file the suites read (declared ORCH_AUDIT_LOG):
+//                the cases on the audit annotations of webhook calls
 //
 // The main target also declares the reference server's command (ORCH_SERVER_COMMAND): the
 // health cases start servers of their own from it, to break one's data directory or stop one.
@@ -42,6 +44,8 @@ interface Spec {
    * `true` for the first set `orch-conformance fixtures` prints, or the variant it names.
    */
   auth?: true | 'oidc-sub';
+  /** Writes its audit log to a file of the run (and is declared with it). */
+  auditLog?: true;
 }
 
 export const EMBEDDED_SERVERS: Spec[] = [
@@ -76,6 +80,12 @@ export const EMBEDDED_SERVERS: Spec[] = [
     about: 'reference server trusting the authentication fixtures, its OIDC username from the sub claim',
     options: { featureGates: EMBEDDED_GATES },
     auth: 'oidc-sub',
+  },
+  {
+    name: 'audit',
+    about: 'reference server writing its audit events to a file the suites read',
+    options: { featureGates: EMBEDDED_GATES },
+    auditLog: true,
   },
 ];
 
@@ -127,11 +137,21 @@ export async function startEmbedded(): Promise<Embedded> {
       // exactly the flags `orch-conformance fixtures` prints, as a user would start a target
       const variant = spec.auth === 'oidc-sub' ? spec.auth : undefined;
       const authOptions = spec.auth ? parseServeArgs(serverFlags(fixtures, variant))!.options : {};
-      const s = await build({ ...authOptions, inMemory: true, tls: true, port: 0, host: '127.0.0.1', ...spec.options });
+      const auditLog = spec.auditLog ? join(fixturesDir, `${spec.name}-audit.jsonl`) : undefined;
+      const s = await build({
+        ...authOptions,
+        inMemory: true,
+        tls: true,
+        port: 0,
+        host: '127.0.0.1',
+        ...spec.options,
+        ...(auditLog ? { auditLogPath: auditLog } : {}),
+      });
       built.push(s);
       declared.push({
         ...declaredOf(s),
         ...(spec.auth ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS } : {}),
+        ...(auditLog ? { auditLog } : {}),
       });
       await s.listen();
     }
@@ -198,6 +218,7 @@ export const EMBEDDED_OWNS = [
   'ORCH_AUTH_METHODS',
   'ORCH_SERVER_COMMAND',
   'ORCH_SERVER_SCHEME',
+  'ORCH_AUDIT_LOG',
   // the admission webhook servers of the harness listen on this machine (harness/src/admission/callback-host.ts)
   'ORCH_CALLBACK_HOST',
   'ORCH_CALLBACK_BIND',

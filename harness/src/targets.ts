@@ -43,6 +43,11 @@ export interface Declared {
   authMethods?: AuthMethod[];
   /** How the harness starts a server process of its own (ORCH_SERVER_COMMAND; harness/src/server-process.ts). */
   serverCommand?: ServerCommand;
+  /**
+   * A file the suites can read where the target writes its audit events as JSON lines, at
+   * level Metadata or higher for write requests (harness/src/admission/audit-log.ts).
+   */
+  auditLog?: string;
 }
 
 /** The authentication methods the fixtures provide, each switched on by server flags. */
@@ -88,6 +93,8 @@ export interface Needs {
   auth?: AuthMethod[];
   /** A server process the harness starts, signals and breaks itself (declared by ORCH_SERVER_COMMAND). */
   serverProcess?: true;
+  /** An audit log of the target the suites can read (declared by ORCH_AUDIT_LOG). */
+  auditLog?: true;
 }
 
 /** The environment variable of each declaration about the main target. */
@@ -98,6 +105,7 @@ export const DECLARE_ENV = {
   featureGates: 'ORCH_FEATURE_GATES',
   authFixtures: 'ORCH_AUTH_FIXTURES',
   authMethods: 'ORCH_AUTH_METHODS',
+  auditLog: 'ORCH_AUDIT_LOG',
 } as const;
 
 function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -137,6 +145,8 @@ export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared 
   if (fx) d.authFixtures = fx;
   const m = env[DECLARE_ENV.authMethods];
   if (m) d.authMethods = parseAuthMethods(m);
+  const al = env[DECLARE_ENV.auditLog];
+  if (al) d.auditLog = al;
   const sc = serverCommandFrom(env);
   if (sc) d.serverCommand = sc;
   return d;
@@ -218,6 +228,7 @@ export function describeNeeds(n: Needs): string {
     out.push(`the ${g} feature gate ${on ? 'on' : 'off'}`);
   if (n.auth?.length) out.push(`trust in the authentication fixtures for ${n.auth.join(', ')}`);
   if (n.serverProcess) out.push('a server process of the harness');
+  if (n.auditLog) out.push('an audit log the suites can read');
   return out.join(', ');
 }
 
@@ -259,6 +270,10 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
     else if (d.bookmarkSeconds > MAX_WAIT_SECONDS)
       out.push(tooLong('bookmark interval', d.bookmarkSeconds, DECLARE_ENV.bookmarkSeconds));
   }
+  if (needs.auditLog && !d.auditLog)
+    out.push(
+      `needs a target whose audit log the suites can read: start it writing audit events as JSON lines to a file this machine reads (the reference server: serve --audit-log-path FILE; kube-apiserver: --audit-log-path FILE with an --audit-policy-file at level Metadata or higher) and declare it with ${DECLARE_ENV.auditLog}=FILE`,
+    );
   if (needs.serverProcess && !d.serverCommand)
     out.push(`needs a server process the harness starts, signals and breaks itself: ${HOW_TO_DECLARE}`);
   if (needs.auth?.length) {

@@ -109,7 +109,7 @@ export async function openScope(client: Client, nsLabels: Record<string, string>
         sideEffects: 'None',
         admissionReviewVersions: ['v1'],
         failurePolicy: 'Ignore',
-        timeoutSeconds: 5,
+        timeoutSeconds: 10,
       };
       const r = await client.post(CONFIGURATION[kind].path, {
         apiVersion: `${GROUP}/v1`,

@@ -3,6 +3,7 @@
 // the webhooks a client writes (so the server accepts what the rule refuses) or rewrites the
 // webhooks the server answers (so a default is missing or wrong).
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import { ADMISSION_WEBHOOK_FAULTS } from './admission-webhooks.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const CONFIGURATIONS = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(\/|$)/;
@@ -163,4 +164,6 @@ export const ADMISSION_FAULTS: Fault[] = [
         return changed;
       }),
   },
+  // the webhook contract: how the server calls the webhooks of the configurations
+  ...ADMISSION_WEBHOOK_FAULTS,
 ];

@@ -1,0 +1,19 @@
+// doc3 § Webhook contract (server calls the webhook), and the rules of § Webhook configuration
+// objects, § States and transitions, § Events, § Errors, § Limits and § Versioning about calling
+// webhooks, as rows (rows/contract/*.yaml, validated by contract.schema.json when this file
+// loads): each row registers webhooks the harness serves, answering as the row scripts, sends
+// one request and checks the answer, the reviews the webhooks got and the object stored.
+import { describe } from 'vitest';
+import { conformance } from '../../harness/src/case.ts';
+import type { CaseDef } from '../../harness/src/spec.ts';
+import { loadContractRows } from './contract-rows.ts';
+import { runContractRow } from './contract-runner.ts';
+
+describe('admission: webhook contract', () => {
+  for (const row of loadContractRows()) {
+    const def: CaseDef = { id: row.id, title: row.title, doc: 3, section: row.section, place: row.place, level: row.level };
+    // a row on the audit event runs against a target whose audit log the suites read
+    const audit = !!(row.expect.audit || row.expect.noAudit);
+    conformance(def, (t) => runContractRow(row, t), { timeout: 60_000, ...(audit ? { needs: { auditLog: true } } : {}) });
+  }
+});
