@@ -1,71 +1,16 @@
 // Faults against doc3 § States and transitions (the order of admission): each makes a server
-// behind the proxy call webhooks out of the order, or outside the policies, that the client's
-// webhook configurations ask for. The proxy rewrites the configurations the client writes and
+// behind the proxy call webhooks in another phase or order than the client's webhook
+// configurations ask for. The proxy rewrites the configurations the client writes and
 // disguises what it answers (the client reads back exactly what it wrote), so only the calls
-// the server makes show the fault: suites/admission/ordering must catch every one.
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+// the server makes show the fault: suites/admission/ordering must catch every one. (Faults
+// that change one field of each webhook are in admission-webhooks.ts, with the ordering cases
+// among their catchers.)
+import type { Fault, ProxiedRequest } from '../fault-proxy.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const GROUP_PATH = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(?:\/([^/?]+))?$/;
 
 type Hook = Record<string, any>;
-type Fields = Record<string, unknown>;
-
-interface Disguise {
-  /** Rewrites the webhooks of a configuration the client writes; returns the originals of what it changed, by webhook name. */
-  write(kind: 'validating' | 'mutating', hooks: Hook[]): Map<string, Fields> | undefined;
-}
-
-/**
- * A fault that rewrites fields of the webhooks a client writes, and puts the client's values
- * back in every answer about those configurations.
- */
-function disguisedFault(d: Disguise): Pick<Fault, 'request' | 'response'> {
-  const memo = new Map<string, Map<string, Fields>>();
-  return {
-    request(r: ProxiedRequest): ProxiedRequest {
-      const m = GROUP_PATH.exec(r.url.pathname);
-      if (!m || (r.method !== 'POST' && r.method !== 'PUT')) return r;
-      const b = bodyOf(r.body);
-      if (!Array.isArray(b?.webhooks) || typeof b?.metadata?.name !== 'string') return r;
-      const originals = d.write(m[2] as 'validating' | 'mutating', b.webhooks as Hook[]);
-      if (!originals?.size) return r;
-      memo.set(`${m[2]}/${b.metadata.name}`, originals);
-      return { ...r, body: Buffer.from(JSON.stringify(b)) };
-    },
-    response(r: ProxiedRequest, res: ProxiedResponse): ProxiedResponse {
-      const m = GROUP_PATH.exec(r.url.pathname);
-      if (!m) return res;
-      return mapJson(res, (j) => {
-        for (const o of Array.isArray(j?.items) ? j.items : [j]) {
-          const originals = memo.get(`${m[2]}/${o?.metadata?.name}`);
-          if (!originals || !Array.isArray(o.webhooks)) continue;
-          for (const h of o.webhooks as Hook[]) Object.assign(h ?? {}, originals.get(h?.name) ?? {});
-        }
-        return j;
-      });
-    },
-  };
-}
-
-/**
- * Sets `field` to `to` on every webhook of the kinds given whose value is `from` (absent counts
- * as `absent`): valid values only, so a configuration the server must refuse is still refused.
- */
-function forceField(kinds: ('validating' | 'mutating')[], field: string, from: string, to: string, absent: string): Disguise {
-  return {
-    write(kind, hooks) {
-      if (!kinds.includes(kind)) return undefined;
-      const originals = new Map<string, Fields>();
-      for (const h of hooks)
-        if (h && typeof h.name === 'string' && (h[field] ?? absent) === from) {
-          originals.set(h.name, { [field]: from });
-          h[field] = to;
-        }
-      return originals;
-    },
-  };
-}
 
 /**
  * Mutating configurations are created as validating ones (so their webhooks run in the
@@ -151,22 +96,6 @@ function reversedMutating(): Pick<Fault, 'request' | 'response'> {
 const ORDERING = ['admission/ordering/phases', 'admission/ordering/kubernetes-order'];
 
 export const ORDERING_FAULTS: Fault[] = [
-  {
-    name: 'webhook-reinvocation-skipped',
-    breaks:
-      'doc3 § States and transitions: reinvocationPolicy IfNeeded re-calls a webhook when a later one changed the object (the server is given every mutating webhook with reinvocationPolicy Never)',
-    area: 'admission',
-    catchers: ['admission/ordering/kubernetes-order'],
-    ...disguisedFault(forceField(['mutating'], 'reinvocationPolicy', 'IfNeeded', 'Never', 'Never')),
-  },
-  {
-    name: 'webhook-failure-policy-ignored',
-    breaks:
-      'doc3 § Errors: a webhook that fails under failurePolicy Fail rejects the request (the server is given every webhook with failurePolicy Ignore)',
-    area: 'admission',
-    catchers: ORDERING,
-    ...disguisedFault(forceField(['mutating', 'validating'], 'failurePolicy', 'Fail', 'Ignore', 'Fail')),
-  },
   {
     name: 'mutating-webhooks-validate',
     breaks:

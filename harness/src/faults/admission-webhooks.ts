@@ -77,7 +77,9 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
       'patch-on-validating-fails',
       'patch-without-type',
       'match-condition-error-fail',
-    ),
+      'ordering/phases',
+      'ordering/kubernetes-order',
+    ).map((id) => id.replace('admission/contract/ordering/', 'admission/ordering/')),
     rewrite: (h) => {
       if (h.failurePolicy !== 'Fail' && h.failurePolicy !== undefined) return undefined;
       // an absent failurePolicy reads back as the server defaults it, Fail
@@ -203,9 +205,10 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
   }),
   webhookRewriteFault({
     name: 'webhook-reinvocation-if-needed-ignored',
+    // the ordering model's reinvocation round
     breaks:
       'doc3 § States and transitions: reinvocationPolicy IfNeeded re-calls a mutating webhook after a later one changed the object (the server is given Never)',
-    catchers: c('reinvocation-if-needed'),
+    catchers: [...c('reinvocation-if-needed'), 'admission/ordering/kubernetes-order'],
     rewrite: (h, kind) => {
       if (kind !== 'mutating' || h.reinvocationPolicy !== 'IfNeeded') return undefined;
       h.reinvocationPolicy = 'Never';
