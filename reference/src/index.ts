@@ -30,6 +30,7 @@ import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.t
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
+import { POLICY_GROUP_VERSIONS } from './registry/kinds/policy-common.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
 import { Registry } from './registry/registry.ts';
 import type { RequestContext } from './registry/types.ts';
@@ -105,6 +106,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     gates: { WatchList: options.featureGates.WatchList, APIListChunking: options.featureGates.APIListChunking },
     now: options.clock,
   });
+  // group versions Kubernetes 1.28 serves only when switched on with --runtime-config
+  for (const gv of OFF_BY_DEFAULT) registry.disabled.add(gv);
   applyRuntimeConfig(registry, options.runtimeConfig);
   installBuiltins(registry);
   const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion })];
@@ -264,6 +267,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   };
   return srv;
 }
+
+/** Group versions served only when `--runtime-config` switches them on (the policy API, beta and alpha in 1.28). */
+const OFF_BY_DEFAULT = [...POLICY_GROUP_VERSIONS];
 
 /** `--runtime-config`: `<group>/<version>=false` disables a group version, `=true` (or bare) enables it. */
 function applyRuntimeConfig(reg: Registry, rc: string): void {

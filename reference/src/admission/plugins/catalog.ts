@@ -9,6 +9,7 @@ import type { Registry } from '../../registry/registry.ts';
 import type { ServerOptions } from '../../config.ts';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
+import { validatingAdmissionPolicy } from '../policy/plugin.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
@@ -94,6 +95,7 @@ export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
 
 export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   NamespaceLifecycle: () => namespaceLifecycle,
+  ValidatingAdmissionPolicy: validatingAdmissionPolicy,
 };
 
 export function isPluginName(s: string): s is PluginName {
