@@ -1,8 +1,9 @@
 // The expression language's authorizer (doc2's authorizer library) answered by the server's
 // authorizers: a check is asked as the request's user, or as the service account that
 // `authorizer.serviceAccount(namespace, name)` names; resource checks are asked for any version.
-import type { AuthorizationAttributes as CelAttributes, AuthorizerFn } from '../cel/library-authorizer.ts';
+
 import type { AuthorizerChain } from '../authorization/chain.ts';
+import type { AuthorizerFn, AuthorizationAttributes as CelAttributes } from '../cel/library-authorizer.ts';
 import type { UserInfo } from '../registry/types.ts';
 
 const SA_PREFIX = 'system:serviceaccount:';
@@ -16,7 +17,12 @@ function serviceAccountUser(username: string): UserInfo {
 /** An AuthorizerFn asking `chain` on behalf of `user` (the request's user). */
 export function celAuthorizer(chain: AuthorizerChain, user: UserInfo): AuthorizerFn {
   return (a: CelAttributes) => {
-    const who = a.user === undefined ? user : a.user.startsWith(SA_PREFIX) ? serviceAccountUser(a.user) : { username: a.user, groups: [] };
+    const who =
+      a.user === undefined
+        ? user
+        : a.user.startsWith(SA_PREFIX)
+          ? serviceAccountUser(a.user)
+          : { username: a.user, groups: [] };
     const resourceRequest = a.path === undefined;
     const answer = chain.authorize({
       user: who,
@@ -30,7 +36,10 @@ export function celAuthorizer(chain: AuthorizerChain, user: UserInfo): Authorize
       name: a.name ?? '',
       path: a.path ?? '',
     });
-    const decide = (r: { decision: string; reason: string }) => ({ allowed: r.decision === 'allow', reason: r.reason });
+    const decide = (r: { decision: string; reason: string }) => ({
+      allowed: r.decision === 'allow',
+      reason: r.reason,
+    });
     return answer instanceof Promise ? answer.then(decide) : decide(answer);
   };
 }

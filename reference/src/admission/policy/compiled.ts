@@ -4,7 +4,11 @@
 // validation refuses, but a stored policy may predate a library) stays an error to report.
 import { CompileCache } from '../../cel/cache.ts';
 import type { Compiled } from '../../cel/compile.ts';
-import { compilePolicyExpression, isCelIdentifier, type PolicyVariables } from '../../registry/kinds/policy-cel.ts';
+import {
+  compilePolicyExpression,
+  isCelIdentifier,
+  type PolicyVariables,
+} from '../../registry/kinds/policy-cel.ts';
 import type { KObject } from '../../storage/types.ts';
 
 type Rec = Record<string, unknown>;
@@ -41,7 +45,11 @@ function build(p: KObject): CompiledPolicy {
   for (const raw of list(spec.variables)) {
     const v = rec(raw);
     const name = text(v.name);
-    const compiled = compilePolicyExpression(text(v.expression), { ...base, variables: variables.map((x) => x.name) }, 'any');
+    const compiled = compilePolicyExpression(
+      text(v.expression),
+      { ...base, variables: variables.map((x) => x.name) },
+      'any',
+    );
     if (isCelIdentifier(name)) variables.push({ name, compiled });
   }
   const all: PolicyVariables = { ...base, variables: variables.map((x) => x.name) };
@@ -65,12 +73,17 @@ function build(p: KObject): CompiledPolicy {
         message: text(v.message),
         reason: typeof v.reason === 'string' && v.reason ? v.reason : undefined,
         compiled: compilePolicyExpression(expression, all, 'bool'),
-        messageExpression: me.trim() ? compilePolicyExpression(me, { ...all, hasAuthorizer: false }, 'string') : undefined,
+        messageExpression: me.trim()
+          ? compilePolicyExpression(me, { ...all, hasAuthorizer: false }, 'string')
+          : undefined,
       };
     }),
     auditAnnotations: list(spec.auditAnnotations).map((raw) => {
       const a = rec(raw);
-      return { key: text(a.key), compiled: compilePolicyExpression(text(a.valueExpression).trim(), all, 'string-or-null') };
+      return {
+        key: text(a.key),
+        compiled: compilePolicyExpression(text(a.valueExpression).trim(), all, 'string-or-null'),
+      };
     }),
   };
 }

@@ -3,12 +3,13 @@
 // decided by the failure policy), then every validation (false: a denial with its message, its
 // message expression's result or `failed expression: <expression>`, and its reason; an error:
 // decided by the failure policy), then the audit annotations. Composition variables are computed
-// when an expression first reads them. One budget of cost covers the whole evaluation, and each
+// once, in order, after the match conditions;
+// one that fails is an error only for the expressions that read it. One budget of cost covers the whole evaluation, and each
 // expression has its own per-call limit.
 import { EvaluationFailure, type Program } from '../../cel/compile.ts';
 import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../../cel/cost.ts';
 import { CostLimitError } from '../../cel/errors.ts';
-import { type Authorizer, type AuthorizerFn, evaluateWithAuthorizer } from '../../cel/library-authorizer.ts';
+import { type AuthorizerFn, evaluateWithAuthorizer } from '../../cel/library-authorizer.ts';
 import { CostTracker } from '../../cel/runtime-cost.ts';
 import { toCel } from '../../cel/values.ts';
 import { requestType, VariablesValue } from '../../registry/kinds/policy-cel.ts';
@@ -48,7 +49,8 @@ export interface EvaluationInput {
 
 /** A message expression result longer than this is not used (Kubernetes' 5 KiB). */
 const MAX_MESSAGE_BYTES = 5 * 1024;
-const BUDGET_EXCEEDED = 'validation failed due to running out of cost budget, no further validation rules will be run';
+const BUDGET_EXCEEDED =
+  'validation failed due to running out of cost budget, no further validation rules will be run';
 
 class BudgetExceeded extends Error {}
 
@@ -56,43 +58,37 @@ interface Budget {
   remaining: number;
 }
 
-/** Variables with lazily computed fields: a field is evaluated (once) when first read. */
-function variablesValue(
+/**
+ * The composition variables, each computed once in declaration order (each sees the ones
+ * before it); an error is kept and raised only where an expression reads the variable.
+ */
+async function computeVariables(
   policy: CompiledPolicy,
   base: Record<string, unknown>,
-  authorizer: Authorizer,
-  tracker: CostTracker,
-): VariablesValue {
-  const done = new Map<string, { value?: unknown; error?: Error }>();
-  const vars = new (class extends VariablesValue {
-    override get(name: string): unknown {
-      let r = done.get(name);
-      if (!r) {
-        const v = policy.variables.find((x) => x.name === name);
-        if (!v) return undefined;
-        if ('error' in v.compiled) r = { error: new Error(`composited variable "${name}" fails to evaluate: ${v.compiled.error}`) };
-        else
-          try {
-            r = { value: v.compiled.program.evaluate({ ...base, authorizer, variables: vars }, tracker) };
-          } catch (e) {
-            if (e instanceof CostLimitError) throw e;
-            r = { error: new Error(`composited variable "${name}" fails to evaluate: ${(e as Error).message}`) };
-          }
-        done.set(name, r);
-      }
-      if (r.error) throw r.error;
-      return r.value;
+  authorizerFn: AuthorizerFn,
+  budget: Budget,
+): Promise<VariablesValue> {
+  const vars = new VariablesValue();
+  const errors = vars.errors;
+  for (const v of policy.variables) {
+    const fail = (why: string) =>
+      errors.set(v.name, `composited variable "${v.name}" fails to evaluate: ${why}`);
+    if ('error' in v.compiled) {
+      fail(v.compiled.error);
+      continue;
     }
-    override has(name: string): boolean {
-      return policy.variables.some((x) => x.name === name);
+    try {
+      vars.set(v.name, await run(v.compiled.program, { ...base, variables: vars }, authorizerFn, budget));
+    } catch (e) {
+      if (e instanceof BudgetExceeded) throw e;
+      fail(errorText(e));
     }
-  })();
+  }
   return vars;
 }
 
 /** Evaluates one program with the authorizer and lazy variables; throws EvaluationFailure, CostLimitError or BudgetExceeded. */
 async function run(
-  policy: CompiledPolicy,
   program: Program,
   base: Record<string, unknown>,
   authorizerFn: AuthorizerFn,
@@ -102,7 +98,7 @@ async function run(
   const tracker = new CostTracker(limit);
   try {
     return await evaluateWithAuthorizer(authorizerFn, (authorizer) =>
-      program.evaluate({ ...base, authorizer, variables: variablesValue(policy, base, authorizer, tracker) }, tracker),
+      program.evaluate({ ...base, authorizer }, tracker),
     );
   } catch (e) {
     if (e instanceof CostLimitError && limit < PER_CALL_LIMIT) throw new BudgetExceeded();
@@ -113,7 +109,11 @@ async function run(
 }
 
 const errorText = (e: unknown): string =>
-  e instanceof CostLimitError ? e.message : e instanceof EvaluationFailure ? e.message : ((e as Error)?.message ?? String(e));
+  e instanceof CostLimitError
+    ? e.message
+    : e instanceof EvaluationFailure
+      ? e.message
+      : ((e as Error)?.message ?? String(e));
 
 /** The activation's values as expressions see them. */
 function activation(input: EvaluationInput, hasParams: boolean): Record<string, unknown> {
@@ -145,7 +145,7 @@ export async function validate(policy: CompiledPolicy, input: EvaluationInput): 
         continue;
       }
       try {
-        const r = await run(policy, c.compiled.program, base, input.authorizer, budget);
+        const r = await run(c.compiled.program, base, input.authorizer, budget);
         if (r === false) {
           matched = false;
           break;
@@ -158,6 +158,7 @@ export async function validate(policy: CompiledPolicy, input: EvaluationInput): 
     }
     if (!matched) return { decisions: [], annotations: [] };
     if (errors.length) return failed(errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`);
+    base.variables = await computeVariables(policy, base, input.authorizer, budget);
 
     const decisions: Decision[] = [];
     const results: { ok?: unknown; error?: string }[] = [];
@@ -167,7 +168,7 @@ export async function validate(policy: CompiledPolicy, input: EvaluationInput): 
         continue;
       }
       try {
-        results.push({ ok: await run(policy, v.compiled.program, base, input.authorizer, budget) });
+        results.push({ ok: await run(v.compiled.program, base, input.authorizer, budget) });
       } catch (e) {
         if (e instanceof BudgetExceeded) throw e;
         results.push({ error: `expression '${v.expression}' resulted in error: ${errorText(e)}` });
@@ -186,7 +187,7 @@ export async function validate(policy: CompiledPolicy, input: EvaluationInput): 
       let message = '';
       if (v.messageExpression && 'program' in v.messageExpression) {
         try {
-          const m = await run(policy, v.messageExpression.program, base, input.authorizer, budget);
+          const m = await run(v.messageExpression.program, base, input.authorizer, budget);
           if (typeof m === 'string') {
             message = m.trim();
             if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES || message.includes('\n')) message = '';
@@ -205,17 +206,27 @@ export async function validate(policy: CompiledPolicy, input: EvaluationInput): 
         }
       }
       if (!message) message = v.message.trim() || `failed expression: ${v.expression.trim()}`;
-      decisions.push({ action: 'deny', evaluation: 'deny', message, reason: v.reason ?? 'Invalid', index: i });
+      decisions.push({
+        action: 'deny',
+        evaluation: 'deny',
+        message,
+        reason: v.reason ?? 'Invalid',
+        index: i,
+      });
     }
 
     const annotations: AnnotationResult[] = [];
     for (const a of policy.auditAnnotations) {
       if ('error' in a.compiled) {
-        annotations.push({ key: a.key, action: onError === 'deny' ? 'error' : 'exclude', error: `compilation error: ${a.compiled.error}` });
+        annotations.push({
+          key: a.key,
+          action: onError === 'deny' ? 'error' : 'exclude',
+          error: `compilation error: ${a.compiled.error}`,
+        });
         continue;
       }
       try {
-        const value = await run(policy, a.compiled.program, base, input.authorizer, budget);
+        const value = await run(a.compiled.program, base, input.authorizer, budget);
         if (value === null || value === undefined) annotations.push({ key: a.key, action: 'exclude' });
         else if (typeof value === 'string') annotations.push({ key: a.key, action: 'publish', value });
         else

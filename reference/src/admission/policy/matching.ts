@@ -4,16 +4,19 @@
 // new or the old object's labels), a resource rule that matches (operation, group, version,
 // resource and subresource, scope, names) and no exclude rule that does. With the Equivalent
 // match policy a rule naming the same resource at another served version matches too.
-import type { Registry } from '../../registry/registry.ts';
+
 import { type LabelSelectorObj, selectorMatches } from '../../registry/kinds/common.ts';
+import type { Registry } from '../../registry/registry.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { AdmissionAttributes } from '../types.ts';
 
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const strs = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
-const labelsOf = (o: KObject | undefined): Record<string, string> | undefined => o?.metadata?.labels as Record<string, string> | undefined;
+const labelsOf = (o: KObject | undefined): Record<string, string> | undefined =>
+  o?.metadata?.labels as Record<string, string> | undefined;
 
 function resourceMatches(patterns: string[], resource: string, subresource: string): boolean {
   const full = subresource ? `${resource}/${subresource}` : resource;
@@ -63,9 +66,12 @@ export class Matcher {
     const served = this.served(a);
     const namespaced = served ? served.def.namespaced : a.namespace !== '';
     const versions = [a.resource.version];
-    if (m.matchPolicy !== 'Exact' && served) for (const v of served.def.versions) if (!versions.includes(v)) versions.push(v);
+    if (m.matchPolicy !== 'Exact' && served)
+      for (const v of served.def.versions) if (!versions.includes(v)) versions.push(v);
     const matchesAt = (rules: unknown) =>
-      (Array.isArray(rules) ? rules : []).some((r) => versions.some((v) => ruleMatches(rec(r), a, v, namespaced)));
+      (Array.isArray(rules) ? rules : []).some((r) =>
+        versions.some((v) => ruleMatches(rec(r), a, v, namespaced)),
+      );
     if (matchesAt(m.excludeResourceRules)) return false;
     // no resource rules (a binding's): every resource not excluded
     return !Array.isArray(m.resourceRules) || m.resourceRules.length === 0 || matchesAt(m.resourceRules);
@@ -74,7 +80,8 @@ export class Matcher {
   /** Whether match resources select the request. */
   matches(m: Rec, a: AdmissionAttributes): boolean {
     const nsLabels = this.namespaceLabels(a);
-    if (nsLabels !== 'none' && !selectorMatches(rec(m.namespaceSelector) as LabelSelectorObj, nsLabels)) return false;
+    if (nsLabels !== 'none' && !selectorMatches(rec(m.namespaceSelector) as LabelSelectorObj, nsLabels))
+      return false;
     const sel = rec(m.objectSelector) as LabelSelectorObj;
     const objects = [a.object, a.oldObject].filter((o): o is KObject => !!o);
     if (objects.length && !objects.some((o) => selectorMatches(sel, labelsOf(o)))) return false;

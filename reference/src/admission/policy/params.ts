@@ -3,8 +3,9 @@
 // else the object paramRef names, or every object its selector matches, in paramRef's namespace
 // (for a namespaced kind: the request's namespace when paramRef names none). Nothing found with
 // `parameterNotFoundAction: Deny` is an error; with `Allow` the policy is not run.
-import type { Registry, Served } from '../../registry/registry.ts';
+
 import { type LabelSelectorObj, selectorMatches } from '../../registry/kinds/common.ts';
+import type { Registry, Served } from '../../registry/registry.ts';
 import type { KObject } from '../../storage/types.ts';
 
 type Rec = Record<string, unknown>;
@@ -26,14 +27,24 @@ function resolve(registry: Registry, pk: Rec): { served: Served; version: string
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   for (const served of registry.all()) {
     const d = served.def;
-    if (d.group === group && d.kind === text(pk.kind) && registry.servesGroupVersion(group, version) && d.versions.includes(version))
+    if (
+      d.group === group &&
+      d.kind === text(pk.kind) &&
+      registry.servesGroupVersion(group, version) &&
+      d.versions.includes(version)
+    )
       return { served, version };
   }
   return undefined;
 }
 
 /** The parameter objects to evaluate with (null: run once without parameters); throws ParamError. */
-export function collectParams(registry: Registry, paramKind: unknown, paramRef: unknown, requestNamespace: string): (KObject | null)[] {
+export function collectParams(
+  registry: Registry,
+  paramKind: unknown,
+  paramRef: unknown,
+  requestNamespace: string,
+): (KObject | null)[] {
   if (!paramKind || typeof paramKind !== 'object') return [null];
   if (!paramRef || typeof paramRef !== 'object') return [null];
   const pk = rec(paramKind);
@@ -44,8 +55,12 @@ export function collectParams(registry: Registry, paramKind: unknown, paramRef: 
   let namespace = '';
   if (served.def.namespaced) {
     namespace = text(ref.namespace) || requestNamespace;
-    if (!namespace) throw new ParamError('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
-  } else if (text(ref.namespace)) throw new ParamError('paramRef.namespace must not be provided for a cluster-scoped `paramKind`');
+    if (!namespace)
+      throw new ParamError(
+        'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources',
+      );
+  } else if (text(ref.namespace))
+    throw new ParamError('paramRef.namespace must not be provided for a cluster-scoped `paramKind`');
   const store = served.store;
   let params: KObject[];
   const name = text(ref.name);
@@ -58,7 +73,12 @@ export function collectParams(registry: Registry, paramKind: unknown, paramRef: 
     params = registry.storage
       .list(store.bucket, prefix)
       .map((s) => s.obj)
-      .filter((o) => selectorMatches(ref.selector as LabelSelectorObj, o.metadata?.labels as Record<string, string> | undefined));
+      .filter((o) =>
+        selectorMatches(
+          ref.selector as LabelSelectorObj,
+          o.metadata?.labels as Record<string, string> | undefined,
+        ),
+      );
   } else throw new ParamError('one of name or selector must be provided');
   if (params.length === 0 && ref.parameterNotFoundAction === 'Deny')
     throw new ParamError('no params found for policy binding with `Deny` parameterNotFoundAction');

@@ -11,11 +11,12 @@
 //
 // Requests on the policies and bindings themselves are never evaluated. With the gate off the
 // plugin does nothing.
+
+import type { AuthorizerChain } from '../../authorization/chain.ts';
 import { qualifiedResource, type Reason, StatusError } from '../../errors/status.ts';
 import type { Registry } from '../../registry/registry.ts';
 import type { KObject } from '../../storage/types.ts';
 import { celAuthorizer } from '../cel-authorizer.ts';
-import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { type CompiledPolicy, compiledPolicy } from './compiled.ts';
 import { type Decision, validate } from './evaluate.ts';
@@ -32,14 +33,20 @@ const MAX_ANNOTATION_VALUE = 10 * 1024;
 
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const strs = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
 interface Denial extends Pick<Decision, 'message' | 'reason'> {
   policy: string;
   binding?: string;
 }
 
-const CODES: Record<string, number> = { Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413, Invalid: 422 };
+const CODES: Record<string, number> = {
+  Forbidden: 403,
+  Unauthorized: 401,
+  RequestEntityTooLarge: 413,
+  Invalid: 422,
+};
 
 function stored(registry: Registry, plural: string): KObject[] {
   const served = registry.byResource(GROUP, plural);
@@ -74,7 +81,9 @@ function denialError(d: Denial, a: AdmissionAttributes): StatusError {
     : `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}`;
   const name = a.name || a.object?.metadata?.name || '';
   const resource = qualifiedResource(a.resource.group, a.resource.resource);
-  const full = name ? `${resource} ${JSON.stringify(name)} is forbidden: ${message}` : `${resource} is forbidden: ${message}`;
+  const full = name
+    ? `${resource} ${JSON.stringify(name)} is forbidden: ${message}`
+    : `${resource} is forbidden: ${message}`;
   const reason = d.reason || 'Invalid';
   return new StatusError(CODES[reason] ?? 422, reason as Reason, full, {
     name,
@@ -97,7 +106,9 @@ export function validatingAdmissionPolicy(env: PolicyPluginEnv): AdmissionPlugin
   const matcher = new Matcher(registry);
   return {
     name: 'ValidatingAdmissionPolicy',
-    handles: (a) => on && !(a.resource.group === GROUP && (a.resource.resource === POLICIES || a.resource.resource === BINDINGS)),
+    handles: (a) =>
+      on &&
+      !(a.resource.group === GROUP && (a.resource.resource === POLICIES || a.resource.resource === BINDINGS)),
     async validate(a) {
       const policies = stored(registry, POLICIES);
       if (policies.length === 0) return;
@@ -114,7 +125,10 @@ export function validatingAdmissionPolicy(env: PolicyPluginEnv): AdmissionPlugin
       const nsObject = () => {
         if (namespaceObject === undefined) {
           const isNamespace = a.kind.group === '' && a.kind.kind === 'Namespace';
-          namespaceObject = a.namespace && !isNamespace ? (registry.storage.get(`core/namespaces//${a.namespace}`)?.obj ?? null) : null;
+          namespaceObject =
+            a.namespace && !isNamespace
+              ? (registry.storage.get(`core/namespaces//${a.namespace}`)?.obj ?? null)
+              : null;
         }
         return namespaceObject;
       };
@@ -125,7 +139,9 @@ export function validatingAdmissionPolicy(env: PolicyPluginEnv): AdmissionPlugin
           denials.push({
             policy: policy.name,
             binding,
-            message: binding ? `failed to configure binding: ${message}` : `failed to configure policy: ${message}`,
+            message: binding
+              ? `failed to configure binding: ${message}`
+              : `failed to configure policy: ${message}`,
           });
         };
         if (!matcher.matches(policy.matchConstraints, a)) continue;
@@ -157,14 +173,23 @@ export function validatingAdmissionPolicy(env: PolicyPluginEnv): AdmissionPlugin
               // a failed validation, or an evaluation error under Fail, acts as the binding says
               if (d.action !== 'deny') continue;
               for (const action of actions) {
-                if (action === 'Deny') denials.push({ policy: policy.name, binding, message: d.message, reason: d.reason });
+                if (action === 'Deny')
+                  denials.push({ policy: policy.name, binding, message: d.message, reason: d.reason });
                 else if (action === 'Warn')
-                  a.ctx.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding}': ${d.message}`);
+                  a.ctx.warnings.push(
+                    `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding}': ${d.message}`,
+                  );
                 else if (action === 'Audit')
                   annotate(
                     VALIDATION_FAILURE_ANNOTATION,
                     JSON.stringify([
-                      { message: d.message, policy: policy.name, binding, expressionIndex: d.index, validationActions: actions },
+                      {
+                        message: d.message,
+                        policy: policy.name,
+                        binding,
+                        expressionIndex: d.index,
+                        validationActions: actions,
+                      },
                     ]),
                   );
               }
@@ -175,7 +200,8 @@ export function validatingAdmissionPolicy(env: PolicyPluginEnv): AdmissionPlugin
                 const v = an.value!.slice(0, MAX_ANNOTATION_VALUE);
                 if (!values.includes(v)) values.push(v);
                 collected.set(an.key, values);
-              } else if (an.action === 'error') denials.push({ policy: policy.name, binding, message: an.error ?? '' });
+              } else if (an.action === 'error')
+                denials.push({ policy: policy.name, binding, message: an.error ?? '' });
             }
           }
         }

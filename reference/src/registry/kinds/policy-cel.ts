@@ -17,8 +17,21 @@ import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 export const VARIABLES_TYPE = 'orch.PolicyVariables';
 const REQUEST_TYPE = 'orch.PolicyAdmissionRequest';
 
-/** The value class of `variables`: a map whose fields a policy's evaluation may compute lazily. */
-export class VariablesValue extends Map<string, unknown> {}
+/**
+ * The value class of `variables`: the computed variables, and the error of each that failed
+ * (raised where an expression reads it). The evaluator knows values by this exact class.
+ */
+export class VariablesValue extends Map<string, unknown> {
+  readonly errors = new Map<string, string>();
+  override get(name: string): unknown {
+    const e = this.errors.get(name);
+    if (e !== undefined) throw new Error(e);
+    return super.get(name);
+  }
+  override has(name: string): boolean {
+    return super.has(name) || this.errors.has(name);
+  }
+}
 
 export interface PolicyVariables {
   /** Whether the policy has a paramKind (`params` declared). */
@@ -32,7 +45,13 @@ export interface PolicyVariables {
 /** The result type an expression must have. */
 export type Want = 'bool' | 'string' | 'string-or-null' | 'any';
 
-const DYN: DeclType = { kind: 'dyn', name: 'dyn', maxSize: MAX_REQUEST_SIZE_BYTES, minSize: 1, schemaType: '' };
+const DYN: DeclType = {
+  kind: 'dyn',
+  name: 'dyn',
+  maxSize: MAX_REQUEST_SIZE_BYTES,
+  minSize: 1,
+  schemaType: '',
+};
 const AUTHORIZER: DeclType = { kind: 'dyn', name: AUTHORIZER_TYPE, maxSize: 1, minSize: 1, schemaType: '' };
 
 const gvk = obj({ group: str(), version: str(), kind: str() });

@@ -93,7 +93,8 @@ function validateNamedRule(field: string, r: Rec): StatusCause[] {
 /** A MatchResources (after defaults): match policy, selectors, rules. */
 export function validateMatchResources(field: string, m: Rec): StatusCause[] {
   const out: StatusCause[] = [];
-  if (m.matchPolicy === undefined || m.matchPolicy === null) out.push(fieldErr.required(`${field}.matchPolicy`));
+  if (m.matchPolicy === undefined || m.matchPolicy === null)
+    out.push(fieldErr.required(`${field}.matchPolicy`));
   else if (!MATCH_POLICIES.includes(text(m.matchPolicy)))
     out.push(fieldErr.notSupported(`${field}.matchPolicy`, m.matchPolicy, MATCH_POLICIES));
   for (const k of ['namespaceSelector', 'objectSelector']) {

@@ -91,14 +91,17 @@ function validateParamKind(field: string, pk: Rec): StatusCause[] {
   else {
     const slashes = apiVersion.split('/').length - 1;
     if (slashes > 1)
-      out.push(fieldErr.invalid(`${field}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
+      out.push(
+        fieldErr.invalid(`${field}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`),
+      );
     else if (apiVersion !== '/') {
       const [group, version] = slashes === 0 ? ['', apiVersion] : apiVersion.split('/');
       if (group) {
         const p = nameProblem(group, 'subdomain');
         if (p) out.push(fieldErr.invalid(`${field}.apiVersion`, group, p));
       }
-      if (!version) out.push(fieldErr.invalid(`${field}.apiVersion`, apiVersion, 'version must be specified'));
+      if (!version)
+        out.push(fieldErr.invalid(`${field}.apiVersion`, apiVersion, 'version must be specified'));
       else {
         const p = nameProblem(version, 'label1035');
         if (p) out.push(fieldErr.invalid(`${field}.apiVersion`, version, p));
@@ -109,7 +112,10 @@ function validateParamKind(field: string, pk: Rec): StatusCause[] {
   if (!kind) out.push(fieldErr.required(`${field}.kind`));
   else {
     const p = nameProblem(kind.toLowerCase(), 'label1035');
-    if (p) out.push(fieldErr.invalid(`${field}.kind`, kind, `may have mixed case, but should otherwise match: ${p}`));
+    if (p)
+      out.push(
+        fieldErr.invalid(`${field}.kind`, kind, `may have mixed case, but should otherwise match: ${p}`),
+      );
   }
   return out;
 }
@@ -155,7 +161,8 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
   const out: StatusCause[] = [];
   const spec = rec(o.spec);
   const hasParams = isObj(spec.paramKind);
-  if (spec.failurePolicy === undefined || spec.failurePolicy === null) out.push(fieldErr.required('spec.failurePolicy'));
+  if (spec.failurePolicy === undefined || spec.failurePolicy === null)
+    out.push(fieldErr.required('spec.failurePolicy'));
   else if (!FAILURE_POLICIES.includes(text(spec.failurePolicy)))
     out.push(fieldErr.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
   if (hasParams) out.push(...validateParamKind('spec.paramKind', rec(spec.paramKind)));
@@ -175,10 +182,14 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
     const p = `spec.variables[${i}]`;
     const name = text(v.name);
     if (!name.trim()) out.push(fieldErr.required(`${p}.name`, 'name is not specified'));
-    else if (!isCelIdentifier(name)) out.push(fieldErr.invalid(`${p}.name`, name, 'name is not a valid CEL identifier'));
+    else if (!isCelIdentifier(name))
+      out.push(fieldErr.invalid(`${p}.name`, name, 'name is not a valid CEL identifier'));
     const expression = text(v.expression);
     if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
-    else out.push(...compileProblem(`${p}.expression`, expression, { ...base, variables: [...declared] }, 'any'));
+    else
+      out.push(
+        ...compileProblem(`${p}.expression`, expression, { ...base, variables: [...declared] }, 'any'),
+      );
     if (name.trim() && isCelIdentifier(name)) declared.push(name);
   });
   const all: PolicyVariables = { ...base, variables: declared };
@@ -196,18 +207,25 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
     if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
     else out.push(...compileProblem(`${p}.expression`, expression, all, 'bool'));
     const me = text(v.messageExpression);
-    if (me.length > 0 && !me.trim()) out.push(fieldErr.invalid(`${p}.messageExpression`, me, 'must be non-empty if specified'));
+    if (me.length > 0 && !me.trim())
+      out.push(fieldErr.invalid(`${p}.messageExpression`, me, 'must be non-empty if specified'));
     else if (me.trim())
       out.push(...compileProblem(`${p}.messageExpression`, me, { ...all, hasAuthorizer: false }, 'string'));
     const msg = text(v.message);
-    if (msg.length > 0 && !msg.trim()) out.push(fieldErr.invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
-    else if (/[\n\r]/.test(msg.trim())) out.push(fieldErr.invalid(`${p}.message`, msg, 'message must not contain line breaks'));
+    if (msg.length > 0 && !msg.trim())
+      out.push(fieldErr.invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
+    else if (/[\n\r]/.test(msg.trim()))
+      out.push(fieldErr.invalid(`${p}.message`, msg, 'message must not contain line breaks'));
     if (v.reason !== undefined && v.reason !== null && !VALIDATION_REASONS.includes(text(v.reason)))
       out.push(fieldErr.notSupported(`${p}.reason`, v.reason, VALIDATION_REASONS));
   });
   if (annotations.length > MAX_AUDIT_ANNOTATIONS)
     out.push(
-      fieldErr.invalid('spec.auditAnnotations', annotations, `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`),
+      fieldErr.invalid(
+        'spec.auditAnnotations',
+        annotations,
+        `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`,
+      ),
     );
   const keys = new Set<string>();
   const policyName = text(o.metadata?.name);
@@ -220,7 +238,12 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
     const ve = text(a.valueExpression).trim();
     if (!ve) out.push(fieldErr.required(`${p}.valueExpression`, 'valueExpression is not specified'));
     else if (ve.length > MAX_VALUE_EXPRESSION_LENGTH)
-      out.push(fieldErr.required(`${p}.valueExpression`, `must not exceed ${MAX_VALUE_EXPRESSION_LENGTH} bytes in length`));
+      out.push(
+        fieldErr.required(
+          `${p}.valueExpression`,
+          `must not exceed ${MAX_VALUE_EXPRESSION_LENGTH} bytes in length`,
+        ),
+      );
     else {
       const c = compilePolicyExpression(ve, all, 'string-or-null');
       if ('error' in c) out.push(fieldErr.invalid(`${p}.valueExpression`, text(a.valueExpression), c.error));
@@ -292,7 +315,8 @@ export const validatingAdmissionPolicyDef: ResourceDef = {
     validateUpdate: (o, old) =>
       validatePolicy(
         o,
-        JSON.stringify(rec(o.spec).matchConditions ?? null) !== JSON.stringify(rec(old.spec).matchConditions ?? null),
+        JSON.stringify(rec(o.spec).matchConditions ?? null) !==
+          JSON.stringify(rec(old.spec).matchConditions ?? null),
       ),
   },
 };

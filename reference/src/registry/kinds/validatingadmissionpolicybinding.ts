@@ -23,8 +23,8 @@ import {
   ADMISSION_GROUP,
   defaultMatchResources,
   isObj,
-  list,
   labelSelector,
+  list,
   matchResources,
   POLICY_VERSIONS,
   pathSegmentProblems,
@@ -63,7 +63,8 @@ function validateParamRef(field: string, pr: Rec): StatusCause[] {
   const hasSelector = isObj(pr.selector);
   if (name) {
     for (const p of pathSegmentProblems(name)) out.push(fieldErr.invalid(`${field}.name`, name, p));
-    if (hasSelector) out.push(fieldErr.forbidden(`${field}.name`, 'name and selector are mutually exclusive'));
+    if (hasSelector)
+      out.push(fieldErr.forbidden(`${field}.name`, 'name and selector are mutually exclusive'));
   }
   if (hasSelector) {
     out.push(...validateLabelSelector(`${field}.selector`, pr.selector as LabelSelectorObj));
@@ -88,7 +89,8 @@ function validateActions(field: string, actions: unknown[]): StatusCause[] {
   const seen = new Set<string>();
   actions.forEach((raw, i) => {
     const a = text(raw);
-    if (!VALIDATION_ACTIONS.includes(a)) out.push(fieldErr.notSupported(`${field}[${i}]`, raw, VALIDATION_ACTIONS));
+    if (!VALIDATION_ACTIONS.includes(a))
+      out.push(fieldErr.notSupported(`${field}[${i}]`, raw, VALIDATION_ACTIONS));
     if (seen.has(a)) out.push(fieldErr.duplicate(`${field}[${i}]`, raw));
     seen.add(a);
   });
@@ -114,7 +116,8 @@ export function validateBinding(o: KObject): StatusCause[] {
     if (p) out.push(fieldErr.invalid('spec.policyName', policyName, p));
   }
   if (isObj(spec.paramRef)) out.push(...validateParamRef('spec.paramRef', spec.paramRef));
-  if (isObj(spec.matchResources)) out.push(...validateMatchResources('spec.matchResources', spec.matchResources));
+  if (isObj(spec.matchResources))
+    out.push(...validateMatchResources('spec.matchResources', spec.matchResources));
   out.push(...validateActions('spec.validationActions', list(spec.validationActions)));
   return out;
 }
@@ -135,7 +138,8 @@ const TABLE: TableColumn[] = [
   {
     name: 'PolicyName',
     type: 'string',
-    description: 'PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to',
+    description:
+      'PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to',
     cell: (o) => text(rec(o.spec).policyName),
   },
   {
