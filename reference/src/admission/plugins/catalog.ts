@@ -5,12 +5,11 @@
 //
 // A plugin file exports a factory; its entry in FACTORIES makes the name switchable. A name in
 // PLUGIN_ORDER without a factory cannot be enabled (the server refuses to start with it).
-
-import type { AuthorizerChain } from '../../authorization/chain.ts';
-import type { ServerOptions } from '../../config.ts';
 import type { Registry } from '../../registry/registry.ts';
-import { validatingAdmissionPolicy } from '../policy/plugin.ts';
+import type { ServerOptions } from '../../config.ts';
+import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
+import { validatingAdmissionPolicy } from '../policy/plugin.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
@@ -117,8 +116,7 @@ export function enabledPlugins(enable: readonly string[], disable: readonly stri
       if (!isPluginName(n))
         throw new Error(`${flag}: unknown admission plugin "${n}" (known: ${PLUGIN_ORDER.join(', ')})`);
   for (const n of enable)
-    if (!FACTORIES[n as PluginName])
-      throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
+    if (!FACTORIES[n as PluginName]) throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
   const on = new Set<string>([...DEFAULT_ENABLED, ...enable]);
   for (const n of disable) on.delete(n);
   return PLUGIN_ORDER.filter((n) => on.has(n) && FACTORIES[n]);
