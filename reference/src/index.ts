@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { AdmissionChain } from './admission/chain.ts';
 import { loadAdmissionConfig } from './admission/config-file.ts';
 import { enabledPlugins, FACTORIES } from './admission/plugins/catalog.ts';
+import { PolicyStatusController } from './admission/policy/status-controller.ts';
 import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
 import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
@@ -186,6 +187,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
+  // the policies' type checking, written to their status (with the policy gate on)
+  const policyStatus = new PolicyStatusController(registry);
+  if (options.featureGates.ValidatingAdmissionPolicy) policyStatus.start();
   addHealthChecks(health, {
     storage,
     crdSynced: () => crdController.synced,
@@ -258,6 +262,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         await new Promise<void>((r) => server!.close(() => r()));
       }
       crdController.stop();
+      policyStatus.stop();
       signer?.stop();
       tokens!.stop();
       authz.stop();

@@ -699,3 +699,57 @@ describe('enforcement (gate on)', () => {
     expect((await ts.req('DELETE', `${BINDINGS}/${p}`)).status).toBe(200);
   });
 });
+
+describe('status: type checking (the policy status controller)', () => {
+  async function statusOf(name: string): Promise<Rec> {
+    for (let i = 0; i < 50; i++) {
+      const r = await ts.req('GET', `${POLICIES}/${name}`);
+      if (r.json?.status?.observedGeneration === r.json?.metadata?.generation) return r.json;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    throw new Error(`no status for ${name}`);
+  }
+
+  it('a field the matched kind does not have is a warning naming the kind; observedGeneration follows', async () => {
+    const p = uniqueName('p');
+    const created = await ts.req(
+      'POST',
+      POLICIES,
+      policy(p, {
+        validations: [
+          { expression: 'object.spec.replicas < 5' },
+          { expression: "object.data.all(k, k != 'x')", messageExpression: 'object.metadata.name' },
+        ],
+      }),
+    );
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.status).toBeUndefined();
+    const got = (await statusOf(p)) as any;
+    expect(got.status.observedGeneration).toBe(1);
+    const warnings = got.status.typeChecking.expressionWarnings;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].fieldRef).toBe('spec.validations[0].expression');
+    expect(warnings[0].warning).toMatch(/^\/v1, Kind=ConfigMap: ERROR: <input>:1:7: undefined field 'spec'/);
+    // a new generation is checked again
+    got.spec.validations = [{ expression: "object.data.all(k, k != 'x')" }];
+    const upd = await ts.req('PUT', `${POLICIES}/${p}`, got);
+    expect(upd.status, upd.text).toBe(200);
+    const again = (await statusOf(p)) as any;
+    expect(again.metadata.generation).toBe(2);
+    expect(again.status.typeChecking).toEqual({});
+    await ts.req('DELETE', `${POLICIES}/${p}`);
+  });
+
+  it('an update of the main resource keeps the status; the spec is untouched by a status update', async () => {
+    const p = uniqueName('p');
+    expect((await ts.req('POST', POLICIES, policy(p))).status).toBe(201);
+    const got = (await statusOf(p)) as any;
+    got.status = { observedGeneration: 99 };
+    got.spec.failurePolicy = 'Ignore';
+    const r = await ts.req('PUT', `${POLICIES}/${p}/status`, got);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.status.observedGeneration).toBe(99);
+    expect(r.json.spec.failurePolicy).toBe('Fail');
+    await ts.req('DELETE', `${POLICIES}/${p}`);
+  });
+});

@@ -564,6 +564,39 @@ describe('admission: ValidatingAdmissionPolicy', () => {
     { needs: NEEDS },
   );
 
+  conformance(
+    doc3(
+      'type-checking',
+      "A policy's status reports its type checking against the kinds it matches: an expression naming a field ConfigMap does not have gets a warning `/v1, Kind=ConfigMap: ERROR: ... undefined field`, and observedGeneration follows the generation",
+      'BEYOND',
+      `${PLUGIN_ROW} (the policy status: not shown; Kubernetes 1.28's status controller)`,
+    ),
+    async (t) => {
+      const p = uniqueName('p');
+      const r = await t.client.post(
+        POLICIES,
+        policy(p, { validations: [{ expression: 'object.spec.replicas < 5' }, { expression: "!('x' in object.data)" }] }),
+      );
+      try {
+        checkStatus(r, 201);
+        let got: any;
+        for (let i = 0; i < 50; i++) {
+          got = (await t.client.get(`${POLICIES}/${p}`)).json;
+          if (got?.status?.observedGeneration === got?.metadata?.generation) break;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+        check(got?.status?.observedGeneration === got?.metadata?.generation, 'status.observedGeneration equal to metadata.generation within 5 s', show(got?.status));
+        const warnings: any[] = got?.status?.typeChecking?.expressionWarnings ?? [];
+        check(warnings.length === 1 && warnings[0].fieldRef === 'spec.validations[0].expression', 'one warning, for spec.validations[0].expression', show(warnings));
+        const w = String(warnings[0]?.warning);
+        check(w.startsWith('/v1, Kind=ConfigMap: ') && w.includes("undefined field 'spec'"), "a warning `/v1, Kind=ConfigMap: ... undefined field 'spec'`", show(w));
+      } finally {
+        await t.client.delete(`${POLICIES}/${p}`);
+      }
+    },
+    { needs: NEEDS },
+  );
+
   const refusedBinding = (id: string, title: string, spec: Rec, field: string, fragment: string) =>
     conformance(
       doc3(id, title, 'BEYOND', `${PLUGIN_ROW} (binding validation: not shown; Kubernetes 1.28)`),

@@ -3,6 +3,7 @@
 // runs commands, not requests: its faults are faulty commands, listed apart in node-config.ts.
 import type { Fault } from '../fault-proxy.ts';
 import { ADMISSION_FAULTS } from './admission.ts';
+import { POLICY_FAULTS } from './admission-policy.ts';
 import { APPLY_FAULTS } from './apply.ts';
 import { AUTHENTICATION_FAULTS } from './authentication.ts';
 import { AUTHORIZATION_FAULTS } from './authorization.ts';
@@ -40,6 +41,7 @@ export const FAULTS: Fault[] = [
   ...HEALTH_FAULTS,
   ...CEL_FAULTS,
   ...ADMISSION_FAULTS,
+  ...POLICY_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {

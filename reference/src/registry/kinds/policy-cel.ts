@@ -12,6 +12,7 @@ import { AUTHORIZER_TYPE } from '../../cel/library-authorizer.ts';
 import { MAX_REQUEST_SIZE_BYTES } from '../../cel/size.ts';
 import { type DeclType, declare, type MessageDeclaration } from '../../cel/types.ts';
 import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
+import type { ValueSchema } from '../../schema/validate.ts';
 
 /** The type of the `variables` value (one field per composition variable). */
 export const VARIABLES_TYPE = 'orch.PolicyVariables';
@@ -87,22 +88,34 @@ interface PolicyEnv {
 
 const environments = new CompileCache<PolicyEnv>(64);
 
-function build(o: PolicyVariables): PolicyEnv {
+/** Schemas that type `object` and `oldObject` (a resource's), and `params` (the parameter kind's). */
+export interface TypedSchemas {
+  object?: ValueSchema;
+  params?: ValueSchema;
+}
+
+function build(o: PolicyVariables, typed: TypedSchemas = {}): PolicyEnv {
   const env = newEnvironment();
   const messages: MessageDeclaration[] = [];
   const request = declare(admissionRequest, REQUEST_TYPE, messages);
   requestDecl ??= request;
+  const object = typed.object ? declare(typed.object, 'Object', messages, true) : DYN;
+  const params = typed.params ? declare(typed.params, 'Params', messages, true) : DYN;
   for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
   const vars = new Map<string, DeclType>();
-  for (const name of ['object', 'oldObject', 'namespaceObject']) {
-    env.registerVariable(name, 'dyn');
-    vars.set(name, DYN);
+  for (const [name, decl] of [
+    ['object', object],
+    ['oldObject', object],
+    ['namespaceObject', DYN],
+  ] as const) {
+    env.registerVariable(name, decl.name);
+    vars.set(name, decl);
   }
   env.registerVariable('request', request.name);
   vars.set('request', request);
   if (o.hasParams) {
-    env.registerVariable('params', 'dyn');
-    vars.set('params', DYN);
+    env.registerVariable('params', params.name);
+    vars.set('params', params);
   }
   if (o.hasAuthorizer) {
     env.registerVariable('authorizer', AUTHORIZER_TYPE);
@@ -137,6 +150,15 @@ export function compilePolicyExpression(source: string, o: PolicyVariables, want
     if (t !== 'dyn' && !w.types.includes(t)) return { error: w.reason };
   }
   return c;
+}
+
+/**
+ * A compiler of expressions with `object`, `oldObject` and `params` typed by schemas (the policy
+ * status controller's type checking); an error is the language's own report.
+ */
+export function typedCompiler(o: PolicyVariables, typed: TypedSchemas): (source: string) => Compiled {
+  const { env, vars } = build(o, typed);
+  return (source) => compile(env, source, vars);
 }
 
 /** A composition variable's name: an identifier of the language that is not a reserved word. */
