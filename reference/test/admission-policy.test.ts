@@ -753,3 +753,13 @@ describe('status: type checking (the policy status controller)', () => {
     await ts.req('DELETE', `${POLICIES}/${p}`);
   });
 });
+
+describe('table columns (Kubernetes 1.28 printers)', () => {
+  it('policies: Name, Validations, ParamKind, Age; bindings: Name, PolicyName, ParamRef, Age', async () => {
+    const accept = { accept: 'application/json;as=Table;v=v1;g=meta.orch.io' };
+    const p = await ts.req('GET', POLICIES, undefined, accept);
+    expect(p.json.columnDefinitions.map((c: Rec) => c.name)).toEqual(['Name', 'Validations', 'ParamKind', 'Age']);
+    const b = await ts.req('GET', BINDINGS, undefined, accept);
+    expect(b.json.columnDefinitions.map((c: Rec) => c.name)).toEqual(['Name', 'PolicyName', 'ParamRef', 'Age']);
+  });
+});
