@@ -7,6 +7,8 @@
 //   short-timers a 4-second history window, 3-second continue tokens, a BOOKMARK every second:
 //                the expired-version, expired-token and bookmark cases wait these out
 //   gates-off    the WatchList gate off: the refusal of sendInitialEvents
+//   policies     the ValidatingAdmissionPolicy gate on and the policy API served (Kubernetes 1.28
+//                serves it only with --runtime-config): the admission policy cases
 //   auth         started with the flags of a fresh set of authentication fixtures
 //                (harness/src/auth/fixtures.ts: client CA, token file, service-account keys,
 //                authenticating proxy, OIDC issuer, token webhook); the harness serves the
@@ -32,6 +34,10 @@ import { DEFAULT_AUTH_METHODS, type Declared, type ExtraTargetSpec } from '../ha
 import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+
+/** `--runtime-config` that serves the policy API (beta and alpha in Kubernetes 1.28). */
+const POLICY_RUNTIME_CONFIG =
+  'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -68,6 +74,15 @@ export const EMBEDDED_SERVERS: Spec[] = [
     name: 'gates-off',
     about: 'reference server with the WatchList gate off',
     options: { featureGates: { WatchList: false } },
+  },
+  {
+    name: 'policies',
+    about:
+      'reference server with the ValidatingAdmissionPolicy gate on and admissionregistration.orch.io/v1beta1 and v1alpha1 served (--runtime-config)',
+    options: {
+      featureGates: { ...EMBEDDED_GATES, ValidatingAdmissionPolicy: true },
+      runtimeConfig: POLICY_RUNTIME_CONFIG,
+    },
   },
   {
     name: 'auth',

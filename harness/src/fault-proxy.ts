@@ -66,6 +66,8 @@ export interface FaultServerOptions {
   bookmarkIntervalMs?: number;
   /** A short continue-token lifetime (the meta test declares it to the suite: ORCH_CONTINUE_TTL_SECONDS). */
   continueTtlSeconds?: number;
+  /** `--runtime-config` (group versions switched on). */
+  runtimeConfig?: string;
 }
 
 export interface WatchState {

@@ -244,6 +244,10 @@ const GATE_FLAGS: Record<string, { on: string; off: string }> = {
     on: 'kube-apiserver --feature-gates=WatchList=true; the reference server: serve --feature-gates WatchList=true',
     off: 'kube-apiserver --feature-gates=WatchList=false, the 1.28 default; the reference server: its default',
   },
+  ValidatingAdmissionPolicy: {
+    on: 'kube-apiserver --feature-gates=ValidatingAdmissionPolicy=true --runtime-config=admissionregistration.k8s.io/v1beta1=true; the reference server: serve --feature-gates ValidatingAdmissionPolicy=true --runtime-config admissionregistration.orch.io/v1beta1=true',
+    off: 'kube-apiserver without the gate, the 1.28 default; the reference server: its default',
+  },
 };
 
 /** Why `t` does not meet `needs` (empty when it does); each reason says how to make the case run. */

@@ -96,6 +96,13 @@ function runArea(
         ...(server?.continueTtlSeconds
           ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) }
           : {}),
+        ...(server?.featureGates
+          ? {
+              ORCH_FEATURE_GATES: Object.entries(server.featureGates)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(','),
+            }
+          : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

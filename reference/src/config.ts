@@ -140,7 +140,7 @@ export const DEFAULTS: ServerOptions = {
   bookmarkIntervalMs: 60_000,
   livezGracePeriodMs: 0,
   shutdownDelayMs: 0,
-  featureGates: { WatchList: false, APIListChunking: true, APIResponseCompression: true },
+  featureGates: { WatchList: false, APIListChunking: true, APIResponseCompression: true, ValidatingAdmissionPolicy: false },
   runtimeConfig: '',
   maxBodyBytes: 3 * 1024 * 1024,
   adminToken: '',

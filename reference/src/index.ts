@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { AdmissionChain } from './admission/chain.ts';
 import { loadAdmissionConfig } from './admission/config-file.ts';
 import { enabledPlugins, FACTORIES } from './admission/plugins/catalog.ts';
+import { PolicyStatusController } from './admission/policy/status-controller.ts';
 import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
 import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
@@ -30,6 +31,7 @@ import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.t
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
+import { POLICY_GROUP_VERSIONS } from './registry/kinds/policy-common.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
 import { Registry } from './registry/registry.ts';
 import type { RequestContext } from './registry/types.ts';
@@ -105,6 +107,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     gates: { WatchList: options.featureGates.WatchList, APIListChunking: options.featureGates.APIListChunking },
     now: options.clock,
   });
+  // group versions Kubernetes 1.28 serves only when switched on with --runtime-config
+  for (const gv of OFF_BY_DEFAULT) registry.disabled.add(gv);
   applyRuntimeConfig(registry, options.runtimeConfig);
   installBuiltins(registry);
   const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion })];
@@ -183,6 +187,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
+  // the policies' type checking, written to their status (with the policy gate on)
+  const policyStatus = new PolicyStatusController(registry);
+  if (options.featureGates.ValidatingAdmissionPolicy) policyStatus.start();
   addHealthChecks(health, {
     storage,
     crdSynced: () => crdController.synced,
@@ -255,6 +262,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         await new Promise<void>((r) => server!.close(() => r()));
       }
       crdController.stop();
+      policyStatus.stop();
       signer?.stop();
       tokens!.stop();
       authz.stop();
@@ -265,6 +273,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   };
   return srv;
 }
+
+/** Group versions served only when `--runtime-config` switches them on (the policy API, beta and alpha in 1.28). */
+const OFF_BY_DEFAULT = [...POLICY_GROUP_VERSIONS];
 
 /** `--runtime-config`: `<group>/<version>=false` disables a group version, `=true` (or bare) enables it. */
 function applyRuntimeConfig(reg: Registry, rc: string): void {

@@ -4,6 +4,7 @@
 import type { Fault } from '../fault-proxy.ts';
 import { ADMISSION_FAULTS } from './admission.ts';
 import { ORDERING_FAULTS } from './admission-ordering.ts';
+import { POLICY_FAULTS } from './admission-policy.ts';
 import { APPLY_FAULTS } from './apply.ts';
 import { AUTHENTICATION_FAULTS } from './authentication.ts';
 import { AUTHORIZATION_FAULTS } from './authorization.ts';
@@ -42,6 +43,7 @@ export const FAULTS: Fault[] = [
   ...CEL_FAULTS,
   ...ADMISSION_FAULTS,
   ...ORDERING_FAULTS,
+  ...POLICY_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {

@@ -10,6 +10,7 @@ import type { ServerOptions } from '../../config.ts';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from '../webhook/plugins.ts';
+import { validatingAdmissionPolicy } from '../policy/plugin.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
@@ -97,6 +98,7 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   NamespaceLifecycle: () => namespaceLifecycle,
   MutatingAdmissionWebhook: mutatingAdmissionWebhook,
   ValidatingAdmissionWebhook: validatingAdmissionWebhook,
+  ValidatingAdmissionPolicy: validatingAdmissionPolicy,
 };
 
 export function isPluginName(s: string): s is PluginName {

@@ -18,6 +18,8 @@ import { roleBindingDef } from './rolebinding.ts';
 import { secretDef } from './secret.ts';
 import { serviceDef } from './service.ts';
 import { serviceAccountDef } from './serviceaccount.ts';
+import { validatingAdmissionPolicyDef } from './validatingadmissionpolicy.ts';
+import { validatingAdmissionPolicyBindingDef } from './validatingadmissionpolicybinding.ts';
 import { validatingWebhookConfigurationDef } from './validatingwebhookconfiguration.ts';
 
 export function builtinKinds(registry: () => Registry): ResourceDef[] {
@@ -41,6 +43,8 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     clusterRoleBindingDef,
     validatingWebhookConfigurationDef,
     mutatingWebhookConfigurationDef,
+    validatingAdmissionPolicyDef,
+    validatingAdmissionPolicyBindingDef,
   ];
 }
 

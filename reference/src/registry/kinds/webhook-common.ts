@@ -209,7 +209,7 @@ function validateResources(field: string, resources: string[]): StatusCause[] {
   return out;
 }
 
-function validateRule(field: string, rule: Rec): StatusCause[] {
+export function validateRule(field: string, rule: Rec): StatusCause[] {
   const out: StatusCause[] = [];
   const operations = strs(rule.operations);
   if (operations.length === 0) out.push(fieldErr.required(`${field}.operations`));

@@ -1,0 +1,322 @@
+// ValidatingAdmissionPolicy (admissionregistration.orch.io v1beta1 and v1alpha1,
+// cluster-scoped): expressions a matching write must pass, with their match constraints,
+// parameter kind, match conditions, composition variables and audit annotations. Kubernetes
+// 1.28's defaults and validation; the status (type checking) is written by a controller.
+import type { StatusCause } from '../../errors/status.ts';
+import { arr, int, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { Schema } from '../../schema/types.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef, TableColumn } from '../types.ts';
+import { nameProblem } from '../validation.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  keepAllButStatus,
+  NAME_COLUMN,
+  normalizeBySchema,
+  qualifiedName,
+} from './common.ts';
+import { compilePolicyExpression, isCelIdentifier, type PolicyVariables } from './policy-cel.ts';
+import {
+  ADMISSION_GROUP,
+  defaultMatchResources,
+  isObj,
+  list,
+  matchResources,
+  POLICY_VERSIONS,
+  type Rec,
+  rec,
+  text,
+  validateMatchResources,
+} from './policy-common.ts';
+
+const keyed = (items: Schema, key: string): Schema =>
+  arr(items, { 'x-orch-list-type': 'map', 'x-orch-list-map-keys': [key] });
+
+export const policySchema: Schema = objectSchema({
+  spec: obj({
+    paramKind: obj({ apiVersion: str(), kind: str() }, { 'x-orch-map-type': 'atomic' }),
+    matchConstraints: matchResources,
+    validations: arr(obj({ expression: str(), message: str(), reason: str(), messageExpression: str() }), {
+      'x-orch-list-type': 'atomic',
+    }),
+    failurePolicy: str(),
+    auditAnnotations: arr(obj({ key: str(), valueExpression: str() }), { 'x-orch-list-type': 'atomic' }),
+    matchConditions: keyed(obj({ name: str(), expression: str() }), 'name'),
+    variables: arr(obj({ name: str(), expression: str() }), { 'x-orch-list-type': 'atomic' }),
+  }),
+  status: obj({
+    observedGeneration: int({ format: 'int64' }),
+    typeChecking: obj({
+      expressionWarnings: arr(obj({ fieldRef: str(), warning: str() }), { 'x-orch-list-type': 'atomic' }),
+    }),
+    conditions: keyed(
+      obj({
+        type: str(),
+        status: str(),
+        observedGeneration: int({ format: 'int64' }),
+        lastTransitionTime: str({ format: 'date-time' }),
+        reason: str(),
+        message: str(),
+      }),
+      'type',
+    ),
+  }),
+});
+
+// ------------------------------------------------------------------ defaults
+
+function setDefaults(o: KObject): void {
+  if (!isObj(o.spec)) return;
+  const spec = o.spec as Rec;
+  spec.failurePolicy ??= 'Fail';
+  if (isObj(spec.matchConstraints)) defaultMatchResources(spec.matchConstraints);
+}
+
+// ------------------------------------------------------------------ validation
+
+const FAILURE_POLICIES = ['Fail', 'Ignore'];
+/** The reasons a validation may answer with (Kubernetes 1.28's list, sorted). */
+export const VALIDATION_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'];
+const MAX_MATCH_CONDITIONS = 64;
+const MAX_AUDIT_ANNOTATIONS = 20;
+const MAX_VALUE_EXPRESSION_LENGTH = 5 * 1024;
+
+function validateParamKind(field: string, pk: Rec): StatusCause[] {
+  const out: StatusCause[] = [];
+  const apiVersion = text(pk.apiVersion);
+  if (!apiVersion) out.push(fieldErr.required(`${field}.apiVersion`));
+  else {
+    const slashes = apiVersion.split('/').length - 1;
+    if (slashes > 1)
+      out.push(
+        fieldErr.invalid(`${field}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`),
+      );
+    else if (apiVersion !== '/') {
+      const [group, version] = slashes === 0 ? ['', apiVersion] : apiVersion.split('/');
+      if (group) {
+        const p = nameProblem(group, 'subdomain');
+        if (p) out.push(fieldErr.invalid(`${field}.apiVersion`, group, p));
+      }
+      if (!version)
+        out.push(fieldErr.invalid(`${field}.apiVersion`, apiVersion, 'version must be specified'));
+      else {
+        const p = nameProblem(version, 'label1035');
+        if (p) out.push(fieldErr.invalid(`${field}.apiVersion`, version, p));
+      }
+    }
+  }
+  const kind = text(pk.kind);
+  if (!kind) out.push(fieldErr.required(`${field}.kind`));
+  else {
+    const p = nameProblem(kind.toLowerCase(), 'label1035');
+    if (p)
+      out.push(
+        fieldErr.invalid(`${field}.kind`, kind, `may have mixed case, but should otherwise match: ${p}`),
+      );
+  }
+  return out;
+}
+
+function compileProblem(
+  field: string,
+  expression: string,
+  vars: PolicyVariables,
+  want: 'bool' | 'string' | 'string-or-null' | 'any',
+): StatusCause[] {
+  const c = compilePolicyExpression(expression, vars, want);
+  return 'error' in c ? [fieldErr.invalid(field, expression, c.error)] : [];
+}
+
+function validateMatchConditions(field: string, conditions: unknown[], vars: PolicyVariables): StatusCause[] {
+  const out: StatusCause[] = [];
+  if (conditions.length > MAX_MATCH_CONDITIONS)
+    out.push({
+      reason: 'FieldValueTooMany',
+      field,
+      message: `Too many: ${conditions.length}: must have at most ${MAX_MATCH_CONDITIONS} items`,
+    });
+  const names = new Set<string>();
+  conditions.forEach((raw, i) => {
+    const c = rec(raw);
+    const p = `${field}[${i}]`;
+    const expression = text(c.expression).trim();
+    if (!expression) out.push(fieldErr.required(`${p}.expression`));
+    else out.push(...compileProblem(`${p}.expression`, expression, { ...vars, variables: [] }, 'bool'));
+    const name = text(c.name);
+    if (!name) out.push(fieldErr.required(`${p}.name`));
+    else out.push(...qualifiedName(`${p}.name`, name));
+    if (name) {
+      if (names.has(name)) out.push(fieldErr.duplicate(`${p}.name`, name));
+      else names.add(name);
+    }
+  });
+  return out;
+}
+
+/** The policy's problems (create, and update: match conditions unchanged are not compiled again). */
+export function validatePolicy(o: KObject, checkMatchConditions = true): StatusCause[] {
+  const out: StatusCause[] = [];
+  const spec = rec(o.spec);
+  const hasParams = isObj(spec.paramKind);
+  if (spec.failurePolicy === undefined || spec.failurePolicy === null)
+    out.push(fieldErr.required('spec.failurePolicy'));
+  else if (!FAILURE_POLICIES.includes(text(spec.failurePolicy)))
+    out.push(fieldErr.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
+  if (hasParams) out.push(...validateParamKind('spec.paramKind', rec(spec.paramKind)));
+  if (!isObj(spec.matchConstraints)) out.push(fieldErr.required('spec.matchConstraints'));
+  else {
+    out.push(...validateMatchResources('spec.matchConstraints', spec.matchConstraints));
+    if (list(spec.matchConstraints.resourceRules).length === 0)
+      out.push(fieldErr.required('spec.matchConstraints.resourceRules'));
+  }
+  const base: PolicyVariables = { hasParams, hasAuthorizer: true, variables: [] };
+  if (checkMatchConditions)
+    out.push(...validateMatchConditions('spec.matchConditions', list(spec.matchConditions), base));
+  // each variable sees the ones declared before it
+  const declared: string[] = [];
+  list(spec.variables).forEach((raw, i) => {
+    const v = rec(raw);
+    const p = `spec.variables[${i}]`;
+    const name = text(v.name);
+    if (!name.trim()) out.push(fieldErr.required(`${p}.name`, 'name is not specified'));
+    else if (!isCelIdentifier(name))
+      out.push(fieldErr.invalid(`${p}.name`, name, 'name is not a valid CEL identifier'));
+    const expression = text(v.expression);
+    if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
+    else
+      out.push(
+        ...compileProblem(`${p}.expression`, expression, { ...base, variables: [...declared] }, 'any'),
+      );
+    if (name.trim() && isCelIdentifier(name)) declared.push(name);
+  });
+  const all: PolicyVariables = { ...base, variables: declared };
+  const validations = list(spec.validations);
+  const annotations = list(spec.auditAnnotations);
+  if (validations.length === 0 && annotations.length === 0) {
+    const why = 'validations or auditAnnotations must contain at least one item';
+    out.push(fieldErr.required('spec.validations', why), fieldErr.required('spec.auditAnnotations', why));
+    return out;
+  }
+  validations.forEach((raw, i) => {
+    const v = rec(raw);
+    const p = `spec.validations[${i}]`;
+    const expression = text(v.expression);
+    if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
+    else out.push(...compileProblem(`${p}.expression`, expression, all, 'bool'));
+    const me = text(v.messageExpression);
+    if (me.length > 0 && !me.trim())
+      out.push(fieldErr.invalid(`${p}.messageExpression`, me, 'must be non-empty if specified'));
+    else if (me.trim())
+      out.push(...compileProblem(`${p}.messageExpression`, me, { ...all, hasAuthorizer: false }, 'string'));
+    const msg = text(v.message);
+    if (msg.length > 0 && !msg.trim())
+      out.push(fieldErr.invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
+    else if (/[\n\r]/.test(msg.trim()))
+      out.push(fieldErr.invalid(`${p}.message`, msg, 'message must not contain line breaks'));
+    if (v.reason !== undefined && v.reason !== null && !VALIDATION_REASONS.includes(text(v.reason)))
+      out.push(fieldErr.notSupported(`${p}.reason`, v.reason, VALIDATION_REASONS));
+  });
+  if (annotations.length > MAX_AUDIT_ANNOTATIONS)
+    out.push(
+      fieldErr.invalid(
+        'spec.auditAnnotations',
+        annotations,
+        `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`,
+      ),
+    );
+  const keys = new Set<string>();
+  const policyName = text(o.metadata?.name);
+  annotations.forEach((raw, i) => {
+    const a = rec(raw);
+    const p = `spec.auditAnnotations[${i}]`;
+    const key = text(a.key);
+    if (policyName) out.push(...qualifiedName(`${p}.key`, `${policyName}/${key}`));
+    else out.push(fieldErr.invalid(`${p}.key`, key, 'requires metadata.name be non-empty'));
+    const ve = text(a.valueExpression).trim();
+    if (!ve) out.push(fieldErr.required(`${p}.valueExpression`, 'valueExpression is not specified'));
+    else if (ve.length > MAX_VALUE_EXPRESSION_LENGTH)
+      out.push(
+        fieldErr.required(
+          `${p}.valueExpression`,
+          `must not exceed ${MAX_VALUE_EXPRESSION_LENGTH} bytes in length`,
+        ),
+      );
+    else {
+      const c = compilePolicyExpression(ve, all, 'string-or-null');
+      if ('error' in c) out.push(fieldErr.invalid(`${p}.valueExpression`, text(a.valueExpression), c.error));
+    }
+    if (keys.has(key)) out.push(fieldErr.duplicate(`${p}.key`, key));
+    keys.add(key);
+  });
+  return out;
+}
+
+// ------------------------------------------------------------------ the resource
+
+/** Name, Validations (how many), ParamKind, Age. */
+const TABLE: TableColumn[] = [
+  NAME_COLUMN,
+  {
+    name: 'Validations',
+    type: 'integer',
+    description: 'Validations indicates the number of validation rules defined in this configuration',
+    cell: (o) => list(rec(o.spec).validations).length,
+  },
+  {
+    name: 'ParamKind',
+    type: 'string',
+    description: 'ParamKind specifies the kind of resources used to parameterize this policy',
+    cell: (o) => {
+      const pk = rec(o.spec).paramKind;
+      return isObj(pk) ? `${text(pk.apiVersion)}/${text(pk.kind)}` : '<unset>';
+    },
+  },
+  AGE_COLUMN,
+];
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, policySchema, 'ValidatingAdmissionPolicy');
+  setDefaults(o);
+}
+
+export const validatingAdmissionPolicyDef: ResourceDef = {
+  group: ADMISSION_GROUP,
+  versions: POLICY_VERSIONS,
+  kind: 'ValidatingAdmissionPolicy',
+  listKind: 'ValidatingAdmissionPolicyList',
+  plural: 'validatingadmissionpolicies',
+  singular: 'validatingadmissionpolicy',
+  namespaced: false,
+  categories: ['api-extensions'],
+  verbs: ALL_VERBS,
+  subresources: ['status'],
+  schema: policySchema,
+  strategy: {
+    nameRule: 'subdomain',
+    allowUnconditionalUpdate: true,
+    table: TABLE,
+    prepareForCreate(o) {
+      prepare(o);
+      delete o.status;
+    },
+    prepareForUpdate(o, old) {
+      prepare(o);
+      if (old.status === undefined) delete o.status;
+      else o.status = old.status;
+    },
+    prepareForStatusUpdate(o, old) {
+      keepAllButStatus(o, old);
+      normalizeBySchema(o, policySchema, 'ValidatingAdmissionPolicy');
+    },
+    validate: (o) => validatePolicy(o),
+    validateUpdate: (o, old) =>
+      validatePolicy(
+        o,
+        JSON.stringify(rec(o.spec).matchConditions ?? null) !==
+          JSON.stringify(rec(old.spec).matchConditions ?? null),
+      ),
+  },
+};
