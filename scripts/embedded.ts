@@ -164,20 +164,11 @@ export async function startEmbedded(): Promise<Embedded> {
       // exactly the flags `orch-conformance fixtures` prints, as a user would start a target
       const variant = spec.auth === 'oidc-sub' ? spec.auth : undefined;
       const authOptions = spec.auth ? parseServeArgs(serverFlags(fixtures, variant))!.options : {};
-      const s = await build({
-        ...authOptions,
-        inMemory: true,
-        tls: true,
-        port: 0,
-        host: '127.0.0.1',
-        ...spec.options,
-      });
+      const s = await build({ ...authOptions, inMemory: true, tls: true, port: 0, host: '127.0.0.1', ...spec.options });
       built.push(s);
       declared.push({
         ...declaredOf(s),
-        ...(spec.auth
-          ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS }
-          : {}),
+        ...(spec.auth ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS } : {}),
       });
       await s.listen();
     }

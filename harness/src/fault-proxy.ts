@@ -66,6 +66,8 @@ export interface FaultServerOptions {
   bookmarkIntervalMs?: number;
   /** A short continue-token lifetime (the meta test declares it to the suite: ORCH_CONTINUE_TTL_SECONDS). */
   continueTtlSeconds?: number;
+  /** Admission plugins on beside the default-enabled ones (the meta test declares them: ORCH_ADMISSION_PLUGINS). */
+  enableAdmissionPlugins?: string[];
 }
 
 export interface WatchState {
