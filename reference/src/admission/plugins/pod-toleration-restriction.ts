@@ -9,7 +9,8 @@
 //  - on creation and update, every toleration of the pod must be tolerated by one of the
 //    namespace's allow-list (its annotation; without one, the configuration's `whitelist`;
 //    an empty list allows all), else 403 ("pod tolerations (possibly merged with namespace
-//    default tolerations) conflict with its namespace whitelist").
+//    default tolerations) conflict with its namespace whitelist"; Kubernetes returns a plain error
+//    there, which it answers 500).
 // A malformed annotation is refused with 403 naming it (where Kubernetes answers 500).
 import type { Registry } from '../../registry/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
