@@ -16,6 +16,14 @@
 //   auth-oidc-sub the same fixtures, its OIDC username from the `sub` claim
 //   audit        writes its audit events to a file the suites read (declared ORCH_AUDIT_LOG):
 //                the cases on the audit annotations of webhook calls
+//   admission-plugins every off-by-default admission plugin the reference implements, but
+//                AlwaysDeny (it refuses every write) and NamespaceAutoProvision (it makes the
+//                namespace NamespaceExists must find missing)
+//   admission-autoprovision NamespaceAutoProvision on
+//   admission-deny AlwaysDeny on
+//
+// Every server declares the admission plugins it has on (ORCH_ADMISSION_PLUGINS), the main
+// one the default-enabled set the reference implements.
 //
 // The main target also declares the reference server's command (ORCH_SERVER_COMMAND): the
 // health cases start servers of their own from it, to break one's data directory or stop one.
@@ -34,6 +42,13 @@ import { DEFAULT_AUTH_METHODS, type Declared, type ExtraTargetSpec } from '../ha
 import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+import {
+  DEFAULT_ENABLED,
+  enabledPlugins,
+  FACTORIES,
+  PLUGIN_ORDER,
+  type PluginName,
+} from '../reference/src/admission/plugins/catalog.ts';
 
 /** `--runtime-config` that serves the policy API (beta and alpha in Kubernetes 1.28). */
 const POLICY_RUNTIME_CONFIG =
@@ -53,6 +68,11 @@ interface Spec {
   /** Writes its audit log to a file of the run (and is declared with it). */
   auditLog?: true;
 }
+
+/** The off-by-default plugins the reference implements that the `admission-plugins` server has on. */
+export const OPTIONAL_PLUGINS: PluginName[] = PLUGIN_ORDER.filter(
+  (n) => FACTORIES[n] && !DEFAULT_ENABLED.includes(n) && n !== 'AlwaysDeny' && n !== 'NamespaceAutoProvision',
+);
 
 export const EMBEDDED_SERVERS: Spec[] = [
   {
@@ -102,6 +122,21 @@ export const EMBEDDED_SERVERS: Spec[] = [
     options: { featureGates: EMBEDDED_GATES },
     auditLog: true,
   },
+  {
+    name: 'admission-plugins',
+    about: `reference server with the off-by-default admission plugins on (${OPTIONAL_PLUGINS.join(', ')})`,
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: OPTIONAL_PLUGINS },
+  },
+  {
+    name: 'admission-autoprovision',
+    about: 'reference server with the NamespaceAutoProvision admission plugin on',
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['NamespaceAutoProvision'] },
+  },
+  {
+    name: 'admission-deny',
+    about: 'reference server with the AlwaysDeny admission plugin on',
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['AlwaysDeny'] },
+  },
 ];
 
 /** What a built server is, as the suites may rely on it. */
@@ -112,6 +147,7 @@ export function declaredOf(s: OrchServer): Declared {
     continueTtlSeconds: o.continueTtlSeconds,
     bookmarkSeconds: o.bookmarkIntervalMs / 1000,
     featureGates: { ...o.featureGates },
+    admissionPlugins: enabledPlugins(o.enableAdmissionPlugins ?? [], o.disableAdmissionPlugins ?? []),
   };
 }
 
@@ -132,6 +168,7 @@ function declaredEnv(d: Declared): Record<string, string> {
     env.ORCH_FEATURE_GATES = Object.entries(d.featureGates)
       .map(([k, v]) => `${k}=${v}`)
       .join(',');
+  if (d.admissionPlugins) env.ORCH_ADMISSION_PLUGINS = d.admissionPlugins.join(',');
   return env;
 }
 
@@ -231,6 +268,7 @@ export const EMBEDDED_OWNS = [
   'ORCH_FEATURE_GATES',
   'ORCH_AUTH_FIXTURES',
   'ORCH_AUTH_METHODS',
+  'ORCH_ADMISSION_PLUGINS',
   'ORCH_SERVER_COMMAND',
   'ORCH_SERVER_SCHEME',
   'ORCH_AUDIT_LOG',

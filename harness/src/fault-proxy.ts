@@ -68,6 +68,8 @@ export interface FaultServerOptions {
   continueTtlSeconds?: number;
   /** `--runtime-config` (group versions switched on). */
   runtimeConfig?: string;
+  /** Admission plugins on beside the default-enabled ones (the meta test declares them: ORCH_ADMISSION_PLUGINS). */
+  enableAdmissionPlugins?: string[];
 }
 
 export interface WatchState {

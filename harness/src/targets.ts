@@ -48,6 +48,12 @@ export interface Declared {
    * level Metadata or higher for write requests (harness/src/admission/audit-log.ts).
    */
   auditLog?: string;
+  /**
+   * Every built-in admission plugin the target has on (doc3's plugin table; ORCH_ADMISSION_PLUGINS,
+   * comma-separated): the default-enabled ones it kept and those its --enable-admission-plugins
+   * added. Undeclared: unknown, and the cases of off-by-default plugins skip.
+   */
+  admissionPlugins?: string[];
 }
 
 /** The authentication methods the fixtures provide, each switched on by server flags. */
@@ -95,6 +101,10 @@ export interface Needs {
   serverProcess?: true;
   /** An audit log of the target the suites can read (declared by ORCH_AUDIT_LOG). */
   auditLog?: true;
+  /** Built-in admission plugins the target is declared to have on. */
+  admissionPlugins?: string[];
+  /** Built-in admission plugins the target is declared to have off (plugins whose effect would hide the case's). */
+  admissionPluginsOff?: string[];
 }
 
 /** The environment variable of each declaration about the main target. */
@@ -106,6 +116,7 @@ export const DECLARE_ENV = {
   authFixtures: 'ORCH_AUTH_FIXTURES',
   authMethods: 'ORCH_AUTH_METHODS',
   auditLog: 'ORCH_AUDIT_LOG',
+  admissionPlugins: 'ORCH_ADMISSION_PLUGINS',
 } as const;
 
 function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -149,7 +160,22 @@ export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared 
   if (al) d.auditLog = al;
   const sc = serverCommandFrom(env);
   if (sc) d.serverCommand = sc;
+  const ap = env[DECLARE_ENV.admissionPlugins];
+  if (ap) d.admissionPlugins = parsePluginList(ap);
   return d;
+}
+
+/** `NamespaceLifecycle,ServiceAccount,...`: plugin names as the server flags spell them. */
+export function parsePluginList(s: string, what: string = DECLARE_ENV.admissionPlugins): string[] {
+  const out: string[] = [];
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    if (!/^[A-Z][A-Za-z0-9]*$/.test(part)) throw new Error(`${what}: "${part}" is not an admission plugin name`);
+    out.push(part);
+  }
+  return out;
 }
 
 /** `client-cert,token-file,...` */
@@ -229,6 +255,8 @@ export function describeNeeds(n: Needs): string {
   if (n.auth?.length) out.push(`trust in the authentication fixtures for ${n.auth.join(', ')}`);
   if (n.serverProcess) out.push('a server process of the harness');
   if (n.auditLog) out.push('an audit log the suites can read');
+  if (n.admissionPlugins?.length) out.push(`the admission plugin(s) ${n.admissionPlugins.join(', ')} on`);
+  if (n.admissionPluginsOff?.length) out.push(`the admission plugin(s) ${n.admissionPluginsOff.join(', ')} off`);
   return out.join(', ');
 }
 
@@ -294,6 +322,7 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
         );
     }
   }
+  out.push(...unmetPlugins(d, needs));
   for (const [gate, want] of Object.entries(needs.featureGates ?? {})) {
     const how = GATE_FLAGS[gate]?.[want ? 'on' : 'off'];
     const fix = `needs a target with the ${gate} feature gate ${want ? 'on' : 'off'}${how ? ` (${how})` : ''}`;
@@ -313,6 +342,34 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
       out.push(`${fix}; this target has it ${state.state} (${state.evidence})`);
   }
   return out;
+}
+
+/** Why a target's declared admission plugins do not meet `needs` (each reason says how to declare). */
+function unmetPlugins(d: Declared, needs: Needs): string[] {
+  const on = needs.admissionPlugins ?? [];
+  const off = needs.admissionPluginsOff ?? [];
+  if (!on.length && !off.length) return [];
+  const env = DECLARE_ENV.admissionPlugins;
+  const want = [on.length ? `${on.join(', ')} on` : '', off.length ? `${off.join(', ')} off` : '']
+    .filter(Boolean)
+    .join(' and ');
+  const how = [
+    on.length ? `start the target with --enable-admission-plugins=${on.join(',')}` : '',
+    off.length
+      ? `with --disable-admission-plugins=${off.join(',')} (or without --enable-admission-plugins=${off.join(',')})`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  const declare = `declare every plugin it then has on (the default-enabled ones included) with ${env}=A,B,...`;
+  if (!d.admissionPlugins) return [`needs a target with the admission plugin(s) ${want}: ${how}, and ${declare}`];
+  const missing = on.filter((p) => !d.admissionPlugins!.includes(p));
+  const extra = off.filter((p) => d.admissionPlugins!.includes(p));
+  if (!missing.length && !extra.length) return [];
+  const said = [missing.length ? `leaves out ${missing.join(', ')}` : '', extra.length ? `has ${extra.join(', ')} on` : '']
+    .filter(Boolean)
+    .join(' and ');
+  return [`needs a target with the admission plugin(s) ${want}; its declaration ${said}: ${how}, and ${declare}`];
 }
 
 export type Route =

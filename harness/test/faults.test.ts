@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { type Fault, type FaultServerOptions, startFaultProxy } from '../src/fault-proxy.ts';
@@ -103,6 +104,8 @@ function runArea(
                 .join(','),
             }
           : {}),
+        // the admission plugins the server has on (the cases of off-by-default plugins need them declared)
+        ORCH_ADMISSION_PLUGINS: enabledPlugins(server?.enableAdmissionPlugins ?? [], []).join(','),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -128,6 +128,11 @@ Flags:
   --admission-control-config-file PATH
                              AdmissionConfiguration (apiserver.config.orch.io/v1) with each
                              plugin's configuration, inline or in a file its entry names
+  --default-not-ready-toleration-seconds N
+                             tolerationSeconds of the not-ready toleration DefaultTolerationSeconds
+                             adds to pods that lack one (default 300)
+  --default-unreachable-toleration-seconds N
+                             the same for the unreachable toleration (default 300)
   -h, --help                 show this help
 `;
 
@@ -203,6 +208,8 @@ const SERVE_FLAGS = {
   'enable-admission-plugins': { type: 'string', multiple: true },
   'disable-admission-plugins': { type: 'string', multiple: true },
   'admission-control-config-file': { type: 'string' },
+  'default-not-ready-toleration-seconds': { type: 'string' },
+  'default-unreachable-toleration-seconds': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -572,6 +579,12 @@ function parseAdmissionFlags(values: Record<string, unknown>, cwd: string, optio
   }
   if (enable.length) options.enableAdmissionPlugins = enable;
   if (disable.length) options.disableAdmissionPlugins = disable;
+  const str = (name: string) => values[name] as string | undefined;
+  const max = Number.MAX_SAFE_INTEGER;
+  const notReady = intFlag('default-not-ready-toleration-seconds', str('default-not-ready-toleration-seconds'), 0, max);
+  if (notReady !== undefined) options.defaultNotReadyTolerationSeconds = notReady;
+  const unreachable = intFlag('default-unreachable-toleration-seconds', str('default-unreachable-toleration-seconds'), 0, max);
+  if (unreachable !== undefined) options.defaultUnreachableTolerationSeconds = unreachable;
   const file = values['admission-control-config-file'] as string | undefined;
   if (file !== undefined) {
     options.admissionControlConfigFile = fileFlag('admission-control-config-file', file, cwd);

@@ -98,6 +98,10 @@ export interface ServerOptions {
   disableAdmissionPlugins?: string[];
   /** `--admission-control-config-file`: AdmissionConfiguration with each plugin's configuration. */
   admissionControlConfigFile?: string;
+  /** `--default-not-ready-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultNotReadyTolerationSeconds?: number;
+  /** `--default-unreachable-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultUnreachableTolerationSeconds?: number;
 }
 
 export interface TokenWebhookOptions {

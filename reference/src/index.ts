@@ -30,6 +30,8 @@ import { ActiveWatches } from './registry/active-watches.ts';
 import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
+import { startDefaultServiceAccounts } from './registry/default-service-accounts.ts';
+import { controllerEnabled } from './util/controllers.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { POLICY_GROUP_VERSIONS } from './registry/kinds/policy-common.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
@@ -184,6 +186,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
   }
   resumeTerminating(registry);
+  // every namespace has a `default` service account (the ServiceAccount plugin needs it)
+  const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount') ? startDefaultServiceAccounts(registry) : undefined;
+  await serviceAccounts?.ready;
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
@@ -263,6 +268,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       }
       crdController.stop();
       policyStatus.stop();
+      serviceAccounts?.stop();
       signer?.stop();
       tokens!.stop();
       authz.stop();

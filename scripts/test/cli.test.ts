@@ -39,6 +39,7 @@ describe('run: help and usage', () => {
       '--continue-ttl-seconds',
       '--bookmark-seconds',
       '--feature-gates',
+      '--admission-plugins',
     ])
       expect(run.out, `run --help mentions ${f}`).toContain(f);
     expect(run.out).toBe(RUN_HELP);
@@ -62,6 +63,8 @@ describe('run: help and usage', () => {
         /--feature-gates: "WatchList" is not Gate=true or Gate=false/,
       ],
       [['run', '--continue-ttl-seconds', '3'], /describe a target given with --endpoint or --kubeconfig/],
+      [['run', '--admission-plugins', 'always-deny'], /--admission-plugins: "always-deny" is not an admission plugin name/],
+      [['run', '--admission-plugins', 'AlwaysDeny'], /--admission-plugins describe a target given with --endpoint or --kubeconfig/],
       [['merge'], /no report directory given/],
       [['nonsense'], /unknown command "nonsense"/],
     ];

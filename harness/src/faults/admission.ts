@@ -4,6 +4,7 @@
 // webhooks the server answers (so a default is missing or wrong).
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
 import { ADMISSION_WEBHOOK_FAULTS } from './admission-webhooks.ts';
+import { ADMISSION_PLUGIN_FAULTS } from './admission-plugins.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const CONFIGURATIONS = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(\/|$)/;
@@ -166,4 +167,6 @@ export const ADMISSION_FAULTS: Fault[] = [
   },
   // the webhook contract: how the server calls the webhooks of the configurations
   ...ADMISSION_WEBHOOK_FAULTS,
+  // the built-in plugins of doc3's plugin table
+  ...ADMISSION_PLUGIN_FAULTS,
 ];

@@ -11,7 +11,22 @@ import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from '../webhook/plugins.ts';
 import { validatingAdmissionPolicy } from '../policy/plugin.ts';
+import { alwaysAdmit } from './always-admit.ts';
+import { alwaysDeny } from './always-deny.ts';
+import { alwaysPullImages } from './always-pull-images.ts';
+import { defaultTolerationSeconds } from './default-toleration-seconds.ts';
+import { denyServiceExternalIPs } from './deny-service-external-ips.ts';
+import { extendedResourceToleration } from './extended-resource-toleration.ts';
+import { limitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity-topology.ts';
+import { namespaceAutoProvision } from './namespace-auto-provision.ts';
+import { namespaceExists } from './namespace-exists.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { persistentVolumeLabel } from './persistent-volume-label.ts';
+import { podNodeSelector } from './pod-node-selector.ts';
+import { podTolerationRestriction } from './pod-toleration-restriction.ts';
+import { securityContextDeny } from './security-context-deny.ts';
+import { serviceAccount } from './service-account.ts';
+import { taintNodesByCondition } from './taint-nodes-by-condition.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
 export const PLUGIN_ORDER = [
@@ -95,10 +110,25 @@ export interface PluginEnv {
 export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
 
 export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
-  NamespaceLifecycle: () => namespaceLifecycle,
   MutatingAdmissionWebhook: mutatingAdmissionWebhook,
   ValidatingAdmissionWebhook: validatingAdmissionWebhook,
   ValidatingAdmissionPolicy: validatingAdmissionPolicy,
+  AlwaysAdmit: alwaysAdmit,
+  NamespaceAutoProvision: namespaceAutoProvision,
+  NamespaceLifecycle: namespaceLifecycle,
+  NamespaceExists: namespaceExists,
+  SecurityContextDeny: securityContextDeny,
+  LimitPodHardAntiAffinityTopology: limitPodHardAntiAffinityTopology,
+  ServiceAccount: serviceAccount,
+  TaintNodesByCondition: taintNodesByCondition,
+  AlwaysPullImages: alwaysPullImages,
+  PodNodeSelector: podNodeSelector,
+  DefaultTolerationSeconds: defaultTolerationSeconds,
+  PodTolerationRestriction: podTolerationRestriction,
+  ExtendedResourceToleration: extendedResourceToleration,
+  PersistentVolumeLabel: persistentVolumeLabel,
+  DenyServiceExternalIPs: denyServiceExternalIPs,
+  AlwaysDeny: alwaysDeny,
 };
 
 export function isPluginName(s: string): s is PluginName {
