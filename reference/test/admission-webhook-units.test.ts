@@ -144,18 +144,18 @@ describe('judging replies (doc3 Webhook contract; Kubernetes 1.28 per version)',
 });
 
 describe('rejections (doc3 Errors: status.code and status.message shape the reply)', () => {
-  it('message, else reason, else without explanation; code default 403', () => {
+  it('message, else reason, else without explanation; code default 400, never below 400', () => {
     const a = rejection('w.example.orch.io', { code: 409, message: 'taken', reason: 'Conflict' });
     expect(a.code).toBe(409);
     expect(a.message).toBe('admission webhook "w.example.orch.io" denied the request: taken');
     expect(a.toStatus().reason).toBe('Conflict');
     const b = rejection('w.example.orch.io', { reason: 'Because' });
-    expect(b.code).toBe(403);
+    expect(b.code).toBe(400);
     expect(b.message).toBe('admission webhook "w.example.orch.io" denied the request: Because');
     const c = rejection('w.example.orch.io', undefined);
     expect(c.message).toBe('admission webhook "w.example.orch.io" denied the request without explanation');
     expect(c.toStatus().reason).toBeUndefined();
-    expect(rejection('w', { code: 302 }).code).toBe(403);
+    expect(rejection('w', { code: 302 }).code).toBe(400);
     expect(rejection('w', { code: 5000 }).code).toBe(403);
   });
 });

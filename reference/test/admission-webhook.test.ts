@@ -163,22 +163,22 @@ describe('rejections (doc3 Errors)', () => {
     expect((await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/x`)).status).toBe(404);
   });
 
-  it('without a status the code is 403 and the request is denied without explanation', async () => {
+  it('without a status the code is 400 and the request is denied without explanation', async () => {
     // (allowed is given: doc3 requires it)
     hs.on('/deny-bare', (review, res) => answer(res, review, { allowed: false }));
     await install('Mutating', [webhook(hs, 'bare.example.orch.io', '/deny-bare')]);
     const ns = await namespace();
     const r = await createCm(ns, 'x');
-    expect(r.status).toBe(403);
+    expect(r.status).toBe(400);
     expect(r.json.message).toBe('admission webhook "bare.example.orch.io" denied the request without explanation');
   });
 
-  it('a code below 400 becomes 403', async () => {
+  it('a code below 400 becomes 400', async () => {
     hs.on('/deny-200', (review, res) => answer(res, review, { allowed: false, status: { code: 200, message: 'm' } }));
     await install('Validating', [webhook(hs, 'low.example.orch.io', '/deny-200')]);
     const ns = await namespace();
     const r = await createCm(ns, 'x');
-    expect(r.status).toBe(403);
+    expect(r.status).toBe(400);
     expect(r.json.message).toBe('admission webhook "low.example.orch.io" denied the request: m');
   });
 });

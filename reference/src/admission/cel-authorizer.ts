@@ -4,7 +4,7 @@
 // library asks for any version (`*`), as Kubernetes 1.28's does.
 import type { AuthorizerChain } from '../authorization/chain.ts';
 import type { AuthorizationResult } from '../authorization/types.ts';
-import type { AuthorizerFn } from '../cel/library-authorizer.ts';
+import type { AuthorizerFn, RequestResource } from '../cel/library-authorizer.ts';
 import type { UserInfo } from '../registry/types.ts';
 import { isPromise } from '../util/maybe-async.ts';
 
@@ -32,5 +32,23 @@ export function celAuthorizer(chain: AuthorizerChain, user: UserInfo): Authorize
       path: a.path ?? '',
     });
     return isPromise(r) ? r.then(decision) : decision(r);
+  };
+}
+
+/** A field of the request as JSON or as an expression value (a message is a Map). */
+function field(o: unknown, k: string): unknown {
+  return o instanceof Map ? o.get(k) : o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
+}
+
+/** `authorizer.requestResource` of an admission request (the review request, as JSON or as an expression value). */
+export function requestResourceOf(request: unknown): RequestResource {
+  const r = field(request, 'resource');
+  const s = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    group: s(field(r, 'group')),
+    resource: s(field(r, 'resource')),
+    subresource: s(field(request, 'subResource')),
+    namespace: s(field(request, 'namespace')),
+    name: s(field(request, 'name')),
   };
 }

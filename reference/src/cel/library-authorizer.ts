@@ -35,11 +35,17 @@ const RESOURCE_CHECK = 'orch.ResourceCheck';
 const PATH_CHECK = 'orch.PathCheck';
 const DECISION = 'orch.Decision';
 
+/** The resource a request is about (`authorizer.requestResource` checks it). */
+export type RequestResource = Omit<AuthorizationAttributes, 'verb' | 'user' | 'path'>;
+
 /** The answers of one evaluation (and its re-evaluations). */
 export class AuthorizerSession {
   readonly answers = new Map<string, AuthorizationDecision>();
   readonly pending: Promise<void>[] = [];
-  constructor(readonly fn: AuthorizerFn) {}
+  constructor(
+    readonly fn: AuthorizerFn,
+    readonly requestResource?: RequestResource,
+  ) {}
 
   decide(attributes: AuthorizationAttributes): Decision {
     const key = JSON.stringify(attributes);
@@ -65,6 +71,12 @@ export class Authorizer {
     readonly session: AuthorizerSession,
     readonly user?: string,
   ) {}
+
+  /** `authorizer.requestResource`: a check of the request's own resource (absent outside a request). */
+  get requestResource(): ResourceCheck | undefined {
+    const r = this.session.requestResource;
+    return r ? new ResourceCheck(this, r) : undefined;
+  }
 }
 
 class GroupCheck {
@@ -150,8 +162,9 @@ const MAX_ROUNDS = 16;
 export async function evaluateWithAuthorizer<T>(
   fn: AuthorizerFn,
   run: (authorizer: Authorizer) => T,
+  requestResource?: RequestResource,
 ): Promise<T> {
-  const session = new AuthorizerSession(fn);
+  const session = new AuthorizerSession(fn, requestResource);
   for (let round = 0; ; round++) {
     const result = run(new Authorizer(session));
     if (session.pending.length === 0) return result;

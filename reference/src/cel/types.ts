@@ -69,6 +69,17 @@ const scalar = (kind: DeclKind, name: string, s: ValueSchema | undefined, schema
 });
 
 /**
+ * How a schema's property names are spelled in expressions: escaped as custom resource rules
+ * spell them (the default), or as they are (types the server declares itself, such as the
+ * admission request, whose `namespace` field is written `request.namespace`). Undefined: the
+ * property is not visible.
+ */
+export type FieldNames = (property: string) => string | undefined;
+
+/** Property names as they are. */
+export const PLAIN_NAMES: FieldNames = (k) => k;
+
+/**
  * The declared type of a schema node; every message type met is added to `out` (children before
  * parents, the order the registry needs). `root`: the node is a resource root (apiVersion, kind and
  * metadata implicit).
@@ -78,6 +89,7 @@ export function declare(
   name: string,
   out: MessageDeclaration[],
   root = false,
+  names: FieldNames = escapeName,
 ): DeclType {
   const schemaType = s?.type ?? '';
   if (!s) return scalar('dyn', 'dyn', s, schemaType);
@@ -103,13 +115,13 @@ export function declare(
           return scalar('string', 'string', s, schemaType);
       }
     case 'array': {
-      const elem = declare(s.items as ValueSchema | undefined, `${name}.items`, out);
+      const elem = declare(s.items as ValueSchema | undefined, `${name}.items`, out, false, names);
       const lt = s['x-orch-list-type'];
       const listType: ListType | undefined =
         lt === 'set'
           ? { kind: 'set' }
           : lt === 'map'
-            ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => escapeName(k) ?? k) }
+            ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => names(k) ?? k) }
             : undefined;
       return {
         kind: 'list',
@@ -130,7 +142,7 @@ export function declare(
   const props = s.properties ?? {};
   const hasProps = Object.keys(props).length > 0;
   if (!embedded && !hasProps && typeof s.additionalProperties === 'object') {
-    const elem = declare(s.additionalProperties as ValueSchema, `${name}.additionalProperties`, out);
+    const elem = declare(s.additionalProperties as ValueSchema, `${name}.additionalProperties`, out, false, names);
     return {
       kind: 'map',
       name: `map<string, ${elem.name}>`,
@@ -158,9 +170,9 @@ export function declare(
     };
   }
   for (const [k, child] of Object.entries(all)) {
-    const cel = escapeName(k);
+    const cel = names(k);
     if (!cel) continue;
-    fields.set(k, { cel, type: declare(child, `${name}.${cel}`, out) });
+    fields.set(k, { cel, type: declare(child, `${name}.${cel}`, out, false, names) });
   }
   const ctor = { [name]: class extends Map<string, unknown> {} }[name]!;
   const decl: Record<string, string> = {};

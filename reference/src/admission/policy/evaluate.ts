@@ -13,6 +13,7 @@ import { type AuthorizerFn, evaluateWithAuthorizer } from '../../cel/library-aut
 import { CostTracker } from '../../cel/runtime-cost.ts';
 import { toCel } from '../../cel/values.ts';
 import { requestType, VariablesValue } from '../../registry/kinds/policy-cel.ts';
+import { requestResourceOf } from '../cel-authorizer.ts';
 import type { CompiledPolicy } from './compiled.ts';
 
 export interface Decision {
@@ -97,8 +98,10 @@ async function run(
   const limit = Math.min(PER_CALL_LIMIT, budget.remaining);
   const tracker = new CostTracker(limit);
   try {
-    return await evaluateWithAuthorizer(authorizerFn, (authorizer) =>
-      program.evaluate({ ...base, authorizer }, tracker),
+    return await evaluateWithAuthorizer(
+      authorizerFn,
+      (authorizer) => program.evaluate({ ...base, authorizer }, tracker),
+      requestResourceOf(base.request),
     );
   } catch (e) {
     if (e instanceof CostLimitError && limit < PER_CALL_LIMIT) throw new BudgetExceeded();

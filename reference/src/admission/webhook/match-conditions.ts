@@ -14,6 +14,7 @@ import { matchEnv } from '../../registry/kinds/webhook-common.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { WebhookAccessor } from './accessor.ts';
 import type { ReviewRequest } from './review.ts';
+import { requestResourceOf } from '../cel-authorizer.ts';
 
 export type ConditionOutcome = { matches: true } | { matches: false; error?: string };
 
@@ -78,7 +79,7 @@ export async function evaluateMatchConditions(
         }
       }
       return out;
-    });
+    }, requestResourceOf(request));
   } catch (e) {
     result = { falseFound: false, errors: [(e as Error).message] };
   }

@@ -10,7 +10,7 @@ import { newEnvironment } from '../../cel/environment.ts';
 import { RESERVED_WORDS } from '../../cel/escaping.ts';
 import { AUTHORIZER_TYPE } from '../../cel/library-authorizer.ts';
 import { MAX_REQUEST_SIZE_BYTES } from '../../cel/size.ts';
-import { type DeclType, declare, type MessageDeclaration } from '../../cel/types.ts';
+import { type DeclType, declare, type MessageDeclaration, PLAIN_NAMES } from '../../cel/types.ts';
 import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import type { ValueSchema } from '../../schema/validate.ts';
 
@@ -77,7 +77,7 @@ let requestDecl: DeclType | undefined;
 
 /** The declared type of `request` (values are made with toCel against it). */
 export function requestType(): DeclType {
-  if (!requestDecl) requestDecl = declare(admissionRequest, REQUEST_TYPE, []);
+  if (!requestDecl) requestDecl = declare(admissionRequest, REQUEST_TYPE, [], false, PLAIN_NAMES);
   return requestDecl;
 }
 
@@ -97,7 +97,7 @@ export interface TypedSchemas {
 function build(o: PolicyVariables, typed: TypedSchemas = {}): PolicyEnv {
   const env = newEnvironment();
   const messages: MessageDeclaration[] = [];
-  const request = declare(admissionRequest, REQUEST_TYPE, messages);
+  const request = declare(admissionRequest, REQUEST_TYPE, messages, false, PLAIN_NAMES);
   requestDecl ??= request;
   const object = typed.object ? declare(typed.object, 'Object', messages, true) : DYN;
   const params = typed.params ? declare(typed.params, 'Params', messages, true) : DYN;

@@ -6,7 +6,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { compile } from '../../cel/compile.ts';
 import { newEnvironment } from '../../cel/environment.ts';
 import { AUTHORIZER_TYPE } from '../../cel/library-authorizer.ts';
-import { type DeclType, declare, type MessageDeclaration } from '../../cel/types.ts';
+import { type DeclType, declare, type MessageDeclaration, PLAIN_NAMES } from '../../cel/types.ts';
 import { errors, type StatusCause } from '../../errors/status.ts';
 import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
@@ -371,7 +371,7 @@ export function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
   if (!matchEnvironment) {
     const env = newEnvironment();
     const messages: MessageDeclaration[] = [];
-    const request = declare(admissionRequest, 'orch.AdmissionRequest', messages);
+    const request = declare(admissionRequest, 'orch.AdmissionRequest', messages, false, PLAIN_NAMES);
     for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
     env.registerVariable('object', 'dyn');
     env.registerVariable('oldObject', 'dyn');
