@@ -9,7 +9,13 @@ import type { Registry } from '../../registry/registry.ts';
 import type { ServerOptions } from '../../config.ts';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
+import { certificateApproval } from './certificate-approval.ts';
+import { certificateSigning } from './certificate-signing.ts';
+import { certificateSubjectRestriction } from './certificate-subject-restriction.ts';
+import { clusterTrustBundleAttest } from './cluster-trust-bundle-attest.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { ownerReferencesPermissionEnforcement } from './owner-references-permission-enforcement.ts';
+import { podSecurity } from './pod-security/plugin.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
 export const PLUGIN_ORDER = [
@@ -94,6 +100,12 @@ export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
 
 export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   NamespaceLifecycle: () => namespaceLifecycle,
+  PodSecurity: podSecurity,
+  OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcement,
+  CertificateApproval: certificateApproval,
+  CertificateSigning: certificateSigning,
+  ClusterTrustBundleAttest: clusterTrustBundleAttest,
+  CertificateSubjectRestriction: () => certificateSubjectRestriction,
 };
 
 export function isPluginName(s: string): s is PluginName {
