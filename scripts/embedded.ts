@@ -12,6 +12,14 @@
 //                authenticating proxy, OIDC issuer, token webhook); the harness serves the
 //                issuer and the webhook in this process for as long as the servers run
 //   auth-oidc-sub the same fixtures, its OIDC username from the `sub` claim
+//   admission-plugins every off-by-default admission plugin the reference implements, but
+//                AlwaysDeny (it refuses every write) and NamespaceAutoProvision (it makes the
+//                namespace NamespaceExists must find missing)
+//   admission-autoprovision NamespaceAutoProvision on
+//   admission-deny AlwaysDeny on
+//
+// Every server declares the admission plugins it has on (ORCH_ADMISSION_PLUGINS), the main
+// one the default-enabled set the reference implements.
 //
 // The main target also declares the reference server's command (ORCH_SERVER_COMMAND): the
 // health cases start servers of their own from it, to break one's data directory or stop one.
@@ -30,6 +38,13 @@ import { DEFAULT_AUTH_METHODS, type Declared, type ExtraTargetSpec } from '../ha
 import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+import {
+  DEFAULT_ENABLED,
+  enabledPlugins,
+  FACTORIES,
+  PLUGIN_ORDER,
+  type PluginName,
+} from '../reference/src/admission/plugins/catalog.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -43,6 +58,11 @@ interface Spec {
    */
   auth?: true | 'oidc-sub';
 }
+
+/** The off-by-default plugins the reference implements that the `admission-plugins` server has on. */
+export const OPTIONAL_PLUGINS: PluginName[] = PLUGIN_ORDER.filter(
+  (n) => FACTORIES[n] && !DEFAULT_ENABLED.includes(n) && n !== 'AlwaysDeny' && n !== 'NamespaceAutoProvision',
+);
 
 export const EMBEDDED_SERVERS: Spec[] = [
   {
@@ -77,6 +97,21 @@ export const EMBEDDED_SERVERS: Spec[] = [
     options: { featureGates: EMBEDDED_GATES },
     auth: 'oidc-sub',
   },
+  {
+    name: 'admission-plugins',
+    about: `reference server with the off-by-default admission plugins on (${OPTIONAL_PLUGINS.join(', ')})`,
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: OPTIONAL_PLUGINS },
+  },
+  {
+    name: 'admission-autoprovision',
+    about: 'reference server with the NamespaceAutoProvision admission plugin on',
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['NamespaceAutoProvision'] },
+  },
+  {
+    name: 'admission-deny',
+    about: 'reference server with the AlwaysDeny admission plugin on',
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['AlwaysDeny'] },
+  },
 ];
 
 /** What a built server is, as the suites may rely on it. */
@@ -87,6 +122,7 @@ export function declaredOf(s: OrchServer): Declared {
     continueTtlSeconds: o.continueTtlSeconds,
     bookmarkSeconds: o.bookmarkIntervalMs / 1000,
     featureGates: { ...o.featureGates },
+    admissionPlugins: enabledPlugins(o.enableAdmissionPlugins ?? [], o.disableAdmissionPlugins ?? []),
   };
 }
 
@@ -107,6 +143,7 @@ function declaredEnv(d: Declared): Record<string, string> {
     env.ORCH_FEATURE_GATES = Object.entries(d.featureGates)
       .map(([k, v]) => `${k}=${v}`)
       .join(',');
+  if (d.admissionPlugins) env.ORCH_ADMISSION_PLUGINS = d.admissionPlugins.join(',');
   return env;
 }
 
@@ -127,11 +164,20 @@ export async function startEmbedded(): Promise<Embedded> {
       // exactly the flags `orch-conformance fixtures` prints, as a user would start a target
       const variant = spec.auth === 'oidc-sub' ? spec.auth : undefined;
       const authOptions = spec.auth ? parseServeArgs(serverFlags(fixtures, variant))!.options : {};
-      const s = await build({ ...authOptions, inMemory: true, tls: true, port: 0, host: '127.0.0.1', ...spec.options });
+      const s = await build({
+        ...authOptions,
+        inMemory: true,
+        tls: true,
+        port: 0,
+        host: '127.0.0.1',
+        ...spec.options,
+      });
       built.push(s);
       declared.push({
         ...declaredOf(s),
-        ...(spec.auth ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS } : {}),
+        ...(spec.auth
+          ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS }
+          : {}),
       });
       await s.listen();
     }
@@ -196,6 +242,7 @@ export const EMBEDDED_OWNS = [
   'ORCH_FEATURE_GATES',
   'ORCH_AUTH_FIXTURES',
   'ORCH_AUTH_METHODS',
+  'ORCH_ADMISSION_PLUGINS',
   'ORCH_SERVER_COMMAND',
   'ORCH_SERVER_SCHEME',
 ];

@@ -12,7 +12,13 @@ import { loadExpectations } from '../harness/src/expectations.ts';
 import { resolveTarget } from '../harness/src/target.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { loadAuthFixtures } from '../harness/src/auth/fixtures.ts';
-import { DECLARE_ENV, declaredFromEnv, parseAuthMethods, parseGates } from '../harness/src/targets.ts';
+import {
+  DECLARE_ENV,
+  declaredFromEnv,
+  parseAuthMethods,
+  parseGates,
+  parsePluginList,
+} from '../harness/src/targets.ts';
 import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
 import {
   expectationsInfo,
@@ -73,9 +79,16 @@ declaration they probe what a probe can prove, else skip saying what to declare)
                           service-account, bootstrap, requestheader, oidc, token-webhook;
                           oidc-sub for a target started with their second set)
                                                                 (ORCH_AUTH_METHODS)
+  --admission-plugins P,...
+                          every built-in admission plugin the target has on (its
+                          default-enabled ones and those of --enable-admission-plugins):
+                          the cases of off-by-default plugins (AlwaysDeny,
+                          PodNodeSelector, ...) run where declared
+                                                                (ORCH_ADMISSION_PLUGINS)
   The cases wait at most 60 s for a declared window. With no target given, the embedded
   run starts more reference servers (short windows; the WatchList gate off; trusting the
-  authentication fixtures, twice) and routes the cases that need them there.
+  authentication fixtures, twice; the off-by-default admission plugins on;
+  NamespaceAutoProvision on; AlwaysDeny on) and routes the cases that need them there.
 Node agent configuration (the node-agent-config area; no API server is used):
   --node-config-validator CMD
                           command that validates a node agent configuration file: it gets
@@ -159,6 +172,7 @@ export interface RunOptions {
     authFixtures?: string;
     authMethods?: string;
     serverCommand?: string;
+    admissionPlugins?: string;
   };
   /** Commands of the node agent configuration cases (the ORCH_NODE_CONFIG_* variables reach them as they are). */
   nodeConfig: { validator?: string; defaulter?: string };
@@ -202,6 +216,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'auth-fixtures': { type: 'string' },
         'server-command': { type: 'string' },
         'auth-methods': { type: 'string' },
+        'admission-plugins': { type: 'string' },
         'node-config-validator': { type: 'string' },
         'node-config-defaulter': { type: 'string' },
         area: { type: 'string', multiple: true },
@@ -281,7 +296,8 @@ export function parseRunArgs(argv: string[]): RunOptions {
   }
   const serverCommand = str('server-command');
   if (serverCommand !== undefined) {
-    if (!serverCommand.includes('{port}')) throw new UsageError('--server-command: the command must use {port}');
+    if (!serverCommand.includes('{port}'))
+      throw new UsageError('--server-command: the command must use {port}');
     opts.declared.serverCommand = serverCommand;
   }
   const methods = str('auth-methods');
@@ -292,6 +308,15 @@ export function parseRunArgs(argv: string[]): RunOptions {
       throw new UsageError(`--auth-methods: ${(e as Error).message}`);
     }
     opts.declared.authMethods = methods;
+  }
+  const plugins = str('admission-plugins');
+  if (plugins !== undefined) {
+    try {
+      parsePluginList(plugins, '--admission-plugins');
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    opts.declared.admissionPlugins = plugins;
   }
   for (const [flag, key] of [
     ['node-config-validator', 'validator'],
@@ -383,6 +408,7 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (d.featureGates !== undefined) env[DECLARE_ENV.featureGates] = d.featureGates;
   if (d.authFixtures !== undefined) env[DECLARE_ENV.authFixtures] = d.authFixtures;
   if (d.authMethods !== undefined) env[DECLARE_ENV.authMethods] = d.authMethods;
+  if (d.admissionPlugins !== undefined) env[DECLARE_ENV.admissionPlugins] = d.admissionPlugins;
   if (d.serverCommand !== undefined) env[SERVER_COMMAND_ENV] = d.serverCommand;
   if (opts.nodeConfig.validator !== undefined) env.ORCH_NODE_CONFIG_VALIDATOR = opts.nodeConfig.validator;
   if (opts.nodeConfig.defaulter !== undefined) env.ORCH_NODE_CONFIG_DEFAULTER = opts.nodeConfig.defaulter;
@@ -463,7 +489,7 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       if (declares(opts))
         throw new UsageError(
-          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds, --feature-gates, --auth-fixtures and --auth-methods describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
+          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds, --feature-gates, --auth-fixtures, --auth-methods and --admission-plugins describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
         );
       const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();

@@ -43,13 +43,20 @@ export interface Declared {
   authMethods?: AuthMethod[];
   /** How the harness starts a server process of its own (ORCH_SERVER_COMMAND; harness/src/server-process.ts). */
   serverCommand?: ServerCommand;
+  /**
+   * Every built-in admission plugin the target has on (doc3's plugin table; ORCH_ADMISSION_PLUGINS,
+   * comma-separated): the default-enabled ones it kept and those its --enable-admission-plugins
+   * added. Undeclared: unknown, and the cases of off-by-default plugins skip.
+   */
+  admissionPlugins?: string[];
 }
 
 /** The authentication methods the fixtures provide, each switched on by server flags. */
 export const AUTH_METHODS = {
   'client-cert': '--client-ca-file',
   'token-file': '--token-auth-file',
-  'service-account': '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
+  'service-account':
+    '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
   bootstrap: '--enable-bootstrap-token-auth (and --controllers=*,tokencleaner)',
   requestheader: 'the --requestheader-* flags',
   oidc: 'the --oidc-* flags',
@@ -60,7 +67,9 @@ export const AUTH_METHODS = {
 export type AuthMethod = keyof typeof AUTH_METHODS;
 
 /** The methods a target trusting the fixtures has when its declaration does not list them: the first set of flags `orch-conformance fixtures` prints. */
-export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter((m) => m !== 'oidc-sub');
+export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter(
+  (m) => m !== 'oidc-sub',
+);
 
 export interface NamedTarget {
   /** "main" for the target the run was given; the embedded servers have their own names. */
@@ -88,6 +97,10 @@ export interface Needs {
   auth?: AuthMethod[];
   /** A server process the harness starts, signals and breaks itself (declared by ORCH_SERVER_COMMAND). */
   serverProcess?: true;
+  /** Built-in admission plugins the target is declared to have on. */
+  admissionPlugins?: string[];
+  /** Built-in admission plugins the target is declared to have off (plugins whose effect would hide the case's). */
+  admissionPluginsOff?: string[];
 }
 
 /** The environment variable of each declaration about the main target. */
@@ -98,6 +111,7 @@ export const DECLARE_ENV = {
   featureGates: 'ORCH_FEATURE_GATES',
   authFixtures: 'ORCH_AUTH_FIXTURES',
   authMethods: 'ORCH_AUTH_METHODS',
+  admissionPlugins: 'ORCH_ADMISSION_PLUGINS',
 } as const;
 
 function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -139,7 +153,23 @@ export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared 
   if (m) d.authMethods = parseAuthMethods(m);
   const sc = serverCommandFrom(env);
   if (sc) d.serverCommand = sc;
+  const ap = env[DECLARE_ENV.admissionPlugins];
+  if (ap) d.admissionPlugins = parsePluginList(ap);
   return d;
+}
+
+/** `NamespaceLifecycle,ServiceAccount,...`: plugin names as the server flags spell them. */
+export function parsePluginList(s: string, what: string = DECLARE_ENV.admissionPlugins): string[] {
+  const out: string[] = [];
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    if (!/^[A-Z][A-Za-z0-9]*$/.test(part))
+      throw new Error(`${what}: "${part}" is not an admission plugin name`);
+    out.push(part);
+  }
+  return out;
 }
 
 /** `client-cert,token-file,...` */
@@ -150,7 +180,9 @@ export function parseAuthMethods(s: string): AuthMethod[] {
     .map((x) => x.trim())
     .filter(Boolean)) {
     if (!(part in AUTH_METHODS))
-      throw new Error(`${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`);
+      throw new Error(
+        `${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`,
+      );
     out.push(part as AuthMethod);
   }
   return out;
@@ -218,6 +250,9 @@ export function describeNeeds(n: Needs): string {
     out.push(`the ${g} feature gate ${on ? 'on' : 'off'}`);
   if (n.auth?.length) out.push(`trust in the authentication fixtures for ${n.auth.join(', ')}`);
   if (n.serverProcess) out.push('a server process of the harness');
+  if (n.admissionPlugins?.length) out.push(`the admission plugin(s) ${n.admissionPlugins.join(', ')} on`);
+  if (n.admissionPluginsOff?.length)
+    out.push(`the admission plugin(s) ${n.admissionPluginsOff.join(', ')} off`);
   return out.join(', ');
 }
 
@@ -275,6 +310,7 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
         );
     }
   }
+  out.push(...unmetPlugins(d, needs));
   for (const [gate, want] of Object.entries(needs.featureGates ?? {})) {
     const how = GATE_FLAGS[gate]?.[want ? 'on' : 'off'];
     const fix = `needs a target with the ${gate} feature gate ${want ? 'on' : 'off'}${how ? ` (${how})` : ''}`;
@@ -294,6 +330,40 @@ export async function unmet(t: NamedTarget, needs: Needs, client: () => Client):
       out.push(`${fix}; this target has it ${state.state} (${state.evidence})`);
   }
   return out;
+}
+
+/** Why a target's declared admission plugins do not meet `needs` (each reason says how to declare). */
+function unmetPlugins(d: Declared, needs: Needs): string[] {
+  const on = needs.admissionPlugins ?? [];
+  const off = needs.admissionPluginsOff ?? [];
+  if (!on.length && !off.length) return [];
+  const env = DECLARE_ENV.admissionPlugins;
+  const want = [on.length ? `${on.join(', ')} on` : '', off.length ? `${off.join(', ')} off` : '']
+    .filter(Boolean)
+    .join(' and ');
+  const how = [
+    on.length ? `start the target with --enable-admission-plugins=${on.join(',')}` : '',
+    off.length
+      ? `with --disable-admission-plugins=${off.join(',')} (or without --enable-admission-plugins=${off.join(',')})`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  const declare = `declare every plugin it then has on (the default-enabled ones included) with ${env}=A,B,...`;
+  if (!d.admissionPlugins)
+    return [`needs a target with the admission plugin(s) ${want}: ${how}, and ${declare}`];
+  const missing = on.filter((p) => !d.admissionPlugins!.includes(p));
+  const extra = off.filter((p) => d.admissionPlugins!.includes(p));
+  if (!missing.length && !extra.length) return [];
+  const said = [
+    missing.length ? `leaves out ${missing.join(', ')}` : '',
+    extra.length ? `has ${extra.join(', ')} on` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  return [
+    `needs a target with the admission plugin(s) ${want}; its declaration ${said}: ${how}, and ${declare}`,
+  ];
 }
 
 export type Route =

@@ -130,6 +130,41 @@ describe('what a target lacks, and how to make the case run', () => {
     expect(none_).toMatch(/orch-conformance fixtures --out DIR.*ORCH_AUTH_FIXTURES=DIR/);
   });
 
+  it('admission plugins: read from ORCH_ADMISSION_PLUGINS; a case runs where its plugins are declared on (and its off ones off)', async () => {
+    expect(declaredFromEnv({ ORCH_ADMISSION_PLUGINS: 'NamespaceLifecycle, AlwaysDeny' })).toEqual({
+      admissionPlugins: ['NamespaceLifecycle', 'AlwaysDeny'],
+    });
+    expect(() => declaredFromEnv({ ORCH_ADMISSION_PLUGINS: 'always-deny' })).toThrow(
+      /not an admission plugin name/,
+    );
+    const [undeclared] = await unmet(
+      named('x', 'https://127.0.0.1:1'),
+      { admissionPlugins: ['AlwaysDeny'] },
+      none,
+    );
+    expect(undeclared).toMatch(/--enable-admission-plugins=AlwaysDeny.*ORCH_ADMISSION_PLUGINS=/);
+    const deny = named('deny', 'https://127.0.0.1:2', {
+      admissionPlugins: ['NamespaceLifecycle', 'AlwaysDeny'],
+    });
+    expect(await unmet(deny, { admissionPlugins: ['AlwaysDeny'] }, none)).toEqual([]);
+    const [missing] = await unmet(deny, { admissionPlugins: ['AlwaysDeny', 'PodNodeSelector'] }, none);
+    expect(missing).toMatch(/leaves out PodNodeSelector/);
+    const [on] = await unmet(
+      deny,
+      { admissionPlugins: ['AlwaysDeny'], admissionPluginsOff: ['NamespaceLifecycle'] },
+      none,
+    );
+    expect(on).toMatch(/has NamespaceLifecycle on.*--disable-admission-plugins=NamespaceLifecycle/);
+    const run: RunTargets = {
+      embedded: true,
+      targets: [named('main', 'https://127.0.0.1:1', { admissionPlugins: ['NamespaceLifecycle'] }), deny],
+    };
+    const r = await route({ admissionPlugins: ['AlwaysDeny'] }, run);
+    expect(r.ok && r.target.name).toBe('deny');
+    const r2 = await route({ admissionPlugins: ['NamespaceLifecycle'] }, run);
+    expect(r2.ok && r2.target.name).toBe('main');
+  });
+
   it('routes to the target that meets the needs with the shortest wait; explains when none does', async () => {
     const run: RunTargets = {
       embedded: false,
