@@ -5,6 +5,7 @@
 //
 // A plugin file exports a factory; its entry in FACTORIES makes the name switchable. A name in
 // PLUGIN_ORDER without a factory cannot be enabled (the server refuses to start with it).
+import { dirname } from 'node:path';
 import type { Registry } from '../../registry/registry.ts';
 import type { ServerOptions } from '../../config.ts';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
@@ -13,7 +14,10 @@ import { certificateApproval } from './certificate-approval.ts';
 import { certificateSigning } from './certificate-signing.ts';
 import { certificateSubjectRestriction } from './certificate-subject-restriction.ts';
 import { clusterTrustBundleAttest } from './cluster-trust-bundle-attest.ts';
+import { eventRateLimit } from './event-rate-limit.ts';
+import { imagePolicyWebhook } from './image-policy-webhook.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { nodeRestriction } from './node-restriction.ts';
 import { ownerReferencesPermissionEnforcement } from './owner-references-permission-enforcement.ts';
 import { podSecurity } from './pod-security/plugin.ts';
 
@@ -95,6 +99,9 @@ export interface PluginEnv {
   config: unknown;
 }
 
+/** Plugins that cannot start without a configuration (`--admission-control-config-file`). */
+export const NEEDS_CONFIGURATION: readonly PluginName[] = ['EventRateLimit', 'ImagePolicyWebhook'];
+
 /** Makes one plugin; throws (an Error whose message names the plugin) on a bad configuration. */
 export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
 
@@ -106,6 +113,16 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   CertificateSigning: certificateSigning,
   ClusterTrustBundleAttest: clusterTrustBundleAttest,
   CertificateSubjectRestriction: () => certificateSubjectRestriction,
+  NodeRestriction: nodeRestriction,
+  EventRateLimit: eventRateLimit,
+  // the connection file's path is taken relative to the admission configuration file
+  ImagePolicyWebhook: (env) =>
+    imagePolicyWebhook({
+      config: env.config,
+      configDir: env.options.admissionControlConfigFile
+        ? dirname(env.options.admissionControlConfigFile)
+        : undefined,
+    }),
 };
 
 export function isPluginName(s: string): s is PluginName {
@@ -126,7 +143,8 @@ export function enabledPlugins(enable: readonly string[], disable: readonly stri
       if (!isPluginName(n))
         throw new Error(`${flag}: unknown admission plugin "${n}" (known: ${PLUGIN_ORDER.join(', ')})`);
   for (const n of enable)
-    if (!FACTORIES[n as PluginName]) throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
+    if (!FACTORIES[n as PluginName])
+      throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
   const on = new Set<string>([...DEFAULT_ENABLED, ...enable]);
   for (const n of disable) on.delete(n);
   return PLUGIN_ORDER.filter((n) => on.has(n) && FACTORIES[n]);
