@@ -98,6 +98,10 @@ export interface ServerOptions {
   disableAdmissionPlugins?: string[];
   /** `--admission-control-config-file`: AdmissionConfiguration with each plugin's configuration. */
   admissionControlConfigFile?: string;
+  /** `--default-not-ready-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultNotReadyTolerationSeconds?: number;
+  /** `--default-unreachable-toleration-seconds` (DefaultTolerationSeconds; default 300). */
+  defaultUnreachableTolerationSeconds?: number;
 }
 
 export interface TokenWebhookOptions {
@@ -155,18 +159,28 @@ export const DEFAULTS: ServerOptions = {
 };
 
 /** Options as callers give them: every field optional, feature gates one by one. */
-export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & { featureGates?: Partial<FeatureGates> };
+export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & {
+  featureGates?: Partial<FeatureGates>;
+};
 
 export function resolveOptions(o: ServerOptionsInput = {}): ServerOptions {
-  return { ...DEFAULTS, ...o, featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } as FeatureGates };
+  return {
+    ...DEFAULTS,
+    ...o,
+    featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } as FeatureGates,
+  };
 }
 
 /** Parses `Gate=true,Other=false`. */
 export function parseFeatureGates(s: string): Partial<FeatureGates> {
   const out: Record<string, boolean> = {};
-  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const [k, v] = part.split('=');
-    if (!k || (v !== 'true' && v !== 'false')) throw new Error(`invalid feature gate "${part}": want Name=true|false`);
+    if (!k || (v !== 'true' && v !== 'false'))
+      throw new Error(`invalid feature gate "${part}": want Name=true|false`);
     out[k] = v === 'true';
   }
   return out;

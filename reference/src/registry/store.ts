@@ -161,7 +161,6 @@ class ContinueExpiredError extends StatusError {
 
 // ---------------------------------------------------------------- errors of the read paths
 
-
 export function parseRv(rv: string): number {
   if (!/^\d+$/.test(rv)) throw errors.badRequest(`invalid resource version: "${rv}"`);
   return Number(rv);
@@ -687,10 +686,14 @@ export class GenericStore {
       );
   }
 
-  private ensureNamespace(namespace: string, creating: boolean): void {
+  /** A missing namespace answers 404 (unless `mayBeMissing`: admission may yet create it); a terminating one refuses creations. */
+  private ensureNamespace(namespace: string, creating: boolean, mayBeMissing = false): void {
     if (!this.def.namespaced) return;
     const ns = this.namespaces.get(namespace);
-    if (!ns) throw errors.notFound('', 'namespaces', namespace);
+    if (!ns) {
+      if (mayBeMissing) return;
+      throw errors.notFound('', 'namespaces', namespace);
+    }
     if (creating && ns.metadata.deletionTimestamp)
       throw new StatusError(
         403,
@@ -746,7 +749,8 @@ export class GenericStore {
     if (m.resourceVersion)
       throw errors.badRequest('resourceVersion should not be set on objects to be created');
     const ns = m.namespace ?? '';
-    this.ensureNamespace(ns, true);
+    // a missing namespace is looked for again after the mutating admission (NamespaceAutoProvision)
+    this.ensureNamespace(ns, true, !!ctx.admission);
     // generateName applies only when no name is given; only a generated name is retried on a clash
     const generated = !m.name && !!m.generateName;
     if (generated) m.name = m.generateName + randomSuffix();
@@ -761,6 +765,7 @@ export class GenericStore {
     this.def.strategy.prepareForCreate?.(obj, ctx);
     const w: WriteAdmissionRequest = { operation: 'CREATE', namespace: ns, name: m.name ?? '', object: obj };
     obj = (await this.admitMutate(ctx, w))!;
+    this.ensureNamespace(ns, true);
     this.recordOwnership(obj, ctx, version, '', undefined, opts.applied);
     this.validateAll(obj, ctx);
     await ctx.admission?.validate({ ...w, object: obj });

@@ -10,16 +10,31 @@ import type { Registry } from '../../registry/registry.ts';
 import type { ServerOptions } from '../../config.ts';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
+import { alwaysAdmit } from './always-admit.ts';
+import { alwaysDeny } from './always-deny.ts';
+import { alwaysPullImages } from './always-pull-images.ts';
 import { certificateApproval } from './certificate-approval.ts';
 import { certificateSigning } from './certificate-signing.ts';
 import { certificateSubjectRestriction } from './certificate-subject-restriction.ts';
 import { clusterTrustBundleAttest } from './cluster-trust-bundle-attest.ts';
+import { defaultTolerationSeconds } from './default-toleration-seconds.ts';
+import { denyServiceExternalIPs } from './deny-service-external-ips.ts';
 import { eventRateLimit } from './event-rate-limit.ts';
+import { extendedResourceToleration } from './extended-resource-toleration.ts';
 import { imagePolicyWebhook } from './image-policy-webhook.ts';
+import { limitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity-topology.ts';
+import { namespaceAutoProvision } from './namespace-auto-provision.ts';
+import { namespaceExists } from './namespace-exists.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { nodeRestriction } from './node-restriction.ts';
 import { ownerReferencesPermissionEnforcement } from './owner-references-permission-enforcement.ts';
+import { persistentVolumeLabel } from './persistent-volume-label.ts';
+import { podNodeSelector } from './pod-node-selector.ts';
 import { podSecurity } from './pod-security/plugin.ts';
+import { podTolerationRestriction } from './pod-toleration-restriction.ts';
+import { securityContextDeny } from './security-context-deny.ts';
+import { serviceAccount } from './service-account.ts';
+import { taintNodesByCondition } from './taint-nodes-by-condition.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
 export const PLUGIN_ORDER = [
@@ -106,7 +121,22 @@ export const NEEDS_CONFIGURATION: readonly PluginName[] = ['EventRateLimit', 'Im
 export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
 
 export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
-  NamespaceLifecycle: () => namespaceLifecycle,
+  AlwaysAdmit: alwaysAdmit,
+  NamespaceAutoProvision: namespaceAutoProvision,
+  NamespaceLifecycle: namespaceLifecycle,
+  NamespaceExists: namespaceExists,
+  SecurityContextDeny: securityContextDeny,
+  LimitPodHardAntiAffinityTopology: limitPodHardAntiAffinityTopology,
+  ServiceAccount: serviceAccount,
+  TaintNodesByCondition: taintNodesByCondition,
+  AlwaysPullImages: alwaysPullImages,
+  PodNodeSelector: podNodeSelector,
+  DefaultTolerationSeconds: defaultTolerationSeconds,
+  PodTolerationRestriction: podTolerationRestriction,
+  ExtendedResourceToleration: extendedResourceToleration,
+  PersistentVolumeLabel: persistentVolumeLabel,
+  DenyServiceExternalIPs: denyServiceExternalIPs,
+  AlwaysDeny: alwaysDeny,
   PodSecurity: podSecurity,
   OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcement,
   CertificateApproval: certificateApproval,
@@ -143,7 +173,8 @@ export function enabledPlugins(enable: readonly string[], disable: readonly stri
       if (!isPluginName(n))
         throw new Error(`${flag}: unknown admission plugin "${n}" (known: ${PLUGIN_ORDER.join(', ')})`);
   for (const n of enable)
-    if (!FACTORIES[n as PluginName]) throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
+    if (!FACTORIES[n as PluginName])
+      throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
   const on = new Set<string>([...DEFAULT_ENABLED, ...enable]);
   for (const n of disable) on.delete(n);
   return PLUGIN_ORDER.filter((n) => on.has(n) && FACTORIES[n]);

@@ -1,0 +1,129 @@
+// What the built-in plugin cases share: their spec place (doc3's plugin table, under § Webhook
+// configuration objects), namespaces of their own made with the client of the target the case
+// was routed to (the file's namespace fixture is the main target's), and pod and toleration
+// builders.
+import { check, checkStatus, show } from '../../harness/src/assert.ts';
+import type { CaseContext } from '../../harness/src/case.ts';
+import type { Client, Response } from '../../harness/src/client.ts';
+import { uniqueName } from '../../harness/src/fixtures.ts';
+import type { CaseDef } from '../../harness/src/spec.ts';
+
+export const SECTION = 'Webhook configuration objects';
+
+/** A case of a plugin-table row: `place` is the row (or the 1.28 behaviour beyond it). */
+export function pluginCase(id: string, title: string, place: string, level: CaseDef['level']): CaseDef {
+  return { id: `admission/plugins/${id}`, title, doc: 3, section: SECTION, place, level };
+}
+
+/** Runs `fn` in a fresh namespace (with these annotations) of the case's target; deletes it after. */
+export async function inNamespace<T>(
+  t: CaseContext,
+  prefix: string,
+  fn: (ns: string) => Promise<T>,
+  annotations?: Record<string, string>,
+): Promise<T> {
+  const name = uniqueName(prefix);
+  const r = await t.step(
+    `create namespace ${name}${annotations ? ` annotated ${show(annotations)}` : ''}`,
+    () =>
+      t.client.post('/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, ...(annotations ? { annotations } : {}) },
+      }),
+  );
+  checkStatus(r, 201, undefined, `setup: namespace ${name}`);
+  try {
+    return await fn(name);
+  } finally {
+    await t.client.delete(`/api/v1/namespaces/${name}`).catch(() => undefined);
+  }
+}
+
+export const podsPath = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
+
+export function pod(
+  name: string,
+  spec: Record<string, unknown> = {},
+  metadata: Record<string, unknown> = {},
+) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, ...metadata },
+    spec: { containers: [{ name: 'c', image: 'registry.example/app:1.0' }], ...spec },
+  };
+}
+
+export async function createPod(
+  t: CaseContext,
+  ns: string,
+  body: ReturnType<typeof pod>,
+  what: string,
+): Promise<Response> {
+  return t.step(`create pod ${body.metadata.name} (${what})`, () => t.client.post(podsPath(ns), body));
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+const norm = (t: Toleration) => ({
+  key: t.key ?? '',
+  operator: t.operator || 'Equal',
+  value: t.value ?? '',
+  effect: t.effect ?? '',
+  tolerationSeconds: t.tolerationSeconds,
+});
+
+export const sameToleration = (x: Toleration, y: Toleration) => show(norm(x)) === show(norm(y));
+
+/** The pod's tolerations (an empty list when none). */
+export const tolerationsOf = (r: Response): Toleration[] =>
+  Array.isArray(r.json?.spec?.tolerations) ? r.json.spec.tolerations : [];
+
+export function checkHasToleration(r: Response, want: Toleration, why: string): void {
+  const have = tolerationsOf(r);
+  check(
+    have.some((t) => sameToleration(t, want)),
+    `a toleration ${show(want)}`,
+    `tolerations ${show(have)}`,
+    why,
+  );
+}
+
+export function checkLacksToleration(r: Response, unwanted: Toleration, why: string): void {
+  const have = tolerationsOf(r);
+  check(
+    !have.some((t) => sameToleration(t, unwanted)),
+    `no toleration ${show(unwanted)}`,
+    `tolerations ${show(have)}`,
+    why,
+  );
+}
+
+/** A refusal: any 4xx (`strict`: 403 Forbidden with this message), and nothing stored under `readBack`. */
+export async function checkRefused(
+  client: Client,
+  r: Response,
+  readBack: string,
+  why: string,
+  strict?: { code: number; reason: string; message?: string },
+): Promise<void> {
+  if (strict) {
+    checkStatus(r, strict.code, strict.reason, why);
+    if (strict.message !== undefined)
+      check(
+        r.statusObj?.message === strict.message,
+        `the message ${show(strict.message)}`,
+        show(r.statusObj?.message),
+        why,
+      );
+  } else check(r.status >= 400 && r.status < 500, 'a 4xx refusal', r.describe(), why);
+  const g = await client.get(readBack);
+  checkStatus(g, 404, undefined, `${why} (nothing is stored)`);
+}
