@@ -66,6 +66,8 @@ export interface FaultServerOptions {
   bookmarkIntervalMs?: number;
   /** A short continue-token lifetime (the meta test declares it to the suite: ORCH_CONTINUE_TTL_SECONDS). */
   continueTtlSeconds?: number;
+  /** Off-by-default admission plugins to turn on (the meta test declares the server's plugins: ORCH_ADMISSION_PLUGINS). */
+  enableAdmissionPlugins?: string[];
 }
 
 export interface WatchState {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { type Fault, type FaultServerOptions, startFaultProxy } from '../src/fault-proxy.ts';
@@ -96,6 +97,8 @@ function runArea(
         ...(server?.continueTtlSeconds
           ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) }
           : {}),
+        // the admission plugins it has on, so cases that need plugins run rather than skip
+        ORCH_ADMISSION_PLUGINS: enabledPlugins(server?.enableAdmissionPlugins ?? [], []).join(','),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

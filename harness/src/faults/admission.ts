@@ -3,6 +3,7 @@
 // the webhooks a client writes (so the server accepts what the rule refuses) or rewrites the
 // webhooks the server answers (so a default is missing or wrong).
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import { SECURITY_PLUGIN_FAULTS } from './admission-plugins-security.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const CONFIGURATIONS = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(\/|$)/;
@@ -163,4 +164,6 @@ export const ADMISSION_FAULTS: Fault[] = [
         return changed;
       }),
   },
+  // the plugin table's security plugins (admission-plugins-security.ts)
+  ...SECURITY_PLUGIN_FAULTS,
 ];
