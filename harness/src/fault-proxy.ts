@@ -68,6 +68,11 @@ export interface FaultServerOptions {
   continueTtlSeconds?: number;
   /** Off-by-default admission plugins to turn on (the meta test declares the server's plugins: ORCH_ADMISSION_PLUGINS). */
   enableAdmissionPlugins?: string[];
+  /**
+   * An admission configuration the harness makes (harness/src/admission/): EventRateLimit's
+   * buckets, or ImagePolicyWebhook asking the harness's ImageReview backend.
+   */
+  harnessAdmissionConfig?: 'event-rate-limit' | 'image-policy';
 }
 
 export interface WatchState {
