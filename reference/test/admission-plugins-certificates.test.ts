@@ -4,6 +4,9 @@
 // impersonation, each granted exactly what a case needs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FACTORIES } from '../src/admission/plugins/catalog.ts';
+import { clusterTrustBundleAttest } from '../src/admission/plugins/cluster-trust-bundle-attest.ts';
+import type { AdmissionAttributes } from '../src/admission/types.ts';
+import { AuthorizerChain } from '../src/authorization/chain.ts';
 import { csrPem, makeCa } from './cert-helpers.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 
@@ -230,5 +233,61 @@ describe('OwnerReferencesPermissionEnforcement', () => {
     expect(unknown.json.message).toContain(
       'cannot find RESTMapping for APIVersion nowhere.example/v1 Kind Thing',
     );
+  });
+});
+
+describe('ClusterTrustBundleAttest (the kind is not served: the plugin alone)', () => {
+  const attrs = (operation: 'CREATE' | 'UPDATE', object: any, oldObject?: any): AdmissionAttributes => ({
+    operation,
+    requestKind: { group: 'certificates.orch.io', version: 'v1alpha1', kind: 'ClusterTrustBundle' },
+    requestResource: { group: 'certificates.orch.io', version: 'v1alpha1', resource: 'clustertrustbundles' },
+    kind: { group: 'certificates.orch.io', version: 'v1alpha1', kind: 'ClusterTrustBundle' },
+    resource: { group: 'certificates.orch.io', version: 'v1alpha1', resource: 'clustertrustbundles' },
+    subresource: '',
+    namespace: '',
+    name: 'b',
+    object,
+    oldObject,
+    dryRun: false,
+    ctx: { user: { username: 'u', groups: [] }, warnings: [], dryRun: false },
+  });
+  /** Allows `attest` on exactly the names given. */
+  const only = (names: string[]) =>
+    new AuthorizerChain([
+      {
+        name: 'test',
+        authorize: (a) =>
+          a.verb === 'attest' &&
+          a.resource === 'signers' &&
+          a.apiGroup === 'certificates.orch.io' &&
+          names.includes(a.name)
+            ? { decision: 'allow', reason: '' }
+            : { decision: 'no-opinion', reason: '' },
+      },
+    ]);
+  const bundle = (signerName?: string, trustBundle = 'pem') => ({
+    metadata: { name: 'b' },
+    spec: { ...(signerName ? { signerName } : {}), trustBundle },
+  });
+
+  it('a bundle naming a signer needs attest on it (or its domain); one naming none needs nothing', async () => {
+    const p = clusterTrustBundleAttest({ authorizer: only(['example.com/*']) });
+    expect(p.handles!(attrs('CREATE', bundle('example.com/s')))).toBe(true);
+    await expect(p.validate!(attrs('CREATE', bundle('example.com/s')))).resolves.toBeUndefined();
+    await expect(p.validate!(attrs('CREATE', bundle('other.com/s')))).rejects.toMatchObject({
+      code: 403,
+      message:
+        'clustertrustbundles.certificates.orch.io "b" is forbidden: user not permitted to attest for signerName "other.com/s"',
+    });
+    await expect(p.validate!(attrs('CREATE', bundle()))).resolves.toBeUndefined();
+  });
+  it('an update that changes neither the signer nor the bundle is not checked', async () => {
+    const p = clusterTrustBundleAttest({ authorizer: only([]) });
+    await expect(
+      p.validate!(attrs('UPDATE', bundle('other.com/s'), bundle('other.com/s'))),
+    ).resolves.toBeUndefined();
+    await expect(
+      p.validate!(attrs('UPDATE', bundle('other.com/s', 'new'), bundle('other.com/s'))),
+    ).rejects.toMatchObject({ code: 403 });
   });
 });
