@@ -226,9 +226,7 @@ export async function startEmbedded(): Promise<Embedded> {
       built.push(s);
       declared.push({
         ...declaredOf(s),
-        ...(spec.auth
-          ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS }
-          : {}),
+        ...(spec.auth ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS } : {}),
       });
       await s.listen();
     }

@@ -12,13 +12,7 @@ import { loadExpectations } from '../harness/src/expectations.ts';
 import { resolveTarget } from '../harness/src/target.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { loadAuthFixtures } from '../harness/src/auth/fixtures.ts';
-import {
-  DECLARE_ENV,
-  declaredFromEnv,
-  parseAuthMethods,
-  parseGates,
-  parsePluginList,
-} from '../harness/src/targets.ts';
+import { DECLARE_ENV, declaredFromEnv, parseAuthMethods, parseGates, parsePluginList } from '../harness/src/targets.ts';
 import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
 import {
   expectationsInfo,
@@ -296,8 +290,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
   }
   const serverCommand = str('server-command');
   if (serverCommand !== undefined) {
-    if (!serverCommand.includes('{port}'))
-      throw new UsageError('--server-command: the command must use {port}');
+    if (!serverCommand.includes('{port}')) throw new UsageError('--server-command: the command must use {port}');
     opts.declared.serverCommand = serverCommand;
   }
   const methods = str('auth-methods');

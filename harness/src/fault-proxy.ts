@@ -66,7 +66,7 @@ export interface FaultServerOptions {
   bookmarkIntervalMs?: number;
   /** A short continue-token lifetime (the meta test declares it to the suite: ORCH_CONTINUE_TTL_SECONDS). */
   continueTtlSeconds?: number;
-  /** Off-by-default admission plugins to turn on (the meta test declares the server's plugins: ORCH_ADMISSION_PLUGINS). */
+  /** Admission plugins on beside the default-enabled ones (the meta test declares them: ORCH_ADMISSION_PLUGINS). */
   enableAdmissionPlugins?: string[];
   /**
    * An admission configuration the harness makes (harness/src/admission/): EventRateLimit's

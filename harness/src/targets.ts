@@ -55,8 +55,7 @@ export interface Declared {
 export const AUTH_METHODS = {
   'client-cert': '--client-ca-file',
   'token-file': '--token-auth-file',
-  'service-account':
-    '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
+  'service-account': '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
   bootstrap: '--enable-bootstrap-token-auth (and --controllers=*,tokencleaner)',
   requestheader: 'the --requestheader-* flags',
   oidc: 'the --oidc-* flags',
@@ -67,9 +66,7 @@ export const AUTH_METHODS = {
 export type AuthMethod = keyof typeof AUTH_METHODS;
 
 /** The methods a target trusting the fixtures has when its declaration does not list them: the first set of flags `orch-conformance fixtures` prints. */
-export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter(
-  (m) => m !== 'oidc-sub',
-);
+export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter((m) => m !== 'oidc-sub');
 
 export interface NamedTarget {
   /** "main" for the target the run was given; the embedded servers have their own names. */
@@ -165,8 +162,7 @@ export function parsePluginList(s: string, what: string = DECLARE_ENV.admissionP
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean)) {
-    if (!/^[A-Z][A-Za-z0-9]*$/.test(part))
-      throw new Error(`${what}: "${part}" is not an admission plugin name`);
+    if (!/^[A-Z][A-Za-z0-9]*$/.test(part)) throw new Error(`${what}: "${part}" is not an admission plugin name`);
     out.push(part);
   }
   return out;
@@ -180,9 +176,7 @@ export function parseAuthMethods(s: string): AuthMethod[] {
     .map((x) => x.trim())
     .filter(Boolean)) {
     if (!(part in AUTH_METHODS))
-      throw new Error(
-        `${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`,
-      );
+      throw new Error(`${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`);
     out.push(part as AuthMethod);
   }
   return out;
@@ -251,8 +245,7 @@ export function describeNeeds(n: Needs): string {
   if (n.auth?.length) out.push(`trust in the authentication fixtures for ${n.auth.join(', ')}`);
   if (n.serverProcess) out.push('a server process of the harness');
   if (n.admissionPlugins?.length) out.push(`the admission plugin(s) ${n.admissionPlugins.join(', ')} on`);
-  if (n.admissionPluginsOff?.length)
-    out.push(`the admission plugin(s) ${n.admissionPluginsOff.join(', ')} off`);
+  if (n.admissionPluginsOff?.length) out.push(`the admission plugin(s) ${n.admissionPluginsOff.join(', ')} off`);
   return out.join(', ');
 }
 
@@ -350,20 +343,14 @@ function unmetPlugins(d: Declared, needs: Needs): string[] {
     .filter(Boolean)
     .join(' and ');
   const declare = `declare every plugin it then has on (the default-enabled ones included) with ${env}=A,B,...`;
-  if (!d.admissionPlugins)
-    return [`needs a target with the admission plugin(s) ${want}: ${how}, and ${declare}`];
+  if (!d.admissionPlugins) return [`needs a target with the admission plugin(s) ${want}: ${how}, and ${declare}`];
   const missing = on.filter((p) => !d.admissionPlugins!.includes(p));
   const extra = off.filter((p) => d.admissionPlugins!.includes(p));
   if (!missing.length && !extra.length) return [];
-  const said = [
-    missing.length ? `leaves out ${missing.join(', ')}` : '',
-    extra.length ? `has ${extra.join(', ')} on` : '',
-  ]
+  const said = [missing.length ? `leaves out ${missing.join(', ')}` : '', extra.length ? `has ${extra.join(', ')} on` : '']
     .filter(Boolean)
     .join(' and ');
-  return [
-    `needs a target with the admission plugin(s) ${want}; its declaration ${said}: ${how}, and ${declare}`,
-  ];
+  return [`needs a target with the admission plugin(s) ${want}; its declaration ${said}: ${how}, and ${declare}`];
 }
 
 export type Route =

@@ -99,7 +99,7 @@ function runArea(
         ...(server?.continueTtlSeconds
           ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) }
           : {}),
-        // the admission plugins it has on, so cases that need plugins run rather than skip
+        // the admission plugins the server has on (the cases of off-by-default plugins need them declared)
         ORCH_ADMISSION_PLUGINS: enabledPlugins(server?.enableAdmissionPlugins ?? [], []).join(','),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,14 +12,7 @@ import { loadAdmissionConfig } from './admission/config-file.ts';
 import { enabledPlugins } from './admission/plugins/catalog.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { modesProblem } from './authorization/configure.ts';
-import {
-  DEFAULTS,
-  type FeatureGates,
-  type OidcOptions,
-  parseFeatureGates,
-  type ServerOptions,
-  type TokenWebhookOptions,
-} from './config.ts';
+import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions, type TokenWebhookOptions } from './config.ts';
 import { ConfigurationError } from './errors/config-error.ts';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
 import { parseGoDuration } from './util/duration.ts';
@@ -266,11 +259,7 @@ function listFlag(name: string, vs: string[] | undefined): string[] | undefined 
 }
 
 /** The service-account token flags. */
-function parseServiceAccountFlags(
-  values: Record<string, unknown>,
-  cwd: string,
-  options: Partial<ServerOptions>,
-): void {
+function parseServiceAccountFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
   const signing = values['service-account-signing-key-file'] as string | undefined;
   if (signing !== undefined) {
     const file = fileFlag('service-account-signing-key-file', signing, cwd);
@@ -304,8 +293,7 @@ function parseServiceAccountFlags(
         } catch {
           throw new UsageError(`--service-account-issuer: "${i}" is not a valid URL`);
         }
-        if (u.protocol !== 'https:')
-          throw new UsageError(`--service-account-issuer: "${i}" must use the https scheme`);
+        if (u.protocol !== 'https:') throw new UsageError(`--service-account-issuer: "${i}" must use the https scheme`);
       }
     }
     options.serviceAccountIssuers = issuers;
@@ -323,9 +311,7 @@ function parseControllers(vs: string[] | undefined): string[] | undefined {
   const known: readonly string[] = KNOWN_CONTROLLERS;
   for (const c of list)
     if (c !== '*' && !known.includes(c.replace(/^-/, '')))
-      throw new UsageError(
-        `--controllers: "${c}" is not in the list of known controllers (${known.join(', ')})`,
-      );
+      throw new UsageError(`--controllers: "${c}" is not in the list of known controllers (${known.join(', ')})`);
   return list;
 }
 
@@ -347,9 +333,7 @@ function parseOidcFlags(values: Record<string, unknown>, cwd: string): OidcOptio
     throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" is not a valid URL`);
   }
   if (u.protocol !== 'https:')
-    throw new UsageError(
-      `--oidc-issuer-url: "${issuerUrl}" has invalid scheme "${u.protocol.replace(':', '')}", require "https"`,
-    );
+    throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" has invalid scheme "${u.protocol.replace(':', '')}", require "https"`);
   if (!clientId) throw new UsageError('--oidc-client-id must be specified together with --oidc-issuer-url');
   const o: OidcOptions = { issuerUrl, clientId };
   for (const [flag, key] of [
@@ -376,27 +360,20 @@ function parseOidcFlags(values: Record<string, unknown>, cwd: string): OidcOptio
   if (algs) {
     for (const a of algs)
       if (!OIDC_ALGS.includes(a))
-        throw new UsageError(
-          `--oidc-signing-algs: unsupported signing algorithm "${a}" (supported: ${OIDC_ALGS.join(', ')})`,
-        );
+        throw new UsageError(`--oidc-signing-algs: unsupported signing algorithm "${a}" (supported: ${OIDC_ALGS.join(', ')})`);
     o.signingAlgs = algs;
   }
   return o;
 }
 
 /** The `--authentication-token-webhook-*` flags; the connection file is read and checked here. */
-function parseTokenWebhookFlags(
-  values: Record<string, unknown>,
-  cwd: string,
-): TokenWebhookOptions | undefined {
+function parseTokenWebhookFlags(values: Record<string, unknown>, cwd: string): TokenWebhookOptions | undefined {
   const file = values['authentication-token-webhook-config-file'] as string | undefined;
   const ttl = values['authentication-token-webhook-cache-ttl'] as string | undefined;
   const version = values['authentication-token-webhook-version'] as string | undefined;
   if (file === undefined) {
     if (ttl !== undefined || version !== undefined)
-      throw new UsageError(
-        '--authentication-token-webhook-cache-ttl and -version need --authentication-token-webhook-config-file',
-      );
+      throw new UsageError('--authentication-token-webhook-cache-ttl and -version need --authentication-token-webhook-config-file');
     return undefined;
   }
   const configFile = fileFlag('authentication-token-webhook-config-file', file, cwd);
@@ -471,26 +448,18 @@ function authenticationFlags(
   const rhUsed = Object.values(rh).some((v) => v !== undefined);
   if (rhCa || rhUsed) {
     if (!rhCa)
-      throw new UsageError(
-        '--requestheader-client-ca-file is required with the other --requestheader-* flags',
-      );
+      throw new UsageError('--requestheader-client-ca-file is required with the other --requestheader-* flags');
     if (!rh.requestheaderUsernameHeaders?.length)
-      throw new UsageError(
-        '--requestheader-username-headers is required with --requestheader-client-ca-file',
-      );
-    if (tls === false)
-      throw new UsageError('--requestheader-client-ca-file needs HTTPS (not --insecure-http)');
+      throw new UsageError('--requestheader-username-headers is required with --requestheader-client-ca-file');
+    if (tls === false) throw new UsageError('--requestheader-client-ca-file needs HTTPS (not --insecure-http)');
     o.requestheaderClientCaFile = rhCa;
     for (const [k, v] of Object.entries(rh)) if (v !== undefined) (o as Record<string, unknown>)[k] = v;
   }
   const signCert = file('cluster-signing-cert-file');
   const signKey = file('cluster-signing-key-file');
   if ((signCert === undefined) !== (signKey === undefined))
-    throw new UsageError(
-      '--cluster-signing-cert-file and --cluster-signing-key-file go together (both or neither)',
-    );
-  if (signCert && signKey)
-    Object.assign(o, { clusterSigningCertFile: signCert, clusterSigningKeyFile: signKey });
+    throw new UsageError('--cluster-signing-cert-file and --cluster-signing-key-file go together (both or neither)');
+  if (signCert && signKey) Object.assign(o, { clusterSigningCertFile: signCert, clusterSigningKeyFile: signKey });
   return o;
 }
 
@@ -570,12 +539,8 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     options.authorizationModes = list;
   }
   const webhookFile = str('authorization-webhook-config-file');
-  if (webhookFile !== undefined)
-    options.authorizationWebhookConfigFile = fileFlag('authorization-webhook-config-file', webhookFile, cwd);
-  if (
-    (options.authorizationModes ?? DEFAULTS.authorizationModes).includes('Webhook') &&
-    !options.authorizationWebhookConfigFile
-  )
+  if (webhookFile !== undefined) options.authorizationWebhookConfigFile = fileFlag('authorization-webhook-config-file', webhookFile, cwd);
+  if ((options.authorizationModes ?? DEFAULTS.authorizationModes).includes('Webhook') && !options.authorizationWebhookConfigFile)
     throw new UsageError('--authorization-mode: the Webhook mode needs --authorization-webhook-config-file');
   const webhookVersion = str('authorization-webhook-version');
   if (webhookVersion !== undefined) {
@@ -583,15 +548,9 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
       throw new UsageError(`--authorization-webhook-version: "${webhookVersion}" is not v1 or v1beta1`);
     options.authorizationWebhookVersion = webhookVersion;
   }
-  const okTtl = durationFlag(
-    'authorization-webhook-cache-authorized-ttl',
-    str('authorization-webhook-cache-authorized-ttl'),
-  );
+  const okTtl = durationFlag('authorization-webhook-cache-authorized-ttl', str('authorization-webhook-cache-authorized-ttl'));
   if (okTtl !== undefined) options.authorizationWebhookCacheAuthorizedTtlMs = okTtl;
-  const noTtl = durationFlag(
-    'authorization-webhook-cache-unauthorized-ttl',
-    str('authorization-webhook-cache-unauthorized-ttl'),
-  );
+  const noTtl = durationFlag('authorization-webhook-cache-unauthorized-ttl', str('authorization-webhook-cache-unauthorized-ttl'));
   if (noTtl !== undefined) options.authorizationWebhookCacheUnauthorizedTtlMs = noTtl;
   const anonymous = str('anonymous-auth');
   if (anonymous !== undefined) {
@@ -605,11 +564,7 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
 }
 
 /** The admission flags: plugin names checked against the catalog, the configuration file loaded once to check it. */
-function parseAdmissionFlags(
-  values: Record<string, unknown>,
-  cwd: string,
-  options: Partial<ServerOptions>,
-): void {
+function parseAdmissionFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
   const list = (name: string) =>
     ((values[name] as string[] | undefined) ?? [])
       .flatMap((v) => v.split(','))
@@ -625,19 +580,10 @@ function parseAdmissionFlags(
   if (enable.length) options.enableAdmissionPlugins = enable;
   if (disable.length) options.disableAdmissionPlugins = disable;
   const str = (name: string) => values[name] as string | undefined;
-  const notReady = intFlag(
-    'default-not-ready-toleration-seconds',
-    str('default-not-ready-toleration-seconds'),
-    0,
-    2 ** 53 - 1,
-  );
+  const max = Number.MAX_SAFE_INTEGER;
+  const notReady = intFlag('default-not-ready-toleration-seconds', str('default-not-ready-toleration-seconds'), 0, max);
   if (notReady !== undefined) options.defaultNotReadyTolerationSeconds = notReady;
-  const unreachable = intFlag(
-    'default-unreachable-toleration-seconds',
-    str('default-unreachable-toleration-seconds'),
-    0,
-    2 ** 53 - 1,
-  );
+  const unreachable = intFlag('default-unreachable-toleration-seconds', str('default-unreachable-toleration-seconds'), 0, max);
   if (unreachable !== undefined) options.defaultUnreachableTolerationSeconds = unreachable;
   const file = values['admission-control-config-file'] as string | undefined;
   if (file !== undefined) {

@@ -159,28 +159,18 @@ export const DEFAULTS: ServerOptions = {
 };
 
 /** Options as callers give them: every field optional, feature gates one by one. */
-export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & {
-  featureGates?: Partial<FeatureGates>;
-};
+export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & { featureGates?: Partial<FeatureGates> };
 
 export function resolveOptions(o: ServerOptionsInput = {}): ServerOptions {
-  return {
-    ...DEFAULTS,
-    ...o,
-    featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } as FeatureGates,
-  };
+  return { ...DEFAULTS, ...o, featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } as FeatureGates };
 }
 
 /** Parses `Gate=true,Other=false`. */
 export function parseFeatureGates(s: string): Partial<FeatureGates> {
   const out: Record<string, boolean> = {};
-  for (const part of s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)) {
+  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
     const [k, v] = part.split('=');
-    if (!k || (v !== 'true' && v !== 'false'))
-      throw new Error(`invalid feature gate "${part}": want Name=true|false`);
+    if (!k || (v !== 'true' && v !== 'false')) throw new Error(`invalid feature gate "${part}": want Name=true|false`);
     out[k] = v === 'true';
   }
   return out;

@@ -1,12 +1,7 @@
 // The reference server: `build(options)` wires storage, registry, admission, authentication
 // and the HTTP handler without opening a socket; `listen()` serves it over HTTPS (default)
 // or plain HTTP.
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -100,12 +95,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
-    : WriteAheadLog.open({
-        ...storeOpts,
-        dir: join(options.dataDir, 'store'),
-        sync: options.fsync,
-        compactBytes: options.compactBytes,
-      });
+    : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync, compactBytes: options.compactBytes });
   const admission = new AdmissionChain();
   const watches = new ActiveWatches();
   const registry = new Registry(storage, {
@@ -114,10 +104,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     continueTtlMs: options.continueTtlSeconds * 1000,
     watchTimeoutSeconds: options.watchTimeoutSeconds,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
-    gates: {
-      WatchList: options.featureGates.WatchList,
-      APIListChunking: options.featureGates.APIListChunking,
-    },
+    gates: { WatchList: options.featureGates.WatchList, APIListChunking: options.featureGates.APIListChunking },
     now: options.clock,
   });
   applyRuntimeConfig(registry, options.runtimeConfig);
@@ -161,13 +148,10 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   });
   const authorization = authz.chain;
   // the built-in plugins, in the catalog's order; each made once with its configuration
-  const pluginConfig = options.admissionControlConfigFile
-    ? loadAdmissionConfig(options.admissionControlConfigFile)
-    : new Map();
-  const plugins = enabledPlugins(
-    options.enableAdmissionPlugins ?? [],
-    options.disableAdmissionPlugins ?? [],
-  ).map((n) => FACTORIES[n]!({ registry, authorizer: authorization, options, config: pluginConfig.get(n) }));
+  const pluginConfig = options.admissionControlConfigFile ? loadAdmissionConfig(options.admissionControlConfigFile) : new Map();
+  const plugins = enabledPlugins(options.enableAdmissionPlugins ?? [], options.disableAdmissionPlugins ?? []).map((n) =>
+    FACTORIES[n]!({ registry, authorizer: authorization, options, config: pluginConfig.get(n) }),
+  );
   admission.addSource(() => plugins);
   installReviews(registry, authz, authentication);
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
@@ -193,20 +177,13 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
 
   // system namespaces
   const ns = registry.byResource('', 'namespaces')!.store;
-  const system: RequestContext = {
-    user: { username: 'system:apiserver', groups: ['system:masters'] },
-    warnings: [],
-    dryRun: false,
-  };
+  const system: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, warnings: [], dryRun: false };
   for (const name of SYSTEM_NAMESPACES) {
-    if (!ns.getStored('', name))
-      await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
+    if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
   }
   resumeTerminating(registry);
   // every namespace has a `default` service account (the ServiceAccount plugin needs it)
-  const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount')
-    ? startDefaultServiceAccounts(registry)
-    : undefined;
+  const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount') ? startDefaultServiceAccounts(registry) : undefined;
   await serviceAccounts?.ready;
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
@@ -237,13 +214,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         const cert = await ensureCertificate(options);
         srv.caPem = cert.ca;
         server = createHttpsServer(
-          {
-            key: cert.key,
-            cert: cert.cert,
-            requireHostHeader: false,
-            maxHeaderSize: MAX_HEADER_BYTES,
-            ...clientCertificateTls,
-          },
+          { key: cert.key, cert: cert.cert, requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES, ...clientCertificateTls },
           srv.handle,
         );
       } else {
@@ -302,10 +273,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
 
 /** `--runtime-config`: `<group>/<version>=false` disables a group version, `=true` (or bare) enables it. */
 function applyRuntimeConfig(reg: Registry, rc: string): void {
-  for (const part of rc
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  for (const part of rc.split(',').map((s) => s.trim()).filter(Boolean)) {
     const [key, value = 'true'] = part.split('=');
     const gv = key === 'api/v1' ? 'v1' : key!;
     if (value === 'false') reg.disabled.add(gv);

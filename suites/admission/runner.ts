@@ -12,10 +12,7 @@ import type { Kind, LoadedRow, Violation } from './row-files.ts';
 const GROUP = 'admissionregistration.orch.io';
 
 export const KINDS: Record<Kind, { kind: string; path: string }> = {
-  validating: {
-    kind: 'ValidatingWebhookConfiguration',
-    path: `/apis/${GROUP}/v1/validatingwebhookconfigurations`,
-  },
+  validating: { kind: 'ValidatingWebhookConfiguration', path: `/apis/${GROUP}/v1/validatingwebhookconfigurations` },
   mutating: { kind: 'MutatingWebhookConfiguration', path: `/apis/${GROUP}/v1/mutatingwebhookconfigurations` },
 };
 
@@ -26,9 +23,7 @@ function body(kind: Kind, name: string, webhooks: unknown[], extra: Record<strin
 function showCauses(r: Response): string {
   const causes = r.statusObj?.details?.causes ?? [];
   return causes.length
-    ? causes
-        .map((c) => `{field: ${show(c.field)}, reason: ${show(c.reason)}, message: ${show(c.message)}}`)
-        .join(', ')
+    ? causes.map((c) => `{field: ${show(c.field)}, reason: ${show(c.reason)}, message: ${show(c.message)}}`).join(', ')
     : '(no causes)';
 }
 
@@ -37,11 +32,7 @@ function checkViolations(r: Response, want: Violation[], why: string): void {
   const causes = r.statusObj?.details?.causes ?? [];
   for (const v of want) {
     const hit = causes.some(
-      (c) =>
-        c.field === v.field &&
-        typeof c.message === 'string' &&
-        c.message.includes(v.message) &&
-        (!v.reason || c.reason === v.reason),
+      (c) => c.field === v.field && typeof c.message === 'string' && c.message.includes(v.message) && (!v.reason || c.reason === v.reason),
     );
     check(
       hit,

@@ -3,6 +3,7 @@
 // the webhooks a client writes (so the server accepts what the rule refuses) or rewrites the
 // webhooks the server answers (so a default is missing or wrong).
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import { ADMISSION_PLUGIN_FAULTS } from './admission-plugins.ts';
 import { EVENT_IMAGE_PLUGIN_FAULTS } from './admission-plugins-events-images.ts';
 import { SECURITY_PLUGIN_FAULTS } from './admission-plugins-security.ts';
 import { bodyOf, mapJson } from './util.ts';
@@ -165,6 +166,8 @@ export const ADMISSION_FAULTS: Fault[] = [
         return changed;
       }),
   },
+  // the built-in plugins of doc3's plugin table
+  ...ADMISSION_PLUGIN_FAULTS,
   // the plugin table's security plugins (admission-plugins-security.ts)
   ...SECURITY_PLUGIN_FAULTS,
   // EventRateLimit and ImagePolicyWebhook (admission-plugins-events-images.ts)

@@ -38,11 +38,7 @@ export class AuditRecord {
   }
 
   /** Emits the event (once): the response's code and, for failures, its Status reason and message. */
-  complete(
-    code: number,
-    status?: { reason?: string; message?: string },
-    stage: AuditStage = 'ResponseComplete',
-  ): void {
+  complete(code: number, status?: { reason?: string; message?: string }, stage: AuditStage = 'ResponseComplete'): void {
     if (this.emitted || this.sinks.length === 0) return;
     this.emitted = true;
     const e: AuditEvent = {

@@ -27,13 +27,7 @@ export interface AuditEvent {
   sourceIPs: string[];
   userAgent?: string;
   objectRef?: AuditObjectRef;
-  responseStatus?: {
-    metadata: Record<string, never>;
-    code: number;
-    status?: string;
-    reason?: string;
-    message?: string;
-  };
+  responseStatus?: { metadata: Record<string, never>; code: number; status?: string; reason?: string; message?: string };
   requestReceivedTimestamp: string;
   stageTimestamp: string;
   annotations?: Record<string, string>;

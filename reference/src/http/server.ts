@@ -33,12 +33,7 @@ import {
 import type { Registry, Served } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/store.ts';
 import { subresourceVerbs } from '../registry/subresources.ts';
-import {
-  type RequestContext,
-  type ResourceDef,
-  apiVersionOf,
-  deprecationWarning,
-} from '../registry/types.ts';
+import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
 import { writeEncoded, writeError } from './respond.ts';
@@ -347,11 +342,7 @@ function lastResort(res: ServerResponse, e: unknown): void {
 }
 
 /** The handler of a resource request's verb, or undefined when its path does not serve the verb. */
-function route(
-  info: RequestInfo,
-  def: ResourceDef,
-  wired?: Readonly<Record<string, Handler>>,
-): Handler | undefined {
+function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<string, Handler>>): Handler | undefined {
   if (!info.subresource) {
     if (!def.verbs.includes(info.verb)) return undefined;
     if (!shapeVerbs(!!info.name, def.namespaced, !!info.namespace).includes(info.verb)) return undefined;
@@ -534,8 +525,7 @@ export function createHandlerFn(deps: HttpDeps) {
         rawHeaders: req.rawHeaders,
       });
       const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
-      if (req.headers.authorization !== undefined && extraSpaceBeforeToken(req.headers))
-        warnings.push(EXTRA_SPACE_WARNING);
+      if (req.headers.authorization !== undefined && extraSpaceBeforeToken(req.headers)) warnings.push(EXTRA_SPACE_WARNING);
       const user = wantsImpersonation(req.headers)
         ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
         : authenticated.user;
@@ -649,9 +639,7 @@ export function createHandlerFn(deps: HttpDeps) {
       if (req.readableEnded === false && !req.destroyed) req.resume();
       const se = e instanceof StatusError ? e : undefined;
       if (audit)
-        audit.failure = se
-          ? { reason: se.reason, message: se.message }
-          : { reason: 'InternalError', message: String(e) };
+        audit.failure = se ? { reason: se.reason, message: se.message } : { reason: 'InternalError', message: String(e) };
       writeError(req, res, e, out, warnings);
     }
   };

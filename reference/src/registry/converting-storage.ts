@@ -2,14 +2,7 @@
 // resource's shape as they are read (get, list, watch) and into it as they are written.
 // Conversions of stored objects are cached per object, so the watchers of a change share
 // one converted object (and its serialized bytes).
-import type {
-  ChangeEvent,
-  KObject,
-  Storage,
-  StoredObject,
-  WatchListener,
-  WatchScope,
-} from '../storage/types.ts';
+import type { ChangeEvent, KObject, Storage, StoredObject, WatchListener, WatchScope } from '../storage/types.ts';
 import type { StoredAs } from './types.ts';
 
 export class ConvertingStorage implements Storage {

@@ -161,6 +161,7 @@ class ContinueExpiredError extends StatusError {
 
 // ---------------------------------------------------------------- errors of the read paths
 
+
 export function parseRv(rv: string): number {
   if (!/^\d+$/.test(rv)) throw errors.badRequest(`invalid resource version: "${rv}"`);
   return Number(rv);

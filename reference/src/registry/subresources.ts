@@ -13,10 +13,7 @@ export const SUBRESOURCES: Readonly<Record<string, SubresourceInfo>> = {
   eviction: { verbs: ['create'], kind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
   finalize: { verbs: ['update'] },
   approval: { verbs: ['get', 'patch', 'update'] },
-  token: {
-    verbs: ['create'],
-    kind: { group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' },
-  },
+  token: { verbs: ['create'], kind: { group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' } },
 };
 
 export function subresourceVerbs(name: string): readonly string[] {

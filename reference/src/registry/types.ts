@@ -129,11 +129,7 @@ export interface Strategy {
    * returns (its status computed from the request); nothing is written, and only `create` is
    * served.
    */
-  review?(
-    obj: KObject,
-    ctx: RequestContext,
-    at: { namespace: string; version: string },
-  ): MaybePromise<KObject>;
+  review?(obj: KObject, ctx: RequestContext, at: { namespace: string; version: string }): MaybePromise<KObject>;
 }
 
 export interface ResourceDef {

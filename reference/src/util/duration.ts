@@ -1,13 +1,5 @@
 // Durations written as Go writes them on command lines (`2m`, `30s`, `1h30m`, `500ms`, `0`).
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
 
 /** Milliseconds of a Go duration, or undefined when the text is not one (negative durations included). */

@@ -173,8 +173,7 @@ export function enabledPlugins(enable: readonly string[], disable: readonly stri
       if (!isPluginName(n))
         throw new Error(`${flag}: unknown admission plugin "${n}" (known: ${PLUGIN_ORDER.join(', ')})`);
   for (const n of enable)
-    if (!FACTORIES[n as PluginName])
-      throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
+    if (!FACTORIES[n as PluginName]) throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
   const on = new Set<string>([...DEFAULT_ENABLED, ...enable]);
   for (const n of disable) on.delete(n);
   return PLUGIN_ORDER.filter((n) => on.has(n) && FACTORIES[n]);

@@ -342,9 +342,7 @@ export const podDef: ResourceDef = {
   subresources: ['eviction', 'status'],
   schema: podSchema,
   strategy: {
-    zeroValue: () => ({
-      spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' },
-    }),
+    zeroValue: () => ({ spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' } }),
     tracksGeneration: false,
     allowUnconditionalUpdate: true,
     returnDeletedObject: true,

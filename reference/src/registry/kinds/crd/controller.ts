@@ -106,7 +106,9 @@ export class CrdController {
   /** Set once the definitions stored at start have all been reconciled (the crd-informer-synced check). */
   synced = false;
 
-  constructor(private readonly registry: Registry) {}
+  constructor(
+    private readonly registry: Registry,
+  ) {}
 
   private get store(): GenericStore {
     return this.registry.byResource(CRD_GROUP, CRD_PLURAL)!.store;
