@@ -17,8 +17,13 @@
 //   audit        writes its audit events to a file the suites read (declared ORCH_AUDIT_LOG):
 //                the cases on the audit annotations of webhook calls
 //   admission-plugins every off-by-default admission plugin the reference implements, but
-//                AlwaysDeny (it refuses every write) and NamespaceAutoProvision (it makes the
-//                namespace NamespaceExists must find missing)
+//                AlwaysDeny (it refuses every write), NamespaceAutoProvision (it makes the
+//                namespace NamespaceExists must find missing) and the plugins that need a
+//                configuration (EventRateLimit, ImagePolicyWebhook: servers of their own)
+//   admission-event-rate-limit EventRateLimit on, with a configuration the harness writes
+//                (harness/src/admission/event-rate-limit.ts)
+//   admission-image-policy ImagePolicyWebhook on, asking the ImageReview backend the harness
+//                serves in this process (harness/src/admission/image-policy-backend.ts)
 //   admission-autoprovision NamespaceAutoProvision on
 //   admission-deny AlwaysDeny on
 //
@@ -31,7 +36,7 @@
 // `orch-conformance run` (scripts/run.ts, so `npm run conformance` too) and the `suites`
 // project of `npm test` (scripts/embedded-setup.ts) both start them here and hand them to the
 // suites as ORCH_* variables (ORCH_ENDPOINT ..., ORCH_EXTRA_TARGETS, ORCH_EMBEDDED=1).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,9 +51,16 @@ import {
   DEFAULT_ENABLED,
   enabledPlugins,
   FACTORIES,
+  NEEDS_CONFIGURATION,
   PLUGIN_ORDER,
   type PluginName,
 } from '../reference/src/admission/plugins/catalog.ts';
+import {
+  type ImagePolicyBackend,
+  startImagePolicyBackend,
+  writeImagePolicyFiles,
+} from '../harness/src/admission/image-policy-backend.ts';
+import { EVENT_RATE_LIMIT_CONFIGURATION } from '../harness/src/admission/event-rate-limit.ts';
 
 /** `--runtime-config` that serves the policy API (beta and alpha in Kubernetes 1.28). */
 const POLICY_RUNTIME_CONFIG =
@@ -67,11 +79,18 @@ interface Spec {
   auth?: true | 'oidc-sub';
   /** Writes its audit log to a file of the run (and is declared with it). */
   auditLog?: true;
+  /** Options only known once the run's files and callbacks exist (a configuration file in `dir`). */
+  configure?: (run: { dir: string; imagePolicy: ImagePolicyBackend }) => ServerOptionsInput;
 }
 
 /** The off-by-default plugins the reference implements that the `admission-plugins` server has on. */
 export const OPTIONAL_PLUGINS: PluginName[] = PLUGIN_ORDER.filter(
-  (n) => FACTORIES[n] && !DEFAULT_ENABLED.includes(n) && n !== 'AlwaysDeny' && n !== 'NamespaceAutoProvision',
+  (n) =>
+    FACTORIES[n] &&
+    !DEFAULT_ENABLED.includes(n) &&
+    n !== 'AlwaysDeny' &&
+    n !== 'NamespaceAutoProvision' &&
+    !NEEDS_CONFIGURATION.includes(n),
 );
 
 export const EMBEDDED_SERVERS: Spec[] = [
@@ -128,6 +147,32 @@ export const EMBEDDED_SERVERS: Spec[] = [
     options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: OPTIONAL_PLUGINS },
   },
   {
+    name: 'admission-event-rate-limit',
+    about:
+      'reference server with EventRateLimit on (a bucket of every type; the Namespace one holds 5 events, refilled 1 a second)',
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['EventRateLimit'] },
+    configure: ({ dir }) => {
+      const file = join(dir, 'event-rate-limit.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'apiserver.config.orch.io/v1',
+          kind: 'AdmissionConfiguration',
+          plugins: [{ name: 'EventRateLimit', configuration: EVENT_RATE_LIMIT_CONFIGURATION }],
+        }),
+      );
+      return { admissionControlConfigFile: file };
+    },
+  },
+  {
+    name: 'admission-image-policy',
+    about: "reference server with ImagePolicyWebhook on, asking the harness's ImageReview backend",
+    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['ImagePolicyWebhook'] },
+    configure: ({ dir, imagePolicy }) => ({
+      admissionControlConfigFile: writeImagePolicyFiles(dir, imagePolicy),
+    }),
+  },
+  {
     name: 'admission-autoprovision',
     about: 'reference server with the NamespaceAutoProvision admission plugin on',
     options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['NamespaceAutoProvision'] },
@@ -180,9 +225,14 @@ export async function startEmbedded(): Promise<Embedded> {
   const fixturesDir = mkdtempSync(join(tmpdir(), 'orch-auth-fixtures-'));
   const fixtures = await makeAuthFixtures(fixturesDir);
   const callbacks = await startAuthCallbacks(fixtures);
+  // the admission plugins' configuration files, and the ImageReview backend they name
+  const admissionDir = mkdtempSync(join(tmpdir(), 'orch-admission-config-'));
+  const imagePolicy = await startImagePolicyBackend();
   const stopCallbacks = async () => {
     await callbacks.close();
+    await imagePolicy.close();
     rmSync(fixturesDir, { recursive: true, force: true });
+    rmSync(admissionDir, { recursive: true, force: true });
   };
   try {
     for (const spec of EMBEDDED_SERVERS) {
@@ -198,6 +248,7 @@ export async function startEmbedded(): Promise<Embedded> {
         host: '127.0.0.1',
         ...spec.options,
         ...(auditLog ? { auditLogPath: auditLog } : {}),
+        ...spec.configure?.({ dir: admissionDir, imagePolicy }),
       });
       built.push(s);
       declared.push({

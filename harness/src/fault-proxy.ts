@@ -70,6 +70,11 @@ export interface FaultServerOptions {
   runtimeConfig?: string;
   /** Admission plugins on beside the default-enabled ones (the meta test declares them: ORCH_ADMISSION_PLUGINS). */
   enableAdmissionPlugins?: string[];
+  /**
+   * An admission configuration the harness makes (harness/src/admission/): EventRateLimit's
+   * buckets, or ImagePolicyWebhook asking the harness's ImageReview backend.
+   */
+  harnessAdmissionConfig?: 'event-rate-limit' | 'image-policy';
 }
 
 export interface WatchState {

@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
+import { EVENT_RATE_LIMIT_CONFIGURATION } from '../src/admission/event-rate-limit.ts';
+import { startImagePolicyBackend, writeImagePolicyFiles } from '../src/admission/image-policy-backend.ts';
 import { type Fault, type FaultServerOptions, startFaultProxy } from '../src/fault-proxy.ts';
 import { FAULTS } from '../src/faults/index.ts';
 import { matchesCase } from '../src/faults/catchers.ts';
@@ -188,15 +190,43 @@ describe('injected faults are caught by the cases that name them', () => {
   const started = Date.now();
   /** Servers built with the options some faults need (a gate on, a short history), by options. */
   const others = new Map<string, Promise<OrchServer>>();
+  /** What the harness-made admission configurations hold open (the ImageReview backend, their files). */
+  const cleanups: (() => Promise<void>)[] = [];
+  /** The options of `build` for the fault's server options (a harness-made admission configuration written first). */
+  async function buildOptions(o: FaultServerOptions): Promise<Partial<ServerOptions>> {
+    const { harnessAdmissionConfig, ...rest } = o;
+    if (!harnessAdmissionConfig) return rest as Partial<ServerOptions>;
+    const dir = mkdtempSync(join(tmpdir(), 'faults-admission-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    let file: string;
+    if (harnessAdmissionConfig === 'image-policy') {
+      const backend = await startImagePolicyBackend();
+      cleanups.push(() => backend.close());
+      file = writeImagePolicyFiles(dir, backend);
+    } else {
+      file = join(dir, 'event-rate-limit.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'apiserver.config.orch.io/v1',
+          kind: 'AdmissionConfiguration',
+          plugins: [{ name: 'EventRateLimit', configuration: EVENT_RATE_LIMIT_CONFIGURATION }],
+        }),
+      );
+    }
+    return { ...(rest as Partial<ServerOptions>), admissionControlConfigFile: file };
+  }
   const serverFor = (o?: FaultServerOptions): Promise<OrchServer> => {
     if (!o) return Promise.resolve(server);
     const key = JSON.stringify(o);
     let p = others.get(key);
     if (!p) {
-      p = build({ inMemory: true, tls: false, ...(o as Partial<ServerOptions>) }).then(async (s) => {
-        await s.listen();
-        return s;
-      });
+      p = buildOptions(o)
+        .then((opts) => build({ inMemory: true, tls: false, ...opts }))
+        .then(async (s) => {
+          await s.listen();
+          return s;
+        });
       others.set(key, p);
     }
     return p;
@@ -208,6 +238,7 @@ describe('injected faults are caught by the cases that name them', () => {
   afterAll(async () => {
     await server.close();
     for (const p of others.values()) await (await p).close();
+    for (const c of cleanups) await c();
     const ok = verdicts.filter((v) => v.ok).length;
     const caught = verdicts.filter((v) => v.caughtBy.length > 0).length;
     const lines = [

@@ -5,6 +5,8 @@
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
 import { ADMISSION_WEBHOOK_FAULTS } from './admission-webhooks.ts';
 import { ADMISSION_PLUGIN_FAULTS } from './admission-plugins.ts';
+import { EVENT_IMAGE_PLUGIN_FAULTS } from './admission-plugins-events-images.ts';
+import { SECURITY_PLUGIN_FAULTS } from './admission-plugins-security.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const CONFIGURATIONS = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(\/|$)/;
@@ -169,4 +171,8 @@ export const ADMISSION_FAULTS: Fault[] = [
   ...ADMISSION_WEBHOOK_FAULTS,
   // the built-in plugins of doc3's plugin table
   ...ADMISSION_PLUGIN_FAULTS,
+  // the plugin table's security plugins (admission-plugins-security.ts)
+  ...SECURITY_PLUGIN_FAULTS,
+  // EventRateLimit and ImagePolicyWebhook (admission-plugins-events-images.ts)
+  ...EVENT_IMAGE_PLUGIN_FAULTS,
 ];

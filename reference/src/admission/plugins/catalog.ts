@@ -5,6 +5,7 @@
 //
 // A plugin file exports a factory; its entry in FACTORIES makes the name switchable. A name in
 // PLUGIN_ORDER without a factory cannot be enabled (the server refuses to start with it).
+import { dirname } from 'node:path';
 import type { Registry } from '../../registry/registry.ts';
 import type { ServerOptions } from '../../config.ts';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
@@ -14,15 +15,24 @@ import { validatingAdmissionPolicy } from '../policy/plugin.ts';
 import { alwaysAdmit } from './always-admit.ts';
 import { alwaysDeny } from './always-deny.ts';
 import { alwaysPullImages } from './always-pull-images.ts';
+import { certificateApproval } from './certificate-approval.ts';
+import { certificateSigning } from './certificate-signing.ts';
+import { certificateSubjectRestriction } from './certificate-subject-restriction.ts';
+import { clusterTrustBundleAttest } from './cluster-trust-bundle-attest.ts';
 import { defaultTolerationSeconds } from './default-toleration-seconds.ts';
 import { denyServiceExternalIPs } from './deny-service-external-ips.ts';
+import { eventRateLimit } from './event-rate-limit.ts';
 import { extendedResourceToleration } from './extended-resource-toleration.ts';
+import { imagePolicyWebhook } from './image-policy-webhook.ts';
 import { limitPodHardAntiAffinityTopology } from './limit-pod-hard-anti-affinity-topology.ts';
 import { namespaceAutoProvision } from './namespace-auto-provision.ts';
 import { namespaceExists } from './namespace-exists.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { nodeRestriction } from './node-restriction.ts';
+import { ownerReferencesPermissionEnforcement } from './owner-references-permission-enforcement.ts';
 import { persistentVolumeLabel } from './persistent-volume-label.ts';
 import { podNodeSelector } from './pod-node-selector.ts';
+import { podSecurity } from './pod-security/plugin.ts';
 import { podTolerationRestriction } from './pod-toleration-restriction.ts';
 import { securityContextDeny } from './security-context-deny.ts';
 import { serviceAccount } from './service-account.ts';
@@ -106,6 +116,9 @@ export interface PluginEnv {
   config: unknown;
 }
 
+/** Plugins that cannot start without a configuration (`--admission-control-config-file`). */
+export const NEEDS_CONFIGURATION: readonly PluginName[] = ['EventRateLimit', 'ImagePolicyWebhook'];
+
 /** Makes one plugin; throws (an Error whose message names the plugin) on a bad configuration. */
 export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
 
@@ -129,6 +142,22 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   PersistentVolumeLabel: persistentVolumeLabel,
   DenyServiceExternalIPs: denyServiceExternalIPs,
   AlwaysDeny: alwaysDeny,
+  PodSecurity: podSecurity,
+  OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcement,
+  CertificateApproval: certificateApproval,
+  CertificateSigning: certificateSigning,
+  ClusterTrustBundleAttest: clusterTrustBundleAttest,
+  CertificateSubjectRestriction: () => certificateSubjectRestriction,
+  NodeRestriction: nodeRestriction,
+  EventRateLimit: eventRateLimit,
+  // the connection file's path is taken relative to the admission configuration file
+  ImagePolicyWebhook: (env) =>
+    imagePolicyWebhook({
+      config: env.config,
+      configDir: env.options.admissionControlConfigFile
+        ? dirname(env.options.admissionControlConfigFile)
+        : undefined,
+    }),
 };
 
 export function isPluginName(s: string): s is PluginName {
