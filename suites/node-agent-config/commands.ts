@@ -9,7 +9,8 @@
 // compiled to plain JavaScript: hundreds of starts, each without registering a TypeScript loader.
 // A command `in-process:["MODULE","ARG",...]` (a JSON array) is no process: MODULE's default export is called with
 // the arguments and the file, as `(argv, out, err) => exit code`, in the test's own worker (the
-// fault meta test runs its faulty commands so: hundreds of files a run, many runs).
+// fault meta test runs its faulty commands so: hundreds of files a run, many runs); what it
+// throws ends it as an uncaught error ends node, with exit code 1.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -101,11 +102,18 @@ async function runInProcess(command: string, text: string, name: string): Promis
   let stdout = '';
   let stderr = '';
   try {
-    const code = await main(
-      [...args, file],
-      { write: (s: string) => (stdout += s) },
-      { write: (s: string) => (stderr += s) },
-    );
+    let code: number;
+    try {
+      code = await main(
+        [...args, file],
+        { write: (s: string) => (stdout += s) },
+        { write: (s: string) => (stderr += s) },
+      );
+    } catch (e) {
+      // as a process that throws: the error on stderr, exit code 1
+      stderr += `${(e as Error).stack ?? e}\n`;
+      code = 1;
+    }
     return { command, code, stdout, stderr, file: text };
   } finally {
     rmSync(dir, { recursive: true, force: true });

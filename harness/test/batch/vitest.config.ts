@@ -31,7 +31,10 @@ export default defineConfig({
         testTimeout: 30_000,
         hookTimeout: 30_000,
         pool: 'threads' as const,
-        isolate: process.env.ORCH_BATCH_ISOLATE !== '0',
+        // a run's test files share its workers (module state carries from file to file within
+        // the run, as in one process); runs never share one (vitest reuses a worker only
+        // within its project). ORCH_BATCH_ISOLATE=1: a fresh module state for each file.
+        isolate: process.env.ORCH_BATCH_ISOLATE === '1',
       },
     })),
   },
