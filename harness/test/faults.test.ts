@@ -6,6 +6,12 @@
 // proxy itself went wrong (a hook that threw was answered 502, which any case would take for
 // the fault's doing). The clean proxy (no fault) must pass, so a failure is the fault's doing.
 //
+// Each fault's run is a whole run of its area behind a proxy of its own; the runs of an area
+// (its faults and its clean run) go in batches, many runs to a vitest process
+// (harness/test/batch/): ORCH_FAULTS_BATCH_SIZE runs a process (24), ORCH_FAULTS_PROCESSES
+// processes at once (1), ORCH_FAULTS_WORKERS test files at once in each (2). A fault added to
+// the catalogue joins its area's batches as it is.
+//
 // Narrow runs: ORCH_FAULTS_AREA=watch,crud (areas) and ORCH_FAULTS=name,name (faults) select
 // what runs. Each fault's verdict is printed (`fault <name>: caught by <case id>`) and the table
 // of all verdicts is written as JSON to ORCH_FAULTS_OUT (default out/faults/catchers.json).
