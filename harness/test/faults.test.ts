@@ -6,27 +6,31 @@
 // proxy itself went wrong (a hook that threw was answered 502, which any case would take for
 // the fault's doing). The clean proxy (no fault) must pass, so a failure is the fault's doing.
 //
+// Each fault's run is a whole run of its area behind a proxy of its own; the runs of an area
+// (its faults and its clean run) go in batches, many runs to a vitest process
+// (harness/test/batch/): ORCH_FAULTS_BATCH_SIZE runs a process (24), ORCH_FAULTS_PROCESSES
+// processes at once (1), ORCH_FAULTS_WORKERS test files at once in each (2). A fault added to
+// the catalogue joins its area's batches as it is.
+//
 // Narrow runs: ORCH_FAULTS_AREA=watch,crud (areas) and ORCH_FAULTS=name,name (faults) select
 // what runs. Each fault's verdict is printed (`fault <name>: caught by <case id>`) and the table
 // of all verdicts is written as JSON to ORCH_FAULTS_OUT (default out/faults/catchers.json).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
-import type { ServerOptions } from '../../reference/src/config.ts';
-import { build, type OrchServer } from '../../reference/src/index.ts';
 import { EVENT_RATE_LIMIT_CONFIGURATION } from '../src/admission/event-rate-limit.ts';
 import { startImagePolicyBackend, writeImagePolicyFiles } from '../src/admission/image-policy-backend.ts';
-import { type Fault, type FaultServerOptions, startFaultProxy } from '../src/fault-proxy.ts';
+import type { ServerOptions } from '../../reference/src/config.ts';
+import { build, type OrchServer } from '../../reference/src/index.ts';
+import { type Fault, type FaultServerOptions, type RunningProxy, startFaultProxy } from '../src/fault-proxy.ts';
 import { FAULTS } from '../src/faults/index.ts';
 import { matchesCase } from '../src/faults/catchers.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../src/server-command.ts';
+import { type Batch, type BatchRun, ROOT, runBatch } from './batch/runs.ts';
+import { inBatches } from './batch/schedule.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const VITEST = join(ROOT, 'node_modules', '.bin', 'vitest');
 const OUT = process.env.ORCH_FAULTS_OUT || join(ROOT, 'out', 'faults', 'catchers.json');
 
 const list = (v: string | undefined) =>
@@ -40,22 +44,22 @@ const selected = FAULTS.filter(
   (f) => (!onlyAreas || onlyAreas.includes(f.area)) && (!onlyFaults || onlyFaults.includes(f.name)),
 );
 
-/** How one area's run went: the cases that failed (by case id), and the whole output. */
+/** Runs per vitest process, at most (the clean run of an area counts as one). */
+const BATCH_SIZE = Number(process.env.ORCH_FAULTS_BATCH_SIZE) || 24;
+/** vitest processes at once, and test files at once in each (2 cores: one process, two files). */
+const CONCURRENT_BATCHES = Number(process.env.ORCH_FAULTS_PROCESSES) || 1;
+const WORKERS = Number(process.env.ORCH_FAULTS_WORKERS) || 2;
+/** A test waits for its batch, which may wait for the ones before it. */
+const JOB_TIMEOUT = 40 * 60_000;
+
+/** How one run of an area went: the cases that failed (by case id), and what they said. */
 interface AreaRun {
-  code: number;
   failed: string[];
   passed: number;
   out: string;
   ms: number;
 }
 
-/** A test name is `<case id>: <title>` (harness/src/case.ts); anything else is named as it is. */
-const caseIdOf = (title: string) => /^([a-z0-9-]+(?:\/[a-z0-9.-]+)+): /.exec(title)?.[1] ?? title;
-
-/**
- * Runs one suite area against an endpoint with vitest's JSON reporter, without --bail: the
- * meta test needs every case that failed, not only the first.
- */
 /** How the suites start server processes of their own: the reference, behind the fault's proxy for a `serverProcess` fault. */
 function serverCommand(fault?: Fault): string {
   const reference = referenceServerCommand(ROOT);
@@ -65,89 +69,40 @@ function serverCommand(fault?: Fault): string {
   return `exec ${q(process.execPath)} --import tsx ${q(join(ROOT, 'scripts', 'fault-server.ts'))} ${q(fault.name)} {port} ${q(inner)}`;
 }
 
-function runArea(
-  area: string,
-  endpoint: string,
-  token: string,
-  server?: FaultServerOptions,
-  fault?: Fault,
-): Promise<AreaRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'faults-run-'));
-  const json = join(dir, 'results.json');
-  const started = Date.now();
-  return new Promise((res) => {
-    const args = [
-      'run',
-      '--config',
-      join(ROOT, 'suites', 'vitest.config.ts'),
-      '--maxWorkers=2',
-      '--reporter=json',
-      `--outputFile=${json}`,
-      join('suites', area),
-    ];
-    const child = spawn(VITEST, args, {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ORCH_ENDPOINT: endpoint,
-        ORCH_TOKEN: token,
-        ORCH_REPORT_DIR: '',
-        ORCH_RUNS: '20',
-        CI: '1',
-        [SERVER_COMMAND_ENV]: serverCommand(fault),
-        // what the server was built with, declared to the suite as a run against it would
-        ...(server?.continueTtlSeconds
-          ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) }
-          : {}),
-        ...(server?.featureGates
-          ? {
-              ORCH_FEATURE_GATES: Object.entries(server.featureGates)
-                .map(([k, v]) => `${k}=${v}`)
-                .join(','),
-            }
-          : {}),
-        // the admission plugins the server has on (the cases of off-by-default plugins need them declared)
-        ORCH_ADMISSION_PLUGINS: enabledPlugins(server?.enableAdmissionPlugins ?? [], []).join(','),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('exit', (c) => {
-      const failed = new Set<string>();
-      let passed = 0;
-      try {
-        const r = JSON.parse(readFileSync(json, 'utf8'));
-        for (const file of r.testResults ?? []) {
-          const rel = String(file.name ?? '').replace(`${ROOT}/`, '');
-          let fileFailed = false;
-          for (const t of file.assertionResults ?? []) {
-            if (t.status === 'failed') {
-              failed.add(caseIdOf(String(t.title)));
-              fileFailed = true;
-            } else if (t.status === 'passed') passed++;
-          }
-          // a file that failed outside any case (it did not load, a hook threw)
-          if (file.status === 'failed' && !fileFailed)
-            failed.add(`file ${rel}: ${String(file.message ?? '').slice(0, 200)}`);
+/** The run environment of one area run against an endpoint (provided to the suites per run). */
+function runEnvFor(endpoint: string, token: string, server?: FaultServerOptions, fault?: Fault): Record<string, string> {
+  return {
+    ORCH_ENDPOINT: endpoint,
+    ORCH_TOKEN: token,
+    [SERVER_COMMAND_ENV]: serverCommand(fault),
+    // what the server was built with, declared to the suite as a run against it would
+    ...(server?.continueTtlSeconds ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) } : {}),
+    ...(server?.featureGates
+      ? {
+          ORCH_FEATURE_GATES: Object.entries(server.featureGates)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(','),
         }
-        out = `${out}\n${JSON.stringify(
-          (r.testResults ?? []).flatMap((f: any) =>
-            (f.assertionResults ?? [])
-              .filter((t: any) => t.status === 'failed')
-              .map((t: any) => `${t.title}\n${(t.failureMessages ?? []).join('\n').slice(0, 600)}`),
-          ),
-          null,
-          1,
-        )}`;
-      } catch (e) {
-        failed.add(`no JSON report (${(e as Error).message})`);
-      }
-      rmSync(dir, { recursive: true, force: true });
-      res({ code: c ?? 1, failed: [...failed].sort(), passed, out, ms: Date.now() - started });
-    });
-  });
+      : {}),
+    // the admission plugins the server has on (the cases of off-by-default plugins need them declared)
+    ORCH_ADMISSION_PLUGINS: enabledPlugins(server?.enableAdmissionPlugins ?? [], []).join(','),
+  };
+}
+
+/** The three slowest files of a run, for the log. */
+const slowest = (files: Record<string, number>) =>
+  Object.entries(files)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)} s`)
+    .join(', ');
+
+/** One run's result out of its batch, in the form the verdicts read. */
+function areaRun(batch: Batch, name: string): AreaRun {
+  const r = batch.runs.get(name)!;
+  const failed = Object.keys(r.failed).sort();
+  const out = failed.map((id) => `${id}\n${r.failed[id]!.slice(0, 600)}`).join('\n');
+  return { failed, passed: r.passed, out, ms: batch.ms };
 }
 
 interface Verdict {
@@ -188,8 +143,6 @@ describe('injected faults are caught by the cases that name them', () => {
   let server: OrchServer;
   const verdicts: Verdict[] = [];
   const started = Date.now();
-  /** Servers built with the options some faults need (a gate on, a short history), by options. */
-  const others = new Map<string, Promise<OrchServer>>();
   /** What the harness-made admission configurations hold open (the ImageReview backend, their files). */
   const cleanups: (() => Promise<void>)[] = [];
   /** The options of `build` for the fault's server options (a harness-made admission configuration written first). */
@@ -216,6 +169,8 @@ describe('injected faults are caught by the cases that name them', () => {
     }
     return { ...(rest as Partial<ServerOptions>), admissionControlConfigFile: file };
   }
+  /** Servers built with the options some faults need (a gate on, a short history), by options. */
+  const others = new Map<string, Promise<OrchServer>>();
   const serverFor = (o?: FaultServerOptions): Promise<OrchServer> => {
     if (!o) return Promise.resolve(server);
     const key = JSON.stringify(o);
@@ -231,9 +186,14 @@ describe('injected faults are caught by the cases that name them', () => {
     }
     return p;
   };
+  /** Each batch's outcome, in the order of `jobs` (started once the main server listens). */
+  let done: Promise<Done>[] = [];
   beforeAll(async () => {
     server = await build({ inMemory: true, tls: false });
     await server.listen();
+    done = inBatches(jobs, CONCURRENT_BATCHES);
+    // a job that failed is reported by the tests that await it
+    for (const d of done) d.catch(() => {});
   });
   afterAll(async () => {
     await server.close();
@@ -264,45 +224,87 @@ describe('injected faults are caught by the cases that name them', () => {
     process.stdout.write(`fault table: ${OUT}\n`);
   });
 
-  const areas = [...new Set(selected.map((f) => f.area))];
-  for (const area of areas) {
-    // the default server, and each set of server options a fault of the area needs
+  // the runs, in batches: per area and set of server options, the clean proxy and the faults,
+  // each run through the whole area behind a proxy of its own, many runs to a vitest process
+  interface Group {
+    area: string;
+    key: string;
+    options?: FaultServerOptions;
+    faults: Fault[];
+  }
+  const groups: Group[] = [];
+  for (const area of [...new Set(selected.map((f) => f.area))]) {
     const options = new Map<string, FaultServerOptions | undefined>([['', undefined]]);
-    for (const f of selected)
-      if (f.area === area && f.server) options.set(JSON.stringify(f.server), f.server);
-    for (const [key, o] of options) {
-      it(`suite "${area}" passes through a proxy that injects no fault${key ? ` (server ${key})` : ''}`, async () => {
-        expect(existsSync(join(ROOT, 'suites', area)), `suites/${area} exists`).toBe(true);
-        const target = await serverFor(o);
-        const p = await startFaultProxy({ target: target.url! });
+    for (const f of selected) if (f.area === area && f.server) options.set(JSON.stringify(f.server), f.server);
+    for (const [key, o] of options)
+      groups.push({
+        area,
+        key,
+        options: o,
+        faults: selected.filter((f) => f.area === area && JSON.stringify(f.server ?? null) === JSON.stringify(o ?? null)),
+      });
+  }
+  const cleanName = (g: Group) => `clean ${g.area}${g.key ? ` ${g.key}` : ''}`;
+  interface Done {
+    batch: Batch;
+    proxies: Map<string, RunningProxy>;
+  }
+  const jobs: (() => Promise<Done>)[] = [];
+  /** The job each run is in, by run name. */
+  const jobOf = new Map<string, number>();
+  for (const g of groups) {
+    const members: (Fault | undefined)[] = [undefined, ...g.faults];
+    for (let i = 0; i < members.length; i += BATCH_SIZE) {
+      const chunk = members.slice(i, i + BATCH_SIZE);
+      for (const f of chunk) jobOf.set(f ? f.name : cleanName(g), jobs.length);
+      jobs.push(async () => {
+        const target = await serverFor(g.options);
+        const proxies = new Map<string, RunningProxy>();
+        const runs: BatchRun[] = [];
         try {
-          const r = await runArea(area, p.url, target.adminToken, o);
-          expect(p.errors, 'proxy errors').toEqual([]);
-          expect(r.failed, r.out.slice(-3000)).toEqual([]);
-          expect(r.code, r.out.slice(-3000)).toBe(0);
+          for (const f of chunk) {
+            const name = f ? f.name : cleanName(g);
+            // a fault of the server processes sits in front of them (serverCommand), not of the target
+            const p = await startFaultProxy({ target: target.url!, fault: f?.serverProcess ? undefined : f });
+            proxies.set(name, p);
+            runs.push({ name, area: g.area, env: runEnvFor(p.url, target.adminToken, g.options, f) });
+          }
+          const batch = await runBatch(runs, { ORCH_RUNS: '20' }, WORKERS);
+          process.stdout.write(
+            `batch ${g.area}${g.key ? ` ${g.key}` : ''}: ${runs.length} runs in ${(batch.ms / 1000).toFixed(0)} s; slowest files of ${runs[0]!.name}: ${slowest(batch.runs.get(runs[0]!.name)!.files)}\n`,
+          );
+          return { batch, proxies };
         } finally {
-          await p.close();
+          for (const p of proxies.values()) await p.close();
         }
-      }, 300_000);
+      });
     }
   }
 
-  // faults run a few at a time (each is a separate vitest process against its own proxy)
+  for (const g of groups) {
+    it(`suite "${g.area}" passes through a proxy that injects no fault${g.key ? ` (server ${g.key})` : ''}`, async () => {
+      expect(existsSync(join(ROOT, 'suites', g.area)), `suites/${g.area} exists`).toBe(true);
+      const name = cleanName(g);
+      const { batch, proxies } = await done[jobOf.get(name)!]!;
+      const r = areaRun(batch, name);
+      expect(proxies.get(name)!.errors, 'proxy errors').toEqual([]);
+      expect(r.failed, r.out.slice(-3000)).toEqual([]);
+      expect(r.passed, `cases of suites/${g.area} passed\n${batch.out.slice(-3000)}`).toBeGreaterThan(0);
+      // an error outside any case of the batch (an unhandled rejection) is no run's verdict: it fails here
+      expect(batch.unhandled, 'errors outside any case').toEqual([]);
+    }, JOB_TIMEOUT);
+  }
+
+  // the verdicts, once the fault's batch is done
   for (const fault of selected) {
     it.concurrent(`fault "${fault.name}" (${fault.breaks}) is caught by ${fault.catchers.join(', ')}`, async () => {
-      const target = await serverFor(fault.server);
-      // a fault of the server processes sits in front of them (serverCommand), not of the target
-      const p = await startFaultProxy({ target: target.url!, fault: fault.serverProcess ? undefined : fault });
-      let run: AreaRun;
-      try {
-        run = await runArea(fault.area, p.url, target.adminToken, fault.server, fault);
-      } finally {
-        await p.close();
-      }
+      const { batch, proxies } = await done[jobOf.get(fault.name)!]!;
+      const p = proxies.get(fault.name)!;
+      const run = areaRun(batch, fault.name);
       const v: Verdict = { ...judge(fault, run, p.errors), ms: run.ms };
       verdicts.push(v);
       process.stdout.write(
-        `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (allowed) ${v.alsoFailed.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''} (${(run.ms / 1000).toFixed(0)} s)\n`,
+        `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (allowed) ${v.alsoFailed.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''}\n`,
       );
       expect(p.errors, 'the proxy went wrong (a fault hook threw and was answered 502)').toEqual([]);
       expect(
@@ -313,6 +315,6 @@ describe('injected faults are caught by the cases that name them', () => {
         v.strayFailures,
         `cases outside the fault's rule failed (the fault is too broad, or they belong in catchers/alsoFails)\n${run.out.slice(-3000)}`,
       ).toEqual([]);
-    }, 300_000);
+    }, JOB_TIMEOUT);
   }
 });

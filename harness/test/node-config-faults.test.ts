@@ -6,108 +6,75 @@
 // and the meta test fails when a case that is not a catcher failed (the fault, or the suite,
 // is too broad). The clean command (nothing left out) must pass every case, so a failure is
 // the fault's doing. The runs point ORCH_ENDPOINT at a closed port: no case needs a server.
+// All runs are one batch (harness/test/batch/runs.ts): the clean command once as processes, as a
+// user's command runs, and once in process, the way each fault's command runs (called in the
+// suite's worker, not started hundreds of times per run).
 //
 // Narrow runs: ORCH_NODE_CONFIG_FAULTS=name,name selects faults. Each verdict is printed.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { matchesCase } from '../src/faults/catchers.ts';
 import { NODE_CONFIG_FAULTS, type NodeConfigFault } from '../src/faults/node-config.ts';
 import { compilePlain } from '../src/compile-plain.ts';
+import { type Batch, type BatchRun, ROOT, runBatch } from './batch/runs.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const VITEST = join(ROOT, 'node_modules', '.bin', 'vitest');
 const FAULTY_TS = join(ROOT, 'harness', 'test', 'fixtures', 'node-config-faulty.ts');
-/** The faulty command compiled to plain JavaScript: it starts hundreds of times per run. */
-let faultyJs = '';
 const only = process.env.ORCH_NODE_CONFIG_FAULTS?.split(',')
   .map((s) => s.trim())
   .filter(Boolean);
 const selected = NODE_CONFIG_FAULTS.filter((f) => !only || only.includes(f.name));
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-const faulty = (cmd: 'validate' | 'default', cls: string) =>
+/** The faulty command as a process: compiled to plain JavaScript, it starts hundreds of times per run. */
+const asProcess = (faultyJs: string) => (cmd: 'validate' | 'default', cls: string) =>
   `${quote(process.execPath)} ${quote(faultyJs)} ${cmd} ${cls}`;
+/** The faulty command called in the suite's worker (suites/node-agent-config/commands.ts). */
+const inProcess = (cmd: 'validate' | 'default', cls: string) => `in-process:${JSON.stringify([FAULTY_TS, cmd, cls])}`;
 
-/** A test name is `<case id>: <title>`. */
-const caseIdOf = (title: string) => /^([a-z0-9-]+(?:\/[a-z0-9.-]+)+): /.exec(title)?.[1] ?? title;
-
+/** A suite run's result: failed case id -> its failure message. */
 interface SuiteRun {
-  /** Failed case id -> its failure message. */
   failed: Map<string, string>;
   passed: number;
-  out: string;
   ms: number;
 }
 
-function runSuite(env: Record<string, string>): Promise<SuiteRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'node-config-faults-'));
-  const json = join(dir, 'results.json');
-  const started = Date.now();
-  return new Promise((res) => {
-    const args = [
-      'run',
-      '--config',
-      join(ROOT, 'suites', 'vitest.config.ts'),
-      '--reporter=json',
-      `--outputFile=${json}`,
-      join('suites', 'node-agent-config'),
-    ];
-    const child = spawn(VITEST, args, {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ORCH_ENDPOINT: 'http://127.0.0.1:9',
-        ORCH_REPORT_DIR: '',
-        ORCH_RUNS: '6',
-        CI: '1',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('exit', () => {
-      const failed = new Map<string, string>();
-      let passed = 0;
-      try {
-        const r = JSON.parse(readFileSync(json, 'utf8'));
-        for (const file of r.testResults ?? []) {
-          let fileFailed = false;
-          for (const t of file.assertionResults ?? []) {
-            if (t.status === 'failed') {
-              failed.set(caseIdOf(String(t.title)), (t.failureMessages ?? []).join('\n'));
-              fileFailed = true;
-            } else if (t.status === 'passed') passed++;
-          }
-          if (file.status === 'failed' && !fileFailed)
-            failed.set(`file ${file.name}`, String(file.message ?? ''));
-        }
-      } catch (e) {
-        failed.set('no JSON report', (e as Error).message);
-      }
-      rmSync(dir, { recursive: true, force: true });
-      res({ failed, passed, out, ms: Date.now() - started });
-    });
-  });
-}
+const suiteRun = (batch: Batch, name: string): SuiteRun => {
+  const r = batch.runs.get(name)!;
+  return { failed: new Map(Object.entries(r.failed)), passed: r.passed, ms: batch.ms };
+};
 
-function envFor(f: NodeConfigFault | undefined): Record<string, string> {
+function envFor(
+  command: (cmd: 'validate' | 'default', cls: string) => string,
+  f: NodeConfigFault | undefined,
+): Record<string, string> {
   return {
-    ORCH_NODE_CONFIG_VALIDATOR: faulty('validate', f?.command === 'validator' ? f.without : 'none'),
-    ORCH_NODE_CONFIG_DEFAULTER: faulty('default', f?.command === 'defaulter' ? f.without : 'none'),
+    // no case needs a server
+    ORCH_ENDPOINT: 'http://127.0.0.1:9',
+    ORCH_NODE_CONFIG_VALIDATOR: command('validate', f?.command === 'validator' ? f.without : 'none'),
+    ORCH_NODE_CONFIG_DEFAULTER: command('default', f?.command === 'defaulter' ? f.without : 'none'),
   };
 }
+
+const CLEAN_PROCESSES = 'clean (processes)';
+const CLEAN_IN_PROCESS = 'clean (in process)';
 
 const TIMEOUT = 20 * 60_000;
 
 describe('node agent configuration faults', () => {
+  // one batch: the clean command as processes (as a user's command runs), the clean command in
+  // process (the faults' way: their failures are theirs, not the way's), and each fault in process
+  let batch: Promise<Batch>;
   beforeAll(() => {
-    faultyJs = compilePlain(ROOT, FAULTY_TS);
+    const faultyJs = compilePlain(ROOT, FAULTY_TS);
+    const area = 'node-agent-config';
+    const runs: BatchRun[] = [
+      { name: CLEAN_PROCESSES, area, env: envFor(asProcess(faultyJs), undefined) },
+      { name: CLEAN_IN_PROCESS, area, env: envFor(inProcess, undefined) },
+      ...selected.map((f) => ({ name: f.name, area, env: envFor(inProcess, f) })),
+    ];
+    batch = runBatch(runs, { ORCH_RUNS: '6' });
+    batch.catch(() => {});
   });
 
   it('every fault names catchers that are cases of suites/node-agent-config (static)', () => {
@@ -135,31 +102,34 @@ describe('node agent configuration faults', () => {
     }
   });
 
-  it(
-    'the clean validator and defaulter pass every case (through the same wrapper as the faults)',
-    async () => {
-      const r = await runSuite(envFor(undefined));
-      process.stdout.write(
-        `node-config clean run: ${r.passed} passed, ${r.failed.size} failed in ${(r.ms / 1000).toFixed(1)} s\n`,
-      );
-      expect([...r.failed.keys()], [...r.failed.values()].join('\n').slice(0, 3000)).toEqual([]);
-      expect(r.passed).toBeGreaterThan(250);
-    },
-    TIMEOUT,
-  );
+  for (const name of [CLEAN_PROCESSES, CLEAN_IN_PROCESS])
+    it(
+      `the clean validator and defaulter pass every case (through the same wrapper as the faults), ${name}`,
+      async () => {
+        const b = await batch;
+        const r = suiteRun(b, name);
+        process.stdout.write(
+          `node-config ${name}: ${r.passed} passed, ${r.failed.size} failed (batch of ${b.runs.size} runs: ${(r.ms / 1000).toFixed(1)} s)\n`,
+        );
+        expect([...r.failed.keys()], [...r.failed.values()].join('\n').slice(0, 3000)).toEqual([]);
+        expect(r.passed).toBeGreaterThan(250);
+        expect(b.unhandled, 'errors outside any case').toEqual([]);
+      },
+      TIMEOUT,
+    );
 
   for (const f of selected)
     it(
       `${f.name} (${f.breaks}) is caught by ${f.catchers.join(', ')}, and nothing else fails`,
       async () => {
-        const r = await runSuite(envFor(f));
+        const r = suiteRun(await batch, f.name);
         const isCatcher = (id: string) => f.catchers.some((c) => matchesCase(c, id));
         const caughtBy = [...r.failed]
           .filter(([id, msg]) => isCatcher(id) && f.reason.test(msg))
           .map(([id]) => id);
         const stray = [...r.failed.keys()].filter((id) => !isCatcher(id));
         process.stdout.write(
-          `fault ${f.name}: ${caughtBy.length ? `caught by ${caughtBy.join(', ')}` : 'NOT caught'}${stray.length ? `; stray failures: ${stray.join(', ')}` : ''} (${(r.ms / 1000).toFixed(1)} s)\n`,
+          `fault ${f.name}: ${caughtBy.length ? `caught by ${caughtBy.join(', ')}` : 'NOT caught'}${stray.length ? `; stray failures: ${stray.join(', ')}` : ''}\n`,
         );
         expect(
           caughtBy,

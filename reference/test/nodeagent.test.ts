@@ -4,7 +4,7 @@
 // the options that leave a class of rules out, and the JSON schema's shape.
 import { describe, expect, it } from 'vitest';
 import { parseCpuList } from '../src/nodeagent/cpu-list.ts';
-import { parseDuration } from '../src/nodeagent/duration.ts';
+import { parseDuration } from '../src/util/duration.ts';
 import { imagePatternProblem } from '../src/nodeagent/image-pattern.ts';
 import {
   FIELDS,

@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import { check, checkEqual, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { waitInsideWindow } from '../../harness/src/retention.ts';
+import { runEnv } from '../../harness/src/run-env.ts';
 import { fullList, listOnce, withCollection } from './collection.ts';
 
 const SECTION = 'Limits';
@@ -51,7 +52,7 @@ describe('chunking: limits', () => {
         const full = await fullList(client, ns);
         const first = await listOnce(client, ns, { limit: 4 });
         check(first.status === 200 && first.continue !== '', 'a first chunk with a continue token', show(first.metadata), 'setup');
-        const wait = waitInsideWindow(process.env.ORCH_CONTINUE_TTL_SECONDS);
+        const wait = waitInsideWindow(runEnv().ORCH_CONTINUE_TTL_SECONDS);
         await step(`wait ${wait} s`, () => new Promise((r) => setTimeout(r, wait * 1000)));
         const next = await step('continue the list', () => listOnce(client, ns, { limit: 4, continue: first.continue }));
         check(next.status === 200, `200: the token is within its lifetime ${wait} s after it was issued`, `${next.status} ${show(next.metadata)}`);

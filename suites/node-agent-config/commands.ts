@@ -7,6 +7,10 @@
 // file with its defaults applied (YAML or JSON). No case needs an API server. The repository's
 // own command (scripts/node-config.ts, what `orch-conformance node-config` runs) is started
 // compiled to plain JavaScript: hundreds of starts, each without registering a TypeScript loader.
+// A command `in-process:["MODULE","ARG",...]` (a JSON array) is no process: MODULE's default export is called with
+// the arguments and the file, as `(argv, out, err) => exit code`, in the test's own worker (the
+// fault meta test runs its faulty commands so: hundreds of files a run, many runs); what it
+// throws ends it as an uncaught error ends node, with exit code 1.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -80,7 +84,44 @@ export function runOnText(command: string, text: string, name = 'config.yaml'): 
   return p;
 }
 
+/** What an `in-process:` command's module exports: the command line's work, answering its exit code. */
+export type InProcessCommand = (
+  argv: string[],
+  out: { write(s: string): unknown },
+  err: { write(s: string): unknown },
+) => number | Promise<number>;
+
+export const IN_PROCESS = 'in-process:';
+
+async function runInProcess(command: string, text: string, name: string): Promise<CommandResult> {
+  const [module, ...args] = JSON.parse(command.slice(IN_PROCESS.length)) as string[];
+  const main = (await import(module!)).default as InProcessCommand;
+  const dir = mkdtempSync(join(tmpdir(), 'orch-nodecfg-'));
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  let stdout = '';
+  let stderr = '';
+  try {
+    let code: number;
+    try {
+      code = await main(
+        [...args, file],
+        { write: (s: string) => (stdout += s) },
+        { write: (s: string) => (stderr += s) },
+      );
+    } catch (e) {
+      // as a process that throws: the error on stderr, exit code 1
+      stderr += `${(e as Error).stack ?? e}\n`;
+      code = 1;
+    }
+    return { command, code, stdout, stderr, file: text };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function runOnce(command: string, text: string, name: string): Promise<CommandResult> {
+  if (command.startsWith(IN_PROCESS)) return runInProcess(command, text, name);
   return slot(
     () =>
       new Promise<CommandResult>((res, rej) => {

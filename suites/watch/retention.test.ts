@@ -5,6 +5,7 @@ import { describe } from 'vitest';
 import { check } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { waitInsideWindow } from '../../harness/src/retention.ts';
+import { runEnv } from '../../harness/src/run-env.ts';
 import { checkEvents, isBookmark, isError, lines, readUntilWrite, withRoom } from './support.ts';
 
 
@@ -21,7 +22,7 @@ describe('watch: history retention', () => {
     async ({ client, step }) => {
       await withRoom(client, async (room) => {
         const a = await room.create('a', { v: '1' });
-        const wait = waitInsideWindow(process.env.ORCH_HISTORY_SECONDS);
+        const wait = waitInsideWindow(runEnv().ORCH_HISTORY_SECONDS);
         await step(`wait ${wait} s`, () => new Promise((r) => setTimeout(r, wait * 1000)));
         const b = await room.patch('a', { v: '2' });
         const c = await room.create('c', { v: '1' });

@@ -3,6 +3,7 @@
 // out), maps as Map, byte strings decoded, date-times as timestamps, durations as durations.
 // A value that does not fit its format stays as it is (schema validation reports it).
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { parseDuration } from '../util/duration.ts';
 import { markList } from './list-types.ts';
 import type { DeclType } from './types.ts';
 
@@ -44,7 +45,7 @@ export function toCel(v: unknown, t: DeclType | undefined): unknown {
       return Number.isNaN(d.getTime()) ? v : d;
     }
     case 'duration':
-      return typeof v === 'string' ? (parseGoDuration(v) ?? v) : v;
+      return typeof v === 'string' ? (celDuration(v) ?? v) : v;
     case 'dyn':
       return generic(v);
     default:
@@ -64,39 +65,9 @@ function generic(v: unknown): unknown {
   return v;
 }
 
-const UNIT_NANOS: Record<string, bigint> = {
-  ns: 1n,
-  us: 1_000n,
-  µs: 1_000n,
-  μs: 1_000n,
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
-const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-
-/** A Go duration string (`1h30m`, `-1.5s`, `0`), as Go's time.ParseDuration reads it. */
-export function parseGoDuration(s: string): Duration | undefined {
-  let i = 0;
-  let neg = false;
-  if (s[0] === '-' || s[0] === '+') {
-    neg = s[0] === '-';
-    i = 1;
-  }
-  if (s.slice(i) === '0') return new Duration(0n, 0);
-  if (i >= s.length) return undefined;
-  let nanos = 0n;
-  while (i < s.length) {
-    DURATION_PART.lastIndex = i;
-    const m = DURATION_PART.exec(s);
-    if (!m) return undefined;
-    const [whole, frac = ''] = m[1]!.split('.');
-    const unit = UNIT_NANOS[m[2]!]!;
-    nanos += BigInt(whole || '0') * unit;
-    if (frac) nanos += (BigInt(frac) * unit) / 10n ** BigInt(frac.length);
-    i = DURATION_PART.lastIndex;
-  }
-  if (neg) nanos = -nanos;
+/** A Go duration string (`1h30m`, `-1.5s`, `0`), as Go's time.ParseDuration reads it (util/duration.ts). */
+export function celDuration(s: string): Duration | undefined {
+  const nanos = parseDuration(s);
+  if (nanos === undefined) return undefined;
   return new Duration(nanos / 1_000_000_000n, Number(nanos % 1_000_000_000n));
 }

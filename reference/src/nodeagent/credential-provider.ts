@@ -2,7 +2,7 @@
 // their rules. The kubelet 1.28 is followed where the text leaves out the detail: at least one
 // provider, unique names that are not paths, at least one image pattern, a cache duration that
 // is set and not negative, and an apiVersion among the supported ones (not shown in the text).
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../util/duration.ts';
 import { childPath, type FieldError } from './field-error.ts';
 import type { FieldDef } from './fields.ts';
 import { imagePatternProblem } from './image-pattern.ts';

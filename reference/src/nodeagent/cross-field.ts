@@ -1,7 +1,7 @@
 // The rules of a node agent configuration that tie fields together (doc3 § Node agent
 // configuration, and the kubelet 1.28 where marked), checked on a defaulted configuration.
 // Each error is reported at the field the rule constrains.
-import { durationSeconds } from './duration.ts';
+import { durationSeconds } from '../util/duration.ts';
 import { type FieldError, keyPath } from './field-error.ts';
 import { checks, type RuleOptions } from './rule-class.ts';
 

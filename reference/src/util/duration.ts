@@ -1,18 +1,62 @@
-// Durations written as Go writes them on command lines (`2m`, `30s`, `1h30m`, `500ms`, `0`).
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+// Go duration strings (`time.ParseDuration`): an optional sign, then one or more decimal
+// numbers each with a unit (ns, us, µs, ms, s, m, h), e.g. `1h2m3.5s`, `300ms`, `-1.5h`;
+// `0` alone needs no unit. Written here rather than taken from a package: no maintained npm
+// package parses exactly Go's grammar (signs, `µs`, fractions on every unit, `0`). One parser
+// for the command line's flags, CEL's duration values and the node agent configuration.
 
-/** Milliseconds of a Go duration, or undefined when the text is not one (negative durations included). */
-export function parseGoDuration(text: string): number | undefined {
-  if (text === '0') return 0;
-  if (!text) return undefined;
-  let ms = 0;
-  PART.lastIndex = 0;
-  while (PART.lastIndex < text.length) {
-    const at = PART.lastIndex;
-    const m = PART.exec(text);
-    if (!m || m.index !== at) return undefined;
-    ms += Number(m[1]) * UNIT_MS[m[2]!]!;
+const UNIT_NS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+const PART = /(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/y;
+const MAX_NS = 2n ** 63n - 1n;
+
+/** Nanoseconds of a Go duration, or undefined when the text is not one (or overflows int64). */
+export function parseDuration(text: string): bigint | undefined {
+  let s = text;
+  let neg = false;
+  if (s.startsWith('-') || s.startsWith('+')) {
+    neg = s[0] === '-';
+    s = s.slice(1);
   }
-  return ms;
+  if (s === '0') return 0n;
+  if (s === '') return undefined;
+  let total = 0n;
+  PART.lastIndex = 0;
+  while (PART.lastIndex < s.length) {
+    const at = PART.lastIndex;
+    const m = PART.exec(s);
+    if (!m || m.index !== at) return undefined;
+    const [, whole = '', frac = ''] = m;
+    // a number needs a digit before or after the point (`.5s` and `1.s` are Go durations, `.s` is not)
+    if (whole === '' && frac === '') return undefined;
+    const unit = UNIT_NS[m[3]!]!;
+    let ns = BigInt(whole || '0') * unit;
+    if (frac) ns += (BigInt(frac) * unit) / 10n ** BigInt(frac.length);
+    total += ns;
+    if (total > MAX_NS + (neg ? 1n : 0n)) return undefined;
+  }
+  return neg ? -total : total;
+}
+
+/** The duration in seconds (a float), for comparisons; undefined when not a duration. */
+export function durationSeconds(text: unknown): number | undefined {
+  if (typeof text !== 'string') return undefined;
+  const ns = parseDuration(text);
+  return ns === undefined ? undefined : Number(ns) / 1e9;
+}
+
+/**
+ * Milliseconds of a duration given on the command line (`2m`, `30s`, `1h30m`, `500ms`, `0`),
+ * or undefined when the text is not a Go duration or is negative (no flag takes one).
+ */
+export function parseGoDuration(text: string): number | undefined {
+  const ns = parseDuration(text);
+  return ns === undefined || ns < 0n ? undefined : Number(ns) / 1e6;
 }
