@@ -634,7 +634,8 @@ data:
       }),
       'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': () => ({ WEBHOOKS: '2' }),
       'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': () => ({ WEBHOOKS: '1' }),
-      'v1/resourcequotas': () => ({ REQUEST: 'pods: 0/10, requests.cpu: 0/4', LIMIT: 'limits.memory: 0/8Gi' }),
+      // the namespace's pod web-0 counts; it asks for no cpu and sets no memory limit
+      'v1/resourcequotas': () => ({ REQUEST: 'pods: 1/10, requests.cpu: 0/4', LIMIT: 'limits.memory: 0/8Gi' }),
       'v1/persistentvolumes': (wide) => ({
         CAPACITY: '5Gi',
         'ACCESS MODES': 'RWO,ROX',

@@ -9,7 +9,15 @@ import type { Registry } from '../../registry/registry.ts';
 import type { ServerOptions } from '../../config.ts';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { AdmissionPlugin } from '../types.ts';
+import { defaultIngressClassPlugin } from './default-ingress-class.ts';
+import { defaultStorageClassPlugin } from './default-storage-class.ts';
+import { limitRangerPlugin } from './limit-ranger.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { persistentVolumeClaimResizePlugin } from './persistent-volume-claim-resize.ts';
+import { priorityPlugin } from './priority.ts';
+import { resourceQuotaPlugin } from './resource-quota.ts';
+import { runtimeClassPlugin } from './runtime-class.ts';
+import { storageObjectInUseProtection } from './storage-object-in-use-protection.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
 export const PLUGIN_ORDER = [
@@ -94,6 +102,14 @@ export type PluginFactory = (env: PluginEnv) => AdmissionPlugin;
 
 export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   NamespaceLifecycle: () => namespaceLifecycle,
+  LimitRanger: ({ registry }) => limitRangerPlugin(registry),
+  Priority: ({ registry }) => priorityPlugin(registry),
+  DefaultStorageClass: ({ registry }) => defaultStorageClassPlugin(registry),
+  StorageObjectInUseProtection: () => storageObjectInUseProtection,
+  PersistentVolumeClaimResize: ({ registry }) => persistentVolumeClaimResizePlugin(registry),
+  RuntimeClass: ({ registry }) => runtimeClassPlugin(registry),
+  DefaultIngressClass: ({ registry }) => defaultIngressClassPlugin(registry),
+  ResourceQuota: ({ registry }) => resourceQuotaPlugin(registry),
 };
 
 export function isPluginName(s: string): s is PluginName {

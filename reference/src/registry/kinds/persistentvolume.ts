@@ -6,6 +6,7 @@ import { arr, freeform, mapOf, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
+import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import {
   AGE_COLUMN,
@@ -20,7 +21,8 @@ import {
   quantity,
 } from './common.ts';
 import { positiveQuantity } from './resource-lists.ts';
-import { accessModesCell, validateAccessModes, validateVolumeMode } from './volume-common.ts';
+import { accessModesCell, PV_PROTECTION_FINALIZER, validateAccessModes, validateVolumeMode } from './volume-common.ts';
+import { volumeInUse, releaseWhenUnused } from './volume-protection.ts';
 
 /** The volume sources a persistent volume may name (exactly one). */
 export const PV_SOURCES = [
@@ -173,7 +175,7 @@ function defaults(o: KObject): void {
 
 const specOf = (o: KObject) => (o as PersistentVolume).spec ?? {};
 
-export const persistentVolumeDef: ResourceDef = {
+export const persistentVolumeDef = (registry: () => Registry): ResourceDef => ({
   group: '',
   versions: ['v1'],
   kind: 'PersistentVolume',
@@ -202,6 +204,7 @@ export const persistentVolumeDef: ResourceDef = {
       const st = (o as PersistentVolume).status;
       if (st) st.phase ||= 'Pending';
     },
+    onDeleteRequested: (o) => releaseWhenUnused(registry, 'persistentvolumes', PV_PROTECTION_FINALIZER, volumeInUse, o),
     validate: validatePV,
     validateUpdate,
     fieldLabels: {
@@ -268,4 +271,4 @@ export const persistentVolumeDef: ResourceDef = {
       },
     ],
   },
-};
+});

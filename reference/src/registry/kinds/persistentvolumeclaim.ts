@@ -8,6 +8,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import { compareQuantities } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
+import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import {
   AGE_COLUMN,
@@ -25,9 +26,11 @@ import { positiveQuantity } from './resource-lists.ts';
 import {
   accessModesCell,
   BETA_STORAGE_CLASS_ANNOTATION,
+  PVC_PROTECTION_FINALIZER,
   validateAccessModes,
   validateVolumeMode,
 } from './volume-common.ts';
+import { claimInUse, releaseWhenUnused } from './volume-protection.ts';
 
 export interface PersistentVolumeClaim {
   metadata: KObject['metadata'];
@@ -155,7 +158,7 @@ function defaults(o: KObject): void {
   c.spec.volumeMode ??= 'Filesystem';
 }
 
-export const persistentVolumeClaimDef: ResourceDef = {
+export const persistentVolumeClaimDef = (registry: () => Registry): ResourceDef => ({
   group: '',
   versions: ['v1'],
   kind: 'PersistentVolumeClaim',
@@ -184,6 +187,7 @@ export const persistentVolumeClaimDef: ResourceDef = {
       const st = (o as PersistentVolumeClaim).status;
       if (st) st.phase ||= 'Pending';
     },
+    onDeleteRequested: (o) => releaseWhenUnused(registry, 'persistentvolumeclaims', PVC_PROTECTION_FINALIZER, claimInUse, o),
     validate: validatePVC,
     validateUpdate,
     table: [
@@ -230,4 +234,4 @@ export const persistentVolumeClaimDef: ResourceDef = {
       },
     ],
   },
-};
+});
