@@ -100,11 +100,12 @@ async function admit(registry: Registry, a: AdmissionAttributes): Promise<void> 
     const tracked = (u: Usage) => Object.keys(u).some((k) => names.includes(k));
     const newU = countsAfter ? usageOf(group, plural, after) : {};
     const oldU = countsBefore ? usageOf(group, plural, before) : {};
-    if (!tracked(newU) && !tracked(oldU)) continue;
+    // a pod must set what the quota limits, even where it would count nothing
     if (countsAfter && group === '' && plural === 'pods' && a.operation === 'CREATE') {
       const why = missingCompute(q, after);
       if (why) throw admissionForbidden(a, `failed quota: ${q.metadata.name}: ${why}`);
     }
+    if (!tracked(newU) && !tracked(oldU)) continue;
     const used = await countUsage(registry, q, a.namespace, key);
     if (before && countsBefore && a.operation !== 'CREATE') addUsage(used, oldU);
     // what the write adds: the new usage over the old one, where it grew
