@@ -3,6 +3,7 @@
 // the webhooks a client writes (so the server accepts what the rule refuses) or rewrites the
 // webhooks the server answers (so a default is missing or wrong).
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
+import { ADMISSION_PLUGIN_FAULTS } from './admission-plugins.ts';
 import { bodyOf, mapJson } from './util.ts';
 
 const CONFIGURATIONS = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(\/|$)/;
@@ -163,4 +164,6 @@ export const ADMISSION_FAULTS: Fault[] = [
         return changed;
       }),
   },
+  // the plugins of the scheduling, node, quota, networking and storage kinds
+  ...ADMISSION_PLUGIN_FAULTS,
 ];
