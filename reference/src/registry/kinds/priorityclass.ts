@@ -1,7 +1,7 @@
 // PriorityClass (scheduling.orch.io/v1): a name for a pod priority value. Cluster-scoped. The
 // two system classes exist from the start; names with the `system-` prefix are theirs alone,
 // user classes stay at or below one billion, and value and preemptionPolicy never change.
-import type { StatusCause } from '../../errors/status.ts';
+import { errors, type StatusCause } from '../../errors/status.ts';
 import { bool, int, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
@@ -128,6 +128,13 @@ export const priorityClassDef: ResourceDef = {
     prepareForUpdate: prepare,
     validate: validatePriorityClass,
     validateUpdate: validatePriorityClassUpdate,
+    refuseDelete: (o) =>
+      SYSTEM_PRIORITY_CLASSES.some((c) => c.name === o.metadata.name)
+        ? errors.forbidden(
+            `priorityclasses.scheduling.orch.io "${o.metadata.name}" is forbidden: this is a system priority class and cannot be deleted`,
+            { name: o.metadata.name, group: 'scheduling.orch.io', kind: 'priorityclasses' },
+          )
+        : undefined,
     zeroValue: () => ({ value: 0 }),
     table: [
       NAME_COLUMN,
