@@ -426,6 +426,33 @@ async function defaults(t: CaseContext, path: string, annotation: string): Promi
   return items.filter((c: any) => c.metadata?.annotations?.[annotation] === 'true').map((c: any) => c.metadata.name);
 }
 
+/**
+ * One default class on the target, the case's own if there was none: the names of the defaults
+ * when there is exactly one, else undefined (try again). A case that made a default and finds
+ * others too withdraws its own, so concurrent runs do not wait on each other for ever.
+ */
+async function settleDefaults(
+  t: CaseContext,
+  path: string,
+  annotation: string,
+  make: () => Record<string, unknown>,
+  made: string[],
+): Promise<string[] | undefined> {
+  const now = await defaults(t, path, annotation);
+  if (now.length === 0) {
+    await create(t, path, make(), made);
+    return undefined;
+  }
+  if (now.length > 1) {
+    for (const m of [...made]) {
+      await t.client.delete(m);
+      made.splice(made.indexOf(m), 1);
+    }
+    return undefined;
+  }
+  return now;
+}
+
 describe('admission plugins: DefaultIngressClass and DefaultStorageClass', () => {
   const INGRESS_DEFAULT = 'ingressclass.orch.io/is-default-class';
   const STORAGE_DEFAULT = 'storageclass.orch.io/is-default-class';
@@ -456,11 +483,10 @@ describe('admission plugins: DefaultIngressClass and DefaultStorageClass', () =>
 
   kase('default-ingress-class', 'A new ingress naming no class gets the default ingress class', ROW.ingress, 'MUST', (t) =>
     withCleanup(t, async (made) => {
-      if ((await defaults(t, ICS, INGRESS_DEFAULT)).length === 0) await create(t, ICS, ingressClass(uniqueName('ic')), made);
       await inNamespace(t, async (ns) => {
         await untilSettled(t, 'an ingress created while one default ingress class exists', async () => {
-          const before = await defaults(t, ICS, INGRESS_DEFAULT);
-          if (before.length !== 1) return 'again';
+          const before = await settleDefaults(t, ICS, INGRESS_DEFAULT, () => ingressClass(uniqueName('ic')), made);
+          if (!before) return 'again';
           const r = await t.client.post(ingresses(ns), ingress(uniqueName('i')));
           const after = await defaults(t, ICS, INGRESS_DEFAULT);
           // another client's default came and went in between
@@ -488,11 +514,10 @@ describe('admission plugins: DefaultIngressClass and DefaultStorageClass', () =>
 
   kase('default-storage-class', 'A new volume claim naming no class gets the default storage class', ROW.storage, 'MUST', (t) =>
     withCleanup(t, async (made) => {
-      if ((await defaults(t, SCS, STORAGE_DEFAULT)).length === 0) await create(t, SCS, storageClass(uniqueName('sc')), made);
       await inNamespace(t, async (ns) => {
         await untilSettled(t, 'a claim created while one default storage class exists', async () => {
-          const before = await defaults(t, SCS, STORAGE_DEFAULT);
-          if (before.length !== 1) return 'again';
+          const before = await settleDefaults(t, SCS, STORAGE_DEFAULT, () => storageClass(uniqueName('sc')), made);
+          if (!before) return 'again';
           const r = await t.client.post(claims(ns), claim(uniqueName('c')));
           const after = await defaults(t, SCS, STORAGE_DEFAULT);
           // another client's default came and went in between
