@@ -11,6 +11,12 @@ const PAIRS: [string, string][] = [
   ['orch-system', 'kube-system'],
   ['orch-public', 'kube-public'],
   ['orch-node-lease', 'kube-node-lease'],
+  // annotations and finalizers Kubernetes spells with kubernetes.io
+  ['ingressclass.orch.io/', 'ingressclass.kubernetes.io/'],
+  ['storageclass.orch.io/', 'storageclass.kubernetes.io/'],
+  ['orch.io/pvc-protection', 'kubernetes.io/pvc-protection'],
+  ['orch.io/pv-protection', 'kubernetes.io/pv-protection'],
+  ['orch.io/limit-ranger', 'kubernetes.io/limit-ranger'],
   ['orch.io', 'k8s.io'],
   ['orchConfigFile', 'kubeConfigFile'],
   ['orchAPIQPS', 'kubeAPIQPS'],

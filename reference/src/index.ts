@@ -35,6 +35,7 @@ import { controllerEnabled } from './util/controllers.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { POLICY_GROUP_VERSIONS } from './registry/kinds/policy-common.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
+import { SYSTEM_PRIORITY_CLASSES, systemPriorityClass } from './registry/kinds/priorityclass.ts';
 import { Registry } from './registry/registry.ts';
 import type { RequestContext } from './registry/types.ts';
 import { MemoryStore } from './storage/memory.ts';
@@ -185,6 +186,10 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   for (const name of SYSTEM_NAMESPACES) {
     if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
   }
+  // the system priority classes (as Kubernetes creates them at start)
+  const pcs = registry.byResource('scheduling.orch.io', 'priorityclasses')!.store;
+  for (const c of SYSTEM_PRIORITY_CLASSES)
+    if (!pcs.getStored('', c.name)) await pcs.create('', systemPriorityClass(c), system, 'v1');
   resumeTerminating(registry);
   // every namespace has a `default` service account (the ServiceAccount plugin needs it)
   const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount') ? startDefaultServiceAccounts(registry) : undefined;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
 import { loadAdmissionConfig } from '../src/admission/config-file.ts';
-import { DEFAULT_ENABLED, enabledPlugins, PLUGIN_ORDER } from '../src/admission/plugins/catalog.ts';
+import { DEFAULT_ENABLED, enabledPlugins, FACTORIES, PLUGIN_ORDER } from '../src/admission/plugins/catalog.ts';
 
 const FACTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/kubernetes-1.28/admission-plugins.txt');
 const dir = mkdtempSync(join(tmpdir(), 'orch-admission-config-'));
@@ -27,6 +27,10 @@ describe('catalog', () => {
     // the default set is a subsequence of the run order
     const positions = DEFAULT_ENABLED.map((n) => PLUGIN_ORDER.indexOf(n));
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+
+  it('makes every plugin of the list', () => {
+    expect(PLUGIN_ORDER.filter((n) => !FACTORIES[n])).toEqual([]);
   });
 
   it('refuses unknown names in either flag, and disabling works on default plugins', () => {

@@ -511,6 +511,73 @@ data:
         });
         return `${tns}-defaults`;
       },
+      'v1/limitranges': async () => {
+        await post(inNs('limitranges'), { metadata: { name: 'limits' }, spec: { limits: [{ type: 'Container', max: { cpu: '2' } }] } });
+        return 'limits';
+      },
+      'v1/resourcequotas': async () => {
+        await post(inNs('resourcequotas'), {
+          metadata: { name: 'quota' },
+          spec: { hard: { pods: '10', 'requests.cpu': '4', 'limits.memory': '8Gi' } },
+        });
+        return 'quota';
+      },
+      'v1/persistentvolumes': async () => {
+        await post('/api/v1/persistentvolumes', {
+          metadata: { name: `${tns}-pv` },
+          spec: {
+            capacity: { storage: '5Gi' },
+            accessModes: ['ReadWriteOnce', 'ReadOnlyMany'],
+            storageClassName: 'fast',
+            hostPath: { path: '/data' },
+          },
+        });
+        return `${tns}-pv`;
+      },
+      'v1/persistentvolumeclaims': async () => {
+        await post(inNs('persistentvolumeclaims'), {
+          metadata: { name: 'data' },
+          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } },
+        });
+        return 'data';
+      },
+      'scheduling.k8s.io/v1/priorityclasses': async () => {
+        await post('/apis/scheduling.orch.io/v1/priorityclasses', { metadata: { name: `${tns}-high` }, value: 1000 });
+        return `${tns}-high`;
+      },
+      'node.k8s.io/v1/runtimeclasses': async () => {
+        await post('/apis/node.orch.io/v1/runtimeclasses', { metadata: { name: `${tns}-kata` }, handler: 'kata' });
+        return `${tns}-kata`;
+      },
+      'networking.k8s.io/v1/ingressclasses': async () => {
+        await post('/apis/networking.orch.io/v1/ingressclasses', {
+          metadata: { name: `${tns}-nginx` },
+          spec: { controller: 'example.com/ingress', parameters: { apiGroup: 'example.com', kind: 'Config', name: 'main' } },
+        });
+        return `${tns}-nginx`;
+      },
+      'networking.k8s.io/v1/ingresses': async () => {
+        await post(inNs('ingresses', 'networking.orch.io/v1'), {
+          metadata: { name: 'web' },
+          spec: {
+            ingressClassName: `${tns}-nginx`,
+            tls: [{ hosts: ['a.example.com'] }],
+            rules: ['a.example.com', 'b.example.com'].map((host) => ({
+              host,
+              http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] },
+            })),
+          },
+        });
+        return 'web';
+      },
+      'storage.k8s.io/v1/storageclasses': async () => {
+        await post('/apis/storage.orch.io/v1/storageclasses', {
+          metadata: { name: `${tns}-fast` },
+          provisioner: 'example.com/disk',
+          allowVolumeExpansion: true,
+        });
+        return `${tns}-fast`;
+      },
     };
 
     /** The cells kubectl prints for some kinds (the rest: the row is there, with every column). */
@@ -569,6 +636,27 @@ data:
       }),
       'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': () => ({ WEBHOOKS: '2' }),
       'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': () => ({ WEBHOOKS: '1' }),
+      // the namespace's pod web-0 counts; it asks for no cpu and sets no memory limit
+      'v1/resourcequotas': () => ({ REQUEST: 'pods: 1/10, requests.cpu: 0/4', LIMIT: 'limits.memory: 0/8Gi' }),
+      'v1/persistentvolumes': (wide) => ({
+        CAPACITY: '5Gi',
+        'ACCESS MODES': 'RWO,ROX',
+        'RECLAIM POLICY': 'Retain',
+        STATUS: 'Pending',
+        STORAGECLASS: 'fast',
+        ...(wide ? { VOLUMEMODE: 'Filesystem' } : {}),
+      }),
+      'v1/persistentvolumeclaims': () => ({ STATUS: 'Pending', STORAGECLASS: 'fast' }),
+      'scheduling.k8s.io/v1/priorityclasses': () => ({ VALUE: '1000', 'GLOBAL-DEFAULT': 'false' }),
+      'node.k8s.io/v1/runtimeclasses': () => ({ HANDLER: 'kata' }),
+      'networking.k8s.io/v1/ingressclasses': () => ({ CONTROLLER: 'example.com/ingress', PARAMETERS: 'Config.example.com/main' }),
+      'networking.k8s.io/v1/ingresses': () => ({ HOSTS: 'a.example.com,b.example.com', PORTS: '80, 443' }),
+      'storage.k8s.io/v1/storageclasses': () => ({
+        PROVISIONER: 'example.com/disk',
+        RECLAIMPOLICY: 'Delete',
+        VOLUMEBINDINGMODE: 'Immediate',
+        ALLOWVOLUMEEXPANSION: 'true',
+      }),
     };
 
     /** Events print no NAME but with -o wide: their rows are told apart by REASON. */

@@ -6,6 +6,7 @@ import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
 import { ADMISSION_WEBHOOK_FAULTS } from './admission-webhooks.ts';
 import { ADMISSION_PLUGIN_FAULTS } from './admission-plugins.ts';
 import { EVENT_IMAGE_PLUGIN_FAULTS } from './admission-plugins-events-images.ts';
+import { KIND_PLUGIN_FAULTS } from './admission-plugins-kinds.ts';
 import { SECURITY_PLUGIN_FAULTS } from './admission-plugins-security.ts';
 import { bodyOf, mapJson } from './util.ts';
 
@@ -175,4 +176,6 @@ export const ADMISSION_FAULTS: Fault[] = [
   ...SECURITY_PLUGIN_FAULTS,
   // EventRateLimit and ImagePolicyWebhook (admission-plugins-events-images.ts)
   ...EVENT_IMAGE_PLUGIN_FAULTS,
+  // the plugins of the scheduling, node, quota, networking and storage kinds (admission-plugins-kinds.ts)
+  ...KIND_PLUGIN_FAULTS,
 ];

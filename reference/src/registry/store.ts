@@ -963,6 +963,8 @@ export class GenericStore {
         name,
         `Precondition failed: ResourceVersion in precondition: ${p.preconditions.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
       );
+    const refused = this.def.strategy.refuseDelete?.(old);
+    if (refused) throw refused;
     const w: WriteAdmissionRequest = { operation: 'DELETE', namespace, name, oldObject: old };
     await this.admitMutate(ctx, w);
     await ctx.admission?.validate(w);
@@ -1005,6 +1007,8 @@ export class GenericStore {
     });
     const out: KObject[] = [];
     for (const it of items) {
+      // objects that may not be deleted (the system priority classes) stay
+      if (this.def.strategy.refuseDelete?.(it)) continue;
       try {
         const r = await this.delete(it.metadata.namespace ?? '', it.metadata.name!, p, ctx, version);
         out.push(r.obj);

@@ -1,6 +1,6 @@
 // Registry contracts: a resource definition (names, scope, versions, schema) plus one
 // strategy per kind (defaults, validation, field selectors, table columns, hooks).
-import type { StatusCause } from '../errors/status.ts';
+import type { StatusCause, StatusError } from '../errors/status.ts';
 import type { Schema } from '../schema/types.ts';
 import type { KObject } from '../storage/types.ts';
 import type { MaybePromise } from '../util/maybe-async.ts';
@@ -108,6 +108,8 @@ export interface Strategy {
   onDeleteRequested?(obj: KObject): void;
   /** Whether DELETE answers with the deleted object rather than a success Status. */
   returnDeletedObject?: boolean;
+  /** Refuses the deletion of some objects (e.g. the system priority classes): the error to answer, or undefined. */
+  refuseDelete?(obj: KObject): StatusError | undefined;
   /** Rule for metadata.name (default: DNS subdomain). */
   nameRule?: 'subdomain' | 'label' | 'label1035' | 'path';
   /** Whether PUT may create the object when it does not exist. */

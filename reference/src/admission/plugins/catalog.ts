@@ -3,8 +3,8 @@
 // `--disable-admission-plugins` pick from here; the chain runs the enabled ones in PLUGIN_ORDER
 // whatever order the flags list them in (doc3: order irrelevant).
 //
-// A plugin file exports a factory; its entry in FACTORIES makes the name switchable. A name in
-// PLUGIN_ORDER without a factory cannot be enabled (the server refuses to start with it).
+// A plugin file exports a factory; its entry in FACTORIES makes the name switchable. Every name
+// of PLUGIN_ORDER has one (reference/test/admission-catalog.test.ts checks it).
 import { dirname } from 'node:path';
 import type { Registry } from '../../registry/registry.ts';
 import type { ServerOptions } from '../../config.ts';
@@ -37,6 +37,14 @@ import { podTolerationRestriction } from './pod-toleration-restriction.ts';
 import { securityContextDeny } from './security-context-deny.ts';
 import { serviceAccount } from './service-account.ts';
 import { taintNodesByCondition } from './taint-nodes-by-condition.ts';
+import { defaultIngressClassPlugin } from './default-ingress-class.ts';
+import { defaultStorageClassPlugin } from './default-storage-class.ts';
+import { limitRangerPlugin } from './limit-ranger.ts';
+import { persistentVolumeClaimResizePlugin } from './persistent-volume-claim-resize.ts';
+import { priorityPlugin } from './priority.ts';
+import { resourceQuotaPlugin } from './resource-quota.ts';
+import { runtimeClassPlugin } from './runtime-class.ts';
+import { storageObjectInUseProtection } from './storage-object-in-use-protection.ts';
 
 /** Every plugin of Kubernetes 1.28, in the order the server runs them. */
 export const PLUGIN_ORDER = [
@@ -158,6 +166,14 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
         ? dirname(env.options.admissionControlConfigFile)
         : undefined,
     }),
+  LimitRanger: ({ registry }) => limitRangerPlugin(registry),
+  Priority: ({ registry }) => priorityPlugin(registry),
+  DefaultStorageClass: ({ registry }) => defaultStorageClassPlugin(registry),
+  StorageObjectInUseProtection: () => storageObjectInUseProtection,
+  PersistentVolumeClaimResize: ({ registry }) => persistentVolumeClaimResizePlugin(registry),
+  RuntimeClass: ({ registry }) => runtimeClassPlugin(registry),
+  DefaultIngressClass: ({ registry }) => defaultIngressClassPlugin(registry),
+  ResourceQuota: ({ registry }) => resourceQuotaPlugin(registry),
 };
 
 export function isPluginName(s: string): s is PluginName {
@@ -166,8 +182,7 @@ export function isPluginName(s: string): s is PluginName {
 
 /**
  * The enabled plugins in run order: the defaults, plus `enable`, minus `disable`. Unknown
- * names are refused (as Kubernetes refuses them at start). A default-enabled plugin the
- * reference has no factory for yet is left out silently; one asked for by name is refused.
+ * names are refused (as Kubernetes refuses them at start).
  */
 export function enabledPlugins(enable: readonly string[], disable: readonly string[]): PluginName[] {
   for (const [flag, names] of [
@@ -177,9 +192,7 @@ export function enabledPlugins(enable: readonly string[], disable: readonly stri
     for (const n of names)
       if (!isPluginName(n))
         throw new Error(`${flag}: unknown admission plugin "${n}" (known: ${PLUGIN_ORDER.join(', ')})`);
-  for (const n of enable)
-    if (!FACTORIES[n as PluginName]) throw new Error(`--enable-admission-plugins: the plugin "${n}" is not implemented`);
   const on = new Set<string>([...DEFAULT_ENABLED, ...enable]);
   for (const n of disable) on.delete(n);
-  return PLUGIN_ORDER.filter((n) => on.has(n) && FACTORIES[n]);
+  return PLUGIN_ORDER.filter((n) => on.has(n));
 }

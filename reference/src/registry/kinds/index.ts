@@ -8,18 +8,27 @@ import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
+import { ingressDef } from './ingress.ts';
+import { ingressClassDef } from './ingressclass.ts';
 import { leaseDef } from './lease.ts';
+import { limitRangeDef } from './limitrange.ts';
 import { mutatingWebhookConfigurationDef } from './mutatingwebhookconfiguration.ts';
 import { namespaceDef } from './namespace.ts';
 import { nodeDef } from './node.ts';
+import { persistentVolumeDef } from './persistentvolume.ts';
+import { persistentVolumeClaimDef } from './persistentvolumeclaim.ts';
 import { podDef } from './pod.ts';
+import { priorityClassDef } from './priorityclass.ts';
+import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
 import { roleBindingDef } from './rolebinding.ts';
+import { runtimeClassDef } from './runtimeclass.ts';
 import { secretDef } from './secret.ts';
 import { serviceDef } from './service.ts';
 import { serviceAccountDef } from './serviceaccount.ts';
 import { validatingAdmissionPolicyDef } from './validatingadmissionpolicy.ts';
 import { validatingAdmissionPolicyBindingDef } from './validatingadmissionpolicybinding.ts';
+import { storageClassDef } from './storageclass.ts';
 import { validatingWebhookConfigurationDef } from './validatingwebhookconfiguration.ts';
 
 export function builtinKinds(registry: () => Registry): ResourceDef[] {
@@ -45,6 +54,15 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     mutatingWebhookConfigurationDef,
     validatingAdmissionPolicyDef,
     validatingAdmissionPolicyBindingDef,
+    limitRangeDef,
+    resourceQuotaDef,
+    persistentVolumeDef(registry),
+    persistentVolumeClaimDef(registry),
+    priorityClassDef,
+    runtimeClassDef,
+    ingressClassDef,
+    ingressDef,
+    storageClassDef,
   ];
 }
 

@@ -1,0 +1,205 @@
+// LimitRange (core/v1): per-namespace bounds and defaults for the resources of containers,
+// pods and volume claims (enforced by the LimitRanger admission plugin). Container items get
+// their defaults filled: `default` from `max`, `defaultRequest` from `default`, then from `min`.
+import type { StatusCause } from '../../errors/status.ts';
+import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import { compareQuantities, nanosOf } from '../../schema/quantity-math.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import { ALL_VERBS, fieldErr, normalizeBySchema, quantity } from './common.ts';
+import { isOvercommitAllowed, isStandardContainerResource, resourceName } from './resource-lists.ts';
+
+export type ResourceList = Record<string, string>;
+
+export interface LimitRangeItem {
+  type?: string;
+  max?: ResourceList;
+  min?: ResourceList;
+  default?: ResourceList;
+  defaultRequest?: ResourceList;
+  maxLimitRequestRatio?: ResourceList;
+}
+
+export interface LimitRange {
+  metadata: KObject['metadata'];
+  spec?: { limits?: LimitRangeItem[] };
+}
+
+const list = () => mapOf(quantity());
+const schema = objectSchema({
+  spec: obj(
+    {
+      limits: arr(
+        obj(
+          {
+            type: str(),
+            max: list(),
+            min: list(),
+            default: list(),
+            defaultRequest: list(),
+            maxLimitRequestRatio: list(),
+          },
+          { required: ['type'] },
+        ),
+        { 'x-orch-list-type': 'atomic' },
+      ),
+    },
+    { required: ['limits'] },
+  ),
+});
+
+export const LIMIT_TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
+
+function defaults(o: KObject): void {
+  normalizeBySchema(o, schema, 'LimitRange');
+  for (const item of (o as LimitRange).spec?.limits ?? []) {
+    if (item?.type !== 'Container') continue;
+    const def: ResourceList = { ...(item.default ?? {}) };
+    const req: ResourceList = { ...(item.defaultRequest ?? {}) };
+    for (const [k, v] of Object.entries(item.max ?? {})) def[k] ??= v;
+    for (const [k, v] of Object.entries(def)) req[k] ??= v;
+    for (const [k, v] of Object.entries(item.min ?? {})) req[k] ??= v;
+    if (Object.keys(def).length) item.default = def;
+    if (Object.keys(req).length) item.defaultRequest = req;
+  }
+}
+
+const STANDARD = 'must be a standard resource type or fully qualified';
+
+function validateItem(item: LimitRangeItem, p: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const t = item.type ?? '';
+  if (!t.includes('/') && !LIMIT_TYPES.includes(t))
+    causes.push(fieldErr.invalid(`${p}.type`, t, 'must be a standard limit type or fully qualified'));
+  const keys = new Set<string>();
+  for (const f of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const)
+    for (const k of Object.keys(item[f] ?? {})) {
+      causes.push(...resourceName(`${p}.${f}[${k}]`, k, isStandardContainerResource, STANDARD));
+      keys.add(k);
+    }
+  if (t === 'Pod') {
+    if (Object.keys(item.default ?? {}).length)
+      causes.push(fieldErr.forbidden(`${p}.default`, "may not be specified when `type` is 'Pod'"));
+    if (Object.keys(item.defaultRequest ?? {}).length)
+      causes.push(fieldErr.forbidden(`${p}.defaultRequest`, "may not be specified when `type` is 'Pod'"));
+  }
+  if (t === 'PersistentVolumeClaim' && item.min?.storage === undefined && item.max?.storage === undefined)
+    causes.push(
+      fieldErr.required(
+        `${p}.limits`,
+        'either minimum or maximum storage value is required, but neither was provided',
+      ),
+    );
+  for (const k of [...keys].sort()) {
+    const min = item.min?.[k];
+    const max = item.max?.[k];
+    const def = item.default?.[k];
+    const req = item.defaultRequest?.[k];
+    const ratio = item.maxLimitRequestRatio?.[k];
+    const gt = (a: string | undefined, b: string | undefined) =>
+      a !== undefined && b !== undefined && compareQuantities(a, b) > 0;
+    if (gt(min, max))
+      causes.push(
+        fieldErr.invalid(`${p}.min[${k}]`, min, `min value ${min} is greater than max value ${max}`),
+      );
+    if (gt(min, req))
+      causes.push(
+        fieldErr.invalid(
+          `${p}.defaultRequest[${k}]`,
+          req,
+          `min value ${min} is greater than default request value ${req}`,
+        ),
+      );
+    if (gt(req, max))
+      causes.push(
+        fieldErr.invalid(
+          `${p}.defaultRequest[${k}]`,
+          req,
+          `default request value ${req} is greater than max value ${max}`,
+        ),
+      );
+    if (gt(req, def))
+      causes.push(
+        fieldErr.invalid(
+          `${p}.defaultRequest[${k}]`,
+          req,
+          `default request value ${req} is greater than default limit value ${def}`,
+        ),
+      );
+    if (gt(min, def))
+      causes.push(
+        fieldErr.invalid(`${p}.default[${k}]`, def, `min value ${min} is greater than default value ${def}`),
+      );
+    if (gt(def, max))
+      causes.push(
+        fieldErr.invalid(`${p}.default[${k}]`, def, `default value ${def} is greater than max value ${max}`),
+      );
+    if (ratio !== undefined && compareQuantities(ratio, '1') < 0)
+      causes.push(
+        fieldErr.invalid(`${p}.maxLimitRequestRatio[${k}]`, ratio, `ratio ${ratio} is less than 1`),
+      );
+    if (ratio !== undefined && min !== undefined && max !== undefined) {
+      const lo = nanosOf(min) ?? 0n;
+      const limit = lo === 0n ? Number.POSITIVE_INFINITY : Number(nanosOf(max) ?? 0n) / Number(lo);
+      if (Number(nanosOf(ratio) ?? 0n) / 1e9 > limit)
+        causes.push(
+          fieldErr.invalid(
+            `${p}.maxLimitRequestRatio[${k}]`,
+            ratio,
+            `ratio ${ratio} is greater than max/min = ${limit.toFixed(6)}`,
+          ),
+        );
+    }
+    if (
+      !isOvercommitAllowed(k) &&
+      def !== undefined &&
+      req !== undefined &&
+      compareQuantities(def, req) !== 0
+    )
+      causes.push(
+        fieldErr.invalid(
+          `${p}.defaultRequest[${k}]`,
+          req,
+          `default value ${def} must equal to defaultRequest value ${req} in ${k}`,
+        ),
+      );
+  }
+  return causes;
+}
+
+function validateLimitRange(o: KObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  ((o as LimitRange).spec?.limits ?? []).forEach((item, i) => {
+    const p = `spec.limits[${i}]`;
+    if (!item || typeof item !== 'object') return;
+    if (item.type !== undefined && seen.has(item.type))
+      causes.push(fieldErr.duplicate(`${p}.type`, item.type));
+    if (item.type !== undefined) seen.add(item.type);
+    causes.push(...validateItem(item, p));
+  });
+  return causes;
+}
+
+export const limitRangeDef: ResourceDef = {
+  group: '',
+  versions: ['v1'],
+  kind: 'LimitRange',
+  listKind: 'LimitRangeList',
+  plural: 'limitranges',
+  singular: 'limitrange',
+  namespaced: true,
+  shortNames: ['limits'],
+  verbs: ALL_VERBS,
+  subresources: [],
+  schema,
+  strategy: {
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({ spec: { limits: null } }),
+    prepareForCreate: defaults,
+    prepareForUpdate: defaults,
+    validate: validateLimitRange,
+  },
+};

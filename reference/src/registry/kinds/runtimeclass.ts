@@ -1,0 +1,150 @@
+// RuntimeClass (node.orch.io/v1): a container runtime configuration pods may name. Cluster-
+// scoped. `handler` is a DNS label that never changes; `overhead.podFixed` is what a pod of the
+// class costs beyond its containers; `scheduling` narrows the nodes such pods may run on.
+import type { StatusCause } from '../../errors/status.ts';
+import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  dnsLabel,
+  fieldErr,
+  immutable,
+  labelMap,
+  NAME_COLUMN,
+  normalizeBySchema,
+  qualifiedName,
+  quantity,
+} from './common.ts';
+import { isStandardContainerResource, nonNegativeQuantity, resourceName } from './resource-lists.ts';
+
+export interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+export interface RuntimeClass {
+  metadata: KObject['metadata'];
+  handler?: string;
+  overhead?: { podFixed?: Record<string, string> };
+  scheduling?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
+}
+
+const toleration = obj({
+  key: str(),
+  operator: str(),
+  value: str(),
+  effect: str(),
+  tolerationSeconds: int(),
+});
+
+const schema = objectSchema(
+  {
+    handler: str(),
+    overhead: obj({ podFixed: mapOf(quantity()) }),
+    scheduling: obj({
+      nodeSelector: mapOf(str(), { 'x-orch-map-type': 'atomic' }),
+      tolerations: arr(toleration, { 'x-orch-list-type': 'atomic' }),
+    }),
+  },
+  { required: ['handler'] },
+);
+
+const EFFECTS = ['NoExecute', 'NoSchedule', 'PreferNoSchedule'];
+
+/** Tolerations as pods and runtime classes carry them. */
+export function validateTolerations(field: string, ts: Toleration[] | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  (ts ?? []).forEach((t, i) => {
+    const p = `${field}[${i}]`;
+    if (t.key) causes.push(...qualifiedName(`${p}.key`, t.key));
+    const op = t.operator ?? 'Equal';
+    if (!t.key && op !== 'Exists')
+      causes.push(
+        fieldErr.invalid(
+          `${p}.operator`,
+          t.operator ?? '',
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
+      );
+    if (op === 'Exists' && t.value)
+      causes.push(
+        fieldErr.invalid(`${p}.operator`, t.operator, "value must be empty when `operator` is 'Exists'"),
+      );
+    if (op !== 'Equal' && op !== 'Exists')
+      causes.push(fieldErr.notSupported(`${p}.operator`, t.operator, ['Equal', 'Exists']));
+    if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
+      causes.push(
+        fieldErr.invalid(
+          `${p}.effect`,
+          t.effect ?? '',
+          "effect must be 'NoExecute' when `tolerationSeconds` is set",
+        ),
+      );
+    if (t.effect && !EFFECTS.includes(t.effect))
+      causes.push(fieldErr.notSupported(`${p}.effect`, t.effect, EFFECTS));
+  });
+  return causes;
+}
+
+function validateRuntimeClass(o: KObject): StatusCause[] {
+  const rc = o as RuntimeClass;
+  const causes = dnsLabel('handler', rc.handler ?? '');
+  for (const [k, v] of Object.entries(rc.overhead?.podFixed ?? {})) {
+    const f = `overhead.podFixed[${k}]`;
+    causes.push(
+      ...resourceName(
+        f,
+        k,
+        isStandardContainerResource,
+        'must be a standard resource type or fully qualified',
+      ),
+    );
+    causes.push(...nonNegativeQuantity(f, v));
+  }
+  if (rc.scheduling) {
+    causes.push(...labelMap('scheduling.nodeSelector', rc.scheduling.nodeSelector));
+    causes.push(...validateTolerations('scheduling.tolerations', rc.scheduling.tolerations));
+  }
+  return causes;
+}
+
+export const runtimeClassDef: ResourceDef = {
+  group: 'node.orch.io',
+  versions: ['v1'],
+  kind: 'RuntimeClass',
+  listKind: 'RuntimeClassList',
+  plural: 'runtimeclasses',
+  singular: 'runtimeclass',
+  namespaced: false,
+  verbs: ALL_VERBS,
+  subresources: [],
+  schema,
+  strategy: {
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({ handler: '' }),
+    prepareForCreate: (o) => void normalizeBySchema(o, schema, 'RuntimeClass'),
+    prepareForUpdate: (o) => void normalizeBySchema(o, schema, 'RuntimeClass'),
+    validate: validateRuntimeClass,
+    // an update checks the handler did not change (and the metadata), nothing else
+    validateUpdate: (o, old) =>
+      immutable('handler', (o as RuntimeClass).handler, (old as RuntimeClass).handler),
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Handler',
+        type: 'string',
+        description:
+          'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.',
+        cell: (o) => (o as RuntimeClass).handler ?? '',
+      },
+      AGE_COLUMN,
+    ],
+  },
+};

@@ -1,0 +1,158 @@
+// StorageClass (storage.orch.io/v1): how volumes of a class are provisioned. Cluster-scoped.
+// `provisioner`, `parameters`, `reclaimPolicy` and `volumeBindingMode` never change; the
+// annotation `storageclass.orch.io/is-default-class: "true"` makes a class the default (the
+// DefaultStorageClass admission plugin reads it), and its name then prints `(default)`.
+import type { StatusCause } from '../../errors/status.ts';
+import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN, qualifiedName } from './common.ts';
+
+export const DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.orch.io/is-default-class';
+/** The beta annotation Kubernetes still honours. */
+export const BETA_DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.beta.orch.io/is-default-class';
+
+export interface StorageClass {
+  metadata: KObject['metadata'];
+  provisioner?: string;
+  parameters?: Record<string, string>;
+  reclaimPolicy?: string;
+  mountOptions?: string[];
+  allowVolumeExpansion?: boolean;
+  volumeBindingMode?: string;
+  allowedTopologies?: unknown[];
+}
+
+const schema = objectSchema(
+  {
+    provisioner: str(),
+    parameters: mapOf(str()),
+    reclaimPolicy: str(),
+    mountOptions: arr(str(), { 'x-orch-list-type': 'atomic' }),
+    allowVolumeExpansion: bool(),
+    volumeBindingMode: str(),
+    allowedTopologies: arr(
+      obj({
+        matchLabelExpressions: arr(
+          obj(
+            { key: str(), values: arr(str(), { 'x-orch-list-type': 'atomic' }) },
+            { required: ['key', 'values'] },
+          ),
+          { 'x-orch-list-type': 'atomic' },
+        ),
+      }),
+      { 'x-orch-list-type': 'atomic' },
+    ),
+  },
+  { required: ['provisioner'] },
+);
+
+const RECLAIM = ['Delete', 'Retain'];
+const BINDING = ['Immediate', 'WaitForFirstConsumer'];
+const MAX_PARAMETERS_BYTES = 256 * 1024;
+
+export function isDefaultStorageClass(o: KObject): boolean {
+  const a = o.metadata.annotations ?? {};
+  return (
+    a[DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true' || a[BETA_DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true'
+  );
+}
+
+function validateStorageClass(o: KObject): StatusCause[] {
+  const sc = o as StorageClass;
+  const causes: StatusCause[] = [];
+  if (!sc.provisioner) causes.push(fieldErr.required('provisioner'));
+  else causes.push(...qualifiedName('provisioner', sc.provisioner.toLowerCase()));
+  let size = 0;
+  for (const [k, v] of Object.entries(sc.parameters ?? {})) {
+    if (!k) causes.push(fieldErr.invalid('parameters', sc.parameters, 'key cannot be empty'));
+    size += k.length + String(v).length;
+  }
+  if (size > MAX_PARAMETERS_BYTES) causes.push(fieldErr.tooLong('parameters', MAX_PARAMETERS_BYTES));
+  if (sc.reclaimPolicy !== undefined && !RECLAIM.includes(sc.reclaimPolicy))
+    causes.push(fieldErr.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM));
+  if (sc.volumeBindingMode === undefined) causes.push(fieldErr.required('volumeBindingMode'));
+  else if (!BINDING.includes(sc.volumeBindingMode))
+    causes.push(fieldErr.notSupported('volumeBindingMode', sc.volumeBindingMode, BINDING));
+  return causes;
+}
+
+function validateUpdate(o: KObject, old: KObject): StatusCause[] {
+  const sc = o as StorageClass;
+  const before = old as StorageClass;
+  const causes = validateStorageClass(o);
+  if (
+    JSON.stringify(Object.entries(sc.parameters ?? {}).sort()) !==
+    JSON.stringify(Object.entries(before.parameters ?? {}).sort())
+  )
+    causes.push(fieldErr.forbidden('parameters', 'updates to parameters are forbidden.'));
+  if (sc.provisioner !== before.provisioner)
+    causes.push(fieldErr.forbidden('provisioner', 'updates to provisioner are forbidden.'));
+  if (sc.reclaimPolicy !== before.reclaimPolicy)
+    causes.push(fieldErr.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
+  causes.push(...immutable('volumeBindingMode', sc.volumeBindingMode, before.volumeBindingMode));
+  return causes;
+}
+
+function prepare(o: KObject): void {
+  const sc = o as StorageClass;
+  sc.reclaimPolicy ??= 'Delete';
+  sc.volumeBindingMode ??= 'Immediate';
+}
+
+export const storageClassDef: ResourceDef = {
+  group: 'storage.orch.io',
+  versions: ['v1'],
+  kind: 'StorageClass',
+  listKind: 'StorageClassList',
+  plural: 'storageclasses',
+  singular: 'storageclass',
+  namespaced: false,
+  shortNames: ['sc'],
+  verbs: ALL_VERBS,
+  subresources: [],
+  schema,
+  strategy: {
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({ provisioner: '' }),
+    prepareForCreate: prepare,
+    prepareForUpdate: prepare,
+    validate: validateStorageClass,
+    validateUpdate,
+    table: [
+      {
+        ...NAME_COLUMN,
+        cell: (o) => `${o.metadata.name ?? ''}${isDefaultStorageClass(o) ? ' (default)' : ''}`,
+      },
+      {
+        name: 'Provisioner',
+        type: 'string',
+        description: 'provisioner indicates the type of the provisioner.',
+        cell: (o) => (o as StorageClass).provisioner ?? '',
+      },
+      {
+        name: 'ReclaimPolicy',
+        type: 'string',
+        description:
+          'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.',
+        cell: (o) => (o as StorageClass).reclaimPolicy ?? 'Delete',
+      },
+      {
+        name: 'VolumeBindingMode',
+        type: 'string',
+        description:
+          'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.',
+        cell: (o) => (o as StorageClass).volumeBindingMode ?? 'Immediate',
+      },
+      {
+        name: 'AllowVolumeExpansion',
+        type: 'string',
+        description: 'allowVolumeExpansion shows whether the storage class allow volume expand.',
+        cell: (o) => String((o as StorageClass).allowVolumeExpansion === true),
+      },
+      AGE_COLUMN,
+    ],
+  },
+};

@@ -1,0 +1,48 @@
+// What persistent volumes and their claims share: access modes and volume modes, and how
+// the tables print them.
+import type { StatusCause } from '../../errors/status.ts';
+import { fieldErr } from './common.ts';
+
+export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
+export const VOLUME_MODES = ['Block', 'Filesystem'];
+/** The finalizers the StorageObjectInUseProtection admission plugin adds. */
+export const PVC_PROTECTION_FINALIZER = 'orch.io/pvc-protection';
+export const PV_PROTECTION_FINALIZER = 'orch.io/pv-protection';
+/** The annotation older clients name a claim's class with. */
+export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.orch.io/storage-class';
+
+const SHORT: Record<string, string> = {
+  ReadWriteOnce: 'RWO',
+  ReadOnlyMany: 'ROX',
+  ReadWriteMany: 'RWX',
+  ReadWriteOncePod: 'RWOP',
+};
+
+/** Access modes as kubectl prints them (`RWO,ROX`). */
+export function accessModesCell(modes: string[] | undefined): string {
+  const seen = new Set(modes ?? []);
+  return ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod']
+    .filter((m) => seen.has(m))
+    .map((m) => SHORT[m])
+    .join(',');
+}
+
+export function validateAccessModes(
+  field: string,
+  modes: string[] | undefined,
+  emptyDetail: string,
+): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!modes?.length) return [fieldErr.required(field, emptyDetail)];
+  for (const m of modes)
+    if (!ACCESS_MODES.includes(m)) causes.push(fieldErr.notSupported(field, m, ACCESS_MODES));
+  if (modes.includes('ReadWriteOncePod') && modes.length > 1)
+    causes.push(fieldErr.forbidden(field, 'may not use ReadWriteOncePod with other access modes'));
+  return causes;
+}
+
+export function validateVolumeMode(field: string, mode: string | undefined): StatusCause[] {
+  return mode !== undefined && !VOLUME_MODES.includes(mode)
+    ? [fieldErr.notSupported(field, mode, VOLUME_MODES)]
+    : [];
+}
