@@ -11,6 +11,8 @@ import {
   configuration,
   type Hook,
   type HookServer,
+  MUTATING,
+  patchWith,
   startHookServer,
   VALIDATING,
   webhook,
@@ -137,6 +139,28 @@ describe('rules against requests', () => {
   });
 });
 
+describe('exempt kinds (Kubernetes 1.28, beyond doc3)', () => {
+  it('webhook configurations are never sent to webhooks, so a failing catch-all webhook can be removed', async () => {
+    const p = `/${uniqueName('r')}`;
+    hs.on(p, (review, res) => {
+      res.writeHead(500).end();
+      void review;
+    });
+    await install([
+      webhook(hs, 'catchall.example.orch.io', p, {
+        rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }],
+      }),
+    ]);
+    const ns = await namespace().catch(() => undefined);
+    expect(ns).toBeUndefined();
+    const other = uniqueName('cfg');
+    const r = await ts.req('POST', VALIDATING, configuration('Validating', other, [webhook(hs, 'x.example.orch.io', route())]));
+    expect(r.status, r.text).toBe(201);
+    created.push(`${VALIDATING}/${other}`);
+    expect(hs.callsTo(p).some((c) => c.review.request.resource.resource === 'validatingwebhookconfigurations')).toBe(false);
+  });
+});
+
 describe('selectors', () => {
   it('namespaceSelector matches the namespace labels of namespaced objects', async () => {
     const p = route();
@@ -227,6 +251,20 @@ describe('matchPolicy (doc3: Equivalent converts to the registered version)', ()
     expect(q.object.apiVersion).toBe('events.orch.io/v1');
     expect(q.object.note).toBe('container started');
     expect(q.object.regarding).toMatchObject({ kind: 'Pod', name: 'p1' });
+  });
+
+  it('Equivalent: a patch written in the registered version reaches the object in the requested version', async () => {
+    const p = `/${uniqueName('r')}`;
+    hs.on(p, patchWith([{ op: 'replace', path: '/note', value: 'rewritten by the webhook' }]));
+    const name = uniqueName('cfg');
+    const r0 = await ts.req('POST', MUTATING, configuration('Mutating', name, [webhook(hs, 'equivpatch.example.orch.io', p, { rules: eventsRule })]));
+    expect(r0.status, r0.text).toBe(201);
+    created.push(`${MUTATING}/${name}`);
+    const ns = await namespace();
+    const r = await ts.req('POST', `/api/v1/namespaces/${ns}/events`, coreEvent('e3', ns));
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.apiVersion).toBe('v1');
+    expect(r.json.message).toBe('rewritten by the webhook');
   });
 
   it('Exact: the same rule does not match a core event', async () => {

@@ -128,6 +128,25 @@ describe('the review sent (doc3 Webhook contract)', () => {
     expect(del.oldObject.data).toEqual({ a: '2' });
     expect(del.options.kind).toBe('DeleteOptions');
   });
+
+  it('a patch is sent as the UPDATE it is, with UpdateOptions (Kubernetes 1.28)', async () => {
+    hs.on('/patched', allow);
+    await install('Validating', [
+      webhook(hs, 'patched.example.orch.io', '/patched', {
+        rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      }),
+    ]);
+    const ns = await namespace();
+    expect((await createCm(ns, 'pt')).status).toBe(201);
+    const r = await ts.req('PATCH', `/api/v1/namespaces/${ns}/configmaps/pt?fieldManager=me`, { data: { a: '9' } }, {
+      'content-type': 'application/merge-patch+json',
+    });
+    expect(r.status, r.text).toBe(200);
+    const [call] = hs.callsTo('/patched');
+    expect(call!.review.request.operation).toBe('UPDATE');
+    expect(call!.review.request.options).toMatchObject({ kind: 'UpdateOptions', fieldManager: 'me' });
+    expect(call!.review.request.object.data).toEqual({ a: '9' });
+  });
 });
 
 describe('rejections (doc3 Errors)', () => {
@@ -145,6 +164,7 @@ describe('rejections (doc3 Errors)', () => {
   });
 
   it('without a status the code is 403 and the request is denied without explanation', async () => {
+    // (allowed is given: doc3 requires it)
     hs.on('/deny-bare', (review, res) => answer(res, review, { allowed: false }));
     await install('Mutating', [webhook(hs, 'bare.example.orch.io', '/deny-bare')]);
     const ns = await namespace();
@@ -160,6 +180,30 @@ describe('rejections (doc3 Errors)', () => {
     const r = await createCm(ns, 'x');
     expect(r.status).toBe(403);
     expect(r.json.message).toBe('admission webhook "low.example.orch.io" denied the request: m');
+  });
+});
+
+describe('validating webhooks run in parallel (doc3 plugin table)', () => {
+  it('each of two webhooks answers only once the other was called: both are in flight together', async () => {
+    const arrived = { a: false, b: false };
+    const waiting: (() => void)[] = [];
+    const barrier = (me: 'a' | 'b', other: 'a' | 'b') => (review: any, res: any) => {
+      arrived[me] = true;
+      const go = () => answer(res, review, { allowed: true });
+      if (arrived[other]) {
+        go();
+        for (const w of waiting.splice(0)) w();
+      } else waiting.push(go);
+    };
+    hs.on('/par-a', barrier('a', 'b'));
+    hs.on('/par-b', barrier('b', 'a'));
+    await install('Validating', [
+      webhook(hs, 'par-a.example.orch.io', '/par-a', { timeoutSeconds: 3 }),
+      webhook(hs, 'par-b.example.orch.io', '/par-b', { timeoutSeconds: 3 }),
+    ]);
+    const ns = await namespace();
+    const r = await createCm(ns, 'par');
+    expect(r.status, r.text).toBe(201);
   });
 });
 
@@ -249,6 +293,31 @@ describe('mutation and reinvocation (doc3 States and transitions)', () => {
     expect(JSON.parse(auditOf(ns)['mutation.webhook.admission.orch.io/round_1_index_0']!).webhook).toBe(
       'first.example.orch.io',
     );
+  });
+
+  it('a webhook change runs the built-in mutating plugins again; their change makes an IfNeeded webhook due', async () => {
+    // a built-in plugin stand-in: counts its runs and stamps the object once
+    let runs = 0;
+    ts.server.admission.addSource(() => [
+      {
+        name: 'TestStamp',
+        handles: (a) => a.resource.resource === 'configmaps' && a.name.startsWith('stamp-'),
+        mutate: (a) => {
+          runs++;
+          const m = a.object!.metadata as { labels?: Record<string, string> };
+          m.labels = { ...m.labels, stamped: 'by-plugin' };
+        },
+      },
+    ]);
+    hs.on('/self', patchWith([{ op: 'add', path: '/data/self', value: 'x' }]));
+    await install('Mutating', [webhook(hs, 'self.example.orch.io', '/self', { reinvocationPolicy: 'IfNeeded' })]);
+    const ns = await namespace();
+    const r = await createCm(ns, 'stamp-1');
+    expect(r.status, r.text).toBe(201);
+    expect(runs).toBe(2);
+    // its own change does not make it due; the plugin's change after it does
+    expect(hs.callsTo('/self')).toHaveLength(2);
+    expect(hs.callsTo('/self')[1]!.review.request.object.metadata.labels).toEqual({ stamped: 'by-plugin' });
   });
 
   it('an IfNeeded webhook is not reinvoked when nothing changed after it', async () => {

@@ -1,7 +1,7 @@
 // `npm run bench`: the reference server's speed, each figure in ONE run and, where there is
 // a baseline, as a ratio against a bare Node HTTP server answering the same bytes.
 //
-//   tsx scripts/bench/run.ts [--quick] [--only get,get-auth,create,create-rules,list,watch,memory,ready] [--no-write]
+//   tsx scripts/bench/run.ts [--quick] [--only get,get-auth,create,create-rules,create-webhooks,list,watch,memory,ready] [--no-write]
 //
 // Prints a table and writes scripts/bench/RESULTS.md (unless --no-write or --only).
 import { writeFileSync } from 'node:fs';
@@ -31,6 +31,7 @@ import {
   tempDir,
   type WatchResult,
 } from './lib.ts';
+import { benchCreateWebhooks, type WebhookComparison } from './webhooks.ts';
 
 const { values } = parseArgs({
   options: {
@@ -65,6 +66,7 @@ const results: {
   getAuth?: Comparison;
   create?: Comparison;
   createRules?: Comparison;
+  createWebhooks?: WebhookComparison;
   list?: Comparison & { chunks: number };
   watch?: WatchResult;
   memory?: MemResult[];
@@ -84,6 +86,7 @@ async function main(): Promise<void> {
     want('get-auth') ||
     want('create') ||
     want('create-rules') ||
+    want('create-webhooks') ||
     want('list') ||
     want('watch')
   ) {
@@ -143,6 +146,16 @@ async function main(): Promise<void> {
         await s.stop();
       }
     }
+    if (want('create-webhooks')) {
+      log('CREATE through admission webhooks ...');
+      // in memory: no fsync, so that the webhooks' share of a create shows
+      const s = await spawnServer('orch', { inMemory: true });
+      try {
+        results.createWebhooks = await benchCreateWebhooks(s, createCmp);
+      } finally {
+        await s.stop();
+      }
+    }
     if (want('watch')) {
       // a fresh server: the creates above do not weigh on it
       log('watch fan-out ...');
@@ -181,6 +194,7 @@ function table(): { rows: string[][]; notes: string[] } {
   add(comparisonRow(results.getAuth, TARGETS.getAuth));
   add(comparisonRow(results.create, TARGETS.create));
   add(comparisonRow(results.createRules, TARGETS.createRules));
+  add(comparisonRow(results.createWebhooks));
   add(comparisonRow(results.list));
   if (results.get)
     notes.push(`GET: ${results.get.bytes} bytes per answer, ${results.get.connections} connections.`);
@@ -195,6 +209,10 @@ function table(): { rows: string[][]; notes: string[] } {
   if (results.createRules)
     notes.push(
       `CREATE custom resource with rules: one in-memory server, ${results.createRules.connections} connections; the "orch" column creates objects of a definition with 10 validation rules (comparisons, startsWith, a regex, all() over a list and a map, map(), has(), a duration), the "bare Node" column the same objects of the same definition without rules, alternating rounds in the same run.`,
+    );
+  if (results.createWebhooks)
+    notes.push(
+      `CREATE through webhooks: one in-memory server, ${results.createWebhooks.connections} connections; the "orch" column creates ConfigMaps in a namespace that one no-op mutating and one no-op validating webhook select (HTTPS, answered from the benchmark process), the "bare Node" column in a namespace they do not select, alternating rounds in the same run. ${int(results.createWebhooks.calls)} webhook calls over ${results.createWebhooks.tlsConnections} TLS connections (kept alive).`,
     );
   if (results.list)
     notes.push(

@@ -41,6 +41,8 @@ function goUrl(u: URL): string {
 
 export class WebhookClient {
   private readonly pools = new Map<string, Agent>();
+  /** Per webhook (a stored configuration's, unchanged): its URL target and its pool. */
+  private readonly known = new WeakMap<WebhookAccessor, { url?: Target; agent: Agent }>();
 
   constructor(
     private readonly registry: Registry,
@@ -93,6 +95,12 @@ export class WebhookClient {
     };
   }
 
+  private async remember(hook: WebhookAccessor, t: Target): Promise<Agent> {
+    const agent = await this.pool(hook, t);
+    this.known.set(hook, { url: hook.clientConfig.url !== undefined ? t : undefined, agent });
+    return agent;
+  }
+
   private async pool(hook: WebhookAccessor, t: Target): Promise<Agent> {
     const c = t.credentials;
     const key = JSON.stringify([hook.uid, hook.clientConfig.caBundle ?? '', t.servername ?? '', c?.cert ?? '', c?.key ?? '']);
@@ -123,10 +131,17 @@ export class WebhookClient {
    * CallFailure worded as Kubernetes 1.28 words it (`Post "<url>": <why>`).
    */
   async post(hook: WebhookAccessor, review: unknown, signal?: AbortSignal): Promise<Reply> {
-    const t = this.target(hook);
+    let known = this.known.get(hook);
+    if (known && (known.agent.closed || known.agent.destroyed)) known = undefined;
+    // a URL is resolved once; a Service is looked up on every call (it may change)
+    const t = known?.url ?? this.target(hook);
     const deadline = AbortSignal.timeout(hook.timeoutSeconds * 1000);
     const abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, */*',
+      'user-agent': 'orch-apiserver-admission',
+    };
     if (t.host) headers.host = t.host;
     const c = t.credentials;
     if (c?.token) headers.authorization = `Bearer ${c.token}`;
@@ -139,7 +154,7 @@ export class WebhookClient {
         method: 'POST',
         headers,
         body: JSON.stringify(review),
-        dispatcher: await this.pool(hook, t),
+        dispatcher: known?.agent ?? (await this.remember(hook, t)),
         signal: abort,
       });
       const chunks: Buffer[] = [];

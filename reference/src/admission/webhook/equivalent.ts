@@ -31,8 +31,33 @@ function fromBucket(def: ResourceDef, version: string, o: KObject): KObject {
   return { apiVersion: apiVersionOf(def.group, version), kind: def.kind, ...rest } as KObject;
 }
 
+/** Per registry: the equivalents of each requested form, until a resource is added or removed. */
+const caches = new WeakMap<Registry, Map<string, Equivalent[]>>();
+
 /** Every other served form of the requested resource (the request's own form excluded). */
 export function equivalentsOf(
+  registry: Registry,
+  requested: GroupVersionResource,
+  requestedKind: GroupVersionKind,
+  subresource: string,
+): Equivalent[] {
+  let cache = caches.get(registry);
+  if (!cache) {
+    const fresh = new Map<string, Equivalent[]>();
+    cache = fresh;
+    caches.set(registry, fresh);
+    registry.changed(() => fresh.clear());
+  }
+  const key = JSON.stringify([requested, requestedKind, subresource]);
+  let hit = cache.get(key);
+  if (!hit) {
+    hit = findEquivalents(registry, requested, requestedKind, subresource);
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
+function findEquivalents(
   registry: Registry,
   requested: GroupVersionResource,
   requestedKind: GroupVersionKind,

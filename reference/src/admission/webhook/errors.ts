@@ -1,7 +1,7 @@
 // The errors webhook admission answers with, as Kubernetes 1.28 shapes them:
 // - a rejection (`allowed: false`): the webhook's status, message prefixed
 //   `admission webhook "<name>" denied the request: ` (or `... denied the request without
-//   explanation`), code 403 when the webhook gave none or one below 400;
+//   explanation`), code 403 when the webhook gave none, one below 400 (or one above 999);
 // - a call that failed under `failurePolicy: Fail`: 500 InternalError
 //   `Internal error occurred: failed calling webhook "<name>": <why>` (the webhook failed, not
 //   the client's request; Kubernetes answers it so);
@@ -23,7 +23,8 @@ class WebhookStatusError extends StatusError {
 export function rejection(webhook: string, status: Rec | undefined): StatusError {
   const deniedBy = `admission webhook ${JSON.stringify(webhook)} denied the request`;
   const s = status ?? {};
-  const code = typeof s.code === 'number' && s.code >= 400 ? s.code : 403;
+  // HTTP status codes have three digits: a larger code cannot be sent, 403 stands for it
+  const code = typeof s.code === 'number' && s.code >= 400 && s.code <= 999 ? s.code : 403;
   const message = typeof s.message === 'string' && s.message ? s.message : '';
   const reason = typeof s.reason === 'string' ? s.reason : '';
   const text = message ? `${deniedBy}: ${message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;

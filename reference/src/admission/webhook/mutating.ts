@@ -7,7 +7,9 @@
 // configuration, webhook and whether it mutated, and (Kubernetes 1.28, beyond doc3)
 // `patch.webhook.admission.orch.io/round_<r>_index_<i>` with the patch applied, and
 // `failed-open.mutation.webhook.admission.orch.io/round_<r>_index_<i>` when a failure was
-// ignored.
+// ignored. A patch that does not decode or apply is a webhook error like a failed call: the
+// failure policy decides (doc3 "Errors"); under Fail the reply is Kubernetes' 500
+// `Internal error occurred: <why>`.
 import { isDeepStrictEqual } from 'node:util';
 import type { AuthorizerChain } from '../../authorization/chain.ts';
 import type { Registry } from '../../registry/registry.ts';
@@ -74,7 +76,15 @@ export class MutatingDispatcher {
           throw internalError(err.message);
         }
         if (err instanceof WebhookRejection) throw err.status;
-        if (err instanceof PatchError) throw internalError(err.message);
+        if (err instanceof PatchError) {
+          // doc3 Errors: a webhook error other than a rejection goes by the failure policy
+          // (Kubernetes 1.28 refuses a bad patch even under Ignore; the text wins here)
+          if (hook.failurePolicy === 'Ignore') {
+            a.ctx.audit?.annotate(`failed-open.mutation.${GROUP}/${key}`, hook.name);
+            continue;
+          }
+          throw internalError(err.message);
+        }
         throw err;
       }
     } finally {

@@ -1,8 +1,7 @@
 // A mutating webhook's JSON Patch (doc3 "Webhook contract": `patchType: JSONPatch`, base64 of
 // a JSON Patch array) applied to the object in the webhook's form, with the patch engine of
-// the API's own JSON Patch requests. Kubernetes 1.28 answers a patch that does not decode or
-// does not apply with an internal error whatever the failure policy (the webhook did answer),
-// and so does this server.
+// the API's own JSON Patch requests. A patch that does not decode or apply is a PatchError,
+// which the mutating dispatcher hands to the failure policy.
 import { StatusError } from '../../errors/status.ts';
 import { applyJsonPatch as applyOps } from '../../patch/json-patch.ts';
 import type { KObject } from '../../storage/types.ts';

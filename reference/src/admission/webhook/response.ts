@@ -1,10 +1,11 @@
-// Judging a webhook's reply (doc3 "Webhook contract"), as Kubernetes 1.28 judges it. A reply
-// that is not a usable AdmissionReview is a call failure, which the failure policy decides:
-// an HTTP status outside 200-206, a content type other than JSON, a body that does not decode,
-// (v1) another apiVersion or kind, no `response`, a uid that is not the request's, a patch
-// without patchType, a patch from a validating webhook. v1beta1 replies are read as leniently
-// as Kubernetes reads them (uid, apiVersion and patchType not checked). `allowed` absent reads
-// as false (Go's zero value): a rejection without explanation.
+// Judging a webhook's reply (doc3 "Webhook contract"), with Kubernetes 1.28's checks and words.
+// A reply that is not a usable AdmissionReview is a call failure, which the failure policy
+// decides: an HTTP status outside 200-206 (Kubernetes' client takes those), a content type
+// other than JSON (none is read as JSON), a body that does not decode, another apiVersion or
+// kind than the request's, no `response`, a uid that is not the request's, no `allowed`, a
+// patch without patchType, a patch from a validating webhook. doc3 asks the same of both review
+// versions; Kubernetes 1.28 reads v1beta1 replies leniently (uid, version and patchType
+// unchecked) and takes a missing `allowed` for false, and the text wins over it here.
 import { REVIEW_GROUP } from './review.ts';
 import type { Reply } from './client.ts';
 
@@ -61,7 +62,7 @@ function typeError(field: string, want: string, got: unknown): InvalidReply {
   );
 }
 
-function readResponse(r: Rec, mutating: boolean, lenient: boolean): WebhookResult {
+function readResponse(r: Rec, mutating: boolean): WebhookResult {
   const at = (f: string) => `AdmissionResponse.response.${f}`;
   if (r.allowed !== undefined && r.allowed !== null && typeof r.allowed !== 'boolean') throw typeError(at('allowed'), 'bool', r.allowed);
   let status: Rec | undefined;
@@ -104,40 +105,34 @@ function readResponse(r: Rec, mutating: boolean, lenient: boolean): WebhookResul
     }
   }
   const invalid = (why: string) => new InvalidReply(`received invalid webhook response: ${why}`);
+  if (typeof r.allowed !== 'boolean') throw invalid('response.allowed is required');
   const hasPatch = patch !== undefined && patch.length > 0;
-  if (lenient) {
-    // v1beta1: a patch implies JSONPatch; a validating webhook's patch is ignored
-    if (!mutating) return { allowed: r.allowed === true, status, warnings, auditAnnotations };
-    return { allowed: r.allowed === true, status, patch, patchType: hasPatch ? 'JSONPatch' : undefined, warnings, auditAnnotations };
-  }
   if (mutating) {
     if (hasPatch && !patchType) throw invalid('webhook returned response.patch but not response.patchType');
   } else if (hasPatch || patchType) {
     throw invalid('validating webhook may not return response.patch or response.patchType');
   }
-  return { allowed: r.allowed === true, status, patch, patchType, warnings, auditAnnotations };
+  return { allowed: r.allowed, status, patch, patchType, warnings, auditAnnotations };
 }
 
 /** The webhook's answer, or an InvalidReply (a call failure: the failure policy decides). */
 export function judgeReply(reply: Reply, version: string, uid: string, mutating: boolean): WebhookResult {
   const doc = decode(reply);
-  if (version === 'v1') {
-    const want = `${REVIEW_GROUP}/v1`;
-    if (doc.apiVersion !== want)
-      throw new InvalidReply(
-        `received invalid webhook response: expected webhook response of ${want}, got ${typeof doc.apiVersion === 'string' ? doc.apiVersion : ''}`,
-      );
-    if (doc.kind !== 'AdmissionReview')
-      throw new InvalidReply(
-        `received invalid webhook response: expected webhook response of kind AdmissionReview, got ${typeof doc.kind === 'string' ? doc.kind : ''}`,
-      );
-  }
+  const want = `${REVIEW_GROUP}/${version}`;
+  if (doc.apiVersion !== want)
+    throw new InvalidReply(
+      `received invalid webhook response: expected webhook response of ${want}, got ${typeof doc.apiVersion === 'string' ? doc.apiVersion : ''}`,
+    );
+  if (doc.kind !== 'AdmissionReview')
+    throw new InvalidReply(
+      `received invalid webhook response: expected webhook response of kind AdmissionReview, got ${typeof doc.kind === 'string' ? doc.kind : ''}`,
+    );
   if (doc.response === undefined || doc.response === null)
     throw new InvalidReply('received invalid webhook response: webhook response was absent');
   if (!isRec(doc.response)) throw typeError('AdmissionReview.response', 'v1.AdmissionResponse', doc.response);
   const r = doc.response;
   if (r.uid !== undefined && r.uid !== null && typeof r.uid !== 'string') throw typeError('AdmissionResponse.response.uid', 'types.UID', r.uid);
-  if (version === 'v1' && (r.uid ?? '') !== uid)
+  if ((r.uid ?? '') !== uid)
     throw new InvalidReply(`received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(r.uid ?? '')}`);
-  return readResponse(r, mutating, version !== 'v1');
+  return readResponse(r, mutating);
 }

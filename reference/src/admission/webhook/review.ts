@@ -67,8 +67,25 @@ export function reviewRequest(
     r.oldObject = a.operation === 'CREATE' || a.operation === 'CONNECT' ? null : (v.oldObject ?? null);
   }
   r.dryRun = a.dryRun;
-  r.options = a.operation === 'CONNECT' ? null : (a.options ?? null);
+  r.options = a.operation === 'CONNECT' ? null : optionsOf(a);
   return r;
+}
+
+/**
+ * The options as admission sees them: a patch's PatchOptions become the UpdateOptions of the
+ * update it is (or the CreateOptions of the creation an apply makes), as Kubernetes 1.28 sends
+ * them; `force` does not carry over.
+ */
+function optionsOf(a: AdmissionAttributes): Record<string, unknown> | null {
+  const o = a.options;
+  if (!o) return null;
+  if (o.kind !== 'PatchOptions') return o;
+  const out: Record<string, unknown> = {
+    kind: a.operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions',
+    apiVersion: o.apiVersion,
+  };
+  for (const k of ['dryRun', 'fieldManager', 'fieldValidation']) if (o[k] !== undefined) out[k] = o[k];
+  return out;
 }
 
 export function admissionReview(version: string, request: ReviewRequest): Record<string, unknown> {
