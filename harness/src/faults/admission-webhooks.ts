@@ -60,6 +60,7 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
       'ignored-failure-others-still-run',
       'ignored-mutating-failure-others-mutate',
       'match-condition-error-ignore',
+      'patch-not-applicable-ignore',
     ),
     rewrite: (h) => {
       if (h.failurePolicy !== 'Ignore') return undefined;
@@ -89,6 +90,9 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
       'patch-on-validating-fails',
       'patch-without-type',
       'match-condition-error-fail',
+      'patch-not-applicable-fail',
+      'patch-on-delete-fail',
+      'v1beta1-uid-mismatch-fail',
     ),
     rewrite: (h) => {
       if (h.failurePolicy !== 'Fail' && h.failurePolicy !== undefined) return undefined;
