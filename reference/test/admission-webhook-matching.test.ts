@@ -139,6 +139,28 @@ describe('rules against requests', () => {
   });
 });
 
+describe('exempt kinds (Kubernetes 1.28, beyond doc3)', () => {
+  it('webhook configurations are never sent to webhooks, so a failing catch-all webhook can be removed', async () => {
+    const p = `/${uniqueName('r')}`;
+    hs.on(p, (review, res) => {
+      res.writeHead(500).end();
+      void review;
+    });
+    await install([
+      webhook(hs, 'catchall.example.orch.io', p, {
+        rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }],
+      }),
+    ]);
+    const ns = await namespace().catch(() => undefined);
+    expect(ns).toBeUndefined();
+    const other = uniqueName('cfg');
+    const r = await ts.req('POST', VALIDATING, configuration('Validating', other, [webhook(hs, 'x.example.orch.io', route())]));
+    expect(r.status, r.text).toBe(201);
+    created.push(`${VALIDATING}/${other}`);
+    expect(hs.callsTo(p).some((c) => c.review.request.resource.resource === 'validatingwebhookconfigurations')).toBe(false);
+  });
+});
+
 describe('selectors', () => {
   it('namespaceSelector matches the namespace labels of namespaced objects', async () => {
     const p = route();

@@ -23,9 +23,21 @@ function mapRules(h: Hook, f: (rule: Hook) => unknown): Record<string, unknown> 
 
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 const LABEL = /^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$/;
-/** matchLabels of plain valid keys and values (a selector the server would refuse is left to be refused). */
-const plainLabels = (m: unknown): boolean =>
-  !!m && typeof m === 'object' && Object.keys(m).length > 0 && Object.entries(m).every(([k, v]) => LABEL.test(k) && typeof v === 'string' && LABEL.test(v));
+/**
+ * A selector combining matchLabels (of plain valid keys and values: one the server would refuse
+ * is left to be refused) with matchExpressions: the fault's server reads only the expressions.
+ */
+const combined = (sel: any): boolean => {
+  const m = sel?.matchLabels;
+  return (
+    Array.isArray(sel?.matchExpressions) &&
+    sel.matchExpressions.length > 0 &&
+    !!m &&
+    typeof m === 'object' &&
+    Object.keys(m).length > 0 &&
+    Object.entries(m).every(([k, v]) => LABEL.test(k) && typeof v === 'string' && LABEL.test(v))
+  );
+};
 
 const isObjectPath = (p: string) => !/^\/apis\/admissionregistration\./.test(p);
 
@@ -48,6 +60,7 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
       'ignored-failure-others-still-run',
       'ignored-mutating-failure-others-mutate',
       'match-condition-error-ignore',
+      'patch-not-applicable-ignore',
     ),
     rewrite: (h) => {
       if (h.failurePolicy !== 'Ignore') return undefined;
@@ -77,6 +90,9 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
       'patch-on-validating-fails',
       'patch-without-type',
       'match-condition-error-fail',
+      'patch-not-applicable-fail',
+      'patch-on-delete-fail',
+      'v1beta1-uid-mismatch-fail',
       'ordering/phases',
       'ordering/kubernetes-order',
     ).map((id) => id.replace('admission/contract/ordering/', 'admission/ordering/')),
@@ -134,10 +150,10 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
   webhookRewriteFault({
     name: 'webhook-object-selector-labels-ignored',
     breaks:
-      'doc3 § Webhook configuration objects: objectSelector matches object or old object labels (the server is given the selector without its matchLabels)',
+      'doc3 § Webhook configuration objects: objectSelector matches object or old object labels (the server is given a selector that combines matchLabels and matchExpressions without its matchLabels)',
     catchers: c('object-selector-no-match', 'object-selector-cluster-scoped'),
     rewrite: (h) => {
-      if (!plainLabels(h.objectSelector?.matchLabels)) return undefined;
+      if (!combined(h.objectSelector)) return undefined;
       const before = structuredClone(h.objectSelector);
       delete h.objectSelector.matchLabels;
       return { objectSelector: before };
@@ -146,10 +162,10 @@ export const ADMISSION_WEBHOOK_FAULTS: Fault[] = [
   webhookRewriteFault({
     name: 'webhook-namespace-selector-labels-ignored',
     breaks:
-      'doc3 § Webhook configuration objects: namespaceSelector matches the namespace labels for namespaced resources and Namespace objects (the server is given the selector without its matchLabels)',
+      'doc3 § Webhook configuration objects: namespaceSelector matches the namespace labels for namespaced resources and Namespace objects (the server is given a selector that combines matchLabels and matchExpressions without its matchLabels)',
     catchers: c('namespace-selector-no-match', 'namespace-selector-namespace-object-no-match'),
     rewrite: (h) => {
-      if (!plainLabels(h.namespaceSelector?.matchLabels)) return undefined;
+      if (!combined(h.namespaceSelector)) return undefined;
       const before = structuredClone(h.namespaceSelector);
       delete h.namespaceSelector.matchLabels;
       return { namespaceSelector: before };

@@ -156,6 +156,15 @@ export const ADMISSION_FAULTS: Fault[] = [
       'admission/configuration/match-condition-undeclared',
       'admission/configuration/match-condition-request-typed',
     ],
+    // the contract rows whose match conditions are false or fail to evaluate: with every
+    // condition sent as `true` the server calls those webhooks, which breaks the same rule
+    alsoFails: [
+      'admission/contract/match-condition-false',
+      'admission/contract/match-condition-one-false',
+      'admission/contract/match-condition-error-and-false',
+      'admission/contract/match-condition-error-fail',
+      'admission/contract/match-condition-error-ignore',
+    ],
     request: (r) =>
       rewriteWebhooks(r, (hooks) => {
         let changed = false;
