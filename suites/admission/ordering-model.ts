@@ -9,7 +9,8 @@
 //     third one);
 //   - a rejection (allowed: false), or a failure under `failurePolicy: Fail`, ends the write
 //     at once: no later webhook is called, validating ones neither; a failure under `Ignore`
-//     is as if the webhook had not been called;
+//     changes nothing, but the webhook was called (with IfNeeded it is due again when a later
+//     webhook changes the object);
 //   - a validating webhook that answers with a patch has answered wrongly (doc3: a patch is for
 //     mutating webhooks only; Kubernetes 1.28 takes it as a failed call), so its failure policy
 //     decides;
@@ -89,7 +90,7 @@ export function expectedOutcome(hooks: readonly ModelWebhook[], initial: Record<
     for (const h of callNow) {
       mutating.push({ id: h.id, round, labels: { ...labels } });
       if (rejects(h)) return { mutating, validating: [], result: { rejectedBy: [h.id] } };
-      if (h.behaviour === 'fail') continue;
+      // a failure its policy ignores changes nothing, yet the webhook counts as called
       let changed = false;
       if (h.behaviour === 'patch' && labels[labelOf(h.id)] !== '1') {
         labels[labelOf(h.id)] = '1';

@@ -87,6 +87,8 @@ const EDGES: Scenario[] = [
   { operation: 'CREATE', hooks: [m('m0', 'a', 0, 'deny'), m('m1', 'b', 0, 'patch'), v('v0', 0, 'allow')] },
   // failures: ignored under Ignore, fatal under Fail
   { operation: 'CREATE', hooks: [m('m0', 'a', 0, 'fail', { failurePolicy: 'Ignore' }), v('v0', 0, 'fail', { failurePolicy: 'Fail' }), v('v1', 1, 'allow')] },
+  // a webhook whose failure was ignored was still called: with IfNeeded it is called again after a later patch
+  { operation: 'CREATE', hooks: [m('m0', 'c', 0, 'patch'), m('m1', 'a', 0, 'fail', { failurePolicy: 'Ignore', reinvocation: 'IfNeeded' })] },
   // webhooks that do not match are never called
   {
     operation: 'UPDATE',
