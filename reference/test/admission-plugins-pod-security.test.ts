@@ -270,6 +270,14 @@ describe('the plugin on a server', () => {
       'impersonate-group': 'system:masters',
     });
     expect(byUser.status, byUser.text).toBe(201);
+    // the RuntimeClass plugin refuses pods naming a class that does not exist
+    const rc = await ts.req('POST', '/apis/node.orch.io/v1/runtimeclasses', {
+      apiVersion: 'node.orch.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'exempt-rc' },
+      handler: 'exempt',
+    });
+    expect(rc.status, rc.text).toBe(201);
     const byRc = await ts.req(
       'POST',
       `/api/v1/namespaces/${n}/pods`,
