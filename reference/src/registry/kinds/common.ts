@@ -299,6 +299,12 @@ export function formatLabels(m: Record<string, string> | undefined): string {
   return keys.map((k) => `${k}=${m![k]}`).join(',');
 }
 
+/** What an update of the main resource may not change: the status stays as stored (or absent). */
+export function keepStoredStatus(o: KObject, old: KObject): void {
+  if (old.status === undefined) delete o.status;
+  else o.status = old.status;
+}
+
 /** What the status subresource may change: status only (the rest, metadata included, stays as stored). */
 export function keepAllButStatus(o: KObject, old: KObject): void {
   const status = o.status;

@@ -14,6 +14,7 @@ import {
   ALL_VERBS,
   fieldErr,
   keepAllButStatus,
+  keepStoredStatus,
   NAME_COLUMN,
   normalizeBySchema,
   qualifiedName,
@@ -304,8 +305,7 @@ export const validatingAdmissionPolicyDef: ResourceDef = {
     },
     prepareForUpdate(o, old) {
       prepare(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
     prepareForStatusUpdate(o, old) {
       keepAllButStatus(o, old);
