@@ -398,7 +398,16 @@ export function matchConditionProblem(expression: string): string | undefined {
   return undefined;
 }
 
-function validateMatchConditions(field: string, conditions: unknown[]): StatusCause[] {
+/**
+ * Match conditions as Kubernetes 1.28 validates them, for webhooks and admission policies
+ * alike: at most 64, each with an expression (its problems from `expressionCauses`) and a
+ * name that is a qualified name and unique in the list.
+ */
+export function validateMatchConditions(
+  field: string,
+  conditions: unknown[],
+  expressionCauses: (field: string, expression: string) => StatusCause[],
+): StatusCause[] {
   const out: StatusCause[] = [];
   if (conditions.length > MAX_MATCH_CONDITIONS)
     out.push({
@@ -412,10 +421,7 @@ function validateMatchConditions(field: string, conditions: unknown[]): StatusCa
     const p = `${field}[${i}]`;
     const expression = text(c.expression).trim();
     if (!expression) out.push(fieldErr.required(`${p}.expression`));
-    else {
-      const problem = matchConditionProblem(expression);
-      if (problem) out.push(fieldErr.invalid(`${p}.expression`, expression, problem));
-    }
+    else out.push(...expressionCauses(`${p}.expression`, expression));
     const name = text(c.name);
     if (!name) out.push(fieldErr.required(`${p}.name`));
     else out.push(...qualifiedName(`${p}.name`, name));
@@ -425,6 +431,12 @@ function validateMatchConditions(field: string, conditions: unknown[]): StatusCa
     }
   });
   return out;
+}
+
+/** A webhook match condition's expression problems. */
+function webhookExpressionCauses(field: string, expression: string): StatusCause[] {
+  const problem = matchConditionProblem(expression);
+  return problem ? [fieldErr.invalid(field, expression, problem)] : [];
 }
 
 // ------------------------------------------------------------------ a webhook, a configuration
@@ -453,7 +465,10 @@ function validateWebhook(field: string, hook: Rec, mutating: boolean, opts: Opti
   if (mutating && hook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(text(hook.reinvocationPolicy)))
     out.push(fieldErr.notSupported(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES));
   out.push(...validateClientConfig(`${field}.clientConfig`, rec(hook.clientConfig)));
-  if (opts.checkMatchConditions) out.push(...validateMatchConditions(`${field}.matchConditions`, list(hook.matchConditions)));
+  if (opts.checkMatchConditions)
+    out.push(
+      ...validateMatchConditions(`${field}.matchConditions`, list(hook.matchConditions), webhookExpressionCauses),
+    );
   return out;
 }
 
