@@ -25,6 +25,7 @@ import {
   validateLabelSelector,
 } from './common.ts';
 import { base64ErrorOffset } from './secret.ts';
+import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.orch.io';
 
@@ -338,29 +339,6 @@ function validateClientConfig(field: string, cc: Rec): StatusCause[] {
 
 // ------------------------------------------------------------------ match conditions
 
-const DYN: DeclType = { kind: 'dyn', name: 'dyn', maxSize: 3 * 1024 * 1024, minSize: 1, schemaType: '' };
-const AUTHORIZER: DeclType = { kind: 'dyn', name: AUTHORIZER_TYPE, maxSize: 1, minSize: 1, schemaType: '' };
-
-const groupVersionKind = obj({ group: str(), version: str(), kind: str() });
-const groupVersionResource = obj({ group: str(), version: str(), resource: str() });
-
-/** The review request as match conditions see it: without object and oldObject; options dynamic. */
-const admissionRequest = obj({
-  uid: str(),
-  kind: groupVersionKind,
-  resource: groupVersionResource,
-  subResource: str(),
-  requestKind: groupVersionKind,
-  requestResource: groupVersionResource,
-  requestSubResource: str(),
-  name: str(),
-  namespace: str(),
-  operation: str(),
-  userInfo: obj({ username: str(), uid: str(), groups: arr(str()), extra: mapOf(arr(str())) }),
-  dryRun: { type: 'boolean' },
-  options: {},
-});
-
 let matchEnvironment: { env: Environment; vars: Map<string, DeclType> } | undefined;
 
 /**
@@ -371,17 +349,17 @@ export function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
   if (!matchEnvironment) {
     const env = newEnvironment();
     const messages: MessageDeclaration[] = [];
-    const request = declare(admissionRequest, 'orch.AdmissionRequest', messages, false, PLAIN_NAMES);
+    const request = declare(ADMISSION_REQUEST_SCHEMA, 'orch.AdmissionRequest', messages, false, PLAIN_NAMES);
     for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
     env.registerVariable('object', 'dyn');
     env.registerVariable('oldObject', 'dyn');
     env.registerVariable('request', request.name);
     env.registerVariable('authorizer', AUTHORIZER_TYPE);
     const vars = new Map<string, DeclType>([
-      ['object', DYN],
-      ['oldObject', DYN],
+      ['object', DYN_DECL],
+      ['oldObject', DYN_DECL],
       ['request', request],
-      ['authorizer', AUTHORIZER],
+      ['authorizer', AUTHORIZER_DECL],
     ]);
     matchEnvironment = { env, vars };
   }
