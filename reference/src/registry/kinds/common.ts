@@ -123,6 +123,12 @@ export const fieldErr = {
   }),
 };
 
+/** A value that must be set and be one of `allowed`: `Required value`, else `Unsupported value`. */
+export function requiredOneOf(field: string, value: string | undefined, allowed: string[]): StatusCause[] {
+  if (value === undefined) return [fieldErr.required(field)];
+  return allowed.includes(value) ? [] : [fieldErr.notSupported(field, value, allowed)];
+}
+
 /** `field is immutable` when the value changed (deep comparison of JSON values). */
 export function immutable(field: string, now: unknown, before: unknown): StatusCause[] {
   return JSON.stringify(canonical(now)) === JSON.stringify(canonical(before))
