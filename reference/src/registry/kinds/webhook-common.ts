@@ -29,11 +29,11 @@ import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission
 
 export const ADMISSION_GROUP = 'admissionregistration.orch.io';
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export type Rec = Record<string, unknown>;
+export const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strs = (v: unknown): string[] => list(v).map((x) => (typeof x === 'string' ? x : String(x ?? '')));
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 // ------------------------------------------------------------------ schema
 
