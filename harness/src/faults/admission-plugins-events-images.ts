@@ -4,7 +4,7 @@
 // (harness/src/admission/: the buckets, and the ImageReview backend whose verdict follows the
 // image name).
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
-import { bodyOf, mapJson } from './util.ts';
+import { bodyOf, failure, mapJson } from './util.ts';
 
 const EVENTS = /^\/api\/v1\/namespaces\/([^/]+)\/events\/?$/;
 const PODS = /^\/api\/v1\/namespaces\/[^/]+\/pods\/?$/;
@@ -65,19 +65,8 @@ export const EVENT_IMAGE_PLUGIN_FAULTS: Fault[] = [
       if (res.status === 429) emptied.add(ns);
       else if (emptied.has(ns))
         return {
-          status: 429,
+          ...failure(429, 'TooManyRequests', `Too many requests: limit reached on type Namespace for key ${ns}`),
           headers: { ...res.headers, 'content-type': 'application/json' },
-          body: Buffer.from(
-            JSON.stringify({
-              kind: 'Status',
-              apiVersion: 'v1',
-              metadata: {},
-              status: 'Failure',
-              message: `Too many requests: limit reached on type Namespace for key ${ns}`,
-              reason: 'TooManyRequests',
-              code: 429,
-            }),
-          ),
         };
       return res;
     },

@@ -5,7 +5,7 @@
 // and about the writes they refuse. They run against a server with the policy gate on and the
 // policy API served, declared to the suite (POLICY_SERVER).
 import type { Fault, FaultServerOptions, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
-import { bodyOf, mapJson } from './util.ts';
+import { bodyOf, failure, mapJson } from './util.ts';
 
 const POLICY_OBJECTS =
   /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1(beta1|alpha1)\/validatingadmissionpolic(ies|ybindings)(\/|$)/;
@@ -260,16 +260,11 @@ export const POLICY_FAULTS: Fault[] = [
     response: (r, res) => {
       if (r.method !== 'POST' || !POLICY_OBJECTS.test(r.url.pathname) || !POLICIES.test(r.url.pathname)) return res;
       if (!r.body.toString('utf8').includes('object.noSuchField')) return res;
-      const status = {
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: "ValidatingAdmissionPolicy is invalid: spec.validations[0].expression: undefined field 'noSuchField'",
-        reason: 'Invalid',
-        code: 422,
-      };
-      return { status: 422, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(status)) };
+      return failure(
+        422,
+        'Invalid',
+        "ValidatingAdmissionPolicy is invalid: spec.validations[0].expression: undefined field 'noSuchField'",
+      );
     },
   },
   {

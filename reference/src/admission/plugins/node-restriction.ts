@@ -10,9 +10,9 @@
 // - leases: only its own, in `orch-node-lease`.
 // Requests of other users pass untouched. Refusals are 403, `<resource> "<name>" is forbidden:
 // <why>`, worded as 1.28.
-import { errors, qualifiedResource } from '../../errors/status.ts';
 import type { Registry } from '../../registry/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+import { requestForbidden } from './support.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -55,16 +55,6 @@ function forbiddenLabel(key: string): boolean {
 }
 
 export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
-  const forbidden = (a: AdmissionAttributes, why: string) =>
-    errors.forbidden(
-      `${qualifiedResource(a.resource.group, a.resource.resource)} ${JSON.stringify(a.name)} is forbidden: ${why}`,
-      {
-        name: a.name,
-        group: a.resource.group || undefined,
-        kind: a.resource.resource,
-      },
-    );
-
   async function storedPod(a: AdmissionAttributes): Promise<any> {
     if (a.oldObject) return a.oldObject;
     try {
@@ -76,7 +66,7 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
 
   function checkNode(a: AdmissionAttributes, node: string): void {
     if (a.name !== node)
-      throw forbidden(
+      throw requestForbidden(
         a,
         `node ${JSON.stringify(node)} is not allowed to modify node ${JSON.stringify(a.name)}`,
       );
@@ -85,7 +75,7 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
     if (a.operation === 'CREATE') {
       const bad = Object.keys(now).filter(forbiddenLabel).sort();
       if (bad.length)
-        throw forbidden(
+        throw requestForbidden(
           a,
           `node ${JSON.stringify(node)} is not allowed to set the following labels: ${bad.join(', ')}`,
         );
@@ -96,11 +86,11 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
       JSON.stringify((a.object as any)?.spec?.taints ?? []) !==
       JSON.stringify((a.oldObject as any)?.spec?.taints ?? [])
     )
-      throw forbidden(a, `node ${JSON.stringify(node)} is not allowed to modify taints`);
+      throw requestForbidden(a, `node ${JSON.stringify(node)} is not allowed to modify taints`);
     const changed = [...new Set([...Object.keys(now), ...Object.keys(old)])].filter((k) => now[k] !== old[k]);
     const bad = changed.filter(forbiddenLabel).sort();
     if (bad.length)
-      throw forbidden(a, `node ${JSON.stringify(node)} is not allowed to modify labels: ${bad.join(', ')}`);
+      throw requestForbidden(a, `node ${JSON.stringify(node)} is not allowed to modify labels: ${bad.join(', ')}`);
   }
 
   async function checkPod(a: AdmissionAttributes, node: string): Promise<void> {
@@ -108,56 +98,56 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
     if (a.operation === 'CREATE' && !a.subresource) {
       const pod = a.object as any;
       if (!pod?.metadata?.annotations?.[MIRROR_ANNOTATION])
-        throw forbidden(
+        throw requestForbidden(
           a,
           `pod does not have "${MIRROR_ANNOTATION}" annotation, node ${n} can only create mirror pods`,
         );
       if (pod.spec?.nodeName !== node)
-        throw forbidden(a, `node ${n} can only create pods with spec.nodeName set to itself`);
+        throw requestForbidden(a, `node ${n} can only create pods with spec.nodeName set to itself`);
       const spec = pod.spec ?? {};
       // the server fills `default` into every pod that names none (there is no ServiceAccount
       // plugin to leave mirror pods alone), so only another account is the node agent's choice
       if (spec.serviceAccountName && spec.serviceAccountName !== 'default')
-        throw forbidden(a, `node ${n} can not create pods that reference a service account`);
+        throw requestForbidden(a, `node ${n} can not create pods that reference a service account`);
       const refs = JSON.stringify(spec);
       if (
         Array.isArray(spec.volumes) &&
         spec.volumes.some((v: any) => v?.secret || v?.configMap || v?.persistentVolumeClaim || v?.projected)
       )
-        throw forbidden(
+        throw requestForbidden(
           a,
           `node ${n} can not create pods that reference secrets, configmaps, or persistentvolumeclaims`,
         );
       if (/"(secretKeyRef|configMapKeyRef|secretRef|configMapRef)"/.test(refs))
-        throw forbidden(a, `node ${n} can not create pods that reference secrets or configmaps`);
+        throw requestForbidden(a, `node ${n} can not create pods that reference secrets or configmaps`);
       const owners = Array.isArray(pod.metadata?.ownerReferences) ? pod.metadata.ownerReferences : [];
       if (owners.length > 1)
-        throw forbidden(a, `node ${n} can only create pods with a single owner reference set to itself`);
+        throw requestForbidden(a, `node ${n} can only create pods with a single owner reference set to itself`);
       if (owners.length === 1) {
         const o = owners[0] ?? {};
         if (o.apiVersion !== 'v1' || o.kind !== 'Node' || o.name !== node)
-          throw forbidden(a, `node ${n} can only create pods with an owner reference set to itself`);
+          throw requestForbidden(a, `node ${n} can only create pods with an owner reference set to itself`);
       }
       return;
     }
     if (a.operation === 'CREATE' && a.subresource === 'eviction') {
       const pod = await storedPod(a);
       if (pod && pod.spec?.nodeName !== node)
-        throw forbidden(a, `node ${n} can only evict pods with spec.nodeName set to itself`);
+        throw requestForbidden(a, `node ${n} can only evict pods with spec.nodeName set to itself`);
       return;
     }
     if (a.operation === 'UPDATE' && a.subresource === 'status') {
       if ((a.oldObject as any)?.spec?.nodeName !== node)
-        throw forbidden(a, `node ${n} can only update pod status for pods with spec.nodeName set to itself`);
+        throw requestForbidden(a, `node ${n} can only update pod status for pods with spec.nodeName set to itself`);
       return;
     }
     if (a.operation === 'DELETE' && !a.subresource) {
       const pod = await storedPod(a);
       if (pod && pod.spec?.nodeName !== node)
-        throw forbidden(a, `node ${n} can only delete pods with spec.nodeName set to itself`);
+        throw requestForbidden(a, `node ${n} can only delete pods with spec.nodeName set to itself`);
       return;
     }
-    throw forbidden(
+    throw requestForbidden(
       a,
       `unexpected operation ${a.operation}${a.subresource ? `, subresource ${a.subresource}` : ''}`,
     );
@@ -165,12 +155,12 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
 
   function checkLease(a: AdmissionAttributes, node: string): void {
     if (a.namespace !== NODE_LEASE_NAMESPACE)
-      throw forbidden(
+      throw requestForbidden(
         a,
         `can only access leases in the ${JSON.stringify(NODE_LEASE_NAMESPACE)} system namespace`,
       );
     if (a.name !== node)
-      throw forbidden(a, `can only access node lease with the same name as the requesting node`);
+      throw requestForbidden(a, `can only access node lease with the same name as the requesting node`);
   }
 
   return {

@@ -6,9 +6,9 @@
 //   `finalizers` subresource (the owner found by its apiVersion and kind; an owner kind the
 //   server does not serve cannot be checked, so the write is refused).
 import type { AuthorizerChain } from '../../authorization/chain.ts';
-import { errors, qualifiedResource } from '../../errors/status.ts';
 import type { Registry } from '../../registry/registry.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+import type { AdmissionPlugin } from '../types.ts';
+import { requestForbidden } from './support.ts';
 
 interface OwnerRef {
   apiVersion?: string;
@@ -36,16 +36,6 @@ export function ownerReferencesPermissionEnforcement(env: {
   registry: Registry;
   authorizer: AuthorizerChain;
 }): AdmissionPlugin {
-  const forbidden = (a: AdmissionAttributes, why: string) =>
-    errors.forbidden(
-      `${qualifiedResource(a.resource.group, a.resource.resource)} ${JSON.stringify(a.name)} is forbidden: ${why}`,
-      {
-        name: a.name,
-        group: a.resource.group || undefined,
-        kind: a.resource.resource,
-      },
-    );
-
   /** The served resource of an owner's apiVersion and kind. */
   function resourceOf(
     apiVersion: string,
@@ -80,7 +70,7 @@ export function ownerReferencesPermissionEnforcement(env: {
         path: '',
       });
       if (del.decision !== 'allow')
-        throw forbidden(
+        throw requestForbidden(
           a,
           `cannot set an ownerRef on a resource you can't delete: ${del.reason || 'no RBAC policy matched'}`,
         );
@@ -99,7 +89,7 @@ export function ownerReferencesPermissionEnforcement(env: {
       for (const r of blocking) {
         const res = resourceOf(String(r.apiVersion ?? ''), String(r.kind ?? ''));
         if (!res)
-          throw forbidden(
+          throw requestForbidden(
             a,
             `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${r.apiVersion} Kind ${r.kind}`,
           );
@@ -116,7 +106,7 @@ export function ownerReferencesPermissionEnforcement(env: {
           path: '',
         });
         if (fin.decision !== 'allow')
-          throw forbidden(
+          throw requestForbidden(
             a,
             `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${fin.reason || 'no RBAC policy matched'}`,
           );

@@ -4,7 +4,8 @@
 // merged into its own; a class that does not exist, an overhead the class does not define, or
 // a node selector that conflicts with the class's refuses the pod.
 import type { Registry } from '../../registry/registry.ts';
-import type { RuntimeClass, Toleration } from '../../registry/kinds/runtimeclass.ts';
+import type { Toleration } from '../../registry/kinds/pod-spec.ts';
+import type { RuntimeClass } from '../../registry/kinds/runtimeclass.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';

@@ -15,6 +15,17 @@ export function admissionForbidden(a: AdmissionAttributes, why: string): StatusE
   return errors.forbidden(message, { name: name || undefined, group: a.resource.group || undefined, kind: a.resource.resource });
 }
 
+/**
+ * `<resource> "<name>" is forbidden: <why>` with the request's own name, quoted as JSON and
+ * kept even when empty (NodeRestriction, OwnerReferencesPermissionEnforcement).
+ */
+export function requestForbidden(a: AdmissionAttributes, why: string): StatusError {
+  return errors.forbidden(
+    `${qualifiedResource(a.resource.group, a.resource.resource)} ${JSON.stringify(a.name)} is forbidden: ${why}`,
+    { name: a.name, group: a.resource.group || undefined, kind: a.resource.resource },
+  );
+}
+
 /** Whether a request is a write of a resource itself (not a subresource) by the given operations. */
 export function isWriteOf(a: AdmissionAttributes, group: string, resource: string, ops: readonly string[]): boolean {
   return a.resource.group === group && a.resource.resource === resource && a.subresource === '' && ops.includes(a.operation);

@@ -2,8 +2,10 @@
 // "<name>" is forbidden: <why>"), which requests are writes of a pod itself, the containers of a
 // pod spec, and tolerations as Kubernetes compares and merges them.
 import { qualifiedResource, StatusError } from '../../errors/status.ts';
-import type { Container, PodSpec } from '../../registry/kinds/pod-spec.ts';
+import type { Container, PodSpec, Toleration } from '../../registry/kinds/pod-spec.ts';
 import type { AdmissionAttributes } from '../types.ts';
+
+export type { Toleration };
 
 /** `pods "web" is forbidden: <why>` as Kubernetes' admission.NewForbidden words it. */
 export function forbidden(a: AdmissionAttributes, why: string): StatusError {
@@ -44,14 +46,6 @@ export function containersOf(spec: PodSpec): { c: Container; path: string }[] {
       if (c && typeof c === 'object') out.push({ c, path: `spec.${k}[${i}]` });
     });
   return out;
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
 }
 
 /** Kubernetes' MatchToleration: same key, effect, operator and value (an unset operator is Equal). */

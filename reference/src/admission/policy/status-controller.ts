@@ -5,6 +5,7 @@
 import type { Registry } from '../../registry/registry.ts';
 import type { RequestContext } from '../../registry/types.ts';
 import type { KObject } from '../../storage/types.ts';
+import { NameQueue } from '../../util/name-queue.ts';
 import { typeCheck } from './type-checking.ts';
 
 const GROUP = 'admissionregistration.orch.io';
@@ -21,8 +22,14 @@ type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 
 export class PolicyStatusController {
-  private readonly queue = new Set<string>();
-  private running = false;
+  private readonly queue = new NameQueue(async (name) => {
+    try {
+      await this.reconcile(name);
+    } catch (e) {
+      // a conflict: the newer version is queued by the watch; anything else is logged
+      if ((e as { code?: number }).code !== 409) console.error(`validatingadmissionpolicy ${name}: status:`, e);
+    }
+  });
   private stopped = false;
   private cancel: () => void = () => {};
 
@@ -37,40 +44,16 @@ export class PolicyStatusController {
     if (!store) return;
     const storage = this.registry.storage;
     const rv = storage.revision();
-    for (const s of storage.list(store.bucket, `${store.bucket}/`)) this.enqueue(s.obj.metadata.name!);
+    for (const s of storage.list(store.bucket, `${store.bucket}/`)) this.queue.add(s.obj.metadata.name!);
     this.cancel = storage.watch(store.bucket, rv, (ev) => {
-      if (!this.stopped && ev.obj.metadata.name) this.enqueue(ev.obj.metadata.name);
+      if (!this.stopped && ev.obj.metadata.name) this.queue.add(ev.obj.metadata.name);
     });
   }
 
   stop(): void {
     this.stopped = true;
+    this.queue.stop();
     this.cancel();
-  }
-
-  private enqueue(name: string): void {
-    this.queue.add(name);
-    if (!this.running) {
-      this.running = true;
-      setImmediate(() => void this.drain());
-    }
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.size && !this.stopped) {
-        const name = this.queue.values().next().value as string;
-        this.queue.delete(name);
-        try {
-          await this.reconcile(name);
-        } catch (e) {
-          // a conflict: the newer version is queued by the watch; anything else is logged
-          if ((e as { code?: number }).code !== 409) console.error(`validatingadmissionpolicy ${name}: status:`, e);
-        }
-      }
-    } finally {
-      this.running = false;
-    }
   }
 
   private async reconcile(name: string): Promise<void> {

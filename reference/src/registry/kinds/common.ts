@@ -123,6 +123,12 @@ export const fieldErr = {
   }),
 };
 
+/** A value that must be set and be one of `allowed`: `Required value`, else `Unsupported value`. */
+export function requiredOneOf(field: string, value: string | undefined, allowed: string[]): StatusCause[] {
+  if (value === undefined) return [fieldErr.required(field)];
+  return allowed.includes(value) ? [] : [fieldErr.notSupported(field, value, allowed)];
+}
+
 /** `field is immutable` when the value changed (deep comparison of JSON values). */
 export function immutable(field: string, now: unknown, before: unknown): StatusCause[] {
   return JSON.stringify(canonical(now)) === JSON.stringify(canonical(before))
@@ -297,6 +303,12 @@ export function formatLabels(m: Record<string, string> | undefined): string {
   const keys = Object.keys(m ?? {}).sort();
   if (keys.length === 0) return '<none>';
   return keys.map((k) => `${k}=${m![k]}`).join(',');
+}
+
+/** What an update of the main resource may not change: the status stays as stored (or absent). */
+export function keepStoredStatus(o: KObject, old: KObject): void {
+  if (old.status === undefined) delete o.status;
+  else o.status = old.status;
 }
 
 /** What the status subresource may change: status only (the rest, metadata included, stays as stored). */

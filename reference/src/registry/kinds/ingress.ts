@@ -16,6 +16,7 @@ import {
   fieldErr,
   ianaSvcName,
   keepAllButStatus,
+  keepStoredStatus,
   NAME_COLUMN,
   portNumber,
 } from './common.ts';
@@ -252,10 +253,7 @@ export const ingressDef: ResourceDef = {
     prepareForCreate: (o) => {
       o.status = { loadBalancer: {} };
     },
-    prepareForUpdate: (o, old) => {
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
-    },
+    prepareForUpdate: (o, old) => keepStoredStatus(o, old),
     prepareForStatusUpdate: (o, old) => keepAllButStatus(o, old),
     validate: validateCreate,
     validateUpdate: (o) => [...validateSpec(o), ...validateStatus(o)],

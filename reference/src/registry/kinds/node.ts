@@ -10,6 +10,7 @@ import {
   ALL_VERBS,
   fieldErr,
   keepAllButStatus,
+  keepStoredStatus,
   NAME_COLUMN,
   normalizeBySchema,
   qualifiedName,
@@ -238,8 +239,7 @@ export const nodeDef: ResourceDef = {
     prepareForCreate: (o) => normalizeNode(o),
     prepareForUpdate(o, old) {
       normalizeNode(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
     prepareForStatusUpdate(o, old) {
       keepAllButStatus(o, old);

@@ -14,14 +14,19 @@ import {
   dnsSubdomain,
   fieldErr,
   immutable,
-  keepAllButStatus,
   NAME_COLUMN,
   normalizeBySchema,
   objectReferenceFields,
   quantity,
 } from './common.ts';
 import { positiveQuantity } from './resource-lists.ts';
-import { accessModesCell, PV_PROTECTION_FINALIZER, validateAccessModes, validateVolumeMode } from './volume-common.ts';
+import {
+  accessModesCell,
+  pendingPhaseHooks,
+  PV_PROTECTION_FINALIZER,
+  validateAccessModes,
+  validateVolumeMode,
+} from './volume-common.ts';
 import { volumeInUse, releaseWhenUnused } from './volume-protection.ts';
 
 /** The volume sources a persistent volume may name (exactly one). */
@@ -190,21 +195,9 @@ export const persistentVolumeDef = (registry: () => Registry): ResourceDef => ({
   strategy: {
     tracksGeneration: false,
     allowUnconditionalUpdate: true,
-    prepareForCreate: (o) => {
-      defaults(o);
-      o.status = { phase: 'Pending' };
-    },
-    prepareForUpdate: (o, old) => {
-      defaults(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
-    },
-    prepareForStatusUpdate: (o, old) => {
-      keepAllButStatus(o, old);
-      const st = (o as PersistentVolume).status;
-      if (st) st.phase ||= 'Pending';
-    },
-    onDeleteRequested: (o) => releaseWhenUnused(registry, 'persistentvolumes', PV_PROTECTION_FINALIZER, volumeInUse, o),
+    ...pendingPhaseHooks(defaults),
+    onDeleteRequested: (o) =>
+      releaseWhenUnused(registry, 'persistentvolumes', PV_PROTECTION_FINALIZER, volumeInUse, o),
     validate: validatePV,
     validateUpdate,
     fieldLabels: {

@@ -15,7 +15,6 @@ import {
   ALL_VERBS,
   dnsSubdomain,
   fieldErr,
-  keepAllButStatus,
   type LabelSelectorObj,
   NAME_COLUMN,
   normalizeBySchema,
@@ -26,6 +25,7 @@ import { positiveQuantity } from './resource-lists.ts';
 import {
   accessModesCell,
   BETA_STORAGE_CLASS_ANNOTATION,
+  pendingPhaseHooks,
   PVC_PROTECTION_FINALIZER,
   validateAccessModes,
   validateVolumeMode,
@@ -173,21 +173,9 @@ export const persistentVolumeClaimDef = (registry: () => Registry): ResourceDef 
   strategy: {
     tracksGeneration: false,
     allowUnconditionalUpdate: true,
-    prepareForCreate: (o) => {
-      defaults(o);
-      o.status = { phase: 'Pending' };
-    },
-    prepareForUpdate: (o, old) => {
-      defaults(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
-    },
-    prepareForStatusUpdate: (o, old) => {
-      keepAllButStatus(o, old);
-      const st = (o as PersistentVolumeClaim).status;
-      if (st) st.phase ||= 'Pending';
-    },
-    onDeleteRequested: (o) => releaseWhenUnused(registry, 'persistentvolumeclaims', PVC_PROTECTION_FINALIZER, claimInUse, o),
+    ...pendingPhaseHooks(defaults),
+    onDeleteRequested: (o) =>
+      releaseWhenUnused(registry, 'persistentvolumeclaims', PVC_PROTECTION_FINALIZER, claimInUse, o),
     validate: validatePVC,
     validateUpdate,
     table: [

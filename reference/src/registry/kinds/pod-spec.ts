@@ -361,7 +361,8 @@ interface Volume {
   name?: string;
   [source: string]: unknown;
 }
-interface Toleration {
+/** A pod toleration (also a RuntimeClass's scheduling tolerations). */
+export interface Toleration {
   key?: string;
   operator?: string;
   value?: string;

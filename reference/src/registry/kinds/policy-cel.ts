@@ -9,10 +9,9 @@ import { type Compiled, compile } from '../../cel/compile.ts';
 import { newEnvironment } from '../../cel/environment.ts';
 import { RESERVED_WORDS } from '../../cel/escaping.ts';
 import { AUTHORIZER_TYPE } from '../../cel/library-authorizer.ts';
-import { MAX_REQUEST_SIZE_BYTES } from '../../cel/size.ts';
 import { type DeclType, declare, type MessageDeclaration, PLAIN_NAMES } from '../../cel/types.ts';
-import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import type { ValueSchema } from '../../schema/validate.ts';
+import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 
 /** The type of the `variables` value (one field per composition variable). */
 export const VARIABLES_TYPE = 'orch.PolicyVariables';
@@ -46,38 +45,11 @@ export interface PolicyVariables {
 /** The result type an expression must have. */
 export type Want = 'bool' | 'string' | 'string-or-null' | 'any';
 
-const DYN: DeclType = {
-  kind: 'dyn',
-  name: 'dyn',
-  maxSize: MAX_REQUEST_SIZE_BYTES,
-  minSize: 1,
-  schemaType: '',
-};
-const AUTHORIZER: DeclType = { kind: 'dyn', name: AUTHORIZER_TYPE, maxSize: 1, minSize: 1, schemaType: '' };
-
-const gvk = obj({ group: str(), version: str(), kind: str() });
-const gvr = obj({ group: str(), version: str(), resource: str() });
-const admissionRequest = obj({
-  uid: str(),
-  kind: gvk,
-  resource: gvr,
-  subResource: str(),
-  requestKind: gvk,
-  requestResource: gvr,
-  requestSubResource: str(),
-  name: str(),
-  namespace: str(),
-  operation: str(),
-  userInfo: obj({ username: str(), uid: str(), groups: arr(str()), extra: mapOf(arr(str())) }),
-  dryRun: { type: 'boolean' },
-  options: {},
-});
-
 let requestDecl: DeclType | undefined;
 
 /** The declared type of `request` (values are made with toCel against it). */
 export function requestType(): DeclType {
-  if (!requestDecl) requestDecl = declare(admissionRequest, REQUEST_TYPE, [], false, PLAIN_NAMES);
+  if (!requestDecl) requestDecl = declare(ADMISSION_REQUEST_SCHEMA, REQUEST_TYPE, [], false, PLAIN_NAMES);
   return requestDecl;
 }
 
@@ -97,16 +69,16 @@ export interface TypedSchemas {
 function build(o: PolicyVariables, typed: TypedSchemas = {}): PolicyEnv {
   const env = newEnvironment();
   const messages: MessageDeclaration[] = [];
-  const request = declare(admissionRequest, REQUEST_TYPE, messages, false, PLAIN_NAMES);
+  const request = declare(ADMISSION_REQUEST_SCHEMA, REQUEST_TYPE, messages, false, PLAIN_NAMES);
   requestDecl ??= request;
-  const object = typed.object ? declare(typed.object, 'Object', messages, true) : DYN;
-  const params = typed.params ? declare(typed.params, 'Params', messages, true) : DYN;
+  const object = typed.object ? declare(typed.object, 'Object', messages, true) : DYN_DECL;
+  const params = typed.params ? declare(typed.params, 'Params', messages, true) : DYN_DECL;
   for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
   const vars = new Map<string, DeclType>();
   for (const [name, decl] of [
     ['object', object],
     ['oldObject', object],
-    ['namespaceObject', DYN],
+    ['namespaceObject', DYN_DECL],
   ] as const) {
     env.registerVariable(name, decl.name);
     vars.set(name, decl);
@@ -119,13 +91,13 @@ function build(o: PolicyVariables, typed: TypedSchemas = {}): PolicyEnv {
   }
   if (o.hasAuthorizer) {
     env.registerVariable('authorizer', AUTHORIZER_TYPE);
-    vars.set('authorizer', AUTHORIZER);
+    vars.set('authorizer', AUTHORIZER_DECL);
   }
   const fields: Record<string, string> = {};
   for (const v of o.variables) fields[v] = 'dyn';
   env.registerType(VARIABLES_TYPE, { ctor: VariablesValue, fields });
   env.registerVariable('variables', VARIABLES_TYPE);
-  vars.set('variables', { ...DYN, name: VARIABLES_TYPE });
+  vars.set('variables', { ...DYN_DECL, name: VARIABLES_TYPE });
   return { env, vars };
 }
 

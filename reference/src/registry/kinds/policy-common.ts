@@ -5,9 +5,9 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import type { Schema } from '../../schema/types.ts';
 import { fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
-import { ADMISSION_GROUP, validateRule } from './webhook-common.ts';
+import { ADMISSION_GROUP, list, type Rec, rec, text, validateRule } from './webhook-common.ts';
 
-export { ADMISSION_GROUP };
+export { ADMISSION_GROUP, list, type Rec, rec, text };
 
 /** The versions both kinds are served at (preferred first); neither is on by default in 1.28. */
 export const POLICY_VERSIONS = ['v1beta1', 'v1alpha1'];
@@ -15,10 +15,6 @@ export const POLICY_VERSIONS = ['v1beta1', 'v1alpha1'];
 /** `--runtime-config` entries that switch the policy API on. */
 export const POLICY_GROUP_VERSIONS = POLICY_VERSIONS.map((v) => `${ADMISSION_GROUP}/${v}`);
 
-export type Rec = Record<string, unknown>;
-export const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 export const isObj = (v: unknown): v is Rec => !!v && typeof v === 'object' && !Array.isArray(v);
 
 // ------------------------------------------------------------------ schema

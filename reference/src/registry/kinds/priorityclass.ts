@@ -6,7 +6,7 @@ import { bool, int, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN } from './common.ts';
+import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN, requiredOneOf } from './common.ts';
 
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
 export const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
@@ -88,9 +88,7 @@ function validatePriorityClass(o: KObject): StatusCause[] {
       ),
     );
   }
-  if (pc.preemptionPolicy === undefined) causes.push(fieldErr.required('preemptionPolicy'));
-  else if (!PREEMPTION_POLICIES.includes(pc.preemptionPolicy))
-    causes.push(fieldErr.notSupported('preemptionPolicy', pc.preemptionPolicy, PREEMPTION_POLICIES));
+  causes.push(...requiredOneOf('preemptionPolicy', pc.preemptionPolicy, PREEMPTION_POLICIES));
   return causes;
 }
 

@@ -12,6 +12,7 @@ import {
   ALL_VERBS,
   fieldErr,
   keepAllButStatus,
+  keepStoredStatus,
   NAME_COLUMN,
   normalizeBySchema,
   quantity,
@@ -237,8 +238,7 @@ export const resourceQuotaDef: ResourceDef = {
     },
     prepareForUpdate: (o, old) => {
       normalizeBySchema(o, schema, 'ResourceQuota');
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
     prepareForStatusUpdate: (o, old) => {
       normalizeBySchema(o, schema, 'ResourceQuota');

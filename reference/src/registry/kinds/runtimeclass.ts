@@ -18,15 +18,8 @@ import {
   qualifiedName,
   quantity,
 } from './common.ts';
+import type { Toleration } from './pod-spec.ts';
 import { isStandardContainerResource, nonNegativeQuantity, resourceName } from './resource-lists.ts';
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 export interface RuntimeClass {
   metadata: KObject['metadata'];

@@ -7,7 +7,15 @@ import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN, qualifiedName } from './common.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  immutable,
+  NAME_COLUMN,
+  qualifiedName,
+  requiredOneOf,
+} from './common.ts';
 
 export const DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.orch.io/is-default-class';
 /** The beta annotation Kubernetes still honours. */
@@ -72,9 +80,7 @@ function validateStorageClass(o: KObject): StatusCause[] {
   if (size > MAX_PARAMETERS_BYTES) causes.push(fieldErr.tooLong('parameters', MAX_PARAMETERS_BYTES));
   if (sc.reclaimPolicy !== undefined && !RECLAIM.includes(sc.reclaimPolicy))
     causes.push(fieldErr.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM));
-  if (sc.volumeBindingMode === undefined) causes.push(fieldErr.required('volumeBindingMode'));
-  else if (!BINDING.includes(sc.volumeBindingMode))
-    causes.push(fieldErr.notSupported('volumeBindingMode', sc.volumeBindingMode, BINDING));
+  causes.push(...requiredOneOf('volumeBindingMode', sc.volumeBindingMode, BINDING));
   return causes;
 }
 

@@ -14,6 +14,7 @@ import {
   ALL_VERBS,
   fieldErr,
   keepAllButStatus,
+  keepStoredStatus,
   NAME_COLUMN,
   normalizeBySchema,
   qualifiedName,
@@ -31,6 +32,7 @@ import {
   text,
   validateMatchResources,
 } from './policy-common.ts';
+import { validateMatchConditions } from './webhook-common.ts';
 
 const keyed = (items: Schema, key: string): Schema =>
   arr(items, { 'x-orch-list-type': 'map', 'x-orch-list-map-keys': [key] });
@@ -80,7 +82,6 @@ function setDefaults(o: KObject): void {
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 /** The reasons a validation may answer with (Kubernetes 1.28's list, sorted). */
 export const VALIDATION_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'];
-const MAX_MATCH_CONDITIONS = 64;
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_VALUE_EXPRESSION_LENGTH = 5 * 1024;
 
@@ -130,32 +131,6 @@ function compileProblem(
   return 'error' in c ? [fieldErr.invalid(field, expression, c.error)] : [];
 }
 
-function validateMatchConditions(field: string, conditions: unknown[], vars: PolicyVariables): StatusCause[] {
-  const out: StatusCause[] = [];
-  if (conditions.length > MAX_MATCH_CONDITIONS)
-    out.push({
-      reason: 'FieldValueTooMany',
-      field,
-      message: `Too many: ${conditions.length}: must have at most ${MAX_MATCH_CONDITIONS} items`,
-    });
-  const names = new Set<string>();
-  conditions.forEach((raw, i) => {
-    const c = rec(raw);
-    const p = `${field}[${i}]`;
-    const expression = text(c.expression).trim();
-    if (!expression) out.push(fieldErr.required(`${p}.expression`));
-    else out.push(...compileProblem(`${p}.expression`, expression, { ...vars, variables: [] }, 'bool'));
-    const name = text(c.name);
-    if (!name) out.push(fieldErr.required(`${p}.name`));
-    else out.push(...qualifiedName(`${p}.name`, name));
-    if (name) {
-      if (names.has(name)) out.push(fieldErr.duplicate(`${p}.name`, name));
-      else names.add(name);
-    }
-  });
-  return out;
-}
-
 /** The policy's problems (create, and update: match conditions unchanged are not compiled again). */
 export function validatePolicy(o: KObject, checkMatchConditions = true): StatusCause[] {
   const out: StatusCause[] = [];
@@ -174,7 +149,11 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
   }
   const base: PolicyVariables = { hasParams, hasAuthorizer: true, variables: [] };
   if (checkMatchConditions)
-    out.push(...validateMatchConditions('spec.matchConditions', list(spec.matchConditions), base));
+    out.push(
+      ...validateMatchConditions('spec.matchConditions', list(spec.matchConditions), (field, expression) =>
+        compileProblem(field, expression, base, 'bool'),
+      ),
+    );
   // each variable sees the ones declared before it
   const declared: string[] = [];
   list(spec.variables).forEach((raw, i) => {
@@ -304,8 +283,7 @@ export const validatingAdmissionPolicyDef: ResourceDef = {
     },
     prepareForUpdate(o, old) {
       prepare(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
     prepareForStatusUpdate(o, old) {
       keepAllButStatus(o, old);

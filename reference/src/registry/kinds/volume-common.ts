@@ -1,7 +1,9 @@
 // What persistent volumes and their claims share: access modes and volume modes, and how
-// the tables print them.
+// the tables print them, and the status hooks both kinds use.
 import type { StatusCause } from '../../errors/status.ts';
-import { fieldErr } from './common.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { Strategy } from '../types.ts';
+import { fieldErr, keepAllButStatus, keepStoredStatus } from './common.ts';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const VOLUME_MODES = ['Block', 'Filesystem'];
@@ -45,4 +47,29 @@ export function validateVolumeMode(field: string, mode: string | undefined): Sta
   return mode !== undefined && !VOLUME_MODES.includes(mode)
     ? [fieldErr.notSupported(field, mode, VOLUME_MODES)]
     : [];
+}
+
+/**
+ * The status hooks volumes and claims share: defaults on every write of the main resource,
+ * status `Pending` on create and kept as stored on update; a status update with a phase-less
+ * status gets `Pending` back.
+ */
+export function pendingPhaseHooks(
+  defaults: (o: KObject) => void,
+): Pick<Strategy, 'prepareForCreate' | 'prepareForUpdate' | 'prepareForStatusUpdate'> {
+  return {
+    prepareForCreate: (o) => {
+      defaults(o);
+      o.status = { phase: 'Pending' };
+    },
+    prepareForUpdate: (o, old) => {
+      defaults(o);
+      keepStoredStatus(o, old);
+    },
+    prepareForStatusUpdate: (o, old) => {
+      keepAllButStatus(o, old);
+      const st = o.status as { phase?: string } | undefined;
+      if (st) st.phase ||= 'Pending';
+    },
+  };
 }

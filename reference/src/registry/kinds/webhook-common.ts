@@ -25,14 +25,15 @@ import {
   validateLabelSelector,
 } from './common.ts';
 import { base64ErrorOffset } from './secret.ts';
+import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.orch.io';
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export type Rec = Record<string, unknown>;
+export const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strs = (v: unknown): string[] => list(v).map((x) => (typeof x === 'string' ? x : String(x ?? '')));
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 // ------------------------------------------------------------------ schema
 
@@ -338,29 +339,6 @@ function validateClientConfig(field: string, cc: Rec): StatusCause[] {
 
 // ------------------------------------------------------------------ match conditions
 
-const DYN: DeclType = { kind: 'dyn', name: 'dyn', maxSize: 3 * 1024 * 1024, minSize: 1, schemaType: '' };
-const AUTHORIZER: DeclType = { kind: 'dyn', name: AUTHORIZER_TYPE, maxSize: 1, minSize: 1, schemaType: '' };
-
-const groupVersionKind = obj({ group: str(), version: str(), kind: str() });
-const groupVersionResource = obj({ group: str(), version: str(), resource: str() });
-
-/** The review request as match conditions see it: without object and oldObject; options dynamic. */
-const admissionRequest = obj({
-  uid: str(),
-  kind: groupVersionKind,
-  resource: groupVersionResource,
-  subResource: str(),
-  requestKind: groupVersionKind,
-  requestResource: groupVersionResource,
-  requestSubResource: str(),
-  name: str(),
-  namespace: str(),
-  operation: str(),
-  userInfo: obj({ username: str(), uid: str(), groups: arr(str()), extra: mapOf(arr(str())) }),
-  dryRun: { type: 'boolean' },
-  options: {},
-});
-
 let matchEnvironment: { env: Environment; vars: Map<string, DeclType> } | undefined;
 
 /**
@@ -371,17 +349,17 @@ export function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
   if (!matchEnvironment) {
     const env = newEnvironment();
     const messages: MessageDeclaration[] = [];
-    const request = declare(admissionRequest, 'orch.AdmissionRequest', messages, false, PLAIN_NAMES);
+    const request = declare(ADMISSION_REQUEST_SCHEMA, 'orch.AdmissionRequest', messages, false, PLAIN_NAMES);
     for (const m of messages) env.registerType(m.name, { ctor: m.ctor, fields: m.fields });
     env.registerVariable('object', 'dyn');
     env.registerVariable('oldObject', 'dyn');
     env.registerVariable('request', request.name);
     env.registerVariable('authorizer', AUTHORIZER_TYPE);
     const vars = new Map<string, DeclType>([
-      ['object', DYN],
-      ['oldObject', DYN],
+      ['object', DYN_DECL],
+      ['oldObject', DYN_DECL],
       ['request', request],
-      ['authorizer', AUTHORIZER],
+      ['authorizer', AUTHORIZER_DECL],
     ]);
     matchEnvironment = { env, vars };
   }
@@ -398,7 +376,16 @@ export function matchConditionProblem(expression: string): string | undefined {
   return undefined;
 }
 
-function validateMatchConditions(field: string, conditions: unknown[]): StatusCause[] {
+/**
+ * Match conditions as Kubernetes 1.28 validates them, for webhooks and admission policies
+ * alike: at most 64, each with an expression (its problems from `expressionCauses`) and a
+ * name that is a qualified name and unique in the list.
+ */
+export function validateMatchConditions(
+  field: string,
+  conditions: unknown[],
+  expressionCauses: (field: string, expression: string) => StatusCause[],
+): StatusCause[] {
   const out: StatusCause[] = [];
   if (conditions.length > MAX_MATCH_CONDITIONS)
     out.push({
@@ -412,10 +399,7 @@ function validateMatchConditions(field: string, conditions: unknown[]): StatusCa
     const p = `${field}[${i}]`;
     const expression = text(c.expression).trim();
     if (!expression) out.push(fieldErr.required(`${p}.expression`));
-    else {
-      const problem = matchConditionProblem(expression);
-      if (problem) out.push(fieldErr.invalid(`${p}.expression`, expression, problem));
-    }
+    else out.push(...expressionCauses(`${p}.expression`, expression));
     const name = text(c.name);
     if (!name) out.push(fieldErr.required(`${p}.name`));
     else out.push(...qualifiedName(`${p}.name`, name));
@@ -425,6 +409,12 @@ function validateMatchConditions(field: string, conditions: unknown[]): StatusCa
     }
   });
   return out;
+}
+
+/** A webhook match condition's expression problems. */
+function webhookExpressionCauses(field: string, expression: string): StatusCause[] {
+  const problem = matchConditionProblem(expression);
+  return problem ? [fieldErr.invalid(field, expression, problem)] : [];
 }
 
 // ------------------------------------------------------------------ a webhook, a configuration
@@ -453,7 +443,10 @@ function validateWebhook(field: string, hook: Rec, mutating: boolean, opts: Opti
   if (mutating && hook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(text(hook.reinvocationPolicy)))
     out.push(fieldErr.notSupported(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES));
   out.push(...validateClientConfig(`${field}.clientConfig`, rec(hook.clientConfig)));
-  if (opts.checkMatchConditions) out.push(...validateMatchConditions(`${field}.matchConditions`, list(hook.matchConditions)));
+  if (opts.checkMatchConditions)
+    out.push(
+      ...validateMatchConditions(`${field}.matchConditions`, list(hook.matchConditions), webhookExpressionCauses),
+    );
   return out;
 }
 

@@ -11,6 +11,7 @@ import {
 import type { Registry } from '../../registry.ts';
 import type { GenericStore } from '../../store.ts';
 import type { RequestContext } from '../../types.ts';
+import { NameQueue } from '../../../util/name-queue.ts';
 import { clone, deepEqual } from '../../../util/object.ts';
 import {
   CLEANUP_FINALIZER,
@@ -97,10 +98,14 @@ function acceptNames(crd: KObject, peers: KObject[]): { accepted: AcceptedNames;
 
 export class CrdController {
   private readonly served = new Map<string, ServedEntry>();
-  private readonly queue = new Set<string>();
+  private readonly queue = new NameQueue(
+    (name) => this.reconcileOrRetry(name),
+    () => {
+      this.synced = true;
+    },
+  );
   private readonly finalizing = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private running = false;
   private stopped = false;
   private cancel: () => void = () => {};
   /** Set once the definitions stored at start have all been reconciled (the crd-informer-synced check). */
@@ -136,57 +141,40 @@ export class CrdController {
           console.error(`customresourcedefinition ${crd.metadata.name}: cannot serve:`, e);
         }
       }
-      this.enqueue(crd.metadata.name!);
+      this.queue.add(crd.metadata.name!);
     }
     if (this.queue.size === 0) this.synced = true;
     this.cancel = storage.watch(this.store.bucket, rv, (ev) => {
       if (this.stopped) return;
       const name = ev.obj.metadata.name;
-      if (name) this.enqueue(name);
+      if (name) this.queue.add(name);
       // names freed or taken: the other definitions of the group are looked at again
       const group = specOf(ev.obj).group;
       for (const other of this.all())
-        if (specOf(other).group === group && other.metadata.name !== name) this.enqueue(other.metadata.name!);
+        if (specOf(other).group === group && other.metadata.name !== name) this.queue.add(other.metadata.name!);
     });
   }
 
   stop(): void {
     this.stopped = true;
+    this.queue.stop();
     this.cancel();
   }
 
-  enqueue(name: string): void {
-    this.queue.add(name);
-    if (!this.running) {
-      this.running = true;
-      setImmediate(() => void this.drain());
-    }
-  }
-
-  private async drain(): Promise<void> {
+  private async reconcileOrRetry(name: string): Promise<void> {
     try {
-      while (this.queue.size && !this.stopped) {
-        const name = this.queue.values().next().value as string;
-        this.queue.delete(name);
-        try {
-          await this.reconcile(name);
-          this.failures.delete(name);
-        } catch (e) {
-          if (this.stopped) return;
-          if (!(e instanceof StatusError)) console.error(`customresourcedefinition ${name}:`, e);
-          // retried with a growing delay, a few times; the next change of the definition retries anew
-          const n = (this.failures.get(name) ?? 0) + 1;
-          this.failures.set(name, n);
-          if (n <= 8) {
-            const t = setTimeout(() => this.enqueue(name), 50 * 2 ** n);
-            t.unref?.();
-          } else this.failures.delete(name);
-        }
-      }
-    } finally {
-      this.running = false;
-      if (this.queue.size === 0) this.synced = true;
-      if (this.queue.size && !this.stopped) this.enqueue(this.queue.values().next().value as string);
+      await this.reconcile(name);
+      this.failures.delete(name);
+    } catch (e) {
+      if (this.stopped) return;
+      if (!(e instanceof StatusError)) console.error(`customresourcedefinition ${name}:`, e);
+      // retried with a growing delay, a few times; the next change of the definition retries anew
+      const n = (this.failures.get(name) ?? 0) + 1;
+      this.failures.set(name, n);
+      if (n <= 8) {
+        const t = setTimeout(() => this.queue.add(name), 50 * 2 ** n);
+        t.unref?.();
+      } else this.failures.delete(name);
     }
   }
 
@@ -240,7 +228,7 @@ export class CrdController {
       await this.store.update('', base.metadata.name!, next, SYSTEM, 'v1', 'status');
     } catch (e) {
       if (e instanceof StatusError && (e.code === 409 || e.code === 404)) {
-        this.enqueue(base.metadata.name!);
+        this.queue.add(base.metadata.name!);
         return;
       }
       throw e;
@@ -357,7 +345,7 @@ export class CrdController {
         throw e;
       }
       done();
-      this.enqueue(name);
+      this.queue.add(name);
     };
     setImmediate(() => void step().catch(retry));
   }
