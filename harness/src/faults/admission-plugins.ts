@@ -198,6 +198,8 @@ export const ADMISSION_PLUGIN_FAULTS: Fault[] = [
   },
   {
     name: 'plugin-node-selector-ignored',
+    // the runtime class case checks the node selector merged into the pod as well
+    alsoFails: ['admission/plugins/runtimeclass-scheduling'],
     breaks:
       "doc3 plugin table, PodNodeSelector: a pod's node selector is merged with its namespace's, and a conflict rejects (the proxy drops the pod's own node selector, so nothing conflicts and nothing of it is kept)",
     area: 'admission',
@@ -302,9 +304,12 @@ export const ADMISSION_PLUGIN_FAULTS: Fault[] = [
       // config maps only: the suite makes pods and services in namespaces it made just before
       if (r.method !== 'POST' || !m || res.status !== 201 || !r.url.pathname.endsWith('/configmaps')) return res;
       const ns = await upstream.send(sibling(r, 'GET', `/api/v1/namespaces/${m[1]}`));
-      const fields: Obj[] = bodyOf(ns.body)?.metadata?.managedFields ?? [];
-      // made by the server itself (no manager), not by a client
-      if (ns.status !== 200 || fields.some((f) => f?.manager)) return res;
+      const meta = bodyOf(ns.body)?.metadata ?? {};
+      const fields: Obj[] = meta.managedFields ?? [];
+      // made by the server itself (no manager, no labels: the namespace a creation provisions),
+      // not by a client (the other cases' namespaces carry their case label)
+      if (ns.status !== 200 || fields.some((f) => f?.manager) || Object.keys(meta.labels ?? {}).some((k) => k !== 'orch.io/metadata.name' && k !== 'kubernetes.io/metadata.name'))
+        return res;
       const name = bodyOf(res.body)?.metadata?.name;
       if (name) await upstream.send(sibling(r, 'DELETE', `${r.url.pathname}/${name}`));
       await upstream.send(sibling(r, 'DELETE', `/api/v1/namespaces/${m[1]}`));

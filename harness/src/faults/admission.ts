@@ -164,6 +164,9 @@ export const ADMISSION_FAULTS: Fault[] = [
       'admission/contract/match-condition-error-and-false',
       'admission/contract/match-condition-error-fail',
       'admission/contract/match-condition-error-ignore',
+      // and the ordering cases, whose webhooks may miss a write by a false match condition
+      'admission/ordering/phases',
+      'admission/ordering/kubernetes-order',
     ],
     request: (r) =>
       rewriteWebhooks(r, (hooks) => {
