@@ -81,6 +81,37 @@ const namespaceNotFound = (res: ProxiedResponse) => {
   return res.status === 404 && j?.details?.kind === 'namespaces';
 };
 
+/**
+ * The proxy side of plugin-namespace-not-provisioned: it sees every namespace a client creates
+ * (they pass through it), so a namespace that holds a new config map and that no client
+ * created is one the server provisioned for that creation: both are undone and the creation
+ * answered 404.
+ */
+function undoProvisionedNamespaces(): Pick<Fault, 'response'> {
+  const madeByClients = new Set<string>();
+  return {
+    response: async (r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream) => {
+      if (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces' && res.status === 201) {
+        const made = bodyOf(res.body)?.metadata?.name;
+        if (typeof made === 'string') madeByClients.add(made);
+        return res;
+      }
+      const m = NAMESPACED.exec(r.url.pathname);
+      // config maps only: the suite makes pods and services in namespaces it made just before
+      if (r.method !== 'POST' || !m || res.status !== 201 || !r.url.pathname.endsWith('/configmaps')) return res;
+      if (madeByClients.has(m[1]!)) return res;
+      const ns = await upstream.send(sibling(r, 'GET', `/api/v1/namespaces/${m[1]}`));
+      const fields: Obj[] = bodyOf(ns.body)?.metadata?.managedFields ?? [];
+      // made by the server itself (no manager), not by a client before the proxy started
+      if (ns.status !== 200 || fields.some((f) => f?.manager)) return res;
+      const name = bodyOf(res.body)?.metadata?.name;
+      if (name) await upstream.send(sibling(r, 'DELETE', `${r.url.pathname}/${name}`));
+      await upstream.send(sibling(r, 'DELETE', `/api/v1/namespaces/${m[1]}`));
+      return failure(404, 'NotFound', `namespaces "${m[1]}" not found`);
+    },
+  };
+}
+
 export const ADMISSION_PLUGIN_FAULTS: Fault[] = [
   {
     name: 'plugin-default-tolerations-missing',
@@ -299,22 +330,7 @@ export const ADMISSION_PLUGIN_FAULTS: Fault[] = [
     area: 'admission',
     server: AUTOPROVISION_SERVER,
     catchers: ['admission/plugins/namespace-auto-provision/creates'],
-    response: async (r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream) => {
-      const m = NAMESPACED.exec(r.url.pathname);
-      // config maps only: the suite makes pods and services in namespaces it made just before
-      if (r.method !== 'POST' || !m || res.status !== 201 || !r.url.pathname.endsWith('/configmaps')) return res;
-      const ns = await upstream.send(sibling(r, 'GET', `/api/v1/namespaces/${m[1]}`));
-      const meta = bodyOf(ns.body)?.metadata ?? {};
-      const fields: Obj[] = meta.managedFields ?? [];
-      // made by the server itself (no manager, no labels: the namespace a creation provisions),
-      // not by a client (the other cases' namespaces carry their case label)
-      if (ns.status !== 200 || fields.some((f) => f?.manager) || Object.keys(meta.labels ?? {}).some((k) => k !== 'orch.io/metadata.name' && k !== 'kubernetes.io/metadata.name'))
-        return res;
-      const name = bodyOf(res.body)?.metadata?.name;
-      if (name) await upstream.send(sibling(r, 'DELETE', `${r.url.pathname}/${name}`));
-      await upstream.send(sibling(r, 'DELETE', `/api/v1/namespaces/${m[1]}`));
-      return failure(404, 'NotFound', `namespaces "${m[1]}" not found`);
-    },
+    ...undoProvisionedNamespaces(),
   },
   {
     name: 'plugin-service-account-not-automated',
