@@ -5,6 +5,7 @@
 //   run     the conformance suites (scripts/run.ts)
 //   merge   merge the reports of shards (scripts/merge.ts)
 //   fixtures  the authentication fixtures a target must trust (scripts/fixtures.ts)
+//   convert  rewrite manifests from retired API versions (scripts/convert.ts)
 //   node-config  validate and default node agent configuration files (scripts/node-config.ts)
 
 const USAGE = `Usage: orch-conformance <command> [flags]
@@ -20,6 +21,8 @@ Commands:
   node-config
            validate a node agent configuration file, print it defaulted, or print its
            JSON schema (orch-conformance node-config --help)
+  convert  rewrite manifests from retired API versions to their replacements
+           (orch-conformance convert -f FILE [--output-version GROUP/VERSION])
   help     this text
 
 Examples:
@@ -66,6 +69,13 @@ switch (cmd) {
     register();
     const { nodeConfig } = await import('./node-config.ts');
     process.exitCode = nodeConfig(rest);
+    break;
+  }
+  case 'convert': {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const { convert } = await import('./convert.ts');
+    process.exitCode = convert(rest);
     break;
   }
   case 'help':

@@ -19,7 +19,10 @@ type Json = Record<string, unknown>;
 
 /** The orch words for Kubernetes' names (as the dialect mapping does). */
 function orch(s: string): string {
-  return s.replaceAll('io.k8s.', 'io.orch.').replaceAll('k8s.io', 'orch.io').replaceAll('kubernetes.io', 'orch.io');
+  return s
+    .replaceAll('io.k8s.', 'io.orch.')
+    .replaceAll('k8s.io', 'orch.io')
+    .replaceAll('kubernetes.io', 'orch.io');
 }
 
 const REF = '#/components/schemas/';
@@ -38,8 +41,11 @@ function convert(s: Json): Json {
       out.$ref = orch(((v[0] as Json).$ref as string).slice(REF.length));
     } else if (k === '$ref') out.$ref = orch((v as string).slice(REF.length));
     else if (k === 'properties') {
-      out.properties = Object.fromEntries(Object.entries(v as Json).map(([p, ps]) => [p, convert(ps as Json)]));
-    } else if (k === 'items' || (k === 'additionalProperties' && typeof v === 'object')) out[k] = convert(v as Json);
+      out.properties = Object.fromEntries(
+        Object.entries(v as Json).map(([p, ps]) => [p, convert(ps as Json)]),
+      );
+    } else if (k === 'items' || (k === 'additionalProperties' && typeof v === 'object'))
+      out[k] = convert(v as Json);
     else if (k.startsWith('x-kubernetes-')) out[`x-orch-${k.slice('x-kubernetes-'.length)}`] = v;
     else out[k] = v;
   }
@@ -68,7 +74,8 @@ export function generate(): string {
       }
     }
   }
-  const sorted = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+  const sorted = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
   return `${JSON.stringify({ kinds: sorted(kinds), definitions: sorted(defs) })}\n`;
 }
 
@@ -80,7 +87,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       have = readFileSync(OUT, 'utf8');
     } catch {}
     if (have !== text) {
-      console.error(`${OUT} is not what ${FACTS}/openapi-v3 gives: run npx tsx scripts/gen-builtin-schemas.ts`);
+      console.error(
+        `${OUT} is not what ${FACTS}/openapi-v3 gives: run npx tsx scripts/gen-builtin-schemas.ts`,
+      );
       process.exit(1);
     }
     console.log('builtin schemas up to date');

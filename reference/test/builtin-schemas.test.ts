@@ -9,7 +9,9 @@ import { decodeWithSchema, missingRequired } from '../src/schema/decode.ts';
 describe('published built-in schemas', () => {
   it('the checked-in file is what scripts/gen-builtin-schemas.ts derives from the 1.28 documents', () => {
     // throws (exit 1) when the file was edited by hand or the generator changed
-    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/gen-builtin-schemas.ts', '--check'], { stdio: 'pipe' });
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/gen-builtin-schemas.ts', '--check'], {
+      stdio: 'pipe',
+    });
   });
 
   it('every kind resolves to an object schema with metadata', () => {
@@ -33,7 +35,9 @@ describe('published built-in schemas', () => {
         updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '10%', maxSurge: 0 } },
         template: {
           metadata: { labels: { a: 'b' } },
-          spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '100m', memory: 1024 } } }] },
+          spec: {
+            containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '100m', memory: 1024 } } }],
+          },
         },
       },
     };

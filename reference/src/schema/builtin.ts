@@ -21,7 +21,9 @@ let published: Published | undefined;
 const resolved = new Map<string, Schema>();
 
 function load(): Published {
-  published ??= JSON.parse(readFileSync(new URL('./builtin/openapi-1.28.json', import.meta.url), 'utf8')) as Published;
+  published ??= JSON.parse(
+    readFileSync(new URL('./builtin/openapi-1.28.json', import.meta.url), 'utf8'),
+  ) as Published;
   return published;
 }
 
@@ -63,9 +65,12 @@ function resolve(raw: RawSchema): Schema {
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'oneOf') continue;
     if (k === 'properties')
-      out.properties = Object.fromEntries(Object.entries(v as Record<string, RawSchema>).map(([p, s]) => [p, resolve(s)]));
+      out.properties = Object.fromEntries(
+        Object.entries(v as Record<string, RawSchema>).map(([p, s]) => [p, resolve(s)]),
+      );
     else if (k === 'items') out.items = resolve(v as RawSchema);
-    else if (k === 'additionalProperties' && typeof v === 'object') out.additionalProperties = resolve(v as RawSchema);
+    else if (k === 'additionalProperties' && typeof v === 'object')
+      out.additionalProperties = resolve(v as RawSchema);
     else (out as Record<string, unknown>)[k] = v;
   }
   return out;
