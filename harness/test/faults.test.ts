@@ -6,8 +6,10 @@
 // proxy itself went wrong (a hook that threw was answered 502, which any case would take for
 // the fault's doing). The clean proxy (no fault) must pass, so a failure is the fault's doing.
 //
-// Each fault's run is a whole run of its area behind a proxy of its own; the runs of an area
-// (its faults and its clean run) go in batches, many runs to a vitest process
+// Each fault's run is a run of the test files of its area that hold its catchers (found by
+// collecting the suites: scripts/manifest.ts), behind a proxy of its own; the clean run of an
+// area runs all of its files. Stray failures are looked for in the files a fault runs. The runs
+// of an area (its faults and its clean run) go in batches, many runs to a vitest process
 // (harness/test/batch/): ORCH_FAULTS_BATCH_SIZE runs a process (24), ORCH_FAULTS_PROCESSES
 // processes at once (1), ORCH_FAULTS_WORKERS test files at once in each (2). A fault added to
 // the catalogue joins its area's batches as it is.
@@ -28,6 +30,7 @@ import { type Fault, type FaultServerOptions, type RunningProxy, startFaultProxy
 import { FAULTS } from '../src/faults/index.ts';
 import { matchesCase } from '../src/faults/catchers.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../src/server-command.ts';
+import { collectCases } from '../../scripts/manifest.ts';
 import { type Batch, type BatchRun, ROOT, runBatch } from './batch/runs.ts';
 import { inBatches } from './batch/schedule.ts';
 
@@ -51,6 +54,16 @@ const CONCURRENT_BATCHES = Number(process.env.ORCH_FAULTS_PROCESSES) || 1;
 const WORKERS = Number(process.env.ORCH_FAULTS_WORKERS) || 2;
 /** A test waits for its batch, which may wait for the ones before it. */
 const JOB_TIMEOUT = 40 * 60_000;
+
+/** The test file of each case id (collected once, when the first batch starts). */
+let caseFiles: { id: string; file: string }[] | undefined;
+/** The files holding a fault's catchers: the files its run goes through. */
+function catcherFiles(fault: Fault): string[] {
+  caseFiles ??= collectCases().tests;
+  const files = new Set(caseFiles.filter((t) => fault.catchers.some((c) => matchesCase(c, t.id))).map((t) => t.file));
+  // a catcher that names no collected case is the catalogue test's concern; run the whole area
+  return files.size ? [...files].sort() : [];
+}
 
 /** How one run of an area went: the cases that failed (by case id), and what they said. */
 interface AreaRun {
@@ -267,7 +280,12 @@ describe('injected faults are caught by the cases that name them', () => {
             // a fault of the server processes sits in front of them (serverCommand), not of the target
             const p = await startFaultProxy({ target: target.url!, fault: f?.serverProcess ? undefined : f });
             proxies.set(name, p);
-            runs.push({ name, area: g.area, env: runEnvFor(p.url, target.adminToken, g.options, f) });
+            runs.push({
+              name,
+              area: g.area,
+              env: runEnvFor(p.url, target.adminToken, g.options, f),
+              ...(f ? { files: catcherFiles(f) } : {}),
+            });
           }
           const batch = await runBatch(runs, { ORCH_RUNS: '20' }, WORKERS);
           process.stdout.write(

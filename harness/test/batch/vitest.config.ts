@@ -11,6 +11,8 @@ export interface BatchRun {
   name: string;
   area: string;
   env: Record<string, string>;
+  /** Only these test files (paths from the repository root); the whole area when absent. */
+  files?: string[];
 }
 
 const ROOT = new URL('../../..', import.meta.url).pathname;
@@ -26,7 +28,7 @@ export default defineConfig({
       test: {
         name: r.name,
         root: ROOT,
-        include: [`suites/${r.area}/**/*.test.ts`],
+        include: r.files?.length ? r.files : [`suites/${r.area}/**/*.test.ts`],
         provide: { orchEnv: r.env },
         testTimeout: 30_000,
         hookTimeout: 30_000,
