@@ -10,6 +10,7 @@ import { csiDriverDef } from './csidriver.ts';
 import { csiNodeDef } from './csinode.ts';
 import { csiStorageCapacityDef } from './csistoragecapacity.ts';
 import { deploymentDef } from './deployment.ts';
+import { endpointsDef } from './endpoints.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
@@ -71,6 +72,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     csiNodeDef,
     csiStorageCapacityDef,
     volumeAttachmentDef,
+    endpointsDef,
   ];
 }
 
