@@ -11,6 +11,7 @@ import { csiNodeDef } from './csinode.ts';
 import { csiStorageCapacityDef } from './csistoragecapacity.ts';
 import { deploymentDef } from './deployment.ts';
 import { endpointsDef } from './endpoints.ts';
+import { endpointSliceDef } from './endpointslice.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
@@ -73,6 +74,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     csiStorageCapacityDef,
     volumeAttachmentDef,
     endpointsDef,
+    endpointSliceDef,
   ];
 }
 
