@@ -119,7 +119,10 @@ describe('Endpoints', () => {
       notReadyAddresses: [{ ip: '10.0.0.2' }],
       ports: [{ port: 80, protocol: 'TCP' }],
     });
-    expect(subsets).toContainEqual({ addresses: [{ ip: '10.0.0.9' }], ports: [{ port: 81, protocol: 'TCP' }] });
+    expect(subsets).toContainEqual({
+      addresses: [{ ip: '10.0.0.9' }],
+      ports: [{ port: 81, protocol: 'TCP' }],
+    });
   });
 
   it('refuses empty subsets, bad or special IPs, unnamed ports among several, bad ports and protocols', async () => {
@@ -129,14 +132,20 @@ describe('Endpoints', () => {
       endpoints('bad', [
         { ports: [{ port: 80 }] },
         {
-          addresses: [{ ip: '10.0.0.300' }, { ip: '127.0.0.1' }, { ip: '169.254.1.1', hostname: 'Not_A_Label' }],
+          addresses: [
+            { ip: '10.0.0.300' },
+            { ip: '127.0.0.1' },
+            { ip: '169.254.1.1', hostname: 'Not_A_Label' },
+          ],
           notReadyAddresses: [{ ip: '0.0.0.0', nodeName: 'Bad_Node' }],
           ports: [{ port: 0 }, { name: 'b', port: 80, protocol: 'ICMP' }],
         },
       ]),
     );
     expect(r.status).toBe(422);
-    expect(cause(r, 'subsets[0]', 'Required value: must specify `addresses` or `notReadyAddresses`')).toBeDefined();
+    expect(
+      cause(r, 'subsets[0]', 'Required value: must specify `addresses` or `notReadyAddresses`'),
+    ).toBeDefined();
     expect(
       cause(r, 'subsets[1].addresses[0].ip', 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'),
     ).toBeDefined();
@@ -144,7 +153,11 @@ describe('Endpoints', () => {
       cause(r, 'subsets[1].addresses[1].ip', 'may not be in the loopback range (127.0.0.0/8, ::1/128)'),
     ).toBeDefined();
     expect(
-      cause(r, 'subsets[1].addresses[2].ip', 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'),
+      cause(
+        r,
+        'subsets[1].addresses[2].ip',
+        'may not be in the link-local range (169.254.0.0/16, fe80::/10)',
+      ),
     ).toBeDefined();
     expect(cause(r, 'subsets[1].addresses[2].hostname', 'RFC 1123 label')).toBeDefined();
     expect(cause(r, 'subsets[1].notReadyAddresses[0].ip', 'may not be unspecified (0.0.0.0)')).toBeDefined();
@@ -152,7 +165,11 @@ describe('Endpoints', () => {
     expect(cause(r, 'subsets[1].ports[0].name', 'Required value')).toBeDefined();
     expect(cause(r, 'subsets[1].ports[0].port', 'must be between 1 and 65535, inclusive')).toBeDefined();
     expect(
-      cause(r, 'subsets[1].ports[1].protocol', 'Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"'),
+      cause(
+        r,
+        'subsets[1].ports[1].protocol',
+        'Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+      ),
     ).toBeDefined();
   });
 
@@ -254,7 +271,11 @@ describe('EndpointSlice', () => {
         addressType: 'IPv4',
         endpoints: [
           { addresses: [] },
-          { addresses: ['2001:db8::1', '127.0.0.1', '::ffff:10.0.0.1'], hostname: 'Not_A_Label', nodeName: 'Bad_Node' },
+          {
+            addresses: ['2001:db8::1', '127.0.0.1', '::ffff:10.0.0.1'],
+            hostname: 'Not_A_Label',
+            nodeName: 'Bad_Node',
+          },
           { addresses: Array.from({ length: 101 }, (_, i) => `10.2.${i >> 8}.${(i % 250) + 1}`) },
           { addresses: ['10.0.0.1'], hints: { forZones: [{ name: 'a' }, { name: 'a' }] } },
         ],
@@ -267,7 +288,9 @@ describe('EndpointSlice', () => {
     );
     expect(r.status).toBe(422);
     expect(r.json.message).toContain('EndpointSlice.discovery.orch.io "bad" is invalid');
-    expect(cause(r, 'endpoints[0].addresses', 'Required value: must contain at least 1 address')).toBeDefined();
+    expect(
+      cause(r, 'endpoints[0].addresses', 'Required value: must contain at least 1 address'),
+    ).toBeDefined();
     expect(cause(r, 'endpoints[1].addresses[0]', 'must be a valid IPv4 address')).toBeDefined();
     expect(cause(r, 'endpoints[1].addresses[1]', 'may not be in the loopback range')).toBeDefined();
     // an IPv4-mapped IPv6 address is an IPv4 address to Kubernetes
@@ -295,7 +318,10 @@ describe('EndpointSlice', () => {
     const v6 = await ts.req(
       'POST',
       path(),
-      slice('v6', { addressType: 'IPv6', endpoints: [{ addresses: ['10.0.0.1', 'fe80::1', '2001:db8::5'] }] }),
+      slice('v6', {
+        addressType: 'IPv6',
+        endpoints: [{ addresses: ['10.0.0.1', 'fe80::1', '2001:db8::5'] }],
+      }),
     );
     expect(cause(v6, 'endpoints[0].addresses[0]', 'must be a valid IPv6 address')).toBeDefined();
     expect(cause(v6, 'endpoints[0].addresses[1]', 'may not be in the link-local range')).toBeDefined();
@@ -306,7 +332,11 @@ describe('EndpointSlice', () => {
       slice('fq', { addressType: 'FQDN', endpoints: [{ addresses: ['localhost', 'Bad..name'] }] }),
     );
     expect(
-      cause(fqdn, 'endpoints[0].addresses[0]', 'should be a domain with at least two segments separated by dots'),
+      cause(
+        fqdn,
+        'endpoints[0].addresses[0]',
+        'should be a domain with at least two segments separated by dots',
+      ),
     ).toBeDefined();
     expect(cause(fqdn, 'endpoints[0].addresses[1]', 'RFC 1123 subdomain')).toBeDefined();
     const big = await ts.req(
@@ -314,7 +344,9 @@ describe('EndpointSlice', () => {
       path(),
       slice('big', {
         addressType: 'IPv4',
-        endpoints: Array.from({ length: 1001 }, (_, i) => ({ addresses: [`10.3.${i >> 8}.${(i & 255) || 1}`] })),
+        endpoints: Array.from({ length: 1001 }, (_, i) => ({
+          addresses: [`10.3.${i >> 8}.${i & 255 || 1}`],
+        })),
       }),
     );
     expect(cause(big, 'endpoints', 'Too many: 1001: must have at most 1000 items')).toBeDefined();
@@ -356,7 +388,10 @@ describe('EndpointSlice', () => {
       path(),
       slice('wide', {
         addressType: 'IPv4',
-        endpoints: [{ addresses: ['10.5.0.1', '10.5.0.2'] }, { addresses: ['10.5.0.3', '10.5.0.4', '10.5.0.5'] }],
+        endpoints: [
+          { addresses: ['10.5.0.1', '10.5.0.2'] },
+          { addresses: ['10.5.0.3', '10.5.0.4', '10.5.0.5'] },
+        ],
         ports: [{ name: 'a', port: 80 }, { name: 'b', port: 443 }, { name: 'c' }, { name: 'd', port: 9000 }],
       }),
     );

@@ -64,7 +64,11 @@ describe('CSIDriver', () => {
 
   it('an empty spec gets 1.28 defaults; no generation until a mutable field changes', async () => {
     const name = `${uniqueName('drv')}.example.com`;
-    const c = await ts.req('POST', PATH, { apiVersion: 'storage.orch.io/v1', kind: 'CSIDriver', metadata: { name } });
+    const c = await ts.req('POST', PATH, {
+      apiVersion: 'storage.orch.io/v1',
+      kind: 'CSIDriver',
+      metadata: { name },
+    });
     expect(c.status, c.text).toBe(201);
     expect(c.json.spec).toEqual({
       attachRequired: true,
@@ -78,7 +82,12 @@ describe('CSIDriver', () => {
     expect(c.json.metadata.generation).toBeUndefined();
     const u = await ts.req('PUT', `${PATH}/${name}`, {
       ...c.json,
-      spec: { ...c.json.spec, requiresRepublish: true, storageCapacity: true, tokenRequests: [{ audience: 'a' }] },
+      spec: {
+        ...c.json.spec,
+        requiresRepublish: true,
+        storageCapacity: true,
+        tokenRequests: [{ audience: 'a' }],
+      },
     });
     expect(u.status, u.text).toBe(200);
     expect(u.json.spec).toMatchObject({ requiresRepublish: true, storageCapacity: true });
@@ -112,15 +121,31 @@ describe('CSIDriver', () => {
     expect(r.status).toBe(422);
     expect(r.json.reason).toBe('Invalid');
     expect(
-      cause(r, 'spec.volumeLifecycleModes', 'Unsupported value: "Sometimes": supported values: "Persistent", "Ephemeral"'),
+      cause(
+        r,
+        'spec.volumeLifecycleModes',
+        'Unsupported value: "Sometimes": supported values: "Persistent", "Ephemeral"',
+      ),
     ).toBeDefined();
     expect(
-      cause(r, 'spec.fsGroupPolicy', 'Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"'),
+      cause(
+        r,
+        'spec.fsGroupPolicy',
+        'Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"',
+      ),
     ).toBeDefined();
-    expect(cause(r, 'spec.tokenRequests[0].expirationSeconds', 'may not specify a duration less than 10 minutes')).toBeDefined();
-    expect(cause(r, 'spec.tokenRequests[1].audience', 'Duplicate value: "a"')?.reason).toBe('FieldValueDuplicate');
     expect(
-      cause(r, 'spec.tokenRequests[2].expirationSeconds', 'may not specify a duration larger than 2^32 seconds'),
+      cause(r, 'spec.tokenRequests[0].expirationSeconds', 'may not specify a duration less than 10 minutes'),
+    ).toBeDefined();
+    expect(cause(r, 'spec.tokenRequests[1].audience', 'Duplicate value: "a"')?.reason).toBe(
+      'FieldValueDuplicate',
+    );
+    expect(
+      cause(
+        r,
+        'spec.tokenRequests[2].expirationSeconds',
+        'may not specify a duration larger than 2^32 seconds',
+      ),
     ).toBeDefined();
   });
 
@@ -143,16 +168,37 @@ describe('CSIDriver', () => {
     expect(cause(u, 'spec.podInfoOnMount', 'Invalid value: true: field is immutable')).toBeDefined();
     expect(cause(u, 'spec.fsGroupPolicy', 'Invalid value: "File": field is immutable')).toBeDefined();
     expect(
-      cause(u, 'spec.volumeLifecycleModes', 'Invalid value: []storage.VolumeLifecycleMode{"Ephemeral"}: field is immutable'),
+      cause(
+        u,
+        'spec.volumeLifecycleModes',
+        'Invalid value: []storage.VolumeLifecycleMode{"Ephemeral"}: field is immutable',
+      ),
     ).toBeDefined();
   });
 
   it('prints the columns of table-columns.json with their cells', async () => {
     const name = uniqueName('drv');
-    await ts.req('POST', PATH, driver(name, { tokenRequests: [{ audience: 'x' }, { audience: 'y' }], volumeLifecycleModes: ['Persistent', 'Ephemeral'] }));
+    await ts.req(
+      'POST',
+      PATH,
+      driver(name, {
+        tokenRequests: [{ audience: 'x' }, { audience: 'y' }],
+        volumeLifecycleModes: ['Persistent', 'Ephemeral'],
+      }),
+    );
     const t = await ts.req('GET', `${PATH}/${name}`, undefined, { accept: TABLE });
-    expect(t.json.columnDefinitions.map((c: any) => c.name)).toEqual(columnsOf('storage.orch.io', 'v1', 'csidrivers').map((c) => c.name));
-    expect(t.json.rows[0].cells.slice(0, 7)).toEqual([name, true, false, false, 'x,y', false, 'Persistent,Ephemeral']);
+    expect(t.json.columnDefinitions.map((c: any) => c.name)).toEqual(
+      columnsOf('storage.orch.io', 'v1', 'csidrivers').map((c) => c.name),
+    );
+    expect(t.json.rows[0].cells.slice(0, 7)).toEqual([
+      name,
+      true,
+      false,
+      false,
+      'x,y',
+      false,
+      'Persistent,Ephemeral',
+    ]);
     const plain = uniqueName('drv');
     await ts.req('POST', PATH, driver(plain));
     const t2 = await ts.req('GET', `${PATH}/${plain}`, undefined, { accept: TABLE });
@@ -191,16 +237,24 @@ describe('CSINode', () => {
 
   it('a node without drivers is valid; a listed driver may be dropped or added, not changed', async () => {
     const name = uniqueName('node');
-    const empty = await ts.req('POST', PATH, { apiVersion: 'storage.orch.io/v1', kind: 'CSINode', metadata: { name } });
+    const empty = await ts.req('POST', PATH, {
+      apiVersion: 'storage.orch.io/v1',
+      kind: 'CSINode',
+      metadata: { name },
+    });
     expect(empty.status, empty.text).toBe(201);
     const add = await ts.req('PUT', `${PATH}/${name}`, {
       ...empty.json,
-      spec: { drivers: [{ name: 'a.example.com', nodeID: 'n1', topologyKeys: ['topology.example.com/zone'] }] },
+      spec: {
+        drivers: [{ name: 'a.example.com', nodeID: 'n1', topologyKeys: ['topology.example.com/zone'] }],
+      },
     });
     expect(add.status, add.text).toBe(200);
     const change = await ts.req('PUT', `${PATH}/${name}`, {
       ...add.json,
-      spec: { drivers: [{ name: 'a.example.com', nodeID: 'n2', topologyKeys: ['topology.example.com/zone'] }] },
+      spec: {
+        drivers: [{ name: 'a.example.com', nodeID: 'n2', topologyKeys: ['topology.example.com/zone'] }],
+      },
     });
     expect(change.status).toBe(422);
     const c = cause(change, 'CSINodeDriver', 'field is immutable');
@@ -223,7 +277,11 @@ describe('CSIStorageCapacity', () => {
   it('is namespaced; needs a class name; capacities are canonical quantities, not negative; class and topology never change', async () => {
     const ns = await namespace();
     const path = `${G}/namespaces/${ns}/csistoragecapacities`;
-    const none = await ts.req('POST', path, { apiVersion: 'storage.orch.io/v1', kind: 'CSIStorageCapacity', metadata: { name: 'c0' } });
+    const none = await ts.req('POST', path, {
+      apiVersion: 'storage.orch.io/v1',
+      kind: 'CSIStorageCapacity',
+      metadata: { name: 'c0' },
+    });
     expect(none.status).toBe(422);
     expect(cause(none, 'storageClassName', 'a lowercase RFC 1123 subdomain')).toBeDefined();
     const neg = await ts.req('POST', path, {
@@ -232,11 +290,20 @@ describe('CSIStorageCapacity', () => {
       metadata: { name: 'c1' },
       storageClassName: 'fast',
       capacity: '-1Gi',
-      nodeTopology: { matchExpressions: [{ key: 'zone', operator: 'Near' }] },
+      nodeTopology: {
+        matchExpressions: [
+          { key: 'zone', operator: 'Near' },
+          { key: 'rack', operator: 'In', values: ['ok', 'not ok'] },
+        ],
+      },
     });
     expect(neg.status).toBe(422);
     expect(cause(neg, 'capacity', 'must be greater than or equal to 0')).toBeDefined();
-    expect(cause(neg, 'nodeTopology.matchExpressions[0].operator', 'not a valid selector operator')).toBeDefined();
+    expect(
+      cause(neg, 'nodeTopology.matchExpressions[0].operator', 'not a valid selector operator'),
+    ).toBeDefined();
+    expect(cause(neg, 'nodeTopology.matchExpressions[1].values[1]', 'Invalid value: "not ok"')).toBeDefined();
+    expect(causesOf(neg).some((c) => c.field === 'nodeTopology.matchExpressions[1].values[0]')).toBe(false);
     const c = await ts.req('POST', path, {
       apiVersion: 'storage.orch.io/v1',
       kind: 'CSIStorageCapacity',
@@ -258,7 +325,11 @@ describe('CSIStorageCapacity', () => {
     expect(u.status).toBe(422);
     expect(cause(u, 'storageClassName', 'Invalid value: "slow": field is immutable')).toBeDefined();
     expect(
-      cause(u, 'nodeTopology', 'v1.LabelSelector{MatchLabels:map[string]string{"zone":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable'),
+      cause(
+        u,
+        'nodeTopology',
+        'v1.LabelSelector{MatchLabels:map[string]string{"zone":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+      ),
     ).toBeDefined();
     const grow = await ts.req('PUT', `${path}/c2`, { ...c.json, capacity: '3Gi' });
     expect(grow.status, grow.text).toBe(200);
@@ -282,7 +353,11 @@ describe('VolumeAttachment', () => {
     expect(none.status).toBe(422);
     expect(cause(none, 'spec.attacher', 'Required value')).toBeDefined();
     expect(
-      cause(none, 'spec.source', 'Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName'),
+      cause(
+        none,
+        'spec.source',
+        'Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
+      ),
     ).toBeDefined();
     expect(cause(none, 'spec.nodeName', 'Invalid value: "": a lowercase RFC 1123 subdomain')).toBeDefined();
     const both = await ts.req(
@@ -291,10 +366,19 @@ describe('VolumeAttachment', () => {
       attachment(uniqueName('va'), {
         attacher: 'Bad_Driver',
         nodeName: 'node-1',
-        source: { persistentVolumeName: 'pv', inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'd', volumeHandle: 'h' } } },
+        source: {
+          persistentVolumeName: 'pv',
+          inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'd', volumeHandle: 'h' } },
+        },
       }),
     );
-    expect(cause(both, 'spec.source', 'Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName')).toBeDefined();
+    expect(
+      cause(
+        both,
+        'spec.source',
+        'Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
+      ),
+    ).toBeDefined();
     expect(cause(both, 'spec.attacher', 'Invalid value: "Bad_Driver"')).toBeDefined();
     const inline = await ts.req(
       'POST',
@@ -302,24 +386,42 @@ describe('VolumeAttachment', () => {
       attachment(uniqueName('va'), {
         attacher: 'csi.example.com',
         nodeName: 'node-1',
-        source: { inlineVolumeSpec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/x' } } },
+        source: {
+          inlineVolumeSpec: {
+            capacity: { storage: '1Gi' },
+            accessModes: ['ReadWriteOnce'],
+            hostPath: { path: '/x' },
+          },
+        },
       }),
     );
     expect(inline.status).toBe(422);
-    expect(cause(inline, 'spec.source.inlineVolumeSpec.capacity', 'may not be specified in the context of inline volumes')).toBeDefined();
-    expect(cause(inline, 'spec.source.inlineVolumeSpec.csi', 'has to be specified in the context of inline volumes')).toBeDefined();
+    expect(
+      cause(
+        inline,
+        'spec.source.inlineVolumeSpec.capacity',
+        'may not be specified in the context of inline volumes',
+      ),
+    ).toBeDefined();
+    expect(
+      cause(
+        inline,
+        'spec.source.inlineVolumeSpec.csi',
+        'has to be specified in the context of inline volumes',
+      ),
+    ).toBeDefined();
   });
 
   it('a create starts with attached false; the status subresource writes status; the spec never changes', async () => {
     const name = uniqueName('va');
-    const c = await ts.req(
-      'POST',
-      PATH,
-      {
-        ...attachment(name, { attacher: 'csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } }),
-        status: { attached: true },
-      },
-    );
+    const c = await ts.req('POST', PATH, {
+      ...attachment(name, {
+        attacher: 'csi.example.com',
+        nodeName: 'node-1',
+        source: { persistentVolumeName: 'pv-1' },
+      }),
+      status: { attached: true },
+    });
     expect(c.status, c.text).toBe(201);
     expect(c.json.status).toEqual({ attached: false });
     const main = await ts.req('PUT', `${PATH}/${name}`, { ...c.json, status: { attached: true } });
@@ -337,7 +439,10 @@ describe('VolumeAttachment', () => {
     });
     expect(tooLong.status).toBe(422);
     expect(cause(tooLong, 'status.attachError.message', 'Too long')).toBeDefined();
-    const u = await ts.req('PUT', `${PATH}/${name}`, { ...st.json, spec: { ...st.json.spec, nodeName: 'node-2' } });
+    const u = await ts.req('PUT', `${PATH}/${name}`, {
+      ...st.json,
+      spec: { ...st.json.spec, nodeName: 'node-2' },
+    });
     expect(u.status).toBe(422);
     const imm = cause(u, 'spec', 'field is immutable');
     expect(imm?.message).toContain('storage.VolumeAttachmentSpec{Attacher:"csi.example.com"');

@@ -4,6 +4,7 @@
 // topology never change. Kubernetes 1.28 prints it with the default columns.
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
+import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { ResourceDef } from '../types.ts';
@@ -28,9 +29,22 @@ export interface CSIStorageCapacity {
 
 const schema = builtinSchema('storage.orch.io/v1', 'CSIStorageCapacity');
 
-function validate(o: KObject): StatusCause[] {
+/** Label values of `In` and `NotIn` requirements that are not label values, with their paths. */
+function badSelectorValues(sel: LabelSelectorObj | undefined): StatusCause[] {
+  const out: StatusCause[] = [];
+  for (const [i, e] of (sel?.matchExpressions ?? []).entries())
+    for (const [j, v] of (e?.values ?? []).entries()) {
+      const p = validLabelValue(v);
+      if (p) out.push(fieldErr.invalid(`nodeTopology.matchExpressions[${i}].values[${j}]`, v, p));
+    }
+  return out;
+}
+
+/** 1.28's checks; label values in the topology are let through on updates of objects that already had bad ones. */
+function validate(o: KObject, allowBadValues = false): StatusCause[] {
   const c = o as CSIStorageCapacity;
   const causes = validateLabelSelector('nodeTopology', c.nodeTopology);
+  if (!allowBadValues) causes.push(...badSelectorValues(c.nodeTopology));
   const cls = c.storageClassName ?? '';
   const p = nameProblem(cls, 'subdomain');
   if (p) causes.push(fieldErr.invalid('storageClassName', cls, p));
@@ -60,7 +74,7 @@ function goSelector(s: LabelSelectorObj): string {
 function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   const c = o as CSIStorageCapacity;
   const before = old as CSIStorageCapacity;
-  const causes = validate(o);
+  const causes = validate(o, badSelectorValues(before.nodeTopology).length > 0);
   if (!deepEqual(c.nodeTopology ?? null, before.nodeTopology ?? null))
     causes.push({
       reason: 'FieldValueInvalid',
@@ -89,7 +103,7 @@ export const csiStorageCapacityDef: ResourceDef = {
     zeroValue: () => ({ storageClassName: '' }),
     prepareForCreate: (o) => void normalizeBySchema(o, schema, 'CSIStorageCapacity'),
     prepareForUpdate: (o) => void normalizeBySchema(o, schema, 'CSIStorageCapacity'),
-    validate,
+    validate: (o) => validate(o),
     validateUpdate,
   },
 };
