@@ -308,6 +308,22 @@ describe('EndpointSlice', () => {
     expect(cause(r, 'ports[2].appProtocol', 'Invalid value: "not a protocol"')).toBeDefined();
   });
 
+  it('IPv4 fields with leading zeros are read as decimal, as 1.28 reads them', async () => {
+    const c = await ts.req(
+      'POST',
+      path(),
+      slice('zeros', { addressType: 'IPv4', endpoints: [{ addresses: ['010.001.0.1', '192.168.000.001'] }] }),
+    );
+    expect(c.status, c.text).toBe(201);
+    const bad = await ts.req(
+      'POST',
+      path(),
+      slice('zeros-bad', { addressType: 'IPv4', endpoints: [{ addresses: ['0256.0.0.1', '0127.0.0.1'] }] }),
+    );
+    expect(cause(bad, 'endpoints[0].addresses[0]', 'must be a valid IPv4 address')).toBeDefined();
+    expect(cause(bad, 'endpoints[0].addresses[1]', 'may not be in the loopback range')).toBeDefined();
+  });
+
   it('address types: required, known, checked per type; at most 1000 endpoints', async () => {
     const none = await ts.req('POST', path(), slice('none', { endpoints: [] }));
     expect(cause(none, 'addressType', 'Required value')).toBeDefined();

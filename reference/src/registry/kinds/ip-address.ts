@@ -17,7 +17,7 @@ function parseV4(s: string): number[] | undefined {
   if (parts.length !== 4) return undefined;
   const out: number[] = [];
   for (const p of parts) {
-    if (!/^\d+$/.test(p) || p.length > 8) return undefined;
+    if (!/^\d+$/.test(p)) return undefined;
     const n = Number(p);
     if (n > 255) return undefined;
     out.push(n);
