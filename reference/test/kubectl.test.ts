@@ -578,6 +578,58 @@ data:
         });
         return `${tns}-fast`;
       },
+      'storage.k8s.io/v1/csidrivers': async () => {
+        await post('/apis/storage.orch.io/v1/csidrivers', {
+          metadata: { name: `${tns}.csi.example.com` },
+          spec: { tokenRequests: [{ audience: 'vault' }], volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
+        });
+        return `${tns}.csi.example.com`;
+      },
+      'storage.k8s.io/v1/csinodes': async () => {
+        await post('/apis/storage.orch.io/v1/csinodes', {
+          metadata: { name: nodeName },
+          spec: { drivers: [{ name: 'a.csi.example.com', nodeID: 'n1' }, { name: 'b.csi.example.com', nodeID: 'n1' }] },
+        });
+        return nodeName;
+      },
+      'storage.k8s.io/v1/csistoragecapacities': async () => {
+        await post(inNs('csistoragecapacities', 'storage.orch.io/v1'), {
+          metadata: { name: 'fast-zone-a' },
+          storageClassName: 'fast',
+          capacity: '10Gi',
+        });
+        return 'fast-zone-a';
+      },
+      'storage.k8s.io/v1/volumeattachments': async () => {
+        const path = '/apis/storage.orch.io/v1/volumeattachments';
+        await post(path, {
+          metadata: { name: `${tns}-va` },
+          spec: { attacher: 'a.csi.example.com', nodeName, source: { persistentVolumeName: 'pv-1' } },
+        });
+        await patchStatus(`${path}/${tns}-va`, { attached: true });
+        return `${tns}-va`;
+      },
+      'v1/endpoints': async () => {
+        await post(inNs('endpoints'), {
+          metadata: { name: 'web' },
+          subsets: [
+            {
+              addresses: [{ ip: '10.244.1.7' }, { ip: '10.244.1.8' }, { ip: '10.244.1.9' }, { ip: '10.244.2.1' }],
+              ports: [{ port: 8080 }],
+            },
+          ],
+        });
+        return 'web';
+      },
+      'discovery.k8s.io/v1/endpointslices': async () => {
+        await post(inNs('endpointslices', 'discovery.orch.io/v1'), {
+          metadata: { name: 'web-abcde', labels: { 'orch.io/service-name': 'web' } },
+          addressType: 'IPv4',
+          endpoints: [{ addresses: ['10.244.1.7'] }, { addresses: ['10.244.1.8'] }],
+          ports: [{ name: 'http', port: 8080 }],
+        });
+        return 'web-abcde';
+      },
     };
 
     /** The cells kubectl prints for some kinds (the rest: the row is there, with every column). */
@@ -656,6 +708,27 @@ data:
         RECLAIMPOLICY: 'Delete',
         VOLUMEBINDINGMODE: 'Immediate',
         ALLOWVOLUMEEXPANSION: 'true',
+      }),
+      'storage.k8s.io/v1/csidrivers': () => ({
+        ATTACHREQUIRED: 'true',
+        PODINFOONMOUNT: 'false',
+        STORAGECAPACITY: 'false',
+        TOKENREQUESTS: 'vault',
+        REQUIRESREPUBLISH: 'false',
+        MODES: 'Persistent,Ephemeral',
+      }),
+      'storage.k8s.io/v1/csinodes': () => ({ DRIVERS: '2' }),
+      'storage.k8s.io/v1/volumeattachments': () => ({
+        ATTACHER: 'a.csi.example.com',
+        PV: 'pv-1',
+        NODE: nodeName,
+        ATTACHED: 'true',
+      }),
+      'v1/endpoints': () => ({ ENDPOINTS: '10.244.1.7:8080,10.244.1.8:8080,10.244.1.9:8080 + 1 more...' }),
+      'discovery.k8s.io/v1/endpointslices': () => ({
+        ADDRESSTYPE: 'IPv4',
+        PORTS: '8080',
+        ENDPOINTS: '10.244.1.7,10.244.1.8',
       }),
     };
 

@@ -6,7 +6,12 @@ import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
 import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
+import { csiDriverDef } from './csidriver.ts';
+import { csiNodeDef } from './csinode.ts';
+import { csiStorageCapacityDef } from './csistoragecapacity.ts';
 import { deploymentDef } from './deployment.ts';
+import { endpointsDef } from './endpoints.ts';
+import { endpointSliceDef } from './endpointslice.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
@@ -30,6 +35,7 @@ import { validatingAdmissionPolicyDef } from './validatingadmissionpolicy.ts';
 import { validatingAdmissionPolicyBindingDef } from './validatingadmissionpolicybinding.ts';
 import { storageClassDef } from './storageclass.ts';
 import { validatingWebhookConfigurationDef } from './validatingwebhookconfiguration.ts';
+import { volumeAttachmentDef } from './volumeattachment.ts';
 
 export function builtinKinds(registry: () => Registry): ResourceDef[] {
   return [
@@ -63,6 +69,12 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     ingressClassDef,
     ingressDef,
     storageClassDef,
+    csiDriverDef,
+    csiNodeDef,
+    csiStorageCapacityDef,
+    volumeAttachmentDef,
+    endpointsDef,
+    endpointSliceDef,
   ];
 }
 

@@ -1,0 +1,195 @@
+// CSIDriver (storage.orch.io/v1): what the cluster knows of an installed CSI volume driver.
+// Cluster-scoped; the object's name is the driver's name (at most 63 characters, a DNS
+// subdomain in any case). Defaults as Kubernetes 1.28 sets them; attachRequired,
+// podInfoOnMount, fsGroupPolicy and volumeLifecycleModes never change, and a change of the
+// fields that may change (tokenRequests, requiresRepublish, seLinuxMount) advances the
+// generation.
+import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
+import type { KObject } from '../../storage/types.ts';
+import { deepEqual } from '../../util/object.ts';
+import type { ResourceDef } from '../types.ts';
+import { nameProblem } from '../validation.ts';
+import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN, normalizeBySchema } from './common.ts';
+import { goSlice } from './go-syntax.ts';
+
+export interface CSIDriverSpec {
+  attachRequired?: boolean;
+  podInfoOnMount?: boolean;
+  volumeLifecycleModes?: string[];
+  storageCapacity?: boolean;
+  fsGroupPolicy?: string;
+  tokenRequests?: { audience?: string; expirationSeconds?: number }[];
+  requiresRepublish?: boolean;
+  seLinuxMount?: boolean;
+}
+
+const schema = builtinSchema('storage.orch.io/v1', 'CSIDriver');
+
+export const FS_GROUP_POLICIES = ['File', 'None', 'ReadWriteOnceWithFSType'];
+export const VOLUME_LIFECYCLE_MODES = ['Persistent', 'Ephemeral'];
+const MIN_TOKEN_SECONDS = 10 * 60;
+const MAX_TOKEN_SECONDS = 2 ** 32;
+
+const specOf = (o: KObject) => (o.spec ?? {}) as CSIDriverSpec;
+
+/** A CSI driver's name: at most 63 characters, a DNS subdomain once lower-cased. */
+export function csiDriverName(field: string, name: string | undefined): StatusCause[] {
+  const v = name ?? '';
+  const out: StatusCause[] = [];
+  if (!v) out.push(fieldErr.required(field));
+  if (v.length > 63) out.push(fieldErr.tooLong(field, 63));
+  const p = nameProblem(v.toLowerCase(), 'subdomain');
+  if (p) out.push(fieldErr.invalid(field, v, p));
+  return out;
+}
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, schema, 'CSIDriver');
+  o.spec ??= {};
+  const s = specOf(o);
+  s.attachRequired ??= true;
+  s.podInfoOnMount ??= false;
+  s.storageCapacity ??= false;
+  s.fsGroupPolicy ??= 'ReadWriteOnceWithFSType';
+  if (!s.volumeLifecycleModes?.length) s.volumeLifecycleModes = ['Persistent'];
+  s.requiresRepublish ??= false;
+  // the SELinuxMountReadWriteOncePod gate is on in 1.28 (beta)
+  s.seLinuxMount ??= false;
+  for (const t of s.tokenRequests ?? []) if (t && typeof t === 'object') t.audience ??= '';
+}
+
+function validateSpec(s: CSIDriverSpec): StatusCause[] {
+  const causes: StatusCause[] = [];
+  // Kubernetes names this field `attachedRequired` in its errors
+  if (s.attachRequired === undefined) causes.push(fieldErr.required('spec.attachedRequired'));
+  if (s.podInfoOnMount === undefined) causes.push(fieldErr.required('spec.podInfoOnMount'));
+  if (s.storageCapacity === undefined) causes.push(fieldErr.required('spec.storageCapacity'));
+  if (s.fsGroupPolicy !== undefined && !FS_GROUP_POLICIES.includes(s.fsGroupPolicy))
+    causes.push(fieldErr.notSupported('spec.fsGroupPolicy', s.fsGroupPolicy, FS_GROUP_POLICIES));
+  const audiences = new Set<string>();
+  (s.tokenRequests ?? []).forEach((t, i) => {
+    const p = `spec.tokenRequests[${i}]`;
+    const audience = t?.audience ?? '';
+    if (audiences.has(audience)) {
+      causes.push(fieldErr.duplicate(`${p}.audience`, audience));
+      return;
+    }
+    audiences.add(audience);
+    const exp = t?.expirationSeconds;
+    if (typeof exp !== 'number') return;
+    if (exp < MIN_TOKEN_SECONDS)
+      causes.push(
+        fieldErr.invalid(`${p}.expirationSeconds`, exp, 'may not specify a duration less than 10 minutes'),
+      );
+    if (exp > MAX_TOKEN_SECONDS)
+      causes.push(
+        fieldErr.invalid(
+          `${p}.expirationSeconds`,
+          exp,
+          'may not specify a duration larger than 2^32 seconds',
+        ),
+      );
+  });
+  for (const m of s.volumeLifecycleModes ?? [])
+    if (!VOLUME_LIFECYCLE_MODES.includes(m))
+      causes.push(fieldErr.notSupported('spec.volumeLifecycleModes', m, VOLUME_LIFECYCLE_MODES));
+  if (s.seLinuxMount === undefined) causes.push(fieldErr.required('spec.seLinuxMount'));
+  return causes;
+}
+
+function validateUpdate(o: KObject, old: KObject): StatusCause[] {
+  const s = specOf(o);
+  const before = specOf(old);
+  const causes = validateSpec(s);
+  causes.push(...immutable('spec.attachedRequired', s.attachRequired, before.attachRequired));
+  causes.push(...immutable('spec.fsGroupPolicy', s.fsGroupPolicy, before.fsGroupPolicy));
+  causes.push(...immutable('spec.podInfoOnMount', s.podInfoOnMount, before.podInfoOnMount));
+  if (!deepEqual(s.volumeLifecycleModes ?? null, before.volumeLifecycleModes ?? null))
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.volumeLifecycleModes',
+      message: `Invalid value: ${goSlice('storage.VolumeLifecycleMode', s.volumeLifecycleModes)}: field is immutable`,
+    });
+  return causes;
+}
+
+const MUTABLE = ['tokenRequests', 'requiresRepublish', 'seLinuxMount'] as const;
+
+export const csiDriverDef: ResourceDef = {
+  group: 'storage.orch.io',
+  versions: ['v1'],
+  kind: 'CSIDriver',
+  listKind: 'CSIDriverList',
+  plural: 'csidrivers',
+  singular: 'csidriver',
+  namespaced: false,
+  verbs: ALL_VERBS,
+  subresources: [],
+  schema,
+  strategy: {
+    // the name is checked as a driver name; the generic rule is only that of a path segment
+    nameRule: 'path',
+    tracksGeneration: false,
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({ spec: {} }),
+    prepareForCreate: prepare,
+    prepareForUpdate(o, old) {
+      prepare(o);
+      const s = specOf(o);
+      const before = specOf(old);
+      if (MUTABLE.some((f) => !deepEqual(s[f] ?? null, before[f] ?? null)))
+        o.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    },
+    validate: (o) => [...csiDriverName('name', o.metadata.name), ...validateSpec(specOf(o))],
+    validateUpdate,
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'AttachRequired',
+        type: 'boolean',
+        description:
+          'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method).',
+        cell: (o) => specOf(o).attachRequired ?? true,
+      },
+      {
+        name: 'PodInfoOnMount',
+        type: 'boolean',
+        description:
+          'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true.',
+        cell: (o) => specOf(o).podInfoOnMount ?? false,
+      },
+      {
+        name: 'StorageCapacity',
+        type: 'boolean',
+        description:
+          'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.',
+        cell: (o) => specOf(o).storageCapacity ?? false,
+      },
+      {
+        name: 'TokenRequests',
+        type: 'string',
+        description:
+          "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication.",
+        cell: (o) => {
+          const t = specOf(o).tokenRequests;
+          return t ? t.map((x) => x.audience ?? '').join(',') : '<unset>';
+        },
+      },
+      {
+        name: 'RequiresRepublish',
+        type: 'boolean',
+        description:
+          'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.',
+        cell: (o) => specOf(o).requiresRepublish ?? false,
+      },
+      {
+        name: 'Modes',
+        type: 'string',
+        description: 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.',
+        cell: (o) => (specOf(o).volumeLifecycleModes ?? []).join(',') || '<none>',
+      },
+      AGE_COLUMN,
+    ],
+  },
+};
