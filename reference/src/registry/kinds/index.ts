@@ -6,10 +6,12 @@ import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
 import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
+import { cronJobDef } from './cronjob.ts';
 import { deploymentDef } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
+import { jobDef } from './job.ts';
 import { leaseDef } from './lease.ts';
 import { limitRangeDef } from './limitrange.ts';
 import { mutatingWebhookConfigurationDef } from './mutatingwebhookconfiguration.ts';
@@ -63,6 +65,8 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     ingressClassDef,
     ingressDef,
     storageClassDef,
+    jobDef,
+    cronJobDef,
   ];
 }
 
