@@ -9,6 +9,7 @@ import { crdDef } from './crd/index.ts';
 import { cronJobDef } from './cronjob.ts';
 import { deploymentDef } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
+import { horizontalPodAutoscalerDef } from './horizontalpodautoscaler.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
 import { jobDef } from './job.ts';
@@ -67,6 +68,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     storageClassDef,
     jobDef,
     cronJobDef,
+    horizontalPodAutoscalerDef,
   ];
 }
 
