@@ -17,10 +17,12 @@ import { leaseDef } from './lease.ts';
 import { limitRangeDef } from './limitrange.ts';
 import { mutatingWebhookConfigurationDef } from './mutatingwebhookconfiguration.ts';
 import { namespaceDef } from './namespace.ts';
+import { networkPolicyDef } from './networkpolicy.ts';
 import { nodeDef } from './node.ts';
 import { persistentVolumeDef } from './persistentvolume.ts';
 import { persistentVolumeClaimDef } from './persistentvolumeclaim.ts';
 import { podDef } from './pod.ts';
+import { podDisruptionBudgetDef } from './poddisruptionbudget.ts';
 import { priorityClassDef } from './priorityclass.ts';
 import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
@@ -69,6 +71,8 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     jobDef,
     cronJobDef,
     horizontalPodAutoscalerDef,
+    podDisruptionBudgetDef,
+    networkPolicyDef,
   ];
 }
 

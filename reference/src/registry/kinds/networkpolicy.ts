@@ -1,0 +1,190 @@
+// NetworkPolicy (networking.orch.io/v1), as Kubernetes 1.28 defaults and validates it: policy
+// types default to Ingress (and Egress when egress rules are given), ports default to TCP, a
+// port range needs a numeric start, a peer is exactly one ipBlock or selectors, and an
+// ipBlock's exceptions are strict subsets of its CIDR. No network plugin enforces it here.
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  formatLabelSelector,
+  ianaSvcName,
+  type LabelSelectorObj,
+  NAME_COLUMN,
+  normalizeBySchema,
+  validateLabelSelector,
+} from './common.ts';
+
+const schema = builtinSchema('networking.orch.io/v1', 'NetworkPolicy');
+
+const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
+const POLICY_TYPES = ['Ingress', 'Egress'];
+
+interface Port {
+  protocol?: string;
+  port?: number | string;
+  endPort?: number;
+}
+interface Peer {
+  podSelector?: LabelSelectorObj;
+  namespaceSelector?: LabelSelectorObj;
+  ipBlock?: { cidr?: string; except?: string[] };
+}
+interface Spec {
+  podSelector?: LabelSelectorObj;
+  ingress?: { ports?: Port[]; from?: Peer[] }[];
+  egress?: { ports?: Port[]; to?: Peer[] }[];
+  policyTypes?: string[];
+}
+
+const specOf = (o: KObject) => (o.spec ?? {}) as Spec;
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, schema, 'NetworkPolicy');
+  const spec = specOf(o);
+  o.spec = spec;
+  spec.podSelector ??= {};
+  if (!spec.policyTypes?.length) spec.policyTypes = spec.egress?.length ? ['Ingress', 'Egress'] : ['Ingress'];
+  for (const rule of [...(spec.ingress ?? []), ...(spec.egress ?? [])])
+    for (const p of rule?.ports ?? []) if (p && p.protocol === undefined) p.protocol = 'TCP';
+}
+
+// ---------------------------------------------------------------- CIDRs
+
+interface Cidr {
+  ip: string;
+  family: 'ipv4' | 'ipv6';
+  prefix: number;
+}
+
+/** A CIDR as Kubernetes parses it (leading zeros allowed in IPv4 parts), or undefined. */
+export function parseCidr(s: string): Cidr | undefined {
+  const slash = s.indexOf('/');
+  if (slash < 0) return undefined;
+  let ip = s.slice(0, slash);
+  const bits = s.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(bits)) return undefined;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
+  if (v4) ip = v4.slice(1).map(Number).join('.');
+  const family = isIPv4(ip) ? 'ipv4' : isIPv6(ip) && !ip.includes('%') ? 'ipv6' : undefined;
+  if (!family) return undefined;
+  const prefix = Number(bits);
+  if (prefix > (family === 'ipv4' ? 32 : 128)) return undefined;
+  return { ip, family, prefix };
+}
+
+function validateIpBlock(field: string, b: { cidr?: string; except?: string[] }): StatusCause[] {
+  if (!b.cidr) return [fieldErr.required(`${field}.cidr`)];
+  const cidr = parseCidr(b.cidr);
+  if (!cidr) return [fieldErr.invalid(`${field}.cidr`, b.cidr, 'not a valid CIDR')];
+  const net = new BlockList();
+  net.addSubnet(cidr.ip, cidr.prefix, cidr.family);
+  const causes: StatusCause[] = [];
+  for (const [i, e] of (b.except ?? []).entries()) {
+    const f = `${field}.except[${i}]`;
+    const ex = parseCidr(e);
+    if (!ex) return [...causes, fieldErr.invalid(f, e, 'not a valid CIDR')];
+    if (ex.family !== cidr.family || !net.check(ex.ip, ex.family) || cidr.prefix >= ex.prefix)
+      causes.push(fieldErr.invalid(f, e, 'must be a strict subset of `cidr`'));
+  }
+  return causes;
+}
+
+// ---------------------------------------------------------------- validation
+
+function validatePort(field: string, p: Port): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (p.protocol !== undefined && !PROTOCOLS.includes(p.protocol))
+    causes.push(fieldErr.notSupported(`${field}.protocol`, p.protocol, PROTOCOLS));
+  const bad = (n: number) => !Number.isInteger(n) || n < 1 || n > 65535;
+  if (p.port !== undefined) {
+    if (typeof p.port === 'number') {
+      if (bad(p.port)) causes.push(fieldErr.invalid(`${field}.port`, p.port, 'must be between 1 and 65535, inclusive'));
+      if (p.endPort !== undefined) {
+        if (p.endPort < p.port) causes.push(fieldErr.invalid(`${field}.endPort`, p.port, 'must be greater than or equal to `port`'));
+        if (bad(p.endPort)) causes.push(fieldErr.invalid(`${field}.endPort`, p.endPort, 'must be between 1 and 65535, inclusive'));
+      }
+    } else {
+      if (p.endPort !== undefined)
+        causes.push(fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is non-numeric'));
+      causes.push(...ianaSvcName(`${field}.port`, p.port));
+    }
+  } else if (p.endPort !== undefined)
+    causes.push(fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is not specified'));
+  return causes;
+}
+
+function validatePeer(field: string, peer: Peer): StatusCause[] {
+  const causes: StatusCause[] = [];
+  let n = 0;
+  if (peer.podSelector) {
+    n++;
+    causes.push(...validateLabelSelector(`${field}.podSelector`, peer.podSelector));
+  }
+  if (peer.namespaceSelector) {
+    n++;
+    causes.push(...validateLabelSelector(`${field}.namespaceSelector`, peer.namespaceSelector));
+  }
+  if (peer.ipBlock) {
+    n++;
+    causes.push(...validateIpBlock(`${field}.ipBlock`, peer.ipBlock));
+  }
+  if (n === 0) causes.push(fieldErr.required(field, 'must specify a peer'));
+  else if (n > 1 && peer.ipBlock) causes.push(fieldErr.forbidden(field, 'may not specify both ipBlock and another peer'));
+  return causes;
+}
+
+function validateNetworkPolicy(o: KObject): StatusCause[] {
+  const spec = specOf(o);
+  const causes = validateLabelSelector('spec.podSelector', spec.podSelector);
+  (spec.ingress ?? []).forEach((rule, i) => {
+    (rule?.ports ?? []).forEach((p, j) => causes.push(...validatePort(`spec.ingress[${i}].ports[${j}]`, p ?? {})));
+    (rule?.from ?? []).forEach((p, j) => causes.push(...validatePeer(`spec.ingress[${i}].from[${j}]`, p ?? {})));
+  });
+  (spec.egress ?? []).forEach((rule, i) => {
+    (rule?.ports ?? []).forEach((p, j) => causes.push(...validatePort(`spec.egress[${i}].ports[${j}]`, p ?? {})));
+    (rule?.to ?? []).forEach((p, j) => causes.push(...validatePeer(`spec.egress[${i}].to[${j}]`, p ?? {})));
+  });
+  const types = spec.policyTypes ?? [];
+  if (types.length > POLICY_TYPES.length)
+    return [...causes, fieldErr.invalid('spec.policyTypes', types, 'may not specify more than two policyTypes')];
+  types.forEach((t, i) => {
+    if (!POLICY_TYPES.includes(t)) causes.push(fieldErr.notSupported(`spec.policyTypes[${i}]`, t, POLICY_TYPES));
+  });
+  return causes;
+}
+
+export const networkPolicyDef: ResourceDef = {
+  group: 'networking.orch.io',
+  versions: ['v1'],
+  kind: 'NetworkPolicy',
+  listKind: 'NetworkPolicyList',
+  plural: 'networkpolicies',
+  singular: 'networkpolicy',
+  namespaced: true,
+  shortNames: ['netpol'],
+  verbs: ALL_VERBS,
+  subresources: [],
+  schema,
+  strategy: {
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({ spec: { podSelector: {} } }),
+    prepareForCreate: prepare,
+    prepareForUpdate: prepare,
+    validate: validateNetworkPolicy,
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Pod-Selector',
+        type: 'string',
+        description: 'Selects the pods to which this NetworkPolicy object applies.',
+        cell: (o) => formatLabelSelector(specOf(o).podSelector) || '<none>',
+      },
+      AGE_COLUMN,
+    ],
+  },
+};
