@@ -2,7 +2,6 @@
 // types default to Ingress (and Egress when egress rules are given), ports default to TCP, a
 // port range needs a numeric start, a peer is exactly one ipBlock or selectors, and an
 // ipBlock's exceptions are strict subsets of its CIDR. No network plugin enforces it here.
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
@@ -56,40 +55,80 @@ function prepare(o: KObject): void {
 // ---------------------------------------------------------------- CIDRs
 
 interface Cidr {
-  ip: string;
-  family: 'ipv4' | 'ipv6';
+  /** The address as a number of 32 (IPv4) or 128 (IPv6) bits. */
+  addr: bigint;
+  bits: 32 | 128;
   prefix: number;
 }
 
-/** A CIDR as Kubernetes parses it (leading zeros allowed in IPv4 parts), or undefined. */
+/** An IPv4 address (leading zeros allowed in its parts, as Kubernetes parses CIDRs), or undefined. */
+function ipv4(s: string): bigint | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  if (parts.some((p) => p > 255)) return undefined;
+  return parts.reduce((acc, p) => (acc << 8n) + BigInt(p), 0n);
+}
+
+/** An IPv6 address (`::` once at most, an IPv4 tail allowed, no zone), or undefined. */
+function ipv6(s: string): bigint | undefined {
+  let text = s;
+  let tail: bigint[] = [];
+  const lastColon = text.lastIndexOf(':');
+  if (text.slice(lastColon + 1).includes('.')) {
+    const v4 = ipv4(text.slice(lastColon + 1));
+    if (v4 === undefined) return undefined;
+    tail = [v4 >> 16n, v4 & 0xffffn];
+    text = text.slice(0, lastColon + 1);
+    if (!text.endsWith('::')) text = text.slice(0, -1);
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const group = (h: string) => (h === '' ? [] : h.split(':'));
+  const head = group(halves[0]!);
+  const rest = halves.length === 2 ? group(halves[1]!) : [];
+  const words: bigint[] = [];
+  if ([...head, ...rest].some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
+  const given = head.length + rest.length + tail.length;
+  if (halves.length === 1 ? given !== 8 : given > 7) return undefined;
+  words.push(...head.map((g) => BigInt(`0x${g}`)));
+  if (halves.length === 2) for (let i = given; i < 8; i++) words.push(0n);
+  words.push(...rest.map((g) => BigInt(`0x${g}`)), ...tail);
+  return words.reduce((acc, w) => (acc << 16n) + w, 0n);
+}
+
+/** A CIDR as Kubernetes parses it, or undefined. */
 export function parseCidr(s: string): Cidr | undefined {
   const slash = s.indexOf('/');
   if (slash < 0) return undefined;
-  let ip = s.slice(0, slash);
-  const bits = s.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(bits)) return undefined;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
-  if (v4) ip = v4.slice(1).map(Number).join('.');
-  const family = isIPv4(ip) ? 'ipv4' : isIPv6(ip) && !ip.includes('%') ? 'ipv6' : undefined;
-  if (!family) return undefined;
-  const prefix = Number(bits);
-  if (prefix > (family === 'ipv4' ? 32 : 128)) return undefined;
-  return { ip, family, prefix };
+  const ip = s.slice(0, slash);
+  const prefixText = s.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(prefixText)) return undefined;
+  const prefix = Number(prefixText);
+  const v4 = ipv4(ip);
+  if (v4 !== undefined) return prefix <= 32 ? { addr: v4, bits: 32, prefix } : undefined;
+  const v6 = ip.includes(':') ? ipv6(ip) : undefined;
+  if (v6 !== undefined) return prefix <= 128 ? { addr: v6, bits: 128, prefix } : undefined;
+  return undefined;
+}
+
+/** Whether `inner`'s address lies in `outer`'s network. */
+function contains(outer: Cidr, inner: Cidr): boolean {
+  if (outer.bits !== inner.bits) return false;
+  const host = BigInt(outer.bits - outer.prefix);
+  return outer.addr >> host === inner.addr >> host;
 }
 
 function validateIpBlock(field: string, b: { cidr?: string; except?: string[] }): StatusCause[] {
   if (!b.cidr) return [fieldErr.required(`${field}.cidr`)];
   const cidr = parseCidr(b.cidr);
   if (!cidr) return [fieldErr.invalid(`${field}.cidr`, b.cidr, 'not a valid CIDR')];
-  const net = new BlockList();
-  net.addSubnet(cidr.ip, cidr.prefix, cidr.family);
   const causes: StatusCause[] = [];
   for (const [i, e] of (b.except ?? []).entries()) {
     const f = `${field}.except[${i}]`;
     const ex = parseCidr(e);
     if (!ex) return [...causes, fieldErr.invalid(f, e, 'not a valid CIDR')];
-    if (ex.family !== cidr.family || !net.check(ex.ip, ex.family) || cidr.prefix >= ex.prefix)
-      causes.push(fieldErr.invalid(f, e, 'must be a strict subset of `cidr`'));
+    if (!contains(cidr, ex) || cidr.prefix >= ex.prefix) causes.push(fieldErr.invalid(f, e, 'must be a strict subset of `cidr`'));
   }
   return causes;
 }
