@@ -19,7 +19,8 @@ afterAll(async () => {
 
 const path = (v: string, name = '') =>
   `/apis/autoscaling/${v}/namespaces/${ns}/horizontalpodautoscalers${name ? `/${name}` : ''}`;
-const causesOf = (r: { json: any }) => (r.json?.details?.causes ?? []) as { field: string; message: string; reason: string }[];
+const causesOf = (r: { json: any }) =>
+  (r.json?.details?.causes ?? []) as { field: string; message: string; reason: string }[];
 const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
 
 const memoryMetric = {
@@ -30,7 +31,10 @@ const podsMetric = {
   type: 'Pods',
   pods: { metric: { name: 'packets-per-second' }, target: { type: 'AverageValue', averageValue: '1k' } },
 };
-const cpuMetric = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } };
+const cpuMetric = {
+  type: 'Resource',
+  resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } },
+};
 const behavior = {
   scaleDown: {
     stabilizationWindowSeconds: 300,
@@ -77,14 +81,20 @@ describe('HorizontalPodAutoscaler: discovery and tables as 1.28', () => {
     });
     expect(c.status, c.text).toBe(201);
     for (const v of ['v2', 'v1']) {
-      const r = await ts.req('GET', path(v, name), undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+      const r = await ts.req('GET', path(v, name), undefined, {
+        accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+      });
       expect(r.json.columnDefinitions.map((d: any) => d.name)).toEqual(
         columnsOf('autoscaling', v, 'horizontalpodautoscalers').map((d) => d.name),
       );
       // 1.28 prints two metrics and counts the others; v1 reads the same object (the CPU target last)
       const cells = r.json.rows[0].cells;
       expect(cells[1]).toBe('Deployment/web');
-      expect(cells[2]).toBe(v === 'v2' ? '<unknown>/60%, <unknown>/500Mi + 1 more...' : '<unknown>/500Mi, <unknown>/1k + 1 more...');
+      expect(cells[2]).toBe(
+        v === 'v2'
+          ? '<unknown>/60%, <unknown>/500Mi + 1 more...'
+          : '<unknown>/500Mi, <unknown>/1k + 1 more...',
+      );
       expect(cells.slice(3, 6)).toEqual([1, 5, 0]);
     }
   });
@@ -92,11 +102,17 @@ describe('HorizontalPodAutoscaler: discovery and tables as 1.28', () => {
 
 describe('HorizontalPodAutoscaler: defaults', () => {
   it('v2: minReplicas 1 and an 80% CPU utilization target when no metric is given; status desiredReplicas 0', async () => {
-    const r = await ts.req('POST', path('v2'), { metadata: { name: 'd1' }, spec: { scaleTargetRef: target, maxReplicas: 3 } });
+    const r = await ts.req('POST', path('v2'), {
+      metadata: { name: 'd1' },
+      spec: { scaleTargetRef: target, maxReplicas: 3 },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.json.spec.minReplicas).toBe(1);
     expect(r.json.spec.metrics).toEqual([
-      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+      },
     ]);
     expect(r.json.spec.behavior).toBeUndefined();
     expect(r.json.status).toEqual({ desiredReplicas: 0 });
@@ -105,7 +121,11 @@ describe('HorizontalPodAutoscaler: defaults', () => {
   it('v2: a behavior given in part is completed with 1.28 scale-up and scale-down rules', async () => {
     const r = await ts.req('POST', path('v2'), {
       metadata: { name: 'd2' },
-      spec: { scaleTargetRef: target, maxReplicas: 3, behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } },
+      spec: {
+        scaleTargetRef: target,
+        maxReplicas: 3,
+        behavior: { scaleDown: { stabilizationWindowSeconds: 60 } },
+      },
     });
     expect(r.status, r.text).toBe(201);
     expect(r.json.spec.behavior).toEqual({
@@ -126,7 +146,10 @@ describe('HorizontalPodAutoscaler: defaults', () => {
   });
 
   it('v1 without a target: read at v2 with the 80% CPU target, at v1 with the target written out', async () => {
-    const c = await ts.req('POST', path('v1'), { metadata: { name: 'd3' }, spec: { scaleTargetRef: target, maxReplicas: 4 } });
+    const c = await ts.req('POST', path('v1'), {
+      metadata: { name: 'd3' },
+      spec: { scaleTargetRef: target, maxReplicas: 4 },
+    });
     expect(c.status, c.text).toBe(201);
     expect(c.json).toMatchObject({
       apiVersion: 'autoscaling/v1',
@@ -136,7 +159,10 @@ describe('HorizontalPodAutoscaler: defaults', () => {
     expect(c.json.metadata.annotations).toBeUndefined();
     const g = await ts.req('GET', path('v2', 'd3'));
     expect(g.json.spec.metrics).toEqual([
-      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+      },
     ]);
   });
 });
@@ -150,11 +176,23 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
   };
 
   it('minReplicas, maxReplicas and the target reference', async () => {
-    const causes = await bad('v2', { scaleTargetRef: { kind: 'Deployment' }, minReplicas: 0, maxReplicas: 0 });
+    const causes = await bad('v2', {
+      scaleTargetRef: { kind: 'Deployment' },
+      minReplicas: 0,
+      maxReplicas: 0,
+    });
     expect(causes).toEqual(
       expect.arrayContaining([
-        { reason: 'FieldValueInvalid', field: 'spec.minReplicas', message: 'Invalid value: 0: must be greater than or equal to 1' },
-        { reason: 'FieldValueInvalid', field: 'spec.maxReplicas', message: 'Invalid value: 0: must be greater than 0' },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.minReplicas',
+          message: 'Invalid value: 0: must be greater than or equal to 1',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.maxReplicas',
+          message: 'Invalid value: 0: must be greater than 0',
+        },
         { reason: 'FieldValueRequired', field: 'spec.scaleTargetRef.name', message: 'Required value' },
       ]),
     );
@@ -172,8 +210,17 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
       maxReplicas: 2,
       metrics: [
         { type: 'Pods' },
-        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 0 } } },
-        { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '1Gi', averageUtilization: 50 } } },
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 0 } },
+        },
+        {
+          type: 'Resource',
+          resource: {
+            name: 'memory',
+            target: { type: 'AverageValue', averageValue: '1Gi', averageUtilization: 50 },
+          },
+        },
         { type: 'Bogus' },
       ],
     });
@@ -184,7 +231,11 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
           field: 'spec.metrics[0].pods',
           message: 'Required value: must populate information for the given metric source',
         },
-        { reason: 'FieldValueInvalid', field: 'spec.metrics[1].resource.target.averageUtilization', message: 'Invalid value: 0: must be greater than 0' },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.metrics[1].resource.target.averageUtilization',
+          message: 'Invalid value: 0: must be greater than 0',
+        },
         {
           reason: 'FieldValueForbidden',
           field: 'spec.metrics[2].resource.target.averageValue',
@@ -193,7 +244,8 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
         {
           reason: 'FieldValueNotSupported',
           field: 'spec.metrics[3].type',
-          message: 'Unsupported value: "Bogus": supported values: "ContainerResource", "External", "Object", "Pods", "Resource"',
+          message:
+            'Unsupported value: "Bogus": supported values: "ContainerResource", "External", "Object", "Pods", "Resource"',
         },
       ]),
     );
@@ -204,7 +256,10 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
       scaleTargetRef: target,
       maxReplicas: 2,
       behavior: {
-        scaleUp: { stabilizationWindowSeconds: 3601, policies: [{ type: 'Nodes', value: 0, periodSeconds: 1801 }] },
+        scaleUp: {
+          stabilizationWindowSeconds: 3601,
+          policies: [{ type: 'Nodes', value: 0, periodSeconds: 1801 }],
+        },
         scaleDown: { selectPolicy: 'Avg', policies: [] },
       },
     });
@@ -220,7 +275,11 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
           field: 'spec.behavior.scaleUp.policies[0].type',
           message: 'Unsupported value: "Nodes": supported values: "Percent", "Pods"',
         },
-        { reason: 'FieldValueInvalid', field: 'spec.behavior.scaleUp.policies[0].value', message: 'Invalid value: 0: must be greater than zero' },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.behavior.scaleUp.policies[0].value',
+          message: 'Invalid value: 0: must be greater than zero',
+        },
         {
           reason: 'FieldValueInvalid',
           field: 'spec.behavior.scaleUp.policies[0].periodSeconds',
@@ -231,13 +290,21 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
           field: 'spec.behavior.scaleDown.selectPolicy',
           message: 'Unsupported value: "Avg": supported values: "Disabled", "Max", "Min"',
         },
-        { reason: 'FieldValueRequired', field: 'spec.behavior.scaleDown.policies', message: 'Required value: must specify at least one Policy' },
+        {
+          reason: 'FieldValueRequired',
+          field: 'spec.behavior.scaleDown.policies',
+          message: 'Required value: must specify at least one Policy',
+        },
       ]),
     );
   });
 
   it('v1 writes are validated as the v2 object they become', async () => {
-    const causes = await bad('v1', { scaleTargetRef: target, maxReplicas: 2, targetCPUUtilizationPercentage: 0 });
+    const causes = await bad('v1', {
+      scaleTargetRef: target,
+      maxReplicas: 2,
+      targetCPUUtilizationPercentage: 0,
+    });
     expect(causes).toContainEqual({
       reason: 'FieldValueInvalid',
       field: 'spec.metrics[0].resource.target.averageUtilization',
@@ -246,11 +313,10 @@ describe('HorizontalPodAutoscaler: validation (422 with the causes 1.28 gives)',
   });
 
   it('a v2-only field sent to v1 is unknown there (strict field validation: 400)', async () => {
-    const r = await ts.req(
-      'POST',
-      `${path('v1')}?fieldValidation=Strict`,
-      { metadata: { name: 'strict' }, spec: { scaleTargetRef: target, maxReplicas: 2, metrics: [cpuMetric] } },
-    );
+    const r = await ts.req('POST', `${path('v1')}?fieldValidation=Strict`, {
+      metadata: { name: 'strict' },
+      spec: { scaleTargetRef: target, maxReplicas: 2, metrics: [cpuMetric] },
+    });
     expect(r.status).toBe(400);
     expect(r.json.message).toContain('unknown field "spec.metrics"');
   });
@@ -279,7 +345,13 @@ describe('HorizontalPodAutoscaler: one object through v2 and v1, nothing lost (d
   it('created at v2 with two metrics, a behavior and a status; read at v1: the annotations carry what v1 lacks', async () => {
     const c = await ts.req('POST', path('v2'), {
       metadata: { name, annotations: { team: 'a' } },
-      spec: { scaleTargetRef: target, minReplicas: 2, maxReplicas: 10, metrics: [memoryMetric, podsMetric], behavior },
+      spec: {
+        scaleTargetRef: target,
+        minReplicas: 2,
+        maxReplicas: 10,
+        metrics: [memoryMetric, podsMetric],
+        behavior,
+      },
     });
     expect(c.status, c.text).toBe(201);
     const s = await ts.req('PUT', path('v2', name) + '/status', { ...c.json, status });
@@ -303,8 +375,16 @@ describe('HorizontalPodAutoscaler: one object through v2 and v1, nothing lost (d
     expect(JSON.parse(ann['autoscaling.alpha.orch.io/conditions'])).toEqual(status.conditions);
     // 1.28 writes its internal type here: Go field names
     expect(JSON.parse(ann['autoscaling.alpha.orch.io/behavior'])).toEqual({
-      ScaleUp: { StabilizationWindowSeconds: 10, SelectPolicy: 'Max', Policies: [{ Type: 'Percent', Value: 50, PeriodSeconds: 30 }] },
-      ScaleDown: { StabilizationWindowSeconds: 300, SelectPolicy: 'Min', Policies: [{ Type: 'Pods', Value: 2, PeriodSeconds: 60 }] },
+      ScaleUp: {
+        StabilizationWindowSeconds: 10,
+        SelectPolicy: 'Max',
+        Policies: [{ Type: 'Percent', Value: 50, PeriodSeconds: 30 }],
+      },
+      ScaleDown: {
+        StabilizationWindowSeconds: 300,
+        SelectPolicy: 'Min',
+        Policies: [{ Type: 'Pods', Value: 2, PeriodSeconds: 60 }],
+      },
     });
   });
 
@@ -340,7 +420,10 @@ describe('HorizontalPodAutoscaler: one object through v2 and v1, nothing lost (d
     expect(v2.json.spec.metrics).toEqual([
       memoryMetric,
       podsMetric,
-      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } },
+      },
     ]);
     // and v1 shows it as its field, not in the annotation
     const again = await ts.req('GET', path('v1', name));
@@ -349,7 +432,12 @@ describe('HorizontalPodAutoscaler: one object through v2 and v1, nothing lost (d
   });
 
   it('a merge patch through v1 keeps what v2 holds', async () => {
-    const p = await ts.req('PATCH', path('v1', name), { spec: { minReplicas: 3 } }, { 'content-type': 'application/merge-patch+json' });
+    const p = await ts.req(
+      'PATCH',
+      path('v1', name),
+      { spec: { minReplicas: 3 } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expect(p.status, p.text).toBe(200);
     const v2 = await ts.req('GET', path('v2', name));
     expect(v2.json.spec.minReplicas).toBe(3);
@@ -362,7 +450,9 @@ describe('HorizontalPodAutoscaler: one object through v2 and v1, nothing lost (d
       metadata: {
         name: 'from-v1',
         annotations: {
-          'autoscaling.alpha.orch.io/metrics': JSON.stringify([{ type: 'Pods', pods: { metricName: 'qps', targetAverageValue: '10' } }]),
+          'autoscaling.alpha.orch.io/metrics': JSON.stringify([
+            { type: 'Pods', pods: { metricName: 'qps', targetAverageValue: '10' } },
+          ]),
           'autoscaling.alpha.orch.io/behavior': 'not json',
         },
       },
@@ -371,7 +461,10 @@ describe('HorizontalPodAutoscaler: one object through v2 and v1, nothing lost (d
     expect(c.status, c.text).toBe(201);
     const v2 = await ts.req('GET', path('v2', 'from-v1'));
     expect(v2.json.spec.metrics).toEqual([
-      { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } },
+      {
+        type: 'Pods',
+        pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } },
+      },
     ]);
     expect(v2.json.spec.behavior).toBeUndefined();
     expect(v2.json.metadata.annotations).toBeUndefined();

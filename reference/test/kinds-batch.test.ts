@@ -18,7 +18,8 @@ afterAll(async () => {
 
 const jobs = (name = '') => `/apis/batch/v1/namespaces/${ns}/jobs${name ? `/${name}` : ''}`;
 const cronjobs = (name = '') => `/apis/batch/v1/namespaces/${ns}/cronjobs${name ? `/${name}` : ''}`;
-const causesOf = (r: { json: any }) => (r.json?.details?.causes ?? []) as { field: string; message: string; reason: string }[];
+const causesOf = (r: { json: any }) =>
+  (r.json?.details?.causes ?? []) as { field: string; message: string; reason: string }[];
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
 const podTemplate = (restartPolicy?: string) => ({
@@ -43,7 +44,10 @@ describe('batch/v1: discovery and table columns as 1.28', () => {
   });
 
   it('a job row: Completions and Duration as 1.28 prints them', async () => {
-    const c = await ts.req('POST', jobs(), { metadata: { name: 'row' }, spec: { parallelism: 3, template: podTemplate('Never') } });
+    const c = await ts.req('POST', jobs(), {
+      metadata: { name: 'row' },
+      spec: { parallelism: 3, template: podTemplate('Never') },
+    });
     expect(c.status, c.text).toBe(201);
     const st = await ts.req('PUT', `${jobs('row')}/status`, {
       ...c.json,
@@ -51,7 +55,9 @@ describe('batch/v1: discovery and table columns as 1.28', () => {
     });
     expect(st.status, st.text).toBe(200);
     const t = await ts.req('GET', jobs('row'), undefined, { accept: TABLE });
-    expect(t.json.columnDefinitions.map((d: any) => d.name)).toEqual(columnsOf('batch', 'v1', 'jobs').map((d) => d.name));
+    expect(t.json.columnDefinitions.map((d: any) => d.name)).toEqual(
+      columnsOf('batch', 'v1', 'jobs').map((d) => d.name),
+    );
     // no completions asked: "succeeded/1 of parallelism"
     expect(t.json.rows[0].cells.slice(1, 3)).toEqual(['2/1 of 3', '3m20s']);
   });
@@ -63,31 +69,51 @@ describe('batch/v1: discovery and table columns as 1.28', () => {
     });
     expect(c.status, c.text).toBe(201);
     const t = await ts.req('GET', cronjobs('row'), undefined, { accept: TABLE });
-    expect(t.json.columnDefinitions.map((d: any) => d.name)).toEqual(columnsOf('batch', 'v1', 'cronjobs').map((d) => d.name));
+    expect(t.json.columnDefinitions.map((d: any) => d.name)).toEqual(
+      columnsOf('batch', 'v1', 'cronjobs').map((d) => d.name),
+    );
     expect(t.json.rows[0].cells.slice(1, 5)).toEqual(['*/5 * * * *', 'False', 0, '<none>']);
   });
 });
 
 describe('Job: defaults', () => {
   it('completions and parallelism 1, backoffLimit 6, NonIndexed, not suspended; status empty', async () => {
-    const r = await ts.req('POST', jobs(), { metadata: { name: 'd1' }, spec: { template: podTemplate('Never') } });
+    const r = await ts.req('POST', jobs(), {
+      metadata: { name: 'd1' },
+      spec: { template: podTemplate('Never') },
+    });
     expect(r.status, r.text).toBe(201);
-    expect(r.json.spec).toMatchObject({ completions: 1, parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false });
+    expect(r.json.spec).toMatchObject({
+      completions: 1,
+      parallelism: 1,
+      backoffLimit: 6,
+      completionMode: 'NonIndexed',
+      suspend: false,
+    });
     expect(r.json.spec.manualSelector).toBeUndefined();
     expect(r.json.status).toEqual({});
     // the pod template gets the pod defaults
-    expect(r.json.spec.template.spec).toMatchObject({ dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30 });
+    expect(r.json.spec.template.spec).toMatchObject({
+      dnsPolicy: 'ClusterFirst',
+      terminationGracePeriodSeconds: 30,
+    });
   });
 
   it('parallelism alone: completions stay unset', async () => {
-    const r = await ts.req('POST', jobs(), { metadata: { name: 'd2' }, spec: { parallelism: 2, template: podTemplate('Never') } });
+    const r = await ts.req('POST', jobs(), {
+      metadata: { name: 'd2' },
+      spec: { parallelism: 2, template: podTemplate('Never') },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.json.spec.parallelism).toBe(2);
     expect(r.json.spec.completions).toBeUndefined();
   });
 
   it('the selector is generated from the uid; the template is labelled with the uid and the name', async () => {
-    const r = await ts.req('POST', jobs(), { metadata: { name: 'd3' }, spec: { template: podTemplate('Never') } });
+    const r = await ts.req('POST', jobs(), {
+      metadata: { name: 'd3' },
+      spec: { template: podTemplate('Never') },
+    });
     expect(r.status, r.text).toBe(201);
     const uid = r.json.metadata.uid;
     expect(r.json.spec.selector).toEqual({ matchLabels: { 'batch.orch.io/controller-uid': uid } });
@@ -102,13 +128,21 @@ describe('Job: defaults', () => {
   it('manualSelector: the selector is the one given, and must match the template', async () => {
     const ok = await ts.req('POST', jobs(), {
       metadata: { name: 'm1' },
-      spec: { manualSelector: true, selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, ...podTemplate('Never') } },
+      spec: {
+        manualSelector: true,
+        selector: { matchLabels: { app: 'x' } },
+        template: { metadata: { labels: { app: 'x' } }, ...podTemplate('Never') },
+      },
     });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.json.spec.selector).toEqual({ matchLabels: { app: 'x' } });
     const bad = await ts.req('POST', jobs(), {
       metadata: { name: 'm2' },
-      spec: { manualSelector: true, selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'y' } }, ...podTemplate('Never') } },
+      spec: {
+        manualSelector: true,
+        selector: { matchLabels: { app: 'x' } },
+        template: { metadata: { labels: { app: 'y' } }, ...podTemplate('Never') },
+      },
     });
     expect(bad.status).toBe(422);
     expect(causesOf(bad)).toContainEqual({
@@ -116,15 +150,25 @@ describe('Job: defaults', () => {
       field: 'spec.template.metadata.labels',
       message: 'Invalid value: map[string]string{"app":"y"}: `selector` does not match template `labels`',
     });
-    const none = await ts.req('POST', jobs(), { metadata: { name: 'm3' }, spec: { manualSelector: true, template: podTemplate('Never') } });
+    const none = await ts.req('POST', jobs(), {
+      metadata: { name: 'm3' },
+      spec: { manualSelector: true, template: podTemplate('Never') },
+    });
     expect(none.status).toBe(422);
-    expect(causesOf(none)).toContainEqual({ reason: 'FieldValueRequired', field: 'spec.selector', message: 'Required value' });
+    expect(causesOf(none)).toContainEqual({
+      reason: 'FieldValueRequired',
+      field: 'spec.selector',
+      message: 'Required value',
+    });
   });
 });
 
 describe('Job: validation (422 with the causes 1.28 gives)', () => {
   it('the template restart policy must be OnFailure or Never (the pod default Always is refused)', async () => {
-    const dflt = await ts.req('POST', jobs(), { metadata: { name: 'v1' }, spec: { template: podTemplate() } });
+    const dflt = await ts.req('POST', jobs(), {
+      metadata: { name: 'v1' },
+      spec: { template: podTemplate() },
+    });
     expect(dflt.status).toBe(422);
     expect(causesOf(dflt)).toContainEqual({
       reason: 'FieldValueRequired',
@@ -136,14 +180,32 @@ describe('Job: validation (422 with the causes 1.28 gives)', () => {
   it('negative counts, an unknown completion mode, Indexed without completions', async () => {
     const r = await ts.req('POST', jobs(), {
       metadata: { name: 'v2' },
-      spec: { parallelism: -1, backoffLimit: -2, activeDeadlineSeconds: -3, completionMode: 'Sometimes', template: podTemplate('Never') },
+      spec: {
+        parallelism: -1,
+        backoffLimit: -2,
+        activeDeadlineSeconds: -3,
+        completionMode: 'Sometimes',
+        template: podTemplate('Never'),
+      },
     });
     expect(r.status).toBe(422);
     expect(causesOf(r)).toEqual(
       expect.arrayContaining([
-        { reason: 'FieldValueInvalid', field: 'spec.parallelism', message: 'Invalid value: -1: must be greater than or equal to 0' },
-        { reason: 'FieldValueInvalid', field: 'spec.backoffLimit', message: 'Invalid value: -2: must be greater than or equal to 0' },
-        { reason: 'FieldValueInvalid', field: 'spec.activeDeadlineSeconds', message: 'Invalid value: -3: must be greater than or equal to 0' },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.parallelism',
+          message: 'Invalid value: -1: must be greater than or equal to 0',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.backoffLimit',
+          message: 'Invalid value: -2: must be greater than or equal to 0',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.activeDeadlineSeconds',
+          message: 'Invalid value: -3: must be greater than or equal to 0',
+        },
         {
           reason: 'FieldValueNotSupported',
           field: 'spec.completionMode',
@@ -166,14 +228,24 @@ describe('Job: validation (422 with the causes 1.28 gives)', () => {
   it('a selector the server did not generate is refused when manualSelector is not set', async () => {
     const r = await ts.req('POST', jobs(), {
       metadata: { name: 'v4' },
-      spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, ...podTemplate('Never') } },
+      spec: {
+        selector: { matchLabels: { app: 'x' } },
+        template: { metadata: { labels: { app: 'x' } }, ...podTemplate('Never') },
+      },
     });
     expect(r.status).toBe(422);
-    expect(causesOf(r).some((c) => c.field === 'spec.selector' && c.message.endsWith('`selector` not auto-generated'))).toBe(true);
+    expect(
+      causesOf(r).some(
+        (c) => c.field === 'spec.selector' && c.message.endsWith('`selector` not auto-generated'),
+      ),
+    ).toBe(true);
   });
 
   it('an update may not change the selector, completions or the template of a running job', async () => {
-    const c = await ts.req('POST', jobs(), { metadata: { name: 'u1' }, spec: { template: podTemplate('Never') } });
+    const c = await ts.req('POST', jobs(), {
+      metadata: { name: 'u1' },
+      spec: { template: podTemplate('Never') },
+    });
     expect(c.status, c.text).toBe(201);
     const body = structuredClone(c.json);
     body.spec.completions = 3;
@@ -252,7 +324,8 @@ describe('CronJob: defaults and validation', () => {
     expect(await bad({ schedule: 'TZ=UTC 0 * * * *' })).toContainEqual({
       reason: 'FieldValueInvalid',
       field: 'spec.schedule',
-      message: 'Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+      message:
+        'Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
     });
     expect(await bad({ schedule: '0 * * * *', timeZone: 'Mars/Olympus' })).toContainEqual({
       reason: 'FieldValueInvalid',
@@ -262,11 +335,16 @@ describe('CronJob: defaults and validation', () => {
     expect(await bad({ schedule: '0 * * * *', timeZone: 'Local' })).toContainEqual({
       reason: 'FieldValueInvalid',
       field: 'spec.timeZone',
-      message: 'Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      message:
+        'Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
     });
     const ok = await ts.req('POST', cronjobs(), {
       metadata: { name: 'tz' },
-      spec: { schedule: '0 * * * *', timeZone: 'Europe/Berlin', jobTemplate: { spec: { template: podTemplate('Never') } } },
+      spec: {
+        schedule: '0 * * * *',
+        timeZone: 'Europe/Berlin',
+        jobTemplate: { spec: { template: podTemplate('Never') } },
+      },
     });
     expect(ok.status, ok.text).toBe(201);
   });
@@ -288,15 +366,29 @@ describe('CronJob: defaults and validation', () => {
           field: 'spec.concurrencyPolicy',
           message: 'Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"',
         },
-        { reason: 'FieldValueInvalid', field: 'spec.successfulJobsHistoryLimit', message: 'Invalid value: -1: must be greater than or equal to 0' },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.successfulJobsHistoryLimit',
+          message: 'Invalid value: -1: must be greater than or equal to 0',
+        },
         {
           reason: 'FieldValueRequired',
           field: 'spec.jobTemplate.spec.template.spec.restartPolicy',
           message: 'Required value: valid values: "OnFailure", "Never"',
         },
-        { reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "${'c'.repeat(53)}": must be no more than 52 characters` },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.name',
+          message: `Invalid value: "${'c'.repeat(53)}": must be no more than 52 characters`,
+        },
       ]),
     );
-    expect(causes.some((c) => c.field === 'spec.jobTemplate.spec.selector' && c.message.endsWith('`selector` will be auto-generated'))).toBe(true);
+    expect(
+      causes.some(
+        (c) =>
+          c.field === 'spec.jobTemplate.spec.selector' &&
+          c.message.endsWith('`selector` will be auto-generated'),
+      ),
+    ).toBe(true);
   });
 });

@@ -16,7 +16,8 @@ afterAll(async () => {
 });
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
-const causesOf = (r: { json: any }) => (r.json?.details?.causes ?? []) as { field: string; message: string; reason: string }[];
+const causesOf = (r: { json: any }) =>
+  (r.json?.details?.causes ?? []) as { field: string; message: string; reason: string }[];
 
 async function namespace(): Promise<string> {
   const ns = uniqueName('pn');
@@ -56,15 +57,24 @@ describe('discovery', () => {
 
 describe('PodDisruptionBudget: defaults, table, validation', () => {
   let ns: string;
-  const pdbs = (name = '') => `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets${name ? `/${name}` : ''}`;
+  const pdbs = (name = '') =>
+    `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets${name ? `/${name}` : ''}`;
   beforeAll(async () => {
     ns = await namespace();
   });
 
   it('a new budget has the four status counts at 0; the row prints N/A for the unset bound', async () => {
-    const r = await ts.req('POST', pdbs(), { metadata: { name: 'p1' }, spec: { minAvailable: '50%', selector: { matchLabels: { app: 'a' } } } });
+    const r = await ts.req('POST', pdbs(), {
+      metadata: { name: 'p1' },
+      spec: { minAvailable: '50%', selector: { matchLabels: { app: 'a' } } },
+    });
     expect(r.status, r.text).toBe(201);
-    expect(r.json.status).toEqual({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 });
+    expect(r.json.status).toEqual({
+      disruptionsAllowed: 0,
+      currentHealthy: 0,
+      desiredHealthy: 0,
+      expectedPods: 0,
+    });
     expect(r.json.metadata.generation).toBe(1);
     const t = await ts.req('GET', pdbs('p1'), undefined, { accept: TABLE });
     expect(t.json.columnDefinitions.map((d: any) => d.name)).toEqual(
@@ -74,16 +84,26 @@ describe('PodDisruptionBudget: defaults, table, validation', () => {
   });
 
   it('an empty selector is stored and served as given (it selects every pod)', async () => {
-    const r = await ts.req('POST', pdbs(), { metadata: { name: 'p2' }, spec: { maxUnavailable: 1, selector: {} } });
+    const r = await ts.req('POST', pdbs(), {
+      metadata: { name: 'p2' },
+      spec: { maxUnavailable: 1, selector: {} },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.json.spec).toEqual({ maxUnavailable: 1, selector: {} });
     expect((await ts.req('GET', pdbs('p2'))).json.spec.selector).toEqual({});
   });
 
   it('minAvailable and maxUnavailable together, bad percents, negatives, unknown eviction policy', async () => {
-    const both = await ts.req('POST', pdbs(), { metadata: { name: 'b1' }, spec: { minAvailable: 1, maxUnavailable: 1 } });
+    const both = await ts.req('POST', pdbs(), {
+      metadata: { name: 'b1' },
+      spec: { minAvailable: 1, maxUnavailable: 1 },
+    });
     expect(both.status).toBe(422);
-    expect(causesOf(both).some((c) => c.field === 'spec' && c.message.endsWith('minAvailable and maxUnavailable cannot be both set'))).toBe(true);
+    expect(
+      causesOf(both).some(
+        (c) => c.field === 'spec' && c.message.endsWith('minAvailable and maxUnavailable cannot be both set'),
+      ),
+    ).toBe(true);
     const r = await ts.req('POST', pdbs(), {
       metadata: { name: 'b2' },
       spec: { minAvailable: 'half', unhealthyPodEvictionPolicy: 'Sometimes' },
@@ -95,7 +115,7 @@ describe('PodDisruptionBudget: defaults, table, validation', () => {
           reason: 'FieldValueInvalid',
           field: 'spec.minAvailable',
           message:
-            'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"half"}: a valid percent string must be a numeric string followed by an ending \'%\' (e.g. \'1%\',  or \'93%\', regex used for validation is \'[0-9]+%\')',
+            "Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"half\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
         },
         {
           reason: 'FieldValueNotSupported',
@@ -108,7 +128,8 @@ describe('PodDisruptionBudget: defaults, table, validation', () => {
     expect(causesOf(over)).toContainEqual({
       reason: 'FieldValueInvalid',
       field: 'spec.maxUnavailable',
-      message: 'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"101%"}: must not be greater than 100%',
+      message:
+        'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"101%"}: must not be greater than 100%',
     });
     const neg = await ts.req('POST', pdbs(), { metadata: { name: 'b4' }, spec: { minAvailable: -1 } });
     expect(causesOf(neg)).toContainEqual({
@@ -158,16 +179,32 @@ describe('evictions honour the PodDisruptionBudget (policy/v1 selector rule)', (
   }
 
   /** A budget whose status says it was observed, with `allowed` disruptions. */
-  async function budget(ns: string, name: string, spec: Record<string, unknown>, allowed: number, observed = true) {
-    const c = await ts.req('POST', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, { metadata: { name }, spec });
+  async function budget(
+    ns: string,
+    name: string,
+    spec: Record<string, unknown>,
+    allowed: number,
+    observed = true,
+  ) {
+    const c = await ts.req('POST', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
+      metadata: { name },
+      spec,
+    });
     expect(c.status, c.text).toBe(201);
     const st = await ts.req('PUT', `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/${name}/status`, {
       ...c.json,
-      status: { observedGeneration: observed ? 1 : 0, disruptionsAllowed: allowed, currentHealthy: 3, desiredHealthy: 3, expectedPods: 3 },
+      status: {
+        observedGeneration: observed ? 1 : 0,
+        disruptionsAllowed: allowed,
+        currentHealthy: 3,
+        desiredHealthy: 3,
+        expectedPods: 3,
+      },
     });
     expect(st.status, st.text).toBe(200);
   }
-  const podExists = async (ns: string, name: string) => (await ts.req('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 200;
+  const podExists = async (ns: string, name: string) =>
+    (await ts.req('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 200;
 
   it('an empty selector covers the pod: no disruption allowed answers 429 with the DisruptionBudget cause', async () => {
     const ns = await namespace();
@@ -181,7 +218,14 @@ describe('evictions honour the PodDisruptionBudget (policy/v1 selector rule)', (
       reason: 'TooManyRequests',
       code: 429,
       message: "Cannot evict pod as it would violate the pod's disruption budget.",
-      details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget all needs 3 healthy pods and has 3 currently' }] },
+      details: {
+        causes: [
+          {
+            reason: 'DisruptionBudget',
+            message: 'The disruption budget all needs 3 healthy pods and has 3 currently',
+          },
+        ],
+      },
     });
     expect(await podExists(ns, 'p')).toBe(true);
   });
@@ -228,7 +272,12 @@ describe('evictions honour the PodDisruptionBudget (policy/v1 selector rule)', (
     expect(r.headers['retry-after']).toBe('10');
     expect(r.json.details).toMatchObject({
       retryAfterSeconds: 10,
-      causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget new is still being processed by the server.' }],
+      causes: [
+        {
+          reason: 'DisruptionBudget',
+          message: 'The disruption budget new is still being processed by the server.',
+        },
+      ],
     });
   });
 
@@ -239,7 +288,9 @@ describe('evictions honour the PodDisruptionBudget (policy/v1 selector rule)', (
     await budget(ns, 'b', { minAvailable: 1, selector: { matchLabels: { app: 'web' } } }, 1);
     const r = await evict(ns, 'p');
     expect(r.status).toBe(500);
-    expect(r.json.message).toBe('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    expect(r.json.message).toBe(
+      'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+    );
     const pending = await ts.req('POST', `/api/v1/namespaces/${ns}/pods`, pod(ns, 'pending'));
     expect(pending.status).toBe(201);
     expect((await evict(ns, 'pending')).status).toBe(201);
@@ -257,18 +308,29 @@ describe('evictions honour the PodDisruptionBudget (policy/v1 selector rule)', (
 
 describe('NetworkPolicy: defaults, table, validation', () => {
   let ns: string;
-  const netpols = (name = '') => `/apis/networking.orch.io/v1/namespaces/${ns}/networkpolicies${name ? `/${name}` : ''}`;
+  const netpols = (name = '') =>
+    `/apis/networking.orch.io/v1/namespaces/${ns}/networkpolicies${name ? `/${name}` : ''}`;
   beforeAll(async () => {
     ns = await namespace();
   });
 
   it('policyTypes default to Ingress, with Egress when egress rules are given; ports default to TCP; podSelector to {}', async () => {
-    const a = await ts.req('POST', netpols(), { metadata: { name: 'a' }, spec: { ingress: [{ ports: [{ port: 80 }] }] } });
+    const a = await ts.req('POST', netpols(), {
+      metadata: { name: 'a' },
+      spec: { ingress: [{ ports: [{ port: 80 }] }] },
+    });
     expect(a.status, a.text).toBe(201);
-    expect(a.json.spec).toEqual({ podSelector: {}, ingress: [{ ports: [{ port: 80, protocol: 'TCP' }] }], policyTypes: ['Ingress'] });
+    expect(a.json.spec).toEqual({
+      podSelector: {},
+      ingress: [{ ports: [{ port: 80, protocol: 'TCP' }] }],
+      policyTypes: ['Ingress'],
+    });
     const b = await ts.req('POST', netpols(), {
       metadata: { name: 'b' },
-      spec: { podSelector: { matchLabels: { app: 'db' } }, egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }] }] },
+      spec: {
+        podSelector: { matchLabels: { app: 'db' } },
+        egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }] }],
+      },
     });
     expect(b.status, b.text).toBe(201);
     expect(b.json.spec.policyTypes).toEqual(['Ingress', 'Egress']);
@@ -308,16 +370,56 @@ describe('NetworkPolicy: defaults, table, validation', () => {
     const p = 'spec.ingress[0]';
     expect(causesOf(r)).toEqual(
       expect.arrayContaining([
-        { reason: 'FieldValueNotSupported', field: `${p}.ports[0].protocol`, message: 'Unsupported value: "ICMP": supported values: "TCP", "UDP", "SCTP"' },
-        { reason: 'FieldValueInvalid', field: `${p}.ports[0].port`, message: 'Invalid value: 0: must be between 1 and 65535, inclusive' },
-        { reason: 'FieldValueInvalid', field: `${p}.ports[1].endPort`, message: 'Invalid value: 90: may not be specified when `port` is non-numeric' },
-        { reason: 'FieldValueInvalid', field: `${p}.ports[2].endPort`, message: 'Invalid value: 100: must be greater than or equal to `port`' },
-        { reason: 'FieldValueRequired', field: `${p}.from[0]`, message: 'Required value: must specify a peer' },
-        { reason: 'FieldValueForbidden', field: `${p}.from[1]`, message: 'Forbidden: may not specify both ipBlock and another peer' },
-        { reason: 'FieldValueInvalid', field: `${p}.from[2].ipBlock.cidr`, message: 'Invalid value: "10.0.0.300/8": not a valid CIDR' },
-        { reason: 'FieldValueInvalid', field: `${p}.from[3].ipBlock.except[0]`, message: 'Invalid value: "10.0.0.0/8": must be a strict subset of `cidr`' },
-        { reason: 'FieldValueInvalid', field: `${p}.from[3].ipBlock.except[1]`, message: 'Invalid value: "192.168.0.0/24": must be a strict subset of `cidr`' },
-        { reason: 'FieldValueNotSupported', field: 'spec.policyTypes[1]', message: 'Unsupported value: "Sideways": supported values: "Ingress", "Egress"' },
+        {
+          reason: 'FieldValueNotSupported',
+          field: `${p}.ports[0].protocol`,
+          message: 'Unsupported value: "ICMP": supported values: "TCP", "UDP", "SCTP"',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: `${p}.ports[0].port`,
+          message: 'Invalid value: 0: must be between 1 and 65535, inclusive',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: `${p}.ports[1].endPort`,
+          message: 'Invalid value: 90: may not be specified when `port` is non-numeric',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: `${p}.ports[2].endPort`,
+          message: 'Invalid value: 100: must be greater than or equal to `port`',
+        },
+        {
+          reason: 'FieldValueRequired',
+          field: `${p}.from[0]`,
+          message: 'Required value: must specify a peer',
+        },
+        {
+          reason: 'FieldValueForbidden',
+          field: `${p}.from[1]`,
+          message: 'Forbidden: may not specify both ipBlock and another peer',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: `${p}.from[2].ipBlock.cidr`,
+          message: 'Invalid value: "10.0.0.300/8": not a valid CIDR',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: `${p}.from[3].ipBlock.except[0]`,
+          message: 'Invalid value: "10.0.0.0/8": must be a strict subset of `cidr`',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          field: `${p}.from[3].ipBlock.except[1]`,
+          message: 'Invalid value: "192.168.0.0/24": must be a strict subset of `cidr`',
+        },
+        {
+          reason: 'FieldValueNotSupported',
+          field: 'spec.policyTypes[1]',
+          message: 'Unsupported value: "Sideways": supported values: "Ingress", "Egress"',
+        },
       ]),
     );
   });

@@ -30,10 +30,13 @@ interface PodView {
 
 function canIgnoreBudget(pod: PodView): boolean {
   const phase = pod.status?.phase;
-  return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata.deletionTimestamp;
+  return (
+    phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata.deletionTimestamp
+  );
 }
 
-const isReady = (pod: PodView) => (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+const isReady = (pod: PodView) =>
+  (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 function tooManyRequests(retryAfterSeconds: number, cause: string): StatusError {
   return new StatusError(
@@ -85,7 +88,9 @@ export async function checkDisruptionBudget(s: Scope): Promise<(Status & { code:
   if (!pod || canIgnoreBudget(pod)) return undefined;
   const budgets = s.registry.byResource('policy', 'poddisruptionbudgets')?.store;
   if (!budgets) return undefined;
-  const covering = (await budgets.list(s.namespace, {})).items.filter((b) => selectsPod(b, pod.metadata.labels));
+  const covering = (await budgets.list(s.namespace, {})).items.filter((b) =>
+    selectsPod(b, pod.metadata.labels),
+  );
   if (covering.length === 0) return undefined;
   if (covering.length > 1)
     return {
@@ -93,7 +98,8 @@ export async function checkDisruptionBudget(s: Scope): Promise<(Status & { code:
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+      message:
+        'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
       code: 500,
     };
   const name = covering[0]!.metadata.name!;
@@ -101,7 +107,8 @@ export async function checkDisruptionBudget(s: Scope): Promise<(Status & { code:
     const b = covering[0]!;
     if (pdbSpecOf(b).unhealthyPodEvictionPolicy === 'AlwaysAllow') return undefined;
     const st = pdbStatusOf(b);
-    if ((st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0) && (st.desiredHealthy ?? 0) > 0) return undefined;
+    if ((st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0) && (st.desiredHealthy ?? 0) > 0)
+      return undefined;
   }
   for (let attempt = 0; ; attempt++) {
     const cur = budgets.getStored(s.namespace, name);

@@ -13,7 +13,20 @@ interface Bounds {
 const MONTHS: Bounds = {
   min: 1,
   max: 12,
-  names: { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 },
+  names: {
+    jan: 1,
+    feb: 2,
+    mar: 3,
+    apr: 4,
+    may: 5,
+    jun: 6,
+    jul: 7,
+    aug: 8,
+    sep: 9,
+    oct: 10,
+    nov: 11,
+    dec: 12,
+  },
 };
 const DOW: Bounds = { min: 0, max: 6, names: { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 } };
 const FIELDS: Bounds[] = [{ min: 0, max: 59 }, { min: 0, max: 23 }, { min: 1, max: 31 }, MONTHS, DOW];
@@ -24,7 +37,8 @@ class CronError extends Error {}
 
 /** Go's strconv.Atoi, with its error text. */
 function atoi(s: string): number {
-  if (!/^[+-]?\d+$/.test(s)) throw new CronError(`strconv.Atoi: parsing ${JSON.stringify(s)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(s))
+    throw new CronError(`strconv.Atoi: parsing ${JSON.stringify(s)}: invalid syntax`);
   const n = Number(s);
   if (!Number.isSafeInteger(n) || Math.abs(n) > 2 ** 63 - 1)
     throw new CronError(`strconv.Atoi: parsing ${JSON.stringify(s)}: value out of range`);
@@ -86,7 +100,8 @@ function checkGoDuration(s: string): void {
     rest = rest.slice(num[0].length);
     const unit = /^[^\d.]*/.exec(rest)![0];
     if (unit === '') throw new CronError(`time: missing unit in duration ${quoted}`);
-    if (!DURATION_UNITS.has(unit)) throw new CronError(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
+    if (!DURATION_UNITS.has(unit))
+      throw new CronError(`time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`);
     rest = rest.slice(unit.length);
   }
 }

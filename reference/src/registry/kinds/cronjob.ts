@@ -64,9 +64,21 @@ function validateSchedule(schedule: string, allowTZ: boolean, timeZone: string |
   const problem = cronScheduleProblem(schedule);
   if (problem) causes.push(fieldErr.invalid('spec.schedule', schedule, problem));
   if (allowTZ && schedule.includes('TZ') && timeZone !== undefined)
-    causes.push(fieldErr.invalid('spec.schedule', schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
+    causes.push(
+      fieldErr.invalid(
+        'spec.schedule',
+        schedule,
+        'cannot use both timeZone field and TZ or CRON_TZ in schedule',
+      ),
+    );
   else if (!allowTZ && schedule.includes('TZ'))
-    causes.push(fieldErr.invalid('spec.schedule', schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'));
+    causes.push(
+      fieldErr.invalid(
+        'spec.schedule',
+        schedule,
+        'cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+      ),
+    );
   return causes;
 }
 
@@ -79,7 +91,13 @@ function validateTimeZone(tz: string | undefined): StatusCause[] {
       return [fieldErr.invalid(f, tz, `unknown time zone ${tz}`)];
   const causes: StatusCause[] = [];
   if (tz.toLowerCase() === 'local')
-    causes.push(fieldErr.invalid(f, tz, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
+    causes.push(
+      fieldErr.invalid(
+        f,
+        tz,
+        'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      ),
+    );
   const problem = timeZoneProblem(tz);
   if (problem) causes.push(fieldErr.invalid(f, tz, problem));
   return causes;
@@ -100,7 +118,13 @@ function validateSpec(spec: CronJobSpec, old: CronJobSpec | undefined): StatusCa
   causes.push(...validateJobSpecCommon(js, 'spec.jobTemplate.spec'));
   // the job template's selector is always generated
   if (js.selector)
-    causes.push(fieldErr.invalid('spec.jobTemplate.spec.selector', formatLabelSelector(js.selector), '`selector` will be auto-generated'));
+    causes.push(
+      fieldErr.invalid(
+        'spec.jobTemplate.spec.selector',
+        formatLabelSelector(js.selector),
+        '`selector` will be auto-generated',
+      ),
+    );
   if (js.manualSelector === true)
     causes.push(fieldErr.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
   causes.push(...nonNegative('spec.successfulJobsHistoryLimit', spec.successfulJobsHistoryLimit));
@@ -111,7 +135,8 @@ function validateSpec(spec: CronJobSpec, old: CronJobSpec | undefined): StatusCa
 function validateCronJob(o: KObject): StatusCause[] {
   const causes = validateSpec(specOf(o), undefined);
   const name = o.metadata.name ?? '';
-  if (name.length > MAX_NAME) causes.push(fieldErr.invalid('metadata.name', name, `must be no more than ${MAX_NAME} characters`));
+  if (name.length > MAX_NAME)
+    causes.push(fieldErr.invalid('metadata.name', name, `must be no more than ${MAX_NAME} characters`));
   return causes;
 }
 
@@ -131,7 +156,9 @@ export const cronJobDef: ResourceDef = {
   strategy: {
     allowUnconditionalUpdate: true,
     zeroValue: () => ({
-      spec: { jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: null } } } } },
+      spec: {
+        jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: null } } } },
+      },
     }),
     prepareForCreate(o) {
       prepare(o);

@@ -15,7 +15,12 @@ export const METRICS_ANNOTATION = 'autoscaling.alpha.orch.io/metrics';
 export const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.orch.io/current-metrics';
 export const CONDITIONS_ANNOTATION = 'autoscaling.alpha.orch.io/conditions';
 export const BEHAVIOR_ANNOTATION = 'autoscaling.alpha.orch.io/behavior';
-const ROUND_TRIP = [METRICS_ANNOTATION, CURRENT_METRICS_ANNOTATION, CONDITIONS_ANNOTATION, BEHAVIOR_ANNOTATION];
+const ROUND_TRIP = [
+  METRICS_ANNOTATION,
+  CURRENT_METRICS_ANNOTATION,
+  CONDITIONS_ANNOTATION,
+  BEHAVIOR_ANNOTATION,
+];
 
 /** The CPU utilization a v1 object without a target always meant. */
 export const DEFAULT_CPU_UTILIZATION = 80;
@@ -28,9 +33,13 @@ function clean<T extends Obj>(o: T): T {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
   return o;
 }
-const ref = (r: Obj | undefined) => clean({ kind: r?.kind ?? '', name: r?.name ?? '', apiVersion: r?.apiVersion });
+const ref = (r: Obj | undefined) =>
+  clean({ kind: r?.kind ?? '', name: r?.name ?? '', apiVersion: r?.apiVersion });
 const isCpuUtilization = (m: Obj) =>
-  m?.type === 'Resource' && isObj(m.resource) && m.resource.name === 'cpu' && m.resource.target?.averageUtilization != null;
+  m?.type === 'Resource' &&
+  isObj(m.resource) &&
+  m.resource.name === 'cpu' &&
+  m.resource.target?.averageUtilization != null;
 
 // ---------------------------------------------------------------- metric specs
 
@@ -163,7 +172,10 @@ function statusFromV1(m: Obj): Obj {
   if (isObj(m.object))
     out.object = {
       metric: clean({ name: m.object.metricName ?? '', selector: m.object.selector ?? undefined }),
-      current: clean({ value: m.object.currentValue ?? '0', averageValue: m.object.averageValue ?? undefined }),
+      current: clean({
+        value: m.object.currentValue ?? '0',
+        averageValue: m.object.averageValue ?? undefined,
+      }),
       describedObject: ref(m.object.target),
     };
   if (isObj(m.pods))
@@ -200,7 +212,11 @@ function rulesToInternal(r: Obj | undefined): Obj | null {
     StabilizationWindowSeconds: r.stabilizationWindowSeconds ?? null,
     SelectPolicy: r.selectPolicy ?? null,
     Policies: Array.isArray(r.policies)
-      ? r.policies.map((p: Obj) => ({ Type: p?.type ?? '', Value: p?.value ?? 0, PeriodSeconds: p?.periodSeconds ?? 0 }))
+      ? r.policies.map((p: Obj) => ({
+          Type: p?.type ?? '',
+          Value: p?.value ?? 0,
+          PeriodSeconds: p?.periodSeconds ?? 0,
+        }))
       : null,
   };
 }
@@ -295,14 +311,32 @@ export function hpaToV1(o: KObject): KObject {
   const conditions: Obj[] = Array.isArray(status.conditions) ? status.conditions : [];
   if (conditions.length)
     annotations[CONDITIONS_ANNOTATION] = JSON.stringify(
-      conditions.map((c) => clean({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime, reason: c.reason, message: c.message })),
+      conditions.map((c) =>
+        clean({
+          type: c.type,
+          status: c.status,
+          lastTransitionTime: c.lastTransitionTime,
+          reason: c.reason,
+          message: c.message,
+        }),
+      ),
     );
   // the first CPU metric gives the target (when it is a utilization)
   const cpu = metrics.find((m) => m?.type === 'Resource' && isObj(m.resource) && m.resource.name === 'cpu');
-  const cpuCurrent = current.filter((m) => m?.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.current?.averageUtilization != null).at(-1);
+  const cpuCurrent = current
+    .filter(
+      (m) =>
+        m?.type === 'Resource' &&
+        m.resource?.name === 'cpu' &&
+        m.resource.current?.averageUtilization != null,
+    )
+    .at(-1);
   const v1: KObject = {
     ...o,
-    metadata: clean({ ...o.metadata, annotations: Object.keys(annotations).length ? annotations : undefined }),
+    metadata: clean({
+      ...o.metadata,
+      annotations: Object.keys(annotations).length ? annotations : undefined,
+    }),
     spec: clean({
       scaleTargetRef: spec.scaleTargetRef,
       minReplicas: spec.minReplicas,
@@ -331,17 +365,24 @@ export function hpaFromV1(o: KObject): KObject {
     metrics = [
       {
         type: 'Resource',
-        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } },
+        resource: {
+          name: 'cpu',
+          target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage },
+        },
       },
     ];
   const other = listFrom(ann[METRICS_ANNOTATION]);
   if (other) metrics = [...other.map(specFromV1), ...metrics.slice(0, 1)];
-  const behavior = ann[BEHAVIOR_ANNOTATION] === undefined ? undefined : behaviorFromAnnotation(ann[BEHAVIOR_ANNOTATION]);
+  const behavior =
+    ann[BEHAVIOR_ANNOTATION] === undefined ? undefined : behaviorFromAnnotation(ann[BEHAVIOR_ANNOTATION]);
   if (metrics.length === 0)
     metrics = [
       {
         type: 'Resource',
-        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } },
+        resource: {
+          name: 'cpu',
+          target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION },
+        },
       },
     ];
   const v2: KObject = {
@@ -355,12 +396,16 @@ export function hpaFromV1(o: KObject): KObject {
       behavior,
     }),
   };
-  if (v2.metadata.annotations && Object.keys(v2.metadata.annotations).length === 0) delete v2.metadata.annotations;
+  if (v2.metadata.annotations && Object.keys(v2.metadata.annotations).length === 0)
+    delete v2.metadata.annotations;
   if (status) {
     let currentMetrics: Obj[] | undefined;
     if (status.currentCPUUtilizationPercentage != null)
       currentMetrics = [
-        { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } },
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } },
+        },
       ];
     const current = listFrom(ann[CURRENT_METRICS_ANNOTATION]);
     if (current) currentMetrics = current.map(statusFromV1);
@@ -372,7 +417,15 @@ export function hpaFromV1(o: KObject): KObject {
       desiredReplicas: status.desiredReplicas ?? 0,
       currentMetrics: currentMetrics?.length ? currentMetrics : undefined,
       conditions: conditions?.length
-        ? conditions.map((c) => clean({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime, reason: c.reason, message: c.message }))
+        ? conditions.map((c) =>
+            clean({
+              type: c.type,
+              status: c.status,
+              lastTransitionTime: c.lastTransitionTime,
+              reason: c.reason,
+              message: c.message,
+            }),
+          )
         : undefined,
     });
   } else {

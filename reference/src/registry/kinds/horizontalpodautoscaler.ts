@@ -66,7 +66,9 @@ function fillRules(given: Rules | undefined, defaults: Rules): Rules {
   if (!given) return defaults;
   return {
     ...(given.stabilizationWindowSeconds !== undefined || defaults.stabilizationWindowSeconds !== undefined
-      ? { stabilizationWindowSeconds: given.stabilizationWindowSeconds ?? defaults.stabilizationWindowSeconds }
+      ? {
+          stabilizationWindowSeconds: given.stabilizationWindowSeconds ?? defaults.stabilizationWindowSeconds,
+        }
       : {}),
     selectPolicy: given.selectPolicy ?? defaults.selectPolicy,
     policies: given.policies ?? defaults.policies,
@@ -82,7 +84,10 @@ function prepare(o: KObject): void {
     spec.metrics = [
       {
         type: 'Resource',
-        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } },
+        resource: {
+          name: 'cpu',
+          target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION },
+        },
       },
     ];
   if (spec.behavior && typeof spec.behavior === 'object') {
@@ -96,7 +101,9 @@ function prepare(o: KObject): void {
 /** A path segment name: not `.` or `..`, no `/` or `%`. */
 function pathSegment(field: string, v: string): StatusCause[] {
   if (v === '.' || v === '..') return [fieldErr.invalid(field, v, `may not be '${v}'`)];
-  return ['/', '%'].filter((c) => v.includes(c)).map((c) => fieldErr.invalid(field, v, `may not contain '${c}'`));
+  return ['/', '%']
+    .filter((c) => v.includes(c))
+    .map((c) => fieldErr.invalid(field, v, `may not contain '${c}'`));
 }
 
 function crossVersionRef(field: string, r: Obj | undefined): StatusCause[] {
@@ -115,12 +122,17 @@ function metricTarget(field: string, t: Obj | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!mt.type) causes.push(fieldErr.required(`${field}.type`, 'must specify a metric target type'));
   if (!['Utilization', 'Value', 'AverageValue'].includes(mt.type))
-    causes.push(fieldErr.invalid(`${field}.type`, mt.type ?? '', 'must be either Utilization, Value, or AverageValue'));
-  if (mt.value != null && !positive(mt.value)) causes.push(fieldErr.invalid(`${field}.value`, mt.value, 'must be positive'));
+    causes.push(
+      fieldErr.invalid(`${field}.type`, mt.type ?? '', 'must be either Utilization, Value, or AverageValue'),
+    );
+  if (mt.value != null && !positive(mt.value))
+    causes.push(fieldErr.invalid(`${field}.value`, mt.value, 'must be positive'));
   if (mt.averageValue != null && !positive(mt.averageValue))
     causes.push(fieldErr.invalid(`${field}.averageValue`, mt.averageValue, 'must be positive'));
   if (mt.averageUtilization != null && mt.averageUtilization < 1)
-    causes.push(fieldErr.invalid(`${field}.averageUtilization`, mt.averageUtilization, 'must be greater than 0'));
+    causes.push(
+      fieldErr.invalid(`${field}.averageUtilization`, mt.averageUtilization, 'must be greater than 0'),
+    );
   return causes;
 }
 
@@ -134,13 +146,24 @@ function metricIdentifier(field: string, id: Obj | undefined): StatusCause[] {
 function resourceSource(field: string, src: Obj, container: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!src.name) causes.push(fieldErr.required(`${field}.name`, 'must specify a resource name'));
-  if (container && !src.container) causes.push(fieldErr.required(`${field}.container`, 'must specify a container'));
+  if (container && !src.container)
+    causes.push(fieldErr.required(`${field}.container`, 'must specify a container'));
   causes.push(...metricTarget(`${field}.target`, src.target));
   const t = src.target ?? {};
   if (t.averageUtilization == null && t.averageValue == null)
-    causes.push(fieldErr.required(`${field}.target.averageUtilization`, 'must set either a target raw value or a target utilization'));
+    causes.push(
+      fieldErr.required(
+        `${field}.target.averageUtilization`,
+        'must set either a target raw value or a target utilization',
+      ),
+    );
   if (t.averageUtilization != null && t.averageValue != null)
-    causes.push(fieldErr.forbidden(`${field}.target.averageValue`, 'may not set both a target raw value and a target utilization'));
+    causes.push(
+      fieldErr.forbidden(
+        `${field}.target.averageValue`,
+        'may not set both a target raw value and a target utilization',
+      ),
+    );
   return causes;
 }
 
@@ -154,20 +177,41 @@ function sourceErrors(kind: string, field: string, src: Obj): StatusCause[] {
         ...metricTarget(`${field}.target`, src.target),
       ];
       if (t.value == null && t.averageValue == null)
-        c.push(fieldErr.required(`${field}.target.averageValue`, 'must set either a target value or averageValue'));
+        c.push(
+          fieldErr.required(`${field}.target.averageValue`, 'must set either a target value or averageValue'),
+        );
       return c;
     }
     case 'external': {
-      const c = [...metricIdentifier(`${field}.metric`, src.metric), ...metricTarget(`${field}.target`, src.target)];
+      const c = [
+        ...metricIdentifier(`${field}.metric`, src.metric),
+        ...metricTarget(`${field}.target`, src.target),
+      ];
       if (t.value == null && t.averageValue == null)
-        c.push(fieldErr.required(`${field}.target.averageValue`, 'must set either a target value for metric or a per-pod target'));
+        c.push(
+          fieldErr.required(
+            `${field}.target.averageValue`,
+            'must set either a target value for metric or a per-pod target',
+          ),
+        );
       if (t.value != null && t.averageValue != null)
-        c.push(fieldErr.forbidden(`${field}.target.value`, 'may not set both a target value for metric and a per-pod target'));
+        c.push(
+          fieldErr.forbidden(
+            `${field}.target.value`,
+            'may not set both a target value for metric and a per-pod target',
+          ),
+        );
       return c;
     }
     case 'pods': {
-      const c = [...metricIdentifier(`${field}.metric`, src.metric), ...metricTarget(`${field}.target`, src.target)];
-      if (t.averageValue == null) c.push(fieldErr.required(`${field}.target.averageValue`, 'must specify a positive target averageValue'));
+      const c = [
+        ...metricIdentifier(`${field}.metric`, src.metric),
+        ...metricTarget(`${field}.target`, src.target),
+      ];
+      if (t.averageValue == null)
+        c.push(
+          fieldErr.required(`${field}.target.averageValue`, 'must specify a positive target averageValue'),
+        );
       return c;
     }
     case 'resource':
@@ -180,13 +224,17 @@ function sourceErrors(kind: string, field: string, src: Obj): StatusCause[] {
 function metricSpec(field: string, m: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!m.type) causes.push(fieldErr.required(`${field}.type`, 'must specify a metric source type'));
-  if (!METRIC_SOURCE_TYPES.includes(m.type)) causes.push(fieldErr.notSupported(`${field}.type`, m.type ?? '', METRIC_SOURCE_TYPES));
+  if (!METRIC_SOURCE_TYPES.includes(m.type))
+    causes.push(fieldErr.notSupported(`${field}.type`, m.type ?? '', METRIC_SOURCE_TYPES));
   // the sources given, in 1.28's order; only the first is validated
   const present = ['object', 'external', 'pods', 'resource', 'containerResource'].filter((k) => m[k] != null);
-  if (present.length === 1) causes.push(...sourceErrors(present[0]!, `${field}.${present[0]}`, m[present[0]!]));
+  if (present.length === 1)
+    causes.push(...sourceErrors(present[0]!, `${field}.${present[0]}`, m[present[0]!]));
   const expected = SOURCE_FIELDS[m.type];
   if (expected && m[expected] == null)
-    causes.push(fieldErr.required(`${field}.${expected}`, 'must populate information for the given metric source'));
+    causes.push(
+      fieldErr.required(`${field}.${expected}`, 'must populate information for the given metric source'),
+    );
   if (present.length !== 1)
     for (const k of present.filter((x) => x !== expected))
       causes.push(fieldErr.forbidden(`${field}.${k}`, 'must populate the given metric source only'));
@@ -198,22 +246,37 @@ function scalingRules(field: string, r: Rules | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   const sws = r.stabilizationWindowSeconds;
   if (sws !== undefined && sws < 0)
-    causes.push(fieldErr.invalid(`${field}.stabilizationWindowSeconds`, sws, 'must be greater than or equal to zero'));
+    causes.push(
+      fieldErr.invalid(`${field}.stabilizationWindowSeconds`, sws, 'must be greater than or equal to zero'),
+    );
   if (sws !== undefined && sws > MAX_STABILIZATION_WINDOW_SECONDS)
     causes.push(
-      fieldErr.invalid(`${field}.stabilizationWindowSeconds`, sws, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`),
+      fieldErr.invalid(
+        `${field}.stabilizationWindowSeconds`,
+        sws,
+        `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`,
+      ),
     );
   if (r.selectPolicy !== undefined && !SELECT_POLICIES.includes(r.selectPolicy))
     causes.push(fieldErr.notSupported(`${field}.selectPolicy`, r.selectPolicy, SELECT_POLICIES));
-  if (!r.policies?.length) causes.push(fieldErr.required(`${field}.policies`, 'must specify at least one Policy'));
+  if (!r.policies?.length)
+    causes.push(fieldErr.required(`${field}.policies`, 'must specify at least one Policy'));
   (r.policies ?? []).forEach((p, i) => {
     const pp = `${field}.policies[${i}]`;
-    if (p.type !== 'Pods' && p.type !== 'Percent') causes.push(fieldErr.notSupported(`${pp}.type`, p.type ?? '', POLICY_TYPES));
-    if ((p.value ?? 0) <= 0) causes.push(fieldErr.invalid(`${pp}.value`, p.value ?? 0, 'must be greater than zero'));
+    if (p.type !== 'Pods' && p.type !== 'Percent')
+      causes.push(fieldErr.notSupported(`${pp}.type`, p.type ?? '', POLICY_TYPES));
+    if ((p.value ?? 0) <= 0)
+      causes.push(fieldErr.invalid(`${pp}.value`, p.value ?? 0, 'must be greater than zero'));
     if ((p.periodSeconds ?? 0) <= 0)
       causes.push(fieldErr.invalid(`${pp}.periodSeconds`, p.periodSeconds ?? 0, 'must be greater than zero'));
     if ((p.periodSeconds ?? 0) > MAX_PERIOD_SECONDS)
-      causes.push(fieldErr.invalid(`${pp}.periodSeconds`, p.periodSeconds, `must be less than or equal to ${MAX_PERIOD_SECONDS}`));
+      causes.push(
+        fieldErr.invalid(
+          `${pp}.periodSeconds`,
+          p.periodSeconds,
+          `must be less than or equal to ${MAX_PERIOD_SECONDS}`,
+        ),
+      );
   });
   return causes;
 }
@@ -229,7 +292,7 @@ function validateHpa(o: KObject): StatusCause[] {
     causes.push(fieldErr.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
   causes.push(...crossVersionRef('spec.scaleTargetRef', spec.scaleTargetRef));
   const metrics: Obj[] = Array.isArray(spec.metrics) ? spec.metrics : [];
-  metrics.forEach((m, i) => causes.push(...metricSpec(`spec.metrics[${i}]`, m ?? {})));
+  for (const [i, m] of metrics.entries()) causes.push(...metricSpec(`spec.metrics[${i}]`, m ?? {}));
   if (spec.behavior) {
     causes.push(...scalingRules('spec.behavior.scaleUp', spec.behavior.scaleUp));
     causes.push(...scalingRules('spec.behavior.scaleDown', spec.behavior.scaleDown));
@@ -259,7 +322,8 @@ export function formatTargets(o: KObject): string {
       case 'Object': {
         const k = s.type === 'External' ? 'external' : 'object';
         const t = s[k]?.target ?? {};
-        if (t.averageValue != null) return `${st[k]?.current?.averageValue ?? unknown}/${t.averageValue} (avg)`;
+        if (t.averageValue != null)
+          return `${st[k]?.current?.averageValue ?? unknown}/${t.averageValue} (avg)`;
         return `${st[k] ? (st[k].current?.value ?? '0') : unknown}/${t.value ?? '0'}`;
       }
       case 'Pods':
@@ -268,7 +332,8 @@ export function formatTargets(o: KObject): string {
       case 'ContainerResource': {
         const k = s.type === 'Resource' ? 'resource' : 'containerResource';
         const t = s[k]?.target ?? {};
-        if (t.averageValue != null) return `${st[k] ? (st[k].current?.averageValue ?? '0') : unknown}/${t.averageValue}`;
+        if (t.averageValue != null)
+          return `${st[k] ? (st[k].current?.averageValue ?? '0') : unknown}/${t.averageValue}`;
         const cur = st[k]?.current?.averageUtilization;
         return `${cur != null ? pct(cur) : unknown}/${t.averageUtilization != null ? pct(t.averageUtilization) : '<auto>'}`;
       }

@@ -53,7 +53,9 @@ export interface JobSpec {
   ttlSecondsAfterFinished?: number;
   completionMode?: string;
   suspend?: boolean;
-  podFailurePolicy?: { rules?: { action?: string; onPodConditions?: { type?: string; status?: string }[] }[] };
+  podFailurePolicy?: {
+    rules?: { action?: string; onPodConditions?: { type?: string; status?: string }[] }[];
+  };
 }
 
 interface JobStatus {
@@ -104,7 +106,8 @@ function generateSelector(o: KObject): void {
   const uid = o.metadata.uid ?? '';
   // labels the user set are kept (a conflict fails validation)
   for (const k of [LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL]) if (!Object.hasOwn(labels, k)) labels[k] = name;
-  for (const k of [LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL]) if (!Object.hasOwn(labels, k)) labels[k] = uid;
+  for (const k of [LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL])
+    if (!Object.hasOwn(labels, k)) labels[k] = uid;
   spec.selector ??= {};
   spec.selector.matchLabels ??= {};
   if (!Object.hasOwn(spec.selector.matchLabels, CONTROLLER_UID_LABEL))
@@ -147,7 +150,13 @@ export function validateJobSpecCommon(spec: JobSpec, path: string): StatusCause[
   else if (!JOB_RESTART_POLICIES.includes(restart))
     causes.push(fieldErr.notSupported(`${rp}.restartPolicy`, restart, JOB_RESTART_POLICIES));
   else if (spec.podFailurePolicy && restart !== 'Never')
-    causes.push(fieldErr.invalid(`${rp}.restartPolicy`, restart, 'only "Never" is supported when podFailurePolicy is specified'));
+    causes.push(
+      fieldErr.invalid(
+        `${rp}.restartPolicy`,
+        restart,
+        'only "Never" is supported when podFailurePolicy is specified',
+      ),
+    );
   return causes;
 }
 
@@ -160,7 +169,11 @@ function validateJob(o: KObject): StatusCause[] {
     causes.push(...validateLabelSelector('spec.selector', spec.selector));
     if (!selectorMatches(spec.selector, labels))
       causes.push(
-        fieldErr.invalid('spec.template.metadata.labels', labels ?? {}, '`selector` does not match template `labels`'),
+        fieldErr.invalid(
+          'spec.template.metadata.labels',
+          labels ?? {},
+          '`selector` does not match template `labels`',
+        ),
       );
   }
   causes.push(...validateGeneratedSelector(o));
@@ -209,13 +222,19 @@ function validateJobUpdate(o: KObject, old: KObject): StatusCause[] {
   if (!same(spec.selector, before.selector))
     causes.push(fieldErr.invalid('spec.selector', formatLabelSelector(spec.selector), 'field is immutable'));
   if (!same(spec.template, before.template) && !schedulingDirectivesOnly(o, old))
-    causes.push({ reason: 'FieldValueInvalid', field: 'spec.template', message: 'Invalid value: the pod template: field is immutable' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.template',
+      message: 'Invalid value: the pod template: field is immutable',
+    });
   if (!same(spec.completionMode, before.completionMode))
     causes.push(fieldErr.invalid('spec.completionMode', spec.completionMode, 'field is immutable'));
   if (!same(spec.podFailurePolicy, before.podFailurePolicy))
     causes.push(fieldErr.invalid('spec.podFailurePolicy', spec.podFailurePolicy, 'field is immutable'));
   if (!same(spec.backoffLimitPerIndex, before.backoffLimitPerIndex))
-    causes.push(fieldErr.invalid('spec.backoffLimitPerIndex', spec.backoffLimitPerIndex, 'field is immutable'));
+    causes.push(
+      fieldErr.invalid('spec.backoffLimitPerIndex', spec.backoffLimitPerIndex, 'field is immutable'),
+    );
   return causes;
 }
 
@@ -227,7 +246,13 @@ function schedulingDirectivesOnly(o: KObject, old: KObject): boolean {
   const before = specOf(old);
   if (before.suspend !== true || statusOf(old).startTime) return false;
   const strip = (t: PodTemplate | undefined) => {
-    const { nodeSelector: _n, affinity: _a, tolerations: _t, schedulingGates: _g, ...rest } = (t?.spec ?? {}) as Record<string, unknown>;
+    const {
+      nodeSelector: _n,
+      affinity: _a,
+      tolerations: _t,
+      schedulingGates: _g,
+      ...rest
+    } = (t?.spec ?? {}) as Record<string, unknown>;
     return rest;
   };
   return same(strip(specOf(o).template), strip(before.template));
@@ -295,7 +320,8 @@ export const jobDef: ResourceDef = {
       generateSelector(o);
       // what a read of the stored job shows: its labels default to the template's
       const tplLabels = specOf(o).template?.metadata?.labels;
-      if (tplLabels && Object.keys(o.metadata.labels ?? {}).length === 0) o.metadata.labels = { ...tplLabels };
+      if (tplLabels && Object.keys(o.metadata.labels ?? {}).length === 0)
+        o.metadata.labels = { ...tplLabels };
       o.status = {};
     },
     prepareForUpdate(o, old) {

@@ -128,7 +128,8 @@ function validateIpBlock(field: string, b: { cidr?: string; except?: string[] })
     const f = `${field}.except[${i}]`;
     const ex = parseCidr(e);
     if (!ex) return [...causes, fieldErr.invalid(f, e, 'not a valid CIDR')];
-    if (!contains(cidr, ex) || cidr.prefix >= ex.prefix) causes.push(fieldErr.invalid(f, e, 'must be a strict subset of `cidr`'));
+    if (!contains(cidr, ex) || cidr.prefix >= ex.prefix)
+      causes.push(fieldErr.invalid(f, e, 'must be a strict subset of `cidr`'));
   }
   return causes;
 }
@@ -142,18 +143,29 @@ function validatePort(field: string, p: Port): StatusCause[] {
   const bad = (n: number) => !Number.isInteger(n) || n < 1 || n > 65535;
   if (p.port !== undefined) {
     if (typeof p.port === 'number') {
-      if (bad(p.port)) causes.push(fieldErr.invalid(`${field}.port`, p.port, 'must be between 1 and 65535, inclusive'));
+      if (bad(p.port))
+        causes.push(fieldErr.invalid(`${field}.port`, p.port, 'must be between 1 and 65535, inclusive'));
       if (p.endPort !== undefined) {
-        if (p.endPort < p.port) causes.push(fieldErr.invalid(`${field}.endPort`, p.port, 'must be greater than or equal to `port`'));
-        if (bad(p.endPort)) causes.push(fieldErr.invalid(`${field}.endPort`, p.endPort, 'must be between 1 and 65535, inclusive'));
+        if (p.endPort < p.port)
+          causes.push(
+            fieldErr.invalid(`${field}.endPort`, p.port, 'must be greater than or equal to `port`'),
+          );
+        if (bad(p.endPort))
+          causes.push(
+            fieldErr.invalid(`${field}.endPort`, p.endPort, 'must be between 1 and 65535, inclusive'),
+          );
       }
     } else {
       if (p.endPort !== undefined)
-        causes.push(fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is non-numeric'));
+        causes.push(
+          fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is non-numeric'),
+        );
       causes.push(...ianaSvcName(`${field}.port`, p.port));
     }
   } else if (p.endPort !== undefined)
-    causes.push(fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is not specified'));
+    causes.push(
+      fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is not specified'),
+    );
   return causes;
 }
 
@@ -173,26 +185,35 @@ function validatePeer(field: string, peer: Peer): StatusCause[] {
     causes.push(...validateIpBlock(`${field}.ipBlock`, peer.ipBlock));
   }
   if (n === 0) causes.push(fieldErr.required(field, 'must specify a peer'));
-  else if (n > 1 && peer.ipBlock) causes.push(fieldErr.forbidden(field, 'may not specify both ipBlock and another peer'));
+  else if (n > 1 && peer.ipBlock)
+    causes.push(fieldErr.forbidden(field, 'may not specify both ipBlock and another peer'));
   return causes;
 }
 
 function validateNetworkPolicy(o: KObject): StatusCause[] {
   const spec = specOf(o);
   const causes = validateLabelSelector('spec.podSelector', spec.podSelector);
-  (spec.ingress ?? []).forEach((rule, i) => {
-    (rule?.ports ?? []).forEach((p, j) => causes.push(...validatePort(`spec.ingress[${i}].ports[${j}]`, p ?? {})));
-    (rule?.from ?? []).forEach((p, j) => causes.push(...validatePeer(`spec.ingress[${i}].from[${j}]`, p ?? {})));
-  });
-  (spec.egress ?? []).forEach((rule, i) => {
-    (rule?.ports ?? []).forEach((p, j) => causes.push(...validatePort(`spec.egress[${i}].ports[${j}]`, p ?? {})));
-    (rule?.to ?? []).forEach((p, j) => causes.push(...validatePeer(`spec.egress[${i}].to[${j}]`, p ?? {})));
-  });
+  for (const [i, rule] of (spec.ingress ?? []).entries()) {
+    for (const [j, p] of (rule?.ports ?? []).entries())
+      causes.push(...validatePort(`spec.ingress[${i}].ports[${j}]`, p ?? {}));
+    for (const [j, p] of (rule?.from ?? []).entries())
+      causes.push(...validatePeer(`spec.ingress[${i}].from[${j}]`, p ?? {}));
+  }
+  for (const [i, rule] of (spec.egress ?? []).entries()) {
+    for (const [j, p] of (rule?.ports ?? []).entries())
+      causes.push(...validatePort(`spec.egress[${i}].ports[${j}]`, p ?? {}));
+    for (const [j, p] of (rule?.to ?? []).entries())
+      causes.push(...validatePeer(`spec.egress[${i}].to[${j}]`, p ?? {}));
+  }
   const types = spec.policyTypes ?? [];
   if (types.length > POLICY_TYPES.length)
-    return [...causes, fieldErr.invalid('spec.policyTypes', types, 'may not specify more than two policyTypes')];
+    return [
+      ...causes,
+      fieldErr.invalid('spec.policyTypes', types, 'may not specify more than two policyTypes'),
+    ];
   types.forEach((t, i) => {
-    if (!POLICY_TYPES.includes(t)) causes.push(fieldErr.notSupported(`spec.policyTypes[${i}]`, t, POLICY_TYPES));
+    if (!POLICY_TYPES.includes(t))
+      causes.push(fieldErr.notSupported(`spec.policyTypes[${i}]`, t, POLICY_TYPES));
   });
   return causes;
 }

@@ -39,7 +39,14 @@ export interface PdbStatus {
   currentHealthy?: number;
   desiredHealthy?: number;
   expectedPods?: number;
-  conditions?: { type: string; status: string; reason?: string; message?: string; observedGeneration?: number; lastTransitionTime?: string }[];
+  conditions?: {
+    type: string;
+    status: string;
+    reason?: string;
+    message?: string;
+    observedGeneration?: number;
+    lastTransitionTime?: string;
+  }[];
 }
 
 export const pdbSpecOf = (o: KObject) => (o.spec ?? {}) as PdbSpec;
@@ -92,8 +99,17 @@ function validatePdb(o: KObject): StatusCause[] {
   causes.push(...intOrPercent('spec.minAvailable', spec.minAvailable));
   causes.push(...intOrPercent('spec.maxUnavailable', spec.maxUnavailable));
   causes.push(...validateLabelSelector('spec.selector', spec.selector));
-  if (spec.unhealthyPodEvictionPolicy !== undefined && !EVICTION_POLICIES.includes(spec.unhealthyPodEvictionPolicy))
-    causes.push(fieldErr.notSupported('spec.unhealthyPodEvictionPolicy', spec.unhealthyPodEvictionPolicy, EVICTION_POLICIES));
+  if (
+    spec.unhealthyPodEvictionPolicy !== undefined &&
+    !EVICTION_POLICIES.includes(spec.unhealthyPodEvictionPolicy)
+  )
+    causes.push(
+      fieldErr.notSupported(
+        'spec.unhealthyPodEvictionPolicy',
+        spec.unhealthyPodEvictionPolicy,
+        EVICTION_POLICIES,
+      ),
+    );
   const st = pdbStatusOf(o);
   for (const f of STATUS_COUNTS) causes.push(...nonNegative(`status.${f}`, st[f]));
   const seen = new Set<string>();
@@ -131,7 +147,9 @@ export const podDisruptionBudgetDef: ResourceDef = {
   schema,
   strategy: {
     allowUnconditionalUpdate: true,
-    zeroValue: () => ({ status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } }),
+    zeroValue: () => ({
+      status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+    }),
     prepareForCreate(o) {
       normalizeBySchema(o, schema, 'PodDisruptionBudget');
       o.spec ??= {};
