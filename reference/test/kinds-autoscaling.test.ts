@@ -431,6 +431,17 @@ describe('HorizontalPodAutoscaler: one object through v2 and v1, nothing lost (d
     expect(JSON.parse(again.json.metadata.annotations['autoscaling.alpha.orch.io/metrics'])).toHaveLength(2);
   });
 
+  it('a status update through v1 keeps the current metrics and conditions v1 carries in annotations', async () => {
+    const v1 = await ts.req('GET', path('v1', name));
+    const body = structuredClone(v1.json);
+    body.status.desiredReplicas = 5;
+    const u = await ts.req('PUT', `${path('v1', name)}/status`, body);
+    expect(u.status, u.text).toBe(200);
+    expect(u.json.status).toEqual({ currentReplicas: 3, desiredReplicas: 5 });
+    const v2 = await ts.req('GET', path('v2', name));
+    expect(v2.json.status).toEqual({ ...status, desiredReplicas: 5 });
+  });
+
   it('a merge patch through v1 keeps what v2 holds', async () => {
     const p = await ts.req(
       'PATCH',
