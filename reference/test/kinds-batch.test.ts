@@ -123,6 +123,8 @@ describe('Job: defaults', () => {
       'controller-uid': uid,
       'job-name': 'd3',
     });
+    // a job without labels of its own shows its template's, as a read of a 1.28 job does
+    expect(r.json.metadata.labels).toEqual(r.json.spec.template.metadata.labels);
   });
 
   it('manualSelector: the selector is the one given, and must match the template', async () => {
