@@ -630,6 +630,57 @@ data:
         });
         return 'web-abcde';
       },
+      'batch/v1/jobs': async () => {
+        const base = inNs('jobs', 'batch/v1');
+        await post(base, {
+          metadata: { name: 'backup' },
+          spec: { completions: 3, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox:1.36' }] } } },
+        });
+        await patchStatus(`${base}/backup`, { succeeded: 1 });
+        return 'backup';
+      },
+      'batch/v1/cronjobs': async () => {
+        await post(inNs('cronjobs', 'batch/v1'), {
+          metadata: { name: 'nightly' },
+          spec: {
+            schedule: '*/5 * * * *',
+            jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'app', image: 'busybox:1.36' }] } } } },
+          },
+        });
+        return 'nightly';
+      },
+      'autoscaling/v2/horizontalpodautoscalers': async () => {
+        await post(inNs('horizontalpodautoscalers', 'autoscaling/v2'), {
+          metadata: { name: 'web' },
+          spec: {
+            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+            maxReplicas: 5,
+            metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }],
+          },
+        });
+        return 'web';
+      },
+      'autoscaling/v1/horizontalpodautoscalers': async () => {
+        await post(inNs('horizontalpodautoscalers', 'autoscaling/v1'), {
+          metadata: { name: 'web-v1' },
+          spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 4, targetCPUUtilizationPercentage: 70 },
+        });
+        return 'web-v1';
+      },
+      'policy/v1/poddisruptionbudgets': async () => {
+        await post(inNs('poddisruptionbudgets', 'policy/v1'), {
+          metadata: { name: 'web' },
+          spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } },
+        });
+        return 'web';
+      },
+      'networking.k8s.io/v1/networkpolicies': async () => {
+        await post(inNs('networkpolicies', 'networking.orch.io/v1'), {
+          metadata: { name: 'web' },
+          spec: { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ ports: [{ port: 80 }] }] },
+        });
+        return 'web';
+      },
     };
 
     /** The cells kubectl prints for some kinds (the rest: the row is there, with every column). */
@@ -730,6 +781,27 @@ data:
         PORTS: '8080',
         ENDPOINTS: '10.244.1.7,10.244.1.8',
       }),
+      'batch/v1/jobs': (wide) => ({
+        COMPLETIONS: '1/3',
+        ...(wide ? { CONTAINERS: 'app', IMAGES: 'busybox:1.36', SELECTOR: /^batch\.orch\.io\/controller-uid=[0-9a-f-]+$/ } : {}),
+      }),
+      'batch/v1/cronjobs': (wide) => ({
+        SCHEDULE: '*/5 * * * *',
+        SUSPEND: 'False',
+        ACTIVE: '0',
+        'LAST SCHEDULE': '<none>',
+        ...(wide ? { CONTAINERS: 'app', IMAGES: 'busybox:1.36', SELECTOR: '<none>' } : {}),
+      }),
+      'autoscaling/v2/horizontalpodautoscalers': () => ({
+        REFERENCE: 'Deployment/web',
+        TARGETS: '<unknown>/60%',
+        MINPODS: '1',
+        MAXPODS: '5',
+        REPLICAS: '0',
+      }),
+      'autoscaling/v1/horizontalpodautoscalers': () => ({ REFERENCE: 'Deployment/web', TARGETS: '<unknown>/70%', MAXPODS: '4' }),
+      'policy/v1/poddisruptionbudgets': () => ({ 'MIN AVAILABLE': '1', 'MAX UNAVAILABLE': 'N/A', 'ALLOWED DISRUPTIONS': '0' }),
+      'networking.k8s.io/v1/networkpolicies': () => ({ 'POD-SELECTOR': 'app=web' }),
     };
 
     /** Events print no NAME but with -o wide: their rows are told apart by REASON. */

@@ -1,12 +1,14 @@
 // The `eviction` subresource of pods: `POST .../pods/<name>/eviction` with a `policy/v1`
-// Eviction deletes the pod with the eviction's delete options.
+// Eviction deletes the pod with the eviction's delete options, as far as the pod's disruption
+// budget allows (checkDisruptionBudget).
 import { errors } from '../errors/status.ts';
 import { parseBody } from './decode.ts';
+import { checkDisruptionBudget } from './disruption-budget.ts';
 import type { Handler } from './scope.ts';
 
 const EVICTION_VERSIONS = ['policy/v1', 'policy/v1beta1'];
 
-/** `POST .../pods/<name>/eviction`: deletes the pod (no disruption budgets here) and answers 201 with a success Status. */
+/** `POST .../pods/<name>/eviction`: deletes the pod when its budget allows and answers 201 with a success Status. */
 export const evictionHandler: Handler = async (s) => {
   const buf = await s.body();
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
@@ -40,6 +42,11 @@ export const evictionHandler: Handler = async (s) => {
     dryRun?: string[];
   };
   if (Array.isArray(opts.dryRun) && opts.dryRun.includes('All')) s.ctx.dryRun = true;
+  const refusal = await checkDisruptionBudget(s);
+  if (refusal) {
+    s.reply(refusal.code, refusal);
+    return;
+  }
   await s.store.delete(
     s.namespace,
     s.name,

@@ -9,20 +9,25 @@ import { crdDef } from './crd/index.ts';
 import { csiDriverDef } from './csidriver.ts';
 import { csiNodeDef } from './csinode.ts';
 import { csiStorageCapacityDef } from './csistoragecapacity.ts';
+import { cronJobDef } from './cronjob.ts';
 import { deploymentDef } from './deployment.ts';
 import { endpointsDef } from './endpoints.ts';
 import { endpointSliceDef } from './endpointslice.ts';
 import { eventDef, eventsV1Def } from './event.ts';
+import { horizontalPodAutoscalerDef } from './horizontalpodautoscaler.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
+import { jobDef } from './job.ts';
 import { leaseDef } from './lease.ts';
 import { limitRangeDef } from './limitrange.ts';
 import { mutatingWebhookConfigurationDef } from './mutatingwebhookconfiguration.ts';
 import { namespaceDef } from './namespace.ts';
+import { networkPolicyDef } from './networkpolicy.ts';
 import { nodeDef } from './node.ts';
 import { persistentVolumeDef } from './persistentvolume.ts';
 import { persistentVolumeClaimDef } from './persistentvolumeclaim.ts';
 import { podDef } from './pod.ts';
+import { podDisruptionBudgetDef } from './poddisruptionbudget.ts';
 import { priorityClassDef } from './priorityclass.ts';
 import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
@@ -75,6 +80,11 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     volumeAttachmentDef,
     endpointsDef,
     endpointSliceDef,
+    jobDef,
+    cronJobDef,
+    horizontalPodAutoscalerDef,
+    podDisruptionBudgetDef,
+    networkPolicyDef,
   ];
 }
 

@@ -1,0 +1,230 @@
+// CronJob (batch/v1) with the `status` subresource, as Kubernetes 1.28 defaults and validates
+// it: the schedule is a cron expression (cron-schedule.ts), the time zone a name of the IANA
+// database, and the job template a job spec whose selector the server will generate. No
+// controller runs the schedule here.
+import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  formatLabelSelector,
+  keepAllButStatus,
+  NAME_COLUMN,
+  nonNegative,
+  normalizeBySchema,
+  since,
+} from './common.ts';
+import { cronScheduleProblem, timeZoneProblem } from './cron-schedule.ts';
+import { containerCells, defaultTemplate, type JobSpec, validateJobSpecCommon } from './job.ts';
+
+const schema = builtinSchema('batch/v1', 'CronJob');
+
+const CONCURRENCY_POLICIES = ['Allow', 'Forbid', 'Replace'];
+/** Jobs are named `<cronjob>-<11 characters>`, and a job name is at most 63 characters. */
+const MAX_NAME = 52;
+const TZ_COMPONENT = /^[A-Za-z.\-_0-9+]{1,14}$/;
+
+interface CronJobSpec {
+  schedule?: string;
+  timeZone?: string;
+  startingDeadlineSeconds?: number;
+  concurrencyPolicy?: string;
+  suspend?: boolean;
+  jobTemplate?: { metadata?: Record<string, unknown>; spec?: JobSpec };
+  successfulJobsHistoryLimit?: number;
+  failedJobsHistoryLimit?: number;
+}
+
+interface CronJobStatus {
+  active?: unknown[];
+  lastScheduleTime?: string;
+}
+
+const specOf = (o: KObject) => (o.spec ?? {}) as CronJobSpec;
+const statusOf = (o: KObject) => (o.status ?? {}) as CronJobStatus;
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, schema, 'CronJob');
+  const spec = specOf(o);
+  o.spec = spec;
+  spec.concurrencyPolicy ||= 'Allow';
+  spec.suspend ??= false;
+  spec.successfulJobsHistoryLimit ??= 3;
+  spec.failedJobsHistoryLimit ??= 1;
+  spec.jobTemplate ??= {};
+  spec.jobTemplate.spec ??= {};
+  defaultTemplate(spec.jobTemplate.spec);
+}
+
+function validateSchedule(schedule: string, allowTZ: boolean, timeZone: string | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const problem = cronScheduleProblem(schedule);
+  if (problem) causes.push(fieldErr.invalid('spec.schedule', schedule, problem));
+  if (allowTZ && schedule.includes('TZ') && timeZone !== undefined)
+    causes.push(
+      fieldErr.invalid(
+        'spec.schedule',
+        schedule,
+        'cannot use both timeZone field and TZ or CRON_TZ in schedule',
+      ),
+    );
+  else if (!allowTZ && schedule.includes('TZ'))
+    causes.push(
+      fieldErr.invalid(
+        'spec.schedule',
+        schedule,
+        'cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+      ),
+    );
+  return causes;
+}
+
+function validateTimeZone(tz: string | undefined): StatusCause[] {
+  if (tz === undefined) return [];
+  const f = 'spec.timeZone';
+  if (tz === '') return [fieldErr.invalid(f, tz, 'timeZone must be nil or non-empty string')];
+  for (const part of tz.split('/'))
+    if (part === '.' || part === '..' || part.startsWith('-') || !TZ_COMPONENT.test(part))
+      return [fieldErr.invalid(f, tz, `unknown time zone ${tz}`)];
+  const causes: StatusCause[] = [];
+  if (tz.toLowerCase() === 'local')
+    causes.push(
+      fieldErr.invalid(
+        f,
+        tz,
+        'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      ),
+    );
+  const problem = timeZoneProblem(tz);
+  if (problem) causes.push(fieldErr.invalid(f, tz, problem));
+  return causes;
+}
+
+/** 1.28's validateCronJobSpec; `old` is the stored spec on an update. */
+function validateSpec(spec: CronJobSpec, old: CronJobSpec | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (!spec.schedule) causes.push(fieldErr.required('spec.schedule'));
+  else causes.push(...validateSchedule(spec.schedule, !!old?.schedule?.includes('TZ'), spec.timeZone));
+  causes.push(...nonNegative('spec.startingDeadlineSeconds', spec.startingDeadlineSeconds));
+  if (!old || old.timeZone !== spec.timeZone) causes.push(...validateTimeZone(spec.timeZone));
+  const cp = spec.concurrencyPolicy ?? '';
+  if (cp === '') causes.push(fieldErr.required('spec.concurrencyPolicy'));
+  else if (!CONCURRENCY_POLICIES.includes(cp))
+    causes.push(fieldErr.notSupported('spec.concurrencyPolicy', cp, CONCURRENCY_POLICIES));
+  const js = spec.jobTemplate?.spec ?? {};
+  causes.push(...validateJobSpecCommon(js, 'spec.jobTemplate.spec'));
+  // the job template's selector is always generated
+  if (js.selector)
+    causes.push(
+      fieldErr.invalid(
+        'spec.jobTemplate.spec.selector',
+        formatLabelSelector(js.selector),
+        '`selector` will be auto-generated',
+      ),
+    );
+  if (js.manualSelector === true)
+    causes.push(fieldErr.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
+  causes.push(...nonNegative('spec.successfulJobsHistoryLimit', spec.successfulJobsHistoryLimit));
+  causes.push(...nonNegative('spec.failedJobsHistoryLimit', spec.failedJobsHistoryLimit));
+  return causes;
+}
+
+function validateCronJob(o: KObject): StatusCause[] {
+  const causes = validateSpec(specOf(o), undefined);
+  const name = o.metadata.name ?? '';
+  if (name.length > MAX_NAME)
+    causes.push(fieldErr.invalid('metadata.name', name, `must be no more than ${MAX_NAME} characters`));
+  return causes;
+}
+
+export const cronJobDef: ResourceDef = {
+  group: 'batch',
+  versions: ['v1'],
+  kind: 'CronJob',
+  listKind: 'CronJobList',
+  plural: 'cronjobs',
+  singular: 'cronjob',
+  namespaced: true,
+  shortNames: ['cj'],
+  categories: ['all'],
+  verbs: ALL_VERBS,
+  subresources: ['status'],
+  schema,
+  strategy: {
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({
+      spec: {
+        jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: null } } } },
+      },
+    }),
+    prepareForCreate(o) {
+      prepare(o);
+      o.status = {};
+    },
+    prepareForUpdate(o, old) {
+      prepare(o);
+      if (old.status === undefined) delete o.status;
+      else o.status = old.status;
+    },
+    prepareForStatusUpdate(o, old) {
+      keepAllButStatus(o, old);
+      normalizeBySchema(o, schema, 'CronJob');
+    },
+    validate: validateCronJob,
+    // the name length is not checked again: cron jobs named before the limit stay updatable
+    validateUpdate: (o, old) => validateSpec(specOf(o), specOf(old)),
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Schedule',
+        type: 'string',
+        description: 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
+        cell: (o) => specOf(o).schedule ?? '',
+      },
+      {
+        name: 'Suspend',
+        type: 'boolean',
+        description: 'This flag tells the controller to suspend subsequent executions.',
+        // as 1.28 prints it: a word, not a JSON boolean
+        cell: (o) => (specOf(o).suspend === undefined ? '<unset>' : specOf(o).suspend ? 'True' : 'False'),
+      },
+      {
+        name: 'Active',
+        type: 'integer',
+        description: 'A list of pointers to currently running jobs.',
+        cell: (o) => statusOf(o).active?.length ?? 0,
+      },
+      {
+        name: 'Last Schedule',
+        type: 'string',
+        description: 'Information when was the last time the job was successfully scheduled.',
+        cell: (o) => (statusOf(o).lastScheduleTime ? since(statusOf(o).lastScheduleTime) : '<none>'),
+      },
+      AGE_COLUMN,
+      {
+        name: 'Containers',
+        type: 'string',
+        priority: 1,
+        description: 'Names of each container in the template.',
+        cell: (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).names,
+      },
+      {
+        name: 'Images',
+        type: 'string',
+        priority: 1,
+        description: 'Images referenced by each container in the template.',
+        cell: (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).images,
+      },
+      {
+        name: 'Selector',
+        type: 'string',
+        priority: 1,
+        description: 'A label query over pods that should match the pod count.',
+        cell: (o) => formatLabelSelector(specOf(o).jobTemplate?.spec?.selector) || '<none>',
+      },
+    ],
+  },
+};
