@@ -5,7 +5,9 @@ import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
 import { configMap } from './configmap.ts';
+import { controllerRevisionDef } from './controllerrevision.ts';
 import { crdDef } from './crd/index.ts';
+import { daemonSetDef } from './daemonset.ts';
 import { deploymentDef } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { ingressDef } from './ingress.ts';
@@ -19,6 +21,7 @@ import { persistentVolumeDef } from './persistentvolume.ts';
 import { persistentVolumeClaimDef } from './persistentvolumeclaim.ts';
 import { podDef } from './pod.ts';
 import { priorityClassDef } from './priorityclass.ts';
+import { replicaSetDef } from './replicaset.ts';
 import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
 import { roleBindingDef } from './rolebinding.ts';
@@ -26,6 +29,7 @@ import { runtimeClassDef } from './runtimeclass.ts';
 import { secretDef } from './secret.ts';
 import { serviceDef } from './service.ts';
 import { serviceAccountDef } from './serviceaccount.ts';
+import { statefulSetDef } from './statefulset.ts';
 import { validatingAdmissionPolicyDef } from './validatingadmissionpolicy.ts';
 import { validatingAdmissionPolicyBindingDef } from './validatingadmissionpolicybinding.ts';
 import { storageClassDef } from './storageclass.ts';
@@ -44,6 +48,10 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     eventsV1Def,
     leaseDef,
     deploymentDef,
+    replicaSetDef,
+    daemonSetDef,
+    statefulSetDef,
+    controllerRevisionDef,
     crdDef(),
     certificateSigningRequestDef,
     roleDef,
