@@ -20,8 +20,10 @@ import { nodeDef } from './node.ts';
 import { persistentVolumeDef } from './persistentvolume.ts';
 import { persistentVolumeClaimDef } from './persistentvolumeclaim.ts';
 import { podDef } from './pod.ts';
+import { podTemplateDef } from './podtemplate.ts';
 import { priorityClassDef } from './priorityclass.ts';
 import { replicaSetDef } from './replicaset.ts';
+import { replicationControllerDef } from './replicationcontroller.ts';
 import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
 import { roleBindingDef } from './rolebinding.ts';
@@ -52,6 +54,8 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     daemonSetDef,
     statefulSetDef,
     controllerRevisionDef,
+    replicationControllerDef,
+    podTemplateDef,
     crdDef(),
     certificateSigningRequestDef,
     roleDef,
