@@ -20,14 +20,20 @@ afterAll(async () => {
 });
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
-const apps = (plural: string, name = '') => `/apis/apps/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+const apps = (plural: string, name = '') =>
+  `/apis/apps/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
 const core = (plural: string, name = '') => `/api/v1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
 
 type Cause = { field: string; message: string; reason: string };
 const causesOf = (r: { json: any }) => (r.json?.details?.causes ?? []) as Cause[];
 const cause = (r: { json: any }, field: string) => causesOf(r).find((c) => c.field === field);
 
-function expect422(r: { status: number; json: any; text: string }, field: string, reason: string, text?: string) {
+function expect422(
+  r: { status: number; json: any; text: string },
+  field: string,
+  reason: string,
+  text?: string,
+) {
   expect(r.status, r.text).toBe(422);
   expect(r.json.reason).toBe('Invalid');
   const c = cause(r, field);
@@ -83,7 +89,12 @@ describe('discovery of the workload kinds as Kubernetes 1.28 lists them', () => 
       'statefulsets/scale',
       'statefulsets/status',
     ],
-    v1: ['podtemplates', 'replicationcontrollers', 'replicationcontrollers/scale', 'replicationcontrollers/status'],
+    v1: [
+      'podtemplates',
+      'replicationcontrollers',
+      'replicationcontrollers/scale',
+      'replicationcontrollers/status',
+    ],
   };
   for (const [gv, names] of Object.entries(RESOURCES))
     it(`${gv}: ${names.join(', ')}`, async () => {
@@ -127,7 +138,12 @@ describe('table columns of the workload kinds are the 1.28 ones', () => {
     const t = await ts.req('GET', path, undefined, { accept: TABLE });
     expect(t.status, t.text).toBe(200);
     expect(
-      t.json.columnDefinitions.map((c: any) => ({ name: c.name, type: c.type, format: c.format, priority: c.priority })),
+      t.json.columnDefinitions.map((c: any) => ({
+        name: c.name,
+        type: c.type,
+        format: c.format,
+        priority: c.priority,
+      })),
     ).toEqual(columnsOf(group, version, plural));
   });
 });
@@ -157,7 +173,12 @@ describe('Deployment: the apps/v1 field changes of doc2', () => {
   it('a selector not matching the template labels: 422 on spec.template.metadata.labels', async () => {
     const d = workload('Deployment', 'dep-mismatch', { selector: { matchLabels: { app: 'other' } } });
     const r = await ts.req('POST', apps('deployments'), d);
-    expect422(r, 'spec.template.metadata.labels', 'FieldValueInvalid', 'map[string]string{"app":"dep-mismatch"}');
+    expect422(
+      r,
+      'spec.template.metadata.labels',
+      'FieldValueInvalid',
+      'map[string]string{"app":"dep-mismatch"}',
+    );
     expect(cause(r, 'spec.template.metadata.labels')!.message).toContain(MISMATCH);
   });
 
@@ -170,7 +191,12 @@ describe('Deployment: the apps/v1 field changes of doc2', () => {
       strategy: { rollingUpdate: { maxUnavailable: '101%' } },
     });
     const r = await ts.req('POST', apps('deployments'), unavailable);
-    expect422(r, 'spec.strategy.rollingUpdate.maxUnavailable', 'FieldValueInvalid', 'must not be greater than 100%');
+    expect422(
+      r,
+      'spec.strategy.rollingUpdate.maxUnavailable',
+      'FieldValueInvalid',
+      'must not be greater than 100%',
+    );
   });
 
   it('the selector is immutable', async () => {
@@ -180,7 +206,9 @@ describe('Deployment: the apps/v1 field changes of doc2', () => {
     u.spec.template.metadata.labels.tier = 'web';
     const r = await ts.req('PUT', apps('deployments', 'dep-immutable'), u);
     expect422(r, 'spec.selector', 'FieldValueInvalid', 'field is immutable');
-    expect(cause(r, 'spec.selector')!.message).toContain('v1.LabelSelector{MatchLabels:map[string]string{"app":"dep-immutable", "tier":"web"}');
+    expect(cause(r, 'spec.selector')!.message).toContain(
+      'v1.LabelSelector{MatchLabels:map[string]string{"app":"dep-immutable", "tier":"web"}',
+    );
   });
 });
 
@@ -202,14 +230,28 @@ describe('ReplicaSet', () => {
   });
 
   it('the selector is required and must select the template labels; an empty one is refused', async () => {
-    const none = await ts.req('POST', apps('replicasets'), withoutSelector(workload('ReplicaSet', 'rs-nosel')));
+    const none = await ts.req(
+      'POST',
+      apps('replicasets'),
+      withoutSelector(workload('ReplicaSet', 'rs-nosel')),
+    );
     expect422(none, 'spec.selector', 'FieldValueRequired');
     expect422(none, 'spec.template.metadata.labels', 'FieldValueInvalid', MISMATCH);
     const other = workload('ReplicaSet', 'rs-other', { selector: { matchLabels: { app: 'x' } } });
-    expect422(await ts.req('POST', apps('replicasets'), other), 'spec.template.metadata.labels', 'FieldValueInvalid', MISMATCH);
+    expect422(
+      await ts.req('POST', apps('replicasets'), other),
+      'spec.template.metadata.labels',
+      'FieldValueInvalid',
+      MISMATCH,
+    );
     const empty = workload('ReplicaSet', 'rs-empty', { selector: {} });
     // 1.28 words a replica set's empty selector as a deployment's
-    expect422(await ts.req('POST', apps('replicasets'), empty), 'spec.selector', 'FieldValueInvalid', 'empty selector is invalid for deployment');
+    expect422(
+      await ts.req('POST', apps('replicasets'), empty),
+      'spec.selector',
+      'FieldValueInvalid',
+      'empty selector is invalid for deployment',
+    );
   });
 
   it('the template is a workload template: restartPolicy Always only, no activeDeadlineSeconds', async () => {
@@ -218,7 +260,12 @@ describe('ReplicaSet', () => {
     });
     const r = await ts.req('POST', apps('replicasets'), rs);
     expect422(r, 'spec.template.spec.restartPolicy', 'FieldValueNotSupported', 'supported values: "Always"');
-    expect422(r, 'spec.template.spec.activeDeadlineSeconds', 'FieldValueForbidden', 'activeDeadlineSeconds in ReplicaSet is not Supported');
+    expect422(
+      r,
+      'spec.template.spec.activeDeadlineSeconds',
+      'FieldValueForbidden',
+      'activeDeadlineSeconds in ReplicaSet is not Supported',
+    );
   });
 
   it('the selector is immutable; replicas change and bump the generation', async () => {
@@ -231,7 +278,12 @@ describe('ReplicaSet', () => {
     const sel = structuredClone(u.json);
     sel.spec.selector = { matchLabels: { app: 'rs1', v: '2' } };
     sel.spec.template.metadata.labels.v = '2';
-    expect422(await ts.req('PUT', apps('replicasets', 'rs1'), sel), 'spec.selector', 'FieldValueInvalid', 'field is immutable');
+    expect422(
+      await ts.req('PUT', apps('replicasets', 'rs1'), sel),
+      'spec.selector',
+      'FieldValueInvalid',
+      'field is immutable',
+    );
   });
 
   it('status through the status subresource, counters bounded by status.replicas; the table cells', async () => {
@@ -242,7 +294,12 @@ describe('ReplicaSet', () => {
     expect(s.json.status.readyReplicas).toBe(3);
     const bad = structuredClone(s.json);
     bad.status = { replicas: 1, readyReplicas: 2 };
-    expect422(await ts.req('PUT', apps('replicasets', 'rs1/status'), bad), 'status.readyReplicas', 'FieldValueInvalid', 'cannot be greater than status.replicas');
+    expect422(
+      await ts.req('PUT', apps('replicasets', 'rs1/status'), bad),
+      'status.readyReplicas',
+      'FieldValueInvalid',
+      'cannot be greater than status.replicas',
+    );
     expect(await row(apps('replicasets', 'rs1'))).toMatchObject({
       Name: 'rs1',
       Desired: 4,
@@ -263,9 +320,14 @@ describe('ReplicaSet', () => {
       spec: { replicas: 4 },
       status: { replicas: 4, selector: 'app=rs1' },
     });
-    const p = await ts.req('PATCH', apps('replicasets', 'rs1/scale'), { spec: { replicas: 2 } }, {
-      'content-type': 'application/merge-patch+json',
-    });
+    const p = await ts.req(
+      'PATCH',
+      apps('replicasets', 'rs1/scale'),
+      { spec: { replicas: 2 } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
     expect(p.status, p.text).toBe(200);
     expect((await ts.req('GET', apps('replicasets', 'rs1'))).json.spec.replicas).toBe(2);
   });
@@ -296,7 +358,11 @@ describe('DaemonSet', () => {
   });
 
   it('OnDelete gets no rolling update parameters', async () => {
-    const c = await ts.req('POST', apps('daemonsets'), workload('DaemonSet', 'ds-ondelete', { updateStrategy: { type: 'OnDelete' } }));
+    const c = await ts.req(
+      'POST',
+      apps('daemonsets'),
+      workload('DaemonSet', 'ds-ondelete', { updateStrategy: { type: 'OnDelete' } }),
+    );
     expect(c.status, c.text).toBe(201);
     expect(c.json.spec.updateStrategy).toEqual({ type: 'OnDelete' });
   });
@@ -312,8 +378,17 @@ describe('DaemonSet', () => {
     const none = await ts.req('POST', apps('daemonsets'), withoutSelector(workload('DaemonSet', 'ds-nosel')));
     expect422(none, 'spec.template.metadata.labels', 'FieldValueInvalid', MISMATCH);
     const other = workload('DaemonSet', 'ds-other', { selector: { matchLabels: { app: 'x' } } });
-    expect422(await ts.req('POST', apps('daemonsets'), other), 'spec.template.metadata.labels', 'FieldValueInvalid', MISMATCH);
-    const empty = await ts.req('POST', apps('daemonsets'), workload('DaemonSet', 'ds-empty', { selector: {} }));
+    expect422(
+      await ts.req('POST', apps('daemonsets'), other),
+      'spec.template.metadata.labels',
+      'FieldValueInvalid',
+      MISMATCH,
+    );
+    const empty = await ts.req(
+      'POST',
+      apps('daemonsets'),
+      workload('DaemonSet', 'ds-empty', { selector: {} }),
+    );
     expect422(empty, 'spec.selector', 'FieldValueInvalid', 'empty selector is invalid for daemonset');
     expect(cause(empty, 'spec.template.metadata.labels')).toBeUndefined();
   });
@@ -322,15 +397,32 @@ describe('DaemonSet', () => {
     const both = workload('DaemonSet', 'ds-both', {
       updateStrategy: { rollingUpdate: { maxUnavailable: 1, maxSurge: '10%' } },
     });
-    expect422(await ts.req('POST', apps('daemonsets'), both), 'spec.updateStrategy.rollingUpdate.maxSurge', 'FieldValueInvalid', 'may not be set when maxUnavailable is non-zero');
+    expect422(
+      await ts.req('POST', apps('daemonsets'), both),
+      'spec.updateStrategy.rollingUpdate.maxSurge',
+      'FieldValueInvalid',
+      'may not be set when maxUnavailable is non-zero',
+    );
     const zero = workload('DaemonSet', 'ds-zero', {
       updateStrategy: { rollingUpdate: { maxUnavailable: '0%', maxSurge: 0 } },
     });
-    expect422(await ts.req('POST', apps('daemonsets'), zero), 'spec.updateStrategy.rollingUpdate.maxUnavailable', 'FieldValueRequired', 'cannot be 0 when maxSurge is 0');
-    const surge = workload('DaemonSet', 'ds-surge', { updateStrategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } } });
+    expect422(
+      await ts.req('POST', apps('daemonsets'), zero),
+      'spec.updateStrategy.rollingUpdate.maxUnavailable',
+      'FieldValueRequired',
+      'cannot be 0 when maxSurge is 0',
+    );
+    const surge = workload('DaemonSet', 'ds-surge', {
+      updateStrategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+    });
     expect((await ts.req('POST', apps('daemonsets'), surge)).status).toBe(201);
     const unknown = workload('DaemonSet', 'ds-unknown', { updateStrategy: { type: 'Sometimes' } });
-    expect422(await ts.req('POST', apps('daemonsets'), unknown), 'spec.updateStrategy', 'FieldValueNotSupported', 'supported values: "RollingUpdate", "OnDelete"');
+    expect422(
+      await ts.req('POST', apps('daemonsets'), unknown),
+      'spec.updateStrategy',
+      'FieldValueNotSupported',
+      'supported values: "RollingUpdate", "OnDelete"',
+    );
   });
 
   it('the selector is immutable; a template change raises the generation and the template generation', async () => {
@@ -349,12 +441,23 @@ describe('DaemonSet', () => {
     const sel = structuredClone(u2.json);
     sel.spec.selector = { matchLabels: { app: 'ds1', v: '2' } };
     sel.spec.template.metadata.labels.v = '2';
-    expect422(await ts.req('PUT', apps('daemonsets', 'ds1'), sel), 'spec.selector', 'FieldValueInvalid', 'field is immutable');
+    expect422(
+      await ts.req('PUT', apps('daemonsets', 'ds1'), sel),
+      'spec.selector',
+      'FieldValueInvalid',
+      'field is immutable',
+    );
   });
 
   it('status through the status subresource and the table cells; no scale subresource', async () => {
     const st = (await ts.req('GET', apps('daemonsets', 'ds1'))).json;
-    st.status = { desiredNumberScheduled: 3, currentNumberScheduled: 3, numberReady: 2, updatedNumberScheduled: 1, numberAvailable: 2 };
+    st.status = {
+      desiredNumberScheduled: 3,
+      currentNumberScheduled: 3,
+      numberReady: 2,
+      updatedNumberScheduled: 1,
+      numberAvailable: 2,
+    };
     const s = await ts.req('PUT', apps('daemonsets', 'ds1/status'), st);
     expect(s.status, s.text).toBe(200);
     expect(s.json.status.numberMisscheduled).toBe(0);
@@ -381,7 +484,10 @@ describe('StatefulSet', () => {
     workload('StatefulSet', name, { serviceName: 'db', ...spec });
 
   it('defaults: RollingUpdate (partition 0), OrderedReady, 1 replica, 10 revisions, claims retained', async () => {
-    const claim = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    const claim = {
+      metadata: { name: 'data' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    };
     const c = await ts.req('POST', apps('statefulsets'), sts('db', { volumeClaimTemplates: [claim] }));
     expect(c.status, c.text).toBe(201);
     expect(c.json.spec).toMatchObject({
@@ -397,14 +503,25 @@ describe('StatefulSet', () => {
     expect(c.json.spec.volumeClaimTemplates[0].status).toEqual({ phase: 'Pending' });
     expect(c.json.status).toMatchObject({ replicas: 0 });
     expect((await ts.req('GET', apps('statefulsets', 'db'))).status).toBe(200);
-    expect((await ts.req('GET', apps('statefulsets'))).json.items.map((i: any) => i.metadata.name)).toEqual(['db']);
+    expect((await ts.req('GET', apps('statefulsets'))).json.items.map((i: any) => i.metadata.name)).toEqual([
+      'db',
+    ]);
   });
 
   it('an explicit RollingUpdate keeps no rolling update parameters; OnDelete refuses them', async () => {
-    const ru = await ts.req('POST', apps('statefulsets'), sts('db-ru', { updateStrategy: { type: 'RollingUpdate' } }));
+    const ru = await ts.req(
+      'POST',
+      apps('statefulsets'),
+      sts('db-ru', { updateStrategy: { type: 'RollingUpdate' } }),
+    );
     expect(ru.json.spec.updateStrategy).toEqual({ type: 'RollingUpdate' });
     const od = sts('db-od', { updateStrategy: { type: 'OnDelete', rollingUpdate: { partition: 1 } } });
-    expect422(await ts.req('POST', apps('statefulsets'), od), 'spec.updateStrategy.rollingUpdate', 'FieldValueInvalid', "only allowed for updateStrategy 'RollingUpdate'");
+    expect422(
+      await ts.req('POST', apps('statefulsets'), od),
+      'spec.updateStrategy.rollingUpdate',
+      'FieldValueInvalid',
+      "only allowed for updateStrategy 'RollingUpdate'",
+    );
   });
 
   it('the name is a DNS label', async () => {
@@ -417,18 +534,37 @@ describe('StatefulSet', () => {
     expect422(none, 'spec.selector', 'FieldValueRequired');
     expect422(none, 'spec.template.metadata.labels', 'FieldValueInvalid', MISMATCH);
     const other = sts('db-other', { selector: { matchLabels: { app: 'x' } } });
-    expect422(await ts.req('POST', apps('statefulsets'), other), 'spec.template.metadata.labels', 'FieldValueInvalid', MISMATCH);
+    expect422(
+      await ts.req('POST', apps('statefulsets'), other),
+      'spec.template.metadata.labels',
+      'FieldValueInvalid',
+      MISMATCH,
+    );
     const empty = sts('db-empty', { selector: {} });
-    expect422(await ts.req('POST', apps('statefulsets'), empty), 'spec.selector', 'FieldValueInvalid', 'empty selector is invalid for statefulset');
+    expect422(
+      await ts.req('POST', apps('statefulsets'), empty),
+      'spec.selector',
+      'FieldValueInvalid',
+      'empty selector is invalid for statefulset',
+    );
   });
 
   it('podManagementPolicy and the claim retention policy take their known values only', async () => {
-    const r = await ts.req('POST', apps('statefulsets'), sts('db-bad', {
-      podManagementPolicy: 'Whenever',
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Keep' },
-    }));
+    const r = await ts.req(
+      'POST',
+      apps('statefulsets'),
+      sts('db-bad', {
+        podManagementPolicy: 'Whenever',
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Keep' },
+      }),
+    );
     expect422(r, 'spec.podManagementPolicy', 'FieldValueInvalid', "must be 'OrderedReady' or 'Parallel'");
-    expect422(r, 'spec.persistentVolumeClaimRetentionPolicy.whenDeleted', 'FieldValueNotSupported', 'supported values: "Retain", "Delete"');
+    expect422(
+      r,
+      'spec.persistentVolumeClaimRetentionPolicy.whenDeleted',
+      'FieldValueNotSupported',
+      'supported values: "Retain", "Delete"',
+    );
   });
 
   it('only replicas, ordinals, template, updateStrategy, the retention policy and minReadySeconds change: the selector does not', async () => {
@@ -444,7 +580,12 @@ describe('StatefulSet', () => {
     sel.spec.selector = { matchLabels: { app: 'db', v: '2' } };
     sel.spec.template.metadata.labels.v = '2';
     const r = await ts.req('PUT', apps('statefulsets', 'db'), sel);
-    expect422(r, 'spec', 'FieldValueForbidden', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden");
+    expect422(
+      r,
+      'spec',
+      'FieldValueForbidden',
+      "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    );
     const svc = structuredClone(u.json);
     svc.spec.serviceName = 'other';
     expect422(await ts.req('PUT', apps('statefulsets', 'db'), svc), 'spec', 'FieldValueForbidden');
@@ -462,7 +603,11 @@ describe('StatefulSet', () => {
       Images: 'nginx:1.26',
     });
     const sc = await ts.req('GET', apps('statefulsets', 'db/scale'));
-    expect(sc.json).toMatchObject({ kind: 'Scale', spec: { replicas: 3 }, status: { replicas: 3, selector: 'app=db' } });
+    expect(sc.json).toMatchObject({
+      kind: 'Scale',
+      spec: { replicas: 3 },
+      status: { replicas: 3, selector: 'app=db' },
+    });
     const u = await ts.req('PUT', apps('statefulsets', 'db/scale'), { ...sc.json, spec: { replicas: 5 } });
     expect(u.status, u.text).toBe(200);
     expect((await ts.req('GET', apps('statefulsets', 'db'))).json.spec.replicas).toBe(5);
@@ -485,12 +630,22 @@ describe('ControllerRevision', () => {
       ...rev('ds1-abc', { revision: 2, data: { spec: { template: { spec: {} } } } }),
       metadata: {
         name: 'ds1-abc',
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds1', uid: owner.metadata.uid, controller: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'DaemonSet',
+            name: 'ds1',
+            uid: owner.metadata.uid,
+            controller: true,
+          },
+        ],
       },
     });
     expect(c.status, c.text).toBe(201);
     expect(c.json.revision).toBe(2);
-    expect((await ts.req('GET', apps('controllerrevisions', 'ds1-abc'))).json.data).toEqual({ spec: { template: { spec: {} } } });
+    expect((await ts.req('GET', apps('controllerrevisions', 'ds1-abc'))).json.data).toEqual({
+      spec: { template: { spec: {} } },
+    });
     expect((await ts.req('GET', apps('controllerrevisions'))).json.kind).toBe('ControllerRevisionList');
     expect(await row(apps('controllerrevisions', 'ds1-abc'))).toMatchObject({
       Name: 'ds1-abc',
@@ -500,11 +655,26 @@ describe('ControllerRevision', () => {
   });
 
   it('data is mandatory and never changes; revision is at least 0', async () => {
-    expect422(await ts.req('POST', apps('controllerrevisions'), rev('nodata', { revision: 1 })), 'data', 'FieldValueRequired', 'data is mandatory');
-    expect422(await ts.req('POST', apps('controllerrevisions'), rev('neg', { revision: -1, data: {} })), 'revision', 'FieldValueInvalid', 'must be greater than or equal to 0');
+    expect422(
+      await ts.req('POST', apps('controllerrevisions'), rev('nodata', { revision: 1 })),
+      'data',
+      'FieldValueRequired',
+      'data is mandatory',
+    );
+    expect422(
+      await ts.req('POST', apps('controllerrevisions'), rev('neg', { revision: -1, data: {} })),
+      'revision',
+      'FieldValueInvalid',
+      'must be greater than or equal to 0',
+    );
     const g = (await ts.req('GET', apps('controllerrevisions', 'ds1-abc'))).json;
     g.data = { spec: { other: true } };
-    expect422(await ts.req('PUT', apps('controllerrevisions', 'ds1-abc'), g), 'data', 'FieldValueInvalid', 'field is immutable');
+    expect422(
+      await ts.req('PUT', apps('controllerrevisions', 'ds1-abc'), g),
+      'data',
+      'FieldValueInvalid',
+      'field is immutable',
+    );
   });
 });
 
@@ -526,17 +696,36 @@ describe('ReplicationController', () => {
     expect(c.json.spec.replicas).toBe(1);
     expect(c.json.spec.template.spec.restartPolicy).toBe('Always');
     expect(c.json.status).toEqual({ replicas: 0 });
-    expect((await ts.req('GET', core('replicationcontrollers'))).json.items.map((i: any) => i.metadata.name)).toEqual(['rc1']);
+    expect(
+      (await ts.req('GET', core('replicationcontrollers'))).json.items.map((i: any) => i.metadata.name),
+    ).toEqual(['rc1']);
   });
 
   it('a selector not selecting the template, or none at all, is refused', async () => {
-    const other = await ts.req('POST', core('replicationcontrollers'), rc('rc-other', { selector: { app: 'x' } }));
+    const other = await ts.req(
+      'POST',
+      core('replicationcontrollers'),
+      rc('rc-other', { selector: { app: 'x' } }),
+    );
     expect422(other, 'spec.template.metadata.labels', 'FieldValueInvalid', MISMATCH);
     const bare = rc('rc-bare');
     bare.spec.template.metadata = {} as any;
-    expect422(await ts.req('POST', core('replicationcontrollers'), bare), 'spec.selector', 'FieldValueRequired');
-    const noTemplate = { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'rc-nt' }, spec: { selector: { a: 'b' } } };
-    expect422(await ts.req('POST', core('replicationcontrollers'), noTemplate), 'spec.template', 'FieldValueRequired');
+    expect422(
+      await ts.req('POST', core('replicationcontrollers'), bare),
+      'spec.selector',
+      'FieldValueRequired',
+    );
+    const noTemplate = {
+      apiVersion: 'v1',
+      kind: 'ReplicationController',
+      metadata: { name: 'rc-nt' },
+      spec: { selector: { a: 'b' } },
+    };
+    expect422(
+      await ts.req('POST', core('replicationcontrollers'), noTemplate),
+      'spec.template',
+      'FieldValueRequired',
+    );
   });
 
   it('the selector may change (v1 has no immutability rule for it)', async () => {
@@ -562,8 +751,15 @@ describe('ReplicationController', () => {
       Selector: 'app=rc1,v=2',
     });
     const sc = await ts.req('GET', core('replicationcontrollers', 'rc1/scale'));
-    expect(sc.json).toMatchObject({ kind: 'Scale', spec: { replicas: 1 }, status: { replicas: 1, selector: 'app=rc1,v=2' } });
-    const u = await ts.req('PUT', core('replicationcontrollers', 'rc1/scale'), { ...sc.json, spec: { replicas: 3 } });
+    expect(sc.json).toMatchObject({
+      kind: 'Scale',
+      spec: { replicas: 1 },
+      status: { replicas: 1, selector: 'app=rc1,v=2' },
+    });
+    const u = await ts.req('PUT', core('replicationcontrollers', 'rc1/scale'), {
+      ...sc.json,
+      spec: { replicas: 3 },
+    });
     expect(u.status, u.text).toBe(200);
     expect((await ts.req('GET', core('replicationcontrollers', 'rc1'))).json.spec.replicas).toBe(3);
   });
@@ -582,7 +778,11 @@ describe('PodTemplate', () => {
   it('create, get, list with the pod defaults; any restart policy', async () => {
     const c = await ts.req('POST', core('podtemplates'), pt('pt1', { restartPolicy: 'Never' }));
     expect(c.status, c.text).toBe(201);
-    expect(c.json.template.spec).toMatchObject({ restartPolicy: 'Never', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler' });
+    expect(c.json.template.spec).toMatchObject({
+      restartPolicy: 'Never',
+      dnsPolicy: 'ClusterFirst',
+      schedulerName: 'default-scheduler',
+    });
     expect(c.json.metadata.generation).toBe(1);
     expect((await ts.req('GET', core('podtemplates', 'pt1'))).status).toBe(200);
     expect((await ts.req('GET', core('podtemplates'))).json.kind).toBe('PodTemplateList');
@@ -597,7 +797,11 @@ describe('PodTemplate', () => {
   it('the template is checked as a pod spec; a change raises the generation', async () => {
     const bad = pt('pt-bad');
     (bad.template.spec as any).containers = [];
-    expect422(await ts.req('POST', core('podtemplates'), bad), 'template.spec.containers', 'FieldValueRequired');
+    expect422(
+      await ts.req('POST', core('podtemplates'), bad),
+      'template.spec.containers',
+      'FieldValueRequired',
+    );
     const g = (await ts.req('GET', core('podtemplates', 'pt1'))).json;
     g.template.spec.containers[0].image = 'nginx:1.26';
     const u = await ts.req('PUT', core('podtemplates', 'pt1'), g);

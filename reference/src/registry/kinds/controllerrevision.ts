@@ -5,7 +5,15 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN, nonNegative, normalizeBySchema } from './common.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  immutable,
+  NAME_COLUMN,
+  nonNegative,
+  normalizeBySchema,
+} from './common.ts';
 
 const schema = builtinSchema('apps/v1', 'ControllerRevision');
 

@@ -69,7 +69,12 @@ const specOf = (o: KObject) => (o.spec ?? {}) as DaemonSetSpec;
 const statusOf = (o: KObject) => (o.status ?? {}) as DaemonSetStatus;
 
 /** The counters Go always writes (no `omitempty`). */
-const STATUS_ZEROES = ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'];
+const STATUS_ZEROES = [
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'desiredNumberScheduled',
+  'numberReady',
+];
 
 function prepare(o: KObject): void {
   normalizeBySchema(o, schema, 'DaemonSet');
@@ -90,7 +95,10 @@ function prepare(o: KObject): void {
 }
 
 function setTemplateGeneration(o: KObject, generation: number): void {
-  o.metadata.annotations = { ...(o.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: String(generation) };
+  o.metadata.annotations = {
+    ...(o.metadata.annotations ?? {}),
+    [TEMPLATE_GENERATION_ANNOTATION]: String(generation),
+  };
 }
 
 function templateGeneration(o: KObject): number {
@@ -116,10 +124,16 @@ function validateUpdateStrategy(us: DaemonSetSpec['updateStrategy']): StatusCaus
       const surge = intOrPercentValue(ru.maxSurge) !== 0;
       if (unavailable && surge)
         causes.push(
-          fieldErr.invalid(`${at}.rollingUpdate.maxSurge`, ru.maxSurge, 'may not be set when maxUnavailable is non-zero'),
+          fieldErr.invalid(
+            `${at}.rollingUpdate.maxSurge`,
+            ru.maxSurge,
+            'may not be set when maxUnavailable is non-zero',
+          ),
         );
       else if (!unavailable && !surge)
-        causes.push(fieldErr.required(`${at}.rollingUpdate.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
+        causes.push(
+          fieldErr.required(`${at}.rollingUpdate.maxUnavailable`, 'cannot be 0 when maxSurge is 0'),
+        );
       break;
     }
     default:
@@ -240,7 +254,10 @@ export const daemonSetDef: ResourceDef = {
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateDaemonSet(o),
       ...immutableSelector(specOf(o).selector, specOf(old).selector),
-      ...collisionCountNotDecremented(statusOf(o) as Record<string, unknown>, statusOf(old) as Record<string, unknown>),
+      ...collisionCountNotDecremented(
+        statusOf(o) as Record<string, unknown>,
+        statusOf(old) as Record<string, unknown>,
+      ),
     ],
   },
 };

@@ -142,14 +142,18 @@ function validateDeployment(o: KObject): StatusCause[] {
     );
   else if (st.type === 'RollingUpdate') {
     if (!st.rollingUpdate)
-      causes.push(fieldErr.required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil'));
+      causes.push(
+        fieldErr.required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil'),
+      );
     else {
       const ru = st.rollingUpdate;
       const at = 'spec.strategy.rollingUpdate';
       causes.push(...positiveIntOrPercent(`${at}.maxUnavailable`, ru.maxUnavailable));
       causes.push(...positiveIntOrPercent(`${at}.maxSurge`, ru.maxSurge));
       if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0)
-        causes.push(fieldErr.invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+        causes.push(
+          fieldErr.invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'),
+        );
       // only maxUnavailable is bounded: a surge may exceed the replica count
       causes.push(...notMoreThan100Percent(`${at}.maxUnavailable`, ru.maxUnavailable));
     }
@@ -182,7 +186,11 @@ function validateDeployment(o: KObject): StatusCause[] {
   causes.push(...notAboveReplicas(status, ['updatedReplicas', 'readyReplicas', 'availableReplicas']));
   if ((statusOf(o).availableReplicas ?? 0) > (statusOf(o).readyReplicas ?? 0))
     causes.push(
-      fieldErr.invalid('status.availableReplicas', statusOf(o).availableReplicas, 'cannot be greater than readyReplicas'),
+      fieldErr.invalid(
+        'status.availableReplicas',
+        statusOf(o).availableReplicas,
+        'cannot be greater than readyReplicas',
+      ),
     );
   return causes;
 }
@@ -257,7 +265,10 @@ export const deploymentDef: ResourceDef = {
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateDeployment(o),
       ...immutableSelector(specOf(o).selector, specOf(old).selector),
-      ...collisionCountNotDecremented(statusOf(o) as Record<string, unknown>, statusOf(old) as Record<string, unknown>),
+      ...collisionCountNotDecremented(
+        statusOf(o) as Record<string, unknown>,
+        statusOf(old) as Record<string, unknown>,
+      ),
     ],
   },
 };

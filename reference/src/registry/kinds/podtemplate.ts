@@ -28,7 +28,12 @@ function validatePodTemplate(o: KObject): StatusCause[] {
   const spec = t?.spec ?? {};
   causes.push(...validatePodSpec(spec, 'template.spec'));
   if ((spec.ephemeralContainers ?? []).length > 0)
-    causes.push(fieldErr.forbidden('template.spec.ephemeralContainers', 'ephemeral containers not allowed in pod template'));
+    causes.push(
+      fieldErr.forbidden(
+        'template.spec.ephemeralContainers',
+        'ephemeral containers not allowed in pod template',
+      ),
+    );
   return causes;
 }
 

@@ -78,7 +78,9 @@ export function validateReplicaCounters(status: Record<string, unknown>): Status
   causes.push(...notAboveReplicas(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']));
   const available = (status.availableReplicas as number | undefined) ?? 0;
   if (available > ((status.readyReplicas as number | undefined) ?? 0))
-    causes.push(fieldErr.invalid('status.availableReplicas', available, 'cannot be greater than readyReplicas'));
+    causes.push(
+      fieldErr.invalid('status.availableReplicas', available, 'cannot be greater than readyReplicas'),
+    );
   return causes;
 }
 
@@ -108,7 +110,10 @@ export const replicaSetDef: ResourceDef = {
   subresources: ['scale', 'status'],
   schema,
   strategy: {
-    zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } } }, status: { replicas: 0 } }),
+    zeroValue: () => ({
+      spec: { template: { metadata: {}, spec: { containers: null } } },
+      status: { replicas: 0 },
+    }),
     scale: replicasScale(labelSelectorOfSpec),
     allowUnconditionalUpdate: true,
     table: [
@@ -129,7 +134,8 @@ export const replicaSetDef: ResourceDef = {
       {
         name: 'Ready',
         type: 'integer',
-        description: 'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
+        description:
+          'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
         cell: (o) => statusOf(o).readyReplicas ?? 0,
       },
       AGE_COLUMN,

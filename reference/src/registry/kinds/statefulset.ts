@@ -127,7 +127,13 @@ function validateUpdateStrategy(us: StatefulSetSpec['updateStrategy']): StatusCa
       return [fieldErr.required(at)];
     case 'OnDelete':
       return us.rollingUpdate
-        ? [fieldErr.invalid(`${at}.rollingUpdate`, us.rollingUpdate, "only allowed for updateStrategy 'RollingUpdate'")]
+        ? [
+            fieldErr.invalid(
+              `${at}.rollingUpdate`,
+              us.rollingUpdate,
+              "only allowed for updateStrategy 'RollingUpdate'",
+            ),
+          ]
         : [];
     case 'RollingUpdate': {
       const ru = us.rollingUpdate;
@@ -136,7 +142,8 @@ function validateUpdateStrategy(us: StatefulSetSpec['updateStrategy']): StatusCa
       if (ru.maxUnavailable !== undefined && ru.maxUnavailable !== null) {
         const f = `${at}.rollingUpdate.maxUnavailable`;
         causes.push(...positiveIntOrPercent(f, ru.maxUnavailable));
-        if (intOrPercentValue(ru.maxUnavailable) === 0) causes.push(fieldErr.invalid(f, ru.maxUnavailable, 'cannot be 0'));
+        if (intOrPercentValue(ru.maxUnavailable) === 0)
+          causes.push(fieldErr.invalid(f, ru.maxUnavailable, 'cannot be 0'));
         causes.push(...notMoreThan100Percent(f, ru.maxUnavailable));
       }
       return causes;
@@ -159,7 +166,11 @@ function validateStatefulSet(o: KObject): StatusCause[] {
     for (const k of ['whenDeleted', 'whenScaled'] as const)
       if (!RETENTION_POLICIES.includes(retention[k] ?? ''))
         causes.push(
-          fieldErr.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${k}`, retention[k] ?? '', RETENTION_POLICIES),
+          fieldErr.notSupported(
+            `spec.persistentVolumeClaimRetentionPolicy.${k}`,
+            retention[k] ?? '',
+            RETENTION_POLICIES,
+          ),
         );
   causes.push(...nonNegative('spec.replicas', spec.replicas));
   causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
@@ -168,10 +179,15 @@ function validateStatefulSet(o: KObject): StatusCause[] {
   causes.push(...labelMap('spec.template.labels', spec.template?.metadata?.labels));
   const podSpec = spec.template?.spec ?? {};
   if (podSpec.restartPolicy !== 'Always')
-    causes.push(fieldErr.notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy ?? '', ['Always']));
+    causes.push(
+      fieldErr.notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy ?? '', ['Always']),
+    );
   if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null)
     causes.push(
-      fieldErr.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in StatefulSet is not Supported'),
+      fieldErr.forbidden(
+        'spec.template.spec.activeDeadlineSeconds',
+        'activeDeadlineSeconds in StatefulSet is not Supported',
+      ),
     );
   const status = statusOf(o) as Record<string, unknown>;
   causes.push(
@@ -185,7 +201,9 @@ function validateStatefulSet(o: KObject): StatusCause[] {
       'collisionCount',
     ]),
   );
-  causes.push(...notAboveReplicas(status, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']));
+  causes.push(
+    ...notAboveReplicas(status, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
+  );
   if ((statusOf(o).availableReplicas ?? 0) > (statusOf(o).readyReplicas ?? 0))
     causes.push(
       fieldErr.invalid(
@@ -275,7 +293,10 @@ export const statefulSetDef: ResourceDef = {
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateStatefulSet(o),
       ...validateSpecUpdate(o, old),
-      ...collisionCountNotDecremented(statusOf(o) as Record<string, unknown>, statusOf(old) as Record<string, unknown>),
+      ...collisionCountNotDecremented(
+        statusOf(o) as Record<string, unknown>,
+        statusOf(old) as Record<string, unknown>,
+      ),
     ],
   },
 };

@@ -68,16 +68,28 @@ export function templateLabelsMismatch(labels: Record<string, string> | undefine
  * it): labels, the pod spec, `restartPolicy` Always only, no `activeDeadlineSeconds`, no
  * ephemeral containers. `kind` names the kind in the activeDeadlineSeconds message.
  */
-export function validateWorkloadTemplate(template: PodTemplate | undefined, path: string, kind: string): StatusCause[] {
+export function validateWorkloadTemplate(
+  template: PodTemplate | undefined,
+  path: string,
+  kind: string,
+): StatusCause[] {
   const causes: StatusCause[] = [];
   causes.push(...labelMap(`${path}.labels`, template?.metadata?.labels));
   const podSpec = template?.spec ?? {};
   causes.push(...validatePodSpec(podSpec, `${path}.spec`, { restartPolicies: ['Always'] }));
   if ((podSpec.ephemeralContainers ?? []).length > 0)
-    causes.push(fieldErr.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
+    causes.push(
+      fieldErr.forbidden(
+        `${path}.spec.ephemeralContainers`,
+        'ephemeral containers not allowed in pod template',
+      ),
+    );
   if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null)
     causes.push(
-      fieldErr.forbidden(`${path}.spec.activeDeadlineSeconds`, `activeDeadlineSeconds in ${kind} is not Supported`),
+      fieldErr.forbidden(
+        `${path}.spec.activeDeadlineSeconds`,
+        `activeDeadlineSeconds in ${kind} is not Supported`,
+      ),
     );
   return causes;
 }
@@ -178,7 +190,10 @@ export function notAboveReplicas(status: Record<string, unknown>, fields: string
 }
 
 /** A status update may not lower `collisionCount` (nor unset it). */
-export function collisionCountNotDecremented(status: Record<string, unknown>, old: Record<string, unknown>): StatusCause[] {
+export function collisionCountNotDecremented(
+  status: Record<string, unknown>,
+  old: Record<string, unknown>,
+): StatusCause[] {
   if (old.collisionCount === undefined || old.collisionCount === null) return [];
   const now = status.collisionCount;
   if (now !== undefined && now !== null && num(now) >= num(old.collisionCount)) return [];
@@ -204,7 +219,9 @@ export function replicasScale(selector: (o: KObject) => string): ScaleAccess {
     toScale(o) {
       const m = o.metadata;
       const replicas = ((o.spec ?? {}) as { replicas?: number }).replicas ?? 0;
-      const status: Record<string, unknown> = { replicas: ((o.status ?? {}) as { replicas?: number }).replicas ?? 0 };
+      const status: Record<string, unknown> = {
+        replicas: ((o.status ?? {}) as { replicas?: number }).replicas ?? 0,
+      };
       const sel = selector(o);
       if (sel) status.selector = sel;
       return {
@@ -224,7 +241,11 @@ export function replicasScale(selector: (o: KObject) => string): ScaleAccess {
     setReplicas(o, replicas) {
       o.spec = { ...(o.spec as object), replicas };
     },
-    patchTypes: ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'],
+    patchTypes: [
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+    ],
   };
 }
 
@@ -239,21 +260,30 @@ function containersOf(template: PodTemplate | undefined): Container[] {
 }
 
 /** The `Containers` and `Images` columns (priority 1 unless said) of a kind with a pod template. */
-export function containerColumns(template: (o: KObject) => PodTemplate | undefined, priority = 1): TableColumn[] {
+export function containerColumns(
+  template: (o: KObject) => PodTemplate | undefined,
+  priority = 1,
+): TableColumn[] {
   return [
     {
       name: 'Containers',
       type: 'string',
       ...(priority ? { priority } : {}),
       description: 'Names of each container in the template.',
-      cell: (o) => containersOf(template(o)).map((c) => c.name ?? '').join(','),
+      cell: (o) =>
+        containersOf(template(o))
+          .map((c) => c.name ?? '')
+          .join(','),
     },
     {
       name: 'Images',
       type: 'string',
       ...(priority ? { priority } : {}),
       description: 'Images referenced by each container in the template.',
-      cell: (o) => containersOf(template(o)).map((c) => c.image ?? '').join(','),
+      cell: (o) =>
+        containersOf(template(o))
+          .map((c) => c.image ?? '')
+          .join(','),
     },
   ];
 }
