@@ -123,6 +123,24 @@ describe('discovery of the workload kinds as Kubernetes 1.28 lists them', () => 
     });
 });
 
+describe('the retired versions of the workload kinds are not served', () => {
+  it.each([
+    ['apps/v1beta1', 'deployments'],
+    ['apps/v1beta1', 'statefulsets'],
+    ['apps/v1beta2', 'daemonsets'],
+    ['apps/v1beta2', 'replicasets'],
+    ['extensions/v1beta1', 'daemonsets'],
+    ['extensions/v1beta1', 'deployments'],
+  ])('%s %s: 404, and no such group version in discovery', async (gv, plural) => {
+    expect((await ts.req('GET', `/apis/${gv}/namespaces/${ns}/${plural}`)).status).toBe(404);
+    expect((await ts.req('GET', `/apis/${gv}`)).status).toBe(404);
+    const groups = (await ts.req('GET', '/apis')).json.groups as any[];
+    const versions = groups.flatMap((g) => g.versions.map((v: any) => v.groupVersion));
+    expect(versions).not.toContain(gv);
+    expect(versions).toContain('apps/v1');
+  });
+});
+
 describe('table columns of the workload kinds are the 1.28 ones', () => {
   const KINDS: [string, string, string][] = [
     ['apps', 'v1', 'daemonsets'],
@@ -162,6 +180,13 @@ describe('Deployment: the apps/v1 field changes of doc2', () => {
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
     });
     expect(r.json.spec.rollbackTo).toBeUndefined();
+  });
+
+  it('spec.rollbackTo is not an apps/v1 field', async () => {
+    const d = workload('Deployment', 'dep-rollback', { rollbackTo: { revision: 1 } });
+    const r = await ts.req('POST', `${apps('deployments')}?fieldValidation=Strict`, d);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.message).toContain('unknown field "spec.rollbackTo"');
   });
 
   it('a missing selector is required, and selects nothing: the template labels are reported too', async () => {

@@ -14,7 +14,6 @@ import {
   formatLabels,
   keepAllButStatus,
   keepStoredStatus,
-  labelMap,
   NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
@@ -74,7 +73,6 @@ function validateReplicationController(o: KObject): StatusCause[] {
   const selector = spec.selector ?? {};
   const empty = Object.keys(selector).length === 0;
   if (empty) causes.push(fieldErr.required('spec.selector'));
-  causes.push(...labelMap('spec.selector', selector));
   causes.push(...nonNegative('spec.replicas', spec.replicas));
   if (!spec.template) causes.push(fieldErr.required('spec.template'));
   else {

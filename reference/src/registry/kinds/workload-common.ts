@@ -104,7 +104,8 @@ export function immutableSelector(
     {
       reason: 'FieldValueInvalid',
       field: 'spec.selector',
-      message: `Invalid value: ${now ? goSelector(now) : 'null'}: field is immutable`,
+      // a removed selector prints as Go prints a nil pointer's value, quoted
+      message: `Invalid value: ${now ? goSelector(now) : '"null"'}: field is immutable`,
     },
   ];
 }
