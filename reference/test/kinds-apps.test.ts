@@ -834,3 +834,47 @@ describe('PodTemplate', () => {
     expect(u.json.metadata.generation).toBe(2);
   });
 });
+
+// ====================================================================== bad input
+
+describe('bad input to the workload kinds: a Status, never a 500', () => {
+  const BAD: Record<string, unknown>[] = [
+    { spec: 'str' },
+    { spec: { selector: 'x' } },
+    { spec: { template: 5 } },
+    { spec: { template: { spec: 'x' } } },
+    { spec: { selector: { matchLabels: { a: 5 } } } },
+    { spec: { selector: { matchExpressions: [null, 5] } } },
+    { spec: { updateStrategy: null, strategy: null } },
+    {
+      spec: {
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: true, maxUnavailable: [] } },
+      },
+    },
+    { spec: { volumeClaimTemplates: [null, 5, 'x'] } },
+    { spec: { persistentVolumeClaimRetentionPolicy: 'x', replicas: 'x' } },
+    { template: { metadata: 'x' } },
+    { data: 5, revision: 'x' },
+    { status: { replicas: 'x' } },
+    { metadata: { ownerReferences: [null] }, data: {} },
+  ];
+  const PATHS = [
+    () => apps('daemonsets'),
+    () => apps('statefulsets'),
+    () => apps('replicasets'),
+    () => apps('controllerrevisions'),
+    () => apps('deployments'),
+    () => core('replicationcontrollers'),
+    () => core('podtemplates'),
+  ];
+  it('each malformed body to each kind', async () => {
+    let i = 0;
+    for (const path of PATHS)
+      for (const body of BAD) {
+        const meta = (body.metadata ?? {}) as Record<string, unknown>;
+        const r = await ts.req('POST', path(), { ...body, metadata: { name: `bad-${++i}`, ...meta } });
+        expect(r.status, `${path()} ${JSON.stringify(body)}: ${r.text}`).toBeLessThan(500);
+        if (r.status !== 201) expect(r.json.kind).toBe('Status');
+      }
+  });
+});
