@@ -185,6 +185,12 @@ describe.each(binaries)('kubectl %s', (bin) => {
     const row = (name: string) => lines.find((l) => l.split(/\s+/)[0] === name)?.split(/\s+/);
     expect(row('configmaps')).toEqual(['configmaps', 'cm', 'v1', 'true', 'ConfigMap']);
     expect(row('namespaces')).toEqual(['namespaces', 'ns', 'v1', 'false', 'Namespace']);
+    expect(row('daemonsets')).toEqual(['daemonsets', 'ds', 'apps/v1', 'true', 'DaemonSet']);
+    expect(row('statefulsets')).toEqual(['statefulsets', 'sts', 'apps/v1', 'true', 'StatefulSet']);
+    expect(row('replicasets')).toEqual(['replicasets', 'rs', 'apps/v1', 'true', 'ReplicaSet']);
+    expect(row('controllerrevisions')).toEqual(['controllerrevisions', 'apps/v1', 'true', 'ControllerRevision']);
+    expect(row('replicationcontrollers')).toEqual(['replicationcontrollers', 'rc', 'v1', 'true', 'ReplicationController']);
+    expect(row('podtemplates')).toEqual(['podtemplates', 'v1', 'true', 'PodTemplate']);
   });
 
   it('create -f: a Namespace and a ConfigMap from one YAML file', async () => {
@@ -823,6 +829,27 @@ data:
             else expect(row![col], `${k.key} ${col}`).toMatch(v);
         }
       });
+
+    it('get all: the kinds of the `all` category, the workloads among them', async () => {
+      const out = await ok('get', 'all', '-n', tns);
+      const names = out.split('\n').map((l) => l.split(/\s+/)[0]);
+      for (const n of ['deployment.apps/web', 'replicaset.apps/web-rs', 'daemonset.apps/agent', 'statefulset.apps/db', 'replicationcontroller/legacy'])
+        expect(names, out).toContain(n);
+      expect(out).not.toContain('controllerrevision');
+      expect(out).not.toContain('podtemplate');
+    });
+
+    it('scale: statefulsets, replica sets and replication controllers through their scale subresource', async () => {
+      for (const [resource, name, path] of [
+        ['statefulset', 'db', `/apis/apps/v1/namespaces/${tns}/statefulsets/db`],
+        ['rs', 'web-rs', `/apis/apps/v1/namespaces/${tns}/replicasets/web-rs`],
+        ['rc', 'legacy', `/api/v1/namespaces/${tns}/replicationcontrollers/legacy`],
+      ] as const) {
+        const out = await ok('scale', resource, name, '-n', tns, '--replicas=4');
+        expect(out).toContain(`/${name} scaled`);
+        expect((await ts.req('GET', path)).json.spec.replicas).toBe(4);
+      }
+    });
   });
 
   it('get -o yaml and -o json', async () => {
