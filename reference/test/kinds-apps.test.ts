@@ -293,6 +293,17 @@ describe('ReplicaSet', () => {
     );
   });
 
+  it("the template's annotation keys are qualified names", async () => {
+    const rs = workload('ReplicaSet', 'rs-ann');
+    (rs.spec.template.metadata as any).annotations = { 'bad key!': 'x' };
+    expect422(
+      await ts.req('POST', apps('replicasets'), rs),
+      'spec.template.annotations',
+      'FieldValueInvalid',
+      '"bad key!"',
+    );
+  });
+
   it('the selector is immutable; replicas change and bump the generation', async () => {
     const g = (await ts.req('GET', apps('replicasets', 'rs1'))).json;
     const more = structuredClone(g);
@@ -546,6 +557,18 @@ describe('StatefulSet', () => {
       'spec.updateStrategy.rollingUpdate',
       'FieldValueInvalid',
       "only allowed for updateStrategy 'RollingUpdate'",
+    );
+  });
+
+  it('as in 1.28 the template is not checked as a whole pod spec: no containers is accepted; bad annotations are not', async () => {
+    const empty = sts('db-empty-pod', { template: template({ app: 'db-empty-pod' }, { containers: [] }) });
+    expect((await ts.req('POST', apps('statefulsets'), empty)).status).toBe(201);
+    const ann = sts('db-ann');
+    (ann.spec.template.metadata as any).annotations = { 'bad key!': 'x' };
+    expect422(
+      await ts.req('POST', apps('statefulsets'), ann),
+      'spec.template.annotations',
+      'FieldValueInvalid',
     );
   });
 

@@ -7,7 +7,7 @@ import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
 import { ALL_VERBS, fieldErr, formatLabels, labelMap, NAME_COLUMN, normalizeBySchema } from './common.ts';
 import { defaultPodSpec, validatePodSpec } from './pod-spec.ts';
-import { containerColumns, type PodTemplate } from './workload-common.ts';
+import { containerColumns, type PodTemplate, templateAnnotations } from './workload-common.ts';
 
 const schema = builtinSchema('v1', 'PodTemplate');
 
@@ -25,6 +25,7 @@ function prepare(o: KObject): void {
 function validatePodTemplate(o: KObject): StatusCause[] {
   const t = templateOf(o);
   const causes = labelMap('template.labels', t?.metadata?.labels);
+  causes.push(...templateAnnotations('template.annotations', t?.metadata?.annotations));
   const spec = t?.spec ?? {};
   causes.push(...validatePodSpec(spec, 'template.spec'));
   if ((spec.ephemeralContainers ?? []).length > 0)

@@ -33,6 +33,7 @@ import {
   type PodTemplate,
   positiveIntOrPercent,
   replicasScale,
+  templateAnnotations,
   validateSelectorForTemplate,
   zeroCounters,
 } from './workload-common.ts';
@@ -177,6 +178,7 @@ function validateStatefulSet(o: KObject): StatusCause[] {
   if (spec.ordinals) causes.push(...nonNegative('spec.ordinals.start', spec.ordinals.start));
   causes.push(...validateSelectorForTemplate(spec, 'statefulset'));
   causes.push(...labelMap('spec.template.labels', spec.template?.metadata?.labels));
+  causes.push(...templateAnnotations('spec.template.annotations', spec.template?.metadata?.annotations));
   const podSpec = spec.template?.spec ?? {};
   if (podSpec.restartPolicy !== 'Always')
     causes.push(

@@ -15,6 +15,7 @@ import {
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
+import { validLabelKey } from '../../selectors/labels.ts';
 import { type Container, type PodSpec, validatePodSpec } from './pod-spec.ts';
 
 export interface PodTemplate {
@@ -75,6 +76,7 @@ export function validateWorkloadTemplate(
 ): StatusCause[] {
   const causes: StatusCause[] = [];
   causes.push(...labelMap(`${path}.labels`, template?.metadata?.labels));
+  causes.push(...templateAnnotations(`${path}.annotations`, template?.metadata?.annotations));
   const podSpec = template?.spec ?? {};
   causes.push(...validatePodSpec(podSpec, `${path}.spec`, { restartPolicies: ['Always'] }));
   if ((podSpec.ephemeralContainers ?? []).length > 0)
@@ -91,6 +93,19 @@ export function validateWorkloadTemplate(
         `activeDeadlineSeconds in ${kind} is not Supported`,
       ),
     );
+  return causes;
+}
+
+/** A template's annotations (Kubernetes' ValidateAnnotations): qualified-name keys, 256 KiB in all. */
+export function templateAnnotations(field: string, m: Record<string, string> | undefined): StatusCause[] {
+  const entries = Object.entries(m && typeof m === 'object' ? m : {});
+  const causes: StatusCause[] = [];
+  for (const [k] of entries) {
+    const p = validLabelKey(k.toLowerCase());
+    if (p) causes.push(fieldErr.invalid(field, k, p));
+  }
+  if (entries.reduce((n, [k, v]) => n + k.length + String(v).length, 0) > 256 * 1024)
+    causes.push({ reason: 'FieldValueTooLong', field, message: 'Too long: must have at most 262144 bytes' });
   return causes;
 }
 
