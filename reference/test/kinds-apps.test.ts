@@ -901,3 +901,45 @@ describe('bad input to the workload kinds: a Status, never a 500', () => {
       }
   });
 });
+
+// ====================================================================== pod security of templates
+
+describe("PodSecurity warns about the workload kinds' pod templates", () => {
+  it('DaemonSet, StatefulSet, ReplicaSet, ReplicationController and PodTemplate in a warn=baseline namespace', async () => {
+    const wns = uniqueName('apps-psa');
+    const n = await ts.req('POST', '/api/v1/namespaces', {
+      metadata: { name: wns, labels: { 'pod-security.orch.io/warn': 'baseline' } },
+    });
+    expect(n.status, n.text).toBe(201);
+    const host = (labels: Record<string, string>) => template(labels, { hostNetwork: true });
+    const objects: [string, unknown][] = [
+      [
+        `/apis/apps/v1/namespaces/${wns}/daemonsets`,
+        workload('DaemonSet', 'psa-ds', { template: host({ app: 'psa-ds' }) }),
+      ],
+      [
+        `/apis/apps/v1/namespaces/${wns}/statefulsets`,
+        workload('StatefulSet', 'psa-sts', { serviceName: 's', template: host({ app: 'psa-sts' }) }),
+      ],
+      [
+        `/apis/apps/v1/namespaces/${wns}/replicasets`,
+        workload('ReplicaSet', 'psa-rs', { template: host({ app: 'psa-rs' }) }),
+      ],
+      [
+        `/api/v1/namespaces/${wns}/replicationcontrollers`,
+        { metadata: { name: 'psa-rc' }, spec: { template: host({ app: 'psa-rc' }) } },
+      ],
+      [
+        `/api/v1/namespaces/${wns}/podtemplates`,
+        { metadata: { name: 'psa-pt' }, template: host({ app: 'psa-pt' }) },
+      ],
+    ];
+    for (const [path, body] of objects) {
+      const r = await ts.req('POST', path, body);
+      expect(r.status, `${path}: ${r.text}`).toBe(201);
+      const warning = String(r.headers.warning ?? '');
+      expect(warning, path).toContain('would violate PodSecurity \\"baseline:latest\\"');
+      expect(warning, path).toContain('hostNetwork=true');
+    }
+  });
+});
