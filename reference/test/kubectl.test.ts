@@ -185,6 +185,12 @@ describe.each(binaries)('kubectl %s', (bin) => {
     const row = (name: string) => lines.find((l) => l.split(/\s+/)[0] === name)?.split(/\s+/);
     expect(row('configmaps')).toEqual(['configmaps', 'cm', 'v1', 'true', 'ConfigMap']);
     expect(row('namespaces')).toEqual(['namespaces', 'ns', 'v1', 'false', 'Namespace']);
+    expect(row('daemonsets')).toEqual(['daemonsets', 'ds', 'apps/v1', 'true', 'DaemonSet']);
+    expect(row('statefulsets')).toEqual(['statefulsets', 'sts', 'apps/v1', 'true', 'StatefulSet']);
+    expect(row('replicasets')).toEqual(['replicasets', 'rs', 'apps/v1', 'true', 'ReplicaSet']);
+    expect(row('controllerrevisions')).toEqual(['controllerrevisions', 'apps/v1', 'true', 'ControllerRevision']);
+    expect(row('replicationcontrollers')).toEqual(['replicationcontrollers', 'rc', 'v1', 'true', 'ReplicationController']);
+    expect(row('podtemplates')).toEqual(['podtemplates', 'v1', 'true', 'PodTemplate']);
   });
 
   it('create -f: a Namespace and a ConfigMap from one YAML file', async () => {
@@ -418,6 +424,86 @@ data:
           availableReplicas: 1,
         });
         return 'web';
+      },
+      'apps/v1/replicasets': async () => {
+        const base = inNs('replicasets', 'apps/v1');
+        await post(base, {
+          metadata: { name: 'web-rs' },
+          spec: {
+            replicas: 2,
+            selector: { matchLabels: { app: 'web-rs' } },
+            template: { metadata: { labels: { app: 'web-rs' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } },
+          },
+        });
+        await patchStatus(`${base}/web-rs`, { replicas: 2, readyReplicas: 1 });
+        return 'web-rs';
+      },
+      'apps/v1/daemonsets': async () => {
+        const base = inNs('daemonsets', 'apps/v1');
+        await post(base, {
+          metadata: { name: 'agent' },
+          spec: {
+            selector: { matchLabels: { app: 'agent' } },
+            template: {
+              metadata: { labels: { app: 'agent' } },
+              spec: { nodeSelector: { disk: 'ssd' }, containers: [{ name: 'agent', image: 'busybox:1.36' }] },
+            },
+          },
+        });
+        await patchStatus(`${base}/agent`, {
+          desiredNumberScheduled: 3,
+          currentNumberScheduled: 3,
+          numberReady: 2,
+          updatedNumberScheduled: 3,
+          numberAvailable: 2,
+        });
+        return 'agent';
+      },
+      'apps/v1/statefulsets': async () => {
+        const base = inNs('statefulsets', 'apps/v1');
+        await post(base, {
+          metadata: { name: 'db' },
+          spec: {
+            replicas: 3,
+            serviceName: 'db',
+            selector: { matchLabels: { app: 'db' } },
+            template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'postgres:16' }] } },
+          },
+        });
+        await patchStatus(`${base}/db`, { replicas: 3, readyReplicas: 2, availableReplicas: 2 });
+        return 'db';
+      },
+      'apps/v1/controllerrevisions': async () => {
+        await post(inNs('controllerrevisions', 'apps/v1'), {
+          metadata: {
+            name: 'db-7d4b9c',
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: '6f1c0a9e-0000-4000-8000-000000000001', controller: true },
+            ],
+          },
+          data: { spec: { template: { spec: {} } } },
+          revision: 1,
+        });
+        return 'db-7d4b9c';
+      },
+      'v1/replicationcontrollers': async () => {
+        const base = inNs('replicationcontrollers');
+        await post(base, {
+          metadata: { name: 'legacy' },
+          spec: {
+            replicas: 2,
+            template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } },
+          },
+        });
+        await patchStatus(`${base}/legacy`, { replicas: 2, readyReplicas: 2 });
+        return 'legacy';
+      },
+      'v1/podtemplates': async () => {
+        await post(inNs('podtemplates'), {
+          metadata: { name: 'tpl' },
+          template: { metadata: { labels: { app: 'tpl' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } },
+        });
+        return 'tpl';
       },
       'apiextensions.k8s.io/v1/customresourcedefinitions': async () => {
         await post('/apis/apiextensions.orch.io/v1/customresourcedefinitions', {
@@ -726,6 +812,33 @@ data:
           ? { CONTAINERS: 'app,sidecar', IMAGES: 'nginx:1.25,busybox:1.36', SELECTOR: 'app=web' }
           : {}),
       }),
+      'apps/v1/replicasets': (wide) => ({
+        DESIRED: '2',
+        CURRENT: '2',
+        READY: '1',
+        ...(wide ? { CONTAINERS: 'app', IMAGES: 'nginx:1.25', SELECTOR: 'app=web-rs' } : {}),
+      }),
+      'apps/v1/daemonsets': (wide) => ({
+        DESIRED: '3',
+        CURRENT: '3',
+        READY: '2',
+        'UP-TO-DATE': '3',
+        AVAILABLE: '2',
+        'NODE SELECTOR': 'disk=ssd',
+        ...(wide ? { CONTAINERS: 'agent', IMAGES: 'busybox:1.36', SELECTOR: 'app=agent' } : {}),
+      }),
+      'apps/v1/statefulsets': (wide) => ({
+        READY: '2/3',
+        ...(wide ? { CONTAINERS: 'db', IMAGES: 'postgres:16' } : {}),
+      }),
+      'apps/v1/controllerrevisions': () => ({ CONTROLLER: 'statefulset.apps/db', REVISION: '1' }),
+      'v1/replicationcontrollers': (wide) => ({
+        DESIRED: '2',
+        CURRENT: '2',
+        READY: '2',
+        ...(wide ? { CONTAINERS: 'app', IMAGES: 'nginx:1.25', SELECTOR: 'app=legacy' } : {}),
+      }),
+      'v1/podtemplates': () => ({ CONTAINERS: 'app', IMAGES: 'nginx:1.25', 'POD LABELS': 'app=tpl' }),
       'apiextensions.k8s.io/v1/customresourcedefinitions': () => ({
         'CREATED AT': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
       }),
@@ -861,6 +974,27 @@ data:
             else expect(row![col], `${k.key} ${col}`).toMatch(v);
         }
       });
+
+    it('get all: the kinds of the `all` category, the workloads among them', async () => {
+      const out = await ok('get', 'all', '-n', tns);
+      const names = out.split('\n').map((l) => l.split(/\s+/)[0]);
+      for (const n of ['deployment.apps/web', 'replicaset.apps/web-rs', 'daemonset.apps/agent', 'statefulset.apps/db', 'replicationcontroller/legacy'])
+        expect(names, out).toContain(n);
+      expect(out).not.toContain('controllerrevision');
+      expect(out).not.toContain('podtemplate');
+    });
+
+    it('scale: statefulsets, replica sets and replication controllers through their scale subresource', async () => {
+      for (const [resource, name, path] of [
+        ['statefulset', 'db', `/apis/apps/v1/namespaces/${tns}/statefulsets/db`],
+        ['rs', 'web-rs', `/apis/apps/v1/namespaces/${tns}/replicasets/web-rs`],
+        ['rc', 'legacy', `/api/v1/namespaces/${tns}/replicationcontrollers/legacy`],
+      ] as const) {
+        const out = await ok('scale', resource, name, '-n', tns, '--replicas=4');
+        expect(out).toContain(`/${name} scaled`);
+        expect((await ts.req('GET', path)).json.spec.replicas).toBe(4);
+      }
+    });
   });
 
   it('get -o yaml and -o json', async () => {

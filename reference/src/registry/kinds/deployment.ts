@@ -12,22 +12,26 @@ import {
   fieldErr,
   formatLabelSelector,
   keepAllButStatus,
-  labelMap,
   type LabelSelectorObj,
   NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
-  selectorIsEmpty,
-  selectorMatches,
-  validateLabelSelector,
 } from './common.ts';
+import { defaultPodSpec, type PodSpec, podTemplateSpecSchema } from './pod-spec.ts';
 import {
-  type Container,
-  defaultPodSpec,
-  type PodSpec,
-  podTemplateSpecSchema,
-  validatePodSpec,
-} from './pod-spec.ts';
+  collisionCountNotDecremented,
+  containerColumns,
+  immutableSelector,
+  intOrPercentValue,
+  labelSelectorOfSpec,
+  nonNegativeCounters,
+  notAboveReplicas,
+  notMoreThan100Percent,
+  positiveIntOrPercent,
+  replicasScale,
+  validateSelectorForTemplate,
+  validateWorkloadTemplate,
+} from './workload-common.ts';
 
 const labelSelector = obj(
   {
@@ -119,58 +123,16 @@ function prepare(o: KObject): void {
   defaultPodSpec(spec.template.spec);
 }
 
-/** An int-or-percent value of a rolling update: an integer, or `N%` with N at most 100. */
-function intOrPercent(field: string, v: number | string | undefined): StatusCause[] {
-  if (v === undefined) return [];
-  if (typeof v === 'number') return nonNegative(field, v);
-  const m = /^(\d+)%$/.exec(v);
-  if (!m)
-    return [
-      fieldErr.invalid(
-        field,
-        v,
-        "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-      ),
-    ];
-  return Number(m[1]) > 100 ? [fieldErr.invalid(field, v, 'must not be greater than 100%')] : [];
-}
-
-const isZero = (v: number | string | undefined) => v === 0 || v === '0%';
-
 function validateDeployment(o: KObject): StatusCause[] {
   const causes: StatusCause[] = [];
   const spec = specOf(o);
   causes.push(...nonNegative('spec.replicas', spec.replicas));
-  if (!spec.selector) causes.push(fieldErr.required('spec.selector'));
-  else {
-    causes.push(...validateLabelSelector('spec.selector', spec.selector));
-    if (selectorIsEmpty(spec.selector))
-      causes.push(
-        fieldErr.invalid('spec.selector', spec.selector, 'empty selector is invalid for deployment'),
-      );
-  }
-  const labels = spec.template?.metadata?.labels;
-  causes.push(...labelMap('spec.template.metadata.labels', labels));
-  if (spec.selector && !selectorIsEmpty(spec.selector) && !selectorMatches(spec.selector, labels))
-    causes.push(
-      fieldErr.invalid(
-        'spec.template.metadata.labels',
-        labels ?? {},
-        '`selector` does not match template `labels`',
-      ),
-    );
-  const podSpec = spec.template?.spec ?? {};
-  causes.push(...validatePodSpec(podSpec, 'spec.template.spec', { restartPolicies: ['Always'] }));
-  if (podSpec.activeDeadlineSeconds !== undefined)
-    causes.push(
-      fieldErr.forbidden(
-        'spec.template.spec.activeDeadlineSeconds',
-        'activeDeadlineSeconds in ReplicaSet is not Supported',
-      ),
-    );
+  causes.push(...validateSelectorForTemplate(spec, 'deployment'));
+  // a deployment's template is checked as a replica set's (the same message names ReplicaSet)
+  causes.push(...validateWorkloadTemplate(spec.template, 'spec.template', 'ReplicaSet'));
   const st = spec.strategy ?? {};
   if (st.type !== 'Recreate' && st.type !== 'RollingUpdate')
-    causes.push(fieldErr.notSupported('spec.strategy.type', st.type ?? '', ['Recreate', 'RollingUpdate']));
+    causes.push(fieldErr.notSupported('spec.strategy', st, ['Recreate', 'RollingUpdate']));
   else if (st.type === 'Recreate' && st.rollingUpdate)
     causes.push(
       fieldErr.forbidden(
@@ -178,18 +140,23 @@ function validateDeployment(o: KObject): StatusCause[] {
         "may not be specified when strategy `type` is 'Recreate'",
       ),
     );
-  else if (st.type === 'RollingUpdate' && st.rollingUpdate) {
-    const ru = st.rollingUpdate;
-    causes.push(...intOrPercent('spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable));
-    causes.push(...intOrPercent('spec.strategy.rollingUpdate.maxSurge', ru.maxSurge));
-    if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge))
+  else if (st.type === 'RollingUpdate') {
+    if (!st.rollingUpdate)
       causes.push(
-        fieldErr.invalid(
-          'spec.strategy.rollingUpdate.maxUnavailable',
-          ru.maxUnavailable,
-          'may not be 0 when `maxSurge` is 0',
-        ),
+        fieldErr.required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil'),
       );
+    else {
+      const ru = st.rollingUpdate;
+      const at = 'spec.strategy.rollingUpdate';
+      causes.push(...positiveIntOrPercent(`${at}.maxUnavailable`, ru.maxUnavailable));
+      causes.push(...positiveIntOrPercent(`${at}.maxSurge`, ru.maxSurge));
+      if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0)
+        causes.push(
+          fieldErr.invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'),
+        );
+      // only maxUnavailable is bounded: a surge may exceed the replica count
+      causes.push(...notMoreThan100Percent(`${at}.maxUnavailable`, ru.maxUnavailable));
+    }
   }
   causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
   causes.push(...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit));
@@ -204,42 +171,28 @@ function validateDeployment(o: KObject): StatusCause[] {
         ),
       );
   }
-  const status = statusOf(o);
-  for (const f of [
-    'replicas',
-    'updatedReplicas',
-    'readyReplicas',
-    'availableReplicas',
-    'unavailableReplicas',
-    'observedGeneration',
-    'collisionCount',
-  ] as const)
-    causes.push(...nonNegative(`status.${f}`, status[f]));
+  const status = statusOf(o) as Record<string, unknown>;
+  causes.push(
+    ...nonNegativeCounters(status, [
+      'observedGeneration',
+      'replicas',
+      'updatedReplicas',
+      'readyReplicas',
+      'availableReplicas',
+      'unavailableReplicas',
+      'collisionCount',
+    ]),
+  );
+  causes.push(...notAboveReplicas(status, ['updatedReplicas', 'readyReplicas', 'availableReplicas']));
+  if ((statusOf(o).availableReplicas ?? 0) > (statusOf(o).readyReplicas ?? 0))
+    causes.push(
+      fieldErr.invalid(
+        'status.availableReplicas',
+        statusOf(o).availableReplicas,
+        'cannot be greater than readyReplicas',
+      ),
+    );
   return causes;
-}
-
-/** How a label selector prints in an `Invalid value` (Go syntax of the struct). */
-function goSelector(sel: LabelSelectorObj): string {
-  const ml = sel.matchLabels
-    ? `map[string]string{${Object.keys(sel.matchLabels)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}:${JSON.stringify(sel.matchLabels![k])}`)
-        .join(', ')}}`
-    : 'map[string]string(nil)';
-  const me = sel.matchExpressions?.length
-    ? `[]v1.LabelSelectorRequirement{${sel.matchExpressions
-        .map(
-          (e) =>
-            `v1.LabelSelectorRequirement{Key:${JSON.stringify(e.key ?? '')}, Operator:${JSON.stringify(e.operator ?? '')}, Values:[]string{${(e.values ?? []).map((v) => JSON.stringify(v)).join(', ')}}}`,
-        )
-        .join(', ')}}`
-    : '[]v1.LabelSelectorRequirement(nil)';
-  return `v1.LabelSelector{MatchLabels:${ml}, MatchExpressions:${me}}`;
-}
-
-function containerCells(o: KObject): { names: string; images: string } {
-  const cs: Container[] = specOf(o).template?.spec?.containers ?? [];
-  return { names: cs.map((c) => c.name ?? '').join(','), images: cs.map((c) => c.image ?? '').join(',') };
 }
 
 export const deploymentDef: ResourceDef = {
@@ -257,17 +210,7 @@ export const deploymentDef: ResourceDef = {
   schema,
   strategy: {
     zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } }, strategy: {} } }),
-    scale: {
-      toScale: (o) => toScale(o),
-      setReplicas: (o, replicas) => {
-        o.spec = { ...(o.spec as object), replicas };
-      },
-      patchTypes: [
-        'application/json-patch+json',
-        'application/merge-patch+json',
-        'application/strategic-merge-patch+json',
-      ],
-    },
+    scale: replicasScale(labelSelectorOfSpec),
     allowUnconditionalUpdate: true,
     table: [
       NAME_COLUMN,
@@ -292,20 +235,7 @@ export const deploymentDef: ResourceDef = {
         cell: (o) => statusOf(o).availableReplicas ?? 0,
       },
       AGE_COLUMN,
-      {
-        name: 'Containers',
-        type: 'string',
-        priority: 1,
-        description: 'Names of each container in the template.',
-        cell: (o) => containerCells(o).names,
-      },
-      {
-        name: 'Images',
-        type: 'string',
-        priority: 1,
-        description: 'Images referenced by each container in the template.',
-        cell: (o) => containerCells(o).images,
-      },
+      ...containerColumns((o) => specOf(o).template),
       {
         name: 'Selector',
         type: 'string',
@@ -332,41 +262,13 @@ export const deploymentDef: ResourceDef = {
       normalizeBySchema(o, schema, 'Deployment');
     },
     validate: validateDeployment,
-    validateUpdate(o: KObject, old: KObject) {
-      const causes = validateDeployment(o);
-      const sel = specOf(o).selector;
-      const before = specOf(old).selector;
-      if (sel && before && !deepEqual(sel, before))
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: 'spec.selector',
-          message: `Invalid value: ${goSelector(sel)}: field is immutable`,
-        });
-      return causes;
-    },
+    validateUpdate: (o: KObject, old: KObject) => [
+      ...validateDeployment(o),
+      ...immutableSelector(specOf(o).selector, specOf(old).selector),
+      ...collisionCountNotDecremented(
+        statusOf(o) as Record<string, unknown>,
+        statusOf(old) as Record<string, unknown>,
+      ),
+    ],
   },
 };
-
-// ------------------------------------------------------------------ scale subresource
-
-/** The `autoscaling/v1` Scale of a deployment. */
-export function toScale(d: KObject): KObject {
-  const m = d.metadata;
-  const replicas = specOf(d).replicas ?? 0;
-  const status: Record<string, unknown> = { replicas: statusOf(d).replicas ?? 0 };
-  const selector = formatLabelSelector(specOf(d).selector);
-  if (selector) status.selector = selector;
-  return {
-    kind: 'Scale',
-    apiVersion: 'autoscaling/v1',
-    metadata: {
-      name: m.name,
-      namespace: m.namespace,
-      uid: m.uid,
-      resourceVersion: m.resourceVersion,
-      creationTimestamp: m.creationTimestamp,
-    },
-    spec: replicas ? { replicas } : {},
-    status,
-  };
-}

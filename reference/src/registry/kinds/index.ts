@@ -5,11 +5,13 @@ import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
 import { configMap } from './configmap.ts';
+import { controllerRevisionDef } from './controllerrevision.ts';
 import { crdDef } from './crd/index.ts';
 import { csiDriverDef } from './csidriver.ts';
 import { csiNodeDef } from './csinode.ts';
 import { csiStorageCapacityDef } from './csistoragecapacity.ts';
 import { cronJobDef } from './cronjob.ts';
+import { daemonSetDef } from './daemonset.ts';
 import { deploymentDef } from './deployment.ts';
 import { endpointsDef } from './endpoints.ts';
 import { endpointSliceDef } from './endpointslice.ts';
@@ -28,7 +30,10 @@ import { persistentVolumeDef } from './persistentvolume.ts';
 import { persistentVolumeClaimDef } from './persistentvolumeclaim.ts';
 import { podDef } from './pod.ts';
 import { podDisruptionBudgetDef } from './poddisruptionbudget.ts';
+import { podTemplateDef } from './podtemplate.ts';
 import { priorityClassDef } from './priorityclass.ts';
+import { replicaSetDef } from './replicaset.ts';
+import { replicationControllerDef } from './replicationcontroller.ts';
 import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
 import { roleBindingDef } from './rolebinding.ts';
@@ -36,6 +41,7 @@ import { runtimeClassDef } from './runtimeclass.ts';
 import { secretDef } from './secret.ts';
 import { serviceDef } from './service.ts';
 import { serviceAccountDef } from './serviceaccount.ts';
+import { statefulSetDef } from './statefulset.ts';
 import { validatingAdmissionPolicyDef } from './validatingadmissionpolicy.ts';
 import { validatingAdmissionPolicyBindingDef } from './validatingadmissionpolicybinding.ts';
 import { storageClassDef } from './storageclass.ts';
@@ -55,6 +61,12 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     eventsV1Def,
     leaseDef,
     deploymentDef,
+    replicaSetDef,
+    daemonSetDef,
+    statefulSetDef,
+    controllerRevisionDef,
+    replicationControllerDef,
+    podTemplateDef,
     crdDef(),
     certificateSigningRequestDef,
     roleDef,

@@ -1,0 +1,263 @@
+// DaemonSet (apps/v1) with the `status` subresource: one pod of a template per node. The
+// selector must select the template and never changes; the update strategy defaults to
+// RollingUpdate (one pod unavailable at a time, no surge). apps/v1 has no
+// `spec.templateGeneration`: the server keeps it in the `deprecated.daemonset.template.generation`
+// annotation (1 on creation, raised by each template change), as Kubernetes 1.28 does.
+// There is no controller here: status is whatever a client writes through the status subresource.
+import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import { deepEqual } from '../../util/object.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  formatLabels,
+  keepAllButStatus,
+  keepStoredStatus,
+  type LabelSelectorObj,
+  NAME_COLUMN,
+  nonNegative,
+  normalizeBySchema,
+} from './common.ts';
+import { defaultPodSpec } from './pod-spec.ts';
+import {
+  collisionCountNotDecremented,
+  containerColumns,
+  immutableSelector,
+  intOrPercentValue,
+  nonNegativeCounters,
+  notMoreThan100Percent,
+  type PodTemplate,
+  positiveIntOrPercent,
+  printSelector,
+  validateSelectorForTemplate,
+  validateWorkloadTemplate,
+  zeroCounters,
+} from './workload-common.ts';
+
+const schema = builtinSchema('apps/v1', 'DaemonSet');
+
+/** Where apps/v1 keeps the template generation of the older versions. */
+export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
+interface DaemonSetSpec {
+  selector?: LabelSelectorObj;
+  template?: PodTemplate;
+  updateStrategy?: {
+    type?: string;
+    rollingUpdate?: { maxUnavailable?: number | string; maxSurge?: number | string } | null;
+  };
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+}
+
+interface DaemonSetStatus {
+  currentNumberScheduled?: number;
+  numberMisscheduled?: number;
+  desiredNumberScheduled?: number;
+  numberReady?: number;
+  observedGeneration?: number;
+  updatedNumberScheduled?: number;
+  numberAvailable?: number;
+  numberUnavailable?: number;
+  collisionCount?: number;
+}
+
+const specOf = (o: KObject) => (o.spec ?? {}) as DaemonSetSpec;
+const statusOf = (o: KObject) => (o.status ?? {}) as DaemonSetStatus;
+
+/** The counters Go always writes (no `omitempty`). */
+const STATUS_ZEROES = [
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'desiredNumberScheduled',
+  'numberReady',
+];
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, schema, 'DaemonSet');
+  const spec = specOf(o);
+  o.spec = spec;
+  const us = (spec.updateStrategy ??= {});
+  us.type ||= 'RollingUpdate';
+  if (us.type === 'RollingUpdate') {
+    const ru = (us.rollingUpdate ??= {});
+    ru.maxUnavailable ??= 1;
+    ru.maxSurge ??= 0;
+  }
+  spec.revisionHistoryLimit ??= 10;
+  spec.template ??= {};
+  spec.template.metadata ??= {};
+  spec.template.spec ??= {};
+  defaultPodSpec(spec.template.spec);
+}
+
+function setTemplateGeneration(o: KObject, generation: number): void {
+  o.metadata.annotations = {
+    ...(o.metadata.annotations ?? {}),
+    [TEMPLATE_GENERATION_ANNOTATION]: String(generation),
+  };
+}
+
+function templateGeneration(o: KObject): number {
+  const n = Number(o.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION]);
+  return Number.isInteger(n) && n >= 0 ? n : 0;
+}
+
+function validateUpdateStrategy(us: DaemonSetSpec['updateStrategy']): StatusCause[] {
+  const at = 'spec.updateStrategy';
+  const causes: StatusCause[] = [];
+  switch (us?.type) {
+    case 'OnDelete':
+      break;
+    case 'RollingUpdate': {
+      const ru = us.rollingUpdate;
+      if (!ru) return [fieldErr.required(`${at}.rollingUpdate`)];
+      causes.push(...positiveIntOrPercent(`${at}.rollingUpdate.maxUnavailable`, ru.maxUnavailable));
+      causes.push(...positiveIntOrPercent(`${at}.rollingUpdate.maxSurge`, ru.maxSurge));
+      causes.push(...notMoreThan100Percent(`${at}.rollingUpdate.maxUnavailable`, ru.maxUnavailable));
+      causes.push(...notMoreThan100Percent(`${at}.rollingUpdate.maxSurge`, ru.maxSurge));
+      // exactly one of the two is not zero
+      const unavailable = intOrPercentValue(ru.maxUnavailable) !== 0;
+      const surge = intOrPercentValue(ru.maxSurge) !== 0;
+      if (unavailable && surge)
+        causes.push(
+          fieldErr.invalid(
+            `${at}.rollingUpdate.maxSurge`,
+            ru.maxSurge,
+            'may not be set when maxUnavailable is non-zero',
+          ),
+        );
+      else if (!unavailable && !surge)
+        causes.push(
+          fieldErr.required(`${at}.rollingUpdate.maxUnavailable`, 'cannot be 0 when maxSurge is 0'),
+        );
+      break;
+    }
+    default:
+      causes.push(fieldErr.notSupported(at, us ?? {}, ['RollingUpdate', 'OnDelete']));
+  }
+  return causes;
+}
+
+function validateDaemonSet(o: KObject): StatusCause[] {
+  const spec = specOf(o);
+  return [
+    ...validateSelectorForTemplate(spec, 'daemonset'),
+    ...validateWorkloadTemplate(spec.template, 'spec.template', 'DaemonSet'),
+    ...nonNegative('spec.minReadySeconds', spec.minReadySeconds),
+    ...validateUpdateStrategy(spec.updateStrategy),
+    ...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit),
+    ...nonNegativeCounters(statusOf(o) as Record<string, unknown>, [
+      ...STATUS_ZEROES,
+      'observedGeneration',
+      'updatedNumberScheduled',
+      'numberAvailable',
+      'numberUnavailable',
+      'collisionCount',
+    ]),
+  ];
+}
+
+export const daemonSetDef: ResourceDef = {
+  group: 'apps',
+  versions: ['v1'],
+  kind: 'DaemonSet',
+  listKind: 'DaemonSetList',
+  plural: 'daemonsets',
+  singular: 'daemonset',
+  namespaced: true,
+  shortNames: ['ds'],
+  categories: ['all'],
+  verbs: ALL_VERBS,
+  subresources: ['status'],
+  schema,
+  strategy: {
+    zeroValue: () => ({
+      spec: { template: { metadata: {}, spec: { containers: null } }, updateStrategy: {} },
+      status: zeroCounters({}, STATUS_ZEROES),
+    }),
+    allowUnconditionalUpdate: true,
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Desired',
+        type: 'integer',
+        description:
+          'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).',
+        cell: (o) => statusOf(o).desiredNumberScheduled ?? 0,
+      },
+      {
+        name: 'Current',
+        type: 'integer',
+        description:
+          'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
+        cell: (o) => statusOf(o).currentNumberScheduled ?? 0,
+      },
+      {
+        name: 'Ready',
+        type: 'integer',
+        description:
+          'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
+        cell: (o) => statusOf(o).numberReady ?? 0,
+      },
+      {
+        name: 'Up-to-date',
+        type: 'integer',
+        description: 'The total number of nodes that are running updated daemon pod',
+        cell: (o) => statusOf(o).updatedNumberScheduled ?? 0,
+      },
+      {
+        name: 'Available',
+        type: 'integer',
+        description:
+          'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+        cell: (o) => statusOf(o).numberAvailable ?? 0,
+      },
+      {
+        name: 'Node Selector',
+        type: 'string',
+        description:
+          "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
+        cell: (o) => formatLabels(specOf(o).template?.spec?.nodeSelector),
+      },
+      AGE_COLUMN,
+      ...containerColumns((o) => specOf(o).template),
+      {
+        name: 'Selector',
+        type: 'string',
+        priority: 1,
+        description:
+          'A label query over pods that are managed by the daemon set. Must match in order to be controlled.',
+        cell: (o) => printSelector(specOf(o).selector),
+      },
+    ],
+    prepareForCreate(o: KObject) {
+      prepare(o);
+      setTemplateGeneration(o, 1);
+      o.status = zeroCounters({}, STATUS_ZEROES);
+    },
+    prepareForUpdate(o: KObject, old: KObject) {
+      prepare(o);
+      keepStoredStatus(o, old);
+      const before = templateGeneration(old);
+      setTemplateGeneration(o, deepEqual(specOf(o).template, specOf(old).template) ? before : before + 1);
+    },
+    prepareForStatusUpdate(o: KObject, old: KObject) {
+      keepAllButStatus(o, old);
+      normalizeBySchema(o, schema, 'DaemonSet');
+      o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, STATUS_ZEROES);
+    },
+    validate: validateDaemonSet,
+    validateUpdate: (o: KObject, old: KObject) => [
+      ...validateDaemonSet(o),
+      ...immutableSelector(specOf(o).selector, specOf(old).selector),
+      ...collisionCountNotDecremented(
+        statusOf(o) as Record<string, unknown>,
+        statusOf(old) as Record<string, unknown>,
+      ),
+    ],
+  },
+};

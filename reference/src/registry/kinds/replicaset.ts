@@ -1,0 +1,171 @@
+// ReplicaSet (apps/v1) with the `status` and `scale` subresources: a number of copies of a pod
+// template, the pods picked by a selector that must select the template and never changes.
+// There is no controller here: status is whatever a client writes through the status
+// subresource. Schema: the one a 1.28 server publishes.
+import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  keepAllButStatus,
+  keepStoredStatus,
+  type LabelSelectorObj,
+  NAME_COLUMN,
+  nonNegative,
+  normalizeBySchema,
+} from './common.ts';
+import { defaultPodSpec } from './pod-spec.ts';
+import {
+  containerColumns,
+  immutableSelector,
+  labelSelectorOfSpec,
+  nonNegativeCounters,
+  notAboveReplicas,
+  type PodTemplate,
+  printSelector,
+  replicasScale,
+  validateSelectorForTemplate,
+  validateWorkloadTemplate,
+  zeroCounters,
+} from './workload-common.ts';
+
+const schema = builtinSchema('apps/v1', 'ReplicaSet');
+
+interface ReplicaSetSpec {
+  replicas?: number;
+  minReadySeconds?: number;
+  selector?: LabelSelectorObj;
+  template?: PodTemplate;
+}
+
+interface ReplicaSetStatus {
+  replicas?: number;
+  fullyLabeledReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  observedGeneration?: number;
+}
+
+const specOf = (o: KObject) => (o.spec ?? {}) as ReplicaSetSpec;
+const statusOf = (o: KObject) => (o.status ?? {}) as ReplicaSetStatus;
+
+/** `replicas` has no `omitempty` in Go: a status always shows it. */
+const STATUS_ZEROES = ['replicas'];
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, schema, 'ReplicaSet');
+  const spec = specOf(o);
+  o.spec = spec;
+  spec.replicas ??= 1;
+  spec.template ??= {};
+  spec.template.metadata ??= {};
+  spec.template.spec ??= {};
+  defaultPodSpec(spec.template.spec);
+}
+
+/** Status counters, as Kubernetes' ValidateReplicaSetStatus checks them (shared with ReplicationController). */
+export function validateReplicaCounters(status: Record<string, unknown>): StatusCause[] {
+  const causes = nonNegativeCounters(status, [
+    'replicas',
+    'fullyLabeledReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'observedGeneration',
+  ]);
+  causes.push(...notAboveReplicas(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']));
+  const available = (status.availableReplicas as number | undefined) ?? 0;
+  if (available > ((status.readyReplicas as number | undefined) ?? 0))
+    causes.push(
+      fieldErr.invalid('status.availableReplicas', available, 'cannot be greater than readyReplicas'),
+    );
+  return causes;
+}
+
+function validateReplicaSet(o: KObject): StatusCause[] {
+  const spec = specOf(o);
+  return [
+    ...nonNegative('spec.replicas', spec.replicas),
+    ...nonNegative('spec.minReadySeconds', spec.minReadySeconds),
+    // a replica set's empty selector is refused with the deployment wording, as in 1.28
+    ...validateSelectorForTemplate(spec, 'deployment'),
+    ...validateWorkloadTemplate(spec.template, 'spec.template', 'ReplicaSet'),
+    ...validateReplicaCounters(statusOf(o) as Record<string, unknown>),
+  ];
+}
+
+export const replicaSetDef: ResourceDef = {
+  group: 'apps',
+  versions: ['v1'],
+  kind: 'ReplicaSet',
+  listKind: 'ReplicaSetList',
+  plural: 'replicasets',
+  singular: 'replicaset',
+  namespaced: true,
+  shortNames: ['rs'],
+  categories: ['all'],
+  verbs: ALL_VERBS,
+  subresources: ['scale', 'status'],
+  schema,
+  strategy: {
+    zeroValue: () => ({
+      spec: { template: { metadata: {}, spec: { containers: null } } },
+      status: { replicas: 0 },
+    }),
+    scale: replicasScale(labelSelectorOfSpec),
+    allowUnconditionalUpdate: true,
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Desired',
+        type: 'integer',
+        description:
+          'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
+        cell: (o) => specOf(o).replicas ?? 0,
+      },
+      {
+        name: 'Current',
+        type: 'integer',
+        description: 'Replicas is the most recently observed number of replicas.',
+        cell: (o) => statusOf(o).replicas ?? 0,
+      },
+      {
+        name: 'Ready',
+        type: 'integer',
+        description:
+          'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
+        cell: (o) => statusOf(o).readyReplicas ?? 0,
+      },
+      AGE_COLUMN,
+      ...containerColumns((o) => specOf(o).template),
+      {
+        name: 'Selector',
+        type: 'string',
+        priority: 1,
+        description:
+          'Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set.',
+        cell: (o) => printSelector(specOf(o).selector),
+      },
+    ],
+    prepareForCreate(o: KObject) {
+      prepare(o);
+      o.status = zeroCounters({}, STATUS_ZEROES);
+    },
+    prepareForUpdate(o: KObject, old: KObject) {
+      prepare(o);
+      keepStoredStatus(o, old);
+    },
+    prepareForStatusUpdate(o: KObject, old: KObject) {
+      keepAllButStatus(o, old);
+      normalizeBySchema(o, schema, 'ReplicaSet');
+      o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, STATUS_ZEROES);
+    },
+    validate: validateReplicaSet,
+    validateUpdate: (o: KObject, old: KObject) => [
+      ...validateReplicaSet(o),
+      ...immutableSelector(specOf(o).selector, specOf(old).selector),
+    ],
+  },
+};

@@ -1,0 +1,153 @@
+// ReplicationController (core v1) with the `status` and `scale` subresources: ReplicaSet's
+// predecessor, with a plain label map for a selector. As in Kubernetes 1.28 the selector and
+// the object's labels default to the template's labels, the selector may change, and it must
+// not be empty and must select the template. There is no controller here: status is whatever a
+// client writes through the status subresource. Schema: the one a 1.28 server publishes.
+import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  formatLabels,
+  keepAllButStatus,
+  keepStoredStatus,
+  NAME_COLUMN,
+  nonNegative,
+  normalizeBySchema,
+} from './common.ts';
+import { defaultPodSpec } from './pod-spec.ts';
+import { validateReplicaCounters } from './replicaset.ts';
+import {
+  containerColumns,
+  type PodTemplate,
+  replicasScale,
+  templateLabelsMismatch,
+  validateWorkloadTemplate,
+  zeroCounters,
+} from './workload-common.ts';
+
+const schema = builtinSchema('v1', 'ReplicationController');
+
+interface ReplicationControllerSpec {
+  replicas?: number;
+  minReadySeconds?: number;
+  selector?: Record<string, string>;
+  template?: PodTemplate;
+}
+
+const specOf = (o: KObject) => (o.spec ?? {}) as ReplicationControllerSpec;
+const statusOf = (o: KObject) => (o.status ?? {}) as { replicas?: number; readyReplicas?: number };
+
+const STATUS_ZEROES = ['replicas'];
+
+function prepare(o: KObject): void {
+  normalizeBySchema(o, schema, 'ReplicationController');
+  const spec = specOf(o);
+  o.spec = spec;
+  const labels = spec.template?.metadata?.labels;
+  if (labels) {
+    if (Object.keys(spec.selector ?? {}).length === 0) spec.selector = { ...labels };
+    if (Object.keys(o.metadata.labels ?? {}).length === 0) o.metadata.labels = { ...labels };
+  }
+  spec.replicas ??= 1;
+  if (spec.template) {
+    spec.template.metadata ??= {};
+    spec.template.spec ??= {};
+    defaultPodSpec(spec.template.spec);
+  }
+}
+
+/** The selector as the label query it stands for (`a=b,c=d`, keys sorted). */
+function selectorString(sel: Record<string, string> | undefined): string {
+  const keys = Object.keys(sel ?? {}).sort();
+  return keys.map((k) => `${k}=${sel![k]}`).join(',');
+}
+
+function validateReplicationController(o: KObject): StatusCause[] {
+  const spec = specOf(o);
+  const causes: StatusCause[] = [];
+  causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
+  const selector = spec.selector ?? {};
+  const empty = Object.keys(selector).length === 0;
+  if (empty) causes.push(fieldErr.required('spec.selector'));
+  causes.push(...nonNegative('spec.replicas', spec.replicas));
+  if (!spec.template) causes.push(fieldErr.required('spec.template'));
+  else {
+    const labels = spec.template.metadata?.labels ?? {};
+    if (!empty && Object.entries(selector).some(([k, v]) => labels[k] !== v))
+      causes.push(templateLabelsMismatch(spec.template.metadata?.labels));
+    causes.push(...validateWorkloadTemplate(spec.template, 'spec.template', 'ReplicationController'));
+  }
+  causes.push(...validateReplicaCounters(statusOf(o) as Record<string, unknown>));
+  return causes;
+}
+
+export const replicationControllerDef: ResourceDef = {
+  group: '',
+  versions: ['v1'],
+  kind: 'ReplicationController',
+  listKind: 'ReplicationControllerList',
+  plural: 'replicationcontrollers',
+  singular: 'replicationcontroller',
+  namespaced: true,
+  shortNames: ['rc'],
+  categories: ['all'],
+  verbs: ALL_VERBS,
+  subresources: ['scale', 'status'],
+  schema,
+  strategy: {
+    zeroValue: () => ({ status: { replicas: 0 } }),
+    scale: replicasScale((o) => selectorString(specOf(o).selector)),
+    allowUnconditionalUpdate: true,
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'Desired',
+        type: 'integer',
+        description:
+          'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
+        cell: (o) => specOf(o).replicas ?? 0,
+      },
+      {
+        name: 'Current',
+        type: 'integer',
+        description: 'Replicas is the most recently observed number of replicas.',
+        cell: (o) => statusOf(o).replicas ?? 0,
+      },
+      {
+        name: 'Ready',
+        type: 'integer',
+        description: 'The number of ready replicas for this replication controller.',
+        cell: (o) => statusOf(o).readyReplicas ?? 0,
+      },
+      AGE_COLUMN,
+      ...containerColumns((o) => specOf(o).template),
+      {
+        name: 'Selector',
+        type: 'string',
+        priority: 1,
+        description:
+          'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template.',
+        cell: (o) => formatLabels(specOf(o).selector),
+      },
+    ],
+    prepareForCreate(o: KObject) {
+      prepare(o);
+      o.status = zeroCounters({}, STATUS_ZEROES);
+    },
+    prepareForUpdate(o: KObject, old: KObject) {
+      prepare(o);
+      keepStoredStatus(o, old);
+    },
+    prepareForStatusUpdate(o: KObject, old: KObject) {
+      keepAllButStatus(o, old);
+      normalizeBySchema(o, schema, 'ReplicationController');
+      o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, STATUS_ZEROES);
+    },
+    validate: validateReplicationController,
+    validateUpdate: validateReplicationController,
+  },
+};
