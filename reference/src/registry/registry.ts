@@ -25,8 +25,13 @@ export class Registry {
    * beyond what the runtime configuration serves.
    */
   readonly disabled = new Set<string>();
-  /** Which built-in group versions and resources are served (`--runtime-config`); custom resources always are. */
+  /**
+   * Which built-in group versions and resources are served (`--runtime-config`). It governs the
+   * resources registered when it was configured (`group/plural`): resources added later (custom
+   * resources) are served at every version they name.
+   */
   private enablement = new ApiEnablement();
+  private governed = new Set<string>();
   private onChange: (() => void)[] = [];
 
   constructor(
@@ -130,6 +135,7 @@ export class Registry {
   configure(rc: RuntimeConfig): void {
     checkRuntimeConfig(rc, this.builtinApis());
     this.enablement = new ApiEnablement(rc);
+    this.governed = new Set([...this.byBucket.entries()].filter(([, { def }]) => !def.custom).map(([k]) => k));
   }
 
   /** The built-in groups, versions and resources (custom resources and alias groups left out). */
@@ -148,7 +154,8 @@ export class Registry {
     const group = this.canonicalGroup(def.group);
     const gv = apiVersionOf(group, version);
     if (this.disabled.size && (this.disabled.has(gv) || this.disabled.has(`${gv}/${def.plural}`))) return false;
-    return def.custom === true || this.enablement.serves(group, version, def.plural);
+    // aliases and twins follow the resource they stand for
+    return !this.governed.has(`${group}/${def.plural}`) || this.enablement.serves(group, version, def.plural);
   }
 
   byResource(group: string, plural: string): Served | undefined {
