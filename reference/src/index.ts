@@ -320,6 +320,6 @@ function applyRuntimeConfig(registry: Registry, rc: RuntimeConfig): void {
   }
   if (!registry.lookup('', 'v1', 'namespaces'))
     throw new ConfigurationError(
-      '--runtime-config: the core group version v1 cannot be switched off (add v1=true after api/all=false or api/ga=false)',
+      '--runtime-config: the core group version v1 cannot be switched off (with api/all=false or api/ga=false, add v1=true)',
     );
 }
