@@ -37,7 +37,12 @@ import { installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
 import { SYSTEM_PRIORITY_CLASSES, systemPriorityClass } from './registry/kinds/priorityclass.ts';
 import { Registry } from './registry/registry.ts';
-import { parseRuntimeConfig, type RuntimeConfig, RuntimeConfigError } from './registry/runtime-config.ts';
+import {
+  parseRuntimeConfig,
+  priorityAndFairnessConflict,
+  type RuntimeConfig,
+  RuntimeConfigError,
+} from './registry/runtime-config.ts';
 import type { RequestContext } from './registry/types.ts';
 import { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
@@ -97,7 +102,7 @@ export interface OrchServer {
 export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
   // --runtime-config: its form is checked before anything opens, its names once the kinds are in
-  const runtimeConfig = runtimeConfigOf(options.runtimeConfig);
+  const runtimeConfig = runtimeConfigOf(options.runtimeConfig, options.featureGates.APIPriorityAndFairness === true);
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
@@ -295,14 +300,22 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   return srv;
 }
 
-/** `--runtime-config` parsed; a malformed one is a ConfigurationError (the command line reports it as a usage error). */
-function runtimeConfigOf(s: string): RuntimeConfig {
+/**
+ * `--runtime-config` parsed; a malformed one, or one that switches off what API priority and
+ * fairness needs while its gate is on, is a ConfigurationError (the command line reports it as a
+ * usage error).
+ */
+function runtimeConfigOf(s: string, priorityAndFairness: boolean): RuntimeConfig {
+  let rc: RuntimeConfig;
   try {
-    return parseRuntimeConfig(s);
+    rc = parseRuntimeConfig(s);
   } catch (e) {
     if (e instanceof RuntimeConfigError) throw new ConfigurationError(`--runtime-config: ${e.message}`);
     throw e;
   }
+  const conflict = priorityAndFairness ? priorityAndFairnessConflict(s) : undefined;
+  if (conflict) throw new ConfigurationError(conflict);
+  return rc;
 }
 
 /**

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors/config-error.ts';
 import { build } from '../src/index.ts';
 import { ApiEnablement, BETA_RESOURCES_SERVED_BY_DEFAULT } from '../src/registry/api-enablement.ts';
-import { parseRuntimeConfig, RuntimeConfigError } from '../src/registry/runtime-config.ts';
+import { parseRuntimeConfig, priorityAndFairnessConflict, RuntimeConfigError } from '../src/registry/runtime-config.ts';
 import { startServer, type TestServer } from './helpers.ts';
 import { readFact } from './k8s-facts.ts';
 
@@ -30,6 +30,9 @@ const DISCOVERY = (() => {
   }
   return out;
 })();
+
+const APF = (key: string) =>
+  `--runtime-config=${key}=false conflicts with --enable-priority-and-fairness=true and --feature-gates=APIPriorityAndFairness=true`;
 
 const split = (gvr: string) => gvr.split('/') as [string, string, string];
 
@@ -152,13 +155,37 @@ describe('a server started with a runtime configuration', () => {
     ['v1=false', '--runtime-config: the core group version v1 cannot be switched off'],
     ['api/v1=false', 'the core group version v1 cannot be switched off'],
     ['api/v1/pods=false', 'the core group version v1 cannot be switched off'],
-    ['api/all=false,apps/v1=true', 'the core group version v1 cannot be switched off'],
+    ['api/all=false,api/beta=true,apps/v1=true', 'the core group version v1 cannot be switched off'],
     ['api/ga=false', 'the core group version v1 cannot be switched off'],
-    ['api/all=false', '--runtime-config: invalid key with only api/all=false'],
+    // 1.28: API priority and fairness (gate on by default) needs flowcontrol v1beta3
+    ['api/all=false', 'invalid key with only api/all=false'],
+    ['api/all=false,v1=true', APF('api/all')],
+    ['api/beta=false', APF('api/beta')],
+    ['flowcontrol.apiserver.orch.io/v1beta3=false', APF('flowcontrol.apiserver.orch.io/v1beta3')],
   ])('refuses %j at start', async (runtimeConfig, message) => {
     const started = build({ inMemory: true, tls: false, runtimeConfig });
     await expect(started).rejects.toThrow(ConfigurationError);
     await expect(build({ inMemory: true, tls: false, runtimeConfig })).rejects.toThrow(message);
+  });
+
+  it.each([
+    ['api/beta=false', 'api/beta'],
+    ['api/all=false,api/beta=true', undefined],
+    ['flowcontrol.apiserver.orch.io/v1beta3=true,api/beta=false', undefined],
+    ['flowcontrol.apiserver.orch.io/v1beta2=false', undefined],
+    ['api/beta=0', undefined],
+  ])('priority and fairness: %j conflicts over %s (the first of v1beta3, api/beta, api/all the flag sets decides)', (rc, key) => {
+    expect(priorityAndFairnessConflict(rc)).toBe(key ? APF(key) : undefined);
+  });
+
+  it('with the APIPriorityAndFairness gate off, beta versions may all be switched off', async () => {
+    const s = await build({ inMemory: true, tls: false, runtimeConfig: 'api/beta=false', featureGates: { APIPriorityAndFairness: false } });
+    try {
+      expect(s.registry.lookup('authentication.orch.io', 'v1beta1', 'selfsubjectreviews')).toBeUndefined();
+      expect(s.registry.lookup('apps', 'v1', 'deployments')).toBeDefined();
+    } finally {
+      await s.close();
+    }
   });
 
   describe('what is off is not served: 404, absent from discovery and OpenAPI', () => {

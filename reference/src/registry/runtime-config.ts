@@ -48,6 +48,22 @@ function entries(s: string): Map<string, string> {
   return m;
 }
 
+/**
+ * 1.28 (validateAPIPriorityAndFairness): with API priority and fairness on, the flowcontrol
+ * version its controller uses may not be switched off, by name, by api/beta or by api/all (the
+ * first of these the flag sets decides). The refusal's message, or undefined.
+ */
+export function priorityAndFairnessConflict(s: string): string | undefined {
+  const m = entries(s);
+  for (const key of ['flowcontrol.apiserver.orch.io/v1beta3', 'api/beta', 'api/all']) {
+    const v = m.get(key);
+    if (v === 'false')
+      return `--runtime-config=${key}=false conflicts with --enable-priority-and-fairness=true and --feature-gates=APIPriorityAndFairness=true`;
+    if (v === 'true') return undefined;
+  }
+  return undefined;
+}
+
 /** Parses the flag's value; throws RuntimeConfigError for what 1.28 refuses before looking at its groups. */
 export function parseRuntimeConfig(s: string): RuntimeConfig {
   const raw = entries(s);
