@@ -51,7 +51,7 @@ ${knownFeatureGates()
                              apps/v1/deployments=false), v1 or api/v1 (the core group, which cannot
                              be switched off), api/all, api/ga, api/beta, api/alpha. Default: GA
                              versions on, alpha off, beta off except the flowcontrol v1beta2/v1beta3
-                             resources (as 1.28) and authentication v1beta1 selfsubjectreviews
+                             resources (as 1.28) and the authentication v1beta1 reviews (doc3)
   --history-seconds N        change history kept for watches and exact reads (default ${DEFAULTS.historySeconds})
   --continue-ttl-seconds N   lifetime of list continue tokens (default ${DEFAULTS.continueTtlSeconds})
   --bookmark-interval-seconds N

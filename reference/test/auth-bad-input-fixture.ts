@@ -175,8 +175,6 @@ export async function startFixture(): Promise<Fixture> {
   const t = await startServer({
     tls: true,
     anonymous: true,
-    // the v1beta1 review paths are served only when switched on (as 1.28)
-    runtimeConfig: 'authentication.orch.io/v1beta1=true',
     clientCaFile: file('client-ca.pem', clientCa.certPem),
     requestheaderClientCaFile: file('proxy-ca.pem', proxyCa.certPem),
     requestheaderAllowedNames: ['front-proxy'],

@@ -49,7 +49,6 @@ describe("1.28's default set", () => {
     // 1.28's betaAPIGroupVersionsDisabledByDefault and alphaAPIGroupVersionsDisabledByDefault
     'admissionregistration.orch.io/v1beta1/validatingadmissionpolicies',
     'admissionregistration.orch.io/v1alpha1/validatingadmissionpolicies',
-    'authentication.orch.io/v1beta1/tokenreviews',
     'authentication.orch.io/v1alpha1/selfsubjectreviews',
     'storage.orch.io/v1beta1/csistoragecapacities',
     'flowcontrol.apiserver.orch.io/v1beta1/flowschemas',
@@ -62,10 +61,10 @@ describe("1.28's default set", () => {
     expect(DISCOVERY.has(gvr)).toBe(false);
   });
 
-  it("each built-in resource of the reference is served by default exactly when a 1.28 server serves it (but doc3's SelfSubjectReview v1beta1)", async () => {
+  it("each built-in resource of the reference is served by default exactly when a 1.28 server serves it (but doc3's authentication v1beta1 reviews)", async () => {
     const s = await build({ inMemory: true, tls: false });
     try {
-      const exceptions = ['authentication.orch.io/v1beta1/selfsubjectreviews'];
+      const exceptions = ['authentication.orch.io/v1beta1/selfsubjectreviews', 'authentication.orch.io/v1beta1/tokenreviews'];
       expect(BETA_RESOURCES_SERVED_BY_DEFAULT).toEqual(expect.arrayContaining(exceptions));
       let n = 0;
       for (const [g, versions] of s.registry.builtinApis())
@@ -98,9 +97,9 @@ describe('how the keys merge (1.28 MergeAPIResourceConfigs)', () => {
     { rc: 'apps/v1/deployments=false', on: ['apps/v1/daemonsets', ROLES], off: [DEP] },
     { rc: 'admissionregistration.orch.io/v1beta1', on: [VAP1], off: [VAPA] },
     { rc: 'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true', on: [VAP1, VAPA], off: [] },
-    { rc: 'api/beta=true', on: [VAP1, FS1, FS3, 'authentication.orch.io/v1beta1/tokenreviews'], off: [VAPA] },
+    { rc: 'api/beta=true', on: [VAP1, FS1, FS3, 'storage.orch.io/v1beta1/csistoragecapacities'], off: [VAPA] },
     // a version-wide setting drops the resources 1.28 keeps serving in that version
-    { rc: 'api/beta=false', on: [DEP], off: [FS3, 'authentication.orch.io/v1beta1/selfsubjectreviews'] },
+    { rc: 'api/beta=false', on: [DEP], off: [FS3, 'authentication.orch.io/v1beta1/selfsubjectreviews', 'authentication.orch.io/v1beta1/tokenreviews'] },
     { rc: 'flowcontrol.apiserver.orch.io/v1beta3=false', on: ['flowcontrol.apiserver.orch.io/v1beta2/flowschemas'], off: [FS3] },
     { rc: 'api/alpha=true', on: [VAPA, DEP], off: [VAP1] },
     { rc: 'api/all=true', on: [VAPA, VAP1, FS1, DEP], off: [] },

@@ -25,9 +25,10 @@ export const BETA_RESOURCES_SERVED_BY_DEFAULT: readonly string[] = [
   'flowcontrol.apiserver.orch.io/v1beta2/prioritylevelconfigurations',
   'flowcontrol.apiserver.orch.io/v1beta3/flowschemas',
   'flowcontrol.apiserver.orch.io/v1beta3/prioritylevelconfigurations',
-  // doc3 ("Self review") names SelfSubjectReview at this version; 1.28 serves it only when
-  // switched on (its SelfSubjectReview is GA at v1, also served)
+  // doc3 names SelfSubjectReview ("Self review") and TokenReview ("Review objects": v1 or
+  // v1beta1, answered in the request's version) at this version; 1.28 serves neither by default
   'authentication.orch.io/v1beta1/selfsubjectreviews',
+  'authentication.orch.io/v1beta1/tokenreviews',
 ];
 
 const DEFAULT_ON = new Set(BETA_RESOURCES_SERVED_BY_DEFAULT);
