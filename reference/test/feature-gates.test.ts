@@ -152,7 +152,7 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
         expect(r.gates[g.name], g.name).toBe(fixtureGate(g.name).default);
     if (warnings) {
       expect(r.warnings).toHaveLength(warnings.length);
-      warnings.forEach((w, i) => expect(r.warnings[i]).toMatch(w));
+      for (const [i, w] of warnings.entries()) expect(r.warnings[i]).toMatch(w);
     }
   });
 
