@@ -46,12 +46,17 @@ describe('the gate table', () => {
   });
 
   it('GA and deprecated gates, which a 1.28 server accepts but does not list, are none of the listed ones', () => {
-    const retired = Object.entries(FEATURE_GATES_1_28).filter(([, s]) => s.stage === 'GA' || s.stage === 'DEPRECATED');
+    const retired = Object.entries(FEATURE_GATES_1_28).filter(
+      ([, s]) => s.stage === 'GA' || s.stage === 'DEPRECATED',
+    );
     // 1.28's kube_features.go: 30 GA gates (28 locked to true) and 5 deprecated ones
     expect(retired.filter(([, s]) => s.stage === 'GA')).toHaveLength(30);
     expect(retired.filter(([, s]) => s.stage === 'DEPRECATED')).toHaveLength(5);
     for (const [name, s] of retired) {
-      expect(FIXTURE.some((g) => g.name === name), name).toBe(false);
+      expect(
+        FIXTURE.some((g) => g.name === name),
+        name,
+      ).toBe(false);
       // GA means on; a locked gate is locked to its default
       if (s.stage === 'GA') expect(s.default, name).toBe(true);
     }
@@ -76,10 +81,23 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
   }[] = [
     { name: 'no gate', set: {}, want: { WatchList: false, APIListChunking: true }, warnings: [] },
     { name: 'an alpha gate on', set: { WatchList: true }, want: { WatchList: true }, warnings: [] },
-    { name: 'a beta gate off', set: { APIResponseCompression: false }, want: { APIResponseCompression: false }, warnings: [] },
+    {
+      name: 'a beta gate off',
+      set: { APIResponseCompression: false },
+      want: { APIResponseCompression: false },
+      warnings: [],
+    },
     { name: 'an unknown gate', set: { NoSuchGate: true }, refused: 'unrecognized feature gate: NoSuchGate' },
-    { name: 'names are case-sensitive', set: { watchlist: true }, refused: 'unrecognized feature gate: watchlist' },
-    { name: 'an inherited property is no gate', set: { toString: true }, refused: 'unrecognized feature gate: toString' },
+    {
+      name: 'names are case-sensitive',
+      set: { watchlist: true },
+      refused: 'unrecognized feature gate: watchlist',
+    },
+    {
+      name: 'an inherited property is no gate',
+      set: { toString: true },
+      refused: 'unrecognized feature gate: toString',
+    },
     {
       name: 'a GA gate (locked, non-operational) set to false',
       set: { ServerSideApply: false },
@@ -88,7 +106,8 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
     {
       name: 'a deprecated gate locked to false set to true',
       set: { ExperimentalHostUserNamespaceDefaulting: true },
-      refused: 'cannot set feature gate ExperimentalHostUserNamespaceDefaulting to true, feature is locked to false',
+      refused:
+        'cannot set feature gate ExperimentalHostUserNamespaceDefaulting to true, feature is locked to false',
     },
     {
       name: 'a GA gate set to true: accepted, warns that it will be removed and is non-operational',
@@ -102,13 +121,17 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
       name: 'a GA gate that is not locked may still be turned off (1.28), with the warning',
       set: { ExecProbeTimeout: false },
       want: { ExecProbeTimeout: false },
-      warnings: [/^Setting GA feature gate ExecProbeTimeout=false\. It will be removed in a future release\. It is still operational/],
+      warnings: [
+        /^Setting GA feature gate ExecProbeTimeout=false\. It will be removed in a future release\. It is still operational/,
+      ],
     },
     {
       name: 'a deprecated gate warns and says it still works',
       set: { KMSv1: false },
       want: { KMSv1: false },
-      warnings: [/^Setting deprecated feature gate KMSv1=false\. It will be removed in a future release\. It is still operational/],
+      warnings: [
+        /^Setting deprecated feature gate KMSv1=false\. It will be removed in a future release\. It is still operational/,
+      ],
     },
     {
       name: 'a deprecated non-operational gate at its locked value warns and says so',
@@ -125,7 +148,12 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
     {
       name: 'AllAlpha=true with an alpha gate named off: the named one wins (named after)',
       set: { AllAlpha: true, WatchList: false },
-      want: { WatchList: false, ConsistentListFromCache: true, AllBeta: false, ValidatingAdmissionPolicy: false },
+      want: {
+        WatchList: false,
+        ConsistentListFromCache: true,
+        AllBeta: false,
+        ValidatingAdmissionPolicy: false,
+      },
     },
     {
       name: 'AllAlpha=true with an alpha gate named off: the named one wins (named before)',
@@ -135,7 +163,11 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
     {
       name: 'AllBeta=false turns every beta gate off but the ones named',
       set: { AllBeta: false, APIListChunking: true },
-      want: { ...Object.fromEntries(betaNames.map((n) => [n, false])), APIListChunking: true, WatchList: false },
+      want: {
+        ...Object.fromEntries(betaNames.map((n) => [n, false])),
+        APIListChunking: true,
+        WatchList: false,
+      },
     },
   ];
   it.each(cases)('$name', ({ set, want, warnings, refused }) => {
@@ -167,7 +199,10 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
 
   it.each([
     ['WatchList', 'missing bool value for WatchList'],
-    ['WatchList=yes', 'invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'],
+    [
+      'WatchList=yes',
+      'invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax',
+    ],
     ['WatchList=', 'invalid value of WatchList=, err: strconv.ParseBool: parsing "": invalid syntax'],
   ])('refuses the list %j', (s, message) => {
     expect(() => parseFeatureGateList(s)).toThrow(message);
@@ -176,12 +211,18 @@ describe('resolving a gate list (1.28 SetFromMap)', () => {
 
 describe('gates of a built server', () => {
   it('the gates the server reads keep working; every other gate is present at its default', async () => {
-    const s = await build({ inMemory: true, tls: false, featureGates: { WatchList: true, ValidatingAdmissionPolicy: true } });
+    const s = await build({
+      inMemory: true,
+      tls: false,
+      featureGates: { WatchList: true, ValidatingAdmissionPolicy: true },
+    });
     try {
       expect(s.options.featureGates.WatchList).toBe(true);
       expect(s.options.featureGates.ValidatingAdmissionPolicy).toBe(true);
       expect(s.options.featureGates.APIListChunking).toBe(fixtureGate('APIListChunking').default);
-      expect(s.options.featureGates.APIResponseCompression).toBe(fixtureGate('APIResponseCompression').default);
+      expect(s.options.featureGates.APIResponseCompression).toBe(
+        fixtureGate('APIResponseCompression').default,
+      );
       expect(s.options.featureGates.ServerSideApply).toBe(true);
     } finally {
       await s.close();
@@ -205,12 +246,24 @@ describe('the command line (a real child process)', () => {
   });
 
   /** Starts `serve` with the flags; resolves when it is ready or has exited. */
-  async function serve(flags: string[]): Promise<{ code: number | null; out: string; err: string; stop: () => Promise<number | null> }> {
+  async function serve(
+    flags: string[],
+  ): Promise<{ code: number | null; out: string; err: string; stop: () => Promise<number | null> }> {
     const d = mkdtempSync(join(tmpdir(), 'orch-gates-'));
     dirs.push(d);
     const child = spawn(
       process.execPath,
-      [join(ROOT, 'scripts/bin.mjs'), 'serve', '--port', '0', '--in-memory', '--insecure-http', '--data-dir', d, ...flags],
+      [
+        join(ROOT, 'scripts/bin.mjs'),
+        'serve',
+        '--port',
+        '0',
+        '--in-memory',
+        '--insecure-http',
+        '--data-dir',
+        d,
+        ...flags,
+      ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     children.push(child);
@@ -238,7 +291,10 @@ describe('the command line (a real child process)', () => {
 
   it.each([
     [['--feature-gates', 'NoSuchGate=true'], 'error: --feature-gates: unrecognized feature gate: NoSuchGate'],
-    [['--feature-gates', 'ServerSideApply=false'], 'error: --feature-gates: cannot set feature gate ServerSideApply to false, feature is locked to true'],
+    [
+      ['--feature-gates', 'ServerSideApply=false'],
+      'error: --feature-gates: cannot set feature gate ServerSideApply to false, feature is locked to true',
+    ],
     [['--feature-gates', 'WatchList'], 'error: --feature-gates: missing bool value for WatchList'],
   ])('refuses %j at start: exit 2 and the message', async (flags, message) => {
     const r = await serve(flags);
@@ -248,7 +304,11 @@ describe('the command line (a real child process)', () => {
   });
 
   it('deprecated and GA gates warn on stderr at start, saying whether they still work; the banner shows the gates set', async () => {
-    const r = await serve(['--feature-gates', 'KMSv1=false,ServerSideApply=true', '--feature-gates=WatchList=true']);
+    const r = await serve([
+      '--feature-gates',
+      'KMSv1=false,ServerSideApply=true',
+      '--feature-gates=WatchList=true',
+    ]);
     try {
       expect(r.code).toBeNull();
       const lines = r.err.split('\n').filter((l) => l.startsWith('warning: '));

@@ -14,7 +14,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors/config-error.ts';
 import { build } from '../src/index.ts';
 import { ApiEnablement, BETA_RESOURCES_SERVED_BY_DEFAULT } from '../src/registry/api-enablement.ts';
-import { parseRuntimeConfig, priorityAndFairnessConflict, RuntimeConfigError } from '../src/registry/runtime-config.ts';
+import {
+  parseRuntimeConfig,
+  priorityAndFairnessConflict,
+  RuntimeConfigError,
+} from '../src/registry/runtime-config.ts';
 import { startServer, type TestServer } from './helpers.ts';
 import { readFact } from './k8s-facts.ts';
 
@@ -64,7 +68,10 @@ describe("1.28's default set", () => {
   it("each built-in resource of the reference is served by default exactly when a 1.28 server serves it (but doc3's authentication v1beta1 reviews)", async () => {
     const s = await build({ inMemory: true, tls: false });
     try {
-      const exceptions = ['authentication.orch.io/v1beta1/selfsubjectreviews', 'authentication.orch.io/v1beta1/tokenreviews'];
+      const exceptions = [
+        'authentication.orch.io/v1beta1/selfsubjectreviews',
+        'authentication.orch.io/v1beta1/tokenreviews',
+      ];
       expect(BETA_RESOURCES_SERVED_BY_DEFAULT).toEqual(expect.arrayContaining(exceptions));
       let n = 0;
       for (const [g, versions] of s.registry.builtinApis())
@@ -96,15 +103,39 @@ describe('how the keys merge (1.28 MergeAPIResourceConfigs)', () => {
     { rc: 'apps/v1=0', on: [ROLES], off: [DEP] },
     { rc: 'apps/v1/deployments=false', on: ['apps/v1/daemonsets', ROLES], off: [DEP] },
     { rc: 'admissionregistration.orch.io/v1beta1', on: [VAP1], off: [VAPA] },
-    { rc: 'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true', on: [VAP1, VAPA], off: [] },
-    { rc: 'api/beta=true', on: [VAP1, FS1, FS3, 'storage.orch.io/v1beta1/csistoragecapacities'], off: [VAPA] },
+    {
+      rc: 'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true',
+      on: [VAP1, VAPA],
+      off: [],
+    },
+    {
+      rc: 'api/beta=true',
+      on: [VAP1, FS1, FS3, 'storage.orch.io/v1beta1/csistoragecapacities'],
+      off: [VAPA],
+    },
     // a version-wide setting drops the resources 1.28 keeps serving in that version
-    { rc: 'api/beta=false', on: [DEP], off: [FS3, 'authentication.orch.io/v1beta1/selfsubjectreviews', 'authentication.orch.io/v1beta1/tokenreviews'] },
-    { rc: 'flowcontrol.apiserver.orch.io/v1beta3=false', on: ['flowcontrol.apiserver.orch.io/v1beta2/flowschemas'], off: [FS3] },
+    {
+      rc: 'api/beta=false',
+      on: [DEP],
+      off: [
+        FS3,
+        'authentication.orch.io/v1beta1/selfsubjectreviews',
+        'authentication.orch.io/v1beta1/tokenreviews',
+      ],
+    },
+    {
+      rc: 'flowcontrol.apiserver.orch.io/v1beta3=false',
+      on: ['flowcontrol.apiserver.orch.io/v1beta2/flowschemas'],
+      off: [FS3],
+    },
     { rc: 'api/alpha=true', on: [VAPA, DEP], off: [VAP1] },
     { rc: 'api/all=true', on: [VAPA, VAP1, FS1, DEP], off: [] },
     { rc: 'api/all=false,v1=true', on: [PODS], off: [DEP, FS3, ROLES] },
-    { rc: 'api/all=false,api/v1=true,apps/v1/deployments=true', on: [PODS, DEP], off: ['apps/v1/daemonsets'] },
+    {
+      rc: 'api/all=false,api/v1=true,apps/v1/deployments=true',
+      on: [PODS, DEP],
+      off: ['apps/v1/daemonsets'],
+    },
     // the stage matchers apply in 1.28's order (all, ga, beta, alpha) whatever the flag's order
     { rc: 'api/beta=true,api/all=false,v1', on: [PODS, FS1], off: [DEP, VAPA] },
     { rc: 'api/ga=false,v1=true,rbac.authorization.orch.io/v1=true', on: [PODS, ROLES, FS3], off: [DEP] },
@@ -133,7 +164,10 @@ describe('how the keys merge (1.28 MergeAPIResourceConfigs)', () => {
     ['api/all=false', 'invalid key with only api/all=false'],
     ['api/beta=yes', 'invalid value api/beta=yes'],
     ['api/alpha', 'invalid value api/alpha='],
-    ['apps/v1=maybe', 'invalid value of apps/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'],
+    [
+      'apps/v1=maybe',
+      'invalid value of apps/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax',
+    ],
     ['apps', 'runtime-config invalid key apps'],
     ['apps/v1/deployments/scale=false', 'runtime-config invalid key apps/v1/deployments/scale'],
     [
@@ -150,7 +184,10 @@ describe('a server started with a runtime configuration', () => {
   it.each([
     ['nope.example.com/v1=false', '--runtime-config: unknown api groups nope.example.com'],
     ['apps/v9=true', '--runtime-config: group version apps/v9 that has not been registered'],
-    ['apps/v1/widgets=false', '--runtime-config: invalid key apps/v1/widgets: group version apps/v1 has no resource "widgets"'],
+    [
+      'apps/v1/widgets=false',
+      '--runtime-config: invalid key apps/v1/widgets: group version apps/v1 has no resource "widgets"',
+    ],
     ['v1=false', '--runtime-config: the core group version v1 cannot be switched off'],
     ['api/v1=false', 'the core group version v1 cannot be switched off'],
     ['api/v1/pods=false', 'the core group version v1 cannot be switched off'],
@@ -173,12 +210,20 @@ describe('a server started with a runtime configuration', () => {
     ['flowcontrol.apiserver.orch.io/v1beta3=true,api/beta=false', undefined],
     ['flowcontrol.apiserver.orch.io/v1beta2=false', undefined],
     ['api/beta=0', undefined],
-  ])('priority and fairness: %j conflicts over %s (the first of v1beta3, api/beta, api/all the flag sets decides)', (rc, key) => {
-    expect(priorityAndFairnessConflict(rc)).toBe(key ? APF(key) : undefined);
-  });
+  ])(
+    'priority and fairness: %j conflicts over %s (the first of v1beta3, api/beta, api/all the flag sets decides)',
+    (rc, key) => {
+      expect(priorityAndFairnessConflict(rc)).toBe(key ? APF(key) : undefined);
+    },
+  );
 
   it('with the APIPriorityAndFairness gate off, beta versions may all be switched off', async () => {
-    const s = await build({ inMemory: true, tls: false, runtimeConfig: 'api/beta=false', featureGates: { APIPriorityAndFairness: false } });
+    const s = await build({
+      inMemory: true,
+      tls: false,
+      runtimeConfig: 'api/beta=false',
+      featureGates: { APIPriorityAndFairness: false },
+    });
     try {
       expect(s.registry.lookup('authentication.orch.io', 'v1beta1', 'selfsubjectreviews')).toBeUndefined();
       expect(s.registry.lookup('apps', 'v1', 'deployments')).toBeDefined();
@@ -192,7 +237,14 @@ describe('a server started with a runtime configuration', () => {
     afterAll(async () => {
       for (const s of servers) await s.close();
     });
-    const rows: { rc: string; group: string; version: string; off: string[]; on: string[]; groupGone?: boolean }[] = [
+    const rows: {
+      rc: string;
+      group: string;
+      version: string;
+      off: string[];
+      on: string[];
+      groupGone?: boolean;
+    }[] = [
       {
         rc: 'rbac.authorization.orch.io/v1/roles=false',
         group: 'rbac.authorization.orch.io',
@@ -200,7 +252,14 @@ describe('a server started with a runtime configuration', () => {
         off: ['roles'],
         on: ['rolebindings', 'clusterroles'],
       },
-      { rc: 'coordination.orch.io/v1=false', group: 'coordination.orch.io', version: 'v1', off: ['leases'], on: [], groupGone: true },
+      {
+        rc: 'coordination.orch.io/v1=false',
+        group: 'coordination.orch.io',
+        version: 'v1',
+        off: ['leases'],
+        on: [],
+        groupGone: true,
+      },
       {
         rc: 'authentication.orch.io/v1beta1=false',
         group: 'authentication.orch.io',
@@ -225,7 +284,9 @@ describe('a server started with a runtime configuration', () => {
         for (const r of off) expect(names.filter((n) => n === r || n.startsWith(`${r}/`))).toEqual([]);
       } else expect(list.status).toBe(404);
       const groups = await ts.req('GET', '/apis');
-      const entry = (groups.json.groups as { name: string; versions: { version: string }[] }[]).find((g) => g.name === group);
+      const entry = (groups.json.groups as { name: string; versions: { version: string }[] }[]).find(
+        (g) => g.name === group,
+      );
       if (groupGone) expect(entry).toBeUndefined();
       else if (on.length) expect(entry!.versions.map((v) => v.version)).toContain(version);
       else expect(entry!.versions.map((v) => v.version)).not.toContain(version);
@@ -237,7 +298,8 @@ describe('a server started with a runtime configuration', () => {
       expect(v3paths.includes(`apis/${group}/${version}`)).toBe(on.length > 0);
       const v2 = await ts.req('GET', '/openapi/v2', undefined, { accept: 'application/json' });
       const v2paths = Object.keys(v2.json.paths);
-      const under = (r: string) => v2paths.filter((p) => p.startsWith(`${base}/`) && new RegExp(`/${r}(/|$)`).test(p));
+      const under = (r: string) =>
+        v2paths.filter((p) => p.startsWith(`${base}/`) && new RegExp(`/${r}(/|$)`).test(p));
       for (const r of off) expect(under(r)).toEqual([]);
       for (const r of on) expect(under(r).length).toBeGreaterThan(0);
     });
@@ -245,8 +307,14 @@ describe('a server started with a runtime configuration', () => {
     it('the policy API (admissionregistration v1beta1) is served once switched on', async () => {
       const ts = await startServer({ runtimeConfig: 'admissionregistration.orch.io/v1beta1=true' });
       servers.push(ts);
-      expect((await ts.req('GET', '/apis/admissionregistration.orch.io/v1beta1/validatingadmissionpolicies')).status).toBe(200);
-      expect((await ts.req('GET', '/apis/admissionregistration.orch.io/v1alpha1/validatingadmissionpolicies')).status).toBe(404);
+      expect(
+        (await ts.req('GET', '/apis/admissionregistration.orch.io/v1beta1/validatingadmissionpolicies'))
+          .status,
+      ).toBe(200);
+      expect(
+        (await ts.req('GET', '/apis/admissionregistration.orch.io/v1alpha1/validatingadmissionpolicies'))
+          .status,
+      ).toBe(404);
       const group = await ts.req('GET', '/apis/admissionregistration.orch.io');
       expect(group.json.versions.map((v: { version: string }) => v.version)).toEqual(['v1', 'v1beta1']);
     });
@@ -266,7 +334,17 @@ describe('the command line (a real child process)', () => {
     dirs.push(d);
     const child = spawn(
       process.execPath,
-      [join(ROOT, 'scripts/bin.mjs'), 'serve', '--port', '0', '--in-memory', '--insecure-http', '--data-dir', d, ...flags],
+      [
+        join(ROOT, 'scripts/bin.mjs'),
+        'serve',
+        '--port',
+        '0',
+        '--in-memory',
+        '--insecure-http',
+        '--data-dir',
+        d,
+        ...flags,
+      ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     children.push(child);
@@ -295,9 +373,18 @@ describe('the command line (a real child process)', () => {
   }
 
   it.each([
-    [['--runtime-config', 'nope.example.com/v1=true'], 'error: --runtime-config: unknown api groups nope.example.com'],
-    [['--runtime-config', 'apps/v1/Deployments=false'], 'error: --runtime-config: invalid key apps/v1/Deployments'],
-    [['--runtime-config', 'v1=false'], 'error: --runtime-config: the core group version v1 cannot be switched off'],
+    [
+      ['--runtime-config', 'nope.example.com/v1=true'],
+      'error: --runtime-config: unknown api groups nope.example.com',
+    ],
+    [
+      ['--runtime-config', 'apps/v1/Deployments=false'],
+      'error: --runtime-config: invalid key apps/v1/Deployments',
+    ],
+    [
+      ['--runtime-config', 'v1=false'],
+      'error: --runtime-config: the core group version v1 cannot be switched off',
+    ],
   ])('refuses %j at start: exit 2 and the message', async (flags, message) => {
     const r = await serve(flags);
     expect(r.code).toBe(2);

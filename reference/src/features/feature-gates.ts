@@ -36,7 +36,9 @@ export function parseFeatureGateList(s: string): GateValues {
     const v = entry.slice(i + 1).trim();
     const b = parseGoBool(v);
     if (b === undefined)
-      throw new FeatureGateError(`invalid value of ${k}=${v}, err: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+      throw new FeatureGateError(
+        `invalid value of ${k}=${v}, err: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`,
+      );
     delete out[k];
     out[k] = b;
   }
@@ -55,19 +57,29 @@ function operational(spec: GateSpec): string {
  * server logs at start. Throws FeatureGateError for an unknown gate or a locked gate set to the
  * other value.
  */
-export function resolveFeatureGates(set: Readonly<Record<string, boolean>>): { gates: GateValues; warnings: string[] } {
+export function resolveFeatureGates(set: Readonly<Record<string, boolean>>): {
+  gates: GateValues;
+  warnings: string[];
+} {
   const explicit = new Map<string, boolean>();
   const warnings: string[] = [];
   for (const [name, value] of Object.entries(set)) {
     const spec = FEATURE_GATES_1_28[name];
-    if (!spec || !Object.hasOwn(FEATURE_GATES_1_28, name)) throw new FeatureGateError(`unrecognized feature gate: ${name}`);
+    if (!spec || !Object.hasOwn(FEATURE_GATES_1_28, name))
+      throw new FeatureGateError(`unrecognized feature gate: ${name}`);
     if (spec.locked && spec.default !== value)
-      throw new FeatureGateError(`cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`);
+      throw new FeatureGateError(
+        `cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`,
+      );
     explicit.set(name, value);
     if (spec.stage === 'DEPRECATED')
-      warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release. ${operational(spec)}`);
+      warnings.push(
+        `Setting deprecated feature gate ${name}=${value}. It will be removed in a future release. ${operational(spec)}`,
+      );
     else if (spec.stage === 'GA')
-      warnings.push(`Setting GA feature gate ${name}=${value}. It will be removed in a future release. ${operational(spec)}`);
+      warnings.push(
+        `Setting GA feature gate ${name}=${value}. It will be removed in a future release. ${operational(spec)}`,
+      );
   }
   const gates = defaultFeatureGates();
   // AllAlpha / AllBeta: every gate of the stage that is not named explicitly, whatever the order

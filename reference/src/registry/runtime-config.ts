@@ -25,7 +25,12 @@ export interface RuntimeConfig {
   warnings: string[];
 }
 
-export const EMPTY_RUNTIME_CONFIG: RuntimeConfig = { matchers: [], versions: new Map(), resources: new Map(), warnings: [] };
+export const EMPTY_RUNTIME_CONFIG: RuntimeConfig = {
+  matchers: [],
+  versions: new Map(),
+  resources: new Map(),
+  warnings: [],
+};
 
 export class RuntimeConfigError extends Error {
   override readonly name = 'RuntimeConfigError';
@@ -73,7 +78,9 @@ export function parseRuntimeConfig(s: string): RuntimeConfig {
   const m = new Map<string, string>();
   for (const [k, v] of raw) {
     if (k === 'api/legacy') {
-      warnings.push('--runtime-config: api/legacy is deprecated, and will be removed in a future version; it has no effect');
+      warnings.push(
+        '--runtime-config: api/legacy is deprecated, and will be removed in a future version; it has no effect',
+      );
       continue;
     }
     if (k === 'v1' || k.startsWith('v1/') || k === 'api/v1' || k.startsWith('api/v1/')) {
@@ -84,7 +91,8 @@ export function parseRuntimeConfig(s: string): RuntimeConfig {
       m.set(k, v);
     }
   }
-  if (m.size === 1 && m.get('api/all') === 'false') throw new RuntimeConfigError('invalid key with only api/all=false');
+  if (m.size === 1 && m.get('api/all') === 'false')
+    throw new RuntimeConfigError('invalid key with only api/all=false');
   const rc: RuntimeConfig = { matchers: [], versions: new Map(), resources: new Map(), warnings };
   for (const matcher of STAGE_MATCHERS) {
     const v = m.get(matcher);
@@ -95,7 +103,8 @@ export function parseRuntimeConfig(s: string): RuntimeConfig {
   for (const [key, value] of m) {
     if ((STAGE_MATCHERS as readonly string[]).includes(key)) continue;
     const tokens = key.split('/');
-    if (tokens.length !== 2 && tokens.length !== 3) throw new RuntimeConfigError(`runtime-config invalid key ${key}`);
+    if (tokens.length !== 2 && tokens.length !== 3)
+      throw new RuntimeConfigError(`runtime-config invalid key ${key}`);
     const on = value === '' ? true : parseGoBool(value);
     if (on === undefined)
       throw new RuntimeConfigError(
