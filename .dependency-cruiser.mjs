@@ -14,7 +14,7 @@ const SRC = '^reference/src/';
 // reference/src layers, lowest first. A layer may import itself and the layers before it.
 const LAYERS = [
   // 1. leaf libraries (the server-side apply engine included): no server state; may import each other
-  { name: 'leaf', folders: ['util', 'errors', 'schema', 'selectors', 'content', 'patch', 'apply', 'cel', 'nodeagent'] },
+  { name: 'leaf', folders: ['util', 'errors', 'schema', 'selectors', 'content', 'patch', 'apply', 'cel', 'nodeagent', 'features'] },
   // 2. storage
   { name: 'storage', folders: ['storage'] },
   // 3. registry (with registry/kinds/)

@@ -12,8 +12,10 @@ import { loadAdmissionConfig } from './admission/config-file.ts';
 import { enabledPlugins } from './admission/plugins/catalog.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { modesProblem } from './authorization/configure.ts';
-import { DEFAULTS, type FeatureGates, type OidcOptions, parseFeatureGates, type ServerOptions, type TokenWebhookOptions } from './config.ts';
+import { DEFAULTS, type FeatureGates, type OidcOptions, type ServerOptions, type TokenWebhookOptions } from './config.ts';
 import { ConfigurationError } from './errors/config-error.ts';
+import { defaultFeatureGates, knownFeatureGates, parseFeatureGateList, resolveFeatureGates } from './features/feature-gates.ts';
+import { parseRuntimeConfig, RuntimeConfigError } from './registry/runtime-config.ts';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
 import { parseGoDuration } from './util/duration.ts';
 import { build, type OrchServer, SERVER_VERSION } from './index.ts';
@@ -36,9 +38,20 @@ Flags:
   --in-memory                keep objects in memory only (nothing survives a restart)
   --no-fsync                 do not fdatasync the write-ahead log before answering writes
   --insecure-http            serve plain HTTP instead of HTTPS (loopback hosts only)
-  --feature-gates LIST       e.g. WatchList=true,APIResponseCompression=false
-                             (known: ${Object.keys(DEFAULTS.featureGates).join(', ')})
-  --runtime-config LIST      e.g. apps/v1=false (switch group versions off or on)
+  --feature-gates LIST       Name=true|false pairs for the Kubernetes 1.28 feature gates, e.g.
+                             WatchList=true,APIResponseCompression=false; an unknown gate, or a GA
+                             gate locked to true set to false, is refused; GA and deprecated gates
+                             warn. AllAlpha / AllBeta set every alpha / beta gate not named. Alpha
+                             and beta gates:
+${knownFeatureGates()
+  .map((g) => `                               ${g}`)
+  .join('\n')}
+  --runtime-config LIST      key[=true|false] pairs switching built-in APIs on or off: <group>/<version>
+                             (e.g. apps/v1=false), <group>/<version>/<resource> (e.g.
+                             apps/v1/deployments=false), v1 or api/v1 (the core group, which cannot
+                             be switched off), api/all, api/ga, api/beta, api/alpha. Default: GA
+                             versions on, alpha off, beta off except the flowcontrol v1beta2/v1beta3
+                             resources (as 1.28) and the authentication v1beta1 reviews (doc3)
   --history-seconds N        change history kept for watches and exact reads (default ${DEFAULTS.historySeconds})
   --continue-ttl-seconds N   lifetime of list continue tokens (default ${DEFAULTS.continueTtlSeconds})
   --bookmark-interval-seconds N
@@ -150,6 +163,8 @@ export interface ServeConfig {
   kubeconfigPath: string;
   /** An explicit `--token` (otherwise the kept or a generated one). */
   token?: string;
+  /** Warnings to print at start (deprecated or GA feature gates set, deprecated runtime-config keys). */
+  warnings?: string[];
 }
 
 export class UsageError extends Error {}
@@ -398,20 +413,6 @@ function isWildcard(host: string): boolean {
   return h === '0.0.0.0' || h === '::' || h === '';
 }
 
-function parseRuntimeConfig(parts: string[]): string {
-  const out: string[] = [];
-  for (const part of parts
-    .flatMap((p) => p.split(','))
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const m = /^([a-z0-9.-]+\/[a-z0-9]+|api\/v1)(?:=(true|false))?$/i.exec(part);
-    if (!m)
-      throw new UsageError(`--runtime-config: invalid entry "${part}": want <group>/<version>[=true|false]`);
-    out.push(part);
-  }
-  return out.join(',');
-}
-
 /** The flags of the user authentication methods and of the client certificate signer. */
 function authenticationFlags(
   values: Record<string, string | boolean | string[] | undefined>,
@@ -488,22 +489,28 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
       );
     options.tls = false;
   } else options.tls = true;
+  const warnings: string[] = [];
   const gates = (values['feature-gates'] as string[] | undefined) ?? [];
   if (gates.length) {
-    let parsed: Partial<FeatureGates>;
     try {
-      parsed = parseFeatureGates(gates.join(','));
+      const r = resolveFeatureGates(parseFeatureGateList(gates.join(',')));
+      options.featureGates = r.gates as FeatureGates;
+      warnings.push(...r.warnings);
     } catch (e) {
       throw new UsageError(`--feature-gates: ${(e as Error).message}`);
     }
-    const known = Object.keys(DEFAULTS.featureGates);
-    for (const k of Object.keys(parsed))
-      if (!known.includes(k))
-        throw new UsageError(`--feature-gates: unrecognized feature gate: ${k} (known: ${known.join(', ')})`);
-    options.featureGates = { ...DEFAULTS.featureGates, ...parsed } as FeatureGates;
   }
   const rc = (values['runtime-config'] as string[] | undefined) ?? [];
-  if (rc.length) options.runtimeConfig = parseRuntimeConfig(rc);
+  if (rc.length) {
+    // the form here; the group versions and resources it names are checked when the server is built
+    options.runtimeConfig = rc.join(',');
+    try {
+      warnings.push(...parseRuntimeConfig(options.runtimeConfig).warnings);
+    } catch (e) {
+      if (e instanceof RuntimeConfigError) throw new UsageError(`--runtime-config: ${e.message}`);
+      throw e;
+    }
+  }
   const hs = intFlag('history-seconds', str('history-seconds'), 1, 7 * 24 * 3600);
   if (hs !== undefined) options.historySeconds = hs;
   const ct = intFlag('continue-ttl-seconds', str('continue-ttl-seconds'), 1, 7 * 24 * 3600);
@@ -560,7 +567,7 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   }
   parseAdmissionFlags(values, cwd, options);
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
-  return { options, kubeconfigPath, token };
+  return { options, kubeconfigPath, token, warnings };
 }
 
 /** The admission flags: plugin names checked against the catalog, the configuration file loaded once to check it. */
@@ -680,9 +687,13 @@ function banner(r: Running, readyMs: number): string {
   const store = o.inMemory
     ? 'in memory (nothing survives a restart)'
     : `${join(o.dataDir, 'store')}${o.fsync ? '' : ' (no fsync)'}`;
-  const gates = Object.entries(o.featureGates)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
+  // the gates that differ from their 1.28 default
+  const defaults = defaultFeatureGates();
+  const gates =
+    Object.entries(o.featureGates)
+      .filter(([k, v]) => defaults[k] !== v)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',') || '(the 1.28 defaults)';
   return [
     `orch reference server ${SERVER_VERSION.gitVersion}`,
     `  URL:        ${r.url}${o.tls ? '' : ' (plain HTTP)'}`,
@@ -703,6 +714,7 @@ async function serveMain(argv: string[]): Promise<number | undefined> {
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
+  for (const w of cfg.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
   const running = await serve(cfg);
   process.stdout.write(banner(running, performance.now()));
   let signals = 0;

@@ -1,4 +1,8 @@
 // Server options, with the defaults doc1 names (5 minutes of history, 5-minute continue tokens).
+import { ConfigurationError } from './errors/config-error.ts';
+import { defaultFeatureGates, FeatureGateError, resolveFeatureGates } from './features/feature-gates.ts';
+
+/** Every Kubernetes 1.28 feature gate with its value (features/gates-1.28.ts); the ones the server reads by name. */
 export interface FeatureGates {
   WatchList: boolean;
   APIListChunking: boolean;
@@ -27,7 +31,10 @@ export interface ServerOptions {
   /** `--shutdown-delay-duration`: after SIGTERM, requests are still served this long while /readyz fails. */
   shutdownDelayMs: number;
   featureGates: FeatureGates;
-  /** `--runtime-config` (e.g. `apps/v1=false`). */
+  /**
+   * `--runtime-config` (e.g. `apps/v1=false,apps/v1/deployments=true,api/beta=true`): which
+   * group versions and resources are served (registry/runtime-config.ts).
+   */
   runtimeConfig: string;
   maxBodyBytes: number;
   /** Bearer token of the admin identity (system:masters); generated when empty. */
@@ -144,7 +151,7 @@ export const DEFAULTS: ServerOptions = {
   bookmarkIntervalMs: 60_000,
   livezGracePeriodMs: 0,
   shutdownDelayMs: 0,
-  featureGates: { WatchList: false, APIListChunking: true, APIResponseCompression: true, ValidatingAdmissionPolicy: false },
+  featureGates: defaultFeatureGates() as FeatureGates,
   runtimeConfig: '',
   maxBodyBytes: 3 * 1024 * 1024,
   adminToken: '',
@@ -161,17 +168,14 @@ export const DEFAULTS: ServerOptions = {
 /** Options as callers give them: every field optional, feature gates one by one. */
 export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & { featureGates?: Partial<FeatureGates> };
 
+/** Options with defaults filled in; feature gates as 1.28 applies them (an unknown or locked gate is a ConfigurationError). */
 export function resolveOptions(o: ServerOptionsInput = {}): ServerOptions {
-  return { ...DEFAULTS, ...o, featureGates: { ...DEFAULTS.featureGates, ...(o.featureGates ?? {}) } as FeatureGates };
-}
-
-/** Parses `Gate=true,Other=false`. */
-export function parseFeatureGates(s: string): Partial<FeatureGates> {
-  const out: Record<string, boolean> = {};
-  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
-    const [k, v] = part.split('=');
-    if (!k || (v !== 'true' && v !== 'false')) throw new Error(`invalid feature gate "${part}": want Name=true|false`);
-    out[k] = v === 'true';
+  let featureGates: FeatureGates;
+  try {
+    featureGates = resolveFeatureGates((o.featureGates ?? {}) as Record<string, boolean>).gates as FeatureGates;
+  } catch (e) {
+    if (e instanceof FeatureGateError) throw new ConfigurationError(`feature gates: ${e.message}`);
+    throw e;
   }
-  return out;
+  return { ...DEFAULTS, ...o, featureGates };
 }

@@ -19,6 +19,7 @@ import type { AuthorizerChain } from './authorization/chain.ts';
 import { type AuthorizationSetup, configureAuthorization } from './authorization/configure.ts';
 import { installReviews } from './authorization/reviews.ts';
 import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
+import { ConfigurationError } from './errors/config-error.ts';
 import { HealthChecks } from './health/checks.ts';
 import { addHealthChecks } from './health/server-checks.ts';
 import { healthHandler } from './http/health.ts';
@@ -33,10 +34,15 @@ import { startCrdController } from './registry/kinds/crd/index.ts';
 import { startDefaultServiceAccounts } from './registry/default-service-accounts.ts';
 import { controllerEnabled } from './util/controllers.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
-import { POLICY_GROUP_VERSIONS } from './registry/kinds/policy-common.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
 import { SYSTEM_PRIORITY_CLASSES, systemPriorityClass } from './registry/kinds/priorityclass.ts';
 import { Registry } from './registry/registry.ts';
+import {
+  parseRuntimeConfig,
+  priorityAndFairnessConflict,
+  type RuntimeConfig,
+  RuntimeConfigError,
+} from './registry/runtime-config.ts';
 import type { RequestContext } from './registry/types.ts';
 import { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
@@ -95,6 +101,8 @@ export interface OrchServer {
 
 export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
+  // --runtime-config: its form is checked before anything opens, its names once the kinds are in
+  const runtimeConfig = runtimeConfigOf(options.runtimeConfig, options.featureGates.APIPriorityAndFairness === true);
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
@@ -110,9 +118,6 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     gates: { WatchList: options.featureGates.WatchList, APIListChunking: options.featureGates.APIListChunking },
     now: options.clock,
   });
-  // group versions Kubernetes 1.28 serves only when switched on with --runtime-config
-  for (const gv of OFF_BY_DEFAULT) registry.disabled.add(gv);
-  applyRuntimeConfig(registry, options.runtimeConfig);
   installBuiltins(registry);
   const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion })];
 
@@ -159,6 +164,16 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   );
   admission.addSource(() => plugins);
   installReviews(registry, authz, authentication);
+  try {
+    applyRuntimeConfig(registry, runtimeConfig);
+  } catch (e) {
+    tokens?.stop();
+    signer?.stop();
+    authz.stop();
+    for (const p of plugins) p.close?.();
+    await storage.close();
+    throw e;
+  }
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
   if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));
@@ -285,15 +300,39 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   return srv;
 }
 
-/** Group versions served only when `--runtime-config` switches them on (the policy API, beta and alpha in 1.28). */
-const OFF_BY_DEFAULT = [...POLICY_GROUP_VERSIONS];
-
-/** `--runtime-config`: `<group>/<version>=false` disables a group version, `=true` (or bare) enables it. */
-function applyRuntimeConfig(reg: Registry, rc: string): void {
-  for (const part of rc.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const [key, value = 'true'] = part.split('=');
-    const gv = key === 'api/v1' ? 'v1' : key!;
-    if (value === 'false') reg.disabled.add(gv);
-    else reg.disabled.delete(gv);
+/**
+ * `--runtime-config` parsed; a malformed one, or one that switches off what API priority and
+ * fairness needs while its gate is on, is a ConfigurationError (the command line reports it as a
+ * usage error).
+ */
+function runtimeConfigOf(s: string, priorityAndFairness: boolean): RuntimeConfig {
+  let rc: RuntimeConfig;
+  try {
+    rc = parseRuntimeConfig(s);
+  } catch (e) {
+    if (e instanceof RuntimeConfigError) throw new ConfigurationError(`--runtime-config: ${e.message}`);
+    throw e;
   }
+  const conflict = priorityAndFairness ? priorityAndFairnessConflict(s) : undefined;
+  if (conflict) throw new ConfigurationError(conflict);
+  return rc;
+}
+
+/**
+ * Serves the built-in group versions and resources `--runtime-config` and 1.28's defaults
+ * select (registry/api-enablement.ts); one it names that the server lacks, or switching off the
+ * core group version (namespaces, service accounts and the server's own objects live there), is
+ * a ConfigurationError.
+ */
+function applyRuntimeConfig(registry: Registry, rc: RuntimeConfig): void {
+  try {
+    registry.configure(rc);
+  } catch (e) {
+    if (e instanceof RuntimeConfigError) throw new ConfigurationError(`--runtime-config: ${e.message}`);
+    throw e;
+  }
+  if (!registry.lookup('', 'v1', 'namespaces'))
+    throw new ConfigurationError(
+      '--runtime-config: the core group version v1 cannot be switched off (with api/all=false or api/ga=false, add v1=true)',
+    );
 }

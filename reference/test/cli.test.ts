@@ -106,7 +106,7 @@ describe('serve flags', () => {
     [['--port', '70000'], /out of range/],
     [['--port', 'abc'], /whole number/],
     [['--feature-gates', 'NoSuchGate=true'], /unrecognized feature gate: NoSuchGate/],
-    [['--feature-gates', 'WatchList=yes'], /invalid feature gate/],
+    [['--feature-gates', 'WatchList=yes'], /invalid value of WatchList=yes, err: strconv.ParseBool/],
     [['--runtime-config', 'not a group'], /runtime-config/],
     [['--history-seconds', '0'], /out of range/],
     [['--token', 'has space'], /token/],

@@ -705,7 +705,8 @@ function discovery(deps: HttpDeps, path: string): unknown {
     const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'];
     for (const s of deps.registry.all())
       for (const v of s.def.versions)
-        if (s.def.group) paths.push(`/apis/${s.def.group}`, `/apis/${s.def.group}/${v}`);
+        if (s.def.group && deps.registry.servesGroupVersion(s.def.group, v))
+          paths.push(`/apis/${s.def.group}`, `/apis/${s.def.group}/${v}`);
     return { paths: [...new Set(paths)].sort() };
   }
   const m = /^\/apis\/([^/]+)$/.exec(p);

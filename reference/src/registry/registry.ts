@@ -1,9 +1,11 @@
 // The registry: which resources are served at which group versions, their stores, and
 // the discovery documents derived from them. Custom resources are added and removed at run time.
 import type { KObject, Storage } from '../storage/types.ts';
+import { ApiEnablement } from './api-enablement.ts';
 import { ConvertingStorage } from './converting-storage.ts';
 import { GenericStore, type StoreOptions } from './store.ts';
 import { SUBRESOURCES } from './subresources.ts';
+import { type RegisteredApis, type RuntimeConfig, checkRuntimeConfig } from './runtime-config.ts';
 import { type ResourceDef, apiVersionOf } from './types.ts';
 
 export interface Served {
@@ -18,8 +20,18 @@ export class Registry {
   private readonly groups = new Map<string, string[]>();
   /** alias group -> the group it stands for (addAlias). */
   private readonly aliases = new Map<string, string>();
-  /** runtime-config: group versions switched off. */
+  /**
+   * Group versions (`apps/v1`, core `v1`) and resources (`apps/v1/deployments`) switched off
+   * beyond what the runtime configuration serves.
+   */
   readonly disabled = new Set<string>();
+  /**
+   * Which built-in group versions and resources are served (`--runtime-config`). It governs the
+   * resources registered when it was configured (`group/plural`): resources added later (custom
+   * resources) are served at every version they name.
+   */
+  private enablement = new ApiEnablement();
+  private governed = new Set<string>();
   private onChange: (() => void)[] = [];
 
   constructor(
@@ -112,8 +124,38 @@ export class Registry {
   }
 
   lookup(group: string, version: string, plural: string): Served | undefined {
-    if (this.disabled.has(apiVersionOf(group, version))) return undefined;
-    return this.byPath.get(`${group}/${version}/${plural}`);
+    const e = this.byPath.get(`${group}/${version}/${plural}`);
+    return e && this.served(e.def, version) ? e : undefined;
+  }
+
+  /**
+   * Applies `--runtime-config` to the built-in resources registered so far; throws
+   * RuntimeConfigError when it names a group, version or resource the server does not have.
+   */
+  configure(rc: RuntimeConfig): void {
+    checkRuntimeConfig(rc, this.builtinApis());
+    this.enablement = new ApiEnablement(rc);
+    this.governed = new Set([...this.byBucket.entries()].filter(([, { def }]) => !def.custom).map(([k]) => k));
+  }
+
+  /** The built-in groups, versions and resources (custom resources and alias groups left out). */
+  builtinApis(): RegisteredApis {
+    const apis = new Map<string, Map<string, Set<string>>>();
+    for (const { def } of this.byBucket.values()) {
+      if (def.custom || this.aliases.has(def.group)) continue;
+      const versions = apis.get(def.group) ?? apis.set(def.group, new Map()).get(def.group)!;
+      for (const v of def.versions) (versions.get(v) ?? versions.set(v, new Set()).get(v)!).add(def.plural);
+    }
+    return apis;
+  }
+
+  /** Whether a resource is served at a version: runtime configuration (built-ins), then `disabled`. */
+  private served(def: ResourceDef, version: string): boolean {
+    const group = this.canonicalGroup(def.group);
+    const gv = apiVersionOf(group, version);
+    if (this.disabled.size && (this.disabled.has(gv) || this.disabled.has(`${gv}/${def.plural}`))) return false;
+    // aliases and twins follow the resource they stand for
+    return !this.governed.has(`${group}/${def.plural}`) || this.enablement.serves(group, version, def.plural);
   }
 
   byResource(group: string, plural: string): Served | undefined {
@@ -124,8 +166,12 @@ export class Registry {
     return [...this.byBucket.values()];
   }
 
+  /** A group version is served when one of its resources is. */
   servesGroupVersion(group: string, version: string): boolean {
-    return !this.disabled.has(apiVersionOf(group, version)) && (this.groups.get(group) ?? []).includes(version);
+    if (!(this.groups.get(group) ?? []).includes(version)) return false;
+    for (const { def } of this.byBucket.values())
+      if (def.group === group && def.versions.includes(version) && this.served(def, version)) return true;
+    return false;
   }
 
   // ------------------------------------------------------------- discovery
@@ -139,7 +185,7 @@ export class Registry {
   }
 
   private group(name: string): unknown {
-    const versions = (this.groups.get(name) ?? []).filter((v) => !this.disabled.has(apiVersionOf(name, v)));
+    const versions = (this.groups.get(name) ?? []).filter((v) => this.servesGroupVersion(name, v));
     if (versions.length === 0) return undefined;
     return {
       name,
@@ -166,7 +212,7 @@ export class Registry {
     if (!this.servesGroupVersion(group, version)) return undefined;
     const resources: unknown[] = [];
     for (const { def } of this.byBucket.values()) {
-      if (def.group !== group || !def.versions.includes(version)) continue;
+      if (def.group !== group || !def.versions.includes(version) || !this.served(def, version)) continue;
       const r: Record<string, unknown> = {
         name: def.plural,
         singularName: def.singular,
