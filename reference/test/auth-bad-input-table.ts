@@ -873,9 +873,9 @@ export const ROWS: Row[] = [
   },
   {
     area: 'review',
-    name: 'a v1 TokenReview body sent to the v1beta1 path',
-    code: 400,
-    reason: 'BadRequest',
+    name: 'a v1 TokenReview body sent to the v1beta1 path (no longer served: doc2)',
+    code: 404,
+    reason: 'NotFound',
     attempt: (f) => post(f, TR.replace('/v1/', '/v1beta1/'), tokenReview({ token: f.admin })),
     guard: { kind: 'absent', path: `${TR}/x` },
   },

@@ -208,8 +208,14 @@ describe('SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesRev
 });
 
 describe('TokenReview and SelfSubjectReview', () => {
-  it('a token of the server: authenticated, with the user; answered in the request version', async () => {
-    for (const v of ['v1', 'v1beta1']) {
+  it('a token of the server: authenticated, with the user; answered in the request version; v1beta1 not served (doc2)', async () => {
+    const old = await ts.req('POST', '/apis/authentication.orch.io/v1beta1/tokenreviews', {
+      apiVersion: 'authentication.orch.io/v1beta1',
+      kind: 'TokenReview',
+      spec: { token: 'alice-token' },
+    });
+    expect(old.status).toBe(404);
+    for (const v of ['v1']) {
       const r = await ts.req('POST', `/apis/authentication.orch.io/${v}/tokenreviews`, {
         apiVersion: `authentication.orch.io/${v}`,
         kind: 'TokenReview',

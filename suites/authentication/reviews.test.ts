@@ -1,5 +1,5 @@
-// doc3 § Review objects and § Self review: TokenReview (`authentication.orch.io/v1` or
-// `v1beta1`) answers with `status.authenticated`, `status.user`, `status.audiences` and
+// doc3 § Review objects and § Self review: TokenReview (`authentication.orch.io/v1`; its
+// `v1beta1` is no longer served, doc2's retired-versions table) answers with `status.authenticated`, `status.user`, `status.audiences` and
 // `status.error`, in the API version of the request; SelfSubjectReview fills
 // `status.userInfo` with the caller's identity, and every authenticated user may create it.
 import { describe } from 'vitest';
@@ -14,7 +14,7 @@ const REVIEW = 'Review objects';
 describe('authentication: review objects', () => {
   const ns = useNamespace('authn-review');
 
-  for (const version of ['v1', 'v1beta1'])
+  for (const version of ['v1'])
     conformance(
       {
         id: `authentication/token-review/${version}-answer`,

@@ -55,7 +55,7 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
     area: 'authentication',
     catchers: ['authentication/service-account/user-and-groups'],
     // the token reviews and the self review show the same groups of a service account
-    alsoFails: ['authentication/token-review/v1-answer', 'authentication/token-review/v1beta1-answer', 'authentication/self-review/user-info'],
+    alsoFails: ['authentication/token-review/v1-answer', 'authentication/self-review/user-info'],
     response: (r, res) =>
       isReview(r, SSR) || isReview(r, TOKEN_REVIEW)
         ? mapJson(res, (j) => {
@@ -76,16 +76,6 @@ export const AUTHENTICATION_FAULTS: Fault[] = [
       if (res.status < 400) accepted.add(auth);
       return res.status === 401 && accepted.has(auth);
     }),
-  },
-  {
-    name: 'auth-token-review-wrong-version',
-    breaks: 'doc3 § Review objects: the TokenReview response must use the same API version as the request (v1beta1 answered as v1)',
-    area: 'authentication',
-    catchers: ['authentication/token-review/v1beta1-answer'],
-    response: (r, res) =>
-      isReview(r, TOKEN_REVIEW) && r.url.pathname.includes('/v1beta1/')
-        ? mapJson(res, (j) => (j?.kind === 'TokenReview' ? { ...j, apiVersion: String(j.apiVersion).replace('/v1beta1', '/v1') } : j))
-        : res,
   },
   {
     name: 'auth-token-review-failure-as-401',
