@@ -41,7 +41,7 @@ function placeOf(r: RetiredRow): string {
 }
 
 const def = (r: RetiredRow, topic: string, title: string, place = placeOf(r)) => ({
-  id: `deprecation/retired/${r.id}/${topic}`,
+  id: `deprecation/retired/${topic}/${r.id}`,
   title,
   doc: 2 as const,
   section: SECTION_RETIRED,
