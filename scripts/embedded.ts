@@ -15,7 +15,8 @@
 //                issuer and the webhook in this process for as long as the servers run
 //   auth-oidc-sub the same fixtures, its OIDC username from the `sub` claim
 //   audit        writes its audit events to a file the suites read (declared ORCH_AUDIT_LOG):
-//                the cases on the audit annotations of webhook calls
+//                the cases on the audit annotations of webhook calls and of requests to
+//                deprecated versions
 //   admission-plugins every off-by-default admission plugin the reference implements, but
 //                AlwaysDeny (it refuses every write), NamespaceAutoProvision (it makes the
 //                namespace NamespaceExists must find missing) and the plugins that need a

@@ -79,6 +79,10 @@ declaration they probe what a probe can prove, else skip saying what to declare)
                           the cases of off-by-default plugins (AlwaysDeny,
                           PodNodeSelector, ...) run where declared
                                                                 (ORCH_ADMISSION_PLUGINS)
+  --audit-log FILE        the target writes its audit events as JSON lines to FILE, which
+                          this machine reads (level Metadata or higher): the cases on audit
+                          annotations (webhook calls, deprecated versions) run
+                                                                (ORCH_AUDIT_LOG)
   The cases wait at most 60 s for a declared window. With no target given, the embedded
   run starts more reference servers (short windows; the WatchList gate off; trusting the
   authentication fixtures, twice; the off-by-default admission plugins on;
@@ -167,6 +171,7 @@ export interface RunOptions {
     authMethods?: string;
     serverCommand?: string;
     admissionPlugins?: string;
+    auditLog?: string;
   };
   /** Commands of the node agent configuration cases (the ORCH_NODE_CONFIG_* variables reach them as they are). */
   nodeConfig: { validator?: string; defaulter?: string };
@@ -211,6 +216,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'server-command': { type: 'string' },
         'auth-methods': { type: 'string' },
         'admission-plugins': { type: 'string' },
+        'audit-log': { type: 'string' },
         'node-config-validator': { type: 'string' },
         'node-config-defaulter': { type: 'string' },
         area: { type: 'string', multiple: true },
@@ -311,6 +317,11 @@ export function parseRunArgs(argv: string[]): RunOptions {
     }
     opts.declared.admissionPlugins = plugins;
   }
+  const auditLog = str('audit-log');
+  if (auditLog !== undefined) {
+    if (auditLog.trim() === '') throw new UsageError('--audit-log: no file given');
+    opts.declared.auditLog = resolve(auditLog);
+  }
   for (const [flag, key] of [
     ['node-config-validator', 'validator'],
     ['node-config-defaulter', 'defaulter'],
@@ -402,6 +413,7 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (d.authFixtures !== undefined) env[DECLARE_ENV.authFixtures] = d.authFixtures;
   if (d.authMethods !== undefined) env[DECLARE_ENV.authMethods] = d.authMethods;
   if (d.admissionPlugins !== undefined) env[DECLARE_ENV.admissionPlugins] = d.admissionPlugins;
+  if (d.auditLog !== undefined) env[DECLARE_ENV.auditLog] = d.auditLog;
   if (d.serverCommand !== undefined) env[SERVER_COMMAND_ENV] = d.serverCommand;
   if (opts.nodeConfig.validator !== undefined) env.ORCH_NODE_CONFIG_VALIDATOR = opts.nodeConfig.validator;
   if (opts.nodeConfig.defaulter !== undefined) env.ORCH_NODE_CONFIG_DEFAULTER = opts.nodeConfig.defaulter;
@@ -482,7 +494,7 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       if (declares(opts))
         throw new UsageError(
-          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds, --feature-gates, --auth-fixtures, --auth-methods and --admission-plugins describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
+          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds, --feature-gates, --auth-fixtures, --auth-methods, --admission-plugins and --audit-log describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
         );
       const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();

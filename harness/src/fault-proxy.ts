@@ -45,6 +45,12 @@ export interface Fault {
   /** Rewrites the watch event stream: called per event line, returns the lines to send. */
   watch?(state: WatchState, line: string): string[];
   /**
+   * Rewrites the target's audit events as the suites read them (a fault of the audit log, which
+   * no proxy sees): the meta test declares to the suite a copy of the server's log with each
+   * event passed through this (`server.auditLog` must be set). Returns the event to keep.
+   */
+  auditEvent?(event: any): any;
+  /**
    * Server options the fault needs to show (a feature gate on, a short history); the fault
    * meta test runs this fault, and the clean proxy, against a server built with them.
    */
@@ -75,6 +81,8 @@ export interface FaultServerOptions {
    * buckets, or ImagePolicyWebhook asking the harness's ImageReview backend.
    */
   harnessAdmissionConfig?: 'event-rate-limit' | 'image-policy';
+  /** The server writes an audit log, and the meta test declares its copy to the suite (ORCH_AUDIT_LOG). */
+  auditLog?: true;
 }
 
 export interface WatchState {

@@ -26,6 +26,7 @@ import { EVENT_RATE_LIMIT_CONFIGURATION } from '../src/admission/event-rate-limi
 import { startImagePolicyBackend, writeImagePolicyFiles } from '../src/admission/image-policy-backend.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
+import { type AuditTap, startAuditTap } from '../src/audit-tap.ts';
 import { type Fault, type FaultServerOptions, type RunningProxy, startFaultProxy } from '../src/fault-proxy.ts';
 import { FAULTS } from '../src/faults/index.ts';
 import { matchesCase } from '../src/faults/catchers.ts';
@@ -83,7 +84,13 @@ function serverCommand(fault?: Fault): string {
 }
 
 /** The run environment of one area run against an endpoint (provided to the suites per run). */
-function runEnvFor(endpoint: string, token: string, server?: FaultServerOptions, fault?: Fault): Record<string, string> {
+function runEnvFor(
+  endpoint: string,
+  token: string,
+  server?: FaultServerOptions,
+  fault?: Fault,
+  auditLog?: string,
+): Record<string, string> {
   return {
     ORCH_ENDPOINT: endpoint,
     ORCH_TOKEN: token,
@@ -99,6 +106,8 @@ function runEnvFor(endpoint: string, token: string, server?: FaultServerOptions,
       : {}),
     // the admission plugins the server has on (the cases of off-by-default plugins need them declared)
     ORCH_ADMISSION_PLUGINS: enabledPlugins(server?.enableAdmissionPlugins ?? [], []).join(','),
+    // the run's copy of the server's audit log (a fault of the audit log rewrites the copy)
+    ...(auditLog ? { ORCH_AUDIT_LOG: auditLog } : {}),
   };
 }
 
@@ -160,8 +169,14 @@ describe('injected faults are caught by the cases that name them', () => {
   const cleanups: (() => Promise<void>)[] = [];
   /** The options of `build` for the fault's server options (a harness-made admission configuration written first). */
   async function buildOptions(o: FaultServerOptions): Promise<Partial<ServerOptions>> {
-    const { harnessAdmissionConfig, ...rest } = o;
-    if (!harnessAdmissionConfig) return rest as Partial<ServerOptions>;
+    const { harnessAdmissionConfig, auditLog, ...plain } = o;
+    const rest: Partial<ServerOptions> = { ...(plain as Partial<ServerOptions>) };
+    if (auditLog) {
+      const dir = mkdtempSync(join(tmpdir(), 'faults-audit-'));
+      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+      rest.auditLogPath = join(dir, 'audit.jsonl');
+    }
+    if (!harnessAdmissionConfig) return rest;
     const dir = mkdtempSync(join(tmpdir(), 'faults-admission-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     let file: string;
@@ -180,7 +195,7 @@ describe('injected faults are caught by the cases that name them', () => {
         }),
       );
     }
-    return { ...(rest as Partial<ServerOptions>), admissionControlConfigFile: file };
+    return { ...rest, admissionControlConfigFile: file };
   }
   /** Servers built with the options some faults need (a gate on, a short history), by options. */
   const others = new Map<string, Promise<OrchServer>>();
@@ -273,6 +288,7 @@ describe('injected faults are caught by the cases that name them', () => {
       jobs.push(async () => {
         const target = await serverFor(g.options);
         const proxies = new Map<string, RunningProxy>();
+        const taps: AuditTap[] = [];
         const runs: BatchRun[] = [];
         try {
           for (const f of chunk) {
@@ -280,10 +296,17 @@ describe('injected faults are caught by the cases that name them', () => {
             // a fault of the server processes sits in front of them (serverCommand), not of the target
             const p = await startFaultProxy({ target: target.url!, fault: f?.serverProcess ? undefined : f });
             proxies.set(name, p);
+            // each run reads its own copy of the server's audit log, rewritten by the fault's auditEvent
+            const src = target.options.auditLogPath;
+            let auditLog: string | undefined;
+            if (src) {
+              auditLog = join(dirname(src), `${name.replace(/[^a-z0-9-]+/gi, '_')}.jsonl`);
+              taps.push(startAuditTap(src, auditLog, f?.auditEvent));
+            }
             runs.push({
               name,
               area: g.area,
-              env: runEnvFor(p.url, target.adminToken, g.options, f),
+              env: runEnvFor(p.url, target.adminToken, g.options, f, auditLog),
               ...(f ? { files: catcherFiles(f) } : {}),
             });
           }
@@ -294,6 +317,7 @@ describe('injected faults are caught by the cases that name them', () => {
           return { batch, proxies };
         } finally {
           for (const p of proxies.values()) await p.close();
+          for (const t of taps) t.close();
         }
       });
     }

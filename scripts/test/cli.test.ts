@@ -40,6 +40,7 @@ describe('run: help and usage', () => {
       '--bookmark-seconds',
       '--feature-gates',
       '--admission-plugins',
+      '--audit-log',
     ])
       expect(run.out, `run --help mentions ${f}`).toContain(f);
     expect(run.out).toBe(RUN_HELP);
@@ -64,7 +65,9 @@ describe('run: help and usage', () => {
       ],
       [['run', '--continue-ttl-seconds', '3'], /describe a target given with --endpoint or --kubeconfig/],
       [['run', '--admission-plugins', 'always-deny'], /--admission-plugins: "always-deny" is not an admission plugin name/],
-      [['run', '--admission-plugins', 'AlwaysDeny'], /--admission-plugins describe a target given with --endpoint or --kubeconfig/],
+      [['run', '--admission-plugins', 'AlwaysDeny'], /--admission-plugins and --audit-log describe a target given with --endpoint or --kubeconfig/],
+      [['run', '--audit-log', ''], /--audit-log: no file given/],
+      [['run', '--audit-log', 'audit.jsonl'], /--audit-log describe a target given with --endpoint or --kubeconfig/],
       [['merge'], /no report directory given/],
       [['nonsense'], /unknown command "nonsense"/],
     ];
@@ -125,6 +128,12 @@ describe('run: selection and settings reach vitest and the suites', () => {
     });
     expect(vitestArgs(o.selection)).toContain('--shard=2/3');
     expect(o.reportDir, 'a shard writes its own report directory').toMatch(/out\/report-shard-2-of-3$/);
+  });
+
+  it('--audit-log declares the file of the target\'s audit events to the suites (ORCH_AUDIT_LOG)', () => {
+    expect(optionEnv(parseRunArgs(['--audit-log', 'logs/audit.jsonl']))).toEqual({
+      ORCH_AUDIT_LOG: expect.stringMatching(/^\/.*\/logs\/audit\.jsonl$/),
+    });
   });
 });
 

@@ -13,6 +13,7 @@ import { CHUNKING_FAULTS } from './chunking.ts';
 import { CONTENT_TYPE_FAULTS } from './content-types.ts';
 import { CRUD_FAULTS } from './crud.ts';
 import { DELETION_FAULTS } from './deletion.ts';
+import { DEPRECATION_FAULTS } from './deprecation.ts';
 import { CORE_FAULTS } from './doc1-core.ts';
 import { DRY_RUN_FAULTS } from './dry-run.ts';
 import { ERRORS_FAULTS } from './errors.ts';
@@ -44,6 +45,7 @@ export const FAULTS: Fault[] = [
   ...ADMISSION_FAULTS,
   ...ORDERING_FAULTS,
   ...POLICY_FAULTS,
+  ...DEPRECATION_FAULTS,
 ];
 
 export function faultByName(name: string): Fault {
