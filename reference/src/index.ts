@@ -96,8 +96,20 @@ export interface OrchServer {
 
 export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
-  // a policy that cannot be used stops the start before anything is opened
+  // an audit policy or log that cannot be used stops the start before anything is opened
   const auditPolicy = options.auditPolicyFile ? new PolicyEvaluator(loadAuditPolicyFile(options.auditPolicyFile)) : undefined;
+  const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
+  const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
+  if (options.auditLogPath)
+    auditSinks.push(
+      new LogAuditSink(options.auditLogPath, {
+        format: options.auditLogFormat,
+        maxSizeMB: options.auditLogMaxSize,
+        maxBackups: options.auditLogMaxBackup,
+        maxAgeDays: options.auditLogMaxAge,
+        compress: options.auditLogCompress,
+      }),
+    );
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
@@ -162,18 +174,6 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   );
   admission.addSource(() => plugins);
   installReviews(registry, authz, authentication);
-  const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
-  const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
-  if (options.auditLogPath)
-    auditSinks.push(
-      new LogAuditSink(options.auditLogPath, {
-        format: options.auditLogFormat,
-        maxSizeMB: options.auditLogMaxSize,
-        maxBackups: options.auditLogMaxBackup,
-        maxAgeDays: options.auditLogMaxAge,
-        compress: options.auditLogCompress,
-      }),
-    );
   const health = new HealthChecks(Date.now() + options.livezGracePeriodMs);
   let shuttingDown = false;
   let url = '';

@@ -705,6 +705,14 @@ describe('the log file: rotation as Kubernetes 1.28 (lumberjack)', () => {
     }
   });
 
+  it('a log path that cannot be written stops the start, the flag named', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    await expect(
+      build({ inMemory: true, tls: false, auditLogPath: join(file, 'audit.log') }),
+    ).rejects.toThrow(/^--audit-log-path: cannot write .*a-file\/audit\.log: /);
+  });
+
   it("--audit-log-format=legacy: Kubernetes' one-line text", () => {
     const e: AuditEvent = {
       kind: 'Event',

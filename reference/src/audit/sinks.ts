@@ -1,6 +1,7 @@
 // Audit sinks: the log (`--audit-log-path`: a file with rotation, or `-` for standard output;
 // `--audit-log-format` json or legacy) and a bounded in-memory buffer that tests and the
 // embedded harness read.
+import { ConfigurationError } from '../errors/config-error.ts';
 import { legacyLine } from './format.ts';
 import { RotatingFile, type RotationOptions } from './log-file.ts';
 import type { AuditEvent, AuditSink } from './types.ts';
@@ -18,7 +19,13 @@ export class LogAuditSink implements AuditSink {
   private readonly line: (e: AuditEvent) => string;
 
   constructor(path: string, o: AuditLogOptions = {}) {
-    if (path !== '-') this.file = new RotatingFile(path, o);
+    if (path !== '-') {
+      try {
+        this.file = new RotatingFile(path, o);
+      } catch (e) {
+        throw new ConfigurationError(`--audit-log-path: cannot write ${path}: ${(e as Error).message}`);
+      }
+    }
     this.line = o.format === 'legacy' ? (e) => `${legacyLine(e)}\n` : (e) => `${JSON.stringify(e)}\n`;
   }
 
