@@ -3,8 +3,8 @@
 // every error into a Status.
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { parse as parseYaml } from 'yaml';
 import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
+import { parse as parseYaml } from 'yaml';
 import type { AdmissionChain } from '../admission/chain.ts';
 import { annotateDeprecation } from '../audit/deprecation.ts';
 import type { PolicyAttributes, PolicyEvaluator } from '../audit/policy.ts';
