@@ -537,6 +537,14 @@ describe('deprecation annotations (doc2 § Versioning)', () => {
         versions: [
           { name: 'v1', served: true, storage: true, schema },
           { name: 'v1beta1', served: true, storage: false, deprecated: true, schema },
+          {
+            name: 'v1alpha1',
+            served: true,
+            storage: false,
+            deprecated: true,
+            deprecationWarning: 'v1alpha1 goes away: use v1',
+            schema,
+          },
         ],
       },
     };
@@ -552,6 +560,12 @@ describe('deprecation annotations (doc2 § Versioning)', () => {
     }
     expect(r!.status, r!.text).toBe(200);
     expect(r!.headers.warning).toBe(`299 - "${group}/v1beta1 Widget is deprecated"`);
+    // a version with its own deprecationWarning: that text
+    const own = await ts.req('GET', `/apis/${group}/v1alpha1/namespaces/default/widgets`, undefined, {
+      'audit-id': 'own-text',
+    });
+    expect(own.status).toBe(200);
+    expect(own.headers.warning).toBe('299 - "v1alpha1 goes away: use v1"');
     const current = await ts.req('GET', `/apis/${group}/v1/namespaces/default/widgets`, undefined, {
       'audit-id': 'current',
     });
@@ -564,6 +578,7 @@ describe('deprecation annotations (doc2 § Versioning)', () => {
     expect(old.annotations?.['orch.io/deprecated']).toBe('true');
     // a custom resource version has no removal release
     expect(old.annotations?.['orch.io/removed-release']).toBeUndefined();
+    expect(byId('own-text')!.annotations?.['orch.io/deprecated']).toBe('true');
     expect(byId('current')!.annotations?.['orch.io/deprecated']).toBeUndefined();
   });
 
