@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parsePublicKeys, signingKeyFromPem } from './authentication/service-account-keys.ts';
 import { loadAdmissionConfig } from './admission/config-file.ts';
+import { loadAuditPolicyFile } from './audit/policy.ts';
+import { AUDIT_LOG_FORMATS, type AuditLogFormat } from './audit/sinks.ts';
 import { enabledPlugins } from './admission/plugins/catalog.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { modesProblem } from './authorization/configure.ts';
@@ -66,7 +68,18 @@ ${knownFeatureGates()
                              (default 0s)
   --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
   --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
-  --audit-log-path PATH      write one audit event per request to PATH (JSON lines, appended)
+  --audit-log-path PATH      write audit events to PATH, one a line, appended ('-': standard
+                             output); which requests and stages: --audit-policy-file
+  --audit-policy-file FILE   audit.orch.io/v1 Policy (YAML or JSON): rules in order, the first
+                             that matches gives the level (None, Metadata, Request,
+                             RequestResponse) and the stages left out; an invalid policy stops
+                             the start. Without one: every request at Metadata, one event when
+                             its response is complete
+  --audit-log-format F       json (default) or legacy (one line of text per event)
+  --audit-log-maxsize MB     rotate the log before it grows past MB megabytes (0: 100)
+  --audit-log-maxbackup N    rotated files kept, newest first (0: all)
+  --audit-log-maxage DAYS    rotated files removed after DAYS days (0: never)
+  --audit-log-compress       gzip rotated files
   --token-auth-file FILE     static bearer tokens: CSV of token,user,uid[,"group1,group2"]
   --client-ca-file FILE      PEM CA bundle: a client certificate it verifies authenticates as
                              user = subject CN, groups = subject O's (HTTPS only)
@@ -186,6 +199,12 @@ const SERVE_FLAGS = {
   token: { type: 'string' },
   kubeconfig: { type: 'string' },
   'audit-log-path': { type: 'string' },
+  'audit-policy-file': { type: 'string' },
+  'audit-log-format': { type: 'string' },
+  'audit-log-maxsize': { type: 'string' },
+  'audit-log-maxbackup': { type: 'string' },
+  'audit-log-maxage': { type: 'string' },
+  'audit-log-compress': { type: 'boolean' },
   'token-auth-file': { type: 'string' },
   'client-ca-file': { type: 'string' },
   'requestheader-username-headers': { type: 'string', multiple: true },
@@ -524,11 +543,7 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
   const token = str('token');
   if (token !== undefined && !/^[\x21-\x7e]+$/.test(token))
     throw new UsageError('--token: must be non-empty printable ASCII without spaces');
-  const audit = str('audit-log-path');
-  if (audit !== undefined) {
-    if (!audit.trim()) throw new UsageError('--audit-log-path: must not be empty');
-    options.auditLogPath = resolve(cwd, audit);
-  }
+  parseAuditFlags(values, str, cwd, options);
   Object.assign(options, authenticationFlags(values, cwd, options.tls));
   parseServiceAccountFlags(values, cwd, options);
   if (values['enable-bootstrap-token-auth']) options.enableBootstrapTokenAuth = true;
@@ -597,6 +612,43 @@ function parseAdmissionFlags(values: Record<string, unknown>, cwd: string, optio
     options.admissionControlConfigFile = fileFlag('admission-control-config-file', file, cwd);
     try {
       loadAdmissionConfig(options.admissionControlConfigFile);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+}
+
+/** `--audit-*`: the log, its format and rotation, and the policy (read now: an invalid one is refused). */
+function parseAuditFlags(
+  values: Record<string, unknown>,
+  str: (name: string) => string | undefined,
+  cwd: string,
+  options: Partial<ServerOptions>,
+): void {
+  const audit = str('audit-log-path');
+  if (audit !== undefined) {
+    if (!audit.trim()) throw new UsageError('--audit-log-path: must not be empty');
+    options.auditLogPath = audit === '-' ? '-' : resolve(cwd, audit);
+  }
+  const format = str('audit-log-format');
+  if (format !== undefined) {
+    if (!(AUDIT_LOG_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(`--audit-log-format: invalid audit log format "${format}", allowed formats are "${AUDIT_LOG_FORMATS.join(',')}"`);
+    options.auditLogFormat = format as AuditLogFormat;
+  }
+  const max = 1_000_000;
+  const size = intFlag('audit-log-maxsize', str('audit-log-maxsize'), 0, max);
+  if (size !== undefined) options.auditLogMaxSize = size;
+  const backups = intFlag('audit-log-maxbackup', str('audit-log-maxbackup'), 0, max);
+  if (backups !== undefined) options.auditLogMaxBackup = backups;
+  const age = intFlag('audit-log-maxage', str('audit-log-maxage'), 0, max);
+  if (age !== undefined) options.auditLogMaxAge = age;
+  if (values['audit-log-compress']) options.auditLogCompress = true;
+  const policy = values['audit-policy-file'] as string | undefined;
+  if (policy !== undefined) {
+    options.auditPolicyFile = fileFlag('audit-policy-file', policy, cwd);
+    try {
+      loadAuditPolicyFile(options.auditPolicyFile, () => {});
     } catch (e) {
       throw new UsageError((e as Error).message);
     }

@@ -60,8 +60,20 @@ export interface ServerOptions {
   tlsCert?: string;
   /** PEM of the CA that signed tlsCert (for kubeconfig files). */
   tlsCa?: string;
-  /** `--audit-log-path`: audit events as JSON lines (one per request). */
+  /** `--audit-log-path`: where audit events are written, one a line (`-`: standard output). */
   auditLogPath?: string;
+  /** `--audit-policy-file`: the `audit.orch.io/v1` Policy (without one, every request at Metadata, one event when complete). */
+  auditPolicyFile?: string;
+  /** `--audit-log-format`: json (default) or legacy. */
+  auditLogFormat?: 'json' | 'legacy';
+  /** `--audit-log-maxsize`: megabytes before the log is rotated (0: 100, as Kubernetes' log writer). */
+  auditLogMaxSize?: number;
+  /** `--audit-log-maxbackup`: rotated files kept (0: all). */
+  auditLogMaxBackup?: number;
+  /** `--audit-log-maxage`: days a rotated file is kept (0: forever). */
+  auditLogMaxAge?: number;
+  /** `--audit-log-compress`: gzip rotated files. */
+  auditLogCompress?: boolean;
   /** Keep the audit events of the last N requests in memory (`server.audit`; tests, the embedded harness). */
   auditInMemory?: number;
   /** `--token-auth-file`: CSV of static bearer tokens (token, user, uid, "group,group"). */

@@ -9,7 +9,8 @@ import { AdmissionChain } from './admission/chain.ts';
 import { loadAdmissionConfig } from './admission/config-file.ts';
 import { enabledPlugins, FACTORIES } from './admission/plugins/catalog.ts';
 import { PolicyStatusController } from './admission/policy/status-controller.ts';
-import { FileAuditSink, MemoryAuditSink } from './audit/sinks.ts';
+import { PolicyEvaluator, loadAuditPolicyFile } from './audit/policy.ts';
+import { LogAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
 import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
 import { configureTokenAuthentication } from './authentication/configure-tokens.ts';
@@ -103,6 +104,20 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const options = resolveOptions(partial);
   // --runtime-config: its form is checked before anything opens, its names once the kinds are in
   const runtimeConfig = runtimeConfigOf(options.runtimeConfig, options.featureGates.APIPriorityAndFairness === true);
+  // an audit policy or log that cannot be used stops the start before anything is opened
+  const auditPolicy = options.auditPolicyFile ? new PolicyEvaluator(loadAuditPolicyFile(options.auditPolicyFile)) : undefined;
+  const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
+  const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
+  if (options.auditLogPath)
+    auditSinks.push(
+      new LogAuditSink(options.auditLogPath, {
+        format: options.auditLogFormat,
+        maxSizeMB: options.auditLogMaxSize,
+        maxBackups: options.auditLogMaxBackup,
+        maxAgeDays: options.auditLogMaxAge,
+        compress: options.auditLogCompress,
+      }),
+    );
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
@@ -174,9 +189,6 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     await storage.close();
     throw e;
   }
-  const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
-  const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
-  if (options.auditLogPath) auditSinks.push(new FileAuditSink(options.auditLogPath));
   const health = new HealthChecks(Date.now() + options.livezGracePeriodMs);
   let shuttingDown = false;
   let url = '';
@@ -186,6 +198,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     authz: authorization,
     admission,
     audit: auditSinks,
+    auditPolicy,
     maxBodyBytes: options.maxBodyBytes,
     compression: () => options.featureGates.APIResponseCompression,
     version: SERVER_VERSION,

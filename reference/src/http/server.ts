@@ -4,7 +4,10 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
+import { parse as parseYaml } from 'yaml';
 import type { AdmissionChain } from '../admission/chain.ts';
+import { annotateDeprecation } from '../audit/deprecation.ts';
+import type { PolicyAttributes, PolicyEvaluator } from '../audit/policy.ts';
 import { AuditRecord } from '../audit/recorder.ts';
 import type { AuditSink } from '../audit/types.ts';
 import { EXTRA_SPACE_WARNING, extraSpaceBeforeToken } from '../authentication/types.ts';
@@ -50,6 +53,8 @@ export interface HttpDeps {
   authz: AuthorizerChain;
   admission: AdmissionChain;
   audit: readonly AuditSink[];
+  /** `--audit-policy-file`: each request's level and stages (without it, every request at Metadata, one event). */
+  auditPolicy?: PolicyEvaluator;
   maxBodyBytes: number;
   compression: () => boolean;
   version: Record<string, string>;
@@ -363,7 +368,7 @@ function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<stri
 }
 
 /** A watch's chunked reply on node's response (a HEAD's ends after the handler: see handle). */
-function eventStream(res: ServerResponse, contentType: string): EventStream {
+function eventStream(res: ServerResponse, contentType: string, audit: AuditRecord | undefined): EventStream {
   let started = false;
   const stream: EventStream = {
     start() {
@@ -375,6 +380,8 @@ function eventStream(res: ServerResponse, contentType: string): EventStream {
         'Cache-Control': 'no-cache, private',
       });
       res.flushHeaders();
+      // a long-running reply's headers are out: its ResponseStarted event
+      audit?.stage('ResponseStarted', 200);
     },
     write(chunk) {
       if (!stream.closed) res.write(chunk);
@@ -471,6 +478,7 @@ class HttpScope implements Scope, ResponseWriter {
     readonly served: Served,
     readonly ctx: RequestContext,
     readonly out: Negotiated,
+    private readonly audit: AuditRecord | undefined,
   ) {
     this.verb = info.verb;
     this.contentType = req.headers['content-type'];
@@ -488,12 +496,20 @@ class HttpScope implements Scope, ResponseWriter {
   }
 
   body(): Promise<Buffer> {
-    this.bodyP ??= readBody(this.req, this.deps.maxBodyBytes);
+    if (!this.bodyP) {
+      this.bodyP = readBody(this.req, this.deps.maxBodyBytes);
+      const audit = this.audit;
+      if (audit?.atLeast('Request')) {
+        const type = this.contentType;
+        this.bodyP.then((b) => audit.setRequestObject(auditedBody(b, type)), ignore);
+      }
+    }
     return this.bodyP;
   }
 
   reply(status: number, obj: unknown, opts?: { gzip?: boolean }): void {
     const body = this.out.format === 'table' ? tableFor(this, obj) : obj;
+    this.audit?.setResponseObject(body);
     writeEncoded(this.req, this.response, status, body, this.out, {
       gzip: opts?.gzip,
       warnings: this.ctx.warnings,
@@ -502,7 +518,7 @@ class HttpScope implements Scope, ResponseWriter {
   }
 
   stream(contentType: string): EventStream {
-    return eventStream(this.response, contentType);
+    return eventStream(this.response, contentType, this.audit);
   }
 }
 
@@ -514,8 +530,10 @@ export function createHandlerFn(deps: HttpDeps) {
   ): Promise<void> {
     let out: Negotiated | undefined;
     const warnings: string[] = [];
+    // whether the audit policy has judged the request (a request refused before is judged in the catch)
+    let evaluated = false;
+    const method = (req.method ?? 'GET').toUpperCase();
     try {
-      const method = (req.method ?? 'GET').toUpperCase();
       const { path, url } = requestTarget(req.url ?? '/');
       // stages answer synchronously when they can: an await only where one returned a promise
       const authnAnswer = deps.authn.authenticate({
@@ -545,6 +563,12 @@ export function createHandlerFn(deps: HttpDeps) {
           apiVersion: info.version || undefined,
           subresource: info.subresource || undefined,
         };
+      if (audit) {
+        // the policy judges the authenticated user's request (as Kubernetes' audit filter, before impersonation)
+        if (deps.auditPolicy) audit.config = deps.auditPolicy.evaluate(policyAttributes(info, authenticated.user));
+        evaluated = true;
+        audit.stage('RequestReceived');
+      }
       // As in Kubernetes, authorization comes before routing: an anonymous user learns nothing
       // about which paths exist.
       const attrs: AuthorizationAttributes = {
@@ -594,6 +618,7 @@ export function createHandlerFn(deps: HttpDeps) {
       if (!handler) throw errors.methodNotAllowed();
       const deprecated = deprecationWarning(def, info.version);
       if (deprecated) warnings.push(deprecated);
+      annotateDeprecation(audit, def.versionInfo?.[info.version]);
       if (info.invalidName) throw errors.badRequest(info.invalidName);
       const ctx: RequestContext = {
         user,
@@ -624,7 +649,7 @@ export function createHandlerFn(deps: HttpDeps) {
           ctx,
         });
       }
-      const scope = new HttpScope(req, res, deps, info, path, q, served, ctx, out);
+      const scope = new HttpScope(req, res, deps, info, path, q, served, ctx, out, audit);
       await handler(scope);
       // A HEAD reply is its headers: one the handler left streaming (a watch) ends with them,
       // which also stops the watch ('close'), and the connection serves the next request.
@@ -638,8 +663,13 @@ export function createHandlerFn(deps: HttpDeps) {
         for (const r of e.refusals) audit.annotate('authentication.orch.io/refused', r);
       if (req.readableEnded === false && !req.destroyed) req.resume();
       const se = e instanceof StatusError ? e : undefined;
-      if (audit)
+      if (audit) {
+        if (!evaluated && deps.auditPolicy) audit.config = deps.auditPolicy.evaluate(refusedAttributes(req, method, audit));
         audit.failure = se ? { reason: se.reason, message: se.message } : { reason: 'InternalError', message: String(e) };
+        if (!se) audit.panicked = true;
+        if (audit.atLeast('RequestResponse') && !res.headersSent)
+          audit.setResponseObject(se ? se.toStatus() : errors.internal(String((e as Error)?.message ?? e)).toStatus());
+      }
       writeError(req, res, e, out, warnings);
     }
   };
@@ -661,15 +691,60 @@ export function createHandlerFn(deps: HttpDeps) {
       );
       audit = record;
       res.setHeader('Audit-Id', record.auditID);
-      res.once('close', () => record.complete(res.statusCode, record.failure));
+      res.once('close', () =>
+        record.complete(record.panicked ? 500 : res.statusCode, record.failure, record.panicked ? 'Panic' : 'ResponseComplete'),
+      );
     }
     try {
       await handle(req, res, audit);
     } catch (e) {
-      if (audit) audit.failure = { reason: 'InternalError', message: String(e) };
+      if (audit) {
+        audit.failure = { reason: 'InternalError', message: String(e) };
+        audit.panicked = true;
+      }
       lastResort(res, e);
     }
   };
+}
+
+/** What the audit policy sees of a request: the authenticated user and the request's attributes. */
+function policyAttributes(info: RequestInfo, user: PolicyAttributes['user']): PolicyAttributes {
+  return {
+    user,
+    verb: info.verb,
+    resourceRequest: info.resourceRequest,
+    apiGroup: info.group,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name,
+    path: info.path,
+  };
+}
+
+/** A request refused before the policy judged it (authentication failed, a malformed path): what is known of it. */
+function refusedAttributes(req: IncomingMessage, method: string, audit: AuditRecord): PolicyAttributes {
+  let info: RequestInfo;
+  try {
+    const { path, url } = requestTarget(req.url ?? '/');
+    info = requestInfo(method, path, watchRequested(url.searchParams));
+  } catch {
+    info = { ...requestInfo(method, '/', false), resourceRequest: false, path: (req.url ?? '/').split('?')[0]! };
+  }
+  return policyAttributes(info, audit.user.username ? audit.user : undefined);
+}
+
+/** A request's body as its audit event holds it: JSON and YAML decoded, other encodings left out. */
+function auditedBody(b: Buffer, contentType: string | undefined): unknown {
+  if (!b.length) return undefined;
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  try {
+    if (type.endsWith('yaml')) return parseYaml(b.toString('utf8'));
+    if (type === '' || type.endsWith('json')) return JSON.parse(b.toString('utf8'));
+  } catch {
+    // a body that does not decode is refused by the handler; the event has no object
+  }
+  return undefined;
 }
 
 function tableFor(s: Scope, obj: unknown): unknown {

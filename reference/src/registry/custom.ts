@@ -180,6 +180,15 @@ export function buildCustomResource(
     schemas,
     strategy: { ...customStrategy(cr), scale: scaleAccess(cr) },
     custom: true,
+    // deprecated versions: the Warning (the definition's text, else Kubernetes' default) and the audit annotation
+    versionInfo: Object.fromEntries(
+      spec.versions
+        .filter((v) => v.served)
+        .map((v) => [
+          v.name,
+          { served: true, storage: !!v.storage, deprecated: !!v.deprecated, ...(v.deprecated && v.deprecationWarning !== undefined ? { warning: v.deprecationWarning } : {}) },
+        ]),
+    ),
   };
   // Table: the columns of the preferred version (the one clients use by default)
   def.strategy.table = preferred?.columns;
