@@ -31,6 +31,7 @@ import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.t
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { startDefaultServiceAccounts } from './registry/default-service-accounts.ts';
+import { ensureFlowControlConfiguration, startFlowSchemaStatus } from './registry/flowcontrol-config.ts';
 import { controllerEnabled } from './util/controllers.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { POLICY_GROUP_VERSIONS } from './registry/kinds/policy-common.ts';
@@ -190,6 +191,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const pcs = registry.byResource('scheduling.orch.io', 'priorityclasses')!.store;
   for (const c of SYSTEM_PRIORITY_CLASSES)
     if (!pcs.getStored('', c.name)) await pcs.create('', systemPriorityClass(c), system, 'v1');
+  // the priority-and-fairness configuration objects, and the FlowSchemas' Dangling condition
+  await ensureFlowControlConfiguration(registry);
+  const flowSchemaStatus = startFlowSchemaStatus(registry);
   resumeTerminating(registry);
   // every namespace has a `default` service account (the ServiceAccount plugin needs it)
   const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount') ? startDefaultServiceAccounts(registry) : undefined;
@@ -273,6 +277,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       }
       crdController.stop();
       policyStatus.stop();
+      flowSchemaStatus.stop();
       serviceAccounts?.stop();
       signer?.stop();
       tokens!.stop();

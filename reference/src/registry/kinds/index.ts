@@ -8,6 +8,7 @@ import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
 import { eventDef, eventsV1Def } from './event.ts';
+import { flowSchemaDef } from './flowschema.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
 import { leaseDef } from './lease.ts';
@@ -19,6 +20,7 @@ import { persistentVolumeDef } from './persistentvolume.ts';
 import { persistentVolumeClaimDef } from './persistentvolumeclaim.ts';
 import { podDef } from './pod.ts';
 import { priorityClassDef } from './priorityclass.ts';
+import { priorityLevelConfigurationDef } from './prioritylevelconfiguration.ts';
 import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
 import { roleBindingDef } from './rolebinding.ts';
@@ -63,6 +65,8 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     ingressClassDef,
     ingressDef,
     storageClassDef,
+    flowSchemaDef,
+    priorityLevelConfigurationDef,
   ];
 }
 
