@@ -32,6 +32,7 @@ import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { startDefaultServiceAccounts } from './registry/default-service-accounts.ts';
 import { ensureFlowControlConfiguration, startFlowSchemaStatus } from './registry/flowcontrol-config.ts';
+import { startAPIServices } from './registry/apiservices.ts';
 import { controllerEnabled } from './util/controllers.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { POLICY_GROUP_VERSIONS } from './registry/kinds/policy-common.ts';
@@ -201,6 +202,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
+  // an APIService per served group version, and their Available condition
+  const apiServices = await startAPIServices(registry);
   // the policies' type checking, written to their status (with the policy gate on)
   const policyStatus = new PolicyStatusController(registry);
   if (options.featureGates.ValidatingAdmissionPolicy) policyStatus.start();
@@ -278,6 +281,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       crdController.stop();
       policyStatus.stop();
       flowSchemaStatus.stop();
+      apiServices.stop();
       serviceAccounts?.stop();
       signer?.stop();
       tokens!.stop();

@@ -1,6 +1,7 @@
 // Every built-in kind, installed into a registry.
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
+import { apiServiceDef } from './apiservice.ts';
 import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
@@ -67,6 +68,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     storageClassDef,
     flowSchemaDef,
     priorityLevelConfigurationDef,
+    apiServiceDef,
   ];
 }
 
