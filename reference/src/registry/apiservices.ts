@@ -9,7 +9,7 @@ import type { KObject } from '../storage/types.ts';
 import { NameQueue } from '../util/name-queue.ts';
 import { rfc3339 } from '../util/time.ts';
 import { APIREGISTRATION_GROUP, type APIService, type APIServiceCondition } from './kinds/apiservice.ts';
-import { sameSpec } from './kinds/flowschema.ts';
+import { sameSpec } from './kinds/flowcontrol-common.ts';
 import type { Registry } from './registry.ts';
 import type { RequestContext } from './types.ts';
 
@@ -73,7 +73,12 @@ const SYSTEM: RequestContext = {
 
 const apiServiceName = (group: string, version: string) => `${version}.${group}`;
 
-function localAPIService(group: string, version: string, [gpm, vp]: [number, number], managed: string): KObject {
+function localAPIService(
+  group: string,
+  version: string,
+  [gpm, vp]: [number, number],
+  managed: string,
+): KObject {
   return {
     apiVersion: `${APIREGISTRATION_GROUP}/v1`,
     kind: 'APIService',
@@ -83,7 +88,10 @@ function localAPIService(group: string, version: string, [gpm, vp]: [number, num
 }
 
 /** The group versions this server serves itself: built-in (with their ranks) and of custom resources. */
-function servedGroupVersions(registry: Registry): { builtin: [string, string][]; custom: [string, string][] } {
+function servedGroupVersions(registry: Registry): {
+  builtin: [string, string][];
+  custom: [string, string][];
+} {
   const builtin = new Map<string, [string, string]>();
   const custom = new Map<string, [string, string]>();
   for (const { def } of registry.all())
@@ -104,10 +112,14 @@ export interface APIServices {
 function availability(registry: Registry, o: KObject): Omit<APIServiceCondition, 'lastTransitionTime'> {
   const svc = (o as APIService).spec?.service;
   if (!svc)
-    return { type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available' };
-  const service = registry.byResource('', 'services')?.store.getStored(svc.namespace ?? '', svc.name ?? '')?.obj as
-    | { spec?: { type?: string; ports?: { port?: number }[] } }
-    | undefined;
+    return {
+      type: 'Available',
+      status: 'True',
+      reason: 'Local',
+      message: 'Local APIServices are always available',
+    };
+  const service = registry.byResource('', 'services')?.store.getStored(svc.namespace ?? '', svc.name ?? '')
+    ?.obj as { spec?: { type?: string; ports?: { port?: number }[] } } | undefined;
   if (!service)
     return {
       type: 'Available',
@@ -115,7 +127,10 @@ function availability(registry: Registry, o: KObject): Omit<APIServiceCondition,
       reason: 'ServiceNotFound',
       message: `service/${svc.name} in "${svc.namespace}" is not present`,
     };
-  if ((service.spec?.type ?? 'ClusterIP') === 'ClusterIP' && !service.spec?.ports?.some((p) => p.port === (svc.port ?? 443)))
+  if (
+    (service.spec?.type ?? 'ClusterIP') === 'ClusterIP' &&
+    !service.spec?.ports?.some((p) => p.port === (svc.port ?? 443))
+  )
     return {
       type: 'Available',
       status: 'False',
@@ -131,7 +146,10 @@ function availability(registry: Registry, o: KObject): Omit<APIServiceCondition,
 }
 
 /** Creates the APIServices of the served group versions, then keeps them and their availability. */
-export async function startAPIServices(registry: Registry, now: () => number = Date.now): Promise<APIServices> {
+export async function startAPIServices(
+  registry: Registry,
+  now: () => number = Date.now,
+): Promise<APIServices> {
   const store = registry.byResource(APIREGISTRATION_GROUP, 'apiservices')?.store;
   if (!store) return { stop() {} };
   let stopped = false;
@@ -153,7 +171,10 @@ export async function startAPIServices(registry: Registry, now: () => number = D
   // custom resources' group versions: while served
   const syncCustom = async () => {
     const want = new Map(
-      servedGroupVersions(registry).custom.map(([g, v]) => [apiServiceName(g, v), localAPIService(g, v, CUSTOM_PRIORITY, 'true')]),
+      servedGroupVersions(registry).custom.map(([g, v]) => [
+        apiServiceName(g, v),
+        localAPIService(g, v, CUSTOM_PRIORITY, 'true'),
+      ]),
     );
     for (const w of want.values()) await put(w);
     for (const s of registry.storage.list(store.bucket, `${store.bucket}/`))
@@ -183,11 +204,15 @@ export async function startAPIServices(registry: Registry, now: () => number = D
         reason: a.reason,
         message: a.message,
       };
-      if (old && old.status === want.status && old.reason === want.reason && old.message === want.message) return;
+      if (old && old.status === want.status && old.reason === want.reason && old.message === want.message)
+        return;
       if (old && old.status === want.status) want.lastTransitionTime = old.lastTransitionTime;
       const next: KObject = {
         ...cur,
-        status: { ...(cur.status as object), conditions: [...conditions.filter((c) => c.type !== 'Available'), want] },
+        status: {
+          ...(cur.status as object),
+          conditions: [...conditions.filter((c) => c.type !== 'Available'), want],
+        },
       };
       await store.update('', name, next, SYSTEM, 'v1', 'status');
     } catch (e) {

@@ -13,8 +13,7 @@ import {
   SUGGESTED_FLOW_SCHEMAS,
   SUGGESTED_PRIORITY_LEVELS,
 } from './kinds/flowcontrol-bootstrap.ts';
-import { AUTO_UPDATE_ANNOTATION, FLOWCONTROL_GROUP } from './kinds/flowcontrol-common.ts';
-import { sameSpec } from './kinds/flowschema.ts';
+import { AUTO_UPDATE_ANNOTATION, FLOWCONTROL_GROUP, sameSpec } from './kinds/flowcontrol-common.ts';
 import type { Registry } from './registry.ts';
 import type { GenericStore } from './store.ts';
 import type { RequestContext } from './types.ts';
@@ -26,11 +25,19 @@ const SYSTEM: RequestContext = {
   fieldManager: 'api-priority-and-fairness-config-producer-v1',
 };
 
-const STATUS_WRITER: RequestContext = { ...SYSTEM, fieldManager: 'api-priority-and-fairness-config-consumer-v1' };
+const STATUS_WRITER: RequestContext = {
+  ...SYSTEM,
+  fieldManager: 'api-priority-and-fairness-config-consumer-v1',
+};
 
 type Kind = 'FlowSchema' | 'PriorityLevelConfiguration';
 
-async function ensure(store: GenericStore, kind: Kind, c: { name: string; spec: object }, mandatory: boolean): Promise<void> {
+async function ensure(
+  store: GenericStore,
+  kind: Kind,
+  c: { name: string; spec: object },
+  mandatory: boolean,
+): Promise<void> {
   const cur = store.getStored('', c.name)?.obj;
   const want = bootstrapObject(kind, c);
   if (!cur) {
@@ -38,9 +45,15 @@ async function ensure(store: GenericStore, kind: Kind, c: { name: string; spec: 
     return;
   }
   // the exempt level's `spec.exempt` belongs to its users
-  const spec = mandatory && c.name === 'exempt' && kind === 'PriorityLevelConfiguration'
-    ? { ...(want.spec as object), exempt: (cur.spec as { exempt?: unknown } | undefined)?.exempt ?? (want.spec as { exempt?: unknown }).exempt }
-    : want.spec;
+  const spec =
+    mandatory && c.name === 'exempt' && kind === 'PriorityLevelConfiguration'
+      ? {
+          ...(want.spec as object),
+          exempt:
+            (cur.spec as { exempt?: unknown } | undefined)?.exempt ??
+            (want.spec as { exempt?: unknown }).exempt,
+        }
+      : want.spec;
   if (sameSpec(cur.spec, spec)) return;
   if (!mandatory && cur.metadata.annotations?.[AUTO_UPDATE_ANNOTATION] !== 'true') return;
   await store.update('', c.name, { ...cur, spec, metadata: { ...cur.metadata } }, SYSTEM, 'v1beta3');
@@ -98,16 +111,23 @@ export function startFlowSchemaStatus(registry: Registry, now: () => number = Da
     try {
       const cur = schemas.getStored('', name)?.obj;
       if (!cur || stopped) return;
-      const level = (cur.spec as { priorityLevelConfiguration?: { name?: string } } | undefined)?.priorityLevelConfiguration?.name ?? '';
+      const level =
+        (cur.spec as { priorityLevelConfiguration?: { name?: string } } | undefined)
+          ?.priorityLevelConfiguration?.name ?? '';
       const exists = !!levels.getStored('', level);
-      const conditions = ((cur.status as { conditions?: Condition[] } | undefined)?.conditions ?? []) as Condition[];
+      const conditions = ((cur.status as { conditions?: Condition[] } | undefined)?.conditions ??
+        []) as Condition[];
       const old = conditions.find((c) => c.type === 'Dangling');
       const want = danglingCondition(level, exists, rfc3339(now()));
-      if (old && old.status === want.status && old.reason === want.reason && old.message === want.message) return;
+      if (old && old.status === want.status && old.reason === want.reason && old.message === want.message)
+        return;
       if (old && old.status === want.status) want.lastTransitionTime = old.lastTransitionTime;
       const next: KObject = {
         ...cur,
-        status: { ...(cur.status as object), conditions: [...conditions.filter((c) => c.type !== 'Dangling'), want] },
+        status: {
+          ...(cur.status as object),
+          conditions: [...conditions.filter((c) => c.type !== 'Dangling'), want],
+        },
       };
       await schemas.update('', name, next, STATUS_WRITER, 'v1beta3', 'status');
     } catch (e) {
@@ -130,7 +150,8 @@ export function startFlowSchemaStatus(registry: Registry, now: () => number = Da
     storage.watch(levels.bucket, rv, (ev) => {
       if (stopped || ev.type === 'MODIFIED') return;
       for (const s of storage.list(schemas.bucket, `${schemas.bucket}/`)) {
-        const level = (s.obj.spec as { priorityLevelConfiguration?: { name?: string } } | undefined)?.priorityLevelConfiguration?.name;
+        const level = (s.obj.spec as { priorityLevelConfiguration?: { name?: string } } | undefined)
+          ?.priorityLevelConfiguration?.name;
         if (level === ev.obj.metadata.name) queue.add(s.obj.metadata.name!);
       }
     }),

@@ -354,9 +354,10 @@ export class GenericStore {
       const n = parseRv(resourceVersion);
       if (n !== 0) await this.waitForRv(n);
     }
-    const o = this.storage.get(this.key(namespace, name));
+    const live = this.def.strategy.live;
+    const o = live ? await live.get(name) : this.storage.get(this.key(namespace, name))?.obj;
     if (!o) throw errors.notFound(this.def.group, this.def.plural, name);
-    return o.obj;
+    return o;
   }
 
   getStored(namespace: string, name: string): StoredObject | undefined {
@@ -436,6 +437,8 @@ export class GenericStore {
     const rvm = p.resourceVersionMatch ?? '';
     const rvNum = rv === '' ? undefined : parseRv(rv);
     const match = this.matcherOf(labels, fields);
+    const live = this.def.strategy.live;
+    if (live) return { items: (await live.list()).filter(match), resourceVersion: '' };
     const hasSelectors = labels.length > 0 || fields.length > 0;
     const prefix = this.prefix(namespace);
 

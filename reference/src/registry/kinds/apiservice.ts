@@ -9,7 +9,14 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, keepAllButStatus, keepStoredStatus, NAME_COLUMN } from './common.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  keepAllButStatus,
+  keepStoredStatus,
+  NAME_COLUMN,
+} from './common.ts';
 
 export const APIREGISTRATION_GROUP = 'apiregistration.orch.io';
 
@@ -54,12 +61,18 @@ function validateAPIService(o: KObject): StatusCause[] {
   const name = o.metadata.name ?? '';
   // a name that is no valid path segment is reported with the other name checks
   if (name && !nameProblem(name, 'path') && name !== required)
-    causes.push(fieldErr.invalid('metadata.name', name, `must be \`spec.version+"."+spec.group\`: "${required}"`));
+    causes.push(
+      fieldErr.invalid('metadata.name', name, `must be \`spec.version+"."+spec.group\`: "${required}"`),
+    );
   if (!group && version !== 'v1')
-    causes.push(fieldErr.required('spec.group', 'only v1 may have an empty group and it better be legacy kube'));
+    causes.push(
+      fieldErr.required('spec.group', 'only v1 may have an empty group and it better be legacy kube'),
+    );
   if (group) {
-    if (group.length > 253) causes.push(fieldErr.invalid('spec.group', group, 'must be no more than 253 characters'));
-    else if (nameProblem(group, 'subdomain')) causes.push(fieldErr.invalid('spec.group', group, DNS1123_SUBDOMAIN_MSG));
+    if (group.length > 253)
+      causes.push(fieldErr.invalid('spec.group', group, 'must be no more than 253 characters'));
+    else if (nameProblem(group, 'subdomain'))
+      causes.push(fieldErr.invalid('spec.group', group, DNS1123_SUBDOMAIN_MSG));
   }
   const vp = nameProblem(version, 'label1035');
   if (vp) causes.push(fieldErr.invalid('spec.version', version, vp));
@@ -71,18 +84,35 @@ function validateAPIService(o: KObject): StatusCause[] {
     causes.push(fieldErr.invalid('spec.versionPriority', vpr, 'must be positive and less than 1000'));
   const ca = s.caBundle ? byteLength(s.caBundle) : 0;
   if (s.service == null) {
-    if (ca) causes.push(fieldErr.invalid('spec.caBundle', `${ca} bytes`, 'local APIServices may not have a caBundle'));
+    if (ca)
+      causes.push(
+        fieldErr.invalid('spec.caBundle', `${ca} bytes`, 'local APIServices may not have a caBundle'),
+      );
     if (s.insecureSkipTLSVerify)
-      causes.push(fieldErr.invalid('spec.insecureSkipTLSVerify', true, 'local APIServices may not have insecureSkipTLSVerify'));
+      causes.push(
+        fieldErr.invalid(
+          'spec.insecureSkipTLSVerify',
+          true,
+          'local APIServices may not have insecureSkipTLSVerify',
+        ),
+      );
     return causes;
   }
   if (!s.service.namespace) causes.push(fieldErr.required('spec.service.namespace'));
   if (!s.service.name) causes.push(fieldErr.required('spec.service.name'));
   const port = s.service.port ?? 0;
   if (!(port >= 1 && port <= 65535))
-    causes.push(fieldErr.invalid('spec.service.port', port, 'port is not valid: must be between 1 and 65535, inclusive'));
+    causes.push(
+      fieldErr.invalid(
+        'spec.service.port',
+        port,
+        'port is not valid: must be between 1 and 65535, inclusive',
+      ),
+    );
   if (s.insecureSkipTLSVerify && ca)
-    causes.push(fieldErr.invalid('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present'));
+    causes.push(
+      fieldErr.invalid('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present'),
+    );
   return causes;
 }
 
@@ -90,7 +120,13 @@ function validateStatus(o: KObject): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const [i, c] of ((o as APIService).status?.conditions ?? []).entries())
     if (!['True', 'False', 'Unknown'].includes(c?.status ?? ''))
-      causes.push(fieldErr.notSupported(`status.conditions[${i}].status`, c?.status ?? '', ['True', 'False', 'Unknown']));
+      causes.push(
+        fieldErr.notSupported(`status.conditions[${i}].status`, c?.status ?? '', [
+          'True',
+          'False',
+          'Unknown',
+        ]),
+      );
   return causes;
 }
 

@@ -3,8 +3,14 @@
 // schemas, whose spec no write may change, and the suggested ones. Each carries
 // `apf.orch.io/autoupdate-spec: "true"`.
 import type { KObject } from '../../storage/types.ts';
-import { AUTO_UPDATE_ANNOTATION, FLOWCONTROL_GROUP } from './flowcontrol-common.ts';
-import type { FlowSchemaSpec, PolicyRulesWithSubjects, ResourcePolicyRule, Subject } from './flowschema.ts';
+import {
+  AUTO_UPDATE_ANNOTATION,
+  FLOWCONTROL_GROUP,
+  type FlowSchemaSpec,
+  type PolicyRulesWithSubjects,
+  type ResourcePolicyRule,
+  type Subject,
+} from './flowcontrol-common.ts';
 
 export interface PriorityLevelSpec {
   type?: string;
@@ -13,7 +19,10 @@ export interface PriorityLevelSpec {
     nominalConcurrencyShares?: number;
     lendablePercent?: number;
     borrowingLimitPercent?: number;
-    limitResponse?: { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } };
+    limitResponse?: {
+      type?: string;
+      queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number };
+    };
   };
 }
 
@@ -30,7 +39,13 @@ const resourceRule = (
   resources: string[],
   namespaces: string[],
   clusterScope: boolean,
-): ResourcePolicyRule => ({ verbs, apiGroups, resources, ...(clusterScope ? { clusterScope } : {}), namespaces });
+): ResourcePolicyRule => ({
+  verbs,
+  apiGroups,
+  resources,
+  ...(clusterScope ? { clusterScope } : {}),
+  namespaces,
+});
 
 const everything = (subjects: Subject[]): PolicyRulesWithSubjects => ({
   subjects,
@@ -71,16 +86,32 @@ const limited = (
   },
 });
 
-const queuing = (queues: number, handSize: number, queueLengthLimit: number) => ({ queues, handSize, queueLengthLimit });
+const queuing = (queues: number, handSize: number, queueLengthLimit: number) => ({
+  queues,
+  handSize,
+  queueLengthLimit,
+});
 
 export const MANDATORY_PRIORITY_LEVELS = [
   limited('catch-all', 5, 0),
-  { name: 'exempt', spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } } as PriorityLevelSpec },
+  {
+    name: 'exempt',
+    spec: {
+      type: 'Exempt',
+      exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 },
+    } as PriorityLevelSpec,
+  },
 ];
 
 export const MANDATORY_FLOW_SCHEMAS = [
   fs('exempt', 'exempt', 1, '', everything(groups('system:masters'))),
-  fs('catch-all', 'catch-all', 10000, 'ByUser', everything(groups('system:unauthenticated', 'system:authenticated'))),
+  fs(
+    'catch-all',
+    'catch-all',
+    10000,
+    'ByUser',
+    everything(groups('system:unauthenticated', 'system:authenticated')),
+  ),
 ];
 
 export const SUGGESTED_PRIORITY_LEVELS = [
@@ -106,8 +137,13 @@ export const SUGGESTED_FLOW_SCHEMAS = [
     nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
   }),
   fs('system-leader-election', 'leader-election', 100, 'ByUser', {
-    subjects: [...users('system:kube-controller-manager', 'system:kube-scheduler'), ...systemServiceAccounts('*')],
-    resourceRules: [resourceRule(['get', 'create', 'update'], ['coordination.orch.io'], ['leases'], ['*'], false)],
+    subjects: [
+      ...users('system:kube-controller-manager', 'system:kube-scheduler'),
+      ...systemServiceAccounts('*'),
+    ],
+    resourceRules: [
+      resourceRule(['get', 'create', 'update'], ['coordination.orch.io'], ['leases'], ['*'], false),
+    ],
   }),
   fs('workload-leader-election', 'leader-election', 200, 'ByUser', {
     subjects: systemServiceAccounts('*'),
@@ -123,11 +159,29 @@ export const SUGGESTED_FLOW_SCHEMAS = [
     ],
     resourceRules: [resourceRule(['get', 'create', 'update'], [''], ['endpoints'], ['*'], false)],
   }),
-  fs('kube-controller-manager', 'workload-high', 800, 'ByNamespace', everything(users('system:kube-controller-manager'))),
+  fs(
+    'kube-controller-manager',
+    'workload-high',
+    800,
+    'ByNamespace',
+    everything(users('system:kube-controller-manager')),
+  ),
   fs('kube-scheduler', 'workload-high', 800, 'ByNamespace', everything(users('system:kube-scheduler'))),
-  fs('kube-system-service-accounts', 'workload-high', 900, 'ByNamespace', everything(systemServiceAccounts('*'))),
+  fs(
+    'kube-system-service-accounts',
+    'workload-high',
+    900,
+    'ByNamespace',
+    everything(systemServiceAccounts('*')),
+  ),
   fs('service-accounts', 'workload-low', 9000, 'ByUser', everything(groups('system:serviceaccounts'))),
-  fs('global-default', 'global-default', 9900, 'ByUser', everything(groups('system:unauthenticated', 'system:authenticated'))),
+  fs(
+    'global-default',
+    'global-default',
+    9900,
+    'ByUser',
+    everything(groups('system:unauthenticated', 'system:authenticated')),
+  ),
 ];
 
 /** The fixed spec of a mandatory flow schema, if the name is one. */
@@ -141,7 +195,10 @@ export function mandatoryPriorityLevelSpec(name: string): PriorityLevelSpec | un
 }
 
 /** A configuration object as the server writes it. */
-export function bootstrapObject(kind: 'FlowSchema' | 'PriorityLevelConfiguration', c: { name: string; spec: object }): KObject {
+export function bootstrapObject(
+  kind: 'FlowSchema' | 'PriorityLevelConfiguration',
+  c: { name: string; spec: object },
+): KObject {
   return {
     apiVersion: `${FLOWCONTROL_GROUP}/v1beta3`,
     kind,

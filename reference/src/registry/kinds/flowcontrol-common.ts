@@ -66,3 +66,54 @@ export function validateConditions(status: unknown): StatusCause[] {
   });
   return causes;
 }
+
+export interface Subject {
+  kind?: string;
+  user?: { name?: string };
+  group?: { name?: string };
+  serviceAccount?: { name?: string; namespace?: string };
+}
+
+export interface ResourcePolicyRule {
+  verbs?: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  clusterScope?: boolean;
+  namespaces?: string[];
+}
+
+export interface NonResourcePolicyRule {
+  verbs?: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface PolicyRulesWithSubjects {
+  subjects?: Subject[];
+  resourceRules?: ResourcePolicyRule[];
+  nonResourceRules?: NonResourcePolicyRule[];
+}
+
+export interface FlowSchemaSpec {
+  priorityLevelConfiguration?: { name?: string };
+  matchingPrecedence?: number;
+  distinguisherMethod?: { type?: string };
+  rules?: PolicyRulesWithSubjects[];
+}
+
+/** Two specs alike as Go's semantic equality sees them (absent and empty lists alike). */
+export function sameSpec(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length ? v.map(canonical) : undefined;
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      const x = canonical((v as Record<string, unknown>)[k]);
+      if (x !== undefined && x !== false) out[k] = x;
+    }
+    return out;
+  }
+  return v ?? undefined;
+}

@@ -9,12 +9,26 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, goValue, keepAllButStatus, keepStoredStatus, NAME_COLUMN } from './common.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  goValue,
+  keepAllButStatus,
+  keepStoredStatus,
+  NAME_COLUMN,
+} from './common.ts';
 import { mandatoryFlowSchemaSpec } from './flowcontrol-bootstrap.ts';
 import {
   FLOWCONTROL_GROUP,
   FLOWCONTROL_VERSIONS,
+  type FlowSchemaSpec,
   flowcontrolVersionInfo,
+  type NonResourcePolicyRule,
+  type PolicyRulesWithSubjects,
+  type ResourcePolicyRule,
+  sameSpec,
+  type Subject,
   validateConditions,
 } from './flowcontrol-common.ts';
 
@@ -23,46 +37,31 @@ export const FLOW_SCHEMA_DEFAULT_MATCHING_PRECEDENCE = 1000;
 
 const DISTINGUISHER_METHODS = ['ByNamespace', 'ByUser'];
 const SUBJECT_KINDS = ['Group', 'ServiceAccount', 'User'];
-const SUPPORTED_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'proxy', 'update', 'watch'];
+const SUPPORTED_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'proxy',
+  'update',
+  'watch',
+];
 const NS_ERR_INTRO = "each member of this list must be '*' or a DNS-1123 label; ";
-
-export interface Subject {
-  kind?: string;
-  user?: { name?: string };
-  group?: { name?: string };
-  serviceAccount?: { name?: string; namespace?: string };
-}
-
-export interface ResourcePolicyRule {
-  verbs?: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  clusterScope?: boolean;
-  namespaces?: string[];
-}
-
-export interface NonResourcePolicyRule {
-  verbs?: string[];
-  nonResourceURLs?: string[];
-}
-
-export interface PolicyRulesWithSubjects {
-  subjects?: Subject[];
-  resourceRules?: ResourcePolicyRule[];
-  nonResourceRules?: NonResourcePolicyRule[];
-}
-
-export interface FlowSchemaSpec {
-  priorityLevelConfiguration?: { name?: string };
-  matchingPrecedence?: number;
-  distinguisherMethod?: { type?: string };
-  rules?: PolicyRulesWithSubjects[];
-}
 
 export interface FlowSchema {
   metadata: KObject['metadata'];
   spec?: FlowSchemaSpec;
-  status?: { conditions?: { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string }[] };
+  status?: {
+    conditions?: {
+      type?: string;
+      status?: string;
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+    }[];
+  };
 }
 
 const specOf = (o: KObject) => ((o as FlowSchema).spec ?? {}) as FlowSchemaSpec;
@@ -80,30 +79,43 @@ const hasWildcard = (xs: string[]) => xs.includes('*');
 function validateVerbs(field: string, verbs: string[] | undefined): StatusCause[] {
   if (!verbs?.length) return [fieldErr.required(field, 'verbs must contain at least one value')];
   if (hasWildcard(verbs))
-    return verbs.length > 1 ? [fieldErr.invalid(field, verbs, "if '*' is present, must not specify other verbs")] : [];
-  if (!verbs.every((v) => SUPPORTED_VERBS.includes(v))) return [fieldErr.notSupported(field, verbs, SUPPORTED_VERBS)];
+    return verbs.length > 1
+      ? [fieldErr.invalid(field, verbs, "if '*' is present, must not specify other verbs")]
+      : [];
+  if (!verbs.every((v) => SUPPORTED_VERBS.includes(v)))
+    return [fieldErr.notSupported(field, verbs, SUPPORTED_VERBS)];
   return [];
 }
 
 function validateSubject(s: Subject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const forbidUser = () => {
-    if (s.user != null) causes.push(fieldErr.forbidden(`${path}.user`, "user is forbidden when subject kind is not 'User'"));
+    if (s.user != null)
+      causes.push(fieldErr.forbidden(`${path}.user`, "user is forbidden when subject kind is not 'User'"));
   };
   const forbidGroup = () => {
-    if (s.group != null) causes.push(fieldErr.forbidden(`${path}.group`, "group is forbidden when subject kind is not 'Group'"));
+    if (s.group != null)
+      causes.push(fieldErr.forbidden(`${path}.group`, "group is forbidden when subject kind is not 'Group'"));
   };
   const forbidSa = () => {
     if (s.serviceAccount != null)
       causes.push(
-        fieldErr.forbidden(`${path}.serviceAccount`, "serviceAccount is forbidden when subject kind is not 'ServiceAccount'"),
+        fieldErr.forbidden(
+          `${path}.serviceAccount`,
+          "serviceAccount is forbidden when subject kind is not 'ServiceAccount'",
+        ),
       );
   };
   switch (s.kind) {
     case 'ServiceAccount': {
       const sa = s.serviceAccount;
       if (sa == null)
-        causes.push(fieldErr.required(`${path}.serviceAccount`, "serviceAccount is required when subject kind is 'ServiceAccount'"));
+        causes.push(
+          fieldErr.required(
+            `${path}.serviceAccount`,
+            "serviceAccount is required when subject kind is 'ServiceAccount'",
+          ),
+        );
       else {
         if (!sa.name) causes.push(fieldErr.required(`${path}.serviceAccount.name`));
         else if (sa.name !== '*') {
@@ -111,7 +123,12 @@ function validateSubject(s: Subject, path: string): StatusCause[] {
           if (p) causes.push(fieldErr.invalid(`${path}.serviceAccount.name`, sa.name, p));
         }
         if (!sa.namespace)
-          causes.push(fieldErr.required(`${path}.serviceAccount.namespace`, 'must specify namespace for service account'));
+          causes.push(
+            fieldErr.required(
+              `${path}.serviceAccount.namespace`,
+              'must specify namespace for service account',
+            ),
+          );
         else {
           const p = nameProblem(sa.namespace, 'label');
           if (p) causes.push(fieldErr.invalid(`${path}.serviceAccount.namespace`, sa.namespace, p));
@@ -122,13 +139,15 @@ function validateSubject(s: Subject, path: string): StatusCause[] {
       break;
     }
     case 'User':
-      if (s.user == null) causes.push(fieldErr.required(`${path}.user`, "user is required when subject kind is 'User'"));
+      if (s.user == null)
+        causes.push(fieldErr.required(`${path}.user`, "user is required when subject kind is 'User'"));
       else if (!s.user.name) causes.push(fieldErr.required(`${path}.user.name`));
       forbidSa();
       forbidGroup();
       break;
     case 'Group':
-      if (s.group == null) causes.push(fieldErr.required(`${path}.group`, "group is required when subject kind is 'Group'"));
+      if (s.group == null)
+        causes.push(fieldErr.required(`${path}.group`, "group is required when subject kind is 'Group'"));
       else if (!s.group.name) causes.push(fieldErr.required(`${path}.group.name`));
       forbidSa();
       forbidUser();
@@ -142,21 +161,36 @@ function validateSubject(s: Subject, path: string): StatusCause[] {
 function validateResourceRule(r: ResourcePolicyRule, path: string): StatusCause[] {
   const causes = validateVerbs(`${path}.verbs`, r.verbs);
   const groups = r.apiGroups ?? [];
-  if (!groups.length) causes.push(fieldErr.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+  if (!groups.length)
+    causes.push(fieldErr.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
   else if (groups.length > 1 && hasWildcard(groups))
-    causes.push(fieldErr.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other api groups"));
+    causes.push(
+      fieldErr.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other api groups"),
+    );
   const resources = r.resources ?? [];
-  if (!resources.length) causes.push(fieldErr.required(`${path}.resources`, 'resource rules must supply at least one resource'));
+  if (!resources.length)
+    causes.push(fieldErr.required(`${path}.resources`, 'resource rules must supply at least one resource'));
   else if (resources.length > 1 && hasWildcard(resources))
-    causes.push(fieldErr.invalid(`${path}.resources`, resources, "if '*' is present, must not specify other resources"));
+    causes.push(
+      fieldErr.invalid(`${path}.resources`, resources, "if '*' is present, must not specify other resources"),
+    );
   const namespaces = r.namespaces ?? [];
   if (!namespaces.length && !r.clusterScope)
     causes.push(
-      fieldErr.required(`${path}.namespaces`, 'resource rules that are not cluster scoped must supply at least one namespace'),
+      fieldErr.required(
+        `${path}.namespaces`,
+        'resource rules that are not cluster scoped must supply at least one namespace',
+      ),
     );
   else if (hasWildcard(namespaces)) {
     if (namespaces.length > 1)
-      causes.push(fieldErr.invalid(`${path}.namespaces`, namespaces, "if '*' is present, must not specify other namespaces"));
+      causes.push(
+        fieldErr.invalid(
+          `${path}.namespaces`,
+          namespaces,
+          "if '*' is present, must not specify other namespaces",
+        ),
+      );
   } else
     namespaces.forEach((ns, i) => {
       const p = nameProblem(ns, 'label');
@@ -180,10 +214,19 @@ export function nonResourceUrlProblem(p: string): string | undefined {
 function validateNonResourceRule(r: NonResourcePolicyRule, path: string): StatusCause[] {
   const causes = validateVerbs(`${path}.verbs`, r.verbs);
   const urls = r.nonResourceURLs ?? [];
-  if (!urls.length) causes.push(fieldErr.required(`${path}.nonResourceURLs`, 'nonResourceURLs must contain at least one value'));
+  if (!urls.length)
+    causes.push(
+      fieldErr.required(`${path}.nonResourceURLs`, 'nonResourceURLs must contain at least one value'),
+    );
   else if (hasWildcard(urls)) {
     if (urls.length > 1)
-      causes.push(fieldErr.invalid(`${path}.nonResourceURLs`, urls, "if '*' is present, must not specify other non-resource URLs"));
+      causes.push(
+        fieldErr.invalid(
+          `${path}.nonResourceURLs`,
+          urls,
+          "if '*' is present, must not specify other non-resource URLs",
+        ),
+      );
   } else
     urls.forEach((u, i) => {
       const p = nonResourceUrlProblem(u);
@@ -195,10 +238,14 @@ function validateNonResourceRule(r: NonResourcePolicyRule, path: string): Status
 function validateRule(rule: PolicyRulesWithSubjects, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const subjects = rule.subjects ?? [];
-  if (subjects.length) for (const [i, s] of subjects.entries()) causes.push(...validateSubject(s ?? {}, `${path}.subjects[${i}]`));
+  if (subjects.length)
+    for (const [i, s] of subjects.entries())
+      causes.push(...validateSubject(s ?? {}, `${path}.subjects[${i}]`));
   else causes.push(fieldErr.required(`${path}.subjects`, 'subjects must contain at least one value'));
   if (!rule.resourceRules?.length && !rule.nonResourceRules?.length)
-    causes.push(fieldErr.required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty'));
+    causes.push(
+      fieldErr.required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty'),
+    );
   for (const [i, r] of (rule.resourceRules ?? []).entries())
     causes.push(...validateResourceRule(r ?? {}, `${path}.resourceRules[${i}]`));
   for (const [i, r] of (rule.nonResourceRules ?? []).entries())
@@ -212,10 +259,20 @@ function validateSpec(name: string, spec: FlowSchemaSpec): StatusCause[] {
   if (mp <= 0) causes.push(fieldErr.invalid('spec.matchingPrecedence', mp, 'must be a positive value'));
   if (mp > FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE)
     causes.push(
-      fieldErr.invalid('spec.matchingPrecedence', mp, `must not be greater than ${FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE}`),
+      fieldErr.invalid(
+        'spec.matchingPrecedence',
+        mp,
+        `must not be greater than ${FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE}`,
+      ),
     );
   if (mp === 1 && name !== 'exempt')
-    causes.push(fieldErr.invalid('spec.matchingPrecedence', mp, "only the schema named 'exempt' may have matchingPrecedence 1"));
+    causes.push(
+      fieldErr.invalid(
+        'spec.matchingPrecedence',
+        mp,
+        "only the schema named 'exempt' may have matchingPrecedence 1",
+      ),
+    );
   const dm = spec.distinguisherMethod;
   if (dm != null && !DISTINGUISHER_METHODS.includes(dm.type ?? ''))
     causes.push({
@@ -227,27 +284,11 @@ function validateSpec(name: string, spec: FlowSchemaSpec): StatusCause[] {
   if (pl) {
     const p = nameProblem(pl, 'subdomain');
     if (p) causes.push(fieldErr.invalid('spec.priorityLevelConfiguration.name', pl, p));
-  } else causes.push(fieldErr.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
-  for (const [i, r] of (spec.rules ?? []).entries()) causes.push(...validateRule(r ?? {}, `spec.rules[${i}]`));
+  } else
+    causes.push(fieldErr.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
+  for (const [i, r] of (spec.rules ?? []).entries())
+    causes.push(...validateRule(r ?? {}, `spec.rules[${i}]`));
   return causes;
-}
-
-/** Two specs alike as Go's semantic equality sees them (absent and empty lists alike). */
-export function sameSpec(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.length ? v.map(canonical) : undefined;
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = canonical((v as Record<string, unknown>)[k]);
-      if (x !== undefined && x !== false) out[k] = x;
-    }
-    return out;
-  }
-  return v ?? undefined;
 }
 
 function validateFlowSchema(o: KObject): StatusCause[] {

@@ -5,6 +5,7 @@ import { apiServiceDef } from './apiservice.ts';
 import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
+import { componentStatusDef } from './componentstatus.ts';
 import { configMap } from './configmap.ts';
 import { crdDef } from './crd/index.ts';
 import { deploymentDef } from './deployment.ts';
@@ -69,6 +70,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     flowSchemaDef,
     priorityLevelConfigurationDef,
     apiServiceDef,
+    componentStatusDef(registry),
   ];
 }
 

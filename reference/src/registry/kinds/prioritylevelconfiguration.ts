@@ -10,15 +10,22 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, keepAllButStatus, keepStoredStatus, NAME_COLUMN } from './common.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  keepAllButStatus,
+  keepStoredStatus,
+  NAME_COLUMN,
+} from './common.ts';
 import { mandatoryPriorityLevelSpec, type PriorityLevelSpec } from './flowcontrol-bootstrap.ts';
 import {
   FLOWCONTROL_GROUP,
   FLOWCONTROL_VERSIONS,
   flowcontrolVersionInfo,
+  sameSpec,
   validateConditions,
 } from './flowcontrol-common.ts';
-import { sameSpec } from './flowschema.ts';
 
 export const DEFAULT_CONCURRENCY_SHARES = 30;
 export const DEFAULT_QUEUES = 64;
@@ -32,7 +39,10 @@ interface Limited {
   assuredConcurrencyShares?: number;
   lendablePercent?: number;
   borrowingLimitPercent?: number;
-  limitResponse?: { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } };
+  limitResponse?: {
+    type?: string;
+    queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number };
+  };
 }
 
 interface PriorityLevel {
@@ -91,16 +101,21 @@ export function toV1beta2(o: KObject): KObject {
   return o;
 }
 
-function validateQueuing(q: NonNullable<NonNullable<Limited['limitResponse']>['queuing']>, path: string): StatusCause[] {
+function validateQueuing(
+  q: NonNullable<NonNullable<Limited['limitResponse']>['queuing']>,
+  path: string,
+): StatusCause[] {
   const causes: StatusCause[] = [];
   const qll = q.queueLengthLimit ?? 0;
   const queues = q.queues ?? 0;
   const hand = q.handSize ?? 0;
   if (qll <= 0) causes.push(fieldErr.invalid(`${path}.queueLengthLimit`, qll, 'must be positive'));
   if (queues <= 0) causes.push(fieldErr.invalid(`${path}.queues`, queues, 'must be positive'));
-  else if (queues > MAX_QUEUES) causes.push(fieldErr.invalid(`${path}.queues`, queues, `must not be greater than ${MAX_QUEUES}`));
+  else if (queues > MAX_QUEUES)
+    causes.push(fieldErr.invalid(`${path}.queues`, queues, `must not be greater than ${MAX_QUEUES}`));
   if (hand <= 0) causes.push(fieldErr.invalid(`${path}.handSize`, hand, 'must be positive'));
-  else if (hand > queues) causes.push(fieldErr.invalid(`${path}.handSize`, hand, `should not be greater than queues (${queues})`));
+  else if (hand > queues)
+    causes.push(fieldErr.invalid(`${path}.handSize`, hand, `should not be greater than queues (${queues})`));
   else if (Math.ceil(Math.log2(queues) * hand) > MAX_HASH_BITS)
     causes.push(
       fieldErr.invalid(
@@ -122,21 +137,34 @@ function validateLimited(l: Limited, sharesField: string): StatusCause[] {
   switch (lr.type) {
     case 'Reject':
       if (lr.queuing != null)
-        causes.push(fieldErr.forbidden(`${lrPath}.queuing`, 'must be nil if limited.limitResponse.type is not Limited'));
+        causes.push(
+          fieldErr.forbidden(`${lrPath}.queuing`, 'must be nil if limited.limitResponse.type is not Limited'),
+        );
       break;
     case 'Queue':
       if (lr.queuing == null)
-        causes.push(fieldErr.required(`${lrPath}.queuing`, 'must not be empty if limited.limitResponse.type is Limited'));
+        causes.push(
+          fieldErr.required(
+            `${lrPath}.queuing`,
+            'must not be empty if limited.limitResponse.type is Limited',
+          ),
+        );
       else causes.push(...validateQueuing(lr.queuing, `${lrPath}.queuing`));
       break;
     default:
       causes.push(fieldErr.notSupported(`${lrPath}.type`, lr.type ?? '', ['Queue', 'Reject']));
   }
   if (l.lendablePercent != null && !(l.lendablePercent >= 0 && l.lendablePercent <= 100))
-    causes.push(fieldErr.invalid(`${path}.lendablePercent`, l.lendablePercent, 'must be between 0 and 100, inclusive'));
+    causes.push(
+      fieldErr.invalid(`${path}.lendablePercent`, l.lendablePercent, 'must be between 0 and 100, inclusive'),
+    );
   if (l.borrowingLimitPercent != null && l.borrowingLimitPercent < 0)
     causes.push(
-      fieldErr.invalid(`${path}.borrowingLimitPercent`, l.borrowingLimitPercent, 'if specified, must be a non-negative integer'),
+      fieldErr.invalid(
+        `${path}.borrowingLimitPercent`,
+        l.borrowingLimitPercent,
+        'if specified, must be a non-negative integer',
+      ),
     );
   return causes;
 }
@@ -145,10 +173,20 @@ function validateExempt(e: NonNullable<PriorityLevelSpec['exempt']>): StatusCaus
   const causes: StatusCause[] = [];
   if (e.nominalConcurrencyShares != null && e.nominalConcurrencyShares < 0)
     causes.push(
-      fieldErr.invalid('spec.exempt.nominalConcurrencyShares', e.nominalConcurrencyShares, 'must be a non-negative integer'),
+      fieldErr.invalid(
+        'spec.exempt.nominalConcurrencyShares',
+        e.nominalConcurrencyShares,
+        'must be a non-negative integer',
+      ),
     );
   if (e.lendablePercent != null && !(e.lendablePercent >= 0 && e.lendablePercent <= 100))
-    causes.push(fieldErr.invalid('spec.exempt.lendablePercent', e.lendablePercent, 'must be between 0 and 100, inclusive'));
+    causes.push(
+      fieldErr.invalid(
+        'spec.exempt.lendablePercent',
+        e.lendablePercent,
+        'must be between 0 and 100, inclusive',
+      ),
+    );
   return causes;
 }
 
@@ -157,18 +195,26 @@ function validatePriorityLevel(o: KObject): StatusCause[] {
   const spec = specOf(o);
   const causes: StatusCause[] = [];
   if ((name === 'exempt') !== (spec.type === 'Exempt'))
-    causes.push(fieldErr.invalid('spec.type', spec.type ?? '', "type must be 'Exempt' if and only if name is 'exempt'"));
+    causes.push(
+      fieldErr.invalid('spec.type', spec.type ?? '', "type must be 'Exempt' if and only if name is 'exempt'"),
+    );
   switch (spec.type) {
     case 'Exempt':
-      if (spec.limited != null) causes.push(fieldErr.forbidden('spec.limited', 'must be nil if the type is not Limited'));
+      if (spec.limited != null)
+        causes.push(fieldErr.forbidden('spec.limited', 'must be nil if the type is not Limited'));
       if (spec.exempt != null) causes.push(...validateExempt(spec.exempt));
       break;
     case 'Limited':
-      if (spec.exempt != null) causes.push(fieldErr.forbidden('spec.exempt', 'must be nil if the type is Limited'));
-      if (spec.limited == null) causes.push(fieldErr.required('spec.limited', 'must not be empty when type is Limited'));
+      if (spec.exempt != null)
+        causes.push(fieldErr.forbidden('spec.exempt', 'must be nil if the type is Limited'));
+      if (spec.limited == null)
+        causes.push(fieldErr.required('spec.limited', 'must not be empty when type is Limited'));
       else
         causes.push(
-          ...validateLimited(spec.limited, writtenAsV1beta2.has(o) ? 'assuredConcurrencyShares' : 'nominalConcurrencyShares'),
+          ...validateLimited(
+            spec.limited,
+            writtenAsV1beta2.has(o) ? 'assuredConcurrencyShares' : 'nominalConcurrencyShares',
+          ),
         );
       break;
     default:
@@ -179,7 +225,13 @@ function validatePriorityLevel(o: KObject): StatusCause[] {
     if (name === 'exempt') {
       // authorized users may tune the exempt level's `spec.exempt`, nothing else
       if (!sameSpec({ ...spec, exempt: undefined }, { ...mandatory, exempt: undefined }))
-        causes.push(fieldErr.invalid('spec', spec, `spec of '${name}' except the 'spec.exempt' field must equal the fixed value`));
+        causes.push(
+          fieldErr.invalid(
+            'spec',
+            spec,
+            `spec of '${name}' except the 'spec.exempt' field must equal the fixed value`,
+          ),
+        );
     } else if (!sameSpec(spec, mandatory))
       causes.push(fieldErr.invalid('spec', spec, `spec of '${name}' must equal the fixed value`));
   }
@@ -204,7 +256,10 @@ export const priorityLevelConfigurationDef: ResourceDef = {
   verbs: ALL_VERBS,
   subresources: ['status'],
   schema: builtinSchema(`${FLOWCONTROL_GROUP}/v1beta3`, 'PriorityLevelConfiguration'),
-  versionInfo: flowcontrolVersionInfo('PriorityLevelConfiguration', { toStorage: fromV1beta2, fromStorage: toV1beta2 }),
+  versionInfo: flowcontrolVersionInfo('PriorityLevelConfiguration', {
+    toStorage: fromV1beta2,
+    fromStorage: toV1beta2,
+  }),
   strategy: {
     allowUnconditionalUpdate: true,
     zeroValue: () => ({ spec: { type: '' } }),
@@ -231,7 +286,8 @@ export const priorityLevelConfigurationDef: ResourceDef = {
       {
         name: 'NominalConcurrencyShares',
         type: 'string',
-        description: 'nominalConcurrencyShares (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.',
+        description:
+          'nominalConcurrencyShares (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.',
         cell: (o) => limitedOf(o)?.nominalConcurrencyShares ?? '<none>',
       },
       {
@@ -243,13 +299,15 @@ export const priorityLevelConfigurationDef: ResourceDef = {
       {
         name: 'HandSize',
         type: 'string',
-        description: '`handSize` is a small positive number that configures the shuffle sharding of requests into queues.',
+        description:
+          '`handSize` is a small positive number that configures the shuffle sharding of requests into queues.',
         cell: (o) => limitedOf(o)?.limitResponse?.queuing?.handSize ?? '<none>',
       },
       {
         name: 'QueueLengthLimit',
         type: 'string',
-        description: '`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time.',
+        description:
+          '`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time.',
         cell: (o) => limitedOf(o)?.limitResponse?.queuing?.queueLengthLimit ?? '<none>',
       },
       AGE_COLUMN,
