@@ -36,7 +36,7 @@ import { subresourceVerbs } from '../registry/subresources.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
-import { writeEncoded, writeError } from './respond.ts';
+import { warningHeaders, writeEncoded, writeError } from './respond.ts';
 
 export type NonResourceRoute = (
   req: IncomingMessage,
@@ -363,7 +363,7 @@ function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<stri
 }
 
 /** A watch's chunked reply on node's response (a HEAD's ends after the handler: see handle). */
-function eventStream(res: ServerResponse, contentType: string): EventStream {
+function eventStream(res: ServerResponse, contentType: string, warnings: string[] = []): EventStream {
   let started = false;
   const stream: EventStream = {
     start() {
@@ -373,6 +373,8 @@ function eventStream(res: ServerResponse, contentType: string): EventStream {
         'Content-Type': contentType,
         'Transfer-Encoding': 'chunked',
         'Cache-Control': 'no-cache, private',
+        // a watch of a deprecated version warns as any other request does
+        ...(warnings.length ? { Warning: warningHeaders(warnings) } : {}),
       });
       res.flushHeaders();
     },
@@ -502,7 +504,7 @@ class HttpScope implements Scope, ResponseWriter {
   }
 
   stream(contentType: string): EventStream {
-    return eventStream(this.response, contentType);
+    return eventStream(this.response, contentType, this.ctx.warnings);
   }
 }
 
