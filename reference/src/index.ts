@@ -212,6 +212,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     crdSynced: () => crdController.synced,
     rbac: options.authorizationModes.includes('RBAC'),
     shuttingDown: () => shuttingDown,
+    apiServicesPending: () => apiServices.pending(),
   });
 
   let server: Server | undefined;

@@ -3,7 +3,7 @@
 // APIService and the local APIServices; ComponentStatus (deprecated). Discovery, tables and
 // Warning headers against what a real Kubernetes 1.28 server answers (shared/kubernetes-1.28).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -12,7 +12,7 @@ import { writeKubeconfig } from '../src/kubeconfig.ts';
 import { fromV1beta2, toV1beta2 } from '../src/registry/kinds/prioritylevelconfiguration.ts';
 import type { KObject } from '../src/storage/types.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
-import { readFact } from './k8s-facts.ts';
+import { FACTS_DIR, readFact } from './k8s-facts.ts';
 import { findKubectl } from './kubectl-bin.ts';
 
 const G = 'flowcontrol.apiserver.orch.io';
@@ -801,6 +801,24 @@ describe('APIService', () => {
       'spec.service.namespace',
       'Required value',
     );
+  });
+
+  it("readiness: 1.28's checks of the configuration producer and of the APIServices made at start", async () => {
+    const r = await ts.req('GET', '/readyz?verbose');
+    expect(r.status).toBe(200);
+    for (const c of [
+      'poststarthook/priority-and-fairness-config-producer',
+      'poststarthook/apiservice-status-available-controller',
+      'poststarthook/kube-apiserver-autoregistration',
+      'autoregister-completion',
+    ])
+      expect(r.text).toContain(`[+]${c} ok`);
+    // in the order a 1.28 server lists them
+    const fixture = readFileSync(join(FACTS_DIR, 'health-readyz-verbose.txt'), 'utf8');
+    const order = (t: string) => t.split('\n').flatMap((l) => /^\[\+\](\S+) ok$/.exec(l)?.[1] ?? []);
+    const ours = order(r.text);
+    const theirs = order(fixture).filter((n) => ours.includes(n));
+    expect(ours.filter((n) => theirs.includes(n))).toEqual(theirs);
   });
 
   it('custom resources get an APIService (1000/100) while their definition serves them', async () => {

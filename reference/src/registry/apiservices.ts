@@ -105,6 +105,8 @@ function servedGroupVersions(registry: Registry): {
 }
 
 export interface APIServices {
+  /** Why the APIServices made at start are not all Available yet (1.28's `autoregister-completion`), or undefined. */
+  pending(): string | undefined;
   stop(): void;
 }
 
@@ -151,7 +153,7 @@ export async function startAPIServices(
   now: () => number = Date.now,
 ): Promise<APIServices> {
   const store = registry.byResource(APIREGISTRATION_GROUP, 'apiservices')?.store;
-  if (!store) return { stop() {} };
+  if (!store) return { pending: () => undefined, stop() {} };
   let stopped = false;
 
   const put = async (want: KObject) => {
@@ -165,8 +167,22 @@ export async function startAPIServices(
   };
 
   // built-in group versions: once, at start
+  const onStart = servedGroupVersions(registry).builtin.map(([g, v]) => apiServiceName(g, v));
   for (const [g, v] of servedGroupVersions(registry).builtin)
     await put(localAPIService(g, v, API_VERSION_PRIORITIES[g ? `${g}/${v}` : v]!, 'onstart'));
+  // once seen available, an APIService made at start no longer holds up readiness
+  const seen = new Set<string>();
+  const pending = () => {
+    const missing = onStart.filter((n) => {
+      if (seen.has(n)) return false;
+      const c = (store.getStored('', n)?.obj as APIService | undefined)?.status?.conditions?.find(
+        (x) => x.type === 'Available',
+      );
+      if (c?.status === 'True') seen.add(n);
+      return !seen.has(n);
+    });
+    return missing.length ? `missing APIService: [${missing.join(' ')}]` : undefined;
+  };
 
   // custom resources' group versions: while served
   const syncCustom = async () => {
@@ -190,7 +206,7 @@ export async function startAPIServices(
   registry.changed(queueSync);
 
   // the Available condition
-  const available = new NameQueue(async (name) => {
+  const reconcile = async (name: string) => {
     try {
       const cur = store.getStored('', name)?.obj;
       if (!cur || stopped) return;
@@ -219,7 +235,8 @@ export async function startAPIServices(
       const code = (e as { code?: number }).code;
       if (code !== 409 && code !== 404) console.error(`apiservice ${name}: status:`, e);
     }
-  });
+  };
+  const available = new NameQueue(reconcile);
   const storage = registry.storage;
   const rv = storage.revision();
   for (const s of storage.list(store.bucket, `${store.bucket}/`)) available.add(s.obj.metadata.name!);
@@ -241,7 +258,10 @@ export async function startAPIServices(
         }
       }),
     );
+  // the APIServices made at start are available before the server listens
+  for (const n of onStart) await reconcile(n);
   return {
+    pending,
     stop() {
       stopped = true;
       available.stop();
