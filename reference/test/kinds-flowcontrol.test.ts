@@ -247,6 +247,15 @@ describe('PriorityLevelConfiguration: one storage, two versions', () => {
     expect(after.spec).toEqual(created.json.spec);
   });
 
+  it("each version's OpenAPI document has its own field name", async () => {
+    const v2 = await ts.req('GET', `/openapi/v3/apis/${G}/v1beta2`);
+    const v3 = await ts.req('GET', `/openapi/v3/apis/${G}/v1beta3`);
+    expect(v2.status).toBe(200);
+    expect(v2.text).toContain('"assuredConcurrencyShares"');
+    expect(v3.text).not.toContain('"assuredConcurrencyShares"');
+    expect(v3.text).toContain('"nominalConcurrencyShares"');
+  });
+
   it('round-trips without loss (property over the conversion)', () => {
     const limited = fc.record(
       {
