@@ -31,7 +31,11 @@ import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.t
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { startDefaultServiceAccounts } from './registry/default-service-accounts.ts';
-import { ensureFlowControlConfiguration, startFlowSchemaStatus } from './registry/flowcontrol-config.ts';
+import {
+  ensureFlowControlConfiguration,
+  keepFlowControlConfiguration,
+  startFlowSchemaStatus,
+} from './registry/flowcontrol-config.ts';
 import { startAPIServices } from './registry/apiservices.ts';
 import { controllerEnabled } from './util/controllers.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
@@ -194,6 +198,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     if (!pcs.getStored('', c.name)) await pcs.create('', systemPriorityClass(c), system, 'v1');
   // the priority-and-fairness configuration objects, and the FlowSchemas' Dangling condition
   await ensureFlowControlConfiguration(registry);
+  const stopFlowControlConfiguration = keepFlowControlConfiguration(registry);
   const flowSchemaStatus = startFlowSchemaStatus(registry);
   resumeTerminating(registry);
   // every namespace has a `default` service account (the ServiceAccount plugin needs it)
@@ -282,6 +287,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       crdController.stop();
       policyStatus.stop();
       flowSchemaStatus.stop();
+      stopFlowControlConfiguration();
       apiServices.stop();
       serviceAccounts?.stop();
       signer?.stop();

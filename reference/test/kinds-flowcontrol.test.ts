@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeKubeconfig } from '../src/kubeconfig.ts';
+import { keepFlowControlConfiguration } from '../src/registry/flowcontrol-config.ts';
 import { fromV1beta2, toV1beta2 } from '../src/registry/kinds/prioritylevelconfiguration.ts';
 import type { KObject } from '../src/storage/types.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
@@ -672,6 +673,21 @@ describe('the configuration objects a 1.28 server keeps', () => {
     expect(row('catch-all')).toEqual(['catch-all', 'Limited', 5, '<none>', '<none>', '<none>']);
     expect(row('exempt')).toEqual(['exempt', 'Exempt', '<none>', '<none>', '<none>', '<none>']);
     expect(row('workload-low')).toEqual(['workload-low', 'Limited', 100, 128, 6, 50]);
+  });
+
+  it('a deleted configuration object comes back with the next ensuring (each minute in 1.28)', async () => {
+    const stop = keepFlowControlConfiguration(ts.server.registry, 50);
+    try {
+      for (const path of [`${V3}/flowschemas/catch-all`, `${V3}/prioritylevelconfigurations/workload-low`]) {
+        expect((await ts.req('DELETE', path)).status).toBe(200);
+        await until(async () => (await ts.req('GET', path)).status === 200, `${path} made again`);
+        expect((await ts.req('GET', path)).json.metadata.annotations).toEqual({
+          'apf.orch.io/autoupdate-spec': 'true',
+        });
+      }
+    } finally {
+      stop();
+    }
   });
 
   it("the mandatory specs stay fixed (except the exempt level's spec.exempt)", async () => {

@@ -1,5 +1,5 @@
 // The priority-and-fairness configuration, kept as a Kubernetes 1.28 server keeps it: at start
-// the suggested, then the mandatory configuration objects are made when missing (a mandatory
+// and each minute after, the suggested, then the mandatory configuration objects are made when missing (a mandatory
 // one's spec is put back when it differs; a suggested one's only while it carries
 // `apf.orch.io/autoupdate-spec: "true"`); then each FlowSchema's `Dangling` condition says
 // whether the priority level it names exists, as the configuration controller writes it.
@@ -68,6 +68,25 @@ export async function ensureFlowControlConfiguration(registry: Registry): Promis
   for (const c of SUGGESTED_FLOW_SCHEMAS) await ensure(schemas, 'FlowSchema', c, false);
   for (const c of MANDATORY_PRIORITY_LEVELS) await ensure(levels, 'PriorityLevelConfiguration', c, true);
   for (const c of MANDATORY_FLOW_SCHEMAS) await ensure(schemas, 'FlowSchema', c, true);
+}
+
+/**
+ * Runs the ensuring again every `everyMs` (1.28: each minute), so a deleted configuration object
+ * comes back and a mandatory spec is put back. Returns the stop function.
+ */
+export function keepFlowControlConfiguration(registry: Registry, everyMs = 60_000): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    ensureFlowControlConfiguration(registry)
+      .catch((e) => console.error('priority-and-fairness configuration:', e))
+      .finally(() => {
+        running = false;
+      });
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 interface Condition {
