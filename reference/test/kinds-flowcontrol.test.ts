@@ -248,6 +248,29 @@ describe('PriorityLevelConfiguration: one storage, two versions', () => {
     expect(after.spec).toEqual(created.json.spec);
   });
 
+  it('a write through v1beta2 is owned in v1beta2 terms; the next write through v1beta3 in its own', async () => {
+    const name = uniqueName('pl');
+    const r = await ts.req(
+      'POST',
+      `${V2}/prioritylevelconfigurations?fieldManager=old-client`,
+      pl(name, {
+        type: 'Limited',
+        limited: { assuredConcurrencyShares: 4, limitResponse: { type: 'Reject' } },
+      }),
+    );
+    expect(r.status, r.text).toBe(201);
+    const [entry] = r.json.metadata.managedFields;
+    expect(entry).toMatchObject({ manager: 'old-client', operation: 'Update', apiVersion: `${G}/v1beta2` });
+    expect(entry.fieldsV1['f:spec']['f:limited']).toHaveProperty('f:assuredConcurrencyShares');
+    const cur = (await ts.req('GET', `${V3}/prioritylevelconfigurations/${name}`)).json;
+    cur.spec.limited.nominalConcurrencyShares = 8;
+    const u = await ts.req('PUT', `${V3}/prioritylevelconfigurations/${name}?fieldManager=new-client`, cur);
+    expect(u.status, u.text).toBe(200);
+    const mine = u.json.metadata.managedFields.find((m: any) => m.manager === 'new-client');
+    expect(mine.apiVersion).toBe(`${G}/v1beta3`);
+    expect(mine.fieldsV1['f:spec']['f:limited']).toHaveProperty('f:nominalConcurrencyShares');
+  });
+
   it("each version's OpenAPI document has its own field name", async () => {
     const v2 = await ts.req('GET', `/openapi/v3/apis/${G}/v1beta2`);
     const v3 = await ts.req('GET', `/openapi/v3/apis/${G}/v1beta3`);
