@@ -33,6 +33,12 @@ import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.t
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
 import { startDefaultServiceAccounts } from './registry/default-service-accounts.ts';
+import {
+  ensureFlowControlConfiguration,
+  keepFlowControlConfiguration,
+  startFlowSchemaStatus,
+} from './registry/flowcontrol-config.ts';
+import { startAPIServices } from './registry/apiservices.ts';
 import { controllerEnabled } from './util/controllers.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
@@ -218,6 +224,10 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const pcs = registry.byResource('scheduling.orch.io', 'priorityclasses')!.store;
   for (const c of SYSTEM_PRIORITY_CLASSES)
     if (!pcs.getStored('', c.name)) await pcs.create('', systemPriorityClass(c), system, 'v1');
+  // the priority-and-fairness configuration objects, and the FlowSchemas' Dangling condition
+  await ensureFlowControlConfiguration(registry);
+  const stopFlowControlConfiguration = keepFlowControlConfiguration(registry);
+  const flowSchemaStatus = startFlowSchemaStatus(registry);
   resumeTerminating(registry);
   // every namespace has a `default` service account (the ServiceAccount plugin needs it)
   const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount') ? startDefaultServiceAccounts(registry) : undefined;
@@ -225,6 +235,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
+  // an APIService per served group version, and their Available condition
+  const apiServices = await startAPIServices(registry);
   // the policies' type checking, written to their status (with the policy gate on)
   const policyStatus = new PolicyStatusController(registry);
   if (options.featureGates.ValidatingAdmissionPolicy) policyStatus.start();
@@ -233,6 +245,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     crdSynced: () => crdController.synced,
     rbac: options.authorizationModes.includes('RBAC'),
     shuttingDown: () => shuttingDown,
+    apiServicesPending: () => apiServices.pending(),
   });
 
   let server: Server | undefined;
@@ -301,6 +314,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       }
       crdController.stop();
       policyStatus.stop();
+      flowSchemaStatus.stop();
+      stopFlowControlConfiguration();
+      apiServices.stop();
       serviceAccounts?.stop();
       signer?.stop();
       tokens!.stop();

@@ -16,7 +16,7 @@ import { writeKubeconfig } from '../src/kubeconfig.ts';
 import { builtinKinds } from '../src/registry/kinds/index.ts';
 import { POLICY_GROUP_VERSIONS } from '../src/registry/kinds/policy-common.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
-import { columnsOf, factKey, kubectlHeaders } from './k8s-facts.ts';
+import { columnsOf, factKey, kubectlHeaders, readFact } from './k8s-facts.ts';
 import { csrPem } from './cert-helpers.ts';
 import { executable, findKubectl, kubectlMissing, SDK_BIN } from './kubectl-bin.ts';
 
@@ -38,6 +38,16 @@ const primary = findKubectl();
 const binaries: string[] = primary ? [primary] : [];
 const newest = process.env.KUBECTL ? undefined : newestSdkKubectl();
 if (newest && newest !== primary) binaries.push(newest);
+
+/** The rows of the catch-all configuration objects, as 1.28 makes them. */
+const FLOW_SCHEMA_ROW = { PRIORITYLEVEL: 'catch-all', MATCHINGPRECEDENCE: '10000', DISTINGUISHERMETHOD: 'ByUser', MISSINGPL: 'False' };
+const PRIORITY_LEVEL_ROW = {
+  TYPE: 'Limited',
+  NOMINALCONCURRENCYSHARES: '5',
+  QUEUES: '<none>',
+  HANDSIZE: '<none>',
+  QUEUELENGTHLIMIT: '<none>',
+};
 
 // no kubectl fails here (it is not a reason to skip the tests below)
 describe('kubectl for the tests below', () => {
@@ -767,6 +777,13 @@ data:
         });
         return 'web';
       },
+      // objects the server keeps: the mandatory catch-all configuration, a local APIService
+      'flowcontrol.apiserver.k8s.io/v1beta3/flowschemas': async () => 'catch-all',
+      'flowcontrol.apiserver.k8s.io/v1beta2/flowschemas': async () => 'catch-all',
+      'flowcontrol.apiserver.k8s.io/v1beta3/prioritylevelconfigurations': async () => 'catch-all',
+      'flowcontrol.apiserver.k8s.io/v1beta2/prioritylevelconfigurations': async () => 'catch-all',
+      'apiregistration.k8s.io/v1/apiservices': async () => 'v1.apps',
+      'v1/componentstatuses': async () => 'etcd-0',
     };
 
     /** The cells kubectl prints for some kinds (the rest: the row is there, with every column). */
@@ -915,6 +932,19 @@ data:
       'autoscaling/v1/horizontalpodautoscalers': () => ({ REFERENCE: 'Deployment/web', TARGETS: '<unknown>/70%', MAXPODS: '4' }),
       'policy/v1/poddisruptionbudgets': () => ({ 'MIN AVAILABLE': '1', 'MAX UNAVAILABLE': 'N/A', 'ALLOWED DISRUPTIONS': '0' }),
       'networking.k8s.io/v1/networkpolicies': () => ({ 'POD-SELECTOR': 'app=web' }),
+      'flowcontrol.apiserver.k8s.io/v1beta3/flowschemas': () => FLOW_SCHEMA_ROW,
+      'flowcontrol.apiserver.k8s.io/v1beta2/flowschemas': () => FLOW_SCHEMA_ROW,
+      'flowcontrol.apiserver.k8s.io/v1beta3/prioritylevelconfigurations': () => PRIORITY_LEVEL_ROW,
+      'flowcontrol.apiserver.k8s.io/v1beta2/prioritylevelconfigurations': () => PRIORITY_LEVEL_ROW,
+      'apiregistration.k8s.io/v1/apiservices': () => ({ SERVICE: 'Local', AVAILABLE: 'True' }),
+      'v1/componentstatuses': () => ({ STATUS: 'Healthy' }),
+    };
+
+    /** What kubectl prints on stderr for a deprecated version: 1.28's warning (deprecation-warnings.json). */
+    const WARNINGS = readFact('deprecation-warnings.json') as Record<string, string>;
+    const stderrOf = (key: string) => {
+      const w = WARNINGS[key];
+      return w ? `Warning: ${JSON.parse(w.replace(/^299 - /, '')).replaceAll('k8s.io', 'orch.io')}\n` : '';
     };
 
     /** Events print no NAME but with -o wide: their rows are told apart by REASON. */
@@ -962,7 +992,7 @@ data:
           ];
           const r = await kubectl(...args);
           expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
-          expect(r.stderr, `kubectl ${args.join(' ')}`).toBe('');
+          expect(r.stderr, `kubectl ${args.join(' ')}`).toBe(stderrOf(k.key));
           const t = parse(r.stdout);
           expect(t.headers, `kubectl ${args.join(' ')} headers`).toEqual(kubectlHeaders(k.cols, wide));
           const [idCol, id] = t.headers.includes('NAME') ? ['NAME', names[k.key]] : ROW_ID[k.key]!;

@@ -14,6 +14,8 @@ export interface ServerParts {
   /** The RBAC mode is on (its default roles are installed at start). */
   rbac: boolean;
   shuttingDown: () => boolean;
+  /** Why the APIServices made at start are not all available yet (`autoregister-completion`), or undefined. */
+  apiServicesPending?: () => string | undefined;
 }
 
 const ok = () => undefined;
@@ -36,7 +38,14 @@ export function addHealthChecks(health: HealthChecks, p: ServerParts): void {
   hook('start-apiextensions-controllers');
   hook('crd-informer-synced', notSynced);
   if (p.rbac) hook('rbac/bootstrap-roles');
+  // the priority-and-fairness configuration objects are made before the server listens
+  hook('priority-and-fairness-config-producer');
   hook('start-system-namespaces-controller');
+  if (p.apiServicesPending) {
+    hook('apiservice-status-available-controller');
+    hook('kube-apiserver-autoregistration');
+    health.add({ name: 'autoregister-completion', check: p.apiServicesPending });
+  }
   health.add({
     name: 'shutdown',
     livez: false,

@@ -39,7 +39,7 @@ import { subresourceVerbs } from '../registry/subresources.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
-import { writeEncoded, writeError } from './respond.ts';
+import { warningHeaders, writeEncoded, writeError } from './respond.ts';
 
 export type NonResourceRoute = (
   req: IncomingMessage,
@@ -368,7 +368,12 @@ function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<stri
 }
 
 /** A watch's chunked reply on node's response (a HEAD's ends after the handler: see handle). */
-function eventStream(res: ServerResponse, contentType: string, audit: AuditRecord | undefined): EventStream {
+function eventStream(
+  res: ServerResponse,
+  contentType: string,
+  audit: AuditRecord | undefined,
+  warnings: string[] = [],
+): EventStream {
   let started = false;
   const stream: EventStream = {
     start() {
@@ -378,6 +383,8 @@ function eventStream(res: ServerResponse, contentType: string, audit: AuditRecor
         'Content-Type': contentType,
         'Transfer-Encoding': 'chunked',
         'Cache-Control': 'no-cache, private',
+        // a watch of a deprecated version warns as any other request does
+        ...(warnings.length ? { Warning: warningHeaders(warnings) } : {}),
       });
       res.flushHeaders();
       // a long-running reply's headers are out: its ResponseStarted event
@@ -518,7 +525,7 @@ class HttpScope implements Scope, ResponseWriter {
   }
 
   stream(contentType: string): EventStream {
-    return eventStream(this.response, contentType, this.audit);
+    return eventStream(this.response, contentType, this.audit, this.ctx.warnings);
   }
 }
 

@@ -354,9 +354,10 @@ export class GenericStore {
       const n = parseRv(resourceVersion);
       if (n !== 0) await this.waitForRv(n);
     }
-    const o = this.storage.get(this.key(namespace, name));
+    const live = this.def.strategy.live;
+    const o = live ? await live.get(name) : this.storage.get(this.key(namespace, name))?.obj;
     if (!o) throw errors.notFound(this.def.group, this.def.plural, name);
-    return o.obj;
+    return o;
   }
 
   getStored(namespace: string, name: string): StoredObject | undefined {
@@ -436,6 +437,8 @@ export class GenericStore {
     const rvm = p.resourceVersionMatch ?? '';
     const rvNum = rv === '' ? undefined : parseRv(rv);
     const match = this.matcherOf(labels, fields);
+    const live = this.def.strategy.live;
+    if (live) return { items: (await live.list()).filter(match), resourceVersion: '' };
     const hasSelectors = labels.length > 0 || fields.length > 0;
     const prefix = this.prefix(namespace);
 
@@ -721,10 +724,21 @@ export class GenericStore {
     subresource: string,
     old: KObject | undefined,
     applied: AppliedOwnership | undefined,
+    asked = version,
   ): void {
     if (applied) {
       if (applied.managedFields) obj.metadata.managedFields = applied.managedFields;
       else delete obj.metadata.managedFields;
+    }
+    // a write through a converted version is owned in that version's terms (its apiVersion, its field names)
+    const convert = asked !== version && !applied ? this.def.versionInfo?.[asked]?.fromStorage : undefined;
+    if (convert) {
+      const view = (o: KObject) => ({ ...convert(structuredClone(o)), apiVersion: apiVersionOf(this.def.group, asked) });
+      const seen = view(obj);
+      recordWrite({ def: this.def, version: asked, subresource, ctx, old: old && view(old), obj: seen, applied: false, now: this.now() });
+      if (seen.metadata.managedFields) obj.metadata.managedFields = seen.metadata.managedFields;
+      else delete obj.metadata.managedFields;
+      return;
     }
     recordWrite({ def: this.def, version, subresource, ctx, old, obj, applied: !!applied, now: this.now() });
   }
@@ -736,6 +750,7 @@ export class GenericStore {
     version: string,
     opts: { applied?: AppliedOwnership } = {},
   ): Promise<KObject> {
+    const asked = version;
     ({ obj, version } = this.toStorage(obj, version));
     const m = (obj.metadata ??= {});
     if (this.def.namespaced) {
@@ -767,7 +782,7 @@ export class GenericStore {
     const w: WriteAdmissionRequest = { operation: 'CREATE', namespace: ns, name: m.name ?? '', object: obj };
     obj = (await this.admitMutate(ctx, w))!;
     this.ensureNamespace(ns, true);
-    this.recordOwnership(obj, ctx, version, '', undefined, opts.applied);
+    this.recordOwnership(obj, ctx, version, '', undefined, opts.applied, asked);
     this.validateAll(obj, ctx);
     await ctx.admission?.validate({ ...w, object: obj });
     if (ctx.dryRun) {
@@ -806,6 +821,7 @@ export class GenericStore {
     subresource = '',
     opts: { forceAllowCreate?: boolean; expectRv?: number; applied?: AppliedOwnership } = {},
   ): Promise<{ obj: KObject; created: boolean }> {
+    const asked = version;
     ({ obj, version } = this.toStorage(obj, version));
     const m = (obj.metadata ??= {});
     if (m.name !== undefined && m.name !== name)
@@ -893,7 +909,7 @@ export class GenericStore {
     }
     const w: WriteAdmissionRequest = { operation: 'UPDATE', namespace, name, object: obj, oldObject: old };
     obj = (await this.admitMutate(ctx, w))!;
-    this.recordOwnership(obj, ctx, version, subresource, old, opts.applied);
+    this.recordOwnership(obj, ctx, version, subresource, old, opts.applied, asked);
     this.validateAll(obj, ctx, old);
     await ctx.admission?.validate({ ...w, object: obj });
     // A write that changes nothing is not a write: same object, same resourceVersion.

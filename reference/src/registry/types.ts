@@ -132,6 +132,11 @@ export interface Strategy {
    * served.
    */
   review?(obj: KObject, ctx: RequestContext, at: { namespace: string; version: string }): MaybePromise<KObject>;
+  /**
+   * Kinds whose objects are computed when read, never stored (ComponentStatus): get answers
+   * `get(name)` (404 when undefined), list answers `list()` filtered by the selectors.
+   */
+  live?: { get(name: string): Promise<KObject | undefined>; list(): Promise<KObject[]> };
 }
 
 export interface ResourceDef {

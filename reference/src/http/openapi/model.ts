@@ -1,5 +1,6 @@
 // The model: the operations and definitions built from the registry, which both documents render.
 import type { Registry } from '../../registry/registry.ts';
+import { schemaFor } from '../../registry/types.ts';
 import { definitionPrefix, type Json, META, ref } from './names.ts';
 import { discoveryOps, type Op, resourceOps } from './operations.ts';
 import { commonDefinitions, convertSchema, gvkExt, scaleDefinitions, TYPE_META } from './schemas.ts';
@@ -18,7 +19,8 @@ export function buildModel(registry: Registry): Built {
       const prefix = definitionPrefix(def.group, version);
       const kindDef = `${prefix}.${def.kind}`;
       const listDef = `${prefix}.${def.listKind}`;
-      const own = def.schemas?.[version] ?? def.schema;
+      // each version's own schema (a converted version's differs from the stored one)
+      const own = schemaFor(def, version);
       const schema: Json = own
         ? convertSchema(own)
         : {

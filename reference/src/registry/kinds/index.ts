@@ -1,9 +1,11 @@
 // Every built-in kind, installed into a registry.
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
+import { apiServiceDef } from './apiservice.ts';
 import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
+import { componentStatusDef } from './componentstatus.ts';
 import { configMap } from './configmap.ts';
 import { controllerRevisionDef } from './controllerrevision.ts';
 import { crdDef } from './crd/index.ts';
@@ -17,6 +19,7 @@ import { endpointsDef } from './endpoints.ts';
 import { endpointSliceDef } from './endpointslice.ts';
 import { eventDef, eventsV1Def } from './event.ts';
 import { horizontalPodAutoscalerDef } from './horizontalpodautoscaler.ts';
+import { flowSchemaDef } from './flowschema.ts';
 import { ingressDef } from './ingress.ts';
 import { ingressClassDef } from './ingressclass.ts';
 import { jobDef } from './job.ts';
@@ -34,6 +37,7 @@ import { podTemplateDef } from './podtemplate.ts';
 import { priorityClassDef } from './priorityclass.ts';
 import { replicaSetDef } from './replicaset.ts';
 import { replicationControllerDef } from './replicationcontroller.ts';
+import { priorityLevelConfigurationDef } from './prioritylevelconfiguration.ts';
 import { resourceQuotaDef } from './resourcequota.ts';
 import { roleDef } from './role.ts';
 import { roleBindingDef } from './rolebinding.ts';
@@ -97,6 +101,10 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     horizontalPodAutoscalerDef,
     podDisruptionBudgetDef,
     networkPolicyDef,
+    flowSchemaDef,
+    priorityLevelConfigurationDef,
+    apiServiceDef,
+    componentStatusDef(registry),
   ];
 }
 

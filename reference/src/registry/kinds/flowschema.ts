@@ -1,0 +1,367 @@
+// FlowSchema (flowcontrol.apiserver.orch.io v1beta3, and the deprecated v1beta2 of the same
+// shape) with the `status` subresource. Cluster-scoped. Classifies requests by subject and
+// target into a priority level. Defaults and validation as Kubernetes 1.28's: matchingPrecedence
+// 1..10000 (1 only for `exempt`, 1000 by default), distinguisher ByUser or ByNamespace, subjects
+// of kind User, Group or ServiceAccount, resource and non-resource rules; the mandatory schemas
+// (`exempt`, `catch-all`) keep their fixed spec.
+import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { ResourceDef } from '../types.ts';
+import { nameProblem } from '../validation.ts';
+import {
+  AGE_COLUMN,
+  ALL_VERBS,
+  fieldErr,
+  goValue,
+  keepAllButStatus,
+  keepStoredStatus,
+  NAME_COLUMN,
+} from './common.ts';
+import { mandatoryFlowSchemaSpec } from './flowcontrol-bootstrap.ts';
+import {
+  FLOWCONTROL_GROUP,
+  FLOWCONTROL_VERSIONS,
+  type FlowSchemaSpec,
+  flowcontrolVersionInfo,
+  type NonResourcePolicyRule,
+  type PolicyRulesWithSubjects,
+  type ResourcePolicyRule,
+  sameSpec,
+  type Subject,
+  validateConditions,
+} from './flowcontrol-common.ts';
+
+export const FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE = 10000;
+export const FLOW_SCHEMA_DEFAULT_MATCHING_PRECEDENCE = 1000;
+
+const DISTINGUISHER_METHODS = ['ByNamespace', 'ByUser'];
+const SUBJECT_KINDS = ['Group', 'ServiceAccount', 'User'];
+const SUPPORTED_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'proxy',
+  'update',
+  'watch',
+];
+const NS_ERR_INTRO = "each member of this list must be '*' or a DNS-1123 label; ";
+
+export interface FlowSchema {
+  metadata: KObject['metadata'];
+  spec?: FlowSchemaSpec;
+  status?: {
+    conditions?: {
+      type?: string;
+      status?: string;
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+    }[];
+  };
+}
+
+const specOf = (o: KObject) => ((o as FlowSchema).spec ?? {}) as FlowSchemaSpec;
+
+/** v1beta3's (and v1beta2's) defaults. */
+export function defaultFlowSchema(o: KObject): void {
+  const spec = ((o as FlowSchema).spec ??= {});
+  if (!spec.matchingPrecedence) spec.matchingPrecedence = FLOW_SCHEMA_DEFAULT_MATCHING_PRECEDENCE;
+  spec.priorityLevelConfiguration ??= {};
+  spec.priorityLevelConfiguration.name ??= '';
+}
+
+const hasWildcard = (xs: string[]) => xs.includes('*');
+
+function validateVerbs(field: string, verbs: string[] | undefined): StatusCause[] {
+  if (!verbs?.length) return [fieldErr.required(field, 'verbs must contain at least one value')];
+  if (hasWildcard(verbs))
+    return verbs.length > 1
+      ? [fieldErr.invalid(field, verbs, "if '*' is present, must not specify other verbs")]
+      : [];
+  if (!verbs.every((v) => SUPPORTED_VERBS.includes(v)))
+    return [fieldErr.notSupported(field, verbs, SUPPORTED_VERBS)];
+  return [];
+}
+
+function validateSubject(s: Subject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const forbidUser = () => {
+    if (s.user != null)
+      causes.push(fieldErr.forbidden(`${path}.user`, "user is forbidden when subject kind is not 'User'"));
+  };
+  const forbidGroup = () => {
+    if (s.group != null)
+      causes.push(fieldErr.forbidden(`${path}.group`, "group is forbidden when subject kind is not 'Group'"));
+  };
+  const forbidSa = () => {
+    if (s.serviceAccount != null)
+      causes.push(
+        fieldErr.forbidden(
+          `${path}.serviceAccount`,
+          "serviceAccount is forbidden when subject kind is not 'ServiceAccount'",
+        ),
+      );
+  };
+  switch (s.kind) {
+    case 'ServiceAccount': {
+      const sa = s.serviceAccount;
+      if (sa == null)
+        causes.push(
+          fieldErr.required(
+            `${path}.serviceAccount`,
+            "serviceAccount is required when subject kind is 'ServiceAccount'",
+          ),
+        );
+      else {
+        if (!sa.name) causes.push(fieldErr.required(`${path}.serviceAccount.name`));
+        else if (sa.name !== '*') {
+          const p = nameProblem(sa.name, 'subdomain');
+          if (p) causes.push(fieldErr.invalid(`${path}.serviceAccount.name`, sa.name, p));
+        }
+        if (!sa.namespace)
+          causes.push(
+            fieldErr.required(
+              `${path}.serviceAccount.namespace`,
+              'must specify namespace for service account',
+            ),
+          );
+        else {
+          const p = nameProblem(sa.namespace, 'label');
+          if (p) causes.push(fieldErr.invalid(`${path}.serviceAccount.namespace`, sa.namespace, p));
+        }
+      }
+      forbidUser();
+      forbidGroup();
+      break;
+    }
+    case 'User':
+      if (s.user == null)
+        causes.push(fieldErr.required(`${path}.user`, "user is required when subject kind is 'User'"));
+      else if (!s.user.name) causes.push(fieldErr.required(`${path}.user.name`));
+      forbidSa();
+      forbidGroup();
+      break;
+    case 'Group':
+      if (s.group == null)
+        causes.push(fieldErr.required(`${path}.group`, "group is required when subject kind is 'Group'"));
+      else if (!s.group.name) causes.push(fieldErr.required(`${path}.group.name`));
+      forbidSa();
+      forbidUser();
+      break;
+    default:
+      causes.push(fieldErr.notSupported(`${path}.kind`, s.kind ?? '', SUBJECT_KINDS));
+  }
+  return causes;
+}
+
+function validateResourceRule(r: ResourcePolicyRule, path: string): StatusCause[] {
+  const causes = validateVerbs(`${path}.verbs`, r.verbs);
+  const groups = r.apiGroups ?? [];
+  if (!groups.length)
+    causes.push(fieldErr.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+  else if (groups.length > 1 && hasWildcard(groups))
+    causes.push(
+      fieldErr.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other api groups"),
+    );
+  const resources = r.resources ?? [];
+  if (!resources.length)
+    causes.push(fieldErr.required(`${path}.resources`, 'resource rules must supply at least one resource'));
+  else if (resources.length > 1 && hasWildcard(resources))
+    causes.push(
+      fieldErr.invalid(`${path}.resources`, resources, "if '*' is present, must not specify other resources"),
+    );
+  const namespaces = r.namespaces ?? [];
+  if (!namespaces.length && !r.clusterScope)
+    causes.push(
+      fieldErr.required(
+        `${path}.namespaces`,
+        'resource rules that are not cluster scoped must supply at least one namespace',
+      ),
+    );
+  else if (hasWildcard(namespaces)) {
+    if (namespaces.length > 1)
+      causes.push(
+        fieldErr.invalid(
+          `${path}.namespaces`,
+          namespaces,
+          "if '*' is present, must not specify other namespaces",
+        ),
+      );
+  } else
+    namespaces.forEach((ns, i) => {
+      const p = nameProblem(ns, 'label');
+      if (p) causes.push(fieldErr.invalid(`${path}.namespaces[${i}]`, ns, NS_ERR_INTRO + p));
+    });
+  return causes;
+}
+
+/** A non-resource URL: `/`, or a path from `/` without spaces or `//`, `*` only as a final `/*`. */
+export function nonResourceUrlProblem(p: string): string | undefined {
+  if (p === '') return 'must not be empty';
+  if (p === '/') return undefined;
+  if (!p.startsWith('/')) return 'must start with slash';
+  if (p.includes(' ')) return 'must not contain white-space';
+  if (p.includes('//')) return 'must not contain double slash';
+  const stars = p.split('*').length - 1;
+  if (stars > 1 || (stars === 1 && !p.endsWith('/*'))) return 'wildcard can only do suffix matching';
+  return undefined;
+}
+
+function validateNonResourceRule(r: NonResourcePolicyRule, path: string): StatusCause[] {
+  const causes = validateVerbs(`${path}.verbs`, r.verbs);
+  const urls = r.nonResourceURLs ?? [];
+  if (!urls.length)
+    causes.push(
+      fieldErr.required(`${path}.nonResourceURLs`, 'nonResourceURLs must contain at least one value'),
+    );
+  else if (hasWildcard(urls)) {
+    if (urls.length > 1)
+      causes.push(
+        fieldErr.invalid(
+          `${path}.nonResourceURLs`,
+          urls,
+          "if '*' is present, must not specify other non-resource URLs",
+        ),
+      );
+  } else
+    urls.forEach((u, i) => {
+      const p = nonResourceUrlProblem(u);
+      if (p) causes.push(fieldErr.invalid(`${path}.nonResourceURLs[${i}]`, u, p));
+    });
+  return causes;
+}
+
+function validateRule(rule: PolicyRulesWithSubjects, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const subjects = rule.subjects ?? [];
+  if (subjects.length)
+    for (const [i, s] of subjects.entries())
+      causes.push(...validateSubject(s ?? {}, `${path}.subjects[${i}]`));
+  else causes.push(fieldErr.required(`${path}.subjects`, 'subjects must contain at least one value'));
+  if (!rule.resourceRules?.length && !rule.nonResourceRules?.length)
+    causes.push(
+      fieldErr.required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty'),
+    );
+  for (const [i, r] of (rule.resourceRules ?? []).entries())
+    causes.push(...validateResourceRule(r ?? {}, `${path}.resourceRules[${i}]`));
+  for (const [i, r] of (rule.nonResourceRules ?? []).entries())
+    causes.push(...validateNonResourceRule(r ?? {}, `${path}.nonResourceRules[${i}]`));
+  return causes;
+}
+
+function validateSpec(name: string, spec: FlowSchemaSpec): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const mp = spec.matchingPrecedence ?? 0;
+  if (mp <= 0) causes.push(fieldErr.invalid('spec.matchingPrecedence', mp, 'must be a positive value'));
+  if (mp > FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE)
+    causes.push(
+      fieldErr.invalid(
+        'spec.matchingPrecedence',
+        mp,
+        `must not be greater than ${FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE}`,
+      ),
+    );
+  if (mp === 1 && name !== 'exempt')
+    causes.push(
+      fieldErr.invalid(
+        'spec.matchingPrecedence',
+        mp,
+        "only the schema named 'exempt' may have matchingPrecedence 1",
+      ),
+    );
+  const dm = spec.distinguisherMethod;
+  if (dm != null && !DISTINGUISHER_METHODS.includes(dm.type ?? ''))
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'spec.distinguisherMethod.type',
+      message: `Unsupported value: flowcontrol.FlowDistinguisherMethod{Type:${goValue(dm.type ?? '')}}: supported values: ${DISTINGUISHER_METHODS.map((m) => `"${m}"`).join(', ')}`,
+    });
+  const pl = spec.priorityLevelConfiguration?.name ?? '';
+  if (pl) {
+    const p = nameProblem(pl, 'subdomain');
+    if (p) causes.push(fieldErr.invalid('spec.priorityLevelConfiguration.name', pl, p));
+  } else
+    causes.push(fieldErr.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
+  for (const [i, r] of (spec.rules ?? []).entries())
+    causes.push(...validateRule(r ?? {}, `spec.rules[${i}]`));
+  return causes;
+}
+
+function validateFlowSchema(o: KObject): StatusCause[] {
+  const name = o.metadata.name ?? '';
+  const spec = specOf(o);
+  const causes = validateSpec(name, spec);
+  const mandatory = mandatoryFlowSchemaSpec(name);
+  if (mandatory && !sameSpec(spec, mandatory))
+    causes.push(fieldErr.invalid('spec', spec, `spec of '${name}' must equal the fixed value`));
+  causes.push(...validateConditions((o as FlowSchema).status));
+  return causes;
+}
+
+// v1beta2 and v1beta3 FlowSchemas have the same fields and defaults
+const sameShape = (o: KObject) => {
+  defaultFlowSchema(o);
+  return o;
+};
+
+export const flowSchemaDef: ResourceDef = {
+  group: FLOWCONTROL_GROUP,
+  versions: FLOWCONTROL_VERSIONS,
+  kind: 'FlowSchema',
+  listKind: 'FlowSchemaList',
+  plural: 'flowschemas',
+  singular: 'flowschema',
+  namespaced: false,
+  verbs: ALL_VERBS,
+  subresources: ['status'],
+  schema: builtinSchema(`${FLOWCONTROL_GROUP}/v1beta3`, 'FlowSchema'),
+  versionInfo: flowcontrolVersionInfo('FlowSchema', { toStorage: sameShape, fromStorage: (o) => o }),
+  strategy: {
+    allowUnconditionalUpdate: true,
+    zeroValue: () => ({ spec: { priorityLevelConfiguration: { name: '' }, matchingPrecedence: 0 } }),
+    prepareForCreate(o) {
+      defaultFlowSchema(o);
+      o.status = {};
+    },
+    prepareForUpdate(o, old) {
+      defaultFlowSchema(o);
+      keepStoredStatus(o, old);
+    },
+    prepareForStatusUpdate: keepAllButStatus,
+    validate: validateFlowSchema,
+    validateUpdate: (o) => validateFlowSchema(o),
+    table: [
+      NAME_COLUMN,
+      {
+        name: 'PriorityLevel',
+        type: 'string',
+        description: 'name is the name of the priority level configuration being referenced Required.',
+        cell: (o) => specOf(o).priorityLevelConfiguration?.name ?? '',
+      },
+      {
+        name: 'MatchingPrecedence',
+        type: 'string',
+        description:
+          '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.',
+        cell: (o) => specOf(o).matchingPrecedence ?? 0,
+      },
+      {
+        name: 'DistinguisherMethod',
+        type: 'string',
+        description: '`type` is the type of flow distinguisher method',
+        cell: (o) => specOf(o).distinguisherMethod?.type ?? '<none>',
+      },
+      AGE_COLUMN,
+      {
+        name: 'MissingPL',
+        type: 'string',
+        description: 'indicates whether the referenced priority level configuration object is missing',
+        cell: (o) => (o as FlowSchema).status?.conditions?.find((c) => c.type === 'Dangling')?.status ?? '?',
+      },
+    ],
+  },
+};
