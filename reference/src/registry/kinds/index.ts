@@ -1,6 +1,7 @@
 // Every built-in kind, installed into a registry.
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
+import { bindingDef } from './binding.ts';
 import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
@@ -43,6 +44,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     configMap,
     secretDef,
     podDef,
+    bindingDef,
     serviceDef(registry),
     nodeDef,
     serviceAccountDef,
