@@ -524,3 +524,65 @@ describe('proxies', () => {
     expect((await ts.req('GET', '/api/v1/nodes/nope/proxy/')).status).toBe(404);
   });
 });
+
+describe('authorization of the subresources, as 1.28 asks it', () => {
+  const RBAC = '/apis/rbac.authorization.orch.io/v1';
+  const as = (method: string, path: string, body?: unknown) =>
+    ts.req(method, path, body, {
+      'impersonate-user': 'erin',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    });
+
+  beforeAll(async () => {
+    const role = await ts.req('POST', `${RBAC}/namespaces/${ns}/roles`, {
+      metadata: { name: 'connect' },
+      rules: [
+        { verbs: ['create'], apiGroups: [''], resources: ['pods/exec', 'pods/binding'] },
+        { verbs: ['get'], apiGroups: [''], resources: ['pods/log', 'services/proxy'] },
+      ],
+    });
+    expect(role.status, role.text).toBe(201);
+    const rb = await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, {
+      metadata: { name: 'erin-connect' },
+      roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'Role', name: 'connect' },
+      subjects: [{ apiGroup: 'rbac.authorization.orch.io', kind: 'User', name: 'erin' }],
+    });
+    expect(rb.status, rb.text).toBe(201);
+    await createPod('z1');
+  });
+
+  it('exec by POST is create on pods/exec; by GET it is get', async () => {
+    const post = await as('POST', `${podsPath()}/z1/exec?command=ls`);
+    expect(post.status, post.text).toBe(400); // allowed: the pod has no node
+    const get = await as('GET', `${podsPath()}/z1/exec?command=ls`);
+    expect(get.status).toBe(403);
+    expect(get.json.message).toBe(
+      `pods "z1" is forbidden: User "erin" cannot get resource "pods/exec" in API group "" in the namespace "${ns}"`,
+    );
+  });
+
+  it('log and service proxy by GET are get; a proxy POST is create', async () => {
+    expect((await as('GET', `${podsPath()}/z1/log`)).status).toBe(200);
+    expect((await as('GET', `/api/v1/namespaces/${ns}/services/none/proxy/`)).status).toBe(404);
+    const post = await as('POST', `/api/v1/namespaces/${ns}/services/none/proxy/`, {});
+    expect(post.status).toBe(403);
+    expect(post.json.message).toContain('cannot create resource "services/proxy"');
+    // neither pods nor pods/attach
+    expect((await as('GET', `${podsPath()}/z1`)).status).toBe(403);
+    expect((await as('POST', `${podsPath()}/z1/attach`)).status).toBe(403);
+  });
+
+  it('a binding is create on pods/binding; the bindings resource is another', async () => {
+    const sub = await as('POST', `${podsPath()}/z1/binding`, {
+      metadata: { name: 'z1' },
+      target: { name: 'n9' },
+    });
+    expect(sub.status, sub.text).toBe(201);
+    const res = await as('POST', `/api/v1/namespaces/${ns}/bindings`, {
+      metadata: { name: 'z1' },
+      target: { name: 'n9' },
+    });
+    expect(res.status).toBe(403);
+    expect(res.json.message).toContain('cannot create resource "bindings"');
+  });
+});
