@@ -586,3 +586,23 @@ describe('authorization of the subresources, as 1.28 asks it', () => {
     expect(res.json.message).toContain('cannot create resource "bindings"');
   });
 });
+
+describe('OpenAPI names the operations as 1.28 does', () => {
+  it('every path of these subresources, with its methods and operation ids', async () => {
+    const facts = readFact('openapi-v3/api_v1.json') as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    const r = await ts.req('GET', '/openapi/v3/api/v1');
+    expect(r.status).toBe(200);
+    const ids = (paths: Record<string, Record<string, { operationId?: string }>>, p: string) =>
+      Object.entries(paths[p] ?? {})
+        .filter(([m]) => m !== 'parameters')
+        .map(([m, o]) => `${m} ${o.operationId}`)
+        .sort();
+    const wanted = Object.keys(facts.paths).filter((p) =>
+      /\/(bindings|binding|ephemeralcontainers|log|exec|attach|portforward|proxy)(\/\{path\})?$/.test(p),
+    );
+    expect(wanted.length).toBe(13);
+    for (const p of wanted) expect(ids(r.json.paths, p), p).toEqual(ids(facts.paths, p));
+  });
+});

@@ -104,7 +104,7 @@ const SUBRESOURCE_HANDLERS: Record<string, Record<string, Handler>> = {
 
 /** A proxy subresource serves each of its verbs with the one handler: the method is passed on. */
 function proxyVerbs(h: Handler): Record<string, Handler> {
-  return { get: h, create: h, update: h, patch: h, delete: h };
+  return { get: h, create: h, update: h, patch: h, delete: h, options: h };
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -379,7 +379,9 @@ function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<stri
     if (!def.group && def.plural === 'bindings') return info.verb === 'create' ? bindingHandler : undefined;
     return VERB_HANDLERS[info.verb];
   }
-  if (!subresourceVerbs(info.subresource).includes(info.verb)) return undefined;
+  // a proxy passes OPTIONS on too (authorized as the verb `options`, as Kubernetes names it)
+  const proxiedOptions = info.subresource === 'proxy' && info.verb === 'options';
+  if (!subresourceVerbs(info.subresource).includes(info.verb) && !proxiedOptions) return undefined;
   const own = wired?.[`${def.plural}/${info.subresource}`];
   if (own) return own;
   const table = SUBRESOURCE_HANDLERS[`${def.plural}/${info.subresource}`];
