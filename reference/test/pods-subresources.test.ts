@@ -192,6 +192,19 @@ describe('binding', () => {
     expect(r.json.message).toContain('pod b3 has non-empty .spec.schedulingGates');
   });
 
+  it('a dry run binds nothing; a binding with no name: 400', async () => {
+    await createPod('b5');
+    const r = await ts.req('POST', `${podsPath()}/b5/binding?dryRun=All`, {
+      metadata: { name: 'b5' },
+      target: { name: 'n1' },
+    });
+    expect(r.status, r.text).toBe(201);
+    expect((await ts.req('GET', `${podsPath()}/b5`)).json.spec.nodeName).toBeUndefined();
+    const noName = await ts.req('POST', `/api/v1/namespaces/${ns}/bindings`, { target: { name: 'n1' } });
+    expect(noName.status).toBe(400);
+    expect(noName.json.message).toBe('Name parameter required.');
+  });
+
   it('a stale uid precondition: 409', async () => {
     await createPod('b4');
     const r = await ts.req('POST', `${podsPath()}/b4/binding`, {

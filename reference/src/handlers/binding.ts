@@ -68,17 +68,33 @@ export const bindingHandler: Handler = async (s) => {
     (typeof b.target !== 'object' || b.target === null || Array.isArray(b.target))
   )
     throw errors.badRequest('target: must be an object');
-  const meta = b.metadata ?? {};
-  if (meta.namespace && meta.namespace !== s.namespace)
+  const sent = b.metadata ?? {};
+  if (sent.namespace && sent.namespace !== s.namespace)
     throw errors.badRequest(
       'the namespace of the provided object does not match the namespace sent on the request',
     );
+  // mutating admission sees the binding as sent (a create); what it gives back is what binds
+  const admitted: KObject = {
+    ...(value as KObject),
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { ...sent, namespace: s.namespace },
+  };
+  const w = {
+    operation: 'CREATE' as const,
+    namespace: s.namespace,
+    name: typeof sent.name === 'string' ? sent.name : '',
+    object: admitted,
+  };
+  const binding = ((await s.ctx.admission?.mutate(w)) ?? admitted) as Binding & KObject;
+  const meta = binding.metadata ?? {};
   const name = typeof meta.name === 'string' ? meta.name : '';
   // through a pod's subresource the URL names the pod, and the binding must name the same
   if (s.subresource === 'binding' && name !== s.name)
     throw errors.badRequest('name in URL does not match name in Binding object');
-  const causes = validateBinding(b);
+  const causes = validateBinding(binding);
   if (causes.length) throw errors.invalid({ group: '', kind: 'Binding' }, name, causes);
+  await s.ctx.admission?.validate({ ...w, name, object: binding });
   if (!name) throw errors.badRequest('Name parameter required.');
   const annotations = meta.annotations ?? {};
   if (typeof annotations !== 'object' || Array.isArray(annotations))
@@ -122,7 +138,7 @@ export const bindingHandler: Handler = async (s) => {
       );
     if (spec.schedulingGates?.length)
       throw errors.conflict('', 'pods/binding', name, `pod ${name} has non-empty .spec.schedulingGates`);
-    spec.nodeName = b.target!.name!;
+    spec.nodeName = binding.target!.name!;
     pod.spec = spec;
     pod.metadata.annotations = {
       ...(pod.metadata.annotations ?? {}),

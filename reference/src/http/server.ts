@@ -658,7 +658,11 @@ export function createHandlerFn(deps: HttpDeps) {
       if (OPTIONS_OF_VERB[info.verb] && !connect) {
         // admission sees a resource served under another group name as its own group
         const group = deps.registry.canonicalGroup(def.group);
-        const gvk = { group, version: info.version, kind: def.kind };
+        // a pod's binding is admitted as the v1 Binding it creates, as Kubernetes admits it
+        const gvk =
+          info.subresource === 'binding'
+            ? { group: '', version: 'v1', kind: 'Binding' }
+            : { group, version: info.version, kind: def.kind };
         const gvr = { group, version: info.version, resource: def.plural };
         ctx.admission = deps.admission.forRequest({
           requestKind: gvk,
