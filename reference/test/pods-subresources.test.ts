@@ -381,6 +381,19 @@ describe('log, exec, attach, portforward without a node agent', () => {
     }
   });
 
+  it('only a proxy takes a path past the subresource', async () => {
+    for (const p of ['log/x', 'exec/x?command=ls', 'status/x', 'binding/x'])
+      expect(
+        (
+          await ts.req(
+            p.startsWith('log') || p.startsWith('status') ? 'GET' : 'POST',
+            `${podsPath()}/c1/${p}`,
+          )
+        ).status,
+        p,
+      ).toBe(404);
+  });
+
   it('a missing pod: 404', async () => {
     for (const p of ['log', 'exec?command=ls', 'attach', 'portforward']) {
       const r = await ts.req(p === 'log' ? 'GET' : 'POST', `${podsPath()}/nope/${p}`);

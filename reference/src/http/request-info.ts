@@ -5,7 +5,6 @@
 // each segment is decoded on its own, so an encoded `/` stays inside its segment, and
 // `.`/`..` are never resolved against their neighbours.
 import { errors } from '../errors/status.ts';
-import { isConnect } from '../registry/subresources.ts';
 
 export interface RequestInfo {
   resourceRequest: boolean;
@@ -25,7 +24,7 @@ export interface RequestInfo {
    */
   invalidName?: string;
   /**
-   * The path past a connect subresource (`.../proxy/a/b` → `/a/b`), as sent (not decoded);
+   * The path past a proxy subresource (`.../proxy/a/b` → `/a/b`), as sent (not decoded);
    * empty when the path ends at the subresource.
    */
   subpath: string;
@@ -134,7 +133,8 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
   if (rest.length > 1) info.name = rest[1]!;
   if (rest.length > 2) info.subresource = rest[2]!;
   if (rest.length > 3) {
-    if (isConnect(info.subresource)) info.subpath = rawRemainder(path, parts.length - rest.length + 3);
+    // only a proxy's path goes on past the subresource (`proxy/<path>`)
+    if (info.subresource === 'proxy') info.subpath = rawRemainder(path, parts.length - rest.length + 3);
     else info.extra = true;
   }
   if (syntaxOnly(info.resource) || (rest.length > 2 && syntaxOnly(info.subresource))) info.extra = true;

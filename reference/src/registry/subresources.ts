@@ -9,7 +9,7 @@ export interface SubresourceInfo {
   kindSuffix?: string;
   /**
    * A connect subresource: the request is streamed to (or answered for) a backend rather than
-   * read or written in storage; its path may go on past the subresource (`proxy/<path>`).
+   * read or written in storage (a proxy's path goes on past it: `proxy/<path>`).
    */
   connect?: boolean;
 }
