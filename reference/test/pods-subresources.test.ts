@@ -3,9 +3,11 @@
 // and node proxies). There is no node agent here: a request that needs one is answered as a
 // 1.28 server answers when it cannot reach one, and the proxies reach real HTTP servers.
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issue, makeCa } from './cert-helpers.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { readFact } from './k8s-facts.ts';
 
@@ -630,5 +632,49 @@ describe('OpenAPI names the operations as 1.28 does', () => {
     );
     expect(wanted.length).toBe(13);
     for (const p of wanted) expect(ids(r.json.paths, p), p).toEqual(ids(facts.paths, p));
+  });
+});
+
+describe('through a node agent', () => {
+  let agent: HttpsServer;
+  let agentPort = 0;
+  let node = '';
+  beforeAll(async () => {
+    const ca = await makeCa('agent-ca');
+    const cert = await issue(ca, { subject: 'CN=agent', usages: ['1.3.6.1.5.5.7.3.1'] });
+    agent = createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`${req.method} ${req.url}`);
+    });
+    await new Promise<void>((r) => agent.listen(0, '0.0.0.0', r));
+    agentPort = (agent.address() as AddressInfo).port;
+    node = uniqueName('agent');
+    await createNode(node, {
+      addresses: [{ type: 'InternalIP', address: EXTERNAL_IP ?? '127.0.0.1' }],
+      daemonEndpoints: { kubeletEndpoint: { Port: agentPort } },
+    });
+    await createPod('g1');
+    await bind('g1', node);
+  });
+  afterAll(async () => {
+    await new Promise((r) => agent?.close(r));
+  });
+
+  it('log, exec and portforward reach the agent at its https endpoint with the options as it names them', async () => {
+    const log = await ts.req('GET', `${podsPath()}/g1/log?tailLines=3&timestamps=true`);
+    expect(log.status, log.text).toBe(200);
+    expect(log.text).toBe(`GET /containerLogs/${ns}/g1/app?tailLines=3&timestamps=true`);
+    const exec = await ts.req('POST', `${podsPath()}/g1/exec?command=ls&command=-l&stdout=true&stdin=1`);
+    expect(exec.text).toBe(`POST /exec/${ns}/g1/app?command=ls&command=-l&input=1&output=1`);
+    const attach = await ts.req('POST', `${podsPath()}/g1/attach?container=app&stderr=true`);
+    expect(attach.text).toBe(`POST /attach/${ns}/g1/app?error=1`);
+    const pf = await ts.req('POST', `${podsPath()}/g1/portforward?ports=8080`);
+    expect(pf.text).toBe(`POST /portForward/${ns}/g1?port=8080`);
+  });
+
+  it.runIf(EXTERNAL_IP)('nodes/proxy without a port goes to the agent endpoint over https', async () => {
+    const r = await ts.req('GET', `/api/v1/nodes/${node}/proxy/metrics/cadvisor`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe('GET /metrics/cadvisor');
   });
 });

@@ -74,5 +74,7 @@ export const podLogHandler: Handler = async (s) => {
   const location = new URL(
     `${node.scheme}//${joinHostPort(node.host, node.port)}/containerLogs/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.name)}/${encodeURIComponent(name)}`,
   );
+  // Go's url.Values.Encode: keys in order
+  params.sort();
   await s.forward(location, params.toString());
 };

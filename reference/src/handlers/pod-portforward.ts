@@ -26,5 +26,7 @@ export const podPortForwardHandler: Handler = async (s) => {
   const location = new URL(
     `${node.scheme}//${joinHostPort(node.host, node.port)}/portForward/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.name)}`,
   );
+  // Go's url.Values.Encode: keys in order
+  params.sort();
   await s.forward(location, params.toString());
 };

@@ -34,5 +34,7 @@ export async function streamToAgent(s: Scope, action: 'exec' | 'attach'): Promis
   const location = new URL(
     `${node.scheme}//${joinHostPort(node.host, node.port)}/${action}/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.name)}/${encodeURIComponent(container)}`,
   );
+  // Go's url.Values.Encode: keys in order
+  params.sort();
   await s.forward(location, params.toString());
 }
