@@ -255,7 +255,10 @@ data:
     const tns = uniqueName('kc-tables');
     const KINDS = builtinKinds(() => {
       throw new Error('not used');
-    }).flatMap((def) =>
+    })
+      // listable kinds only (core bindings are create-only: nothing to get)
+      .filter((def) => def.verbs.includes('list'))
+      .flatMap((def) =>
       // group versions a default server does not serve (the policy API) have no captured columns
       def.versions.filter((v) => !POLICY_GROUP_VERSIONS.includes(`${def.group}/${v}`)).map((version) => ({
         key: factKey(def.group, version, def.plural),

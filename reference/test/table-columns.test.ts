@@ -16,7 +16,10 @@ const KUBECTL_ACCEPT = `${K8S_TABLE},${K8S_TABLE_BETA},application/json`;
 // the kinds only, never used to serve: the registry they would reach is never asked for
 const RESOURCES = builtinKinds(() => {
   throw new Error('not used');
-}).flatMap((def) =>
+})
+  // the capture has the columns of listable resources only (core bindings are create-only)
+  .filter((def) => def.verbs.includes('list'))
+  .flatMap((def) =>
   // group versions a default server does not serve (the policy API) have no captured columns
   def.versions.filter((v) => !POLICY_GROUP_VERSIONS.includes(`${def.group}/${v}`)).map((version) => ({
     key: factKey(def.group, version, def.plural),

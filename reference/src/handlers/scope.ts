@@ -25,6 +25,11 @@ export interface ResponseWriter {
   reply(status: number, obj: unknown, opts?: { gzip?: boolean }): void;
   /** Opens a streamed reply with the given content type. */
   stream(contentType: string): EventStream;
+  /**
+   * Streams the request (method, headers, body, the query given) to a backend at `location`
+   * (scheme, host and path) and the backend's answer back: the connect subresources.
+   */
+  forward(location: URL, query: string): Promise<void>;
 }
 
 export interface Scope {
@@ -42,6 +47,8 @@ export interface Scope {
   namespace: string;
   name: string;
   subresource: string;
+  /** The path past a connect subresource (`.../proxy/a/b` → `/a/b`), as sent; empty when there is none. */
+  subpath: string;
   ctx: RequestContext;
   /** The response format chosen from Accept (406 already raised when none fits). */
   out: Negotiated;
@@ -50,6 +57,8 @@ export interface Scope {
   res: ResponseWriter;
   /** Shorthand for `res.reply`. */
   reply(status: number, obj: unknown, opts?: { gzip?: boolean }): void;
+  /** Shorthand for `res.forward`. */
+  forward(location: URL, query: string): Promise<void>;
 }
 
 export type Handler = (s: Scope) => Promise<void>;

@@ -23,6 +23,11 @@ export interface RequestInfo {
    * a 400, raised once the path is known to name a served resource.
    */
   invalidName?: string;
+  /**
+   * The path past a proxy subresource (`.../proxy/a/b` → `/a/b`), as sent (not decoded);
+   * empty when the path ends at the subresource.
+   */
+  subpath: string;
 }
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
@@ -71,6 +76,13 @@ export function watchRequested(q: URLSearchParams): boolean {
   return v !== '0' && v.toLowerCase() !== 'false';
 }
 
+/** The raw path from its `skip`-th segment on, with its leading slash (segments as pathSegments counts them). */
+function rawRemainder(path: string, skip: number): string {
+  const raw = path.split('/');
+  if (raw[0] === '') raw.shift();
+  return `/${raw.slice(skip).join('/')}`;
+}
+
 export function requestInfo(method: string, path: string, watchParam: boolean): RequestInfo {
   const info: RequestInfo = {
     resourceRequest: false,
@@ -83,6 +95,7 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
     name: '',
     subresource: '',
     extra: false,
+    subpath: '',
   };
   const parts = pathSegments(path);
   let rest: string[];
@@ -119,7 +132,11 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
   info.resource = rest[0] ?? '';
   if (rest.length > 1) info.name = rest[1]!;
   if (rest.length > 2) info.subresource = rest[2]!;
-  if (rest.length > 3) info.extra = true;
+  if (rest.length > 3) {
+    // only a proxy's path goes on past the subresource (`proxy/<path>`)
+    if (info.subresource === 'proxy') info.subpath = rawRemainder(path, parts.length - rest.length + 3);
+    else info.extra = true;
+  }
   if (syntaxOnly(info.resource) || (rest.length > 2 && syntaxOnly(info.subresource))) info.extra = true;
   if (namespaceSegment === '' || (rest.length > 1 && info.name === '')) info.extra = true;
 

@@ -21,7 +21,15 @@ import { hasProtobuf } from '../content/protobuf.ts';
 import { toTable } from '../content/table.ts';
 import { errors, type StatusCause, StatusError } from '../errors/status.ts';
 import { getHandler, listHandler } from '../handlers/read.ts';
+import { bindingHandler } from '../handlers/binding.ts';
 import { evictionHandler } from '../handlers/eviction.ts';
+import { nodeProxyHandler } from '../handlers/node-proxy.ts';
+import { podAttachHandler } from '../handlers/pod-attach.ts';
+import { podExecHandler } from '../handlers/pod-exec.ts';
+import { podLogHandler } from '../handlers/pod-log.ts';
+import { podPortForwardHandler } from '../handlers/pod-portforward.ts';
+import { podProxyHandler } from '../handlers/pod-proxy.ts';
+import { serviceProxyHandler } from '../handlers/service-proxy.ts';
 import { scaleGetHandler, scalePatchHandler, scaleUpdateHandler } from '../handlers/scale.ts';
 import type { EventStream, Handler, ResponseWriter, Scope } from '../handlers/scope.ts';
 import { watchHandler } from '../handlers/watch.ts';
@@ -35,9 +43,10 @@ import {
 } from '../handlers/write.ts';
 import type { Registry, Served } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/store.ts';
-import { subresourceVerbs } from '../registry/subresources.ts';
+import { isConnect, subresourceVerbs } from '../registry/subresources.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
+import { forward } from './forward.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
 import { warningHeaders, writeEncoded, writeError } from './respond.ts';
 
@@ -82,6 +91,26 @@ const SCALE_HANDLERS: Record<string, Handler> = {
   update: scaleUpdateHandler,
   patch: scalePatchHandler,
 };
+
+/**
+ * The subresources served by handlers of their own, by `<plural>/<subresource>` and verb (a
+ * subresource of a plural not listed here takes the kind's own object: status, finalize).
+ */
+const SUBRESOURCE_HANDLERS: Record<string, Record<string, Handler>> = {
+  'pods/binding': { create: bindingHandler },
+  'pods/log': { get: podLogHandler },
+  'pods/exec': { get: podExecHandler, create: podExecHandler },
+  'pods/attach': { get: podAttachHandler, create: podAttachHandler },
+  'pods/portforward': { get: podPortForwardHandler, create: podPortForwardHandler },
+  'pods/proxy': proxyVerbs(podProxyHandler),
+  'services/proxy': proxyVerbs(serviceProxyHandler),
+  'nodes/proxy': proxyVerbs(nodeProxyHandler),
+};
+
+/** A proxy subresource serves each of its verbs with the one handler: the method is passed on. */
+function proxyVerbs(h: Handler): Record<string, Handler> {
+  return { get: h, create: h, update: h, patch: h, delete: h, options: h };
+}
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -351,18 +380,24 @@ function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<stri
   if (!info.subresource) {
     if (!def.verbs.includes(info.verb)) return undefined;
     if (!shapeVerbs(!!info.name, def.namespaced, !!info.namespace).includes(info.verb)) return undefined;
+    // a resource that is not stored: its own handler (core bindings)
+    if (!def.group && def.plural === 'bindings') return info.verb === 'create' ? bindingHandler : undefined;
     return VERB_HANDLERS[info.verb];
   }
-  if (!subresourceVerbs(info.subresource).includes(info.verb)) return undefined;
+  // a proxy passes OPTIONS on too (authorized as the verb `options`, as Kubernetes names it)
+  const proxiedOptions = info.subresource === 'proxy' && info.verb === 'options';
+  if (!subresourceVerbs(info.subresource).includes(info.verb) && !proxiedOptions) return undefined;
   const own = wired?.[`${def.plural}/${info.subresource}`];
   if (own) return own;
+  const table = SUBRESOURCE_HANDLERS[`${def.plural}/${info.subresource}`];
+  if (table) return table[info.verb];
   switch (info.subresource) {
     case 'scale':
       return SCALE_HANDLERS[info.verb];
     case 'eviction':
       return evictionHandler;
     default:
-      // subresources that take the kind's own object: status, finalize
+      // subresources that take the kind's own object: status, finalize, ephemeralcontainers
       return VERB_HANDLERS[info.verb];
   }
 }
@@ -473,6 +508,7 @@ class HttpScope implements Scope, ResponseWriter {
   readonly namespace: string;
   readonly name: string;
   readonly subresource: string;
+  readonly subpath: string;
   private bodyP?: Promise<Buffer>;
 
   constructor(
@@ -496,6 +532,7 @@ class HttpScope implements Scope, ResponseWriter {
     this.namespace = served.def.namespaced ? info.namespace : '';
     this.name = info.name;
     this.subresource = info.subresource;
+    this.subpath = info.subpath;
   }
 
   get res(): ResponseWriter {
@@ -526,6 +563,10 @@ class HttpScope implements Scope, ResponseWriter {
 
   stream(contentType: string): EventStream {
     return eventStream(this.response, contentType, this.audit, this.ctx.warnings);
+  }
+
+  forward(location: URL, query: string): Promise<void> {
+    return forward(this.req, this.response, location, query);
   }
 }
 
@@ -636,15 +677,24 @@ export function createHandlerFn(deps: HttpDeps) {
         audit,
       };
       const apiVersion = apiVersionOf(def.group, info.version);
-      out = negotiate(req.headers.accept, {
-        protobuf: !def.custom && hasProtobuf(apiVersion, def.kind),
-        table: info.verb === 'get' || info.verb === 'list',
-      });
-      ctx.dryRun = checkQueryOptions(info.verb, q, req.headers['content-type']);
-      if (OPTIONS_OF_VERB[info.verb]) {
+      // a connect subresource answers with what its backend sends (its errors in JSON), and
+      // its query is the backend's or the subresource's own options, not a write's
+      const connect = isConnect(info.subresource);
+      out = connect
+        ? negotiate(undefined, { protobuf: false, table: false })
+        : negotiate(req.headers.accept, {
+            protobuf: !def.custom && hasProtobuf(apiVersion, def.kind),
+            table: info.verb === 'get' || info.verb === 'list',
+          });
+      if (!connect) ctx.dryRun = checkQueryOptions(info.verb, q, req.headers['content-type']);
+      if (OPTIONS_OF_VERB[info.verb] && !connect) {
         // admission sees a resource served under another group name as its own group
         const group = deps.registry.canonicalGroup(def.group);
-        const gvk = { group, version: info.version, kind: def.kind };
+        // a pod's binding is admitted as the v1 Binding it creates, as Kubernetes admits it
+        const gvk =
+          info.subresource === 'binding'
+            ? { group: '', version: 'v1', kind: 'Binding' }
+            : { group, version: info.version, kind: def.kind };
         const gvr = { group, version: info.version, resource: def.plural };
         ctx.admission = deps.admission.forRequest({
           requestKind: gvk,

@@ -232,7 +232,9 @@ export class Registry {
           kind: def.kind,
           verbs: [...(info?.verbs ?? [])],
         };
-        if (info?.kind) Object.assign(s, info.kind);
+        // a kind of the core group is named without group and version, as Kubernetes lists it
+        if (info?.kind) Object.assign(s, info.kind.group === group ? { kind: info.kind.kind } : info.kind);
+        if (info?.kindSuffix) s.kind = `${def.kind}${info.kindSuffix}`;
         resources.push(s);
       }
     }

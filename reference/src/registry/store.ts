@@ -671,10 +671,12 @@ export class GenericStore {
     return (await ctx.admission.mutate(w)) ?? w.object;
   }
 
-  private validateAll(obj: KObject, ctx: RequestContext, old?: KObject): void {
+  private validateAll(obj: KObject, ctx: RequestContext, old?: KObject, subresource = ''): void {
     const causes = [...validateMeta(obj, this.nameRule, this.def.namespaced)];
     const s = this.def.strategy;
-    if (old) causes.push(...(s.validateUpdate?.(obj, old, ctx) ?? s.validate?.(obj, ctx) ?? []));
+    const sub = subresource ? s.validateSubresource?.[subresource] : undefined;
+    if (old && sub) causes.push(...sub(obj, old, ctx));
+    else if (old) causes.push(...(s.validateUpdate?.(obj, old, ctx) ?? s.validate?.(obj, ctx) ?? []));
     else causes.push(...(s.validate?.(obj, ctx) ?? []));
     if (this.def.schema && !this.def.custom) {
       // fields a built-in schema requires (e.g. an owner reference's uid), unless the kind said so
@@ -910,7 +912,7 @@ export class GenericStore {
     const w: WriteAdmissionRequest = { operation: 'UPDATE', namespace, name, object: obj, oldObject: old };
     obj = (await this.admitMutate(ctx, w))!;
     this.recordOwnership(obj, ctx, version, subresource, old, opts.applied, asked);
-    this.validateAll(obj, ctx, old);
+    this.validateAll(obj, ctx, old, subresource);
     await ctx.admission?.validate({ ...w, object: obj });
     // A write that changes nothing is not a write: same object, same resourceVersion.
     const { resourceVersion: _r1, ...mNew } = obj.metadata;

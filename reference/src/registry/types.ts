@@ -93,6 +93,8 @@ export interface Strategy {
   prepareForSubresource?: Record<string, (obj: KObject, old: KObject, ctx: RequestContext) => void>;
   validate?(obj: KObject, ctx: RequestContext): StatusCause[];
   validateUpdate?(obj: KObject, old: KObject, ctx: RequestContext): StatusCause[];
+  /** The validation of an update through a subresource of its own (a pod's `binding`), instead of validateUpdate. */
+  validateSubresource?: Record<string, (obj: KObject, old: KObject, ctx: RequestContext) => StatusCause[]>;
   /** Values of kind-specific field selectors (beyond metadata.name and metadata.namespace). */
   fieldLabels?: Record<string, (obj: KObject) => string | undefined>;
   /** Custom table columns (otherwise Name and Created At). */

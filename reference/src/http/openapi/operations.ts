@@ -16,7 +16,7 @@ export interface Param {
 
 export interface Op {
   path: string;
-  method: 'get' | 'put' | 'post' | 'delete' | 'patch';
+  method: 'get' | 'put' | 'post' | 'delete' | 'patch' | 'options' | 'head';
   operationId: string;
   description: string;
   tag: string;
@@ -349,6 +349,10 @@ export function resourceOps(def: ResourceDef, version: string, kindDef: string, 
   for (const sub of def.subresources) {
     const path = `${item}/${sub}`;
     const Sub = camel(sub);
+    if (SUBRESOURCES[sub]?.connect) {
+      ops.push(...connectOps({ sub, path, Sub, kind, gv, scope, itemParams, tag, doc, gvk, ok }));
+      continue;
+    }
     // the scale subresource takes and answers autoscaling/v1 Scale (its kind, in the table of subresources)
     const subDef = SUBRESOURCES[sub]?.kind?.kind === 'Scale' ? SCALE : kindDef;
     for (const verb of subresourceVerbs(sub)) {
@@ -415,6 +419,101 @@ export function resourceOps(def: ResourceDef, version: string, kindDef: string, 
     }
   }
   return ops;
+}
+
+/** The query options of each connect subresource, as 1.28's OpenAPI lists them. */
+const CONNECT_PARAMS: Record<string, [string, Param['type']][]> = {
+  log: [
+    ['container', 'string'],
+    ['follow', 'boolean'],
+    ['insecureSkipTLSVerifyBackend', 'boolean'],
+    ['limitBytes', 'integer'],
+    ['pretty', 'string'],
+    ['previous', 'boolean'],
+    ['sinceSeconds', 'integer'],
+    ['tailLines', 'integer'],
+    ['timestamps', 'boolean'],
+  ],
+  exec: [
+    ['command', 'string'],
+    ['container', 'string'],
+    ['stderr', 'boolean'],
+    ['stdin', 'boolean'],
+    ['stdout', 'boolean'],
+    ['tty', 'boolean'],
+  ],
+  attach: [
+    ['container', 'string'],
+    ['stderr', 'boolean'],
+    ['stdin', 'boolean'],
+    ['stdout', 'boolean'],
+    ['tty', 'boolean'],
+  ],
+  portforward: [['ports', 'integer']],
+  proxy: [['path', 'string']],
+};
+
+const PROXY_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
+
+/**
+ * The operations of a connect subresource, named as 1.28 names them: `connect<GV><Method><Scope><Kind><Sub>`
+ * for each method it serves (the proxies: every method, also with a `{path}`), `read...Log` for logs.
+ */
+function connectOps(c: {
+  sub: string;
+  path: string;
+  Sub: string;
+  kind: string;
+  gv: string;
+  scope: string;
+  itemParams: Param[];
+  tag: string;
+  doc: string;
+  gvk: Op['gvk'];
+  ok: (schema: Json) => Op['responses'];
+}): Op[] {
+  const query: Param[] = (CONNECT_PARAMS[c.sub] ?? []).map(([name, type]) => ({
+    name,
+    in: 'query',
+    type,
+    description: `the ${name} option of the ${c.sub} request`,
+  }));
+  const base = { tag: c.tag, doc: c.doc, gvk: c.gvk, produces: ['*/*'], responses: c.ok({ type: 'string' }) };
+  if (c.sub === 'log')
+    return [
+      {
+        ...base,
+        path: c.path,
+        method: 'get',
+        operationId: `read${c.gv}${c.scope}${c.kind}Log`,
+        description: `read log of the specified ${c.kind}`,
+        produces: ['text/plain', 'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'],
+        params: [...c.itemParams, ...query],
+        action: 'get',
+      },
+    ];
+  const methods: readonly Op['method'][] =
+    c.sub === 'proxy' ? PROXY_METHODS : subresourceVerbs(c.sub).map((v) => (v === 'create' ? 'post' : 'get'));
+  const out: Op[] = [];
+  const withPath = c.sub === 'proxy' ? ['', '/{path}'] : [''];
+  for (const suffix of withPath)
+    for (const m of methods) {
+      const M = m[0]!.toUpperCase() + m.slice(1);
+      out.push({
+        ...base,
+        path: `${c.path}${suffix}`,
+        method: m,
+        operationId: `connect${c.gv}${M}${c.scope}${c.kind}${c.Sub}${suffix ? 'WithPath' : ''}`,
+        description: `connect ${m.toUpperCase()} requests to ${c.sub} of ${c.kind}`,
+        params: [
+          ...c.itemParams,
+          ...(suffix ? [{ name: 'path', in: 'path', type: 'string', required: true, description: 'path to the resource' } as Param] : []),
+          ...query,
+        ],
+        action: 'connect',
+      });
+    }
+  return out;
 }
 
 export function discoveryOps(registry: Registry): Op[] {

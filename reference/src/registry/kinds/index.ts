@@ -2,6 +2,7 @@
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import { apiServiceDef } from './apiservice.ts';
+import { bindingDef } from './binding.ts';
 import { certificateSigningRequestDef } from './certificatesigningrequest.ts';
 import { clusterRoleDef } from './clusterrole.ts';
 import { clusterRoleBindingDef } from './clusterrolebinding.ts';
@@ -58,6 +59,7 @@ export function builtinKinds(registry: () => Registry): ResourceDef[] {
     configMap,
     secretDef,
     podDef,
+    bindingDef,
     serviceDef(registry),
     nodeDef,
     serviceAccountDef,

@@ -182,7 +182,7 @@ export const nodeDef: ResourceDef = {
   namespaced: false,
   shortNames: ['no'],
   verbs: ALL_VERBS,
-  subresources: ['status'],
+  subresources: ['proxy', 'status'],
   schema,
   strategy: {
     tracksGeneration: false,

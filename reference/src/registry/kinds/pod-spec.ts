@@ -754,3 +754,57 @@ export function validatePodSpec(
   });
   return causes;
 }
+
+/** Container fields an ephemeral container may not set (1.28's allow list, inverted). */
+const EPHEMERAL_FORBIDDEN = [
+  'ports',
+  'resources',
+  'resizePolicy',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+  'restartPolicy',
+] as const;
+
+const isSet = (v: unknown): boolean =>
+  v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0) &&
+  !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0);
+
+/**
+ * A pod's ephemeral containers (`spec.ephemeralContainers`) as Kubernetes 1.28 validates them:
+ * each a valid container, its name unique across all the pod's containers, its target (if
+ * any) one of the pod's containers or init containers, none of the fields that make a
+ * container part of the workload (ports, probes, resources, lifecycle), no subPath mounts.
+ */
+export function validateEphemeralContainers(spec: PodSpec, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const list = spec.ephemeralContainers ?? [];
+  if (list.length === 0) return causes;
+  const volumeNames = new Set((spec.volumes ?? []).map((v) => v.name).filter((n): n is string => !!n));
+  const others = new Set(
+    [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((c) => c?.name).filter((n): n is string => !!n),
+  );
+  const all = new Set(others);
+  list.forEach((c, i) => {
+    const p = `${path}.ephemeralContainers[${i}]`;
+    causes.push(...validateContainer(c, p, volumeNames, true));
+    if (!c || typeof c !== 'object') return;
+    if (c.name) {
+      if (all.has(c.name)) causes.push(fieldErr.duplicate(`${p}.name`, c.name));
+      else all.add(c.name);
+    }
+    const target = (c as Container & { targetContainerName?: string }).targetContainerName;
+    if (target && !others.has(target)) causes.push(fieldErr.notFound(`${p}.targetContainerName`, target));
+    for (const f of EPHEMERAL_FORBIDDEN)
+      if (isSet((c as Record<string, unknown>)[f]))
+        causes.push(fieldErr.forbidden(`${p}.${f}`, 'cannot be set for an Ephemeral Container'));
+    (c.volumeMounts ?? []).forEach((m, j) => {
+      const mm = m as { subPath?: string; subPathExpr?: string };
+      if (mm.subPath) causes.push(fieldErr.forbidden(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container'));
+      if (mm.subPathExpr)
+        causes.push(fieldErr.forbidden(`${p}.volumeMounts[${j}].subPathExpr`, 'cannot be set for an Ephemeral Container'));
+    });
+  });
+  return causes;
+}

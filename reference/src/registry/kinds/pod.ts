@@ -20,7 +20,14 @@ import {
   quantityValue,
   since,
 } from './common.ts';
-import { type Container, defaultPodSpec, type PodSpec, podSpecSchema, validatePodSpec } from './pod-spec.ts';
+import {
+  type Container,
+  defaultPodSpec,
+  type PodSpec,
+  podSpecSchema,
+  validateEphemeralContainers,
+  validatePodSpec,
+} from './pod-spec.ts';
 
 // ------------------------------------------------------------------ schema
 
@@ -339,7 +346,7 @@ export const podDef: ResourceDef = {
   shortNames: ['po'],
   categories: ['all'],
   verbs: ALL_VERBS,
-  subresources: ['eviction', 'status'],
+  subresources: ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'status'],
   schema: podSchema,
   strategy: {
     zeroValue: () => ({ spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' } }),
@@ -453,5 +460,54 @@ export const podDef: ResourceDef = {
       return causes;
     },
     validateUpdate: (o, old) => validatePodUpdate(o, old),
+    prepareForSubresource: {
+      // the binding handler writes the stored pod with its node (and condition) set: kept whole
+      binding: () => {},
+      // only the ephemeral containers change through their subresource
+      ephemeralcontainers(o: KObject, old: KObject) {
+        const ephemeral = (o.spec as PodSpec | undefined)?.ephemeralContainers;
+        for (const k of Object.keys(o)) if (k !== 'metadata') delete o[k];
+        for (const [k, v] of Object.entries(old)) if (k !== 'metadata') o[k] = structuredClone(v);
+        o.metadata = { ...structuredClone(old.metadata), resourceVersion: o.metadata.resourceVersion };
+        const spec = o.spec as PodSpec;
+        if (ephemeral === undefined) delete spec.ephemeralContainers;
+        else spec.ephemeralContainers = ephemeral;
+        normalizeBySchema(o, podSchema, 'Pod');
+        defaultPodSpec(o.spec as PodSpec);
+      },
+    },
+    validateSubresource: {
+      binding: () => [],
+      ephemeralcontainers: (o, old) => validateEphemeralUpdate(o, old),
+    },
   },
 };
+
+type Ephemeral = Container & { name?: string };
+
+/**
+ * An update of a pod's ephemeral containers, as 1.28 validates it: the new ones valid, the
+ * existing ones neither removed nor changed, none on a static (mirror) pod.
+ */
+function validateEphemeralUpdate(o: KObject, old: KObject): StatusCause[] {
+  if (old.metadata.annotations?.['orch.io/config.mirror'] !== undefined)
+    return [fieldErr.forbidden('', 'static pods do not support ephemeral containers')];
+  const causes = validateEphemeralContainers(specOf(o), 'spec');
+  const now = new Map<string, Ephemeral>();
+  for (const c of (specOf(o).ephemeralContainers ?? []) as Ephemeral[]) if (c?.name) now.set(c.name, c);
+  for (const c of (specOf(old).ephemeralContainers ?? []) as Ephemeral[]) {
+    const cur = now.get(c.name ?? '');
+    if (!cur)
+      causes.push(
+        fieldErr.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(c.name)} may not be removed\n`),
+      );
+    else if (!deepEqual(cur, c))
+      causes.push(
+        fieldErr.forbidden(
+          `spec.ephemeralContainers[${c.name}]`,
+          `existing ephemeral containers ${JSON.stringify(c.name)} may not be changed\n`,
+        ),
+      );
+  }
+  return causes;
+}

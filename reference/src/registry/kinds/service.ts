@@ -410,7 +410,7 @@ export function serviceDef(registry: () => Registry): ResourceDef {
     shortNames: ['svc'],
     categories: ['all'],
     verbs: ALL_VERBS,
-    subresources: ['status'],
+    subresources: ['proxy', 'status'],
     schema,
     strategy: {
       zeroValue: () => ({ spec: {}, status: { loadBalancer: {} } }),
