@@ -12,7 +12,13 @@ import type { Client } from '../../harness/src/client.ts';
 import { useNamespace } from '../../harness/src/fixtures.ts';
 import { session } from '../../harness/src/session.ts';
 import { KIND, makeDefinition, type MultiVersionDefinition, PLURAL } from './definition.ts';
-import { checkDeprecationWarning, checkGauge, DEPRECATED_ENDPOINT, deprecationWarnings, SECTION_POLICY } from './support.ts';
+import {
+  checkDeprecationWarning,
+  checkGauge,
+  DEPRECATED_ENDPOINT,
+  deprecationWarnings,
+  SECTION_POLICY,
+} from './support.ts';
 
 const CUSTOM = 'a custom definition version marked `deprecated`, with its `deprecationWarning`';
 
@@ -40,7 +46,8 @@ describe('deprecation: deprecated versions of a custom definition', () => {
   conformance(
     {
       id: 'deprecation/custom/warning-text',
-      title: 'a list and a create at a deprecated custom version answer a 299 Warning with its deprecationWarning',
+      title:
+        'a list and a create at a deprecated custom version answer a 299 Warning with its deprecationWarning',
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (${CUSTOM})`,
@@ -60,7 +67,8 @@ describe('deprecation: deprecated versions of a custom definition', () => {
   conformance(
     {
       id: 'deprecation/custom/warning-default',
-      title: 'a deprecated custom version without a deprecationWarning answers 299 "<group>/<version> <Kind> is deprecated"',
+      title:
+        'a deprecated custom version without a deprecationWarning answers 299 "<group>/<version> <Kind> is deprecated; use <group>/<newer version> <Kind>" (the newest served version above it that is not deprecated)',
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (${CUSTOM}; the text when none is given: not shown, Kubernetes 1.28's)`,
@@ -70,7 +78,12 @@ describe('deprecation: deprecated versions of a custom definition', () => {
       const def = ready();
       const list = await c.get(def.collection('v1beta1', ns.name));
       checkStatus(list, 200);
-      checkDeprecationWarning(c, list, `${def.group}/v1beta1 ${KIND} is deprecated`, 'GET of the v1beta1 list');
+      checkDeprecationWarning(
+        c,
+        list,
+        `${def.group}/v1beta1 ${KIND} is deprecated; use ${def.group}/v1 ${KIND}`,
+        'GET of the v1beta1 list',
+      );
     },
   );
 
@@ -90,7 +103,11 @@ describe('deprecation: deprecated versions of a custom definition', () => {
         await c.post(def.collection('v1', ns.name), gizmo(def, 'v1', ns.name)),
       ]) {
         check(r.status === 200 || r.status === 201, 'a 200 or 201', r.describe());
-        check(deprecationWarnings(r).length === 0, 'no deprecation Warning from v1', show(deprecationWarnings(r)));
+        check(
+          deprecationWarnings(r).length === 0,
+          'no deprecation Warning from v1',
+          show(deprecationWarnings(r)),
+        );
       }
     },
   );
@@ -107,14 +124,19 @@ describe('deprecation: deprecated versions of a custom definition', () => {
     async ({ client: c }) => {
       const def = ready();
       checkStatus(await c.get(def.collection('v1alpha1', ns.name)), 200);
-      await checkGauge(c, { group: def.group, version: 'v1alpha1', resource: PLURAL, removed_release: '' }, 'a request to v1alpha1 was made');
+      await checkGauge(
+        c,
+        { group: def.group, version: 'v1alpha1', resource: PLURAL, removed_release: '' },
+        'a request to v1alpha1 was made',
+      );
     },
   );
 
   conformance(
     {
       id: 'deprecation/custom/audit',
-      title: 'the audit event of a request to a deprecated custom version has orch.io/deprecated "true" and no removed-release',
+      title:
+        'the audit event of a request to a deprecated custom version has orch.io/deprecated "true" and no removed-release',
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (${CUSTOM})`,
@@ -147,5 +169,9 @@ async function checkAudit(c: Client, log: string, def: MultiVersionDefinition): 
   check(!!e, `an audit event (ResponseComplete) of GET ${path} in ${log}`, 'none within 5 s');
   const ann = e.annotations ?? {};
   check(ann['orch.io/deprecated'] === 'true', 'annotation orch.io/deprecated: "true"', show(ann));
-  check(!('orch.io/removed-release' in ann), 'no orch.io/removed-release annotation (no removal release)', show(ann));
+  check(
+    !('orch.io/removed-release' in ann),
+    'no orch.io/removed-release annotation (no removal release)',
+    show(ann),
+  );
 }
