@@ -178,6 +178,8 @@ export interface VersionDescriptor {
   removedIn?: string;
   /** The group/version and kind that replace it (`flowcontrol.orch.io/v1beta3 FlowSchema`). */
   replacement?: string;
+  /** The whole warning text, when it is not built from the fields above (a custom definition's `deprecationWarning`). */
+  warning?: string;
   schema?: Schema;
   /** Conversion between this version's shape and the storage version's (identity when absent). */
   toStorage?(obj: KObject): KObject;
@@ -211,6 +213,7 @@ export function storageVersionOf(def: ResourceDef): string | undefined {
 export function deprecationWarning(def: ResourceDef, version: string): string | undefined {
   const d = def.versionInfo?.[version];
   if (!d?.deprecated) return undefined;
+  if (d.warning !== undefined) return d.warning;
   let w = `${apiVersionOf(def.group, version)} ${def.kind} is deprecated`;
   if (d.deprecatedIn) w += ` in v${d.deprecatedIn}+`;
   if (d.removedIn) w += `, unavailable in v${d.removedIn}+`;
