@@ -20,6 +20,14 @@ export function warningHeaders(warnings: string[]): string[] {
   );
 }
 
+/** The body length of the reply writeEncoded wrote (the response-size metric reads it). */
+const BODY_BYTES = Symbol('orch.bodyBytes');
+type Sized = ServerResponse & { [BODY_BYTES]?: number };
+
+export function bodyBytes(res: ServerResponse): number | undefined {
+  return (res as Sized)[BODY_BYTES];
+}
+
 export interface WriteOptions {
   gzip?: boolean;
   warnings?: string[];
@@ -56,6 +64,7 @@ export function writeEncoded(
     headers.Vary = 'Accept-Encoding';
   }
   headers['Content-Length'] = body.length;
+  (res as Sized)[BODY_BYTES] = body.length;
   res.writeHead(status, headers);
   res.end(body);
 }

@@ -35,6 +35,8 @@ import type { GenericStore } from '../registry/store.ts';
 import { subresourceVerbs } from '../registry/subresources.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
+import type { RequestMetrics, RequestObservation } from '../metrics/requests.ts';
+import { isMutating, labelRequest, methodVerb, recordEnd } from './metrics.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
 import { writeEncoded, writeError } from './respond.ts';
 
@@ -59,6 +61,8 @@ export interface HttpDeps {
   routes: NonResourceRoute[];
   /** Handlers of subresources wired by the server, by `<plural>/<subresource>` (serviceaccounts/token). */
   subresourceHandlers?: Readonly<Record<string, Handler>>;
+  /** The request metrics (none: nothing is recorded). */
+  metrics?: RequestMetrics;
 }
 
 const VERB_HANDLERS: Record<string, Handler> = {
@@ -511,6 +515,7 @@ export function createHandlerFn(deps: HttpDeps) {
     req: IncomingMessage,
     res: ServerResponse,
     audit: AuditRecord | undefined,
+    observed: RequestObservation | undefined,
   ): Promise<void> {
     let out: Negotiated | undefined;
     const warnings: string[] = [];
@@ -531,6 +536,7 @@ export function createHandlerFn(deps: HttpDeps) {
         : authenticated.user;
       const q = url.searchParams;
       const info = requestInfo(method, path, watchRequested(q));
+      if (observed) labelRequest(observed, info, q, req.headers['content-type']);
       if (audit) {
         audit.user = authenticated.user;
         if (user !== authenticated.user) audit.impersonatedUser = user;
@@ -569,6 +575,8 @@ export function createHandlerFn(deps: HttpDeps) {
         // non-resource routes read `url`: a path the URL parser would rewrite (dot segments,
         // backslashes, characters it escapes) names none of them
         if (url.pathname !== path) throw errors.pathNotFound(path);
+        // the path is a label only if a route answers it (see recordEnd)
+        if (observed) observed.subresource = path.replace(/\/+$/, '') || '/';
         if (await deps.health(res, url)) return;
         for (const r of deps.routes) if (await r(req, res, url)) return;
         const doc = discovery(deps, path);
@@ -584,6 +592,13 @@ export function createHandlerFn(deps: HttpDeps) {
       const def = served.def;
       if (info.namespace && !def.namespaced) throw errors.pathNotFound(path);
       if (info.subresource && !def.subresources.includes(info.subresource)) throw errors.pathNotFound(path);
+      if (observed) {
+        // labels of a served resource only: any other path would make the label set grow without bound
+        observed.group = info.group;
+        observed.version = info.version;
+        observed.resource = def.plural;
+        observed.subresource = info.subresource;
+      }
       // `/api/v1/configmaps/<name>`: a namespaced kind has no object paths outside a namespace
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
       // kinds that are not stored (reviews) have no object paths
@@ -593,7 +608,11 @@ export function createHandlerFn(deps: HttpDeps) {
       const handler = route(info, def, deps.subresourceHandlers);
       if (!handler) throw errors.methodNotAllowed();
       const deprecated = deprecationWarning(def, info.version);
-      if (deprecated) warnings.push(deprecated);
+      if (deprecated) {
+        warnings.push(deprecated);
+        deps.metrics?.deprecatedRequest(info.group, info.version, def.plural, info.subresource, def.versionInfo?.[info.version]?.removedIn ?? '');
+      }
+      if (observed && info.verb === 'watch') deps.metrics!.startLongRunning(observed);
       if (info.invalidName) throw errors.badRequest(info.invalidName);
       const ctx: RequestContext = {
         user,
@@ -663,12 +682,16 @@ export function createHandlerFn(deps: HttpDeps) {
       res.setHeader('Audit-Id', record.auditID);
       res.once('close', () => record.complete(res.statusCode, record.failure));
     }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const observed = deps.metrics?.begin(isMutating(method));
+    if (observed) observed.verb = methodVerb(method);
     try {
-      await handle(req, res, audit);
+      await handle(req, res, audit, observed);
     } catch (e) {
       if (audit) audit.failure = { reason: 'InternalError', message: String(e) };
       lastResort(res, e);
     }
+    if (observed) recordEnd(deps.metrics!, observed, res, req);
   };
 }
 
@@ -702,7 +725,7 @@ function discovery(deps: HttpDeps, path: string): unknown {
   if (p === '/apis') return deps.registry.apiGroupList();
   if (p === '/version') return deps.version;
   if (p === '/') {
-    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'];
+    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/readyz', '/version'];
     for (const s of deps.registry.all())
       for (const v of s.def.versions)
         if (s.def.group) paths.push(`/apis/${s.def.group}`, `/apis/${s.def.group}/${v}`);
