@@ -68,7 +68,7 @@ export class MetricsRegistry {
       registers: [this.prom],
       collect() {
         this.reset();
-        for (const r of registered.values()) this.inc({ stability_level: r.level, deprecated_version: r.deprecated }, r.n);
+        for (const r of registered.values()) this.inc({ deprecated_version: r.deprecated, stability_level: r.level }, r.n);
       },
     });
     const self = this;

@@ -41,18 +41,31 @@ export class RequestObservation {
   ) {}
 }
 
-/** The numbers of one label set (the request labels without the code). */
-class RequestSeries {
-  readonly codes = new Map<number, number>();
-  readonly duration = new Buckets(REQUEST_DURATION.buckets!);
+/** The numbers of the histograms without a dry_run label: one label set, any dry-run value. */
+class PlainSeries {
   sli?: Buckets;
   sizes?: Buckets;
 
   constructor(readonly values: LabelValues) {}
 }
 
+/** The numbers of one label set (the request labels without the code). */
+class RequestSeries {
+  readonly codes = new Map<number, number>();
+  readonly duration = new Buckets(REQUEST_DURATION.buckets!);
+
+  constructor(
+    readonly values: LabelValues,
+    readonly plain: PlainSeries,
+  ) {}
+}
+
+function plainKey(o: RequestObservation): string {
+  return `${o.verb}\u0000${o.group}\u0000${o.version}\u0000${o.resource}\u0000${o.subresource}\u0000${o.scope}`;
+}
+
 function seriesKey(o: RequestObservation): string {
-  return `${o.verb}\u0000${o.dryRun}\u0000${o.group}\u0000${o.version}\u0000${o.resource}\u0000${o.subresource}\u0000${o.scope}`;
+  return `${o.dryRun}\u0000${plainKey(o)}`;
 }
 
 /** Label values in REQUEST_LABELS order (verb, dry_run, group, version, resource, subresource, scope, component). */
@@ -70,6 +83,7 @@ const WINDOW_MS = 1000;
 
 export class RequestMetrics {
   private readonly series = new Map<string, RequestSeries>();
+  private readonly plain = new Map<string, PlainSeries>();
   private readonly longRunning = new Map<string, { values: LabelValues; n: number }>();
   private readonly deprecated = new Map<string, LabelValues>();
   private readonly inflight = [0, 0];
@@ -88,14 +102,15 @@ export class RequestMetrics {
     reg.histogram(REQUEST_DURATION, function* () {
       for (const s of series.values()) yield [s.values, s.duration] as const;
     });
+    const plain = this.plain;
     const sli = function* () {
-      for (const s of series.values()) if (s.sli) yield [withoutDryRun(s.values), s.sli] as const;
+      for (const s of plain.values()) if (s.sli) yield [s.values, s.sli] as const;
     };
     reg.histogram(REQUEST_SLI_DURATION, sli);
     // the deprecated twin (hidden in 1.28 unless --show-hidden-metrics-for-version=1.27) counts the same
     reg.histogram(REQUEST_SLO_DURATION, sli);
     reg.histogram(RESPONSE_SIZES, function* () {
-      for (const s of series.values()) if (s.sizes) yield [withoutDryRun(s.values), s.sizes] as const;
+      for (const s of plain.values()) if (s.sizes) yield [s.values, s.sizes] as const;
     });
     reg.gauge(CURRENT_INFLIGHT, (emit) => {
       const [readOnly, mutating] = this.inflightNow();
@@ -144,7 +159,7 @@ export class RequestMetrics {
     if (o.longRunning || o.ended) return;
     o.longRunning = true;
     this.inflight[o.mutating ? 1 : 0]!--;
-    const key = seriesKey(o);
+    const key = plainKey(o);
     let l = this.longRunning.get(key);
     if (!l) this.longRunning.set(key, (l = { values: withoutDryRun(requestValues(o)), n: 0 }));
     l.n++;
@@ -155,19 +170,29 @@ export class RequestMetrics {
     if (o.ended) return;
     o.ended = true;
     const seconds = (this.now() - o.start) / 1000;
-    const key = seriesKey(o);
     if (o.longRunning) {
-      const l = this.longRunning.get(key);
+      const l = this.longRunning.get(plainKey(o));
       if (l) l.n--;
     } else this.inflight[o.mutating ? 1 : 0]!--;
+    const key = seriesKey(o);
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = new RequestSeries(requestValues(o))));
+    if (!s) this.series.set(key, (s = this.newSeries(o)));
     s.codes.set(code, (s.codes.get(code) ?? 0) + 1);
     s.duration.observe(seconds);
-    if (o.verb !== 'WATCH') (s.sli ??= new Buckets(REQUEST_SLI_DURATION.buckets!)).observe(seconds);
+    const p = s.plain;
+    if (o.verb !== 'WATCH') (p.sli ??= new Buckets(REQUEST_SLI_DURATION.buckets!)).observe(seconds);
     // Kubernetes records the sizes of read replies only
     if (bytes !== undefined && (o.verb === 'GET' || o.verb === 'LIST'))
-      (s.sizes ??= new Buckets(RESPONSE_SIZES.buckets!)).observe(bytes);
+      (p.sizes ??= new Buckets(RESPONSE_SIZES.buckets!)).observe(bytes);
+  }
+
+  /** A new label set: its series without dry_run is shared with the other dry-run values' (looked up once, here). */
+  private newSeries(o: RequestObservation): RequestSeries {
+    const values = requestValues(o);
+    const key = plainKey(o);
+    let p = this.plain.get(key);
+    if (!p) this.plain.set(key, (p = new PlainSeries(withoutDryRun(values))));
+    return new RequestSeries(values, p);
   }
 
   /** A request to a deprecated version: the gauge of that group, version, resource, subresource is 1. */
