@@ -22,6 +22,8 @@ import {
   showHiddenProblem,
 } from '../src/metrics/lifecycle.ts';
 import { MetricsRegistry } from '../src/metrics/registry.ts';
+import { ALL_VERBS } from '../src/registry/kinds/common.ts';
+import type { ResourceDef } from '../src/registry/types.ts';
 import { readFact } from './k8s-facts.ts';
 import { findKubectl, kubectlMissing } from './kubectl-bin.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
@@ -345,6 +347,41 @@ describe('GET /metrics on the reference server', () => {
         value: 1,
       },
     ]);
+  });
+
+  it('a deprecated version with a removal release: removed_release names it; the subresource is a label', async () => {
+    const group = 'gauges.test.orch.io';
+    const def: ResourceDef = {
+      group,
+      versions: ['v1', 'v1beta1'],
+      kind: 'Meter',
+      listKind: 'MeterList',
+      plural: 'meters',
+      singular: 'meter',
+      namespaced: true,
+      verbs: ALL_VERBS,
+      subresources: ['status'],
+      strategy: { allowUnconditionalUpdate: true },
+      versionInfo: {
+        v1: { served: true, storage: true },
+        v1beta1: { served: true, storage: false, deprecated: true, deprecatedIn: '1.27', removedIn: '1.30', replacement: `${group}/v1 Meter` },
+      },
+    };
+    ts.server.registry.add(def);
+    const base = `/apis/${group}/v1beta1/namespaces/default/meters`;
+    expect((await ts.req('POST', base, { apiVersion: `${group}/v1beta1`, kind: 'Meter', metadata: { name: 'm1' } })).status).toBe(201);
+    const status = await ts.req('GET', `${base}/m1/status`);
+    expect(status.status).toBe(200);
+    expect(status.headers.warning).toBe(`299 - "${group}/v1beta1 Meter is deprecated in v1.27+, unavailable in v1.30+; use ${group}/v1 Meter"`);
+    expect((await ts.req('GET', `/apis/${group}/v1/namespaces/default/meters/m1`)).status).toBe(200);
+    const fams = await scrape(ts);
+    const mine = fams.get('apiserver_requested_deprecated_apis')!.samples.filter((x) => x.labels.group === group);
+    expect(mine.map((x) => x.labels).sort((a, b) => a.subresource!.localeCompare(b.subresource!))).toEqual([
+      { group, removed_release: '1.30', resource: 'meters', subresource: '', version: 'v1beta1' },
+      { group, removed_release: '1.30', resource: 'meters', subresource: 'status', version: 'v1beta1' },
+    ]);
+    expect(mine.every((x) => x.value === 1)).toBe(true);
+    expect(sample(fams, 'apiserver_request_total', { group, version: 'v1beta1', resource: 'meters', subresource: 'status', verb: 'GET', code: '200' })).toBe(1);
   });
 
   it('every metric a 1.28 server also exposes has its type and label names (metrics.json)', async () => {
