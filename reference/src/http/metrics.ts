@@ -5,7 +5,6 @@ import { errors } from '../errors/status.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
 import type { RequestMetrics, RequestObservation } from '../metrics/requests.ts';
 import type { RequestInfo } from './request-info.ts';
-import { bodyBytes } from './respond.ts';
 
 /** The `/metrics` route: authorization (a non-resource `get` on `/metrics`) has already passed. */
 export function metricsRoute(reg: MetricsRegistry) {
@@ -69,10 +68,12 @@ export function labelRequest(o: RequestObservation, info: RequestInfo, q: URLSea
  * makes up would make the label set grow without bound).
  */
 export function recordEnd(m: RequestMetrics, o: RequestObservation, res: ServerResponse, req: IncomingMessage): void {
-  const done = () => {
-    if (o.scope === '' && res.statusCode >= 400) o.subresource = '';
-    m.end(o, res.statusCode, req.method === 'HEAD' ? undefined : bodyBytes(res));
-  };
-  if (res.writableEnded) done();
-  else res.once('close', done);
+  // no closure for the usual reply, already written: only a reply still going (a watch) waits
+  if (res.writableEnded) finish(m, o, res, req);
+  else res.once('close', () => finish(m, o, res, req));
+}
+
+function finish(m: RequestMetrics, o: RequestObservation, res: ServerResponse, req: IncomingMessage): void {
+  if (o.scope === '' && res.statusCode >= 400) o.subresource = '';
+  m.end(o, res.statusCode, req.method === 'HEAD' ? undefined : o.bytes);
 }

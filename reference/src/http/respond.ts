@@ -20,19 +20,13 @@ export function warningHeaders(warnings: string[]): string[] {
   );
 }
 
-/** The body length of the reply writeEncoded wrote (the response-size metric reads it). */
-const BODY_BYTES = Symbol('orch.bodyBytes');
-type Sized = ServerResponse & { [BODY_BYTES]?: number };
-
-export function bodyBytes(res: ServerResponse): number | undefined {
-  return (res as Sized)[BODY_BYTES];
-}
-
 export interface WriteOptions {
   gzip?: boolean;
   warnings?: string[];
   headers?: Record<string, string>;
   compression?: boolean;
+  /** Told the body's length once it is written (the response-size metric). */
+  sized?: { bytes: number | undefined };
 }
 
 export function writeEncoded(
@@ -64,7 +58,7 @@ export function writeEncoded(
     headers.Vary = 'Accept-Encoding';
   }
   headers['Content-Length'] = body.length;
-  (res as Sized)[BODY_BYTES] = body.length;
+  if (o.sized) o.sized.bytes = body.length;
   res.writeHead(status, headers);
   res.end(body);
 }
@@ -75,6 +69,7 @@ export function writeError(
   err: unknown,
   out: Negotiated | undefined,
   warnings: string[] = [],
+  sized?: { bytes: number | undefined },
 ): void {
   const se = err instanceof StatusError ? err : undefined;
   const status = se ? se.toStatus() : new StatusError(500, 'InternalError', `Internal error occurred: ${String((err as Error)?.message ?? err)}`).toStatus();
@@ -83,7 +78,7 @@ export function writeError(
     return;
   }
   const fmt: Negotiated = out && out.format !== 'table' ? out : statusFormat(req, status.code);
-  writeEncoded(req, res, status.code, status, fmt, { warnings, headers: se?.headers });
+  writeEncoded(req, res, status.code, status, fmt, { warnings, headers: se?.headers, sized });
 }
 
 /**

@@ -475,6 +475,7 @@ class HttpScope implements Scope, ResponseWriter {
     readonly served: Served,
     readonly ctx: RequestContext,
     readonly out: Negotiated,
+    private readonly observed: RequestObservation | undefined,
   ) {
     this.verb = info.verb;
     this.contentType = req.headers['content-type'];
@@ -502,6 +503,7 @@ class HttpScope implements Scope, ResponseWriter {
       gzip: opts?.gzip,
       warnings: this.ctx.warnings,
       compression: this.deps.compression(),
+      sized: this.observed,
     });
   }
 
@@ -583,7 +585,7 @@ export function createHandlerFn(deps: HttpDeps) {
         if (doc === undefined) throw errors.pathNotFound(path);
         if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
         out = negotiate(req.headers.accept, { protobuf: false, table: false });
-        writeEncoded(req, res, 200, doc, out);
+        writeEncoded(req, res, 200, doc, out, { sized: observed });
         return;
       }
       if (info.extra || !info.resource) throw errors.pathNotFound(path);
@@ -643,7 +645,7 @@ export function createHandlerFn(deps: HttpDeps) {
           ctx,
         });
       }
-      const scope = new HttpScope(req, res, deps, info, path, q, served, ctx, out);
+      const scope = new HttpScope(req, res, deps, info, path, q, served, ctx, out, observed);
       await handler(scope);
       // A HEAD reply is its headers: one the handler left streaming (a watch) ends with them,
       // which also stops the watch ('close'), and the connection serves the next request.
@@ -659,7 +661,7 @@ export function createHandlerFn(deps: HttpDeps) {
       const se = e instanceof StatusError ? e : undefined;
       if (audit)
         audit.failure = se ? { reason: se.reason, message: se.message } : { reason: 'InternalError', message: String(e) };
-      writeError(req, res, e, out, warnings);
+      writeError(req, res, e, out, warnings, observed);
     }
   };
   // Nothing a request does may escape as an exception or an unhandled 'error' event: an error

@@ -31,6 +31,8 @@ export class RequestObservation {
   resource = '';
   subresource = '';
   scope = '';
+  /** The reply body's length, once the HTTP layer wrote it. */
+  bytes: number | undefined = undefined;
   /** Set by `startLongRunning` (watches): not in flight, not in the latency objectives. */
   longRunning = false;
   ended = false;
