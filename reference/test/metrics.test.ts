@@ -322,6 +322,14 @@ describe('GET /metrics on the reference server', () => {
             deprecated: true,
             schema: { openAPIV3Schema: { type: 'object', 'x-orch-preserve-unknown-fields': true } },
           },
+          {
+            name: 'v1alpha1',
+            served: true,
+            storage: false,
+            deprecated: true,
+            deprecationWarning: 'gadgets of v1alpha1 go away; move to v1',
+            schema: { openAPIV3Schema: { type: 'object', 'x-orch-preserve-unknown-fields': true } },
+          },
         ],
       },
     };
@@ -333,20 +341,22 @@ describe('GET /metrics on the reference server', () => {
     }
     expect(r.status).toBe(200);
     expect(r.headers.warning).toBe(`299 - "${group}/v1beta1 Gadget is deprecated; use ${group}/v1 Gadget"`);
+    const own = await ts.req('GET', `/apis/${group}/v1alpha1/namespaces/default/gadgets`);
+    expect(own.headers.warning).toBe('299 - "gadgets of v1alpha1 go away; move to v1"');
     const current = await ts.req('GET', `/apis/${group}/v1/namespaces/default/gadgets`);
     expect(current.status).toBe(200);
     expect(current.headers.warning).toBeUndefined();
     const fams = await scrape(ts);
     const gauge = fams.get('apiserver_requested_deprecated_apis')!;
     expect(gauge.type).toBe('gauge');
-    const mine = gauge.samples.filter((s) => s.labels.group === group);
-    expect(mine).toEqual([
-      {
+    const mine = gauge.samples.filter((s) => s.labels.group === group).sort((a, b) => a.labels.version!.localeCompare(b.labels.version!));
+    expect(mine).toEqual(
+      ['v1alpha1', 'v1beta1'].map((version) => ({
         name: 'apiserver_requested_deprecated_apis',
-        labels: { group, removed_release: '', resource: 'gadgets', subresource: '', version: 'v1beta1' },
+        labels: { group, removed_release: '', resource: 'gadgets', subresource: '', version },
         value: 1,
-      },
-    ]);
+      })),
+    );
   });
 
   it('a deprecated version with a removal release: removed_release names it; the subresource is a label', async () => {
