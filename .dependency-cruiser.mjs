@@ -22,7 +22,7 @@ const LAYERS = [
   // 4. pipeline stages: may import each other
   {
     name: 'stages',
-    folders: ['authentication', 'impersonation', 'authorization', 'admission', 'audit', 'health', 'pipeline'],
+    folders: ['authentication', 'impersonation', 'authorization', 'admission', 'audit', 'health', 'metrics', 'pipeline'],
   },
   // 5. one handler per verb
   { name: 'handlers', folders: ['handlers'] },

@@ -20,7 +20,8 @@ import { defaultFeatureGates, knownFeatureGates, parseFeatureGateList, resolveFe
 import { parseRuntimeConfig, RuntimeConfigError } from './registry/runtime-config.ts';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
 import { parseGoDuration } from './util/duration.ts';
-import { build, type OrchServer, SERVER_VERSION } from './index.ts';
+import { build, type OrchServer, SERVER_RELEASE, SERVER_VERSION } from './index.ts';
+import { previousMinor, showHiddenProblem } from './metrics/lifecycle.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
 import { newToken } from './util/token.ts';
 
@@ -159,6 +160,10 @@ ${knownFeatureGates()
                              adds to pods that lack one (default 300)
   --default-unreachable-toleration-seconds N
                              the same for the unreachable toleration (default 300)
+  --show-hidden-metrics-for-version V
+                             show again on /metrics the metrics this release hides (deprecated
+                             long enough ago); only the previous minor release is accepted:
+                             ${previousMinor(SERVER_RELEASE)}
   -h, --help                 show this help
 `;
 
@@ -244,6 +249,7 @@ const SERVE_FLAGS = {
   'admission-control-config-file': { type: 'string' },
   'default-not-ready-toleration-seconds': { type: 'string' },
   'default-unreachable-toleration-seconds': { type: 'string' },
+  'show-hidden-metrics-for-version': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -581,6 +587,12 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     options.anonymous = anonymous === 'true';
   }
   parseAdmissionFlags(values, cwd, options);
+  const showHidden = str('show-hidden-metrics-for-version');
+  if (showHidden !== undefined) {
+    const problem = showHiddenProblem(showHidden, SERVER_RELEASE);
+    if (problem) throw new UsageError(problem);
+    if (showHidden) options.showHiddenMetricsForVersion = showHidden;
+  }
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
   return { options, kubeconfigPath, token, warnings };
 }

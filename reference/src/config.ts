@@ -121,6 +121,11 @@ export interface ServerOptions {
   defaultNotReadyTolerationSeconds?: number;
   /** `--default-unreachable-toleration-seconds` (DefaultTolerationSeconds; default 300). */
   defaultUnreachableTolerationSeconds?: number;
+  /**
+   * `--show-hidden-metrics-for-version`: the previous minor release (`1.27`) shows again the
+   * metrics hidden in this release; any other value is refused at start.
+   */
+  showHiddenMetricsForVersion?: string;
 }
 
 export interface TokenWebhookOptions {

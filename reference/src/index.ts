@@ -27,6 +27,12 @@ import { healthHandler } from './http/health.ts';
 import { tokenRequestHandler } from './handlers/token-request.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
+import { metricsRoute } from './http/metrics.ts';
+import { registerBuildInfo } from './metrics/build-info.ts';
+import { showHiddenProblem } from './metrics/lifecycle.ts';
+import { MetricsRegistry } from './metrics/registry.ts';
+import { RequestMetrics } from './metrics/requests.ts';
+import { registerStorageMetrics } from './metrics/storage.ts';
 
 import { ActiveWatches } from './registry/active-watches.ts';
 import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
@@ -89,6 +95,8 @@ export interface OrchServer {
   health: HealthChecks;
   /** The audit events of the last requests (`auditInMemory` of them), when asked for. */
   audit?: MemoryAuditSink;
+  /** The metrics /metrics exposes. */
+  metrics: MetricsRegistry;
   adminToken: string;
   /** The request handler (no socket needed). */
   handle: (req: IncomingMessage, res: ServerResponse) => void;
@@ -105,6 +113,9 @@ export interface OrchServer {
   /** Closes at once: connections are cut. */
   close(): Promise<void>;
 }
+
+/** The release the server is (`1.28`): what its metrics' deprecations are judged against. */
+export const SERVER_RELEASE = `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`;
 
 export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
@@ -124,6 +135,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         compress: options.auditLogCompress,
       }),
     );
+  const hiddenProblem = showHiddenProblem(options.showHiddenMetricsForVersion, SERVER_RELEASE);
+  if (hiddenProblem) throw new ConfigurationError(hiddenProblem);
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.inMemory
     ? new MemoryStore(storeOpts)
@@ -140,7 +153,11 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     now: options.clock,
   });
   installBuiltins(registry);
-  const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion })];
+  const metrics = new MetricsRegistry({ release: SERVER_RELEASE, showHiddenFor: options.showHiddenMetricsForVersion });
+  const requestMetrics = new RequestMetrics(metrics);
+  registerStorageMetrics(metrics, registry, storage, options.inMemory ? undefined : join(options.dataDir, 'store'));
+  registerBuildInfo(metrics, SERVER_VERSION);
+  const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion }), metricsRoute(metrics)];
 
   const adminToken = options.adminToken || newToken();
   const authentication = new AuthenticationUnion(
@@ -212,6 +229,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     health: healthHandler(health),
     routes,
     subresourceHandlers: { 'serviceaccounts/token': tokenRequestHandler(tokens!) },
+    metrics: requestMetrics,
   });
 
   // system namespaces
@@ -259,6 +277,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     authz,
     health,
     audit: auditMemory,
+    metrics,
     adminToken,
     handle: (req, res) => void handle(req, res),
     async listen() {

@@ -25,6 +25,8 @@ export interface WriteOptions {
   warnings?: string[];
   headers?: Record<string, string>;
   compression?: boolean;
+  /** Told the body's length once it is written (the response-size metric). */
+  sized?: { bytes: number | undefined };
 }
 
 export function writeEncoded(
@@ -56,6 +58,7 @@ export function writeEncoded(
     headers.Vary = 'Accept-Encoding';
   }
   headers['Content-Length'] = body.length;
+  if (o.sized) o.sized.bytes = body.length;
   res.writeHead(status, headers);
   res.end(body);
 }
@@ -66,6 +69,7 @@ export function writeError(
   err: unknown,
   out: Negotiated | undefined,
   warnings: string[] = [],
+  sized?: { bytes: number | undefined },
 ): void {
   const se = err instanceof StatusError ? err : undefined;
   const status = se ? se.toStatus() : new StatusError(500, 'InternalError', `Internal error occurred: ${String((err as Error)?.message ?? err)}`).toStatus();
@@ -74,7 +78,7 @@ export function writeError(
     return;
   }
   const fmt: Negotiated = out && out.format !== 'table' ? out : statusFormat(req, status.code);
-  writeEncoded(req, res, status.code, status, fmt, { warnings, headers: se?.headers });
+  writeEncoded(req, res, status.code, status, fmt, { warnings, headers: se?.headers, sized });
 }
 
 /**

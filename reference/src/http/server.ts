@@ -47,6 +47,8 @@ import { isConnect, subresourceVerbs } from '../registry/subresources.ts';
 import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { forward } from './forward.ts';
+import type { RequestMetrics, RequestObservation } from '../metrics/requests.ts';
+import { isMutating, labelRequest, methodVerb, recordEnd } from './metrics.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
 import { warningHeaders, writeEncoded, writeError } from './respond.ts';
 
@@ -73,6 +75,8 @@ export interface HttpDeps {
   routes: NonResourceRoute[];
   /** Handlers of subresources wired by the server, by `<plural>/<subresource>` (serviceaccounts/token). */
   subresourceHandlers?: Readonly<Record<string, Handler>>;
+  /** The request metrics (none: nothing is recorded). */
+  metrics?: RequestMetrics;
 }
 
 const VERB_HANDLERS: Record<string, Handler> = {
@@ -522,6 +526,7 @@ class HttpScope implements Scope, ResponseWriter {
     readonly ctx: RequestContext,
     readonly out: Negotiated,
     private readonly audit: AuditRecord | undefined,
+    private readonly observed: RequestObservation | undefined,
   ) {
     this.verb = info.verb;
     this.contentType = req.headers['content-type'];
@@ -558,6 +563,7 @@ class HttpScope implements Scope, ResponseWriter {
       gzip: opts?.gzip,
       warnings: this.ctx.warnings,
       compression: this.deps.compression(),
+      sized: this.observed,
     });
   }
 
@@ -575,6 +581,7 @@ export function createHandlerFn(deps: HttpDeps) {
     req: IncomingMessage,
     res: ServerResponse,
     audit: AuditRecord | undefined,
+    observed: RequestObservation | undefined,
   ): Promise<void> {
     let out: Negotiated | undefined;
     const warnings: string[] = [];
@@ -597,6 +604,7 @@ export function createHandlerFn(deps: HttpDeps) {
         : authenticated.user;
       const q = url.searchParams;
       const info = requestInfo(method, path, watchRequested(q));
+      if (observed) labelRequest(observed, info, q, req.headers['content-type']);
       if (audit) {
         audit.user = authenticated.user;
         if (user !== authenticated.user) audit.impersonatedUser = user;
@@ -641,13 +649,15 @@ export function createHandlerFn(deps: HttpDeps) {
         // non-resource routes read `url`: a path the URL parser would rewrite (dot segments,
         // backslashes, characters it escapes) names none of them
         if (url.pathname !== path) throw errors.pathNotFound(path);
+        // the path is a label only if a route answers it (see recordEnd)
+        if (observed) observed.subresource = path.replace(/\/+$/, '') || '/';
         if (await deps.health(res, url)) return;
         for (const r of deps.routes) if (await r(req, res, url)) return;
         const doc = discovery(deps, path);
         if (doc === undefined) throw errors.pathNotFound(path);
         if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
         out = negotiate(req.headers.accept, { protobuf: false, table: false });
-        writeEncoded(req, res, 200, doc, out);
+        writeEncoded(req, res, 200, doc, out, { sized: observed });
         return;
       }
       if (info.extra || !info.resource) throw errors.pathNotFound(path);
@@ -656,6 +666,13 @@ export function createHandlerFn(deps: HttpDeps) {
       const def = served.def;
       if (info.namespace && !def.namespaced) throw errors.pathNotFound(path);
       if (info.subresource && !def.subresources.includes(info.subresource)) throw errors.pathNotFound(path);
+      if (observed) {
+        // labels of a served resource only: any other path would make the label set grow without bound
+        observed.group = info.group;
+        observed.version = info.version;
+        observed.resource = def.plural;
+        observed.subresource = info.subresource;
+      }
       // `/api/v1/configmaps/<name>`: a namespaced kind has no object paths outside a namespace
       if (info.name && def.namespaced && !info.namespace) throw errors.pathNotFound(path);
       // kinds that are not stored (reviews) have no object paths
@@ -665,7 +682,11 @@ export function createHandlerFn(deps: HttpDeps) {
       const handler = route(info, def, deps.subresourceHandlers);
       if (!handler) throw errors.methodNotAllowed();
       const deprecated = deprecationWarning(def, info.version);
-      if (deprecated) warnings.push(deprecated);
+      if (deprecated) {
+        warnings.push(deprecated);
+        deps.metrics?.deprecatedRequest(info.group, info.version, def.plural, info.subresource, def.versionInfo?.[info.version]?.removedIn ?? '');
+      }
+      if (observed && info.verb === 'watch') deps.metrics!.startLongRunning(observed);
       annotateDeprecation(audit, def.versionInfo?.[info.version]);
       if (info.invalidName) throw errors.badRequest(info.invalidName);
       const ctx: RequestContext = {
@@ -706,7 +727,7 @@ export function createHandlerFn(deps: HttpDeps) {
           ctx,
         });
       }
-      const scope = new HttpScope(req, res, deps, info, path, q, served, ctx, out, audit);
+      const scope = new HttpScope(req, res, deps, info, path, q, served, ctx, out, audit, observed);
       await handler(scope);
       // A HEAD reply is its headers: one the handler left streaming (a watch) ends with them,
       // which also stops the watch ('close'), and the connection serves the next request.
@@ -727,7 +748,7 @@ export function createHandlerFn(deps: HttpDeps) {
         if (audit.atLeast('RequestResponse') && !res.headersSent)
           audit.setResponseObject(se ? se.toStatus() : errors.internal(String((e as Error)?.message ?? e)).toStatus());
       }
-      writeError(req, res, e, out, warnings);
+      writeError(req, res, e, out, warnings, observed);
     }
   };
   // Nothing a request does may escape as an exception or an unhandled 'error' event: an error
@@ -752,8 +773,11 @@ export function createHandlerFn(deps: HttpDeps) {
         record.complete(record.panicked ? 500 : res.statusCode, record.failure, record.panicked ? 'Panic' : 'ResponseComplete'),
       );
     }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const observed = deps.metrics?.begin(isMutating(method));
+    if (observed) observed.verb = methodVerb(method);
     try {
-      await handle(req, res, audit);
+      await handle(req, res, audit, observed);
     } catch (e) {
       if (audit) {
         audit.failure = { reason: 'InternalError', message: String(e) };
@@ -761,6 +785,7 @@ export function createHandlerFn(deps: HttpDeps) {
       }
       lastResort(res, e);
     }
+    if (observed) recordEnd(deps.metrics!, observed, res, req);
   };
 }
 
@@ -834,7 +859,7 @@ function discovery(deps: HttpDeps, path: string): unknown {
   if (p === '/apis') return deps.registry.apiGroupList();
   if (p === '/version') return deps.version;
   if (p === '/') {
-    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'];
+    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/readyz', '/version'];
     for (const s of deps.registry.all())
       for (const v of s.def.versions)
         if (s.def.group && deps.registry.servesGroupVersion(s.def.group, v))

@@ -14,7 +14,7 @@ import { clone, deepEqual } from '../util/object.ts';
 import { type SchemaRules, schemaRules, validateRules } from './custom-rules.ts';
 import type { Registry } from './registry.ts';
 import { versionPriority } from './registry.ts';
-import type { ResourceDef, ScaleAccess, Strategy, TableColumn } from './types.ts';
+import type { ResourceDef, ScaleAccess, Strategy, TableColumn, VersionDescriptor } from './types.ts';
 
 /** Verbs of a custom resource, in the order Kubernetes lists them in discovery. */
 export const CUSTOM_RESOURCE_VERBS = [
@@ -180,20 +180,41 @@ export function buildCustomResource(
     schemas,
     strategy: { ...customStrategy(cr), scale: scaleAccess(cr) },
     custom: true,
-    // deprecated versions: the Warning (the definition's text, else Kubernetes' default) and the audit annotation
-    versionInfo: Object.fromEntries(
-      spec.versions
-        .filter((v) => v.served)
-        .map((v) => [
-          v.name,
-          { served: true, storage: !!v.storage, deprecated: !!v.deprecated, ...(v.deprecated && v.deprecationWarning !== undefined ? { warning: v.deprecationWarning } : {}) },
-        ]),
-    ),
   };
+  // what each version is; deprecated ones get their Warning, the audit annotation and the gauge
+  def.versionInfo = versionDescriptors(spec);
   // Table: the columns of the preferred version (the one clients use by default)
   def.strategy.table = preferred?.columns;
   cr.def = def;
   return cr;
+}
+
+/**
+ * What each version of the definition is (served, storage, deprecated), with the warning a
+ * request to a deprecated version gets: its `deprecationWarning`, else Kubernetes' default,
+ * `<group>/<version> <Kind> is deprecated; use <group>/<version> <Kind>` naming the
+ * highest-priority served version above it that is not deprecated (no `use` part without one).
+ */
+function versionDescriptors(spec: CrdSpec): Record<string, VersionDescriptor> {
+  const out: Record<string, VersionDescriptor> = {};
+  for (const v of spec.versions ?? []) {
+    const d: VersionDescriptor = { served: !!v.served, storage: !!v.storage };
+    if (v.deprecated) {
+      d.deprecated = true;
+      d.warning = v.deprecationWarning ?? defaultDeprecationWarning(v.name, spec);
+    }
+    out[v.name] = d;
+  }
+  return out;
+}
+
+function defaultDeprecationWarning(version: string, spec: CrdSpec): string {
+  const kind = spec.names.kind;
+  const text = `${spec.group}/${version} ${kind} is deprecated`;
+  const candidates = (spec.versions ?? []).filter((v) => v.served && !v.deprecated && v.name !== version).map((v) => v.name);
+  const ordered = sortByPriority([version, ...candidates]);
+  const above = ordered.slice(0, ordered.indexOf(version));
+  return above.length ? `${text}; use ${spec.group}/${above[0]} ${kind}` : text;
 }
 
 // ------------------------------------------------------------------ strategy
