@@ -559,7 +559,7 @@ describe('deprecation annotations (doc2 § Versioning)', () => {
       await new Promise((res) => setTimeout(res, 50));
     }
     expect(r!.status, r!.text).toBe(200);
-    expect(r!.headers.warning).toBe(`299 - "${group}/v1beta1 Widget is deprecated"`);
+    expect(r!.headers.warning).toBe(`299 - "${group}/v1beta1 Widget is deprecated; use ${group}/v1 Widget"`);
     // a version with its own deprecationWarning: that text
     const own = await ts.req('GET', `/apis/${group}/v1alpha1/namespaces/default/widgets`, undefined, {
       'audit-id': 'own-text',
