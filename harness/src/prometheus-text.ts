@@ -22,6 +22,16 @@ function unescapeValue(s: string): string {
 }
 
 /** Parses an exposition; a line it cannot read throws with its number. */
+const SPECIAL_VALUES: Record<string, number> = {
+  nan: Number.NaN,
+  inf: Number.POSITIVE_INFINITY,
+  '+inf': Number.POSITIVE_INFINITY,
+  infinity: Number.POSITIVE_INFINITY,
+  '+infinity': Number.POSITIVE_INFINITY,
+  '-inf': Number.NEGATIVE_INFINITY,
+  '-infinity': Number.NEGATIVE_INFINITY,
+};
+
 export function parsePrometheusText(text: string): Exposition {
   const out: Exposition = { samples: [], help: new Map(), type: new Map() };
   const lines = text.split('\n');
@@ -54,8 +64,10 @@ export function parsePrometheusText(text: string): Exposition {
     }
     const v = rest.trim().split(/\s+/)[0];
     if (v === undefined || v === '') throw bad('no value');
-    const value = v === '+Inf' ? Number.POSITIVE_INFINITY : v === '-Inf' ? Number.NEGATIVE_INFINITY : Number(v);
-    if (Number.isNaN(value) && v !== 'NaN') throw bad(`"${v}" is not a number`);
+    // a value as Go's ParseFloat reads it: the special values in any letter case
+    const special = SPECIAL_VALUES[v.toLowerCase()];
+    const value = special ?? Number(v);
+    if (Number.isNaN(value) && special === undefined) throw bad(`"${v}" is not a number`);
     out.samples.push({ name, labels, value });
   });
   return out;

@@ -12,6 +12,8 @@ describe('parsePrometheusText', () => {
         'odd_metric{a="x\\"y\\\\z\\nw",b="c,d"} 2.5 1700000000000',
         'plain_total +Inf',
         'nan_value NaN',
+        'nan_node Nan',
+        'inf_lower -inf',
         '',
       ].join('\n'),
     );
@@ -25,6 +27,9 @@ describe('parsePrometheusText', () => {
     expect(e.samples[1]).toEqual({ name: 'odd_metric', labels: { a: 'x"y\\z\nw', b: 'c,d' }, value: 2.5 });
     expect(e.samples[2]!.value).toBe(Number.POSITIVE_INFINITY);
     expect(Number.isNaN(e.samples[3]!.value)).toBe(true);
+    // Go's ParseFloat reads the special values in any letter case (prom-client writes Nan)
+    expect(Number.isNaN(e.samples[4]!.value)).toBe(true);
+    expect(e.samples[5]!.value).toBe(Number.NEGATIVE_INFINITY);
   });
 
   it('refuses a line it cannot read, naming it', () => {
