@@ -9,12 +9,11 @@ import type { Schema } from '../../schema/types.ts';
 import {
   fieldErr,
   formatLabelSelector,
-  keepAllButStatus,
   keepStoredStatus,
   labelMap,
   type LabelSelectorObj,
   nonNegative,
-  normalizeBySchema,
+  schemaStatusUpdate,
   selectorIsEmpty,
   selectorMatches,
   validateLabelSelector,
@@ -237,9 +236,9 @@ export function zeroingStatusUpdate(
   kind: string,
   zeroes: string[],
 ): (o: KObject, old: KObject) => void {
+  const update = schemaStatusUpdate(schema, kind);
   return (o, old) => {
-    keepAllButStatus(o, old);
-    normalizeBySchema(o, schema, kind);
+    update(o, old);
     o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, zeroes);
   };
 }
