@@ -15,18 +15,17 @@ export function checkPreconditions(
   pre: Preconditions | undefined,
   stored: KObject,
 ): void {
-  if (pre?.uid && pre.uid !== stored.metadata.uid)
-    throw errors.conflict(
-      group,
-      plural,
-      name,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${stored.metadata.uid}`,
-    );
-  if (pre?.resourceVersion && pre.resourceVersion !== stored.metadata.resourceVersion)
-    throw errors.conflict(
-      group,
-      plural,
-      name,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${stored.metadata.resourceVersion}`,
-    );
+  for (const [field, label] of [
+    ['uid', 'UID'],
+    ['resourceVersion', 'ResourceVersion'],
+  ] as const) {
+    const want = pre?.[field];
+    if (want && want !== stored.metadata[field])
+      throw errors.conflict(
+        group,
+        plural,
+        name,
+        `Precondition failed: ${label} in precondition: ${want}, ${label} in object meta: ${stored.metadata[field]}`,
+      );
+  }
 }
