@@ -6,7 +6,6 @@
 //
 // kubectl is found as reference/test/kubectl.test.ts finds it (kubectl-bin.ts): $KUBECTL, then
 // kubectl 1.28 of the Google Cloud SDK, then PATH; without one these tests fail.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { writeKubeconfig } from '../src/kubeconfig.ts';
 import { entry, owners } from './apply-helpers.ts';
+import { type Run, runKubectl } from './kubectl-run.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { findKubectl, kubectlMissing } from './kubectl-bin.ts';
 
@@ -55,12 +55,6 @@ async function namespace(): Promise<string> {
 
 const kubectlBin = findKubectl();
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 describe(`kubectl apply --server-side (${kubectlBin ?? 'no kubectl'})`, () => {
   // no kubectl fails every test here, saying how to install one (never a skip)
   beforeAll(() => {
@@ -69,21 +63,11 @@ describe(`kubectl apply --server-side (${kubectlBin ?? 'no kubectl'})`, () => {
   });
 
   const kubectl = (...args: string[]): Promise<Run> =>
-    new Promise((resolve) => {
-      execFile(
-        kubectlBin!,
-        ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args],
-        { env: { ...process.env, HOME: dir, KUBECONFIG: kubeconfig }, timeout: 25_000 },
-        (err, stdout, stderr) => {
-          const code = err
-            ? typeof (err as { code?: unknown }).code === 'number'
-              ? (err as { code: number }).code
-              : -1
-            : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        },
-      );
-    });
+    runKubectl(
+      kubectlBin!,
+      ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args],
+      { env: { ...process.env, HOME: dir, KUBECONFIG: kubeconfig }, timeout: 25_000 },
+    );
   const ok = async (...args: string[]) => {
     const r = await kubectl(...args);
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);

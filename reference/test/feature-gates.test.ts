@@ -3,12 +3,9 @@
 // gates refused, AllAlpha/AllBeta, the warnings of GA and deprecated gates, doc2 rules 8 and 9
 // and the feature-gate life cycle), and the command line: refusals exit non-zero with the
 // message, warnings go to stderr of the starting process.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../src/config.ts';
 import { ConfigurationError } from '../src/errors/config-error.ts';
 import {
@@ -20,8 +17,7 @@ import {
 import { FEATURE_GATES_1_28 } from '../src/features/gates-1.28.ts';
 import { build } from '../src/index.ts';
 import { FACTS_DIR } from './k8s-facts.ts';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { serveChildren } from './serve-child.ts';
 
 /** feature-gates.txt: `Name STAGE default` per line, as a 1.28 server lists its gates. */
 const FIXTURE = readFileSync(join(FACTS_DIR, 'feature-gates.txt'), 'utf8')
@@ -238,56 +234,7 @@ describe('gates of a built server', () => {
 });
 
 describe('the command line (a real child process)', () => {
-  const dirs: string[] = [];
-  const children: ChildProcess[] = [];
-  afterAll(() => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
-  /** Starts `serve` with the flags; resolves when it is ready or has exited. */
-  async function serve(
-    flags: string[],
-  ): Promise<{ code: number | null; out: string; err: string; stop: () => Promise<number | null> }> {
-    const d = mkdtempSync(join(tmpdir(), 'orch-gates-'));
-    dirs.push(d);
-    const child = spawn(
-      process.execPath,
-      [
-        join(ROOT, 'scripts/bin.mjs'),
-        'serve',
-        '--port',
-        '0',
-        '--in-memory',
-        '--insecure-http',
-        '--data-dir',
-        d,
-        ...flags,
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    children.push(child);
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    const deadline = Date.now() + 30_000;
-    while (!/ready in \d+ ms/.test(out) && child.exitCode === null) {
-      if (Date.now() > deadline) throw new Error(`serve did not start: ${out} ${err}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const code = child.exitCode === null ? null : await exited;
-    return {
-      code,
-      out,
-      err,
-      stop: async () => {
-        if (child.exitCode === null) child.kill('SIGTERM');
-        return exited;
-      },
-    };
-  }
+  const serve = serveChildren('orch-gates-');
 
   it.each([
     [['--feature-gates', 'NoSuchGate=true'], 'error: --feature-gates: unrecognized feature gate: NoSuchGate'],

@@ -3,6 +3,7 @@
 // what v1 lacks travels in the annotations Kubernetes 1.28 uses), with 1.28's defaults and
 // validation, discovery and table columns as a 1.28 server lists them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectResourceAsFact } from './discovery-expect.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { columnsOf, readFact } from './k8s-facts.ts';
 
@@ -57,12 +58,7 @@ describe('HorizontalPodAutoscaler: discovery and tables as 1.28', () => {
       for (const want of facts[`autoscaling/${v}`] as any[]) {
         const got = r.json.resources.find((x: any) => x.name === want.name);
         expect(got, want.name).toBeDefined();
-        expect(got.kind).toBe(want.kind);
-        expect(got.namespaced).toBe(want.namespaced);
-        expect(got.singularName).toBe(want.singularName);
-        expect([...got.verbs].sort()).toEqual([...want.verbs].sort());
-        expect(got.shortNames).toEqual(want.shortNames);
-        expect(got.categories).toEqual(want.categories);
+        expectResourceAsFact(got, want);
       }
     });
 

@@ -2,6 +2,7 @@
 // 1.28's defaults (completions, parallelism, backoffLimit, completionMode, suspend, the
 // generated selector; concurrencyPolicy, history limits) and validation (422 with 1.28's causes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectResourceAsFact } from './discovery-expect.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { columnsOf, readFact } from './k8s-facts.ts';
 
@@ -34,12 +35,7 @@ describe('batch/v1: discovery and table columns as 1.28', () => {
     expect(r.json.resources.map((x: any) => x.name).sort()).toEqual(facts.map((x) => x.name).sort());
     for (const want of facts) {
       const got = r.json.resources.find((x: any) => x.name === want.name);
-      expect(got.kind).toBe(want.kind);
-      expect(got.namespaced).toBe(want.namespaced);
-      expect(got.singularName).toBe(want.singularName);
-      expect([...got.verbs].sort()).toEqual([...want.verbs].sort());
-      expect(got.shortNames).toEqual(want.shortNames);
-      expect(got.categories).toEqual(want.categories);
+      expectResourceAsFact(got, want);
     }
   });
 

@@ -3,6 +3,7 @@
 // of Endpoints subsets, and the v1 EndpointSlice field change of doc2's retired-versions
 // table (per-endpoint nodeName and zone; topology only as the non-writable deprecatedTopology).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectResourceAsFact } from './discovery-expect.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { columnsOf, readFact } from './k8s-facts.ts';
 
@@ -37,12 +38,7 @@ describe('discovery as Kubernetes 1.28 lists it', () => {
       const got = r.json.resources.find((x: any) => x.name === name);
       expect(want, `discovery.json lists ${name}`).toBeDefined();
       expect(got, name).toBeDefined();
-      expect(got.kind).toBe(want.kind);
-      expect(got.namespaced).toBe(want.namespaced);
-      expect(got.singularName).toBe(want.singularName);
-      expect([...got.verbs].sort()).toEqual([...want.verbs].sort());
-      expect(got.shortNames).toEqual(want.shortNames);
-      expect(got.categories).toEqual(want.categories);
+      expectResourceAsFact(got, want);
     });
 
   it('discovery.orch.io serves v1 only (v1beta1 was retired in 1.25)', async () => {

@@ -12,6 +12,7 @@ import { writeKubeconfig } from '../src/kubeconfig.ts';
 import { keepFlowControlConfiguration } from '../src/registry/flowcontrol-config.ts';
 import { fromV1beta2, toV1beta2 } from '../src/registry/kinds/prioritylevelconfiguration.ts';
 import type { KObject } from '../src/storage/types.ts';
+import { expectResourceAsFact } from './discovery-expect.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { FACTS_DIR, readFact } from './k8s-facts.ts';
 import { findKubectl } from './kubectl-bin.ts';
@@ -94,12 +95,7 @@ describe('discovery as a 1.28 server lists it', () => {
         const want = discovery.resources[gv]!.find((x) => x.name === name);
         const got = r.json.resources.find((x: any) => x.name === name);
         expect(got, name).toBeDefined();
-        expect(got.kind).toBe(want.kind);
-        expect(got.namespaced).toBe(want.namespaced);
-        expect(got.singularName).toBe(want.singularName);
-        expect([...got.verbs].sort()).toEqual([...want.verbs].sort());
-        expect(got.shortNames).toEqual(want.shortNames);
-        expect(got.categories).toEqual(want.categories);
+        expectResourceAsFact(got, want);
       }
     });
 

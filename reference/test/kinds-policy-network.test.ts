@@ -4,6 +4,7 @@
 // "in policy/v1 an empty spec.selector selects all pods in the namespace; an unset selector
 // selects none").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectResourceAsFact } from './discovery-expect.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { columnsOf, readFact } from './k8s-facts.ts';
 
@@ -34,12 +35,7 @@ function checkDiscovery(gv: string, names: string[]) {
       const want = facts.find((x) => x.name === name);
       const got = r.json.resources.find((x: any) => x.name === name);
       expect(got, name).toBeDefined();
-      expect(got.kind).toBe(want.kind);
-      expect(got.namespaced).toBe(want.namespaced);
-      expect(got.singularName).toBe(want.singularName);
-      expect([...got.verbs].sort()).toEqual([...want.verbs].sort());
-      expect(got.shortNames).toEqual(want.shortNames);
-      expect(got.categories).toEqual(want.categories);
+      expectResourceAsFact(got, want);
     }
   });
 }

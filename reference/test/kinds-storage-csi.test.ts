@@ -2,6 +2,7 @@
 // VolumeAttachment): discovery and table columns as a Kubernetes 1.28 server lists them, and
 // 1.28's defaults, validation and immutable fields.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectResourceAsFact } from './discovery-expect.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { columnsOf, readFact } from './k8s-facts.ts';
 
@@ -43,12 +44,7 @@ describe('discovery of storage.orch.io/v1 as Kubernetes 1.28 lists it', () => {
       const got = r.json.resources.find((x: any) => x.name === name);
       expect(want, `discovery.json lists ${name}`).toBeDefined();
       expect(got, name).toBeDefined();
-      expect(got.kind).toBe(want.kind);
-      expect(got.namespaced).toBe(want.namespaced);
-      expect(got.singularName).toBe(want.singularName);
-      expect([...got.verbs].sort()).toEqual([...want.verbs].sort());
-      expect(got.shortNames).toEqual(want.shortNames);
-      expect(got.categories).toEqual(want.categories);
+      expectResourceAsFact(got, want);
     });
 });
 

@@ -1,22 +1,16 @@
 // `kubectl logs`, `kubectl exec` and `kubectl attach` against the reference server, run as real
 // child processes: without a node agent, kubectl prints the errors a Kubernetes 1.28 server
 // gives (a pod on no node, a container that is not the pod's).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeKubeconfig } from '../src/kubeconfig.ts';
+import { type Run, runKubectl } from './kubectl-run.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { findKubectl, kubectlMissing } from './kubectl-bin.ts';
 
 const bin = findKubectl();
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('kubectl logs and exec of pods without a node agent', () => {
   let ts: TestServer;
@@ -25,31 +19,21 @@ describe('kubectl logs and exec of pods without a node agent', () => {
   const ns = uniqueName('kx');
 
   const kubectl = (...args: string[]): Promise<Run> =>
-    new Promise((resolve) => {
-      execFile(
-        bin!,
-        [
-          '--kubeconfig',
-          kubeconfig,
-          '--cache-dir',
-          join(dir, 'cache'),
-          '--request-timeout',
-          '20s',
-          '-n',
-          ns,
-          ...args,
-        ],
-        { env: { ...process.env, HOME: dir, KUBECONFIG: kubeconfig }, timeout: 25_000 },
-        (err, stdout, stderr) => {
-          const code = err
-            ? typeof (err as { code?: unknown }).code === 'number'
-              ? (err as { code: number }).code
-              : -1
-            : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        },
-      );
-    });
+    runKubectl(
+      bin!,
+      [
+        '--kubeconfig',
+        kubeconfig,
+        '--cache-dir',
+        join(dir, 'cache'),
+        '--request-timeout',
+        '20s',
+        '-n',
+        ns,
+        ...args,
+      ],
+      { env: { ...process.env, HOME: dir, KUBECONFIG: kubeconfig }, timeout: 25_000 },
+    );
 
   beforeAll(async () => {
     ts = await startServer({ tls: true });

@@ -15,6 +15,7 @@ import { SERVER_VERSION } from '../src/index.ts';
 import { writeKubeconfig } from '../src/kubeconfig.ts';
 import { builtinKinds } from '../src/registry/kinds/index.ts';
 import { POLICY_GROUP_VERSIONS } from '../src/registry/kinds/policy-common.ts';
+import { type Run, runKubectl } from './kubectl-run.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 import { columnsOf, factKey, kubectlHeaders, readFact } from './k8s-facts.ts';
 import { csrPem } from './cert-helpers.ts';
@@ -57,12 +58,6 @@ describe('kubectl for the tests below', () => {
   });
 });
 
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 function until(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -129,21 +124,7 @@ describe.each(binaries)('kubectl %s', (bin) => {
 
   /** Runs kubectl to completion; never rejects. */
   const kubectl = (...args: string[]): Promise<Run> =>
-    new Promise((resolve) => {
-      execFile(
-        bin,
-        [...common(), ...args],
-        { env: env(), timeout: 25_000, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => {
-          const code = err
-            ? typeof (err as { code?: unknown }).code === 'number'
-              ? (err as { code: number }).code
-              : -1
-            : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        },
-      );
-    });
+    runKubectl(bin, [...common(), ...args], { env: env(), timeout: 25_000, maxBuffer: 16 * 1024 * 1024 });
 
   /** Like kubectl(), but expects success. */
   const ok = async (...args: string[]): Promise<string> => {

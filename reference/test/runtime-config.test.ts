@@ -4,11 +4,6 @@
 // resources, the core group version switched off), and what is off: 404 for its paths, absent
 // from discovery and OpenAPI. The command line as a real child process for the start-time
 // messages (doc2 "Testing ahead of a removal").
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors/config-error.ts';
@@ -21,8 +16,7 @@ import {
 } from '../src/registry/runtime-config.ts';
 import { startServer, type TestServer } from './helpers.ts';
 import { readFact } from './k8s-facts.ts';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { serveChildren } from './serve-child.ts';
 
 /** Every resource a 1.28 server serves by default, `<group>/<version>/<resource>` in the orch words (core: `/v1/pods`). */
 const DISCOVERY = (() => {
@@ -319,54 +313,11 @@ describe('a server started with a runtime configuration', () => {
 });
 
 describe('the command line (a real child process)', () => {
-  const dirs: string[] = [];
-  const children: ChildProcess[] = [];
-  afterAll(() => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
+  const start = serveChildren('orch-rc-');
   async function serve(flags: string[]) {
-    const d = mkdtempSync(join(tmpdir(), 'orch-rc-'));
-    dirs.push(d);
-    const child = spawn(
-      process.execPath,
-      [
-        join(ROOT, 'scripts/bin.mjs'),
-        'serve',
-        '--port',
-        '0',
-        '--in-memory',
-        '--insecure-http',
-        '--data-dir',
-        d,
-        ...flags,
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    children.push(child);
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    const deadline = Date.now() + 30_000;
-    while (!/ready in \d+ ms/.test(out) && child.exitCode === null) {
-      if (Date.now() > deadline) throw new Error(`serve did not start: ${out} ${err}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const code = child.exitCode === null ? null : await exited;
-    const field = (name: string) => new RegExp(`^\\s*${name}:\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '';
-    return {
-      code,
-      err,
-      url: field('URL'),
-      token: field('token'),
-      stop: async () => {
-        if (child.exitCode === null) child.kill('SIGTERM');
-        return exited;
-      },
-    };
+    const r = await start(flags);
+    const field = (name: string) => new RegExp(`^\\s*${name}:\\s+(\\S+)`, 'm').exec(r.out)?.[1] ?? '';
+    return { code: r.code, err: r.err, url: field('URL'), token: field('token'), stop: r.stop };
   }
 
   it.each([

@@ -4,21 +4,14 @@
 // not deprecated, the gauge with its labels, and the audit annotation where the target's audit
 // log is readable.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { describe } from 'vitest';
 import { auditOffset, waitAuditEvent } from '../../harness/src/admission/audit-log.ts';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { useNamespace } from '../../harness/src/fixtures.ts';
-import { session } from '../../harness/src/session.ts';
-import { KIND, makeDefinition, type MultiVersionDefinition, PLURAL } from './definition.ts';
-import {
-  checkDeprecationWarning,
-  checkGauge,
-  DEPRECATED_ENDPOINT,
-  deprecationWarnings,
-  SECTION_POLICY,
-} from './support.ts';
+import { KIND, makeDefinition, type MultiVersionDefinition, PLURAL, useDefinition } from './definition.ts';
+import { checkDeprecationWarning, checkGauge, DEPRECATED_ENDPOINT, deprecationWarnings, SECTION_POLICY } from './support.ts';
 
 const CUSTOM = 'a custom definition version marked `deprecated`, with its `deprecationWarning`';
 
@@ -31,17 +24,7 @@ const gizmo = (d: MultiVersionDefinition, v: string, ns: string) => ({
 
 describe('deprecation: deprecated versions of a custom definition', () => {
   const ns = useNamespace('deprecation-custom');
-  let d: MultiVersionDefinition | undefined;
-  beforeAll(async () => {
-    d = await makeDefinition(session());
-  }, 30_000);
-  afterAll(async () => {
-    await d?.close();
-  });
-  const ready = () => {
-    if (!d) throw new Error('the multi-version custom definition was not made (see the file setup)');
-    return d;
-  };
+  const ready = useDefinition();
 
   conformance(
     {

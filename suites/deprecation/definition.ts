@@ -2,8 +2,10 @@
 // warning text of its own) and v1alpha1 (deprecated, with a deprecationWarning), all served,
 // conversion None, `spec` free-form. Made on the target a case runs against and deleted after.
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { checkStatus } from '../../harness/src/assert.ts';
 import type { Client } from '../../harness/src/client.ts';
+import { session } from '../../harness/src/session.ts';
 
 export const CRD_COLLECTION = '/apis/apiextensions.orch.io/v1/customresourcedefinitions';
 export const PLURAL = 'gizmos';
@@ -69,4 +71,22 @@ export async function makeDefinition(c: Client): Promise<MultiVersionDefinition>
       await new Promise((res) => setTimeout(res, 50));
     }
   return d;
+}
+
+/**
+ * The definition for the cases of the enclosing `describe`: made on the session's target before
+ * them, deleted after. The returned function gives it, or throws when it could not be made.
+ */
+export function useDefinition(): () => MultiVersionDefinition {
+  let d: MultiVersionDefinition | undefined;
+  beforeAll(async () => {
+    d = await makeDefinition(session());
+  }, 30_000);
+  afterAll(async () => {
+    await d?.close();
+  });
+  return () => {
+    if (!d) throw new Error('the multi-version custom definition was not made (see the file setup)');
+    return d;
+  };
 }

@@ -6,13 +6,13 @@
 // resource discovery shows at more than one version of its group (sample objects of
 // objects.yaml, with any labels and annotations).
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, deepEqual, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
-import { propertySettings, session } from '../../harness/src/session.ts';
-import { CRD_COLLECTION, KIND, makeDefinition, type MultiVersionDefinition, VERSIONS } from './definition.ts';
+import { propertySettings } from '../../harness/src/session.ts';
+import { CRD_COLLECTION, KIND, useDefinition, VERSIONS } from './definition.ts';
 import { gvOf, loadSamples, sampleKey } from './row-files.ts';
 import { collectionPath, discovered, ROUND_TRIP, SECTION_POLICY, sampleObject } from './support.ts';
 
@@ -63,13 +63,7 @@ async function roundTrip(c: Client, res: Resource, a: string): Promise<void> {
 
 describe('deprecation: round trip between served versions', () => {
   const ns = useNamespace('deprecation-rt');
-  let d: MultiVersionDefinition | undefined;
-  beforeAll(async () => {
-    d = await makeDefinition(session());
-  }, 30_000);
-  afterAll(async () => {
-    await d?.close();
-  });
+  const definition = useDefinition();
 
   conformance(
     {
@@ -82,8 +76,7 @@ describe('deprecation: round trip between served versions', () => {
       level: 'MUST',
     },
     async ({ client: c }) => {
-      if (!d) throw new Error('the multi-version custom definition was not made (see the file setup)');
-      const def = d;
+      const def = definition();
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...VERSIONS), specArb, labels, annotations, async (a, spec, l, an) => {
           const name = uniqueName('rt');

@@ -6,6 +6,7 @@
 import { errors, StatusError } from '../errors/status.ts';
 import { type Binding, validateBinding } from '../registry/kinds/binding.ts';
 import type { PodSpec } from '../registry/kinds/pod-spec.ts';
+import { checkPreconditions } from '../registry/preconditions.ts';
 import type { KObject } from '../storage/types.ts';
 import { clone } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
@@ -107,20 +108,7 @@ export const bindingHandler: Handler = async (s) => {
     const cur = pods.getStored(s.namespace, name);
     if (!cur) throw errors.notFound('', 'pods', name);
     const pod = clone(pods.present(cur.obj, 'v1'));
-    if (meta.uid && meta.uid !== pod.metadata.uid)
-      throw errors.conflict(
-        '',
-        'pods',
-        name,
-        `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${pod.metadata.uid}`,
-      );
-    if (meta.resourceVersion && meta.resourceVersion !== pod.metadata.resourceVersion)
-      throw errors.conflict(
-        '',
-        'pods',
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${meta.resourceVersion}, ResourceVersion in object meta: ${pod.metadata.resourceVersion}`,
-      );
+    checkPreconditions('', 'pods', name, meta, pod);
     const spec = (pod.spec ?? {}) as PodSpec & { nodeName?: string; schedulingGates?: unknown[] };
     if (pod.metadata.deletionTimestamp)
       throw errors.conflict(

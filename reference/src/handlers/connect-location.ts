@@ -73,11 +73,11 @@ function allContainerNames(spec: PodSpec): string[] {
 }
 
 /**
- * The container a log request reads (1.28's validateContainer for logs): the one named, which
- * must be one of the pod's; else the only container; else a 400 listing them all.
+ * The container both choices agree on: the one named, which must be one of the pod's (else a
+ * 400); else the only container; a pod with none is a 400. Undefined when the pod has several
+ * and none is named: each caller words its own list of them.
  */
-export function logContainer(pod: KObject, container: string): string {
-  const spec = (pod.spec ?? {}) as PodSpec;
+function namedOrOnlyContainer(pod: KObject, spec: PodSpec, container: string): string | undefined {
   const name = pod.metadata.name!;
   if (container) {
     if (!allContainerNames(spec).includes(container))
@@ -87,8 +87,19 @@ export function logContainer(pod: KObject, container: string): string {
   const cs = spec.containers ?? [];
   if (cs.length === 1) return cs[0]!.name ?? '';
   if (cs.length === 0) throw errors.badRequest(`a container name must be specified for pod ${name}`);
+  return undefined;
+}
+
+/**
+ * The container a log request reads (1.28's validateContainer for logs): the one named, which
+ * must be one of the pod's; else the only container; else a 400 listing them all.
+ */
+export function logContainer(pod: KObject, container: string): string {
+  const spec = (pod.spec ?? {}) as PodSpec;
+  const chosen = namedOrOnlyContainer(pod, spec, container);
+  if (chosen !== undefined) return chosen;
   throw errors.badRequest(
-    `a container name must be specified for pod ${name}, choose one of: [${allContainerNames(spec).join(' ')}]`,
+    `a container name must be specified for pod ${pod.metadata.name!}, choose one of: [${allContainerNames(spec).join(' ')}]`,
   );
 }
 
@@ -98,16 +109,10 @@ export function logContainer(pod: KObject, container: string): string {
  */
 export function streamContainer(pod: KObject, container: string): string {
   const spec = (pod.spec ?? {}) as PodSpec;
-  const name = pod.metadata.name!;
-  if (container) {
-    if (!allContainerNames(spec).includes(container))
-      throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
-    return container;
-  }
+  const chosen = namedOrOnlyContainer(pod, spec, container);
+  if (chosen !== undefined) return chosen;
   const cs = spec.containers ?? [];
-  if (cs.length === 1) return cs[0]!.name ?? '';
-  if (cs.length === 0) throw errors.badRequest(`a container name must be specified for pod ${name}`);
-  let msg = `a container name must be specified for pod ${name}, choose one of: [${cs.map((c) => c.name).join(' ')}]`;
+  let msg = `a container name must be specified for pod ${pod.metadata.name!}, choose one of: [${cs.map((c) => c.name).join(' ')}]`;
   const inits = spec.initContainers ?? [];
   if (inits.length) msg += ` or one of the init containers: [${inits.map((c) => c.name).join(' ')}]`;
   throw errors.badRequest(msg);

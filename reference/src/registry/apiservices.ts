@@ -11,6 +11,7 @@ import { rfc3339 } from '../util/time.ts';
 import { APIREGISTRATION_GROUP, type APIService, type APIServiceCondition } from './kinds/apiservice.ts';
 import { sameSpec } from './kinds/flowcontrol-common.ts';
 import type { Registry } from './registry.ts';
+import { withCondition } from './status-condition.ts';
 import type { RequestContext } from './types.ts';
 
 export const AUTOMANAGED_LABEL = 'kube-aggregator.orch.io/automanaged';
@@ -210,8 +211,6 @@ export async function startAPIServices(
     try {
       const cur = store.getStored('', name)?.obj;
       if (!cur || stopped) return;
-      const conditions = (cur as APIService).status?.conditions ?? [];
-      const old = conditions.find((c) => c.type === 'Available');
       const a = availability(registry, cur);
       const want: APIServiceCondition = {
         type: a.type,
@@ -220,16 +219,8 @@ export async function startAPIServices(
         reason: a.reason,
         message: a.message,
       };
-      if (old && old.status === want.status && old.reason === want.reason && old.message === want.message)
-        return;
-      if (old && old.status === want.status) want.lastTransitionTime = old.lastTransitionTime;
-      const next: KObject = {
-        ...cur,
-        status: {
-          ...(cur.status as object),
-          conditions: [...conditions.filter((c) => c.type !== 'Available'), want],
-        },
-      };
+      const next = withCondition(cur, want);
+      if (!next) return;
       await store.update('', name, next, SYSTEM, 'v1', 'status');
     } catch (e) {
       const code = (e as { code?: number }).code;

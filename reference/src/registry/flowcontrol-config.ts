@@ -3,7 +3,6 @@
 // one's spec is put back when it differs; a suggested one's only while it carries
 // `apf.orch.io/autoupdate-spec: "true"`); then each FlowSchema's `Dangling` condition says
 // whether the priority level it names exists, as the configuration controller writes it.
-import type { KObject } from '../storage/types.ts';
 import { NameQueue } from '../util/name-queue.ts';
 import { rfc3339 } from '../util/time.ts';
 import {
@@ -15,6 +14,7 @@ import {
 } from './kinds/flowcontrol-bootstrap.ts';
 import { AUTO_UPDATE_ANNOTATION, FLOWCONTROL_GROUP, sameSpec } from './kinds/flowcontrol-common.ts';
 import type { Registry } from './registry.ts';
+import { withCondition } from './status-condition.ts';
 import type { GenericStore } from './store.ts';
 import type { RequestContext } from './types.ts';
 
@@ -134,20 +134,8 @@ export function startFlowSchemaStatus(registry: Registry, now: () => number = Da
         (cur.spec as { priorityLevelConfiguration?: { name?: string } } | undefined)
           ?.priorityLevelConfiguration?.name ?? '';
       const exists = !!levels.getStored('', level);
-      const conditions = ((cur.status as { conditions?: Condition[] } | undefined)?.conditions ??
-        []) as Condition[];
-      const old = conditions.find((c) => c.type === 'Dangling');
-      const want = danglingCondition(level, exists, rfc3339(now()));
-      if (old && old.status === want.status && old.reason === want.reason && old.message === want.message)
-        return;
-      if (old && old.status === want.status) want.lastTransitionTime = old.lastTransitionTime;
-      const next: KObject = {
-        ...cur,
-        status: {
-          ...(cur.status as object),
-          conditions: [...conditions.filter((c) => c.type !== 'Dangling'), want],
-        },
-      };
+      const next = withCondition(cur, danglingCondition(level, exists, rfc3339(now())));
+      if (!next) return;
       await schemas.update('', name, next, STATUS_WRITER, 'v1beta3', 'status');
     } catch (e) {
       // a conflict: the newer version is queued by the watch; anything else is logged

@@ -26,6 +26,7 @@ import {
 } from './types.ts';
 import { missingRequired } from '../schema/decode.ts';
 import { recordWrite } from './field-manager.ts';
+import { checkPreconditions } from './preconditions.ts';
 import { clone, deepEqual } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
 import type { ActiveWatches } from './active-watches.ts';
@@ -967,20 +968,7 @@ export class GenericStore {
     const cur = this.storage.get(this.key(namespace, name));
     if (!cur) throw errors.notFound(this.def.group, this.def.plural, name);
     const old = cur.obj;
-    if (p.preconditions?.uid && p.preconditions.uid !== old.metadata.uid)
-      throw errors.conflict(
-        this.def.group,
-        this.def.plural,
-        name,
-        `Precondition failed: UID in precondition: ${p.preconditions.uid}, UID in object meta: ${old.metadata.uid}`,
-      );
-    if (p.preconditions?.resourceVersion && p.preconditions.resourceVersion !== old.metadata.resourceVersion)
-      throw errors.conflict(
-        this.def.group,
-        this.def.plural,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${p.preconditions.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
-      );
+    checkPreconditions(this.def.group, this.def.plural, name, p.preconditions, old);
     const refused = this.def.strategy.refuseDelete?.(old);
     if (refused) throw refused;
     const w: WriteAdmissionRequest = { operation: 'DELETE', namespace, name, oldObject: old };

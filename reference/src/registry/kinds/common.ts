@@ -3,6 +3,7 @@ import type { TableColumn } from '../types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { StatusCause } from '../../errors/status.ts';
 import type { Schema } from '../../schema/types.ts';
+import { normalizeBySchema } from '../../schema/normalize.ts';
 import { validLabelKey, validLabelValue } from '../../selectors/labels.ts';
 import { nameProblem } from '../validation.ts';
 
@@ -319,6 +320,20 @@ export function keepAllButStatus(o: KObject, old: KObject): void {
   for (const [k, v] of Object.entries(old)) if (k !== 'status') o[k] = v;
   o.metadata = { ...old.metadata, resourceVersion: rv };
   if (status !== undefined) o.status = status;
+}
+
+/**
+ * The status update of a kind whose status is written by clients as it is: all but the status
+ * stays as stored, and the object is normalized by the kind's schema.
+ */
+export function schemaStatusUpdate(
+  schema: Schema | undefined,
+  kind: string,
+): (o: KObject, old: KObject) => void {
+  return (o, old) => {
+    keepAllButStatus(o, old);
+    normalizeBySchema(o, schema, kind);
+  };
 }
 
 /** The object reference schema (`ObjectReference`). */

@@ -11,7 +11,8 @@ import {
   ALL_VERBS,
   fieldErr,
   formatLabelSelector,
-  keepAllButStatus,
+  keepStoredStatus,
+  schemaStatusUpdate,
   NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
@@ -166,13 +167,9 @@ export const cronJobDef: ResourceDef = {
     },
     prepareForUpdate(o, old) {
       prepare(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
-    prepareForStatusUpdate(o, old) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'CronJob');
-    },
+    prepareForStatusUpdate: schemaStatusUpdate(schema, 'CronJob'),
     validate: validateCronJob,
     // the name length is not checked again: cron jobs named before the limit stay updatable
     validateUpdate: (o, old) => validateSpec(specOf(o), specOf(old)),

@@ -14,7 +14,6 @@ import {
   ALL_VERBS,
   fieldErr,
   formatLabels,
-  keepAllButStatus,
   keepStoredStatus,
   type LabelSelectorObj,
   NAME_COLUMN,
@@ -35,6 +34,7 @@ import {
   validateSelectorForTemplate,
   validateWorkloadTemplate,
   zeroCounters,
+  zeroingStatusUpdate,
 } from './workload-common.ts';
 
 const schema = builtinSchema('apps/v1', 'DaemonSet');
@@ -245,11 +245,7 @@ export const daemonSetDef: ResourceDef = {
       const before = templateGeneration(old);
       setTemplateGeneration(o, deepEqual(specOf(o).template, specOf(old).template) ? before : before + 1);
     },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'DaemonSet');
-      o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, STATUS_ZEROES);
-    },
+    prepareForStatusUpdate: zeroingStatusUpdate(schema, 'DaemonSet', STATUS_ZEROES),
     validate: validateDaemonSet,
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateDaemonSet(o),

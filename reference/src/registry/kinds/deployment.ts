@@ -11,7 +11,8 @@ import {
   ALL_VERBS,
   fieldErr,
   formatLabelSelector,
-  keepAllButStatus,
+  keepStoredStatus,
+  schemaStatusUpdate,
   type LabelSelectorObj,
   NAME_COLUMN,
   nonNegative,
@@ -251,16 +252,12 @@ export const deploymentDef: ResourceDef = {
     },
     prepareForUpdate(o: KObject, old: KObject) {
       prepare(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
       // annotations are copied to replica sets: a change bumps the generation as a spec change does
       if (!deepEqual(o.metadata.annotations ?? {}, old.metadata.annotations ?? {}))
         o.metadata.generation = (old.metadata.generation ?? 0) + 1;
     },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'Deployment');
-    },
+    prepareForStatusUpdate: schemaStatusUpdate(schema, 'Deployment'),
     validate: validateDeployment,
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateDeployment(o),

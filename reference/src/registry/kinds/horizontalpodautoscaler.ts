@@ -11,7 +11,8 @@ import {
   AGE_COLUMN,
   ALL_VERBS,
   fieldErr,
-  keepAllButStatus,
+  keepStoredStatus,
+  schemaStatusUpdate,
   NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
@@ -370,13 +371,9 @@ export const horizontalPodAutoscalerDef: ResourceDef = {
     },
     prepareForUpdate(o, old) {
       prepare(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
-    prepareForStatusUpdate(o, old) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schemaV2, 'HorizontalPodAutoscaler');
-    },
+    prepareForStatusUpdate: schemaStatusUpdate(schemaV2, 'HorizontalPodAutoscaler'),
     validate: validateHpa,
     table: [
       NAME_COLUMN,

@@ -11,7 +11,8 @@ import {
   ALL_VERBS,
   fieldErr,
   formatLabelSelector,
-  keepAllButStatus,
+  keepStoredStatus,
+  schemaStatusUpdate,
   labelMap,
   type LabelSelectorObj,
   NAME_COLUMN,
@@ -326,13 +327,9 @@ export const jobDef: ResourceDef = {
     },
     prepareForUpdate(o, old) {
       prepare(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
-    prepareForStatusUpdate(o, old) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'Job');
-    },
+    prepareForStatusUpdate: schemaStatusUpdate(schema, 'Job'),
     validate: validateJob,
     validateUpdate: validateJobUpdate,
     table: [

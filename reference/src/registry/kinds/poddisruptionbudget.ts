@@ -12,6 +12,7 @@ import {
   ALL_VERBS,
   fieldErr,
   keepAllButStatus,
+  keepStoredStatus,
   type LabelSelectorObj,
   NAME_COLUMN,
   nonNegative,
@@ -159,8 +160,7 @@ export const podDisruptionBudgetDef: ResourceDef = {
     prepareForUpdate(o, old) {
       normalizeBySchema(o, schema, 'PodDisruptionBudget');
       o.spec ??= {};
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
     },
     prepareForStatusUpdate(o, old) {
       keepAllButStatus(o, old);

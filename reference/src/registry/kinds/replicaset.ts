@@ -10,8 +10,6 @@ import {
   AGE_COLUMN,
   ALL_VERBS,
   fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
   type LabelSelectorObj,
   NAME_COLUMN,
   nonNegative,
@@ -29,7 +27,7 @@ import {
   replicasScale,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
-  zeroCounters,
+  counterStatusHooks,
 } from './workload-common.ts';
 
 const schema = builtinSchema('apps/v1', 'ReplicaSet');
@@ -149,19 +147,7 @@ export const replicaSetDef: ResourceDef = {
         cell: (o) => printSelector(specOf(o).selector),
       },
     ],
-    prepareForCreate(o: KObject) {
-      prepare(o);
-      o.status = zeroCounters({}, STATUS_ZEROES);
-    },
-    prepareForUpdate(o: KObject, old: KObject) {
-      prepare(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'ReplicaSet');
-      o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, STATUS_ZEROES);
-    },
+    ...counterStatusHooks(prepare, schema, 'ReplicaSet', STATUS_ZEROES),
     validate: validateReplicaSet,
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateReplicaSet(o),

@@ -12,8 +12,6 @@ import {
   ALL_VERBS,
   fieldErr,
   formatLabels,
-  keepAllButStatus,
-  keepStoredStatus,
   NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
@@ -26,7 +24,7 @@ import {
   replicasScale,
   templateLabelsMismatch,
   validateWorkloadTemplate,
-  zeroCounters,
+  counterStatusHooks,
 } from './workload-common.ts';
 
 const schema = builtinSchema('v1', 'ReplicationController');
@@ -134,19 +132,7 @@ export const replicationControllerDef: ResourceDef = {
         cell: (o) => formatLabels(specOf(o).selector),
       },
     ],
-    prepareForCreate(o: KObject) {
-      prepare(o);
-      o.status = zeroCounters({}, STATUS_ZEROES);
-    },
-    prepareForUpdate(o: KObject, old: KObject) {
-      prepare(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'ReplicationController');
-      o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, STATUS_ZEROES);
-    },
+    ...counterStatusHooks(prepare, schema, 'ReplicationController', STATUS_ZEROES),
     validate: validateReplicationController,
     validateUpdate: validateReplicationController,
   },

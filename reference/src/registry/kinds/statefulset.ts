@@ -13,8 +13,6 @@ import {
   AGE_COLUMN,
   ALL_VERBS,
   fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
   labelMap,
   type LabelSelectorObj,
   NAME_COLUMN,
@@ -36,6 +34,7 @@ import {
   templateAnnotations,
   validateSelectorForTemplate,
   zeroCounters,
+  counterStatusHooks,
 } from './workload-common.ts';
 
 const schema = builtinSchema('apps/v1', 'StatefulSet');
@@ -278,19 +277,7 @@ export const statefulSetDef: ResourceDef = {
       AGE_COLUMN,
       ...containerColumns((o) => specOf(o).template),
     ],
-    prepareForCreate(o: KObject) {
-      prepare(o);
-      o.status = zeroCounters({}, STATUS_ZEROES);
-    },
-    prepareForUpdate(o: KObject, old: KObject) {
-      prepare(o, old);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'StatefulSet');
-      o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, STATUS_ZEROES);
-    },
+    ...counterStatusHooks(prepare, schema, 'StatefulSet', STATUS_ZEROES),
     validate: validateStatefulSet,
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateStatefulSet(o),

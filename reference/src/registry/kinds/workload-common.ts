@@ -5,12 +5,15 @@
 import type { StatusCause } from '../../errors/status.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ScaleAccess, TableColumn } from '../types.ts';
+import type { Schema } from '../../schema/types.ts';
 import {
   fieldErr,
   formatLabelSelector,
+  keepStoredStatus,
   labelMap,
   type LabelSelectorObj,
   nonNegative,
+  schemaStatusUpdate,
   selectorIsEmpty,
   selectorMatches,
   validateLabelSelector,
@@ -222,6 +225,50 @@ const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 export function zeroCounters(status: Record<string, unknown>, fields: string[]): Record<string, unknown> {
   for (const f of fields) if (status[f] === undefined || status[f] === null) status[f] = 0;
   return status;
+}
+
+/**
+ * The status update of a workload with counters: all but the status is kept from storage, the
+ * status is normalized by the kind's schema and the counters Go always writes read 0 when unset.
+ */
+export function zeroingStatusUpdate(
+  schema: Schema | undefined,
+  kind: string,
+  zeroes: string[],
+): (o: KObject, old: KObject) => void {
+  const update = schemaStatusUpdate(schema, kind);
+  return (o, old) => {
+    update(o, old);
+    o.status = zeroCounters((o.status ?? {}) as Record<string, unknown>, zeroes);
+  };
+}
+
+/**
+ * The prepare hooks of a workload with no controller behind it: `prepare` fills the spec's
+ * defaults (given the stored object on update); a new object starts with zeroed counters, an
+ * update keeps the stored status, a status update is `zeroingStatusUpdate`'s.
+ */
+export function counterStatusHooks(
+  prepare: (o: KObject, old?: KObject) => void,
+  schema: Schema | undefined,
+  kind: string,
+  zeroes: string[],
+): {
+  prepareForCreate(o: KObject): void;
+  prepareForUpdate(o: KObject, old: KObject): void;
+  prepareForStatusUpdate(o: KObject, old: KObject): void;
+} {
+  return {
+    prepareForCreate(o) {
+      prepare(o);
+      o.status = zeroCounters({}, zeroes);
+    },
+    prepareForUpdate(o, old) {
+      prepare(o, old);
+      keepStoredStatus(o, old);
+    },
+    prepareForStatusUpdate: zeroingStatusUpdate(schema, kind, zeroes),
+  };
 }
 
 // ------------------------------------------------------------------ scale subresource
