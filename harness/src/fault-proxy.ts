@@ -174,6 +174,9 @@ export async function startFaultProxy(o: ProxyOptions): Promise<RunningProxy> {
     res.writeHead(out.status, { ...out.headers, 'content-length': String(out.body.length) });
     res.end(out.body);
   };
+  // idle connections are kept as long as the reference keeps them (node's 5 s default races
+  // with a client reusing a connection on a loaded machine: the reuse meets a reset)
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(o.port ?? 0, '127.0.0.1', () => ok());
