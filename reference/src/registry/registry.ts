@@ -21,11 +21,6 @@ export class Registry {
   /** alias group -> the group it stands for (addAlias). */
   private readonly aliases = new Map<string, string>();
   /**
-   * Group versions (`apps/v1`, core `v1`) and resources (`apps/v1/deployments`) switched off
-   * beyond what the runtime configuration serves.
-   */
-  readonly disabled = new Set<string>();
-  /**
    * Which built-in group versions and resources are served (`--runtime-config`). It governs the
    * resources registered when it was configured (`group/plural`): resources added later (custom
    * resources) are served at every version they name.
@@ -149,11 +144,9 @@ export class Registry {
     return apis;
   }
 
-  /** Whether a resource is served at a version: runtime configuration (built-ins), then `disabled`. */
+  /** Whether a resource is served at a version: the runtime configuration decides for built-ins. */
   private served(def: ResourceDef, version: string): boolean {
     const group = this.canonicalGroup(def.group);
-    const gv = apiVersionOf(group, version);
-    if (this.disabled.size && (this.disabled.has(gv) || this.disabled.has(`${gv}/${def.plural}`))) return false;
     // aliases and twins follow the resource they stand for
     return !this.governed.has(`${group}/${def.plural}`) || this.enablement.serves(group, version, def.plural);
   }
