@@ -39,3 +39,34 @@ if (!present(modules)) {
     execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
   }
 }
+
+// etcd (Debian's etcd-server) for the etcd storage backend's tests, `serve --etcd`, the
+// reliability scripts and the benchmarks. Installed with apt-get where this process may (root,
+// or sudo without a password); otherwise a clear message, and what needs etcd fails saying so.
+const etcdCandidates = [
+  process.env.ORCH_ETCD_BIN,
+  ...(process.env.PATH ?? '').split(':').map((d) => d && join(d, 'etcd')),
+  '/usr/bin/etcd',
+];
+if (!etcdCandidates.some((c) => c && existsSync(c))) {
+  const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  const run = (cmd) =>
+    execSync([...asRoot, cmd].join(' '), {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  try {
+    process.stderr.write('installing etcd (Debian etcd-server) ...\n');
+    run('apt-get update -qq');
+    run('apt-get install -y -qq etcd-server');
+  } catch (e) {
+    process.stderr.write(
+      `could not install etcd (apt-get install etcd-server needs root: ${String(e.stderr ?? e.message)
+        .trim()
+        .split('\n')
+        .pop()}).\n` +
+        'The etcd backend tests, `serve --etcd` and the etcd benchmarks will fail until it is installed\n' +
+        '(apt-get install etcd-server, or ORCH_ETCD_BIN=/path/to/etcd).\n',
+    );
+  }
+}

@@ -1,0 +1,174 @@
+// A real etcd server as a child process: Debian's `etcd-server` (the `etcd` binary), on free
+// loopback ports, in a temporary data directory that is removed when it stops. Used by
+// `serve --etcd`, the tests, the reliability scripts and the benchmarks.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface EtcdProcess {
+  /** The client URL (`http://127.0.0.1:<port>`). */
+  url: string;
+  dataDir: string;
+  pid(): number | undefined;
+  /** Kills the process with SIGKILL (the data directory stays) and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Starts the process again on the same ports and data directory; resolves when it answers. */
+  restart(): Promise<void>;
+  /** Stops the process and removes its data directory (unless it was given). */
+  stop(): Promise<void>;
+}
+
+export interface EtcdProcessOptions {
+  /** Data directory to use (kept at stop); default a new temporary one (removed at stop). */
+  dataDir?: string;
+  /** The binary; default `$ORCH_ETCD_BIN`, else `etcd` on PATH, else /usr/bin/etcd. */
+  bin?: string;
+  /** How long to wait for it to answer (default 30 s). */
+  startTimeoutMs?: number;
+  /** Its log lines (default: kept, printed when it fails to start). */
+  log?: (line: string) => void;
+}
+
+export const ETCD_MISSING =
+  "etcd is not installed: install Debian's etcd-server (apt-get install etcd-server) or set ORCH_ETCD_BIN to an etcd 3.4+ binary";
+
+/** The etcd binary to run, or undefined when there is none. */
+export function etcdBinary(explicit?: string): string | undefined {
+  const candidates = [explicit, process.env.ORCH_ETCD_BIN, ...pathCandidates(), '/usr/bin/etcd'];
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  return undefined;
+}
+
+function pathCandidates(): string[] {
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter(Boolean)
+    .map((d) => join(d, 'etcd'));
+}
+
+/** The version line of an etcd binary (`3.4.23`), or undefined. */
+export function etcdVersion(bin: string): string | undefined {
+  try {
+    const out = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+    return /etcd Version:\s*(\S+)/.exec(out)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** Starts etcd; resolves once it answers its health endpoint. */
+export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProcess> {
+  const bin = etcdBinary(opts.bin);
+  if (!bin) throw new Error(ETCD_MISSING);
+  const own = !opts.dataDir;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-etcd-'));
+  const clientPort = await freeLoopbackPort();
+  const peerPort = await freeLoopbackPort();
+  const url = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const args = [
+    '--name',
+    'orch',
+    '--data-dir',
+    dataDir,
+    '--listen-client-urls',
+    url,
+    '--advertise-client-urls',
+    url,
+    '--listen-peer-urls',
+    peer,
+    '--initial-advertise-peer-urls',
+    peer,
+    '--initial-cluster',
+    `orch=${peer}`,
+    '--initial-cluster-state',
+    'new',
+    // the server's own compactor decides (--etcd-compaction-interval), as with Kubernetes
+    '--auto-compaction-retention',
+    '0',
+    '--quota-backend-bytes',
+    String(8 * 1024 * 1024 * 1024),
+    '--log-level',
+    'warn',
+    '--logger',
+    'zap',
+  ];
+  let child: ChildProcess | undefined;
+  let output = '';
+  const launch = async () => {
+    output = '';
+    const c = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = c;
+    const keep = (b: Buffer) => {
+      const s = b.toString();
+      output = (output + s).slice(-20_000);
+      if (opts.log) for (const line of s.split('\n')) if (line) opts.log(line);
+    };
+    c.stdout!.on('data', keep);
+    c.stderr!.on('data', keep);
+    const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
+    for (;;) {
+      if (c.exitCode !== null || c.signalCode !== null)
+        throw new Error(`etcd exited (${c.exitCode ?? c.signalCode}) before answering:\n${output}`);
+      if (await healthy(url)) return;
+      if (Date.now() > deadline) {
+        c.kill('SIGKILL');
+        throw new Error(
+          `etcd did not answer at ${url} within ${opts.startTimeoutMs ?? 30_000} ms:\n${output}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const exited = async (sig: NodeJS.Signals) => {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const done = new Promise<void>((r) => c.once('exit', () => r()));
+    c.kill(sig);
+    const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
+    await done;
+    clearTimeout(t);
+  };
+  await launch();
+  const stopOnExit = () => child?.kill('SIGKILL');
+  process.once('exit', stopOnExit);
+  return {
+    url,
+    dataDir,
+    pid: () => child?.pid,
+    kill: () => exited('SIGKILL'),
+    restart: async () => {
+      await exited('SIGKILL');
+      await launch();
+    },
+    stop: async () => {
+      process.removeListener('exit', stopOnExit);
+      await exited('SIGTERM');
+      if (own) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+    if (!r.ok) return false;
+    const body = (await r.json()) as { health?: string };
+    return body.health === 'true';
+  } catch {
+    return false;
+  }
+}
