@@ -1,0 +1,176 @@
+// The reference server under test as real child processes, on either storage backend:
+//   wal   the embedded write-ahead log in a temporary data directory (fsync on, as by default)
+//   etcd  a real etcd child process (Debian's etcd-server) and one or more servers on it
+// Used by the reliability scripts (fuzz, crash, soak) and their tests. Each server listens on
+// a fixed free loopback port, so a restarted server is found where it was.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type EtcdProcess, startEtcd } from '../../reference/src/storage/etcd/process.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export type BackendKind = 'wal' | 'etcd';
+export const BACKENDS: BackendKind[] = ['wal', 'etcd'];
+
+export interface ServerUnderTest {
+  url: string;
+  token: string;
+  pid(): number | undefined;
+  /** SIGKILL, then waits for the exit. */
+  kill9(): Promise<void>;
+  /** Starts it again (same port, data directory, flags); resolves when it is ready. */
+  restart(): Promise<void>;
+  /** SIGTERM (graceful), then waits for the exit. */
+  stop(): Promise<void>;
+  /** What it wrote on standard error (the last 64 KiB). */
+  stderr(): string;
+  /** Resident memory of the process in bytes (from /proc), or undefined. */
+  rss(): number | undefined;
+}
+
+export interface Backend {
+  kind: BackendKind;
+  servers: ServerUnderTest[];
+  /** The etcd process of an etcd backend. */
+  etcd?: EtcdProcess;
+  /** Stops the servers, etcd, and removes the temporary directories. */
+  stop(): Promise<void>;
+}
+
+export interface BackendOptions {
+  /** How many reference servers (the write-ahead log allows one; default 1). */
+  servers?: number;
+  /** More `serve` flags for every server. */
+  flags?: string[];
+  token?: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** Starts a backend: its etcd when it has one, then its servers. */
+export async function startBackend(kind: BackendKind, opts: BackendOptions = {}): Promise<Backend> {
+  const count = opts.servers ?? 1;
+  if (kind === 'wal' && count !== 1) throw new Error('the write-ahead log backend runs one server');
+  const token = opts.token ?? `reliability-${process.pid}-${Date.now()}`;
+  const etcd = kind === 'etcd' ? await startEtcd() : undefined;
+  const dirs: string[] = [];
+  const servers: ServerUnderTest[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const dir = mkdtempSync(join(tmpdir(), `orch-rel-${kind}-`));
+      dirs.push(dir);
+      const store = etcd ? ['--etcd-servers', etcd.url] : [];
+      servers.push(await startServer(dir, token, [...store, ...(opts.flags ?? [])]));
+    }
+  } catch (e) {
+    for (const s of servers) await s.kill9();
+    await etcd?.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    kind,
+    servers,
+    etcd,
+    stop: async () => {
+      for (const s of servers) await s.stop();
+      await etcd?.stop();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One `serve` child on a data directory; stays on its port across restarts. */
+export async function startServer(dataDir: string, token: string, flags: string[]): Promise<ServerUnderTest> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let err = '';
+  const launch = async () => {
+    let out = '';
+    err = '';
+    const c = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'scripts/bin.mjs'),
+        'serve',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--insecure-http',
+        '--data-dir',
+        dataDir,
+        '--token',
+        token,
+        ...flags,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child = c;
+    c.stdout!.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-65_536)));
+    c.stderr!.on('data', (b: Buffer) => (err = (err + b.toString()).slice(-65_536)));
+    const deadline = Date.now() + 60_000;
+    while (!/ready in \d+ ms/.test(out)) {
+      if (c.exitCode !== null || c.signalCode !== null)
+        throw new Error(`serve exited (${c.exitCode ?? c.signalCode}) before it was ready:\n${out}\n${err}`);
+      if (Date.now() > deadline) {
+        c.kill('SIGKILL');
+        throw new Error(`serve was not ready within 60 s:\n${out}\n${err}`);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const end = async (sig: NodeJS.Signals) => {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const done = new Promise<void>((r) => c.once('exit', () => r()));
+    c.kill(sig);
+    const t = setTimeout(() => c.kill('SIGKILL'), 30_000);
+    await done;
+    clearTimeout(t);
+  };
+  const onExit = () => child?.kill('SIGKILL');
+  process.once('exit', onExit);
+  await launch();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    pid: () => child?.pid,
+    kill9: () => end('SIGKILL'),
+    restart: async () => {
+      await end('SIGKILL');
+      await launch();
+    },
+    stop: async () => {
+      process.removeListener('exit', onExit);
+      await end('SIGTERM');
+    },
+    stderr: () => err,
+    rss: () => rssOf(child?.pid),
+  };
+}
+
+/** Resident set size of a process in bytes, from /proc/<pid>/status (Linux). */
+export function rssOf(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(s)?.[1];
+    return kb ? Number(kb) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
