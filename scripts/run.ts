@@ -87,6 +87,9 @@ declaration they probe what a probe can prove, else skip saying what to declare)
   run starts more reference servers (short windows; the WatchList gate off; trusting the
   authentication fixtures, twice; the off-by-default admission plugins on;
   NamespaceAutoProvision on; AlwaysDeny on) and routes the cases that need them there.
+  --etcd                  every embedded server is two reference servers on one private etcd
+                          (Debian's etcd-server, started and stopped by the run); the
+                          cases alternate their requests between the two
 Node agent configuration (the node-agent-config area; no API server is used):
   --node-config-validator CMD
                           command that validates a node agent configuration file: it gets
@@ -161,6 +164,8 @@ export interface RunOptions {
     context?: string;
   };
   dialect?: 'orch' | 'kubernetes';
+  /** The embedded servers as pairs of reference servers on a private etcd. */
+  etcd?: boolean;
   /** What the target is declared to do (flags; the ORCH_* variables reach the suites as they are). */
   declared: {
     historySeconds?: number;
@@ -227,6 +232,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         expect: { type: 'string' },
         report: { type: 'string' },
         'no-html': { type: 'boolean' },
+        etcd: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -237,6 +243,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
   }
   const str = (k: string) => values[k] as string | undefined;
   const opts: RunOptions = {
+    etcd: values.etcd === true ? true : undefined,
     target: {
       endpoint: str('endpoint'),
       token: str('token'),
@@ -498,7 +505,7 @@ export async function run(argv: string[]): Promise<number> {
         );
       const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();
-      const embedded = await startEmbedded();
+      const embedded = await startEmbedded({ etcd: opts.etcd });
       const ms = (performance.now() - s0).toFixed(0);
       process.stdout.write(`embedded reference servers (ready in ${ms} ms):\n`);
       for (const s of embedded.servers) process.stdout.write(`  ${s.name.padEnd(13)} ${s.url}  ${s.about}\n`);
