@@ -106,7 +106,9 @@ export function parseEndpointList(values: string | readonly string[], source: st
   for (const raw of parts) {
     const v = raw.trim();
     if (v === '')
-      throw new Error(`${source}: an empty endpoint URL${parts.length > 1 ? ' in the list' : ''} (give each endpoint as http(s)://HOST:PORT)`);
+      throw new Error(
+        `${source}: an empty endpoint URL${parts.length > 1 ? ' in the list' : ''} (give each endpoint as http(s)://HOST:PORT)`,
+      );
     let u: URL;
     try {
       u = new URL(v);
@@ -114,7 +116,9 @@ export function parseEndpointList(values: string | readonly string[], source: st
       throw new Error(`${source}: "${v}" is not a URL (give each endpoint as http(s)://HOST:PORT)`);
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:')
-      throw new Error(`${source}: "${v}" is not an http or https URL`);
+      throw new Error(
+        `${source}: "${v}" is not an http or https URL (give each endpoint as http(s)://HOST:PORT)`,
+      );
     if (out.includes(v)) throw new Error(`${source}: "${v}" is named twice`);
     out.push(v);
   }
