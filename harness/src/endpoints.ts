@@ -119,7 +119,9 @@ export function parseEndpointList(values: string | readonly string[], source: st
       throw new Error(
         `${source}: "${v}" is not an http or https URL (give each endpoint as http(s)://HOST:PORT)`,
       );
-    if (out.includes(v)) throw new Error(`${source}: "${v}" is named twice`);
+    const same = out.find((o) => new URL(o).href === u.href);
+    if (same !== undefined)
+      throw new Error(`${source}: "${v}" is named twice${same === v ? '' : ` (as "${same}")`}`);
     out.push(v);
   }
   return out;

@@ -262,6 +262,9 @@ describe('naming the endpoints', () => {
     expect(() => parseEndpointList(['http://h:1', 'http://h:1'], '--endpoint')).toThrow(
       '--endpoint: "http://h:1" is named twice',
     );
+    expect(() => parseEndpointList('http://h:1,HTTP://h:1/', 'ORCH_ENDPOINT')).toThrow(
+      'ORCH_ENDPOINT: "HTTP://h:1/" is named twice (as "http://h:1")',
+    );
     expect(() => resolveTarget({}, { ORCH_ENDPOINT: 'http://h:1,,http://h:2' })).toThrow(
       /^ORCH_ENDPOINT: an empty endpoint URL/,
     );
