@@ -437,7 +437,7 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
 
 /** The run's endpoints in words: one URL, or several that the requests alternate between. */
 function endpointsText(urls: string[]): string {
-  return urls.length > 1 ? `${urls.join(' and ')} (requests alternate between them)` : (urls[0] ?? '(none)');
+  return urls.length > 1 ? `${urls.join(' and ')}, requests alternating` : (urls[0] ?? '(none)');
 }
 
 /** One line naming what is declared about an endpoint given by the user (nothing when nothing is). */
