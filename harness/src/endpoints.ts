@@ -87,9 +87,10 @@ export async function namingEndpoints<T>(e: Endpoints, body: () => Promise<T>): 
       const trail = endpointTrail(e, mark);
       if (trail) {
         const before = err.message;
+        // the stack begins with a copy of the message, written when first read: read it first
+        const stack = err.stack;
         err.message = `${before}${trail}`;
-        // the stack's first line is a copy of the message
-        if (err.stack?.includes(before)) err.stack = err.stack.replace(before, err.message);
+        if (stack?.includes(before)) err.stack = stack.replace(before, err.message);
       }
     }
     throw err;
