@@ -62,13 +62,13 @@ export class Endpoints {
  */
 export function endpointTrail(e: Endpoints, mark: number, max = 8): string {
   if (!e.several) return '';
-  const uses = e.since(mark);
-  const shown = uses.slice(-max);
+  const shown = e.since(mark).slice(-max);
+  const total = e.mark() - mark; // the journal may have dropped the earliest
   const lines = shown.map((u) => `    ${u.what} -> ${u.url}${u.answer ? `: ${u.answer}` : ''}`);
   return (
     `\n  Endpoints (requests alternate): ${e.describe()}` +
     (shown.length
-      ? `\n  ${uses.length > shown.length ? `Last ${shown.length} of the case's ${uses.length} requests` : "The case's requests"} and the endpoint that answered each:\n${lines.join('\n')}`
+      ? `\n  ${total > shown.length ? `Last ${shown.length} of the case's ${total} requests` : "The case's requests"} and the endpoint that answered each:\n${lines.join('\n')}`
       : '')
   );
 }

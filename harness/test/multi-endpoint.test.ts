@@ -204,6 +204,9 @@ describe('two endpoints', () => {
       '    GET /r8 -> http://h:1: 200',
       '    GET /r9 -> http://h:2: 200',
     ]);
+    // more requests than the journal keeps: the count is still the case's
+    for (let i = 0; i < 100; i++) e.take(`GET /more${i}`);
+    expect(endpointTrail(e, mark, 2)).toContain("Last 2 of the case's 110 requests");
     expect(endpointTrail(new Endpoints(['http://h:1']), 0)).toBe('');
   });
 });
