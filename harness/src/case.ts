@@ -29,6 +29,11 @@ export interface CaseOptions {
   timeout?: number;
   /** What the case needs of a server beyond the API; it runs against a target that meets it. */
   needs?: Needs;
+  /**
+   * The requirement is about one server's own state (a cache, its metrics), not the API's:
+   * on a target with several endpoints every request of the case goes to one of them.
+   */
+  oneServer?: boolean;
 }
 
 /** Every case declared in this process (the manifest is built from it). */
@@ -93,19 +98,22 @@ export function conformance(
       );
     setCurrentPlace(def);
     try {
-      await namingEndpoints(where.client.endpoints, () =>
-        fn({
-          client: where.client,
-          target: where.target,
-          skip: (reason: string) => {
-            ctx.skip(reason);
-            throw new Error('unreachable');
-          },
-          step: (n, b) =>
-            reporting
-              ? (allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>)
-              : Promise.resolve().then(b),
-        }),
+      const endpoints = where.client.endpoints;
+      await namingEndpoints(endpoints, () =>
+        (opts.oneServer ? endpoints.pinned.bind(endpoints) : (b: () => Promise<void>) => b())(() =>
+          fn({
+            client: where.client,
+            target: where.target,
+            skip: (reason: string) => {
+              ctx.skip(reason);
+              throw new Error('unreachable');
+            },
+            step: (n, b) =>
+              reporting
+                ? (allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>)
+                : Promise.resolve().then(b),
+          }),
+        ),
       );
     } finally {
       setCurrentPlace(undefined);

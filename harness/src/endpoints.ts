@@ -31,14 +31,31 @@ export class Endpoints {
     return this.urls.length > 1;
   }
 
-  /** The endpoint the next request goes to (round robin), noted in the journal. */
+  /** While set (pinned), every request goes to this endpoint. */
+  private pin?: string;
+
+  /** The endpoint the next request goes to (round robin, or the pinned one), noted in the journal. */
   take(what: string): EndpointUse {
-    const url = this.urls[this.turn % this.urls.length]!;
-    this.turn = (this.turn + 1) % this.urls.length;
+    const url = this.pin ?? this.urls[this.turn % this.urls.length]!;
+    if (!this.pin) this.turn = (this.turn + 1) % this.urls.length;
     const use: EndpointUse = { what, url, seq: this.seq++ };
     this.journal.push(use);
     if (this.journal.length > JOURNAL) this.journal.shift();
     return use;
+  }
+
+  /**
+   * Runs `body` with every request going to one endpoint (the next in turn): for requirements
+   * about one server's own state, such as its caches or its metrics.
+   */
+  async pinned<T>(body: () => Promise<T>): Promise<T> {
+    const before = this.pin;
+    this.pin ??= this.take('(the case runs on one server)').url;
+    try {
+      return await body();
+    } finally {
+      this.pin = before;
+    }
   }
 
   /** A position in the journal: `since(mark())` is what was sent after it. */

@@ -157,6 +157,26 @@ describe('two endpoints', () => {
     expect(b.seen.map((s) => `${s.path} ${s.auth}`)).toEqual(['/o1 Bearer U', '/o2 Bearer U']);
   });
 
+  it("a case about one server's own state (pinned) sends every request and watch to one endpoint; after it the rotation goes on", async () => {
+    clear();
+    const t = resolveTarget({ endpoint: [a.url, b.url], token: 'T' }, {});
+    const c = client(t);
+    const other = clientWith(t, { token: 'U' });
+    clients.push(other);
+    await c.get('/before');
+    await c.endpoints.pinned(async () => {
+      await c.get('/p1');
+      await other.get('/p2');
+      const w = await WatchStream.open(c, { path: '/pw' });
+      w.close();
+      await c.get('/p3');
+    });
+    await c.get('/after1');
+    await c.get('/after2');
+    expect(a.seen.map((s) => s.path)).toEqual(['/before', '/after1']);
+    expect(b.seen.map((s) => s.path)).toEqual(['/p1', '/p2', '/pw', '/p3', '/after2']);
+  });
+
   it('an endpoint that does not answer is named in the error', async () => {
     clear();
     const c = client(resolveTarget({ endpoint: [a.url, b.url] }, {}));
