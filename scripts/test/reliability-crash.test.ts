@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { etcdBinary } from '../../reference/src/storage/etcd/process.ts';
+import { etcdBinary } from '../../reference/src/etcd-process.ts';
 import { type CrashReport, runCrash } from '../reliability/crash/run.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
