@@ -56,6 +56,10 @@ export interface RoundResult {
   findings: Finding[];
   /** What the writes that were not acknowledged were answered: "<code> <reason>: <message>" -> count. */
   failures: Record<string, number>;
+  /** Writes not acknowledged (uncertain) whose data is in the final list (allowed either way). */
+  unackedApplied: number;
+  /** What those were answered, "<answer>" -> count. */
+  unackedAppliedAnswers: Record<string, number>;
   /** etcd-kill: the /readyz answers while etcd was down, "<code>" -> count. */
   readyzWhileDown?: Record<string, number>;
   /** etcd-kill: the longest a write took to be answered while etcd was down (ms). */
@@ -320,6 +324,16 @@ export async function runRound(ctx: CrashContext, phase: Phase, round: number): 
   for (const w of [before, after]) for (const [k, n] of w.failures) failures[k] = (failures[k] ?? 0) + n;
   for (const op of sentinel) if (op.message) failures[op.message] = (failures[op.message] ?? 0) + 1;
   const count = (o: WriteOp['outcome']) => ops.filter((op) => op.outcome === o).length;
+  const finalSeq = new Map(final.objects.map((o) => [o.name, o.data.seq]));
+  const applied = ops.filter(
+    (op) => op.outcome === 'uncertain' && op.kind !== 'delete' && finalSeq.get(op.name) === String(op.seq),
+  );
+  const unackedApplied = applied.length;
+  const unackedAppliedAnswers: Record<string, number> = {};
+  for (const op of applied) {
+    const k = (op.message ?? String(op.status)).replace(/"crash-[^"]*"/g, '"<name>"');
+    unackedAppliedAnswers[k] = (unackedAppliedAnswers[k] ?? 0) + 1;
+  }
   const result: RoundResult = {
     phase,
     round,
@@ -327,6 +341,8 @@ export async function runRound(ctx: CrashContext, phase: Phase, round: number): 
     acked: count('acked'),
     uncertain: count('uncertain'),
     rejected: count('rejected'),
+    unackedApplied,
+    unackedAppliedAnswers,
     resumed,
     gone,
     recoveryMs: Math.round(recoveryMs),

@@ -28,6 +28,8 @@ export interface PhaseSummary {
   rounds: number;
   acked: number;
   uncertain: number;
+  /** Of those, how many left their data in the final list. */
+  unackedApplied: number;
   lost: number;
   regressions: number;
   /** Findings other than lost writes and version regressions, by kind. */
@@ -74,6 +76,7 @@ export function summarize(rounds: (RoundResult & { backend: BackendKind })[]): P
         rounds: 0,
         acked: 0,
         uncertain: 0,
+        unackedApplied: 0,
         lost: 0,
         regressions: 0,
         other: {},
@@ -87,6 +90,7 @@ export function summarize(rounds: (RoundResult & { backend: BackendKind })[]): P
     s.rounds++;
     s.acked += r.acked;
     s.uncertain += r.uncertain;
+    s.unackedApplied += r.unackedApplied;
     s.resumed += r.resumed;
     s.gone += r.gone;
     s.maxRecoveryMs = Math.max(s.maxRecoveryMs, r.recoveryMs);
@@ -129,7 +133,8 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
             .join(' | ')}`
         : '';
       log(
-        `${kind} ${phase} ${i}/${n}: fault after ${r.delayMs} ms, ${r.acked} acked, ${r.uncertain} uncertain, ` +
+        `${kind} ${phase} ${i}/${n}: fault after ${r.delayMs} ms, ${r.acked} acked, ${r.uncertain} uncertain ` +
+          `(${r.unackedApplied} of them applied), ` +
           `watch ${r.resumed} resumed / ${r.gone} gone, recovered in ${r.recoveryMs} ms${bad}`,
       );
     }
