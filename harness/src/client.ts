@@ -1,8 +1,11 @@
 // The suites' HTTP client (undici). It never throws on a non-2xx answer: it returns status,
 // headers, body and the parsed `Status`. Every request has a timeout, so a stalled, reset or
-// garbage-speaking endpoint ends a case with a clear failure instead of a hang.
+// garbage-speaking endpoint ends a case with a clear failure instead of a hang. A target with
+// several endpoints gets each request at the next one (endpoints.ts); then an answer names the
+// endpoint that gave it.
 import { Agent, type Dispatcher, request } from 'undici';
 import { type Dialect, dialect } from './dialect.ts';
+import { Endpoints } from './endpoints.ts';
 import type { Target } from './target.ts';
 
 export interface StatusObject {
@@ -25,6 +28,8 @@ export interface Response {
   json: any;
   /** The body when it is a `Status` object. */
   statusObj?: StatusObject;
+  /** The endpoint that answered (set when the target has several). */
+  endpoint?: string;
   /** First value of a header (case-insensitive). */
   header(name: string): string | undefined;
   /** All values of a header, split on commas where the header is a list. */
@@ -54,11 +59,14 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 
 export class Client {
   readonly d: Dialect;
+  /** The target's endpoints: its shared rotation, or this client's own single one. */
+  readonly endpoints: Endpoints;
   private agent: Agent;
   private agentCert?: string;
 
   constructor(readonly target: Target) {
     this.d = dialect(target.dialect);
+    this.endpoints = target.endpoints ?? new Endpoints([target.url]);
     this.agent = this.makeAgent(target.cert, target.key);
     this.agentCert = target.cert;
   }
@@ -81,9 +89,9 @@ export class Client {
     return this.agent;
   }
 
-  /** Builds the full URL of a spec path (dialect-mapped) with a query string. */
-  url(path: string, query?: RequestOptions['query']): string {
-    const u = new URL(this.d.w(path), this.target.url);
+  /** Builds the full URL of a spec path (dialect-mapped) with a query string, at `base` (default: the first endpoint). */
+  url(path: string, query?: RequestOptions['query'], base: string = this.target.url): string {
+    const u = new URL(this.d.w(path), base);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (v === undefined) continue;
       for (const x of Array.isArray(v) ? v : [v]) u.searchParams.append(k, this.d.w(String(x)));
@@ -131,8 +139,10 @@ export class Client {
     const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const method = (o.method ?? 'GET').toUpperCase();
     const started = Date.now();
+    const use = this.endpoints.take(`${method} ${o.path}`);
+    const at = this.endpoints.several ? ` at ${use.url}` : '';
     try {
-      const r = await request(this.url(o.path, o.query), {
+      const r = await request(this.url(o.path, o.query, use.url), {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
@@ -142,12 +152,13 @@ export class Client {
         signal: AbortSignal.timeout(timeout),
       });
       const buf = Buffer.from(await r.body.arrayBuffer());
-      return makeResponse(method, o.path, r.statusCode, r.headers, buf, this.d);
+      use.answer = String(r.statusCode);
+      return makeResponse(method, o.path, r.statusCode, r.headers, buf, this.d, this.endpoints.several ? use.url : undefined);
     } catch (e) {
       const err = e as Error;
-      throw new Error(
-        `${method} ${o.path}: no answer (${err.name === 'TimeoutError' || err.name === 'AbortError' ? `timed out after ${Date.now() - started} ms` : err.message})`,
-      );
+      const why = err.name === 'TimeoutError' || err.name === 'AbortError' ? `timed out after ${Date.now() - started} ms` : err.message;
+      use.answer = `no answer (${why})`;
+      throw new Error(`${method} ${o.path}: no answer${at} (${why})`);
     }
   }
 
@@ -172,6 +183,7 @@ export function makeResponse(
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
   d: Dialect,
+  endpoint?: string,
 ): Response {
   const text = body.toString('utf8');
   let json: any;
@@ -193,6 +205,7 @@ export function makeResponse(
     text,
     json,
     statusObj,
+    ...(endpoint ? { endpoint } : {}),
     header: (n) => {
       const v = lower[n.toLowerCase()];
       return Array.isArray(v) ? v[0] : v;
@@ -204,7 +217,7 @@ export function makeResponse(
     },
     describe: () => {
       const s = statusObj ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}` : ` ${text.slice(0, 200)}`;
-      return `${method} ${path} -> ${status}${s}`;
+      return `${method} ${path} -> ${status}${s}${endpoint ? ` (answered by ${endpoint})` : ''}`;
     },
   };
   return res;

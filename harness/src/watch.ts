@@ -1,5 +1,6 @@
 // A watch stream reader: newline-delimited JSON event documents over a chunked response.
 // Each `next()` has its own timeout, so a silent or broken stream fails the case clearly.
+// A target with several endpoints opens each watch at the next one; its messages name it.
 import { type Dispatcher, request } from 'undici';
 import type { Client, RequestOptions } from './client.ts';
 
@@ -14,6 +15,8 @@ export class WatchStream {
   headers: Record<string, string | string[] | undefined> = {};
   ended = false;
   error?: Error;
+  /** The endpoint the stream is open at (set when the target has several). */
+  endpoint?: string;
   private buffer = '';
   private readIndex = 0;
   private waiters: (() => void)[] = [];
@@ -27,9 +30,11 @@ export class WatchStream {
     const headers = { ...(await client.authHeaders(o)), ...(o.headers ?? {}) };
     if (o.accept) headers.accept = client.d.w(o.accept);
     const timer = setTimeout(() => s.controller.abort(), o.connectTimeoutMs ?? 15_000);
+    const use = client.endpoints.take(`watch ${o.path}`);
+    if (client.endpoints.several) s.endpoint = use.url;
     let r: Dispatcher.ResponseData;
     try {
-      r = await request(client.url(o.path, q), {
+      r = await request(client.url(o.path, q, use.url), {
         method: 'GET',
         headers,
         dispatcher: client.dispatcher,
@@ -38,10 +43,12 @@ export class WatchStream {
         bodyTimeout: 0,
       });
     } catch (e) {
-      throw new Error(`watch ${o.path}: no answer (${(e as Error).message})`);
+      use.answer = `no answer (${(e as Error).message})`;
+      throw new Error(`watch ${o.path}: no answer${s.at()} (${(e as Error).message})`);
     } finally {
       clearTimeout(timer);
     }
+    use.answer = String(r.statusCode);
     s.status = r.statusCode;
     s.headers = r.headers;
     r.body.setEncoding('utf8');
@@ -52,6 +59,11 @@ export class WatchStream {
       s.finish();
     });
     return s;
+  }
+
+  /** ` at URL` when the target has several endpoints, for messages. */
+  private at(): string {
+    return this.endpoint ? ` at ${this.endpoint}` : '';
   }
 
   private feed(chunk: string): void {
@@ -80,14 +92,14 @@ export class WatchStream {
     try {
       this.events.push(this.client.d.in(JSON.parse(line)) as WatchEvent);
     } catch {
-      this.error = new Error(`watch stream: not a JSON event document: ${line.slice(0, 120)}`);
+      this.error = new Error(`watch stream${this.at()}: not a JSON event document: ${line.slice(0, 120)}`);
       this.controller.abort();
     }
     this.wake();
   }
 
   private finish(): void {
-    if (this.buffer.trim() && !this.error) this.error = new Error(`watch stream ended mid-document: ${this.buffer.slice(0, 120)}`);
+    if (this.buffer.trim() && !this.error) this.error = new Error(`watch stream${this.at()} ended mid-document: ${this.buffer.slice(0, 120)}`);
     this.ended = true;
     this.wake();
   }
@@ -104,9 +116,9 @@ export class WatchStream {
     for (;;) {
       if (this.readIndex < this.events.length) return this.events[this.readIndex++]!;
       if (this.error) throw this.error;
-      if (this.ended) throw new Error(`watch stream ended after ${this.events.length} events`);
+      if (this.ended) throw new Error(`watch stream${this.at()} ended after ${this.events.length} events`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms (received ${this.events.length} so far)`);
+      if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms (received ${this.events.length} so far${this.endpoint ? ` from ${this.endpoint}` : ''})`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -141,7 +153,7 @@ export class WatchStream {
   async waitEnd(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.ended) {
-      if (Date.now() > deadline) throw new Error(`watch stream still open after ${timeoutMs} ms`);
+      if (Date.now() > deadline) throw new Error(`watch stream${this.at()} still open after ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.max(1, deadline - Date.now()));
         this.waiters.push(() => {
