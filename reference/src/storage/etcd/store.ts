@@ -488,7 +488,11 @@ export class EtcdStore extends MemoryStore {
         const cur = Number(r.header.revision);
         if (r.succeeded) {
           this.compactVersion++;
-          if (lastRev > 0) await this.client.kv.compact({ revision: lastRev });
+          // already compacted further (another API's servers on the same etcd): nothing to do
+          if (lastRev > 0)
+            await this.client.kv.compact({ revision: lastRev }).catch((e: Error) => {
+              if (!/compacted/.test(e.message)) throw e;
+            });
         } else {
           const kv = r.responses[0]?.response_range?.kvs[0];
           this.compactVersion = kv ? Number(kv.version) : 0;
