@@ -1,7 +1,8 @@
 // A watch stream reader: newline-delimited JSON event documents over a chunked response.
 // Each `next()` has its own timeout, so a silent or broken stream fails the case clearly.
 import { type Dispatcher, request } from 'undici';
-import type { Client, RequestOptions } from './client.ts';
+import { type Client, type RequestOptions, requestTimeoutMs } from './client.ts';
+import { describeNetworkError, type ExchangeState } from './network-error.ts';
 
 export interface WatchEvent {
   type: string;
@@ -18,6 +19,8 @@ export class WatchStream {
   private readIndex = 0;
   private waiters: (() => void)[] = [];
   private controller = new AbortController();
+  private state?: ExchangeState;
+  private bytes = 0;
 
   private constructor(private readonly client: Client) {}
 
@@ -26,32 +29,51 @@ export class WatchStream {
     const q = { ...(o.query ?? {}), watch: o.query?.watch ?? '1' };
     const headers = { ...(await client.authHeaders(o)), ...(o.headers ?? {}) };
     if (o.accept) headers.accept = client.d.w(o.accept);
-    const timer = setTimeout(() => s.controller.abort(), o.connectTimeoutMs ?? 15_000);
+    const connectTimeout = requestTimeoutMs(o.connectTimeoutMs);
+    const url = client.url(o.path, q);
+    const state: ExchangeState = { method: 'GET', url, timeoutMs: connectTimeout, startedAt: Date.now(), phase: 'head' };
+    s.state = state;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      s.controller.abort();
+    }, connectTimeout);
     let r: Dispatcher.ResponseData;
     try {
-      r = await request(client.url(o.path, q), {
+      r = await request(url, {
         method: 'GET',
         headers,
         dispatcher: client.dispatcher,
         signal: s.controller.signal,
-        headersTimeout: o.connectTimeoutMs ?? 15_000,
+        headersTimeout: connectTimeout,
         bodyTimeout: 0,
       });
     } catch (e) {
-      throw new Error(`watch ${o.path}: no answer (${(e as Error).message})`);
+      throw new Error(`watch: ${describeNetworkError(e, state, timedOut)}`);
     } finally {
       clearTimeout(timer);
     }
+    state.phase = 'body';
     s.status = r.statusCode;
     s.headers = r.headers;
-    r.body.setEncoding('utf8');
-    r.body.on('data', (chunk: string) => s.feed(chunk));
+    r.body.on('data', (chunk: Buffer) => {
+      s.bytes += chunk.length;
+      s.feed(chunk.toString('utf8'));
+    });
     r.body.on('end', () => s.finish());
     r.body.on('error', (e: Error) => {
-      if (!s.controller.signal.aborted) s.error = e;
+      if (!s.controller.signal.aborted)
+        s.error = new Error(
+          `watch stream broke: ${describeNetworkError(e, { ...state, bodyBytes: s.bytes, events: s.events.length }, false)}`,
+        );
       s.finish();
     });
     return s;
+  }
+
+  /** The watch's request, for messages. */
+  private where(): string {
+    return this.state ? `GET ${this.state.url}` : 'the watch';
   }
 
   private feed(chunk: string): void {
@@ -80,14 +102,19 @@ export class WatchStream {
     try {
       this.events.push(this.client.d.in(JSON.parse(line)) as WatchEvent);
     } catch {
-      this.error = new Error(`watch stream: not a JSON event document: ${line.slice(0, 120)}`);
+      this.error = new Error(
+        `watch stream of ${this.where()}: the endpoint sent a line that is not a JSON event document (after ${this.events.length} events): ${JSON.stringify(line.slice(0, 120))}`,
+      );
       this.controller.abort();
     }
     this.wake();
   }
 
   private finish(): void {
-    if (this.buffer.trim() && !this.error) this.error = new Error(`watch stream ended mid-document: ${this.buffer.slice(0, 120)}`);
+    if (this.buffer.trim() && !this.error)
+      this.error = new Error(
+        `watch stream of ${this.where()}: the endpoint ended the stream in the middle of an event document (after ${this.events.length} events): ${JSON.stringify(this.buffer.slice(0, 120))}`,
+      );
     this.ended = true;
     this.wake();
   }
@@ -104,9 +131,9 @@ export class WatchStream {
     for (;;) {
       if (this.readIndex < this.events.length) return this.events[this.readIndex++]!;
       if (this.error) throw this.error;
-      if (this.ended) throw new Error(`watch stream ended after ${this.events.length} events`);
+      if (this.ended) throw new Error(`watch stream of ${this.where()} ended after ${this.events.length} events`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms (received ${this.events.length} so far)`);
+      if (left <= 0) throw new Error(this.silence(timeoutMs));
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -115,6 +142,14 @@ export class WatchStream {
         });
       });
     }
+  }
+
+  /** Why no event came: a silent stream, or one trickling bytes that never make a document. */
+  private silence(timeoutMs: number): string {
+    const partial = this.buffer.trim();
+    return partial
+      ? `no complete watch event within ${timeoutMs} ms on ${this.where()}: the stream is open and ${Buffer.byteLength(this.buffer)} bytes of an unfinished event document arrived (the endpoint is sending too slowly or stalled mid-event; ${this.events.length} events before): ${JSON.stringify(partial.slice(0, 80))}`
+      : `no watch event within ${timeoutMs} ms on ${this.where()}: the stream is open and silent (${this.events.length} events received so far, ${this.bytes} bytes in all)`;
   }
 
   /** Reads events until `pred` holds for one (returned) or the timeout passes. */
@@ -141,7 +176,7 @@ export class WatchStream {
   async waitEnd(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.ended) {
-      if (Date.now() > deadline) throw new Error(`watch stream still open after ${timeoutMs} ms`);
+      if (Date.now() > deadline) throw new Error(`watch stream of ${this.where()} still open after ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.max(1, deadline - Date.now()));
         this.waiters.push(() => {
