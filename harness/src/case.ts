@@ -29,6 +29,19 @@ export interface CaseOptions {
   needs?: Needs;
 }
 
+/**
+ * An error whose message hides its cause (fast-check's "Property failed after 1 tests" wraps the
+ * error the case met, such as an endpoint that stopped answering) gets the cause's message
+ * appended, so the report says what happened.
+ */
+export function withCause(e: unknown): unknown {
+  if (!(e instanceof Error) || !(e.cause instanceof Error) || e.message.includes(e.cause.message)) return e;
+  const old = e.message;
+  e.message = `${old}\nCaused by: ${e.cause.message}`;
+  if (e.stack?.includes(old)) e.stack = e.stack.replace(old, e.message);
+  return e;
+}
+
 /** Every case declared in this process (the manifest is built from it). */
 export const declared: CaseDef[] = [];
 
@@ -103,6 +116,8 @@ export function conformance(
             ? (allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>)
             : Promise.resolve().then(b),
       });
+    } catch (e) {
+      throw withCause(e);
     } finally {
       setCurrentPlace(undefined);
     }
