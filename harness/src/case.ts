@@ -37,8 +37,9 @@ export interface CaseOptions {
 export function withCause(e: unknown): unknown {
   if (!(e instanceof Error) || !(e.cause instanceof Error) || e.message.includes(e.cause.message)) return e;
   const old = e.message;
+  const stack = e.stack; // read first: V8 formats it lazily, from the message of the moment
   e.message = `${old}\nCaused by: ${e.cause.message}`;
-  if (e.stack?.includes(old)) e.stack = e.stack.replace(old, e.message);
+  if (stack?.includes(old)) e.stack = stack.replace(old, e.message);
   return e;
 }
 

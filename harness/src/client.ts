@@ -167,7 +167,7 @@ export class Client {
     } catch (e) {
       throw new Error(describeNetworkError(e, state, signal.aborted));
     }
-    return makeResponse(method, o.path, status, resHeaders, Buffer.concat(chunks), this.d);
+    return makeResponse(method, o.path, status, resHeaders, Buffer.concat(chunks), this.d, url);
   }
 
   get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'GET' });
@@ -191,6 +191,8 @@ export function makeResponse(
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
   d: Dialect,
+  /** The full URL, named when the body is broken. */
+  url?: string,
 ): Response {
   const text = body.toString('utf8');
   let json: any;
@@ -203,7 +205,7 @@ export function makeResponse(
       json = undefined;
       // a stream of JSON documents (a watch read whole) is not one document, and not broken
       if (ct.includes('json') && text.trim() && !jsonLines(text))
-        jsonError = `${method} ${path} -> ${status}: the body is declared ${ct} but is not JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 120))}`;
+        jsonError = `${method} ${url ?? path} -> ${status}: the body is declared ${ct} but is not JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 120))}`;
     }
   }
   const statusObj = json && json.kind === 'Status' ? (json as StatusObject) : undefined;

@@ -9,13 +9,17 @@
 //   closed           ends its side as soon as the request head arrives, before any byte
 //   slow             trickles a valid answer, head included, one byte every `slowByteMs` (a
 //                    watch gets its head at once, then a valid event stream trickled the same way)
-//   watch-stall      answers a watch with a valid chunked stream holding one event, then
-//                    nothing (other requests get a valid JSON list)
 //   bad-json         answers 200 application/json whose body is not JSON; a watch gets a
 //                    chunked stream whose event document is cut in the middle
+// and three modes whose fault is in watches only, so a case gets as far as its watch: other
+// requests get a plausible answer (a create echoes the object with a name, uid and
+// resourceVersion; a read a list or the object; a delete a Success Status):
+//   watch-stall      a valid chunked watch stream that falls silent (no event, no end)
+//   slow-watch       a watch stream of valid events trickled one byte every `slowByteMs`
+//   bad-watch        a watch stream whose event document is cut in the middle, then ended
 import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { TLSSocket } from 'node:tls';
 
 export const FAULT_MODES = [
   'stalled',
@@ -25,8 +29,10 @@ export const FAULT_MODES = [
   'half-closed',
   'closed',
   'slow',
-  'watch-stall',
   'bad-json',
+  'watch-stall',
+  'slow-watch',
+  'bad-watch',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -78,6 +84,43 @@ function validAnswer(watch: boolean): { head: string; body: string } {
   };
 }
 
+/** A plausible answer to a request that is not a watch (the watch-only modes). */
+function plausible(requestHead: string, body: string, rv: () => number): string {
+  const [method = 'GET', target = '/'] = (requestHead.split(CRLF)[0] ?? '').split(' ');
+  const path = target.split('?')[0] ?? '/';
+  const namespace = /\/namespaces\/([^/]+)\//.exec(path)?.[1];
+  let status = '200 OK';
+  let out: unknown;
+  let sent: any;
+  try {
+    sent = body ? JSON.parse(body) : undefined;
+  } catch {
+    sent = undefined;
+  }
+  if (method === 'POST' || method === 'PUT') {
+    const meta = sent?.metadata ?? {};
+    const name = meta.name ?? `${meta.generateName ?? 'obj-'}${randomBytes(3).toString('hex')}`;
+    out = {
+      ...sent,
+      metadata: {
+        ...meta,
+        name,
+        ...(namespace ? { namespace } : {}),
+        uid: `${randomBytes(4).toString('hex')}-faulty`,
+        resourceVersion: String(rv()),
+        creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+    };
+    if (method === 'POST') status = '201 Created';
+  } else if (method === 'DELETE') {
+    out = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  } else {
+    out = { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(rv()) }, items: [] };
+  }
+  const text = JSON.stringify(out);
+  return head(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), connection: 'close' }) + text;
+}
+
 export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOptions = {}): Promise<FaultyEndpoint> {
   if (!FAULT_MODES.includes(mode)) throw new Error(`unknown fault mode "${mode}" (${FAULT_MODES.join(', ')})`);
   const sockets = new Set<Socket>();
@@ -99,9 +142,17 @@ export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOpti
     timers.add(t);
   };
 
-  const answer = (socket: Socket, requestHead: string) => {
+  let version = 100;
+  const rv = () => ++version;
+
+  /** `socket` speaks HTTP (a TLSSocket over TLS); `raw` is the TCP connection under it. */
+  const answer = (socket: Socket, raw: Socket, requestHead: string, body: string) => {
     requests++;
     const watch = /[?&]watch=(1|true)(&|\s|$)/.test(requestHead.split(CRLF)[0] ?? '');
+    if (!watch && (mode === 'watch-stall' || mode === 'slow-watch' || mode === 'bad-watch')) {
+      socket.end(plausible(requestHead, body, rv));
+      return;
+    }
     switch (mode) {
       case 'stalled':
         return;
@@ -112,7 +163,7 @@ export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOpti
         socket.write(head('200 OK', { 'content-type': 'application/json', 'content-length': '1000' }));
         socket.write('{"kind":"ConfigMapList","items":[');
         // let the bytes leave before the RST
-        const t = setTimeout(() => socket.resetAndDestroy(), 50);
+        const t = setTimeout(() => raw.resetAndDestroy(), 50);
         timers.add(t);
         return;
       }
@@ -134,12 +185,16 @@ export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOpti
         } else trickle(socket, a.head + a.body);
         return;
       }
-      case 'watch-stall': {
-        const a = validAnswer(watch);
-        if (watch) socket.write(a.head + a.body);
-        else socket.end(a.head + a.body);
+      case 'watch-stall':
+        socket.write(validAnswer(true).head);
+        return;
+      case 'slow-watch': {
+        const a = validAnswer(true);
+        socket.write(a.head);
+        trickle(socket, a.body);
         return;
       }
+      case 'bad-watch':
       case 'bad-json':
         if (watch) {
           const cut = EVENT.slice(0, Math.floor(EVENT.length / 2));
@@ -153,28 +208,31 @@ export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOpti
     }
   };
 
-  const onConnection = (socket: Socket) => {
+  const onConnection = (raw: Socket) => {
     connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {
+    sockets.add(raw);
+    raw.on('close', () => sockets.delete(raw));
+    raw.on('error', () => {
       // the client gave up (timeouts abort their requests): nothing to do
     });
-    let buf = '';
+    const socket = o.tls ? new TLSSocket(raw, { isServer: true, key: o.tls.key, cert: o.tls.cert }) : raw;
+    if (socket !== raw) socket.on('error', () => undefined);
+    let buf = Buffer.alloc(0);
     let answered = false;
     socket.on('data', (d: Buffer) => {
       if (answered) return; // a stalled endpoint reads and ignores what follows
-      buf += d.toString('latin1');
+      buf = Buffer.concat([buf, d]);
       const end = buf.indexOf(CRLF + CRLF);
       if (end < 0) return;
+      const requestHead = buf.subarray(0, end).toString('latin1');
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(requestHead)?.[1] ?? 0);
+      if (buf.length < end + 4 + length) return; // the request body is not all here yet
       answered = true;
-      answer(socket, buf.slice(0, end));
+      answer(socket, raw, requestHead, buf.subarray(end + 4, end + 4 + length).toString('utf8'));
     });
   };
 
-  const server: Server = o.tls
-    ? createTlsServer({ key: o.tls.key, cert: o.tls.cert }, onConnection)
-    : createNetServer(onConnection);
+  const server: Server = createNetServer(onConnection);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
