@@ -80,7 +80,9 @@ export function unclearWhy(message: string, origin: string): string | undefined 
   if (RAW_WORDS.test(first) && !names) return 'network words without the endpoint or what it did';
   if (TYPE_ERROR.test(first) && !names) return 'a TypeError from reading a broken answer';
   const request = /\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/|watch stream|watch event|-> \d{3}/.test(first);
-  if (!names && !request) return 'names neither the endpoint nor a request and its answer';
+  // a conformance verdict on what the endpoint answered (harness/src/assert.ts)
+  const verdict = /Expected:[\s\S]*Actual:/.test(first);
+  if (!names && !request && !verdict) return 'names neither the endpoint, a request and its answer, nor what was expected';
   return undefined;
 }
 
@@ -187,7 +189,7 @@ export function judge(mode: FaultMode, dir: string, origin: string, requestTimeo
         const message = a.failureMessages[0] ?? '';
         if (/Test timed out in|Hook timed out in/.test(message)) r.hung.push(id);
         const why = unclearWhy(message, origin);
-        if (why) r.unclear.push({ id, why, message: (message.split('\n    at ')[0] ?? '').slice(0, 300) });
+        if (why) r.unclear.push({ id, why, message: (message.split('\n    at ')[0] ?? '').replace(/\s+/g, ' ').slice(0, 400) });
       } else {
         r.skipped++;
         if (!notes.skips[id]) r.skippedSilently.push(id);
