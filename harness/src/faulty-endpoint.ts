@@ -65,10 +65,20 @@ function chunk(s: string): string {
   return `${Buffer.byteLength(s).toString(16)}${CRLF}${s}${CRLF}`;
 }
 
-const LIST = JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] });
+const LIST = JSON.stringify({
+  kind: 'ConfigMapList',
+  apiVersion: 'v1',
+  metadata: { resourceVersion: '1' },
+  items: [],
+});
 const EVENT = `${JSON.stringify({
   type: 'ADDED',
-  object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'faulty-endpoint', namespace: 'default', resourceVersion: '1' }, data: {} },
+  object: {
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: 'faulty-endpoint', namespace: 'default', resourceVersion: '1' },
+    data: {},
+  },
 })}\n`;
 
 /** A complete, valid answer to a request (a watch gets a chunked stream that stays open). */
@@ -79,7 +89,11 @@ function validAnswer(watch: boolean): { head: string; body: string } {
       body: chunk(EVENT),
     };
   return {
-    head: head('200 OK', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(LIST)), connection: 'close' }),
+    head: head('200 OK', {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(LIST)),
+      connection: 'close',
+    }),
     body: LIST,
   };
 }
@@ -118,11 +132,21 @@ function plausible(requestHead: string, body: string, rv: () => number): string 
     out = { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(rv()) }, items: [] };
   }
   const text = JSON.stringify(out);
-  return head(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), connection: 'close' }) + text;
+  return (
+    head(status, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      connection: 'close',
+    }) + text
+  );
 }
 
-export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOptions = {}): Promise<FaultyEndpoint> {
-  if (!FAULT_MODES.includes(mode)) throw new Error(`unknown fault mode "${mode}" (${FAULT_MODES.join(', ')})`);
+export async function startFaultyEndpoint(
+  mode: FaultMode,
+  o: FaultyEndpointOptions = {},
+): Promise<FaultyEndpoint> {
+  if (!FAULT_MODES.includes(mode))
+    throw new Error(`unknown fault mode "${mode}" (${FAULT_MODES.join(', ')})`);
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let connections = 0;
@@ -168,10 +192,19 @@ export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOpti
         return;
       }
       case 'garbage':
-        socket.end(Buffer.concat([Buffer.from('\x00\x01\x02 this is not HTTP ~~ '), randomBytes(64), Buffer.from(CRLF + CRLF)]));
+        socket.end(
+          Buffer.concat([
+            Buffer.from('\x00\x01\x02 this is not HTTP ~~ '),
+            randomBytes(64),
+            Buffer.from(CRLF + CRLF),
+          ]),
+        );
         return;
       case 'half-closed':
-        socket.end(head('200 OK', { 'content-type': 'application/json', 'content-length': '1000' }) + '{"kind":"ConfigMapList","items":[');
+        socket.end(
+          head('200 OK', { 'content-type': 'application/json', 'content-length': '1000' }) +
+            '{"kind":"ConfigMapList","items":[',
+        );
         return;
       case 'closed':
         socket.end();
@@ -198,11 +231,20 @@ export async function startFaultyEndpoint(mode: FaultMode, o: FaultyEndpointOpti
       case 'bad-json':
         if (watch) {
           const cut = EVENT.slice(0, Math.floor(EVENT.length / 2));
-          socket.write(head('200 OK', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }) + chunk(cut));
+          socket.write(
+            head('200 OK', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }) +
+              chunk(cut),
+          );
           socket.end(`0${CRLF}${CRLF}`);
         } else {
           const body = '{"kind": "ConfigMapList", "items": [ not json';
-          socket.end(head('200 OK', { 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close' }) + body);
+          socket.end(
+            head('200 OK', {
+              'content-type': 'application/json',
+              'content-length': String(body.length),
+              connection: 'close',
+            }) + body,
+          );
         }
         return;
     }

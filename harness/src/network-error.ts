@@ -21,7 +21,6 @@ export interface ExchangeState {
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
 function printable(data: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes are what is shown escaped
   return JSON.stringify(data.slice(0, 40).replace(/[\x00-\x08\x0e-\x1f\x7f-\uffff]/g, '.'));
 }
 
@@ -41,7 +40,12 @@ export function describeNetworkError(e: unknown, s: ExchangeState, timedOut: boo
   const where = `${s.method} ${s.url}`;
   const inBody = s.phase === 'body';
   let what: string;
-  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || err.name === 'TimeoutError') {
+  if (
+    timedOut ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    err.name === 'TimeoutError'
+  ) {
     what = inBody
       ? `the response body from ${origin} did not complete within ${seconds(s.timeoutMs)}: the endpoint sent the status and headers, then stalled or trickled the body${received(s)}`
       : `no response headers from ${origin} within ${seconds(s.timeoutMs)}: the endpoint accepted the connection and did not finish the status line and headers (stalled, or answering too slowly)`;
@@ -61,7 +65,10 @@ export function describeNetworkError(e: unknown, s: ExchangeState, timedOut: boo
     what = `could not connect to ${origin} (TCP or TLS handshake did not complete: ${err.message})`;
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     what = `the host of ${origin} does not resolve (${err.message})`;
-  } else if (/ERR_SSL|CERT|SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/.test(code) || /certificate|TLS|SSL/i.test(err.message ?? '')) {
+  } else if (
+    /ERR_SSL|CERT|SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/.test(code) ||
+    /certificate|TLS|SSL/i.test(err.message ?? '')
+  ) {
     what = `TLS with ${origin} failed: ${err.message} (${code || err.name})`;
   } else {
     what = `${err.message || String(e)}${code ? ` (${code})` : err.name ? ` (${err.name})` : ''}`;

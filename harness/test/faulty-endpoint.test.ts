@@ -4,7 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCa, issue } from '../src/auth/pki.ts';
 import { Client } from '../src/client.ts';
-import { FAULT_MODES, type FaultMode, type FaultyEndpoint, startFaultyEndpoint } from '../src/faulty-endpoint.ts';
+import {
+  FAULT_MODES,
+  type FaultMode,
+  type FaultyEndpoint,
+  startFaultyEndpoint,
+} from '../src/faulty-endpoint.ts';
 import { WatchStream } from '../src/watch.ts';
 
 const TIMEOUT = 1_000;
@@ -22,7 +27,8 @@ const GET_SAYS: Record<FaultMode, RegExp | undefined> = {
   'half-closed': /closed the connection in the middle of the body/,
   closed: /closed the connection without answering/,
   slow: NO_HEADERS,
-  'bad-json': /GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/default\/configmaps -> 200: the body is declared application\/json but is not JSON/,
+  'bad-json':
+    /GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/default\/configmaps -> 200: the body is declared application\/json but is not JSON/,
   'watch-stall': undefined,
   'slow-watch': undefined,
   'bad-watch': undefined,
@@ -61,7 +67,10 @@ async function get(c: Client) {
 
 /** Open a watch and read two events (a healthy stream would give them or stay open). */
 async function watch(c: Client) {
-  const w = await WatchStream.open(c, { path: '/api/v1/namespaces/default/configmaps', connectTimeoutMs: TIMEOUT });
+  const w = await WatchStream.open(c, {
+    path: '/api/v1/namespaces/default/configmaps',
+    connectTimeoutMs: TIMEOUT,
+  });
   try {
     await w.next(TIMEOUT);
     await w.next(TIMEOUT);

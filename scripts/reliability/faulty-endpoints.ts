@@ -69,24 +69,32 @@ export function wallBoundS(cases: number, requestTimeoutS: number): number {
 
 const RAW_WORDS =
   /fetch failed|other side closed|This operation was aborted|socket hang up|read ECONNRESET|Response does not match the HTTP|UND_ERR_/;
-const TYPE_ERROR = /Cannot read propert|is not a function|is not iterable|of undefined|of null|^(Error: )?undefined$/m;
+const TYPE_ERROR =
+  /Cannot read propert|is not a function|is not iterable|of undefined|of null|^(Error: )?undefined$/m;
 
 /** Why a failure message does not say what happened (undefined when it does). */
 export function unclearWhy(message: string, origin: string): string | undefined {
   const first = message.split('\n    at ')[0] ?? '';
-  if (/Test timed out in|Hook timed out in/.test(first)) return 'hit the case timeout (the harness did not end it)';
+  if (/Test timed out in|Hook timed out in/.test(first))
+    return 'hit the case timeout (the harness did not end it)';
   if (!first.trim() || /^(Error: )?(undefined|null)?$/.test(first.trim())) return 'empty message';
   const names = first.includes(origin.replace(/^https?:\/\//, '')) || /the endpoint/.test(first);
   if (RAW_WORDS.test(first) && !names) return 'network words without the endpoint or what it did';
   if (TYPE_ERROR.test(first) && !names) return 'a TypeError from reading a broken answer';
-  const request = /\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/|watch stream|watch event|-> \d{3}/.test(first);
+  const request = /\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/|watch stream|watch event|-> \d{3}/.test(
+    first,
+  );
   // a conformance verdict on what the endpoint answered (harness/src/assert.ts)
   const verdict = /Expected:[\s\S]*Actual:/.test(first);
-  if (!names && !request && !verdict) return 'names neither the endpoint, a request and its answer, nor what was expected';
+  if (!names && !request && !verdict)
+    return 'names neither the endpoint, a request and its answer, nor what was expected';
   return undefined;
 }
 
-function runCli(args: string[], killAfterMs: number): Promise<{ code: number | null; killed: boolean; out: string }> {
+function runCli(
+  args: string[],
+  killAfterMs: number,
+): Promise<{ code: number | null; killed: boolean; out: string }> {
   return new Promise((res, rej) => {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env))
@@ -152,7 +160,14 @@ export async function runMode(mode: FaultMode, o: ModeOptions): Promise<ModeResu
 }
 
 /** Reads a report directory and judges one mode's run. */
-export function judge(mode: FaultMode, dir: string, origin: string, requestTimeoutS: number, wallS: number, killed: boolean): ModeResult {
+export function judge(
+  mode: FaultMode,
+  dir: string,
+  origin: string,
+  requestTimeoutS: number,
+  wallS: number,
+  killed: boolean,
+): ModeResult {
   const collected = readCases(join(dir, 'cases.jsonl')).map((c) => c.id);
   const results = readVitestJson(join(dir, 'results.json'));
   const notes = readCaseNotes(join(dir, 'case-notes.json'));
@@ -175,7 +190,12 @@ export function judge(mode: FaultMode, dir: string, origin: string, requestTimeo
     ok: false,
   };
   for (const file of results?.testResults ?? []) {
-    for (const a of file.assertionResults as { title: string; status: string; duration?: number | null; failureMessages: string[] }[]) {
+    for (const a of file.assertionResults as {
+      title: string;
+      status: string;
+      duration?: number | null;
+      failureMessages: string[];
+    }[]) {
       const id = caseIdOf(a.title);
       seen.add(id);
       const ms = a.duration ?? 0;
@@ -189,7 +209,12 @@ export function judge(mode: FaultMode, dir: string, origin: string, requestTimeo
         const message = a.failureMessages[0] ?? '';
         if (/Test timed out in|Hook timed out in/.test(message)) r.hung.push(id);
         const why = unclearWhy(message, origin);
-        if (why) r.unclear.push({ id, why, message: (message.split('\n    at ')[0] ?? '').replace(/\s+/g, ' ').slice(0, 400) });
+        if (why)
+          r.unclear.push({
+            id,
+            why,
+            message: (message.split('\n    at ')[0] ?? '').replace(/\s+/g, ' ').slice(0, 400),
+          });
       } else {
         r.skipped++;
         if (!notes.skips[id]) r.skippedSilently.push(id);
@@ -226,11 +251,18 @@ export function table(results: ModeResult[]): string {
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const lines = rows.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
   for (const r of results)
-    for (const u of r.unclear.slice(0, 3)) lines.push(`  ${r.mode}: unclear (${u.why}): ${u.id}: ${u.message}`);
+    for (const u of r.unclear.slice(0, 3))
+      lines.push(`  ${r.mode}: unclear (${u.why}): ${u.id}: ${u.message}`);
   for (const r of results) if (r.hung.length) lines.push(`  ${r.mode}: hung: ${r.hung.join(', ')}`);
-  for (const r of results) if (r.missing.length) lines.push(`  ${r.mode}: no result: ${r.missing.join(', ')}`);
+  for (const r of results)
+    if (r.missing.length) lines.push(`  ${r.mode}: no result: ${r.missing.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -280,7 +312,10 @@ async function main(argv: string[]): Promise<number> {
     results.push(r);
   }
   mkdirSync(o.reportDir, { recursive: true });
-  writeFileSync(join(o.reportDir, 'faulty-endpoints.json'), `${JSON.stringify({ options: o, results }, null, 2)}\n`);
+  writeFileSync(
+    join(o.reportDir, 'faulty-endpoints.json'),
+    `${JSON.stringify({ options: o, results }, null, 2)}\n`,
+  );
   process.stdout.write(`\n${table(results)}\nreports: ${o.reportDir}\n`);
   return results.every((r) => r.ok) ? 0 : 1;
 }

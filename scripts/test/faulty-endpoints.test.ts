@@ -17,7 +17,10 @@ describe('the faulty-endpoint judge of failure messages', () => {
     ['SocketError: other side closed', 'network words'],
     ['AbortError: This operation was aborted', 'network words'],
     ["TypeError: Cannot read properties of undefined (reading 'items')", 'TypeError'],
-    ['Error: Test timed out in 30000ms.\nIf this is a long-running test, pass a timeout value', 'case timeout'],
+    [
+      'Error: Test timed out in 30000ms.\nIf this is a long-running test, pass a timeout value',
+      'case timeout',
+    ],
     ['Error: undefined', 'empty'],
     ['AssertionError: expected false to be true', 'names neither'],
   ])('%j is unclear (%s)', (message, why) => {
