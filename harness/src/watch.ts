@@ -144,11 +144,14 @@ export class WatchStream {
     }
   }
 
-  /** Why no event came: a silent stream, or one trickling bytes that never make a document. */
+  /**
+   * Why no event came: a silent stream, or one trickling bytes that never make a document. Both
+   * start "no watch event within" (suites/watch/support.ts's readFor takes that for a quiet end).
+   */
   private silence(timeoutMs: number): string {
     const partial = this.buffer.trim();
     return partial
-      ? `no complete watch event within ${timeoutMs} ms on ${this.where()}: the stream is open and ${Buffer.byteLength(this.buffer)} bytes of an unfinished event document arrived (the endpoint is sending too slowly or stalled mid-event; ${this.events.length} events before): ${JSON.stringify(partial.slice(0, 80))}`
+      ? `no watch event within ${timeoutMs} ms on ${this.where()}: the stream is open and ${Buffer.byteLength(this.buffer)} bytes of an unfinished event document arrived (the endpoint is sending too slowly or stalled mid-event; ${this.events.length} events before): ${JSON.stringify(partial.slice(0, 80))}`
       : `no watch event within ${timeoutMs} ms on ${this.where()}: the stream is open and silent (${this.events.length} events received so far, ${this.bytes} bytes in all)`;
   }
 

@@ -42,10 +42,10 @@ const WATCH_SAYS: Record<FaultMode, RegExp> = {
   garbage: /answered bytes that are not HTTP\/1\.1/,
   'half-closed': /watch stream broke: .*closed the connection in the middle of the body/,
   closed: /closed the connection without answering/,
-  slow: /no complete watch event within 1000 ms .* unfinished event document arrived/,
+  slow: /no watch event within 1000 ms .* unfinished event document arrived/,
   'bad-json': /ended the stream in the middle of an event document/,
   'watch-stall': /no watch event within 1000 ms .* the stream is open and silent/,
-  'slow-watch': /no complete watch event within 1000 ms .* unfinished event document arrived/,
+  'slow-watch': /no watch event within 1000 ms .* unfinished event document arrived/,
   'bad-watch': /ended the stream in the middle of an event document/,
 };
 
