@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { withCause } from '../src/case.ts';
 import { Client } from '../src/client.ts';
 import { dialect } from '../src/dialect.ts';
 import { ExecCredentialSource } from '../src/exec-credential.ts';
@@ -202,5 +204,28 @@ describe('the client never hangs', () => {
     const s = await WatchStream.open(c, { path: '/watch-silent' });
     await expect(s.next(300)).rejects.toThrow(/no watch event within 300 ms/);
     s.close();
+  });
+});
+
+describe('a failing property says what its case met', () => {
+  it('fast-check\'s "Property failed" error carries its cause\'s message, once, in the message and the stack', async () => {
+    let caught: unknown;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(), async () => {
+          throw new Error('GET http://127.0.0.1:1/api: connection reset by the endpoint');
+        }),
+        { numRuns: 1 },
+      );
+    } catch (e) {
+      caught = withCause(e);
+    }
+    const e = caught as Error;
+    expect(e.message).toMatch(/^Property failed/);
+    expect(e.message.split('connection reset by the endpoint').length - 1).toBe(1);
+    expect(e.stack?.split('connection reset by the endpoint').length).toBe(2);
+    const plain = new Error('plain');
+    expect(withCause(plain)).toBe(plain);
+    expect(plain.message).toBe('plain');
   });
 });
