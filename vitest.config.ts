@@ -26,6 +26,17 @@ export default defineConfig({
           pool: 'threads',
         },
       },
+      {
+        // every suite again, against pairs of reference servers on one etcd (requests alternate)
+        test: {
+          name: 'suites-etcd',
+          include: ['suites/**/*.test.ts'],
+          globalSetup: ['scripts/embedded-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          pool: 'threads',
+        },
+      },
     ],
   },
 });

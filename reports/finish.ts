@@ -54,7 +54,10 @@ export interface ShardInfo {
 }
 
 export interface RunMeta {
+  /** The endpoints in words (several joined with ", "). */
   endpoint?: string;
+  /** Every endpoint the requests went to (several: they alternated between them). */
+  endpoints?: string[];
   dialect: string;
   expectations: ExpectationsInfo | null;
   selection: Selection;
@@ -81,6 +84,8 @@ export interface Summary extends RunCounts {
   retried: { id: string; retries: number; outcome: string }[];
   fileErrors: { file: string; message: string }[];
   endpoint: string | null;
+  /** Every endpoint of the run; with several, the requests alternated between them. */
+  endpoints: string[];
   dialect: string;
   implementation: string | null;
   expectations: ExpectationsInfo | null;
@@ -122,7 +127,9 @@ export async function finishReport(
   const rows = buildMatrix(root, cases, outcomesOf(caseResults), notesOf(caseResults));
   const implementation = meta.expectations?.implementation ?? null;
   const subtitle = [
-    `endpoint ${meta.endpoint ?? '(none)'}`,
+    (meta.endpoints?.length ?? 0) > 1
+      ? `endpoints ${meta.endpoints!.join(', ')} (requests alternated)`
+      : `endpoint ${meta.endpoint ?? '(none)'}`,
     `dialect ${meta.dialect}`,
     meta.expectations?.path ? `expectations ${meta.expectations.path}` : 'no expectations file',
     meta.selection.areas.length ? `areas ${meta.selection.areas.join(', ')}` : '',
@@ -184,6 +191,7 @@ export async function finishReport(
       .map((r) => ({ id: r.id, retries: r.retries!, outcome: r.outcome })),
     fileErrors: errors,
     endpoint: meta.endpoint ?? null,
+    endpoints: meta.endpoints ?? (meta.endpoint ? [meta.endpoint] : []),
     dialect: meta.dialect,
     implementation,
     expectations: meta.expectations,
@@ -218,6 +226,7 @@ export function summaryText(s: Summary, dir: string, wallSeconds: number): strin
     lines.push(`  retried  ${r.id}: ${r.retries} time${r.retries === 1 ? '' : 's'}, then ${r.outcome}`);
   if (existsSync(join(dir, 'html', 'index.html')))
     lines.push(`Allure report: ${join(dir, 'html', 'index.html')} (serve over http)`);
+  if (s.endpoints.length > 1) lines.push(`Endpoints:     ${s.endpoints.join(', ')} (requests alternated between them)`);
   lines.push(`Matrix:        ${join(dir, 'matrix.html')}`);
   if (existsSync(join(dir, 'junit.xml'))) lines.push(`JUnit:         ${join(dir, 'junit.xml')}`);
   lines.push(`Summary:       ${join(dir, 'summary.json')}`);

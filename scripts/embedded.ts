@@ -37,6 +37,7 @@
 // `orch-conformance run` (scripts/run.ts, so `npm run conformance` too) and the `suites`
 // project of `npm test` (scripts/embedded-setup.ts) both start them here and hand them to the
 // suites as ORCH_* variables (ORCH_ENDPOINT ..., ORCH_EXTRA_TARGETS, ORCH_EMBEDDED=1).
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,6 +49,8 @@ import { DEFAULT_AUTH_METHODS, type Declared, type ExtraTargetSpec } from '../ha
 import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+import { startEtcd } from '../reference/src/etcd-process.ts';
+import { generateCertificate } from '../reference/src/http/tls.ts';
 import {
   DEFAULT_ENABLED,
   enabledPlugins,
@@ -218,9 +221,24 @@ function declaredEnv(d: Declared): Record<string, string> {
   return env;
 }
 
-/** Starts the embedded servers (HTTPS, in memory). */
-export async function startEmbedded(): Promise<Embedded> {
+export interface EmbeddedOptions {
+  /**
+   * Every embedded server is two reference servers on one real etcd (each pair under its own
+   * key prefix), with one serving certificate and one admin token: the suites alternate their
+   * requests between the two (harness `--endpoint A --endpoint B`).
+   */
+  etcd?: boolean;
+}
+
+/** Starts the embedded servers (HTTPS; in memory, or pairs on a private etcd). */
+export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedded> {
   const built: OrchServer[] = [];
+  /** With etcd: the second server of each pair, by the first's index. */
+  const replicas: OrchServer[] = [];
+  const etcd = opts.etcd ? await startEtcd() : undefined;
+  const shared = opts.etcd
+    ? { cert: await generateCertificate(), adminToken: `embedded-${randomUUID()}` }
+    : undefined;
   const declared: Declared[] = [];
   // the authentication fixtures, and the issuer and webhook the harness serves for them
   const fixturesDir = mkdtempSync(join(tmpdir(), 'orch-auth-fixtures-'));
@@ -241,7 +259,7 @@ export async function startEmbedded(): Promise<Embedded> {
       const variant = spec.auth === 'oidc-sub' ? spec.auth : undefined;
       const authOptions = spec.auth ? parseServeArgs(serverFlags(fixtures, variant))!.options : {};
       const auditLog = spec.auditLog ? join(fixturesDir, `${spec.name}-audit.jsonl`) : undefined;
-      const s = await build({
+      const options: ServerOptionsInput = {
         ...authOptions,
         inMemory: true,
         tls: true,
@@ -250,25 +268,51 @@ export async function startEmbedded(): Promise<Embedded> {
         ...spec.options,
         ...(auditLog ? { auditLogPath: auditLog } : {}),
         ...spec.configure?.({ dir: admissionDir, imagePolicy }),
-      });
+        ...(etcd && shared
+          ? {
+              etcdServers: [etcd.url],
+              etcdPrefix: `/registry-${spec.name}`,
+              // a declared history window is etcd's too: compacted every half window, a version
+              // superseded a window ago is gone for lists as it is for watches
+              ...(spec.options.historySeconds
+                ? { etcdCompactionIntervalMs: spec.options.historySeconds * 500 }
+                : {}),
+              tlsKey: shared.cert.key,
+              tlsCert: shared.cert.cert,
+              tlsCa: shared.cert.ca,
+              adminToken: shared.adminToken,
+            }
+          : {}),
+      };
+      const s = await build(options);
       built.push(s);
+      if (etcd) {
+        const r = await build(options);
+        replicas[built.length - 1] = r;
+        await r.listen();
+      }
       declared.push({
         ...declaredOf(s),
-        ...(spec.auth ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS } : {}),
+        ...(spec.auth
+          ? { authFixtures: fixturesDir, authMethods: variant ? [variant] : DEFAULT_AUTH_METHODS }
+          : {}),
         ...(auditLog ? { auditLog } : {}),
       });
       await s.listen();
     }
   } catch (e) {
-    await Promise.all(built.map((s) => s.close().catch(() => undefined)));
+    await Promise.all([...built, ...replicas].map((s) => s?.close().catch(() => undefined)));
     await stopCallbacks();
+    await etcd?.stop();
     throw e;
   }
+  /** The URLs of a server: one, or the pair's two (comma-separated, as ORCH_ENDPOINT takes them). */
+  const urlsOf = (i: number) => [built[i]!.url!, ...(replicas[i] ? [replicas[i]!.url!] : [])].join(',');
   const [main, ...extra] = built as [OrchServer, ...OrchServer[]];
   const env: Record<string, string> = {
     // what a user's shell may hold about another target is blanked, not inherited
     ...Object.fromEntries(EMBEDDED_OWNS.map((k) => [k, ''])),
-    ORCH_ENDPOINT: main.url!,
+    ORCH_ENDPOINT: urlsOf(0),
     ORCH_TOKEN: main.adminToken,
     ORCH_CA: main.caPem!,
     ORCH_EMBEDDED: '1',
@@ -280,7 +324,7 @@ export async function startEmbedded(): Promise<Embedded> {
         (s, i): ExtraTargetSpec => ({
           name: EMBEDDED_SERVERS[i + 1]!.name,
           about: EMBEDDED_SERVERS[i + 1]!.about,
-          url: s.url!,
+          url: urlsOf(i + 1),
           token: s.adminToken,
           ca: s.caPem,
           declared: declared[i + 1]!,
@@ -290,14 +334,17 @@ export async function startEmbedded(): Promise<Embedded> {
   };
   return {
     env,
-    servers: built.map((s, i) => ({
+    servers: built.map((_s, i) => ({
       name: EMBEDDED_SERVERS[i]!.name,
-      about: EMBEDDED_SERVERS[i]!.about,
-      url: s.url!,
+      about:
+        EMBEDDED_SERVERS[i]!.about +
+        (etcd ? ` (two servers on etcd ${etcd.url}, prefix /registry-${EMBEDDED_SERVERS[i]!.name})` : ''),
+      url: urlsOf(i),
     })),
     close: async () => {
-      await Promise.all(built.map((s) => s.close()));
+      await Promise.all([...built, ...replicas].map((s) => s?.close()));
       await stopCallbacks();
+      await etcd?.stop();
     },
   };
 }

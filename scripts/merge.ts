@@ -163,6 +163,7 @@ export async function merge(argv: string[]): Promise<number> {
     out,
     {
       endpoint: endpoints.join(', ') || undefined,
+      endpoints: [...new Set(summaries.flatMap((s) => s.endpoints ?? (s.endpoint ? [s.endpoint] : [])))],
       dialect: first.dialect,
       expectations: first.expectations,
       selection: { ...first.selection, shard: null },

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadExpectations } from '../harness/src/expectations.ts';
 import { REQUEST_TIMEOUT_ENV } from '../harness/src/client.ts';
-import { resolveTarget } from '../harness/src/target.ts';
+import { parseEndpointList } from '../harness/src/endpoints.ts';
+import { resolveTarget, targetUrls } from '../harness/src/target.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { loadAuthFixtures } from '../harness/src/auth/fixtures.ts';
 import { DECLARE_ENV, declaredFromEnv, parseAuthMethods, parseGates, parsePluginList } from '../harness/src/targets.ts';
@@ -38,6 +39,10 @@ Target (flags win over ORCH_* environment variables, which win over a kubeconfig
 with none of --endpoint, --kubeconfig, ORCH_ENDPOINT, ORCH_KUBECONFIG an embedded
 reference server is started):
   --endpoint URL          API server URL                        (ORCH_ENDPOINT)
+                          repeat it (or give ORCH_ENDPOINT=URL,URL,...) for several
+                          servers of one API, e.g. replicas on one store: every request
+                          and watch goes to the next endpoint in turn, the credentials
+                          below serve each, and a failure names the endpoint that answered
   --token TOKEN           bearer token                          (ORCH_TOKEN)
   --token-file FILE       bearer token read from a file
   --cert FILE --key FILE  client certificate and key (PEM)      (ORCH_CLIENT_CERT, ORCH_CLIENT_KEY)
@@ -88,6 +93,9 @@ declaration they probe what a probe can prove, else skip saying what to declare)
   run starts more reference servers (short windows; the WatchList gate off; trusting the
   authentication fixtures, twice; the off-by-default admission plugins on;
   NamespaceAutoProvision on; AlwaysDeny on) and routes the cases that need them there.
+  --etcd                  every embedded server is two reference servers on one private etcd
+                          (Debian's etcd-server, started and stopped by the run); the
+                          cases alternate their requests between the two
 Node agent configuration (the node-agent-config area; no API server is used):
   --node-config-validator CMD
                           command that validates a node agent configuration file: it gets
@@ -124,6 +132,8 @@ Examples:
   orch-conformance run
   orch-conformance run --area watch,chunking --runs 200
   orch-conformance run --case crud/create --report out/crud
+  orch-conformance run --endpoint http://127.0.0.1:8081 --endpoint http://127.0.0.1:8082 \\
+      --token "$TOKEN" --area watch
   orch-conformance run --kubeconfig ~/.kube/config --dialect kubernetes \\
       --expect expectations/kubernetes-1.28.yaml
   orch-conformance run --shard 1/2 --report out/shard-1
@@ -155,7 +165,8 @@ function areaList(): string {
 
 export interface RunOptions {
   target: {
-    endpoint?: string;
+    /** The --endpoint URLs, in order (several: the requests alternate between them). */
+    endpoints?: string[];
     token?: string;
     tokenFile?: string;
     cert?: string;
@@ -166,6 +177,8 @@ export interface RunOptions {
     context?: string;
   };
   dialect?: 'orch' | 'kubernetes';
+  /** The embedded servers as pairs of reference servers on a private etcd. */
+  etcd?: boolean;
   /** What the target is declared to do (flags; the ORCH_* variables reach the suites as they are). */
   declared: {
     historySeconds?: number;
@@ -204,7 +217,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
     ({ values } = parseArgs({
       args: argv,
       options: {
-        endpoint: { type: 'string' },
+        endpoint: { type: 'string', multiple: true },
         token: { type: 'string' },
         'token-file': { type: 'string' },
         cert: { type: 'string' },
@@ -234,6 +247,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         expect: { type: 'string' },
         report: { type: 'string' },
         'no-html': { type: 'boolean' },
+        etcd: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -244,8 +258,9 @@ export function parseRunArgs(argv: string[]): RunOptions {
   }
   const str = (k: string) => values[k] as string | undefined;
   const opts: RunOptions = {
+    etcd: values.etcd === true ? true : undefined,
     target: {
-      endpoint: str('endpoint'),
+      endpoints: values.endpoint as string[] | undefined,
       token: str('token'),
       tokenFile: str('token-file'),
       cert: str('cert'),
@@ -267,6 +282,13 @@ export function parseRunArgs(argv: string[]): RunOptions {
     help: values.help === true,
   };
   if (opts.help) return opts;
+  if (opts.target.endpoints) {
+    try {
+      opts.target.endpoints = parseEndpointList(opts.target.endpoints, '--endpoint');
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
   const dialect = str('dialect');
   if (dialect !== undefined) {
     if (dialect !== 'orch' && dialect !== 'kubernetes')
@@ -434,6 +456,11 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   return env;
 }
 
+/** The run's endpoints in words: one URL, or several that the requests alternate between. */
+function endpointsText(urls: string[]): string {
+  return urls.length > 1 ? `${urls.join(' and ')}, requests alternating` : (urls[0] ?? '(none)');
+}
+
 /** One line naming what is declared about an endpoint given by the user (nothing when nothing is). */
 function declaredText(env: NodeJS.ProcessEnv): string {
   const set = Object.values(DECLARE_ENV).filter((k) => env[k]);
@@ -487,8 +514,8 @@ export async function run(argv: string[]): Promise<number> {
   let stop: (() => Promise<void>) | undefined;
   const t = opts.target;
   try {
-    if (t.endpoint || t.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
-      if (t.endpoint) env.ORCH_ENDPOINT = t.endpoint;
+    if (t.endpoints || t.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
+      if (t.endpoints) env.ORCH_ENDPOINT = t.endpoints.join(',');
       if (t.token) env.ORCH_TOKEN = t.token;
       if (t.tokenFile) env.ORCH_TOKEN = readFileSync(t.tokenFile, 'utf8').trim();
       if (t.cert) env.ORCH_CLIENT_CERT = resolve(t.cert);
@@ -498,7 +525,7 @@ export async function run(argv: string[]): Promise<number> {
       if (t.kubeconfig) env.ORCH_KUBECONFIG = resolve(t.kubeconfig);
       if (t.context) env.ORCH_CONTEXT = t.context;
       // the suites resolve the same way: a bad kubeconfig or URL is reported once, here
-      env.ORCH_ENDPOINT = resolveTarget({}, env).url;
+      env.ORCH_ENDPOINT = targetUrls(resolveTarget({}, env)).join(',');
       const d = declaredFromEnv(env); // and a malformed ORCH_HISTORY_SECONDS ... too
       if (d.authFixtures) {
         // the target verifies id_tokens against the issuer, and asks the webhook, during the run
@@ -512,7 +539,7 @@ export async function run(argv: string[]): Promise<number> {
         );
       const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();
-      const embedded = await startEmbedded();
+      const embedded = await startEmbedded({ etcd: opts.etcd });
       const ms = (performance.now() - s0).toFixed(0);
       process.stdout.write(`embedded reference servers (ready in ${ms} ms):\n`);
       for (const s of embedded.servers) process.stdout.write(`  ${s.name.padEnd(13)} ${s.url}  ${s.about}\n`);
@@ -529,6 +556,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const reportDir = opts.reportDir;
+  let endpoints: string[] = [];
   let vitestExitCode: number | null;
   let seconds: number;
   try {
@@ -538,8 +566,9 @@ export async function run(argv: string[]): Promise<number> {
     writeFileSync(casesFile, '');
     env.ORCH_MANIFEST_OUT = casesFile;
     const sel = opts.selection;
+    endpoints = (env.ORCH_ENDPOINT ?? '').split(',').filter(Boolean);
     process.stdout.write(
-      `orch conformance: ${env.ORCH_ENDPOINT} (dialect ${env.ORCH_DIALECT ?? 'orch'})` +
+      `orch conformance: ${endpointsText(endpoints)} (dialect ${env.ORCH_DIALECT ?? 'orch'})` +
         `${sel.areas.length ? `, areas ${sel.areas.join(',')}` : ''}${sel.cases.length ? `, cases ${sel.cases.join(',')}` : ''}` +
         `${sel.shard ? `, shard ${sel.shard}` : ''}${opts.expect ? `, expectations ${opts.expect}` : ''}` +
         `${opts.runs ? `, ${opts.runs} runs` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''}\n` +
@@ -564,7 +593,8 @@ export async function run(argv: string[]): Promise<number> {
     ROOT,
     reportDir,
     {
-      endpoint: env.ORCH_ENDPOINT,
+      endpoint: endpoints.join(', ') || undefined,
+      endpoints,
       dialect: env.ORCH_DIALECT ?? 'orch',
       expectations: expectationsInfo(opts.expect ?? null, expectations),
       selection: opts.selection,

@@ -1,12 +1,14 @@
 // Declaring a conformance case: its id, title and spec place, run as a vitest test with
 // Allure labels, expectations applied from outside the test, and skips that say why. A case
 // that needs more of a server than the API (`needs`) runs against a target that meets them
-// (targets.ts): on the embedded run that is always one of its servers.
+// (targets.ts): on the embedded run that is always one of its servers. Against a target with
+// several endpoints, a failure lists the case's last requests and the endpoint that took each.
 import { appendFileSync } from 'node:fs';
 import * as allure from 'allure-js-commons';
 import { test } from 'vitest';
 import { setCurrentPlace } from './assert.ts';
 import type { Client } from './client.ts';
+import { namingEndpoints } from './endpoints.ts';
 import { expectationFor } from './expectations.ts';
 import { sessionExpectations } from './session.ts';
 import { type CaseDef, DOCS, describePlace } from './spec.ts';
@@ -27,6 +29,11 @@ export interface CaseOptions {
   timeout?: number;
   /** What the case needs of a server beyond the API; it runs against a target that meets it. */
   needs?: Needs;
+  /**
+   * The requirement is about one server's own state (a cache, its metrics), not the API's:
+   * on a target with several endpoints every request of the case goes to one of them.
+   */
+  oneServer?: boolean;
 }
 
 /**
@@ -105,20 +112,25 @@ export function conformance(
       );
     setCurrentPlace(def);
     try {
-      await fn({
-        client: where.client,
-        target: where.target,
-        skip: (reason: string) => {
-          ctx.skip(reason);
-          throw new Error('unreachable');
-        },
-        step: (n, b) =>
-          reporting
-            ? (allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>)
-            : Promise.resolve().then(b),
-      });
-    } catch (e) {
-      throw withCause(e);
+      const endpoints = where.client.endpoints;
+      await namingEndpoints(endpoints, () =>
+        (opts.oneServer ? endpoints.pinned.bind(endpoints) : (b: () => Promise<void>) => b())(() =>
+          fn({
+            client: where.client,
+            target: where.target,
+            skip: (reason: string) => {
+              ctx.skip(reason);
+              throw new Error('unreachable');
+            },
+            step: (n, b) =>
+              reporting
+                ? (allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>)
+                : Promise.resolve().then(b),
+          }).catch((e: unknown) => {
+            throw withCause(e);
+          }),
+        ),
+      );
     } finally {
       setCurrentPlace(undefined);
     }

@@ -1,8 +1,11 @@
 // The suites' HTTP client (undici). It never throws on a non-2xx answer: it returns status,
 // headers, body and the parsed `Status`. Every request has a timeout, so a stalled, reset or
-// garbage-speaking endpoint ends a case with a clear failure instead of a hang.
+// garbage-speaking endpoint ends a case with a clear failure instead of a hang. A target with
+// several endpoints gets each request at the next one (endpoints.ts); then an answer names the
+// endpoint that gave it.
 import { Agent, type Dispatcher, request } from 'undici';
 import { type Dialect, dialect } from './dialect.ts';
+import { Endpoints } from './endpoints.ts';
 import { describeNetworkError, type ExchangeState } from './network-error.ts';
 import type { Target } from './target.ts';
 
@@ -26,6 +29,8 @@ export interface Response {
   json: any;
   /** The body when it is a `Status` object. */
   statusObj?: StatusObject;
+  /** The endpoint that answered (set when the target has several). */
+  endpoint?: string;
   /** First value of a header (case-insensitive). */
   header(name: string): string | undefined;
   /** All values of a header, split on commas where the header is a list. */
@@ -64,11 +69,14 @@ export function requestTimeoutMs(asked: number = DEFAULT_TIMEOUT_MS, env: NodeJS
 
 export class Client {
   readonly d: Dialect;
+  /** The target's endpoints: its shared rotation, or this client's own single one. */
+  readonly endpoints: Endpoints;
   private agent: Agent;
   private agentCert?: string;
 
   constructor(readonly target: Target) {
     this.d = dialect(target.dialect);
+    this.endpoints = target.endpoints ?? new Endpoints([target.url]);
     this.agent = this.makeAgent(target.cert, target.key);
     this.agentCert = target.cert;
   }
@@ -91,9 +99,9 @@ export class Client {
     return this.agent;
   }
 
-  /** Builds the full URL of a spec path (dialect-mapped) with a query string. */
-  url(path: string, query?: RequestOptions['query']): string {
-    const u = new URL(this.d.w(path), this.target.url);
+  /** Builds the full URL of a spec path (dialect-mapped) with a query string, at `base` (default: the first endpoint). */
+  url(path: string, query?: RequestOptions['query'], base: string = this.target.url): string {
+    const u = new URL(this.d.w(path), base);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (v === undefined) continue;
       for (const x of Array.isArray(v) ? v : [v]) u.searchParams.append(k, this.d.w(String(x)));
@@ -140,7 +148,9 @@ export class Client {
     for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = Array.isArray(v) ? v.map((x) => this.d.w(x)) : this.d.w(v);
     const timeout = requestTimeoutMs(o.timeoutMs);
     const method = (o.method ?? 'GET').toUpperCase();
-    const url = this.url(o.path, o.query);
+    const use = this.endpoints.take(`${method} ${o.path}`);
+    const at = this.endpoints.several ? ` at ${use.url}` : '';
+    const url = this.url(o.path, o.query, use.url);
     const state: ExchangeState = { method, url, timeoutMs: timeout, startedAt: Date.now(), phase: 'head' };
     const signal = AbortSignal.timeout(timeout);
     let status: number;
@@ -165,9 +175,12 @@ export class Client {
         state.bodyBytes += (c as Buffer).length;
       }
     } catch (e) {
-      throw new Error(describeNetworkError(e, state, signal.aborted));
+      const why = describeNetworkError(e, state, signal.aborted);
+      use.answer = `no answer (${why})`;
+      throw new Error(`${method} ${o.path}: no answer${at} (${why})`);
     }
-    return makeResponse(method, o.path, status, resHeaders, Buffer.concat(chunks), this.d, url);
+    use.answer = String(status);
+    return makeResponse(method, o.path, status, resHeaders, Buffer.concat(chunks), this.d, this.endpoints.several ? use.url : undefined, url);
   }
 
   get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'GET' });
@@ -191,6 +204,7 @@ export function makeResponse(
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
   d: Dialect,
+  endpoint?: string,
   /** The full URL, named when the body is broken. */
   url?: string,
 ): Response {
@@ -218,6 +232,7 @@ export function makeResponse(
     text,
     json,
     statusObj,
+    ...(endpoint ? { endpoint } : {}),
     header: (n) => {
       const v = lower[n.toLowerCase()];
       return Array.isArray(v) ? v[0] : v;
@@ -230,7 +245,7 @@ export function makeResponse(
     describe: () => {
       if (jsonError) return jsonError;
       const s = statusObj ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}` : ` ${text.slice(0, 200)}`;
-      return `${method} ${path} -> ${status}${s}`;
+      return `${method} ${path} -> ${status}${s}${endpoint ? ` (answered by ${endpoint})` : ''}`;
     },
   };
   if (jsonError) {

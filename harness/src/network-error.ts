@@ -31,13 +31,15 @@ function received(s: ExchangeState): string {
   return parts.length ? ` (received ${parts.join(', ')})` : '';
 }
 
-/** One sentence for a failed exchange; `timedOut` when the harness's own deadline ended it. */
+/**
+ * One sentence for a failed exchange (the caller names the request); `timedOut` when the
+ * harness's own deadline ended it.
+ */
 export function describeNetworkError(e: unknown, s: ExchangeState, timedOut: boolean): string {
   const err = (e ?? {}) as Error & { code?: string; data?: string; cause?: unknown };
   const code = err.code ?? (err.cause as { code?: string } | undefined)?.code ?? '';
   const origin = safeOrigin(s.url);
   const elapsed = Date.now() - s.startedAt;
-  const where = `${s.method} ${s.url}`;
   const inBody = s.phase === 'body';
   let what: string;
   if (
@@ -73,7 +75,7 @@ export function describeNetworkError(e: unknown, s: ExchangeState, timedOut: boo
   } else {
     what = `${err.message || String(e)}${code ? ` (${code})` : err.name ? ` (${err.name})` : ''}`;
   }
-  return `${where}: ${what}, after ${elapsed} ms`;
+  return `${what}, after ${elapsed} ms`;
 }
 
 function safeOrigin(url: string): string {

@@ -1,14 +1,23 @@
 // Where the suites send their requests: URL and credentials from CLI flags, environment
 // (ORCH_*), or a kubeconfig file (bearer token, token file, client certificate and key,
-// CA bundle or skip-verify, exec credential plugins).
+// CA bundle or skip-verify, exec credential plugins). A target may have several URLs, servers
+// of one API (replicas on one store): the same credentials go to each, and the requests
+// alternate between them (endpoints.ts).
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { DialectName } from './dialect.ts';
+import { Endpoints, parseEndpointList } from './endpoints.ts';
 import { type ExecConfig, ExecCredentialSource } from './exec-credential.ts';
 
 export interface Target {
+  /** The API's endpoint; with several, the first of them. */
   url: string;
+  /**
+   * Several endpoints of the API, `url` first: each request and watch takes the next one.
+   * Clients made from one target share it (one rotation per target). Absent: `url` alone.
+   */
+  endpoints?: Endpoints;
   token?: string;
   /** PEM client certificate and key. */
   cert?: string;
@@ -22,7 +31,8 @@ export interface Target {
 }
 
 export interface TargetFlags {
-  endpoint?: string;
+  /** One URL, several (a repeated --endpoint), or a comma-separated list. */
+  endpoint?: string | string[];
   token?: string;
   tokenFile?: string;
   cert?: string;
@@ -43,8 +53,11 @@ export function resolveTarget(flags: TargetFlags = {}, env: NodeJS.ProcessEnv = 
   const kubeconfig = flags.kubeconfig ?? env.ORCH_KUBECONFIG;
   let t: Target = { url: '', dialect: dialectName };
   if (kubeconfig) t = { ...fromKubeconfig(kubeconfig, flags.context ?? env.ORCH_CONTEXT), dialect: dialectName };
-  const url = flags.endpoint ?? env.ORCH_ENDPOINT;
-  if (url) t.url = url;
+  let urls: string[] | undefined;
+  if (flags.endpoint !== undefined) urls = parseEndpointList(flags.endpoint, '--endpoint');
+  else if (env.ORCH_ENDPOINT) urls = parseEndpointList(env.ORCH_ENDPOINT, 'ORCH_ENDPOINT');
+  if (urls) t.url = urls[0]!;
+  if (urls && urls.length > 1) t.endpoints = new Endpoints(urls);
   const token = flags.token ?? env.ORCH_TOKEN ?? (flags.tokenFile ? read(flags.tokenFile).trim() : undefined);
   if (token) t.token = token;
   const cert = flags.cert ?? env.ORCH_CLIENT_CERT;
@@ -55,8 +68,13 @@ export function resolveTarget(flags: TargetFlags = {}, env: NodeJS.ProcessEnv = 
   if (ca) t.ca = pemOrFile(ca);
   if (flags.insecure || env.ORCH_INSECURE === '1' || env.ORCH_INSECURE === 'true') t.insecure = true;
   if (!t.url) throw new Error('no endpoint: pass --endpoint URL, set ORCH_ENDPOINT, or give a kubeconfig');
-  new URL(t.url); // throws on a malformed URL
+  if (!urls) parseEndpointList(t.url, 'kubeconfig server'); // throws on a malformed URL
   return t;
+}
+
+/** Every URL of a target, the one it sends to first leading. */
+export function targetUrls(t: Target): readonly string[] {
+  return t.endpoints?.urls ?? [t.url];
 }
 
 function pemOrFile(v: string): string {
@@ -97,6 +115,7 @@ export function fromKubeconfig(path: string, contextName?: string): Omit<Target,
     const config = extensions.find((e) =>
       ['client.authentication.orch.io/exec', 'client.authentication.k8s.io/exec'].includes(String(e?.name)),
     )?.extension;
+    // the plugin learns the kubeconfig's cluster; its credential serves every endpoint of the run
     t.exec = new ExecCredentialSource(user.exec as ExecConfig, base, {
       server: t.url,
       'tls-server-name': cluster['tls-server-name'] as string | undefined,

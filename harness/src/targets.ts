@@ -17,9 +17,10 @@
 // history window, or a continue token older than its declared lifetime, must answer 410.
 import { HOW_TO_DECLARE, type ServerCommand, serverCommandFrom } from './server-command.ts';
 import type { Client } from './client.ts';
+import { Endpoints, parseEndpointList } from './endpoints.ts';
 import { watchListGate } from './capabilities.ts';
 import { runEnv } from './run-env.ts';
-import { clientFor } from './session.ts';
+import { clientFor, session } from './session.ts';
 import { resolveTarget, type Target } from './target.ts';
 
 /** The longest a case waits for a declared window to pass (history, token lifetime, bookmark). */
@@ -196,6 +197,8 @@ export function parseAuthMethods(s: string): AuthMethod[] {
 export interface ExtraTargetSpec {
   name: string;
   url: string;
+  /** Several endpoints of this target's API (`url` among them or not): requests alternate between them. */
+  urls?: string[];
   token?: string;
   /** PEM CA bundle. */
   ca?: string;
@@ -217,7 +220,8 @@ export function runTargets(env?: NodeJS.ProcessEnv): RunTargets {
   if (!env && cached) return cached;
   const fromRun = !env;
   env ??= runEnv();
-  const main = resolveTarget({}, env);
+  // the run's own main target is session()'s: one rotation of its endpoints for every case
+  const main = fromRun ? session().target : resolveTarget({}, env);
   const targets: NamedTarget[] = [{ name: 'main', target: main, declared: declaredFromEnv(env) }];
   const extra = env.ORCH_EXTRA_TARGETS;
   if (extra) {
@@ -230,10 +234,17 @@ export function runTargets(env?: NodeJS.ProcessEnv): RunTargets {
     if (!Array.isArray(specs)) throw new Error('ORCH_EXTRA_TARGETS is not a JSON array');
     for (const s of specs) {
       if (!s?.name || !s.url) throw new Error('ORCH_EXTRA_TARGETS: every target needs a name and a url');
-      new URL(s.url);
+      const urls = parseEndpointList(s.urls ?? [s.url], `ORCH_EXTRA_TARGETS ${s.name}`);
       targets.push({
         name: s.name,
-        target: { url: s.url, token: s.token, ca: s.ca, insecure: s.insecure, dialect: main.dialect },
+        target: {
+          url: urls[0]!,
+          ...(urls.length > 1 ? { endpoints: new Endpoints(urls) } : {}),
+          token: s.token,
+          ca: s.ca,
+          insecure: s.insecure,
+          dialect: main.dialect,
+        },
         declared: s.declared ?? {},
         about: s.about,
       });

@@ -1,5 +1,6 @@
 // A watch stream reader: newline-delimited JSON event documents over a chunked response.
 // Each `next()` has its own timeout, so a silent or broken stream fails the case clearly.
+// A target with several endpoints opens each watch at the next one; its messages name it.
 import { type Dispatcher, request } from 'undici';
 import { type Client, type RequestOptions, requestTimeoutMs } from './client.ts';
 import { describeNetworkError, type ExchangeState } from './network-error.ts';
@@ -15,6 +16,8 @@ export class WatchStream {
   headers: Record<string, string | string[] | undefined> = {};
   ended = false;
   error?: Error;
+  /** The endpoint the stream is open at (set when the target has several). */
+  endpoint?: string;
   private buffer = '';
   private readIndex = 0;
   private waiters: (() => void)[] = [];
@@ -30,7 +33,9 @@ export class WatchStream {
     const headers = { ...(await client.authHeaders(o)), ...(o.headers ?? {}) };
     if (o.accept) headers.accept = client.d.w(o.accept);
     const connectTimeout = requestTimeoutMs(o.connectTimeoutMs);
-    const url = client.url(o.path, q);
+    const use = client.endpoints.take(`watch ${o.path}`);
+    if (client.endpoints.several) s.endpoint = use.url;
+    const url = client.url(o.path, q, use.url);
     const state: ExchangeState = { method: 'GET', url, timeoutMs: connectTimeout, startedAt: Date.now(), phase: 'head' };
     s.state = state;
     let timedOut = false;
@@ -49,10 +54,13 @@ export class WatchStream {
         bodyTimeout: 0,
       });
     } catch (e) {
-      throw new Error(`watch: ${describeNetworkError(e, state, timedOut)}`);
+      const why = describeNetworkError(e, state, timedOut);
+      use.answer = `no answer (${why})`;
+      throw new Error(`watch ${o.path}: no answer${s.at()} (${why})`);
     } finally {
       clearTimeout(timer);
     }
+    use.answer = String(r.statusCode);
     state.phase = 'body';
     s.status = r.statusCode;
     s.headers = r.headers;
@@ -64,11 +72,16 @@ export class WatchStream {
     r.body.on('error', (e: Error) => {
       if (!s.controller.signal.aborted)
         s.error = new Error(
-          `watch stream broke: ${describeNetworkError(e, { ...state, bodyBytes: s.bytes, events: s.events.length }, false)}`,
+          `watch stream of ${s.where()} broke: ${describeNetworkError(e, { ...state, bodyBytes: s.bytes, events: s.events.length }, false)}`,
         );
       s.finish();
     });
     return s;
+  }
+
+  /** ` at URL` when the target has several endpoints, for messages. */
+  private at(): string {
+    return this.endpoint ? ` at ${this.endpoint}` : '';
   }
 
   /** The watch's request, for messages. */
@@ -150,9 +163,10 @@ export class WatchStream {
    */
   private silence(timeoutMs: number): string {
     const partial = this.buffer.trim();
+    const head = `no watch event within ${timeoutMs} ms (received ${this.events.length} so far${this.endpoint ? ` from ${this.endpoint}` : ''}) on ${this.where()}`;
     return partial
-      ? `no watch event within ${timeoutMs} ms on ${this.where()}: the stream is open and ${Buffer.byteLength(this.buffer)} bytes of an unfinished event document arrived (the endpoint is sending too slowly or stalled mid-event; ${this.events.length} events before): ${JSON.stringify(partial.slice(0, 80))}`
-      : `no watch event within ${timeoutMs} ms on ${this.where()}: the stream is open and silent (${this.events.length} events received so far, ${this.bytes} bytes in all)`;
+      ? `${head}: the stream is open and ${Buffer.byteLength(this.buffer)} bytes of an unfinished event document arrived (the endpoint is sending too slowly or stalled mid-event): ${JSON.stringify(partial.slice(0, 80))}`
+      : `${head}: the stream is open and silent (${this.bytes} bytes in all)`;
   }
 
   /** Reads events until `pred` holds for one (returned) or the timeout passes. */

@@ -19,7 +19,10 @@ export interface Issued {
 
 export async function keyPem(k: CryptoKey): Promise<string> {
   const der = await webcrypto.subtle.exportKey('pkcs8', k);
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`;
 }
 
@@ -54,6 +57,8 @@ export interface IssueOptions {
   usages?: string[];
   /** Issue a CA (an intermediate). */
   isCa?: boolean;
+  /** IP addresses the certificate names (subject alternative names), for a server. */
+  ipAddresses?: string[];
 }
 
 export async function issue(ca: Issued, o: IssueOptions): Promise<Issued> {
@@ -69,6 +74,12 @@ export async function issue(ca: Issued, o: IssueOptions): Promise<Issued> {
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
   ];
   if (usages.length) extensions.push(new x509.ExtendedKeyUsageExtension(usages));
+  if (o.ipAddresses?.length)
+    extensions.push(
+      new x509.SubjectAlternativeNameExtension(
+        o.ipAddresses.map((value) => ({ type: 'ip' as const, value })),
+      ),
+    );
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: (serial++).toString(16).padStart(2, '0'),
     subject: o.subject,

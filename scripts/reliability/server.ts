@@ -4,12 +4,13 @@
 // Used by the reliability scripts (fuzz, crash, soak) and their tests. Each server listens on
 // a fixed free loopback port, so a restarted server is found where it was.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type EtcdProcess, startEtcd } from '../../reference/src/storage/etcd/process.ts';
+import { type EtcdProcess, startEtcd } from '../../reference/src/etcd-process.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -69,11 +70,19 @@ export async function startBackend(kind: BackendKind, opts: BackendOptions = {})
   const dirs: string[] = [];
   const servers: ServerUnderTest[] = [];
   try {
+    // servers of one API share the key that signs service-account tokens (a token one issues,
+    // the others accept), as replicas of any such API server must
+    const keys = mkdtempSync(join(tmpdir(), 'orch-rel-keys-'));
+    dirs.push(keys);
+    const keyFile = join(keys, 'service-account.key');
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const shared = ['--service-account-signing-key-file', keyFile, '--service-account-key-file', keyFile];
     for (let i = 0; i < count; i++) {
       const dir = mkdtempSync(join(tmpdir(), `orch-rel-${kind}-`));
       dirs.push(dir);
       const store = etcd ? ['--etcd-servers', etcd.url] : [];
-      servers.push(await startServer(dir, token, [...store, ...(opts.flags ?? [])]));
+      servers.push(await startServer(dir, token, [...store, ...shared, ...(opts.flags ?? [])]));
     }
   } catch (e) {
     for (const s of servers) await s.kill9();

@@ -69,6 +69,9 @@ describe('run: help and usage', () => {
       [['run', '--admission-plugins', 'AlwaysDeny'], /--admission-plugins and --audit-log describe a target given with --endpoint or --kubeconfig/],
       [['run', '--audit-log', ''], /--audit-log: no file given/],
       [['run', '--audit-log', 'audit.jsonl'], /--audit-log describe a target given with --endpoint or --kubeconfig/],
+      [['run', '--endpoint', 'http://127.0.0.1:1', '--endpoint='], /--endpoint: an empty endpoint URL in the list/],
+      [['run', '--endpoint', '127.0.0.1:6443'], /--endpoint: "127.0.0.1:6443" is not a URL \(give each endpoint as http\(s\):\/\/HOST:PORT\)/],
+      [['run', '--endpoint', 'http://h:1', '--endpoint', 'http://h:1/'], /--endpoint: "http:\/\/h:1\/" is named twice/],
       [['merge'], /no report directory given/],
       [['nonsense'], /unknown command "nonsense"/],
     ];

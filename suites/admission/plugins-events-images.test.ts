@@ -332,7 +332,7 @@ describe('admission: ImagePolicyWebhook', () => {
         await ns.remove();
       }
     },
-    { needs, timeout: 60_000 },
+    { needs, timeout: 60_000, oneServer: true },
   );
 
   conformance(
@@ -364,7 +364,7 @@ describe('admission: ImagePolicyWebhook', () => {
         await ns.remove();
       }
     },
-    { needs, timeout: 60_000 },
+    { needs, timeout: 60_000, oneServer: true },
   );
 
   conformance(

@@ -13,9 +13,9 @@ import { COUNTS_PATH, type CallbackCounts } from './callbacks.ts';
 import type { AuthFixtures } from './fixtures.ts';
 import { issue, type LeafOptions } from './pki.ts';
 
-/** A client of `base`'s endpoint with other credentials (none of the base's own). */
+/** A client of `base`'s endpoints (its rotation shared) with other credentials (none of the base's own). */
 export function clientWith(base: Target, creds: { token?: string; cert?: string; key?: string }): Client {
-  return new Client({ url: base.url, ca: base.ca, insecure: base.insecure, dialect: base.dialect, ...creds });
+  return new Client({ url: base.url, endpoints: base.endpoints, ca: base.ca, insecure: base.insecure, dialect: base.dialect, ...creds });
 }
 
 /** A client presenting a certificate issued by the fixtures' client CA. */

@@ -2,8 +2,9 @@
 // data directory.
 //
 // - fdatasync runs in batches shared by every write that arrived meanwhile (group commit);
-//   every reply waits for its batch. The batch's records go to `changes.log` in one write(2)
-//   just before its fdatasync, so a kill -9 loses nothing that was acknowledged. A failed
+//   every reply waits for its batch. The records of one run of code go to `changes.log` in
+//   one write(2) before the changes become visible to anyone (a microtask), so a kill -9
+//   loses nothing that was acknowledged, nor anything a watcher or reader saw. A failed
 //   write or fdatasync is fatal for the log: the pages may be lost, so the waiting writes
 //   fail and every later write is refused (fail-stop) until the process restarts and
 //   recovers from what is on disk.
@@ -103,6 +104,8 @@ export class WriteAheadLog implements Persistence {
   private readonly freeSyncFds: number[] = [];
   private readonly syncFds: number[] = [];
   private scheduled = false;
+  /** A microtask will write the pending records (see append). */
+  private writeQueued = false;
   private compactScheduled = false;
   private compactAt: number;
   private closing = false;
@@ -146,7 +149,8 @@ export class WriteAheadLog implements Persistence {
       const path = join(this.dir, LOG);
       const open = fstatSync(this.fd);
       const named = statSync(path);
-      if (open.ino !== named.ino || open.dev !== named.dev) throw new Error(`${path} is not the open log any more`);
+      if (open.ino !== named.ino || open.dev !== named.dev)
+        throw new Error(`${path} is not the open log any more`);
       const probe = join(this.dir, PROBE);
       const fd = openSync(probe, 'w');
       try {
@@ -191,12 +195,23 @@ export class WriteAheadLog implements Persistence {
     const rec: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
     if (ev.type !== 'DELETED') rec.o = ev.obj;
     const line = JSON.stringify(rec) + '\n';
-    // With fdatasync, no write is acknowledged before its batch's sync: the batch's records
-    // go to the file in one write just before it (one system call per batch, not per
-    // record). Without, each record reaches the file before the change is visible.
+    // With fdatasync, no write is acknowledged before its batch's sync; the records of one
+    // run of code go to the file in one write (one system call per run, not per record).
+    // Without, each record reaches the file before the change is visible.
     if (this.sync) {
       this.pending.push(line);
       this.pendingBytes += Buffer.byteLength(line);
+      // In the file before anyone can see the change: the watchers' answers and every other
+      // request come on later turns, after the microtasks. A batch's fdatasync may wait for a
+      // free slot; its records must not, or a kill -9 would take changes clients already saw
+      // (and a restart would hand their versions out again).
+      if (!this.writeQueued) {
+        this.writeQueued = true;
+        queueMicrotask(() => {
+          this.writeQueued = false;
+          this.writePending();
+        });
+      }
     } else this.size += this.writeRecord(line);
     this.buckets.add(ev.bucket);
     if (this.size + this.pendingBytes > this.compactAt && !this.compactScheduled) {

@@ -1,8 +1,10 @@
-// A real etcd server as a child process: Debian's `etcd-server` (the `etcd` binary), on free
+// Wiring: a real etcd server as a child process: Debian's `etcd-server` (the `etcd` binary), on free
 // loopback ports, in a temporary data directory that is removed when it stops. Used by
 // `serve --etcd`, the tests, the reliability scripts and the benchmarks.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +31,8 @@ export interface EtcdProcessOptions {
   startTimeoutMs?: number;
   /** Its log lines (default: kept, printed when it fails to start). */
   log?: (line: string) => void;
+  /** Serve clients over TLS with this certificate and key, requiring client certificates signed by `caFile`. */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 export const ETCD_MISSING =
@@ -77,7 +81,7 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-etcd-'));
   const clientPort = await freeLoopbackPort();
   const peerPort = await freeLoopbackPort();
-  const url = `http://127.0.0.1:${clientPort}`;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   const args = [
     '--name',
@@ -105,6 +109,17 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
     'warn',
     '--logger',
     'zap',
+    ...(opts.tls
+      ? [
+          '--cert-file',
+          opts.tls.certFile,
+          '--key-file',
+          opts.tls.keyFile,
+          '--trusted-ca-file',
+          opts.tls.caFile,
+          '--client-cert-auth',
+        ]
+      : []),
   ];
   let child: ChildProcess | undefined;
   let output = '';
@@ -123,7 +138,7 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
     for (;;) {
       if (c.exitCode !== null || c.signalCode !== null)
         throw new Error(`etcd exited (${c.exitCode ?? c.signalCode}) before answering:\n${output}`);
-      if (await healthy(url)) return;
+      if (await healthy(url, opts.tls)) return;
       if (Date.now() > deadline) {
         c.kill('SIGKILL');
         throw new Error(
@@ -162,13 +177,25 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
   };
 }
 
-async function healthy(url: string): Promise<boolean> {
-  try {
-    const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
-    if (!r.ok) return false;
-    const body = (await r.json()) as { health?: string };
-    return body.health === 'true';
-  } catch {
-    return false;
-  }
+/** Whether etcd answers `{"health":"true"}` (over TLS: with the client certificate it requires). */
+function healthy(url: string, tls?: EtcdProcessOptions['tls']): Promise<boolean> {
+  return new Promise((resolve) => {
+    const options = tls
+      ? { ca: readFileSync(tls.caFile), cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }
+      : {};
+    const req = (tls ? httpsGet : httpGet)(`${url}/health`, { ...options, timeout: 1000 }, (res) => {
+      let body = '';
+      res.on('data', (b: Buffer) => (body += b.toString()));
+      res.on('end', () => {
+        try {
+          resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true');
+        } catch {
+          resolve(false);
+        }
+      });
+      res.on('error', () => resolve(false));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(false));
+  });
 }
