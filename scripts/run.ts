@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadExpectations } from '../harness/src/expectations.ts';
+import { REQUEST_TIMEOUT_ENV } from '../harness/src/client.ts';
 import { parseEndpointList } from '../harness/src/endpoints.ts';
 import { resolveTarget, targetUrls } from '../harness/src/target.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
@@ -112,6 +113,10 @@ Selection:
   --shard I/N             run shard I of N (test files split by vitest); the report
                           goes to its own directory (default out/report-shard-I-of-N);
                           combine shards with \`orch-conformance merge\`
+Timeouts:
+  --request-timeout S     the longest one request, or the opening of one watch, may take
+                          (default 15 s; the endpoint's silence then fails the case with
+                          what it did)                          (ORCH_REQUEST_TIMEOUT)
 Properties (fast-check):
   --runs N                runs per property (ORCH_RUNS)
   --seed S                seed, to replay a failure (ORCH_SEED; a negative one: --seed=-S)
@@ -191,6 +196,7 @@ export interface RunOptions {
   selection: Selection;
   runs?: number;
   seed?: number;
+  requestTimeout?: number;
   expect?: string;
   reportDir: string;
   html: boolean;
@@ -237,6 +243,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         shard: { type: 'string' },
         runs: { type: 'string' },
         seed: { type: 'string' },
+        'request-timeout': { type: 'string' },
         expect: { type: 'string' },
         report: { type: 'string' },
         'no-html': { type: 'boolean' },
@@ -378,6 +385,12 @@ export function parseRunArgs(argv: string[]): RunOptions {
       throw new UsageError(`--seed: "${seed}" is not an integer`);
     opts.seed = Number(seed);
   }
+  const requestTimeout = str('request-timeout');
+  if (requestTimeout !== undefined) {
+    if (!/^\d+(\.\d+)?$/.test(requestTimeout) || Number(requestTimeout) <= 0)
+      throw new UsageError(`--request-timeout: "${requestTimeout}" is not a positive number of seconds`);
+    opts.requestTimeout = Number(requestTimeout);
+  }
   const expect = str('expect');
   if (expect !== undefined) {
     opts.expect = resolve(expect);
@@ -427,6 +440,7 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (opts.dialect) env.ORCH_DIALECT = opts.dialect;
   if (opts.runs !== undefined) env.ORCH_RUNS = String(opts.runs);
   if (opts.seed !== undefined) env.ORCH_SEED = String(opts.seed);
+  if (opts.requestTimeout !== undefined) env[REQUEST_TIMEOUT_ENV] = String(opts.requestTimeout);
   const d = opts.declared;
   if (d.historySeconds !== undefined) env[DECLARE_ENV.historySeconds] = String(d.historySeconds);
   if (d.continueTtlSeconds !== undefined) env[DECLARE_ENV.continueTtlSeconds] = String(d.continueTtlSeconds);

@@ -36,6 +36,20 @@ export interface CaseOptions {
   oneServer?: boolean;
 }
 
+/**
+ * An error whose message hides its cause (fast-check's "Property failed after 1 tests" wraps the
+ * error the case met, such as an endpoint that stopped answering) gets the cause's message
+ * appended, so the report says what happened.
+ */
+export function withCause(e: unknown): unknown {
+  if (!(e instanceof Error) || !(e.cause instanceof Error) || e.message.includes(e.cause.message)) return e;
+  const old = e.message;
+  const stack = e.stack; // read first: V8 formats it lazily, from the message of the moment
+  e.message = `${old}\nCaused by: ${e.cause.message}`;
+  if (stack?.includes(old)) e.stack = stack.replace(old, e.message);
+  return e;
+}
+
 /** Every case declared in this process (the manifest is built from it). */
 export const declared: CaseDef[] = [];
 
@@ -112,6 +126,8 @@ export function conformance(
               reporting
                 ? (allure.step(n, async () => b()) as Promise<Awaited<ReturnType<typeof b>>>)
                 : Promise.resolve().then(b),
+          }).catch((e: unknown) => {
+            throw withCause(e);
           }),
         ),
       );

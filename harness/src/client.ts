@@ -6,6 +6,7 @@
 import { Agent, type Dispatcher, request } from 'undici';
 import { type Dialect, dialect } from './dialect.ts';
 import { Endpoints } from './endpoints.ts';
+import { describeNetworkError, type ExchangeState } from './network-error.ts';
 import type { Target } from './target.ts';
 
 export interface StatusObject {
@@ -56,6 +57,15 @@ export interface RequestOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
+
+/** `orch-conformance run --request-timeout S`: the longest any one request or watch connect may take. */
+export const REQUEST_TIMEOUT_ENV = 'ORCH_REQUEST_TIMEOUT';
+
+/** A request's timeout: the one asked for (default 15 s), capped by ORCH_REQUEST_TIMEOUT seconds. */
+export function requestTimeoutMs(asked: number = DEFAULT_TIMEOUT_MS, env: NodeJS.ProcessEnv = process.env): number {
+  const cap = Number(env[REQUEST_TIMEOUT_ENV]) * 1000;
+  return Number.isFinite(cap) && cap > 0 ? Math.min(asked, cap) : asked;
+}
 
 export class Client {
   readonly d: Dialect;
@@ -136,30 +146,41 @@ export class Client {
       headers['content-type'] = this.d.w(o.contentType ?? 'application/json');
     }
     for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = Array.isArray(v) ? v.map((x) => this.d.w(x)) : this.d.w(v);
-    const timeout = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeout = requestTimeoutMs(o.timeoutMs);
     const method = (o.method ?? 'GET').toUpperCase();
-    const started = Date.now();
     const use = this.endpoints.take(`${method} ${o.path}`);
     const at = this.endpoints.several ? ` at ${use.url}` : '';
+    const url = this.url(o.path, o.query, use.url);
+    const state: ExchangeState = { method, url, timeoutMs: timeout, startedAt: Date.now(), phase: 'head' };
+    const signal = AbortSignal.timeout(timeout);
+    let status: number;
+    let resHeaders: Record<string, string | string[] | undefined>;
+    const chunks: Buffer[] = [];
     try {
-      const r = await request(this.url(o.path, o.query, use.url), {
+      const r = await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
         dispatcher: this.agent,
         headersTimeout: timeout,
         bodyTimeout: timeout,
-        signal: AbortSignal.timeout(timeout),
+        signal,
       });
-      const buf = Buffer.from(await r.body.arrayBuffer());
-      use.answer = String(r.statusCode);
-      return makeResponse(method, o.path, r.statusCode, r.headers, buf, this.d, this.endpoints.several ? use.url : undefined);
+      status = r.statusCode;
+      resHeaders = r.headers;
+      state.phase = 'body';
+      state.bodyBytes = 0;
+      for await (const c of r.body) {
+        chunks.push(c as Buffer);
+        state.bodyBytes += (c as Buffer).length;
+      }
     } catch (e) {
-      const err = e as Error;
-      const why = err.name === 'TimeoutError' || err.name === 'AbortError' ? `timed out after ${Date.now() - started} ms` : err.message;
+      const why = describeNetworkError(e, state, signal.aborted);
       use.answer = `no answer (${why})`;
       throw new Error(`${method} ${o.path}: no answer${at} (${why})`);
     }
+    use.answer = String(status);
+    return makeResponse(method, o.path, status, resHeaders, Buffer.concat(chunks), this.d, this.endpoints.several ? use.url : undefined, url);
   }
 
   get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'GET' });
@@ -184,15 +205,21 @@ export function makeResponse(
   body: Buffer,
   d: Dialect,
   endpoint?: string,
+  /** The full URL, named when the body is broken. */
+  url?: string,
 ): Response {
   const text = body.toString('utf8');
   let json: any;
+  let jsonError: string | undefined;
   const ct = String(headers['content-type'] ?? '');
   if (ct.includes('json') || (text.startsWith('{') && !ct.includes('protobuf'))) {
     try {
       json = d.in(JSON.parse(text));
-    } catch {
+    } catch (e) {
       json = undefined;
+      // a stream of JSON documents (a watch read whole) is not one document, and not broken
+      if (ct.includes('json') && text.trim() && !jsonLines(text))
+        jsonError = `${method} ${url ?? path} -> ${status}: the body is declared ${ct} but is not JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 120))}`;
     }
   }
   const statusObj = json && json.kind === 'Status' ? (json as StatusObject) : undefined;
@@ -216,9 +243,31 @@ export function makeResponse(
       return Array.isArray(v) ? v : [v];
     },
     describe: () => {
+      if (jsonError) return jsonError;
       const s = statusObj ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}` : ` ${text.slice(0, 200)}`;
       return `${method} ${path} -> ${status}${s}${endpoint ? ` (answered by ${endpoint})` : ''}`;
     },
   };
+  if (jsonError) {
+    // reading the body of a broken JSON answer fails with what is wrong, not with a TypeError later
+    const message = jsonError;
+    Object.defineProperty(res, 'json', {
+      get: () => {
+        throw new Error(message);
+      },
+    });
+  }
   return res;
+}
+
+/** Every non-empty line is a JSON document (newline-delimited JSON, as a watch answers). */
+function jsonLines(text: string): boolean {
+  const lines = text.split('\n').filter((l) => l.trim());
+  if (lines.length < 2) return false;
+  try {
+    for (const l of lines) JSON.parse(l);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -5,24 +5,39 @@ import { afterAll, beforeAll } from 'vitest';
 import { session } from './session.ts';
 
 export interface NamespaceFixture {
-  /** The namespace's name (set once beforeAll has run). */
-  name: string;
+  /** The namespace's name (set once beforeAll has run; throws why when it could not be created). */
+  readonly name: string;
 }
 
-/** A fresh namespace for the cases of one file. */
+/**
+ * A fresh namespace for the cases of one file. When the endpoint cannot create it, each case
+ * that reads `name` fails with why (a failing beforeAll would leave the cases skipped with no
+ * reason in the report).
+ */
 export function useNamespace(prefix = 'conf'): NamespaceFixture {
-  const ns: NamespaceFixture = { name: '' };
+  let created = '';
+  let failure: Error | undefined;
+  const ns: NamespaceFixture = {
+    get name() {
+      if (failure) throw failure;
+      return created;
+    },
+  };
   beforeAll(async () => {
     const c = session();
     const name = `${prefix}-${randomBytes(4).toString('hex')}`.slice(0, 63);
-    const r = await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    if (r.status !== 201) throw new Error(`fixture: cannot create namespace ${name}: ${r.describe()}`);
-    ns.name = name;
+    try {
+      const r = await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      if (r.status !== 201) throw new Error(r.describe());
+      created = name;
+    } catch (e) {
+      failure = new Error(`fixture: cannot create namespace ${name}: ${(e as Error).message}`);
+    }
   });
   afterAll(async () => {
-    if (!ns.name) return;
+    if (!created) return;
     try {
-      await session().delete(`/api/v1/namespaces/${ns.name}`, { timeoutMs: 5_000 });
+      await session().delete(`/api/v1/namespaces/${created}`, { timeoutMs: 5_000 });
     } catch {
       // best effort: the endpoint may be gone already
     }

@@ -2,7 +2,8 @@
 // Each `next()` has its own timeout, so a silent or broken stream fails the case clearly.
 // A target with several endpoints opens each watch at the next one; its messages name it.
 import { type Dispatcher, request } from 'undici';
-import type { Client, RequestOptions } from './client.ts';
+import { type Client, type RequestOptions, requestTimeoutMs } from './client.ts';
+import { describeNetworkError, type ExchangeState } from './network-error.ts';
 
 export interface WatchEvent {
   type: string;
@@ -21,6 +22,8 @@ export class WatchStream {
   private readIndex = 0;
   private waiters: (() => void)[] = [];
   private controller = new AbortController();
+  private state?: ExchangeState;
+  private bytes = 0;
 
   private constructor(private readonly client: Client) {}
 
@@ -29,33 +32,48 @@ export class WatchStream {
     const q = { ...(o.query ?? {}), watch: o.query?.watch ?? '1' };
     const headers = { ...(await client.authHeaders(o)), ...(o.headers ?? {}) };
     if (o.accept) headers.accept = client.d.w(o.accept);
-    const timer = setTimeout(() => s.controller.abort(), o.connectTimeoutMs ?? 15_000);
+    const connectTimeout = requestTimeoutMs(o.connectTimeoutMs);
     const use = client.endpoints.take(`watch ${o.path}`);
     if (client.endpoints.several) s.endpoint = use.url;
+    const url = client.url(o.path, q, use.url);
+    const state: ExchangeState = { method: 'GET', url, timeoutMs: connectTimeout, startedAt: Date.now(), phase: 'head' };
+    s.state = state;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      s.controller.abort();
+    }, connectTimeout);
     let r: Dispatcher.ResponseData;
     try {
-      r = await request(client.url(o.path, q, use.url), {
+      r = await request(url, {
         method: 'GET',
         headers,
         dispatcher: client.dispatcher,
         signal: s.controller.signal,
-        headersTimeout: o.connectTimeoutMs ?? 15_000,
+        headersTimeout: connectTimeout,
         bodyTimeout: 0,
       });
     } catch (e) {
-      use.answer = `no answer (${(e as Error).message})`;
-      throw new Error(`watch ${o.path}: no answer${s.at()} (${(e as Error).message})`);
+      const why = describeNetworkError(e, state, timedOut);
+      use.answer = `no answer (${why})`;
+      throw new Error(`watch ${o.path}: no answer${s.at()} (${why})`);
     } finally {
       clearTimeout(timer);
     }
     use.answer = String(r.statusCode);
+    state.phase = 'body';
     s.status = r.statusCode;
     s.headers = r.headers;
-    r.body.setEncoding('utf8');
-    r.body.on('data', (chunk: string) => s.feed(chunk));
+    r.body.on('data', (chunk: Buffer) => {
+      s.bytes += chunk.length;
+      s.feed(chunk.toString('utf8'));
+    });
     r.body.on('end', () => s.finish());
     r.body.on('error', (e: Error) => {
-      if (!s.controller.signal.aborted) s.error = e;
+      if (!s.controller.signal.aborted)
+        s.error = new Error(
+          `watch stream of ${s.where()} broke: ${describeNetworkError(e, { ...state, bodyBytes: s.bytes, events: s.events.length }, false)}`,
+        );
       s.finish();
     });
     return s;
@@ -64,6 +82,11 @@ export class WatchStream {
   /** ` at URL` when the target has several endpoints, for messages. */
   private at(): string {
     return this.endpoint ? ` at ${this.endpoint}` : '';
+  }
+
+  /** The watch's request, for messages. */
+  private where(): string {
+    return this.state ? `GET ${this.state.url}` : 'the watch';
   }
 
   private feed(chunk: string): void {
@@ -92,14 +115,19 @@ export class WatchStream {
     try {
       this.events.push(this.client.d.in(JSON.parse(line)) as WatchEvent);
     } catch {
-      this.error = new Error(`watch stream${this.at()}: not a JSON event document: ${line.slice(0, 120)}`);
+      this.error = new Error(
+        `watch stream of ${this.where()}: the endpoint sent a line that is not a JSON event document (after ${this.events.length} events): ${JSON.stringify(line.slice(0, 120))}`,
+      );
       this.controller.abort();
     }
     this.wake();
   }
 
   private finish(): void {
-    if (this.buffer.trim() && !this.error) this.error = new Error(`watch stream${this.at()} ended mid-document: ${this.buffer.slice(0, 120)}`);
+    if (this.buffer.trim() && !this.error)
+      this.error = new Error(
+        `watch stream of ${this.where()}: the endpoint ended the stream in the middle of an event document (after ${this.events.length} events): ${JSON.stringify(this.buffer.slice(0, 120))}`,
+      );
     this.ended = true;
     this.wake();
   }
@@ -116,9 +144,9 @@ export class WatchStream {
     for (;;) {
       if (this.readIndex < this.events.length) return this.events[this.readIndex++]!;
       if (this.error) throw this.error;
-      if (this.ended) throw new Error(`watch stream${this.at()} ended after ${this.events.length} events`);
+      if (this.ended) throw new Error(`watch stream of ${this.where()} ended after ${this.events.length} events`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms (received ${this.events.length} so far${this.endpoint ? ` from ${this.endpoint}` : ''})`);
+      if (left <= 0) throw new Error(this.silence(timeoutMs));
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -127,6 +155,18 @@ export class WatchStream {
         });
       });
     }
+  }
+
+  /**
+   * Why no event came: a silent stream, or one trickling bytes that never make a document. Both
+   * start "no watch event within" (suites/watch/support.ts's readFor takes that for a quiet end).
+   */
+  private silence(timeoutMs: number): string {
+    const partial = this.buffer.trim();
+    const head = `no watch event within ${timeoutMs} ms (received ${this.events.length} so far${this.endpoint ? ` from ${this.endpoint}` : ''}) on ${this.where()}`;
+    return partial
+      ? `${head}: the stream is open and ${Buffer.byteLength(this.buffer)} bytes of an unfinished event document arrived (the endpoint is sending too slowly or stalled mid-event): ${JSON.stringify(partial.slice(0, 80))}`
+      : `${head}: the stream is open and silent (${this.bytes} bytes in all)`;
   }
 
   /** Reads events until `pred` holds for one (returned) or the timeout passes. */
@@ -153,7 +193,7 @@ export class WatchStream {
   async waitEnd(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.ended) {
-      if (Date.now() > deadline) throw new Error(`watch stream${this.at()} still open after ${timeoutMs} ms`);
+      if (Date.now() > deadline) throw new Error(`watch stream of ${this.where()} still open after ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.max(1, deadline - Date.now()));
         this.waiters.push(() => {

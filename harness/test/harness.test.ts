@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { withCause } from '../src/case.ts';
 import { Client } from '../src/client.ts';
 import { dialect } from '../src/dialect.ts';
 import { ExecCredentialSource } from '../src/exec-credential.ts';
@@ -185,22 +187,45 @@ describe('the client never hangs', () => {
   it('ends a stalled request within its timeout', async () => {
     const c = new Client({ url, dialect: 'orch' });
     const t0 = Date.now();
-    await expect(c.get('/stall', { timeoutMs: 300 })).rejects.toThrow(/timed out/);
+    await expect(c.get('/stall', { timeoutMs: 300 })).rejects.toThrow(/no response headers from http:\/\/127\.0\.0\.1:\d+ within 0\.3 s/);
     expect(Date.now() - t0).toBeLessThan(5_000);
   });
   it('reports a reset connection and a garbage answer clearly', async () => {
     const c = new Client({ url, dialect: 'orch' });
-    await expect(c.get('/reset', { timeoutMs: 2_000 })).rejects.toThrow(/no answer/);
-    await expect(c.get('/garbage', { timeoutMs: 2_000 })).rejects.toThrow(/no answer/);
+    await expect(c.get('/reset', { timeoutMs: 2_000 })).rejects.toThrow(/the endpoint http:\/\/127\.0\.0\.1:\d+ closed the connection without answering|connection reset by the endpoint/);
+    await expect(c.get('/garbage', { timeoutMs: 2_000 })).rejects.toThrow(/answered bytes that are not HTTP\/1\.1/);
   });
   it('fails a watch on a non-JSON line and on silence, within the timeout', async () => {
     const c = new Client({ url, dialect: 'orch' });
     const w = await WatchStream.open(c, { path: '/watch-garbage' });
     expect((await w.next(2_000)).type).toBe('ADDED');
-    await expect(w.next(2_000)).rejects.toThrow(/not a JSON event/);
+    await expect(w.next(2_000)).rejects.toThrow(/a line that is not a JSON event document/);
     w.close();
     const s = await WatchStream.open(c, { path: '/watch-silent' });
     await expect(s.next(300)).rejects.toThrow(/no watch event within 300 ms/);
     s.close();
+  });
+});
+
+describe('a failing property says what its case met', () => {
+  it('fast-check\'s "Property failed" error carries its cause\'s message, once, in the message and the stack', async () => {
+    let caught: unknown;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(), async () => {
+          throw new Error('GET http://127.0.0.1:1/api: connection reset by the endpoint');
+        }),
+        { numRuns: 1 },
+      );
+    } catch (e) {
+      caught = withCause(e);
+    }
+    const e = caught as Error;
+    expect(e.message).toMatch(/^Property failed/);
+    expect(e.message.split('connection reset by the endpoint').length - 1).toBe(1);
+    expect(e.stack?.split('connection reset by the endpoint').length).toBe(2);
+    const plain = new Error('plain');
+    expect(withCause(plain)).toBe(plain);
+    expect(plain.message).toBe('plain');
   });
 });

@@ -41,6 +41,7 @@ describe('run: help and usage', () => {
       '--feature-gates',
       '--admission-plugins',
       '--audit-log',
+      '--request-timeout',
     ])
       expect(run.out, `run --help mentions ${f}`).toContain(f);
     expect(run.out).toBe(RUN_HELP);
@@ -131,6 +132,12 @@ describe('run: selection and settings reach vitest and the suites', () => {
     });
     expect(vitestArgs(o.selection)).toContain('--shard=2/3');
     expect(o.reportDir, 'a shard writes its own report directory').toMatch(/out\/report-shard-2-of-3$/);
+  });
+
+  it('--request-timeout caps the suites\' requests and watch openings (ORCH_REQUEST_TIMEOUT, seconds)', () => {
+    expect(optionEnv(parseRunArgs(['--request-timeout', '2.5']))).toEqual({ ORCH_REQUEST_TIMEOUT: '2.5' });
+    for (const bad of ['0', '-1', 'soon'])
+      expect(() => parseRunArgs([`--request-timeout=${bad}`]), bad).toThrow(/--request-timeout/);
   });
 
   it('--audit-log declares the file of the target\'s audit events to the suites (ORCH_AUDIT_LOG)', () => {
