@@ -110,11 +110,7 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
   refs.forEach((r, i) => {
     if (r === null)
       for (const f of ['apiVersion', 'kind', 'name', 'uid'])
-        causes.push({
-          reason: 'FieldValueRequired',
-          message: 'Required value',
-          field: `metadata.ownerReferences[${i}].${f}`,
-        });
+        causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `metadata.ownerReferences[${i}].${f}` });
   });
   const fins: unknown[] = Array.isArray(m.finalizers) ? m.finalizers : [];
   for (const f of fins) {
@@ -130,3 +126,4 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
   }
   return causes;
 }
+

@@ -21,6 +21,7 @@ export type CrdStatus = {
   storedVersions?: string[];
 };
 
+
 export function specOf(o: KObject): CrdSpec {
   return (o.spec ?? {}) as CrdSpec;
 }
