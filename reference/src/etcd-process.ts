@@ -172,7 +172,7 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
     stop: async () => {
       process.removeListener('exit', stopOnExit);
       await exited('SIGTERM');
-      if (own) rmSync(dataDir, { recursive: true, force: true });
+      if (own) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }

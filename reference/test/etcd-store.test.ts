@@ -128,6 +128,22 @@ describe('etcd store: several stores on one prefix', () => {
     expect(a.get(key('y'))?.rv).toBe(w2.rv);
   });
 
+  it('a store opened later starts with the history etcd keeps: a watch from a version before it opened resumes', async () => {
+    const p = freshPrefix();
+    const a = await open(p);
+    const c = await a.create(B, key('early'), cm('early'));
+    const u = await a.update(B, key('early'), cm('early', '2'), c.rv);
+    const d = await a.create(B, key('early2'), cm('early2'));
+    const late = await open(p);
+    const seen: ChangeEvent[] = [];
+    late.watch(B, c.rv, (ev) => seen.push(ev))();
+    expect(seen.map((e) => [e.type, e.key, e.rv])).toEqual([
+      ['MODIFIED', key('early'), u.rv],
+      ['ADDED', key('early2'), d.rv],
+    ]);
+    expect(late.get(key('early'))?.obj.data).toEqual({ v: '2' });
+  });
+
   it('sync resolves when the last revisions are writes to keys outside the prefix', async () => {
     const s = await open(freshPrefix());
     await s.create(B, key('z'), cm('z'));
@@ -382,7 +398,9 @@ describe('serve with etcd (the command line)', () => {
       const exited = new Promise<void>((r) => c.on('exit', () => r()));
       const done = (code: number | null) =>
         resolve({
-          out,
+          get out() {
+            return out;
+          },
           code,
           kill: async () => {
             c.kill('SIGTERM');
@@ -413,7 +431,7 @@ describe('serve with etcd (the command line)', () => {
       const etcdDir = /data in (\S+)\)/.exec(s.out)![1]!;
       expect(existsSync(etcdDir)).toBe(true);
       await s.kill();
-      expect(existsSync(etcdDir)).toBe(false);
+      expect(existsSync(etcdDir), `the private etcd's data directory is removed at exit; serve wrote:\n${s.out}`).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

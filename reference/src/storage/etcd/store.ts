@@ -56,6 +56,8 @@ const SYNC_KEY = '~sync';
 /** How long a cache behind etcd waits for the watch before it writes a marker to learn a revision. */
 const CATCH_UP_QUIET_MS = 30;
 const HEALTH_EVERY_MS = 1000;
+/** At most this many changes before the current revision are replayed into a new cache's history. */
+const REPLAY_MAX = 100_000;
 
 /** Storage unavailable: etcd does not answer. A 503 the client may retry. */
 export function storageUnavailable(cause: unknown): StatusError {
@@ -161,26 +163,41 @@ export class EtcdStore extends MemoryStore {
 
   // ------------------------------------------------------------------ the watch cache
 
+  /**
+   * The state at an earlier revision, then every change since through the watch: the cache
+   * starts with the history etcd still keeps (up to REPLAY_MAX changes), so a watch from a
+   * version before this server started resumes instead of answering 410.
+   */
   private async load(): Promise<void> {
     const p = Buffer.from(`${this.prefix}/`);
-    const r = await this.client.kv.range(
-      { key: p, range_end: prefixEnd(p) },
-      { deadline: new Date(Date.now() + this.timeoutMs) },
-    );
-    const rev = Number(r.header.revision);
+    const deadline = () => ({ deadline: new Date(Date.now() + this.timeoutMs) });
+    const now = await this.client.kv.range({ key: p, range_end: prefixEnd(p) }, deadline());
+    const rev = Number(now.header.revision);
+    const ck = now.kvs.find((kv) => this.storageKey(kv.key) === COMPACT_KEY);
+    const compacted = ck ? Number(ck.value.toString()) || 0 : 0;
+    this.compactRev = compacted;
+    this.compactVersion = ck ? Number(ck.version) : 0;
+    // (revision 0 would mean "now" to etcd: the earliest state is that of revision 1)
+    let from = Math.max(compacted, rev - REPLAY_MAX, 1);
+    let r = now;
+    if (from < rev) {
+      try {
+        r = await this.client.kv.range({ key: p, range_end: prefixEnd(p), revision: from }, deadline());
+      } catch {
+        // compacted further than this prefix's compactor knows (another API on the same etcd)
+        from = rev;
+      }
+    }
     for (const kv of r.kvs) {
       const key = this.storageKey(kv.key);
-      if (key === COMPACT_KEY) {
-        this.compactRev = Number(kv.value.toString()) || 0;
-        this.compactVersion = Number(kv.version);
-        continue;
-      }
       if (key.startsWith('~')) continue;
       const mod = Number(kv.mod_revision);
       this.loadObject(bucketOf(key), { key, rv: mod, obj: this.decode(kv, mod) });
     }
-    this.restoreRevision(rev);
-    await this.startWatch(rev + 1);
+    this.restoreRevision(from);
+    await this.startWatch(from + 1);
+    // the changes since come through the watch: the cache is current before anyone reads it
+    await this.catchUp(rev);
   }
 
   private async startWatch(from: number): Promise<void> {
@@ -208,7 +225,10 @@ export class EtcdStore extends MemoryStore {
 
   /** After the watch was lost: the state as etcd has it now, published as changes, history forgotten. */
   private async reload(): Promise<void> {
-    await this.watcher?.cancel().catch(() => {});
+    // a watch etcd canceled may never confirm its cancellation: do not wait long for it
+    const old = this.watcher;
+    this.watcher = undefined;
+    if (old) await Promise.race([old.cancel().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
     for (;;) {
       if (this.closed) return;
       try {
