@@ -351,9 +351,25 @@ export function clientErrorHandler(
   else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
     se = new StatusError(408, 'Timeout', 'the request was not received in time');
   else se = errors.badRequest(`malformed HTTP request: ${err.reason ?? err.code ?? 'parse error'}`);
+  draining.set(socket, { bytes: 0 });
+  answerOnSocket(socket, se);
+}
+
+/**
+ * A CONNECT request: Node hands it over as a tunnel, outside the request handler, and closes
+ * the connection unanswered when nobody takes it. No route of the API serves CONNECT (the
+ * connect subresources take GET and POST): 405 with a Status, as Kubernetes' router answers a
+ * method it does not serve; what the client sends after it is read and dropped.
+ */
+export function connectMethodHandler(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('data', ignore);
+  answerOnSocket(socket, errors.methodNotAllowed());
+}
+
+/** A Status written on the raw socket, the connection half-closed (cut off in the end). */
+function answerOnSocket(socket: Duplex, se: StatusError): void {
   const body = JSON.stringify(se.toStatus());
   socket.on('error', ignore);
-  draining.set(socket, { bytes: 0 });
   // a client that neither stops sending nor closes is cut off in the end
   const timer = setTimeout(() => socket.destroy(), DRAIN_MAX_MS);
   timer.unref?.();
