@@ -5,7 +5,7 @@
 //     Status, apiVersion v1, status Failure, code equal to the HTTP status, a reason, a message);
 //   - a 2xx body parses in its content type; a watch's ERROR event carries no 5xx Status.
 import { decodeAnswer } from './decode.ts';
-import type { FuzzRequest } from './request.ts';
+import type { FuzzRequest } from './fuzz-request.ts';
 import type { Answer } from './send.ts';
 
 export interface Violation {

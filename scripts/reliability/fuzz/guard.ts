@@ -5,7 +5,7 @@
 //   - the canary's namespace never appears in a request (a generator that named it is a bug);
 //   - a watch or a followed log is marked as a stream (read briefly, then hung up on).
 import { CONFIGURING_GROUPS, type FuzzContext } from './context.ts';
-import type { FuzzRequest } from './request.ts';
+import type { FuzzRequest } from './fuzz-request.ts';
 
 const NAMESPACE_ITEM = /\/namespaces(\/[^/?]*)?\/?(\?|$)/;
 

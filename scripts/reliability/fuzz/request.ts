@@ -9,8 +9,9 @@
 // and a guard (guard.ts) that keeps requests off the canary and off the server's configuration.
 import { type Body, malformedBody, patchBody, writeBody } from './bodies.ts';
 import type { FuzzContext } from './context.ts';
+import type { FuzzRequest } from './fuzz-request.ts';
 import { guard } from './guard.ts';
-import { type Header, requestHeaders } from './headers.ts';
+import { requestHeaders } from './headers.ts';
 import { objectFor } from './objects.ts';
 import { Prng } from './prng.ts';
 import { queryString, verbParams } from './query.ts';
@@ -24,19 +25,6 @@ import {
   SEGMENT_GARBAGE,
   SUBRESOURCES,
 } from './vocabulary.ts';
-
-export interface FuzzRequest {
-  index: number;
-  /** Which generator made it. */
-  family: 'plausible' | 'watch' | 'malformed' | 'chaos';
-  method: string;
-  /** The request target as sent (path and query, not normalised). */
-  target: string;
-  headers: Header[];
-  body?: Buffer;
-  /** A stream (watch, follow): read briefly, then hang up. */
-  streaming: boolean;
-}
 
 /** Resources most requests go to: the simple, common kinds. */
 const FAVOURITES = [
@@ -252,3 +240,5 @@ export function generateRequest(seed: number, index: number, ctx: FuzzContext): 
   ]);
   return guard(make(rng, ctx, index), ctx);
 }
+
+export type { FuzzRequest };

@@ -7,7 +7,7 @@
 // for a short while after its headers, then hung up on; any other answer must end within
 // `timeoutMs` or the exchange is reported as a hang.
 import { connect } from 'node:net';
-import type { FuzzRequest } from './request.ts';
+import type { FuzzRequest } from './fuzz-request.ts';
 
 export interface Answer {
   /** 0 when no status line came back. */
