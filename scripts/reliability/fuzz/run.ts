@@ -21,6 +21,8 @@ export interface FuzzOptions {
   progressMs?: number;
   /** How many violations are kept in full (default 20). */
   keep?: number;
+  /** Called with each kept violation as it is found. */
+  onViolation?: (v: Violation) => void;
 }
 
 export interface FuzzProgress {
@@ -81,7 +83,11 @@ export async function runFuzz(t: FuzzTarget, o: FuzzOptions): Promise<FuzzResult
   let done = 0;
   const note = (vs: Violation[]) => {
     violationCount += vs.length;
-    for (const v of vs) if (violations.length < keep) violations.push(v);
+    for (const v of vs)
+      if (violations.length < keep) {
+        violations.push(v);
+        o.onViolation?.(v);
+      }
   };
   const checkpoint = async (index: number) => {
     healthChecks++;
