@@ -86,6 +86,10 @@ for (const kind of backends) {
         requests,
         concurrency,
         checkEvery: Number(values['check-every']),
+        onViolation: (v) =>
+          console.log(
+            `[${kind}] VIOLATION #${v.index}: ${v.problem}\n    ${v.request}\n    -> ${v.status} ${v.answer.slice(0, 200)}`,
+          ),
         onProgress: (p) =>
           console.log(
             `[${kind}] ${p.done}/${p.total} ${p.perSecond.toFixed(0)} req/s  ${Object.entries(p.byStatus)
@@ -96,10 +100,6 @@ for (const kind of backends) {
       },
     );
     results.push({ backend: kind, result });
-    for (const v of result.violations)
-      console.log(
-        `[${kind}] VIOLATION #${v.index}: ${v.problem}\n    ${v.request}\n    -> ${v.status} ${v.answer.slice(0, 200)}`,
-      );
     if (result.violationCount > 0) console.log(`[${kind}] server stderr (tail):\n${s.stderr().slice(-2000)}`);
   } finally {
     await b.stop();
