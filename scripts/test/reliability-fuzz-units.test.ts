@@ -170,6 +170,30 @@ describe('checks', () => {
     );
   });
 
+  it('a node proxy to a node without addresses may answer 500 as Kubernetes does; another 500 on it is flagged', () => {
+    const proxy = { ...req, target: '/api/v1/nodes/n1/proxy' };
+    const body = status(
+      500,
+      'InternalError',
+      'Internal error occurred: no preferred addresses found; known addresses: []',
+    );
+    expect(checkAnswer(proxy, answer(500, body))).toEqual([]);
+    expect(checkAnswer(req, answer(500, body)).map((x) => x.problem)).toEqual(['status 500']);
+    expect(
+      checkAnswer(proxy, answer(500, status(500, 'InternalError', 'Internal error occurred: boom'))).length,
+    ).toBe(1);
+  });
+
+  it('a HEAD 504 passes only when it asked for a resource version', () => {
+    const head = { ...req, method: 'HEAD' };
+    expect(checkAnswer({ ...head, target: '/api/v1/pods?resourceVersion=99999' }, answer(504, ''))).toEqual(
+      [],
+    );
+    expect(checkAnswer({ ...head, target: '/api/v1/pods' }, answer(504, '')).map((x) => x.problem)).toEqual([
+      'status 504',
+    ]);
+  });
+
   it('a 504 that is not the resource version one is flagged', () => {
     expect(checkAnswer(req, answer(504, status(504, 'Timeout', 'the request timed out'))).length).toBe(1);
   });

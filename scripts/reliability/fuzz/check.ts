@@ -1,6 +1,6 @@
 // The checks on every answer:
 //   - an answer came (no socket error, no hang past the time allowed, not cut short);
-//   - its status is below 500, but for the two prescribed ones (prescribed5xx);
+//   - its status is below 500, but for the prescribed ones (prescribed5xx);
 //   - a status of 400 or more carries a well-formed Status in the negotiated encoding (kind
 //     Status, apiVersion v1, status Failure, code equal to the HTTP status, a reason, a message);
 //   - a 2xx body parses in its content type; a watch's ERROR event carries no 5xx Status.
@@ -27,18 +27,32 @@ export function describeRequest(r: FuzzRequest): string {
 }
 
 /**
- * The answers of 500 or more that are right: doc1's 504 for a resource version the server has
- * not reached, and Kubernetes 1.28's 503 from a service's proxy when the service has no
- * endpoints (the fuzzer's services never have any: there is nothing to proxy to).
+ * The answers of 500 or more that are right:
+ *   - doc1's 504 for a resource version the server has not reached (a HEAD has no body to
+ *     show the reason: its 504 is taken for this one when it asked for a resource version);
+ *   - Kubernetes 1.28's answers of the proxies whose backend does not exist (the fuzzer's
+ *     services have no endpoints, its nodes no addresses: there is nothing to proxy to): a
+ *     service's 503 "no endpoints available for service", a node's 500 "no preferred
+ *     addresses found" (GetPreferredNodeAddress's error, which the connect handler answers as
+ *     an internal error).
  */
 export function prescribed5xx(r: FuzzRequest, status: number, body: any): boolean {
   const message = String(body?.message ?? '');
-  if (status === 504) return body?.reason === 'Timeout' && /Too large resource version/.test(message);
+  if (status === 504) {
+    if (/^HEAD$/i.test(r.method) && body === undefined) return /[?&]resourceVersion=\d/.test(r.target);
+    return body?.reason === 'Timeout' && /Too large resource version/.test(message);
+  }
   if (status === 503)
     return (
       body?.reason === 'ServiceUnavailable' &&
       /^no endpoints available for service /.test(message) &&
       /\/services\/[^/?]+\/proxy(\/|\?|$)/.test(r.target)
+    );
+  if (status === 500)
+    return (
+      body?.reason === 'InternalError' &&
+      /^Internal error occurred: no preferred addresses found; known addresses: /.test(message) &&
+      /^\/api\/v1\/nodes\/[^/?]+\/proxy(\/|\?|$)/.test(r.target)
     );
   return false;
 }
