@@ -2,6 +2,7 @@
 // alone, whatever came before), the guard keeps requests off the canary and the server's
 // configuration, and the checks do fail: a 500, an error that is not a Status, a Status whose
 // code differs, a 2xx that does not parse, a changed canary, a dead server.
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { encodeProtobuf } from '../../reference/src/content/protobuf.ts';
 import { canaryProblem } from '../reliability/fuzz/canary.ts';
@@ -10,7 +11,7 @@ import type { FuzzContext } from '../reliability/fuzz/context.ts';
 import { healthProblems } from '../reliability/fuzz/health.ts';
 import { type FuzzRequest, generateRequest } from '../reliability/fuzz/request.ts';
 import type { ServedResource } from '../reliability/fuzz/resources.ts';
-import type { Answer } from '../reliability/fuzz/send.ts';
+import { type Answer, send } from '../reliability/fuzz/send.ts';
 
 const res = (
   prefix: string,
@@ -260,5 +261,44 @@ describe('checks', () => {
         rss: () => undefined,
       }),
     ).toEqual(['/readyz answered nothing', '/livez answered nothing']);
+  });
+});
+
+describe('the raw client', () => {
+  it('reads a 64 MiB answer (by length and chunked) in linear time, and a HEAD by its head', async () => {
+    const big = Buffer.alloc(64 << 20, 'x');
+    const srv = createServer((q, s) => {
+      if (q.url === '/chunked') {
+        s.writeHead(200, { 'Content-Type': 'text/plain' });
+        for (let i = 0; i < big.length; i += 1 << 20) s.write(big.subarray(i, i + (1 << 20)));
+        s.end();
+      } else {
+        s.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': big.length });
+        s.end(q.method === 'HEAD' ? undefined : big);
+      }
+    });
+    await new Promise<void>((ok) => srv.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+    try {
+      for (const [method, target, length] of [
+        ['GET', '/length', big.length],
+        ['GET', '/chunked', big.length],
+        ['HEAD', '/length', 0],
+      ] as const) {
+        const a = await send(url, { ...req, method, target }, { timeoutMs: 20_000, streamMs: 20_000 });
+        expect([a.status, a.body.length, a.timedOut, a.streamCut], target).toEqual([
+          200,
+          length,
+          false,
+          false,
+        ]);
+        // a HEAD's Content-Length announces a body that never comes
+        if (method === 'GET') expect(a.incomplete, target).toBe(false);
+        expect(a.ms, target).toBeLessThan(10_000);
+      }
+    } finally {
+      srv.closeAllConnections();
+      await new Promise((ok) => srv.close(ok));
+    }
   });
 });

@@ -76,25 +76,30 @@ export function send(base: string, r: FuzzRequest, opts: SendOptions = {}): Prom
       timedOut = true;
       finish('no answer in time');
     }, opts.timeoutMs ?? 20_000);
+    // how the answer ends, known once its final head is in: the data events then cost only
+    // their own bytes (a list of megabytes objects comes in thousands of pieces)
+    let framing: Framing | undefined;
+    let tail = Buffer.alloc(0);
     sock.on('data', (c: Buffer) => {
       chunks.push(c);
       size += c.length;
-      if (answerComplete(Buffer.concat(chunks), r.method)) {
-        finish();
-        return;
-      }
-      if (!streamTimer && !done) {
-        const all = chunks.length === 1 ? c : Buffer.concat(chunks);
-        const end = all.indexOf(HEAD_END);
-        if (
-          end >= 0 &&
-          /\r\ntransfer-encoding:\s*chunked/i.test(all.subarray(0, end).toString('latin1')) &&
-          !/^HTTP\/1\.[01] 1\d\d/.test(all.toString('latin1', 0, 12))
-        )
+      if (done) return;
+      if (!framing) {
+        framing = framingOf(Buffer.concat(chunks), r.method);
+        if (!framing) return;
+        if (framing.kind === 'chunked')
           streamTimer = setTimeout(() => {
             streamCut = true;
             finish();
           }, opts.streamMs ?? 1500);
+      }
+      if (framing.kind === 'bodiless') finish();
+      else if (framing.kind === 'length' && size >= framing.end) finish();
+      else if (framing.kind === 'chunked') {
+        tail = Buffer.concat([tail, c]).subarray(-8);
+        // the last chunk seen at the end of what came: confirmed on the whole (rarely done)
+        if (tail.toString('latin1').endsWith('0\r\n\r\n') && !parseAnswer(Buffer.concat(chunks)).incomplete)
+          finish();
       }
     });
     sock.on('end', () => finish());
@@ -177,11 +182,28 @@ export function parseAnswer(buf: Buffer): Pick<Answer, 'status' | 'headers' | 'b
   }
 }
 
-/** Whether `buf` holds a whole final answer (by its length, its last chunk, or a bodiless status). */
-export function answerComplete(buf: Buffer, method: string): boolean {
-  const a = parseAnswer(buf);
-  if (a.status === 0) return false;
-  if (/^HEAD$/i.test(method) || a.status === 204 || a.status === 304) return true;
-  if (a.incomplete) return false;
-  return a.headers['content-length'] !== undefined || /chunked/i.test(a.headers['transfer-encoding'] ?? '');
+type Framing =
+  | { kind: 'bodiless' }
+  | { kind: 'length'; end: number }
+  | { kind: 'chunked' }
+  | { kind: 'close' };
+
+/** How the final answer in `buf` ends, or undefined while its head is not all there. */
+function framingOf(buf: Buffer, method: string): Framing | undefined {
+  let off = 0;
+  for (;;) {
+    const end = buf.indexOf(HEAD_END, off);
+    if (end < 0) return undefined;
+    const head = buf.toString('latin1', off, end);
+    const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
+    if (status >= 100 && status < 200 && status !== 101) {
+      off = end + 4;
+      continue;
+    }
+    if (/^HEAD$/i.test(method) || status === 204 || status === 304) return { kind: 'bodiless' };
+    if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) return { kind: 'chunked' };
+    const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1];
+    if (length !== undefined) return { kind: 'length', end: end + 4 + Number(length) };
+    return { kind: 'close' };
+  }
 }
