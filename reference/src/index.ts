@@ -31,7 +31,7 @@ import { addHealthChecks } from './health/server-checks.ts';
 import { healthHandler } from './http/health.ts';
 import { tokenRequestHandler } from './handlers/token-request.ts';
 import { openapiRoute } from './http/openapi/index.ts';
-import { clientErrorHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
+import { clientErrorHandler, connectMethodHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
 import { metricsRoute } from './http/metrics.ts';
 import { registerBuildInfo } from './metrics/build-info.ts';
 import { showHiddenProblem } from './metrics/lifecycle.ts';
@@ -350,6 +350,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       }
       // requests the HTTP parser refuses still get a Status (400, 431)
       server.on('clientError', clientErrorHandler);
+      server.on('connect', connectMethodHandler);
       server.keepAliveTimeout = 65_000;
       server.headersTimeout = 66_000;
       // the whole request (headers and body) must arrive within a minute; watch replies may last longer

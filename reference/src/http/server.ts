@@ -356,9 +356,25 @@ export function clientErrorHandler(
   else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
     se = new StatusError(408, 'Timeout', 'the request was not received in time');
   else se = errors.badRequest(`malformed HTTP request: ${err.reason ?? err.code ?? 'parse error'}`);
+  draining.set(socket, { bytes: 0 });
+  answerOnSocket(socket, se);
+}
+
+/**
+ * A CONNECT request: Node hands it over as a tunnel, outside the request handler, and closes
+ * the connection unanswered when nobody takes it. No route of the API serves CONNECT (the
+ * connect subresources take GET and POST): 405 with a Status, as Kubernetes' router answers a
+ * method it does not serve; what the client sends after it is read and dropped.
+ */
+export function connectMethodHandler(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('data', ignore);
+  answerOnSocket(socket, errors.methodNotAllowed());
+}
+
+/** A Status written on the raw socket, the connection half-closed (cut off in the end). */
+function answerOnSocket(socket: Duplex, se: StatusError): void {
   const body = JSON.stringify(se.toStatus());
   socket.on('error', ignore);
-  draining.set(socket, { bytes: 0 });
   // a client that neither stops sending nor closes is cut off in the end
   const timer = setTimeout(() => socket.destroy(), DRAIN_MAX_MS);
   timer.unref?.();
@@ -856,7 +872,8 @@ function auditedBody(b: Buffer, contentType: string | undefined): unknown {
   if (!b.length) return undefined;
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   try {
-    if (type.endsWith('yaml')) return parseYaml(b.toString('utf8'));
+    // (no duplicate-key check: it is quadratic in the keys, and the request's decoder made it already)
+    if (type.endsWith('yaml')) return parseYaml(b.toString('utf8'), { uniqueKeys: false });
     if (type === '' || type.endsWith('json')) return JSON.parse(b.toString('utf8'));
   } catch {
     // a body that does not decode is refused by the handler; the event has no object
