@@ -88,6 +88,7 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const started = new Date();
 const loadBefore = os.loadavg()[0]!;
+log(`load average (1 min) at start: ${loadBefore.toFixed(2)}`);
 const results: {
   ready?: { cli: ReadyResult; cliTls?: ReadyResult; importMs: number; inProc: ReadyResult };
   get?: Comparison;
@@ -506,6 +507,7 @@ try {
   cleanupTempDirs();
 }
 const { rows, notes } = table();
+log(`load average (1 min) at end: ${os.loadavg()[0]!.toFixed(2)}`);
 process.stdout.write(`\n${render(rows, false)}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
 if (!values['no-write'] && !only && !quick) {
   const md = `# Benchmark results
@@ -522,7 +524,7 @@ ${render(rows, true)}
 
 ${notes.map((n) => `- ${n}`).join('\n')}
 
-Method: for GET, CREATE and LIST each side runs ${cmp.rounds} rounds of ${cmp.duration} s (after ${cmp.warmup} s of warm-up), alternating reference and bare server; the best round of each side counts. The bare server reads the request body and answers the bytes captured from the reference server (for CREATE, the created object; for LIST, each chunk for its continue token). "loop" is the share of the time the server's event loop was busy: near 100% the server is the limit; well below it (often the bare server), the load generator is the limit, and the ratio is higher than it would be against a bare server not held back by its load.
+Method: for GET, CREATE and LIST each side runs ${cmp.rounds} rounds of ${cmp.duration} s (after ${cmp.warmup} s of warm-up), alternating reference and bare server; the best round of each side counts. The bare server reads the request body and answers the bytes captured from the reference server (for CREATE, the created object; for LIST, each chunk for its continue token). "loop" is the share of the time the server's event loop was busy: near 100% the server is the limit; well below it (often the bare server), the load generator is the limit, and the ratio is higher than it would be against a bare server not held back by its load.${results.etcd ? ' The etcd rows run the same loads with etcd as a fourth process on the same 2 cores; for CREATE the absolute creates/s is what the aim is about.' : ''}
 `;
   writeFileSync(join(ROOT, 'scripts/bench/RESULTS.md'), md);
   log('wrote scripts/bench/RESULTS.md');
