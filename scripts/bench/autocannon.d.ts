@@ -24,7 +24,8 @@ declare module 'autocannon' {
     onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: unknown) => void;
   }
   interface Options {
-    url: string;
+    /** Several URLs: the connections are spread over them round-robin. */
+    url: string | string[];
     connections?: number;
     pipelining?: number;
     duration?: number;

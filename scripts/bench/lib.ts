@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest, type Options, type Result } from 'autocannon';
 import { Agent, Pool, request } from 'undici';
+import { type EtcdStats, type EtcdUse, etcdUse } from './etcd.ts';
 import type { BareRoute } from './server.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,7 +40,31 @@ export interface ServerProc {
   proc: ChildProcess;
   rpc<T = any>(msg: Record<string, unknown>): Promise<T>;
   stop(): Promise<void>;
+  /** Several servers of one API taken as one (see `serverGroup`): load spreads over them. */
+  members?: ServerProc[];
+  /** The etcd the server keeps its objects in: each measured load reports what it did meanwhile. */
+  etcd?: { stats(): Promise<EtcdStats> };
 }
+
+/**
+ * Two (or more) servers as one side of a measurement: set-up requests go to the first, the
+ * load (autocannon, round-robin over its URLs) to all of them, CPU figures sum over them.
+ * They must accept the same token (same adminToken option).
+ */
+export function serverGroup(members: ServerProc[]): ServerProc {
+  const first = members[0]!;
+  return {
+    ...first,
+    members,
+    stop: async () => {
+      await Promise.all(members.map((m) => m.stop()));
+    },
+  };
+}
+
+/** The URL (or URLs, for a group) the load goes to. */
+export const loadUrl = (s: ServerProc): string | string[] =>
+  s.members ? s.members.map((m) => m.url) : s.url;
 
 /** Waits for the first stdout line matching `re` (or any line when absent). */
 function firstLine(
@@ -212,7 +237,7 @@ function bareRoute(key: string, r: Reply, status = r.status): BareRoute {
 }
 
 async function setRoutes(bare: ServerProc, routes: BareRoute[]): Promise<void> {
-  await bare.rpc({ cmd: 'routes', routes });
+  for (const b of bare.members ?? [bare]) await b.rpc({ cmd: 'routes', routes });
 }
 
 // ------------------------------------------------------------------ load
@@ -228,6 +253,8 @@ export interface Load {
   requests: number;
   errors: number;
   non2xx: number;
+  /** What the server's etcd did meanwhile (servers on etcd). */
+  etcd?: EtcdUse;
 }
 
 function runCannon(opts: Options): Promise<Result> {
@@ -237,16 +264,25 @@ function runCannon(opts: Options): Promise<Result> {
 }
 
 type Elu = { idle: number; active: number };
+/** CPU time and event loop figures, summed over a group's members. */
 async function cpuOf(s: ServerProc): Promise<{ cpu: number; elu: Elu }> {
-  const r = await s.rpc<{ cpu: NodeJS.CpuUsage; elu: Elu }>({ cmd: 'cpu' });
-  return { cpu: r.cpu.user + r.cpu.system, elu: r.elu };
+  const out = { cpu: 0, elu: { idle: 0, active: 0 } };
+  for (const m of s.members ?? [s]) {
+    const r = await m.rpc<{ cpu: NodeJS.CpuUsage; elu: Elu }>({ cmd: 'cpu' });
+    out.cpu += r.cpu.user + r.cpu.system;
+    out.elu.idle += r.elu.idle;
+    out.elu.active += r.elu.active;
+  }
+  return out;
 }
 
 export async function load(opts: Options, server?: ServerProc): Promise<Load> {
   const c0 = server ? await cpuOf(server) : undefined;
+  const e0 = await server?.etcd?.stats();
   const t0 = performance.now();
   const r = await runCannon(opts);
   const wallUs = (performance.now() - t0) * 1000;
+  const e1 = await server?.etcd?.stats();
   const c1 = server ? await cpuOf(server) : undefined;
   const serverCpu = c0 && c1 ? (c1.cpu - c0.cpu) / wallUs : Number.NaN;
   const active = c0 && c1 ? c1.elu.active - c0.elu.active : 0;
@@ -260,6 +296,7 @@ export async function load(opts: Options, server?: ServerProc): Promise<Load> {
     requests: r.requests.total,
     errors: r.errors + r.timeouts,
     non2xx: r.non2xx,
+    etcd: e0 && e1 ? etcdUse(e0, e1) : undefined,
   };
 }
 
@@ -322,17 +359,17 @@ export async function benchGet(
   orch: ServerProc,
   bare: ServerProc,
   o: CompareOpts,
-  as: { name: string; token: string } = { name: 'GET one object', token: orch.token },
+  as: { name: string; token: string; query?: string } = { name: 'GET one object', token: orch.token },
 ): Promise<Comparison> {
   await ensureNamespace(orch, 'bench');
   await must(call(orch, 'POST', cmPath('bench'), configMapBody('one', 1)), 201, 409);
-  const path = `${cmPath('bench')}/one`;
+  const path = `${cmPath('bench')}/one${as.query ? `?${as.query}` : ''}`;
   const captured = await must(call({ url: orch.url, token: as.token }, 'GET', path), 200);
   await setRoutes(bare, [bareRoute(`GET ${path}`, captured)]);
   const fromBare = await must(call(bare, 'GET', path), 200);
   if (!fromBare.body.equals(captured.body)) throw new Error('bare GET bytes differ from the server');
   return compare(as.name, orch, bare, o, captured.body.length, (s) => ({
-    url: s.url,
+    url: loadUrl(s),
     connections: o.connections,
     requests: [{ method: 'GET', path, headers: { authorization: `Bearer ${as.token}` } }],
   }));
@@ -384,15 +421,20 @@ export async function benchGetAuthorized(
   return benchGet(orch, bare, o, { name: 'GET one object, RBAC and every authenticator', token: user.token });
 }
 
-export async function benchCreate(orch: ServerProc, bare: ServerProc, o: CompareOpts): Promise<Comparison> {
+export async function benchCreate(
+  orch: ServerProc,
+  bare: ServerProc,
+  o: CompareOpts,
+  name = 'CREATE (fsync)',
+): Promise<Comparison> {
   const ns = 'create';
   await ensureNamespace(orch, ns);
   const captured = await must(call(orch, 'POST', cmPath(ns), configMapBody('probe', 0)), 201);
   await setRoutes(bare, [bareRoute(`POST ${cmPath(ns)}`, captured)]);
   let n = 0;
   const run = Date.now().toString(36);
-  return compare('CREATE (fsync)', orch, bare, o, captured.body.length, (s) => ({
-    url: s.url,
+  return compare(name, orch, bare, o, captured.body.length, (s) => ({
+    url: loadUrl(s),
     connections: o.connections,
     requests: [
       {
@@ -443,6 +485,7 @@ export async function benchList(
   o: CompareOpts,
   total = 500,
   limit = 100,
+  name = `LIST ${total} in chunks of ${limit}`,
 ): Promise<Comparison & { chunks: number }> {
   const ns = 'list';
   await ensureNamespace(orch, ns);
@@ -478,8 +521,8 @@ export async function benchList(
     if (i > 0) r.setupRequest = (req, ctx) => ({ ...req, path: listUrl(base, limit, ctx.cont as string) });
     requests.push(r);
   }
-  const r = await compare(`LIST ${total} in chunks of ${limit}`, orch, bare, o, bytes, (s) => ({
-    url: s.url,
+  const r = await compare(name, orch, bare, o, bytes, (s) => ({
+    url: loadUrl(s),
     connections: o.connections,
     requests,
   }));
@@ -616,6 +659,8 @@ export async function benchWatch(
     drainMs?: number;
     /** Seconds of writes at the start left out of the latency figures (JIT warm-up); still checked. */
     warmupSeconds?: number;
+    /** The watchers watch this server (another server of the same API); default the one written to. */
+    watchOn?: ServerProc;
   },
 ): Promise<WatchResult> {
   const ns = `watch-${Date.now().toString(36)}`;
@@ -627,10 +672,14 @@ export async function benchWatch(
   const ackLat = new Float64Array(writes);
   const agent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
   const path = `${cmPath(ns)}?watch=1&resourceVersion=${fromRv}&timeoutSeconds=${Math.ceil(opts.seconds + 60)}`;
-  const clients = Array.from({ length: opts.watchers }, () => openWatcher(orch, path, writes, sentAt, agent));
+  const clients = Array.from({ length: opts.watchers }, () =>
+    openWatcher(opts.watchOn ?? orch, path, writes, sentAt, agent),
+  );
   await Promise.all(clients.map((c) => c.ready));
 
-  const serverCpu0 = (await orch.rpc<{ cpu: NodeJS.CpuUsage }>({ cmd: 'cpu' })).cpu;
+  // CPU of the server written to and, when another, of the one watched
+  const cpuSide = opts.watchOn && opts.watchOn !== orch ? serverGroup([orch, opts.watchOn]) : orch;
+  const serverCpu0 = (await cpuOf(cpuSide)).cpu;
   const clientCpu0 = process.cpuUsage();
   const pool = new Pool(orch.url, { connections: 32 });
   const headers = { authorization: `Bearer ${orch.token}`, 'content-type': 'application/json' };
@@ -665,7 +714,7 @@ export async function benchWatch(
   const delivered = () => clients.every((c) => c.got >= sent);
   while ((inflight > 0 || !delivered()) && now() < drainUntil) await sleep(5);
   const clientCpu = process.cpuUsage(clientCpu0);
-  const serverCpu1 = (await orch.rpc<{ cpu: NodeJS.CpuUsage }>({ cmd: 'cpu' })).cpu;
+  const serverCpu1 = (await cpuOf(cpuSide)).cpu;
   const wall = (now() - t0) * 1000;
   await pool.close();
   for (const c of clients) c.req.destroy();
@@ -702,7 +751,7 @@ export async function benchWatch(
     complete: incomplete === 0 && failed === 0 && sent === writes,
     inOrder: unordered === 0 && dups === 0,
     problems,
-    serverCpu: (serverCpu1.user + serverCpu1.system - serverCpu0.user - serverCpu0.system) / wall,
+    serverCpu: (serverCpu1 - serverCpu0) / wall,
     clientCpu: (clientCpu.user + clientCpu.system) / wall,
   };
 }

@@ -1,7 +1,11 @@
 // `npm run bench`: the reference server's speed, each figure in ONE run and, where there is
 // a baseline, as a ratio against a bare Node HTTP server answering the same bytes.
 //
-//   tsx scripts/bench/run.ts [--quick] [--only get,get-auth,create,create-rules,create-webhooks,list,watch,memory,ready] [--no-write]
+//   tsx scripts/bench/run.ts [--quick] [--only get,get-auth,create,create-rules,create-webhooks,list,watch,
+//                             etcd-get,etcd-create,etcd-list,etcd-watch,etcd2-get,etcd2-create,etcd2-watch,memory,ready] [--no-write]
+//
+// The etcd rows: one etcd child (Debian's etcd-server), reference servers on it, the same
+// loads as the write-ahead log rows; `etcd2-*`: two servers on one etcd at once.
 //
 // Prints a table and writes scripts/bench/RESULTS.md (unless --no-write or --only).
 import { writeFileSync } from 'node:fs';
@@ -24,13 +28,17 @@ import {
   type CompareOpts,
   type Comparison,
   cleanupTempDirs,
+  type Load,
   type MemResult,
   type ReadyResult,
   ROOT,
+  type ServerProc,
+  serverGroup,
   spawnServer,
   tempDir,
   type WatchResult,
 } from './lib.ts';
+import { startEtcdBench } from './etcd.ts';
 import { benchCreateWebhooks, type WebhookComparison } from './webhooks.ts';
 
 const { values } = parseArgs({
@@ -44,7 +52,27 @@ const quick = values.quick === true;
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : undefined;
 const want = (k: string) => !only || only.has(k);
 
-const TARGETS = { get: 0.7, getAuth: 0.6, create: 0.22, createRules: 0.7, readyMs: 1000, watchP99: 50 };
+const TARGETS = {
+  get: 0.7,
+  getAuth: 0.6,
+  create: 0.22,
+  createRules: 0.7,
+  readyMs: 1000,
+  watchP99: 50,
+  // GET on etcd from the watch cache, against the bare server
+  etcdGet: 0.5,
+  // twice the creates/s of a kube-apiserver 1.28 on etcd 3.4 on this machine class (970/s)
+  etcdCreatePerSec: 2 * 970,
+};
+const ETCD_KEYS = [
+  'etcd-get',
+  'etcd-create',
+  'etcd-list',
+  'etcd-watch',
+  'etcd2-get',
+  'etcd2-create',
+  'etcd2-watch',
+];
 const cmp: CompareOpts = quick
   ? { duration: 2, rounds: 1, connections: 16, warmup: 1 }
   : { duration: 5, rounds: 2, connections: 16, warmup: 2 };
@@ -60,6 +88,7 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const started = new Date();
 const loadBefore = os.loadavg()[0]!;
+log(`load average (1 min) at start: ${loadBefore.toFixed(2)}`);
 const results: {
   ready?: { cli: ReadyResult; cliTls?: ReadyResult; importMs: number; inProc: ReadyResult };
   get?: Comparison;
@@ -70,6 +99,18 @@ const results: {
   list?: Comparison & { chunks: number };
   watch?: WatchResult;
   memory?: MemResult[];
+  etcd?: {
+    version: string;
+    fsType: string;
+    get?: Comparison;
+    getConsistent?: Comparison;
+    create?: Comparison;
+    list?: Comparison & { chunks: number };
+    watch?: WatchResult;
+    get2?: Comparison;
+    create2?: Comparison;
+    watch2?: WatchResult;
+  };
 } = {};
 
 async function main(): Promise<void> {
@@ -167,10 +208,101 @@ async function main(): Promise<void> {
       }
     }
   }
+  if (ETCD_KEYS.some(want)) await etcdRows();
   if (want('memory')) {
     log('memory ...');
     const n = quick ? 2000 : 10_000;
     results.memory = [await benchMemory('in-memory', n), await benchMemory('durable', n)];
+  }
+}
+
+/** The etcd rows: one etcd child, reference servers on it (each set on its own key prefix). */
+async function etcdRows(): Promise<void> {
+  log('etcd ...');
+  const e = await startEtcdBench();
+  const r: NonNullable<typeof results.etcd> = { version: e.version, fsType: e.fsType };
+  results.etcd = r;
+  // servers of one API accept the same token
+  const adminToken = `bench-${process.pid}-${Date.now().toString(36)}`;
+  let prefixes = 0;
+  const onEtcd = async (prefix = `/bench-${++prefixes}`): Promise<ServerProc> => {
+    const s = await spawnServer('orch', { etcdServers: [e.etcd.url], etcdPrefix: prefix, adminToken });
+    return { ...s, etcd: e };
+  };
+  const pairOnEtcd = async (): Promise<ServerProc> => {
+    const prefix = `/bench-${++prefixes}`;
+    const g = serverGroup(await Promise.all([onEtcd(prefix), onEtcd(prefix)]));
+    return { ...g, etcd: e };
+  };
+  const pairOfBare = async () => serverGroup(await Promise.all([spawnServer('bare'), spawnServer('bare')]));
+  try {
+    if (want('etcd-get') || want('etcd-create') || want('etcd-list')) {
+      const [s, bare] = await Promise.all([onEtcd(), spawnServer('bare')]);
+      try {
+        if (want('etcd-get')) {
+          log('GET on etcd ...');
+          r.get = await benchGet(s, bare, cmp, {
+            name: 'etcd: GET one object, watch cache (resourceVersion=0)',
+            token: s.token,
+            query: 'resourceVersion=0',
+          });
+          r.getConsistent = await benchGet(s, bare, cmp, {
+            name: 'etcd: GET one object, consistent',
+            token: s.token,
+          });
+        }
+        if (want('etcd-list')) {
+          log('LIST on etcd ...');
+          r.list = await benchList(s, bare, cmp, 500, 100, 'etcd: LIST 500 in chunks of 100, consistent');
+        }
+        if (want('etcd-create')) {
+          log('CREATE on etcd ...');
+          r.create = await benchCreate(s, bare, createCmp, 'etcd: CREATE');
+        }
+      } finally {
+        await Promise.all([s.stop(), bare.stop()]);
+      }
+    }
+    if (want('etcd-watch')) {
+      log('watch fan-out on etcd ...');
+      const w = await onEtcd();
+      try {
+        r.watch = await benchWatch(w, watchOpts);
+      } finally {
+        await w.stop();
+      }
+    }
+    if (want('etcd2-get') || want('etcd2-create')) {
+      const [two, bare2] = await Promise.all([pairOnEtcd(), pairOfBare()]);
+      try {
+        if (want('etcd2-get')) {
+          log('GET on two servers over one etcd ...');
+          r.get2 = await benchGet(two, bare2, cmp, {
+            name: 'etcd, 2 servers: GET one object, watch cache (resourceVersion=0)',
+            token: two.token,
+            query: 'resourceVersion=0',
+          });
+        }
+        if (want('etcd2-create')) {
+          log('CREATE on two servers over one etcd ...');
+          r.create2 = await benchCreate(two, bare2, createCmp, 'etcd, 2 servers: CREATE');
+        }
+      } finally {
+        await Promise.all([two.stop(), bare2.stop()]);
+      }
+    }
+    if (want('etcd2-watch')) {
+      log('watch fan-out across two servers over one etcd ...');
+      const two = await pairOnEtcd();
+      try {
+        const [a, b] = two.members!;
+        r.watch2 = await benchWatch(a!, { ...watchOpts, watchOn: b! });
+      } finally {
+        await two.stop();
+      }
+    }
+  } finally {
+    await e.stop();
   }
 }
 
@@ -220,18 +352,10 @@ function table(): { rows: string[][]; notes: string[] } {
     );
   const w = results.watch;
   if (w) {
-    rows.push([
-      `watch fan-out: ${w.watchers} watchers, 1 writer`,
-      `p50 ${f1(w.p50)} ms, p99 ${f1(w.p99)} ms (max ${f1(w.max)})`,
-      '',
-      '',
-      `p99 < ${TARGETS.watchP99} ms`,
-      w.p99 < TARGETS.watchP99 && w.complete && w.inOrder ? 'ok' : 'MISSED',
-    ]);
-    notes.push(
-      `watch: durable store (fsync on); ${int(w.writes)} writes at ${int(w.achievedRate)}/s (target ${int(w.targetRate)}/s) to ${w.watchers} watchers = ${int(w.writes * w.watchers)} deliveries; every event reached every watcher in order: ${w.complete && w.inOrder ? 'yes' : `NO (${w.problems.join('; ')})`}. Latency from just before the POST is sent to the event's arrival at the watcher, over the last ${int(w.measuredWrites)} writes (the first ${f1(watchOpts.warmupSeconds)} s are warm-up); write acks (after fsync) p50 ${f1(w.ackP50)} ms, p99 ${f1(w.ackP99)} ms. CPU: server ${f2(w.serverCpu)} cores, load generator ${f2(w.clientCpu)} cores.`,
-    );
+    rows.push(watchRow(`watch fan-out: ${w.watchers} watchers, 1 writer`, w, TARGETS.watchP99));
+    notes.push(`watch: durable store (fsync on); ${watchNote(w)}`);
   }
+  etcdTable(rows, notes);
   for (const m of results.memory ?? [])
     rows.push([
       `memory per 10,000 ConfigMaps (${m.mode})`,
@@ -279,6 +403,89 @@ function table(): { rows: string[][]; notes: string[] } {
   return { rows, notes };
 }
 
+function watchRow(name: string, w: WatchResult, targetP99?: number): string[] {
+  const complete = w.complete && w.inOrder;
+  return [
+    name,
+    `p50 ${f1(w.p50)} ms, p99 ${f1(w.p99)} ms (max ${f1(w.max)})`,
+    '',
+    '',
+    targetP99 === undefined ? '' : `p99 < ${targetP99} ms`,
+    !complete ? 'INCOMPLETE' : targetP99 === undefined ? '' : w.p99 < targetP99 ? 'ok' : 'MISSED',
+  ];
+}
+
+function watchNote(w: WatchResult): string {
+  return `${int(w.writes)} writes at ${int(w.achievedRate)}/s (target ${int(w.targetRate)}/s) to ${w.watchers} watchers = ${int(w.writes * w.watchers)} deliveries; every event reached every watcher in order: ${w.complete && w.inOrder ? 'yes' : `NO (${w.problems.join('; ')})`}. Latency from just before the POST is sent to the event's arrival at the watcher, over the last ${int(w.measuredWrites)} writes (the first ${f1(watchOpts.warmupSeconds)} s are warm-up); write acks (after fsync) p50 ${f1(w.ackP50)} ms, p99 ${f1(w.ackP99)} ms. CPU: server ${f2(w.serverCpu)} cores, load generator ${f2(w.clientCpu)} cores.`;
+}
+
+/** Creates per second against the absolute aim (twice a kube-apiserver's on etcd). */
+function createRow(c: Comparison, aim?: number): string[] {
+  const row = comparisonRow(c)!;
+  row[1] = `${int(c.orch.rps)} creates/s (p99 ${c.orch.p99} ms, loop ${pct(c.orch.serverElu)})`;
+  if (aim !== undefined) {
+    row[4] = `>= ${int(aim)} creates/s (2 x 970)`;
+    row[5] = c.orch.rps >= aim ? 'ok' : 'MISSED';
+  }
+  return row;
+}
+
+/** What etcd did in the best measured round of the server on it. */
+function etcdNote(l: Load): string {
+  const e = l.etcd;
+  if (!e) return '';
+  return `in the best round etcd used ${f2(e.cores)} cores, ${int(e.walFsyncs)} WAL fsyncs (${f2(e.walFsyncs / Math.max(1, l.requests))} per request, mean ${f2(e.walFsyncMs)} ms) and ${int(e.commits)} backend commits (mean ${f2(e.commitMs)} ms); the server(s) ${f2(l.serverCpu)} cores`;
+}
+
+function etcdTable(rows: string[][], notes: string[]): void {
+  const e = results.etcd;
+  if (!e) return;
+  const add = (r?: string[]) => r && rows.push(r);
+  add(comparisonRow(e.get, TARGETS.etcdGet));
+  add(comparisonRow(e.getConsistent));
+  if (e.create) add(createRow(e.create, TARGETS.etcdCreatePerSec));
+  add(comparisonRow(e.list));
+  if (e.watch) rows.push(watchRow(`etcd: watch fan-out: ${e.watch.watchers} watchers, 1 writer`, e.watch));
+  add(comparisonRow(e.get2));
+  if (e.create2) add(createRow(e.create2));
+  if (e.watch2)
+    rows.push(
+      watchRow(`etcd, 2 servers: watch fan-out: ${e.watch2.watchers} watchers on B, 1 writer on A`, e.watch2),
+    );
+  notes.push(
+    `etcd rows: one etcd ${e.version} child (Debian's etcd-server, started by reference/src/etcd-process.ts: one member on loopback, its data dir a fresh temp dir on ${e.fsType}, fsync as etcd does by default: the WAL is fsynced before a write is acknowledged), reference servers on it as child processes (\`build({ etcdServers, etcdPrefix })\`, each measurement on a fresh key prefix); etcd shares the 2 cores with the servers and the load generator. The bare Node column: a bare server answering the bytes captured from the server on etcd.`,
+  );
+  if (e.get)
+    notes.push(
+      `etcd GET (resourceVersion=0): doc1 "Any": answered from the server's watch cache, no etcd request; ${e.get.bytes} bytes per answer, ${e.get.connections} connections.`,
+    );
+  if (e.getConsistent)
+    notes.push(
+      `etcd GET consistent (no resourceVersion): before answering, the server makes its cache as new as etcd is (one quorum read of etcd's revision per batch of waiting requests, then waits for its watch to reach it); ${etcdNote(e.getConsistent.orch)}.`,
+    );
+  if (e.create)
+    notes.push(
+      `etcd CREATE: ${e.create.connections} connections; each create a conditional transaction (create if absent) acknowledged once etcd has committed it (WAL fsync) and the server's watch cache holds it; the aim is twice the 970 creates/s a kube-apiserver 1.28 on etcd 3.4 reached on this machine class; ${etcdNote(e.create.orch)}. Bare answers the ${e.create.bytes}-byte created object.`,
+    );
+  if (e.list)
+    notes.push(
+      `etcd LIST: ${e.list.chunks} chunks per pass (limit=100, following continue tokens); the first chunk is a consistent list (the cache synced with etcd first), the rest read at the first chunk's revision; ${e.list.bytes} bytes per chunk on average; req/s counts chunks.`,
+    );
+  if (e.watch) notes.push(`etcd watch: one server on etcd; ${watchNote(e.watch)}`);
+  if (e.get2)
+    notes.push(
+      `etcd, 2 servers: two reference servers on one etcd and one key prefix (one API), the load spread over both by one autocannon (connections round-robin over the two URLs, ${e.get2.connections} in all); req/s is the sum; the bare column is two bare servers the same way; CPU and loop figures are over both servers (loop: their mean). GET at resourceVersion=0 (watch cache).`,
+    );
+  if (e.create2)
+    notes.push(
+      `etcd, 2 servers, CREATE: as above, ${e.create2.connections} connections; ${etcdNote(e.create2.orch)}.`,
+    );
+  if (e.watch2)
+    notes.push(
+      `etcd, 2 servers, watch: the writer writes through server A, the watchers watch server B (each event reaches B through etcd's watch); latency from the POST to A to the event's arrival from B; CPU over both servers; ${watchNote(e.watch2)}`,
+    );
+}
+
 function render(rows: string[][], md: boolean): string {
   const head = ['measure', 'orch', 'bare Node', 'ratio', 'target', ''];
   if (md) {
@@ -300,6 +507,7 @@ try {
   cleanupTempDirs();
 }
 const { rows, notes } = table();
+log(`load average (1 min) at end: ${os.loadavg()[0]!.toFixed(2)}`);
 process.stdout.write(`\n${render(rows, false)}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
 if (!values['no-write'] && !only && !quick) {
   const md = `# Benchmark results
@@ -316,7 +524,7 @@ ${render(rows, true)}
 
 ${notes.map((n) => `- ${n}`).join('\n')}
 
-Method: for GET, CREATE and LIST each side runs ${cmp.rounds} rounds of ${cmp.duration} s (after ${cmp.warmup} s of warm-up), alternating reference and bare server; the best round of each side counts. The bare server reads the request body and answers the bytes captured from the reference server (for CREATE, the created object; for LIST, each chunk for its continue token). "loop" is the share of the time the server's event loop was busy: near 100% the server is the limit; well below it (often the bare server), the load generator is the limit, and the ratio is higher than it would be against a bare server not held back by its load.
+Method: for GET, CREATE and LIST each side runs ${cmp.rounds} rounds of ${cmp.duration} s (after ${cmp.warmup} s of warm-up), alternating reference and bare server; the best round of each side counts. The bare server reads the request body and answers the bytes captured from the reference server (for CREATE, the created object; for LIST, each chunk for its continue token). "loop" is the share of the time the server's event loop was busy: near 100% the server is the limit; well below it (often the bare server), the load generator is the limit, and the ratio is higher than it would be against a bare server not held back by its load.${results.etcd ? ' The etcd rows run the same loads with etcd as a fourth process on the same 2 cores; for CREATE the absolute creates/s is what the aim is about.' : ''}
 `;
   writeFileSync(join(ROOT, 'scripts/bench/RESULTS.md'), md);
   log('wrote scripts/bench/RESULTS.md');

@@ -11,11 +11,14 @@ import {
   benchReadyInProcess,
   benchWatch,
   type CompareOpts,
+  call,
   cleanupTempDirs,
   type ServerProc,
+  serverGroup,
   spawnServer,
   tempDir,
 } from '../bench/lib.ts';
+import { type EtcdBench, startEtcdBench } from '../bench/etcd.ts';
 
 const tiny: CompareOpts = { duration: 1, amount: 60, rounds: 1, connections: 2, warmup: 0 };
 let orch: ServerProc;
@@ -76,4 +79,93 @@ describe('benchmark smoke', () => {
     expect(Number.isFinite(m.heapMB)).toBe(true);
     expect(ready.ready.runs).toHaveLength(1);
   }, 30_000);
+});
+
+/** The server's count of requests answered (the sum of its apiserver_request_total series). */
+async function requestsServed(s: ServerProc): Promise<number> {
+  const r = await call(s, 'GET', '/metrics');
+  expect(r.status).toBe(200);
+  let n = 0;
+  for (const line of r.body.toString('utf8').split('\n'))
+    if (line.startsWith('apiserver_request_total{')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return n;
+}
+
+describe('benchmark smoke on etcd', () => {
+  // one etcd child, one server on it, two more on another key prefix (one API), bare servers
+  let e: EtcdBench;
+  let one: ServerProc;
+  let two: ServerProc;
+  let bareOne: ServerProc;
+  let bareTwo: ServerProc;
+
+  beforeAll(async () => {
+    e = await startEtcdBench();
+    const adminToken = `smoke-${process.pid}`;
+    const onEtcd = async (prefix: string): Promise<ServerProc> => ({
+      ...(await spawnServer('orch', { etcdServers: [e.etcd.url], etcdPrefix: prefix, adminToken })),
+      etcd: e,
+    });
+    const [s1, a, b, x, y, z] = await Promise.all([
+      onEtcd('/smoke-1'),
+      onEtcd('/smoke-2'),
+      onEtcd('/smoke-2'),
+      spawnServer('bare'),
+      spawnServer('bare'),
+      spawnServer('bare'),
+    ]);
+    one = s1;
+    two = { ...serverGroup([a, b]), etcd: e };
+    bareOne = x;
+    bareTwo = serverGroup([y, z]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([one?.stop(), two?.stop(), bareOne?.stop(), bareTwo?.stop()]);
+    await e?.stop();
+  });
+
+  it('GET (watch cache and consistent), LIST and CREATE run on a server on etcd; etcd use is measured', async () => {
+    const get = await benchGet(one, bareOne, tiny, {
+      name: 'any',
+      token: one.token,
+      query: 'resourceVersion=0',
+    });
+    const [consistent, list, create] = await Promise.all([
+      benchGet(one, bareOne, tiny, { name: 'consistent', token: one.token }),
+      benchList(one, bareOne, tiny, 50, 10),
+      benchCreate(one, bareOne, tiny),
+    ]);
+    for (const c of [get, consistent, list, create]) {
+      expect(c.orch.requests).toBeGreaterThan(0);
+      expect(c.orch.non2xx + c.orch.errors + c.bare.non2xx + c.bare.errors).toBe(0);
+      expect(c.orch.etcd).toBeDefined();
+      expect(c.bare.etcd).toBeUndefined();
+    }
+    expect(list.chunks).toBe(5);
+    // every create is committed in etcd: its WAL was synced at least once while they ran
+    expect(create.orch.etcd!.walFsyncs).toBeGreaterThan(0);
+    expect(Number.isFinite(create.orch.etcd!.cores)).toBe(true);
+  }, 60_000);
+
+  it('two servers on one etcd: GET and CREATE spread over both, the watch written on one delivers on the other', async () => {
+    const [a, b] = two.members!;
+    const before = await Promise.all([a!, b!].map(requestsServed));
+    const [get, create] = await Promise.all([
+      benchGet(two, bareTwo, tiny, { name: 'any', token: two.token, query: 'resourceVersion=0' }),
+      benchCreate(two, bareTwo, tiny),
+    ]);
+    for (const c of [get, create]) {
+      expect(c.orch.requests).toBeGreaterThan(0);
+      expect(c.orch.non2xx + c.orch.errors + c.bare.non2xx + c.bare.errors).toBe(0);
+    }
+    // both servers took load: each answered at least a third of the 2 x 60 requests of the load
+    const after = await Promise.all([a!, b!].map(requestsServed));
+    expect(after[0]! - before[0]!).toBeGreaterThanOrEqual(40);
+    expect(after[1]! - before[1]!).toBeGreaterThanOrEqual(40);
+    const w = await benchWatch(a!, { watchers: 5, rate: 100, seconds: 0.5, watchOn: b! });
+    expect(w.problems).toEqual([]);
+    expect(w.writes).toBe(50);
+    expect(w.complete && w.inOrder).toBe(true);
+  }, 60_000);
 });
