@@ -42,7 +42,7 @@ if (a.help) {
     'npm run reliability:soak -- [--backend wal|etcd|both] [--minutes 10 | --seconds S] [--watchers 100]\n' +
       '  [--rate 50] [--servers 1|2 (etcd)] [--out out/soak] [--watch-timeout 60-300] [--sample 5]\n' +
       '  [--progress 15] [--settle 60] [--max-growth-pct 25] [--max-growth-mb 50] [--namespaces 4]\n' +
-      '  [--objects 40] [--seed 1] [--bookmark-interval S (the servers\' flag)]\n',
+      "  [--objects 40] [--seed 1] [--bookmark-interval S (the servers' flag)]\n",
   );
   process.exit(0);
 }

@@ -26,7 +26,7 @@ export function lineChart(title: string, unit: string, series: Series[]): string
   const W = 720;
   const H = 260;
   const L = 60;
-  const R = 10;
+  const R = 24;
   const T = 28;
   const B = 40;
   const all = series.flatMap((s) => s.points);
@@ -177,7 +177,8 @@ table{border-collapse:collapse;margin:1em 1em 1em 0;vertical-align:top}
 td,th{border:1px solid #ddd;padding:2px 8px;text-align:right}
 th{text-align:left;background:#f6f6f6}
 caption{text-align:left;font-weight:bold;padding:4px 0}
-.tables{display:flex;flex-wrap:wrap}
+.tables{display:flex;flex-wrap:wrap;align-items:flex-start}
+td:first-child{text-align:left}
 svg{display:inline-block;margin:.5em 1em .5em 0}
 </style></head><body>
 <h1>Soak: watchers over steady writes <span class="${pass ? 'pass' : 'fail'}">${pass ? 'PASS' : 'FAIL'}</span></h1>
