@@ -92,6 +92,7 @@ for (const backend of backends) {
     sampleSeconds: num('sample', a.sample, 0.2),
     progressSeconds: num('progress', a.progress, 1),
     settleSeconds: num('settle', a.settle, 1),
+    historySeconds: 300,
     limits: {
       maxPct: num('max-growth-pct', a['max-growth-pct'], 0),
       maxBytes: num('max-growth-mb', a['max-growth-mb'], 0) * 1024 * 1024,

@@ -138,7 +138,8 @@ ${row('reordered', e.reordered, e.reordered > 0)}
 ${row('unexpected', e.unexpected, e.unexpected > 0)}
 ${row('watches resumed', r.watch.resumed)}
 ${row('bookmarks', r.watch.bookmarks)}
-${row('410 Gone', r.watch.expired, r.watch.expired > 0)}
+${row('410 Gone (within the history)', r.watch.expired, r.watch.expired > 0)}
+${row('410 Gone (resumed from beyond the history)', r.watch.expiredBeyond)}
 ${row('watch errors', r.watch.errors, r.watch.errors > 0)}
 ${row('settle after the last write', `${r.settleSeconds.toFixed(1)} s`)}
 </table>

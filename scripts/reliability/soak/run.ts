@@ -22,6 +22,8 @@ export interface SoakOptions {
   watchTimeout: [number, number];
   sampleSeconds: number;
   progressSeconds: number;
+  /** The servers' change history (their --history-seconds; 300 by default). */
+  historySeconds: number;
   /** Longest wait after the last write for the watchers to catch up. */
   settleSeconds: number;
   limits: FlatnessLimits;
@@ -75,7 +77,14 @@ export interface SoakResult {
     byType: Record<string, number>;
   };
   achievedRate: number;
-  watch: { resumed: number; expired: number; errors: number; errorTexts: string[]; bookmarks: number };
+  watch: {
+    resumed: number;
+    expired: number;
+    expiredBeyond: number;
+    errors: number;
+    errorTexts: string[];
+    bookmarks: number;
+  };
   events: Omit<EventTotals, 'failing'> & { failing: WatcherCheck[] };
   byScope: ScopeTotals[];
   settleSeconds: number;
@@ -148,6 +157,7 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
           scope,
           startRv,
           timeoutSeconds: o.watchTimeout,
+          historySeconds: o.historySeconds,
           random,
           intern,
         }),
@@ -282,6 +292,7 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
     const watch = {
       resumed: watchers.reduce((a, w) => a + w.resumed, 0),
       expired: watchers.reduce((a, w) => a + w.expired, 0),
+      expiredBeyond: watchers.reduce((a, w) => a + w.expiredBeyond, 0),
       errors: watchers.reduce((a, w) => a + w.errors, 0),
       errorTexts: watchers.flatMap((w) => w.errorTexts).slice(0, 10),
       bookmarks: watchers.reduce((a, w) => a + w.bookmarks, 0),
@@ -295,8 +306,9 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
     if (t.reordered) reasons.push(`${t.reordered} events out of resourceVersion order`);
     if (t.unexpected) reasons.push(`${t.unexpected} events no acknowledged write explains`);
     if (writer.failed) reasons.push(`${writer.failed} writes failed`);
-    // the history kept is 5 minutes: a watcher resuming within its timeout never falls out of it
-    if (watch.expired) reasons.push(`${watch.expired} watches answered 410 Gone`);
+    // a watcher resumes from a version it learnt within the history (bookmarks keep it fresh)
+    if (watch.expired)
+      reasons.push(`${watch.expired} watches answered 410 Gone to a version within the history`);
     if (watch.errors) reasons.push(`${watch.errors} watch errors`);
     memory.servers.forEach((m, i) => {
       if (m.rss.flat === false)

@@ -1,7 +1,8 @@
 // One soak watcher: a chunked JSON watch of its scope with bookmarks, started at a known
 // resourceVersion. When the server ends the watch (its timeoutSeconds) or the connection drops,
 // it resumes from the last resourceVersion it saw (a BOOKMARK's included). A 410 Gone is counted,
-// and the watcher goes on from a fresh list's resourceVersion, the window in between recorded as
+// (a failure unless the version it resumed from was older than the server's history), and the
+// watcher goes on from a fresh list's resourceVersion, the window in between recorded as
 // a gap the check does not expect events in.
 import http from 'node:http';
 import type { SeenEvent, WatcherLog } from './check.ts';
@@ -15,6 +16,8 @@ export interface WatcherOptions {
   /** Each watch asks for a timeoutSeconds drawn from [min, max]. */
   timeoutSeconds: [number, number];
   random: () => number;
+  /** The server's change history (a resume older than this may legitimately answer 410). */
+  historySeconds: number;
   /** One string per key, so a long log does not hold a copy per event. */
   intern: (key: string) => string;
 }
@@ -25,12 +28,16 @@ export class Watcher {
   readonly log: WatcherLog;
   /** Watches the server ended (timeout) and the watcher resumed. */
   resumed = 0;
-  /** 410 Gone answers. */
+  /** 410 Gone answers to a resume within the server's history: a failure. */
   expired = 0;
+  /** 410 Gone answers to a resume from a version older than the server's history. */
+  expiredBeyond = 0;
   /** Connection errors, non-200 answers and ERROR events other than 410. */
   errors = 0;
   readonly errorTexts: string[] = [];
   lastRv: number;
+  /** When the watcher learnt lastRv (ms, performance.now()). */
+  private lastRvAt = performance.now();
   private req?: http.ClientRequest;
   private stopped = false;
 
@@ -65,7 +72,8 @@ export class Watcher {
   }
 
   private async gone(): Promise<void> {
-    this.expired++;
+    if (performance.now() - this.lastRvAt > this.opts.historySeconds * 1000) this.expiredBeyond++;
+    else this.expired++;
     const u = new URL(watchPath(this.opts.scope), this.opts.url);
     u.searchParams.set('limit', '1');
     try {
@@ -74,6 +82,7 @@ export class Watcher {
       if (!Number.isSafeInteger(rv)) throw new Error(`list answered ${r.status} without a resourceVersion`);
       this.log.gaps.push([this.lastRv, rv]);
       this.lastRv = rv;
+      this.lastRvAt = performance.now();
     } catch (e) {
       this.error(`list after 410: ${(e as Error).message}`);
     }
@@ -192,6 +201,7 @@ export class Watcher {
     this.log.events.push(e);
     if (type === 'BOOKMARK') this.bookmarks++;
     if (rv > this.lastRv) this.lastRv = rv;
+    this.lastRvAt = performance.now();
     return false;
   }
 }
