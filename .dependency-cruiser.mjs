@@ -30,7 +30,7 @@ const LAYERS = [
   { name: 'http', folders: ['http'] },
 ].map((layer) => ({ ...layer, path: `${SRC}(${layer.folders.join('|')})/` }));
 // 7. wiring: may import anything in reference/src that belongs to a layer
-const WIRING = `${SRC}(index|cli|config|kubeconfig)\\.ts$`;
+const WIRING = `${SRC}(index|cli|config|kubeconfig|etcd-process)\\.ts$`;
 const CONFIG = `${SRC}config\\.ts$`;
 const LAYERED = [...LAYERS.map((layer) => layer.path), WIRING];
 const HTTP = LAYERS.find((layer) => layer.name === 'http').path;

@@ -14,9 +14,20 @@ import { AUDIT_LOG_FORMATS, type AuditLogFormat } from './audit/sinks.ts';
 import { enabledPlugins } from './admission/plugins/catalog.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { modesProblem } from './authorization/configure.ts';
-import { DEFAULTS, type FeatureGates, type OidcOptions, type ServerOptions, type TokenWebhookOptions } from './config.ts';
+import {
+  DEFAULTS,
+  type FeatureGates,
+  type OidcOptions,
+  type ServerOptions,
+  type TokenWebhookOptions,
+} from './config.ts';
 import { ConfigurationError } from './errors/config-error.ts';
-import { defaultFeatureGates, knownFeatureGates, parseFeatureGateList, resolveFeatureGates } from './features/feature-gates.ts';
+import {
+  defaultFeatureGates,
+  knownFeatureGates,
+  parseFeatureGateList,
+  resolveFeatureGates,
+} from './features/feature-gates.ts';
 import { parseRuntimeConfig, RuntimeConfigError } from './registry/runtime-config.ts';
 import { KNOWN_CONTROLLERS } from './util/controllers.ts';
 import { parseGoDuration } from './util/duration.ts';
@@ -24,6 +35,7 @@ import { build, type OrchServer, SERVER_RELEASE, SERVER_VERSION } from './index.
 import { previousMinor, showHiddenProblem } from './metrics/lifecycle.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
 import { newToken } from './util/token.ts';
+import { type EtcdProcess, startEtcd } from './etcd-process.ts';
 
 export const DEFAULT_PORT = 6443;
 export const TOKEN_FILE = 'admin-token';
@@ -55,6 +67,19 @@ ${knownFeatureGates()
                              be switched off), api/all, api/ga, api/beta, api/alpha. Default: GA
                              versions on, alpha off, beta off except the flowcontrol v1beta2/v1beta3
                              resources (as 1.28) and the authentication v1beta1 reviews (doc3)
+  --etcd-servers URL[,URL]   keep the objects in etcd v3 at these client URLs (http:// or https://)
+                             instead of the write-ahead log; several servers on one etcd (and
+                             prefix) serve one API. Resource versions are etcd revisions
+  --etcd                     start a private etcd (Debian's etcd-server) on a free loopback port
+                             with a temporary data directory, use it, and stop it on exit
+  --etcd-prefix P            key prefix of the objects in etcd (default /registry)
+  --etcd-cafile FILE         CA (PEM) that signed etcd's serving certificate (TLS)
+  --etcd-certfile FILE       client certificate (PEM) for etcd, with --etcd-keyfile
+  --etcd-keyfile FILE        client key (PEM) for etcd
+  --etcd-compaction-interval D
+                             compact etcd's history this often, to the revision seen one interval
+                             before (a Go duration; default 5m; 0 never compacts); versions older
+                             than the last compaction answer 410 Gone
   --history-seconds N        change history kept for watches and exact reads (default ${DEFAULTS.historySeconds})
   --continue-ttl-seconds N   lifetime of list continue tokens (default ${DEFAULTS.continueTtlSeconds})
   --bookmark-interval-seconds N
@@ -183,6 +208,8 @@ export interface ServeConfig {
   token?: string;
   /** Warnings to print at start (deprecated or GA feature gates set, deprecated runtime-config keys). */
   warnings?: string[];
+  /** `--etcd`: start a private etcd child process for the store, stopped with the server. */
+  startEtcd?: boolean;
 }
 
 export class UsageError extends Error {}
@@ -197,6 +224,13 @@ const SERVE_FLAGS = {
   'feature-gates': { type: 'string', multiple: true },
   'runtime-config': { type: 'string', multiple: true },
   'history-seconds': { type: 'string' },
+  etcd: { type: 'boolean' },
+  'etcd-servers': { type: 'string', multiple: true },
+  'etcd-prefix': { type: 'string' },
+  'etcd-cafile': { type: 'string' },
+  'etcd-certfile': { type: 'string' },
+  'etcd-keyfile': { type: 'string' },
+  'etcd-compaction-interval': { type: 'string' },
   'continue-ttl-seconds': { type: 'string' },
   'bookmark-interval-seconds': { type: 'string' },
   'livez-grace-period': { type: 'string' },
@@ -299,7 +333,11 @@ function listFlag(name: string, vs: string[] | undefined): string[] | undefined 
 }
 
 /** The service-account token flags. */
-function parseServiceAccountFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
+function parseServiceAccountFlags(
+  values: Record<string, unknown>,
+  cwd: string,
+  options: Partial<ServerOptions>,
+): void {
   const signing = values['service-account-signing-key-file'] as string | undefined;
   if (signing !== undefined) {
     const file = fileFlag('service-account-signing-key-file', signing, cwd);
@@ -333,7 +371,8 @@ function parseServiceAccountFlags(values: Record<string, unknown>, cwd: string, 
         } catch {
           throw new UsageError(`--service-account-issuer: "${i}" is not a valid URL`);
         }
-        if (u.protocol !== 'https:') throw new UsageError(`--service-account-issuer: "${i}" must use the https scheme`);
+        if (u.protocol !== 'https:')
+          throw new UsageError(`--service-account-issuer: "${i}" must use the https scheme`);
       }
     }
     options.serviceAccountIssuers = issuers;
@@ -351,7 +390,9 @@ function parseControllers(vs: string[] | undefined): string[] | undefined {
   const known: readonly string[] = KNOWN_CONTROLLERS;
   for (const c of list)
     if (c !== '*' && !known.includes(c.replace(/^-/, '')))
-      throw new UsageError(`--controllers: "${c}" is not in the list of known controllers (${known.join(', ')})`);
+      throw new UsageError(
+        `--controllers: "${c}" is not in the list of known controllers (${known.join(', ')})`,
+      );
   return list;
 }
 
@@ -373,7 +414,9 @@ function parseOidcFlags(values: Record<string, unknown>, cwd: string): OidcOptio
     throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" is not a valid URL`);
   }
   if (u.protocol !== 'https:')
-    throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" has invalid scheme "${u.protocol.replace(':', '')}", require "https"`);
+    throw new UsageError(
+      `--oidc-issuer-url: "${issuerUrl}" has invalid scheme "${u.protocol.replace(':', '')}", require "https"`,
+    );
   if (!clientId) throw new UsageError('--oidc-client-id must be specified together with --oidc-issuer-url');
   const o: OidcOptions = { issuerUrl, clientId };
   for (const [flag, key] of [
@@ -400,20 +443,27 @@ function parseOidcFlags(values: Record<string, unknown>, cwd: string): OidcOptio
   if (algs) {
     for (const a of algs)
       if (!OIDC_ALGS.includes(a))
-        throw new UsageError(`--oidc-signing-algs: unsupported signing algorithm "${a}" (supported: ${OIDC_ALGS.join(', ')})`);
+        throw new UsageError(
+          `--oidc-signing-algs: unsupported signing algorithm "${a}" (supported: ${OIDC_ALGS.join(', ')})`,
+        );
     o.signingAlgs = algs;
   }
   return o;
 }
 
 /** The `--authentication-token-webhook-*` flags; the connection file is read and checked here. */
-function parseTokenWebhookFlags(values: Record<string, unknown>, cwd: string): TokenWebhookOptions | undefined {
+function parseTokenWebhookFlags(
+  values: Record<string, unknown>,
+  cwd: string,
+): TokenWebhookOptions | undefined {
   const file = values['authentication-token-webhook-config-file'] as string | undefined;
   const ttl = values['authentication-token-webhook-cache-ttl'] as string | undefined;
   const version = values['authentication-token-webhook-version'] as string | undefined;
   if (file === undefined) {
     if (ttl !== undefined || version !== undefined)
-      throw new UsageError('--authentication-token-webhook-cache-ttl and -version need --authentication-token-webhook-config-file');
+      throw new UsageError(
+        '--authentication-token-webhook-cache-ttl and -version need --authentication-token-webhook-config-file',
+      );
     return undefined;
   }
   const configFile = fileFlag('authentication-token-webhook-config-file', file, cwd);
@@ -474,18 +524,26 @@ function authenticationFlags(
   const rhUsed = Object.values(rh).some((v) => v !== undefined);
   if (rhCa || rhUsed) {
     if (!rhCa)
-      throw new UsageError('--requestheader-client-ca-file is required with the other --requestheader-* flags');
+      throw new UsageError(
+        '--requestheader-client-ca-file is required with the other --requestheader-* flags',
+      );
     if (!rh.requestheaderUsernameHeaders?.length)
-      throw new UsageError('--requestheader-username-headers is required with --requestheader-client-ca-file');
-    if (tls === false) throw new UsageError('--requestheader-client-ca-file needs HTTPS (not --insecure-http)');
+      throw new UsageError(
+        '--requestheader-username-headers is required with --requestheader-client-ca-file',
+      );
+    if (tls === false)
+      throw new UsageError('--requestheader-client-ca-file needs HTTPS (not --insecure-http)');
     o.requestheaderClientCaFile = rhCa;
     for (const [k, v] of Object.entries(rh)) if (v !== undefined) (o as Record<string, unknown>)[k] = v;
   }
   const signCert = file('cluster-signing-cert-file');
   const signKey = file('cluster-signing-key-file');
   if ((signCert === undefined) !== (signKey === undefined))
-    throw new UsageError('--cluster-signing-cert-file and --cluster-signing-key-file go together (both or neither)');
-  if (signCert && signKey) Object.assign(o, { clusterSigningCertFile: signCert, clusterSigningKeyFile: signKey });
+    throw new UsageError(
+      '--cluster-signing-cert-file and --cluster-signing-key-file go together (both or neither)',
+    );
+  if (signCert && signKey)
+    Object.assign(o, { clusterSigningCertFile: signCert, clusterSigningKeyFile: signKey });
   return o;
 }
 
@@ -536,6 +594,51 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
       throw e;
     }
   }
+  const etcdServers = ((values['etcd-servers'] as string[] | undefined) ?? []).flatMap((v) => v.split(','));
+  if (etcdServers.length || values.etcd) {
+    if (values['in-memory']) throw new UsageError('--in-memory and --etcd-servers/--etcd exclude each other');
+    if (etcdServers.length && values.etcd)
+      throw new UsageError('--etcd starts its own etcd: not together with --etcd-servers');
+    for (const u of etcdServers) {
+      let ok = false;
+      try {
+        const parsed = new URL(u.trim());
+        ok = (parsed.protocol === 'http:' || parsed.protocol === 'https:') && !!parsed.host;
+      } catch {}
+      if (!ok) throw new UsageError(`--etcd-servers: "${u}" is not an http:// or https:// URL`);
+    }
+    options.etcdServers = etcdServers.map((u) => u.trim());
+    const prefix = str('etcd-prefix');
+    if (prefix !== undefined) {
+      if (!prefix.startsWith('/') || prefix.length < 2)
+        throw new UsageError('--etcd-prefix: must start with / and name something (e.g. /registry)');
+      options.etcdPrefix = prefix;
+    }
+    for (const [flag, key] of [
+      ['etcd-cafile', 'etcdCaFile'],
+      ['etcd-certfile', 'etcdCertFile'],
+      ['etcd-keyfile', 'etcdKeyFile'],
+    ] as const) {
+      const f = str(flag);
+      if (f === undefined) continue;
+      const path = resolve(cwd, f);
+      if (!existsSync(path)) throw new UsageError(`--${flag}: ${f} does not exist`);
+      options[key] = path;
+    }
+    if (!!options.etcdCertFile !== !!options.etcdKeyFile)
+      throw new UsageError('--etcd-certfile and --etcd-keyfile go together (both or neither)');
+    const ci = str('etcd-compaction-interval');
+    if (ci !== undefined) options.etcdCompactionIntervalMs = durationFlag('etcd-compaction-interval', ci);
+  } else {
+    for (const f of [
+      'etcd-prefix',
+      'etcd-cafile',
+      'etcd-certfile',
+      'etcd-keyfile',
+      'etcd-compaction-interval',
+    ])
+      if (values[f] !== undefined) throw new UsageError(`--${f} needs --etcd-servers (or --etcd)`);
+  }
   const hs = intFlag('history-seconds', str('history-seconds'), 1, 7 * 24 * 3600);
   if (hs !== undefined) options.historySeconds = hs;
   const ct = intFlag('continue-ttl-seconds', str('continue-ttl-seconds'), 1, 7 * 24 * 3600);
@@ -567,8 +670,12 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     options.authorizationModes = list;
   }
   const webhookFile = str('authorization-webhook-config-file');
-  if (webhookFile !== undefined) options.authorizationWebhookConfigFile = fileFlag('authorization-webhook-config-file', webhookFile, cwd);
-  if ((options.authorizationModes ?? DEFAULTS.authorizationModes).includes('Webhook') && !options.authorizationWebhookConfigFile)
+  if (webhookFile !== undefined)
+    options.authorizationWebhookConfigFile = fileFlag('authorization-webhook-config-file', webhookFile, cwd);
+  if (
+    (options.authorizationModes ?? DEFAULTS.authorizationModes).includes('Webhook') &&
+    !options.authorizationWebhookConfigFile
+  )
     throw new UsageError('--authorization-mode: the Webhook mode needs --authorization-webhook-config-file');
   const webhookVersion = str('authorization-webhook-version');
   if (webhookVersion !== undefined) {
@@ -576,9 +683,15 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
       throw new UsageError(`--authorization-webhook-version: "${webhookVersion}" is not v1 or v1beta1`);
     options.authorizationWebhookVersion = webhookVersion;
   }
-  const okTtl = durationFlag('authorization-webhook-cache-authorized-ttl', str('authorization-webhook-cache-authorized-ttl'));
+  const okTtl = durationFlag(
+    'authorization-webhook-cache-authorized-ttl',
+    str('authorization-webhook-cache-authorized-ttl'),
+  );
   if (okTtl !== undefined) options.authorizationWebhookCacheAuthorizedTtlMs = okTtl;
-  const noTtl = durationFlag('authorization-webhook-cache-unauthorized-ttl', str('authorization-webhook-cache-unauthorized-ttl'));
+  const noTtl = durationFlag(
+    'authorization-webhook-cache-unauthorized-ttl',
+    str('authorization-webhook-cache-unauthorized-ttl'),
+  );
   if (noTtl !== undefined) options.authorizationWebhookCacheUnauthorizedTtlMs = noTtl;
   const anonymous = str('anonymous-auth');
   if (anonymous !== undefined) {
@@ -594,11 +707,15 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     if (showHidden) options.showHiddenMetricsForVersion = showHidden;
   }
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
-  return { options, kubeconfigPath, token, warnings };
+  return { options, kubeconfigPath, token, warnings, startEtcd: values.etcd === true };
 }
 
 /** The admission flags: plugin names checked against the catalog, the configuration file loaded once to check it. */
-function parseAdmissionFlags(values: Record<string, unknown>, cwd: string, options: Partial<ServerOptions>): void {
+function parseAdmissionFlags(
+  values: Record<string, unknown>,
+  cwd: string,
+  options: Partial<ServerOptions>,
+): void {
   const list = (name: string) =>
     ((values[name] as string[] | undefined) ?? [])
       .flatMap((v) => v.split(','))
@@ -615,9 +732,19 @@ function parseAdmissionFlags(values: Record<string, unknown>, cwd: string, optio
   if (disable.length) options.disableAdmissionPlugins = disable;
   const str = (name: string) => values[name] as string | undefined;
   const max = Number.MAX_SAFE_INTEGER;
-  const notReady = intFlag('default-not-ready-toleration-seconds', str('default-not-ready-toleration-seconds'), 0, max);
+  const notReady = intFlag(
+    'default-not-ready-toleration-seconds',
+    str('default-not-ready-toleration-seconds'),
+    0,
+    max,
+  );
   if (notReady !== undefined) options.defaultNotReadyTolerationSeconds = notReady;
-  const unreachable = intFlag('default-unreachable-toleration-seconds', str('default-unreachable-toleration-seconds'), 0, max);
+  const unreachable = intFlag(
+    'default-unreachable-toleration-seconds',
+    str('default-unreachable-toleration-seconds'),
+    0,
+    max,
+  );
   if (unreachable !== undefined) options.defaultUnreachableTolerationSeconds = unreachable;
   const file = values['admission-control-config-file'] as string | undefined;
   if (file !== undefined) {
@@ -645,7 +772,9 @@ function parseAuditFlags(
   const format = str('audit-log-format');
   if (format !== undefined) {
     if (!(AUDIT_LOG_FORMATS as readonly string[]).includes(format))
-      throw new UsageError(`--audit-log-format: invalid audit log format "${format}", allowed formats are "${AUDIT_LOG_FORMATS.join(',')}"`);
+      throw new UsageError(
+        `--audit-log-format: invalid audit log format "${format}", allowed formats are "${AUDIT_LOG_FORMATS.join(',')}"`,
+      );
     options.auditLogFormat = format as AuditLogFormat;
   }
   const max = 1_000_000;
@@ -695,6 +824,8 @@ export interface Running {
   url: string;
   token: string;
   kubeconfigPath: string;
+  /** The private etcd of `--etcd`. */
+  etcd?: EtcdProcess;
   /** Graceful: see OrchServer.shutdown. */
   shutdown(): Promise<void>;
   close(): Promise<void>;
@@ -713,10 +844,20 @@ export async function serve(cfg: ServeConfig): Promise<Running> {
     const b = await generateCertificate(['127.0.0.1', '::1', 'localhost', host]);
     Object.assign(options, { tlsKey: b.key, tlsCert: b.cert, tlsCa: b.ca });
   }
+  let etcd: EtcdProcess | undefined;
+  if (cfg.startEtcd) {
+    try {
+      etcd = await startEtcd();
+    } catch (e) {
+      throw new UsageError(`--etcd: ${(e as Error).message}`);
+    }
+    options.etcdServers = [etcd.url];
+  }
   let server: OrchServer;
   try {
     server = await build(options);
   } catch (e) {
+    await etcd?.stop();
     // an unusable authentication file is the operator's to fix, as a bad flag is
     if (e instanceof ConfigurationError) throw new UsageError(e.message);
     throw e;
@@ -741,16 +882,19 @@ export async function serve(cfg: ServeConfig): Promise<Running> {
     url,
     token,
     kubeconfigPath: cfg.kubeconfigPath,
-    shutdown: () => (closing ??= server.shutdown()),
-    close: () => (closing ??= server.close()),
+    etcd,
+    shutdown: () => (closing ??= server.shutdown().finally(() => etcd?.stop())),
+    close: () => (closing ??= server.close().finally(() => etcd?.stop())),
   };
 }
 
 function banner(r: Running, readyMs: number): string {
   const o = r.server.options;
-  const store = o.inMemory
-    ? 'in memory (nothing survives a restart)'
-    : `${join(o.dataDir, 'store')}${o.fsync ? '' : ' (no fsync)'}`;
+  const store = o.etcdServers?.length
+    ? `etcd ${o.etcdServers.join(',')} prefix ${o.etcdPrefix ?? '/registry'}${r.etcd ? ` (private, data in ${r.etcd.dataDir})` : ''}`
+    : o.inMemory
+      ? 'in memory (nothing survives a restart)'
+      : `${join(o.dataDir, 'store')}${o.fsync ? '' : ' (no fsync)'}`;
   // the gates that differ from their 1.28 default
   const defaults = defaultFeatureGates();
   const gates =

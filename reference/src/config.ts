@@ -19,6 +19,19 @@ export interface ServerOptions {
   /** Compact the durable store's change log into a snapshot past this many bytes (default 64 MiB). */
   compactBytes?: number;
   historySeconds: number;
+  /**
+   * `--etcd-servers`: the store is etcd at these client URLs (objects in etcd, a watch cache
+   * here); empty: the write-ahead log (or memory).
+   */
+  etcdServers?: string[];
+  /** `--etcd-prefix`: the key prefix of this API's objects (default `/registry`). */
+  etcdPrefix?: string;
+  /** `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`: TLS to etcd. */
+  etcdCaFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
+  /** `--etcd-compaction-interval` in ms (default 5 minutes; 0: never compacts). */
+  etcdCompactionIntervalMs?: number;
   continueTtlSeconds: number;
   /** The clock (ms since the epoch) for history retention and continue-token expiry; tests inject one. */
   clock?: () => number;
@@ -183,13 +196,16 @@ export const DEFAULTS: ServerOptions = {
 };
 
 /** Options as callers give them: every field optional, feature gates one by one. */
-export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & { featureGates?: Partial<FeatureGates> };
+export type ServerOptionsInput = Partial<Omit<ServerOptions, 'featureGates'>> & {
+  featureGates?: Partial<FeatureGates>;
+};
 
 /** Options with defaults filled in; feature gates as 1.28 applies them (an unknown or locked gate is a ConfigurationError). */
 export function resolveOptions(o: ServerOptionsInput = {}): ServerOptions {
   let featureGates: FeatureGates;
   try {
-    featureGates = resolveFeatureGates((o.featureGates ?? {}) as Record<string, boolean>).gates as FeatureGates;
+    featureGates = resolveFeatureGates((o.featureGates ?? {}) as Record<string, boolean>)
+      .gates as FeatureGates;
   } catch (e) {
     if (e instanceof FeatureGateError) throw new ConfigurationError(`feature gates: ${e.message}`);
     throw e;

@@ -1,7 +1,12 @@
 // The reference server: `build(options)` wires storage, registry, admission, authentication
 // and the HTTP handler without opening a socket; `listen()` serves it over HTTPS (default)
 // or plain HTTP.
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -57,6 +62,8 @@ import {
   RuntimeConfigError,
 } from './registry/runtime-config.ts';
 import type { RequestContext } from './registry/types.ts';
+import { unlessExists } from './errors/status.ts';
+import { EtcdStore } from './storage/etcd/store.ts';
 import { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
 import { WriteAheadLog } from './storage/wal.ts';
@@ -120,9 +127,14 @@ export const SERVER_RELEASE = `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`;
 export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
   // --runtime-config: its form is checked before anything opens, its names once the kinds are in
-  const runtimeConfig = runtimeConfigOf(options.runtimeConfig, options.featureGates.APIPriorityAndFairness === true);
+  const runtimeConfig = runtimeConfigOf(
+    options.runtimeConfig,
+    options.featureGates.APIPriorityAndFairness === true,
+  );
   // an audit policy or log that cannot be used stops the start before anything is opened
-  const auditPolicy = options.auditPolicyFile ? new PolicyEvaluator(loadAuditPolicyFile(options.auditPolicyFile)) : undefined;
+  const auditPolicy = options.auditPolicyFile
+    ? new PolicyEvaluator(loadAuditPolicyFile(options.auditPolicyFile))
+    : undefined;
   const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
   const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
   if (options.auditLogPath)
@@ -138,9 +150,26 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const hiddenProblem = showHiddenProblem(options.showHiddenMetricsForVersion, SERVER_RELEASE);
   if (hiddenProblem) throw new ConfigurationError(hiddenProblem);
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
-  const storage: MemoryStore = options.inMemory
-    ? new MemoryStore(storeOpts)
-    : WriteAheadLog.open({ ...storeOpts, dir: join(options.dataDir, 'store'), sync: options.fsync, compactBytes: options.compactBytes });
+  const storage: MemoryStore = options.etcdServers?.length
+    ? await EtcdStore.open({
+        ...storeOpts,
+        servers: options.etcdServers,
+        prefix: options.etcdPrefix,
+        caFile: options.etcdCaFile,
+        certFile: options.etcdCertFile,
+        keyFile: options.etcdKeyFile,
+        compactionIntervalMs: options.etcdCompactionIntervalMs,
+      })
+    : options.inMemory
+      ? new MemoryStore(storeOpts)
+      : WriteAheadLog.open({
+          ...storeOpts,
+          dir: join(options.dataDir, 'store'),
+          sync: options.fsync,
+          compactBytes: options.compactBytes,
+        });
+  const storeDir =
+    options.etcdServers?.length || options.inMemory ? undefined : join(options.dataDir, 'store');
   const admission = new AdmissionChain();
   const watches = new ActiveWatches();
   const registry = new Registry(storage, {
@@ -149,15 +178,24 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     continueTtlMs: options.continueTtlSeconds * 1000,
     watchTimeoutSeconds: options.watchTimeoutSeconds,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
-    gates: { WatchList: options.featureGates.WatchList, APIListChunking: options.featureGates.APIListChunking },
+    gates: {
+      WatchList: options.featureGates.WatchList,
+      APIListChunking: options.featureGates.APIListChunking,
+    },
     now: options.clock,
   });
   installBuiltins(registry);
-  const metrics = new MetricsRegistry({ release: SERVER_RELEASE, showHiddenFor: options.showHiddenMetricsForVersion });
+  const metrics = new MetricsRegistry({
+    release: SERVER_RELEASE,
+    showHiddenFor: options.showHiddenMetricsForVersion,
+  });
   const requestMetrics = new RequestMetrics(metrics);
-  registerStorageMetrics(metrics, registry, storage, options.inMemory ? undefined : join(options.dataDir, 'store'));
+  registerStorageMetrics(metrics, registry, storage, storeDir);
   registerBuildInfo(metrics, SERVER_VERSION);
-  const routes: NonResourceRoute[] = [openapiRoute(registry, { version: SERVER_VERSION.gitVersion }), metricsRoute(metrics)];
+  const routes: NonResourceRoute[] = [
+    openapiRoute(registry, { version: SERVER_VERSION.gitVersion }),
+    metricsRoute(metrics),
+  ];
 
   const adminToken = options.adminToken || newToken();
   const authentication = new AuthenticationUnion(
@@ -196,10 +234,13 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   });
   const authorization = authz.chain;
   // the built-in plugins, in the catalog's order; each made once with its configuration
-  const pluginConfig = options.admissionControlConfigFile ? loadAdmissionConfig(options.admissionControlConfigFile) : new Map();
-  const plugins = enabledPlugins(options.enableAdmissionPlugins ?? [], options.disableAdmissionPlugins ?? []).map((n) =>
-    FACTORIES[n]!({ registry, authorizer: authorization, options, config: pluginConfig.get(n) }),
-  );
+  const pluginConfig = options.admissionControlConfigFile
+    ? loadAdmissionConfig(options.admissionControlConfigFile)
+    : new Map();
+  const plugins = enabledPlugins(
+    options.enableAdmissionPlugins ?? [],
+    options.disableAdmissionPlugins ?? [],
+  ).map((n) => FACTORIES[n]!({ registry, authorizer: authorization, options, config: pluginConfig.get(n) }));
   admission.addSource(() => plugins);
   installReviews(registry, authz, authentication);
   try {
@@ -232,23 +273,32 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     metrics: requestMetrics,
   });
 
-  // system namespaces
+  // system namespaces (another server on the same etcd may make them at the same moment: theirs stands)
   const ns = registry.byResource('', 'namespaces')!.store;
-  const system: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, warnings: [], dryRun: false };
+  const system: RequestContext = {
+    user: { username: 'system:apiserver', groups: ['system:masters'] },
+    warnings: [],
+    dryRun: false,
+  };
   for (const name of SYSTEM_NAMESPACES) {
-    if (!ns.getStored('', name)) await ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1');
+    if (!ns.getStored('', name))
+      await unlessExists(
+        ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1'),
+      );
   }
   // the system priority classes (as Kubernetes creates them at start)
   const pcs = registry.byResource('scheduling.orch.io', 'priorityclasses')!.store;
   for (const c of SYSTEM_PRIORITY_CLASSES)
-    if (!pcs.getStored('', c.name)) await pcs.create('', systemPriorityClass(c), system, 'v1');
+    if (!pcs.getStored('', c.name)) await unlessExists(pcs.create('', systemPriorityClass(c), system, 'v1'));
   // the priority-and-fairness configuration objects, and the FlowSchemas' Dangling condition
   await ensureFlowControlConfiguration(registry);
   const stopFlowControlConfiguration = keepFlowControlConfiguration(registry);
   const flowSchemaStatus = startFlowSchemaStatus(registry);
   resumeTerminating(registry);
   // every namespace has a `default` service account (the ServiceAccount plugin needs it)
-  const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount') ? startDefaultServiceAccounts(registry) : undefined;
+  const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount')
+    ? startDefaultServiceAccounts(registry)
+    : undefined;
   await serviceAccounts?.ready;
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
@@ -286,7 +336,13 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
         const cert = await ensureCertificate(options);
         srv.caPem = cert.ca;
         server = createHttpsServer(
-          { key: cert.key, cert: cert.cert, requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES, ...clientCertificateTls },
+          {
+            key: cert.key,
+            cert: cert.cert,
+            requireHostHeader: false,
+            maxHeaderSize: MAX_HEADER_BYTES,
+            ...clientCertificateTls,
+          },
           srv.handle,
         );
       } else {

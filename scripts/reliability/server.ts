@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type EtcdProcess, startEtcd } from '../../reference/src/storage/etcd/process.ts';
+import { type EtcdProcess, startEtcd } from '../../reference/src/etcd-process.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 

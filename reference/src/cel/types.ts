@@ -142,7 +142,13 @@ export function declare(
   const props = s.properties ?? {};
   const hasProps = Object.keys(props).length > 0;
   if (!embedded && !hasProps && typeof s.additionalProperties === 'object') {
-    const elem = declare(s.additionalProperties as ValueSchema, `${name}.additionalProperties`, out, false, names);
+    const elem = declare(
+      s.additionalProperties as ValueSchema,
+      `${name}.additionalProperties`,
+      out,
+      false,
+      names,
+    );
     return {
       kind: 'map',
       name: `map<string, ${elem.name}>`,

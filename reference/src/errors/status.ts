@@ -244,3 +244,29 @@ export const errors = {
 export function successStatus(details?: StatusDetails): Status {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Status;
 }
+
+/**
+ * A write of an object another writer may have made first (start-up objects, controllers on
+ * several servers over one store): AlreadyExists means it is there, which is all that was asked.
+ */
+export async function unlessExists(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
+  }
+}
+
+/**
+ * Runs `fn` again while it fails with a 409 (another writer came first, and the store has since
+ * caught up with it), up to `attempts` times: for writes that look before they write.
+ */
+export async function againOnConflict<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof StatusError && e.code === 409) || attempt >= attempts) throw e;
+    }
+  }
+}

@@ -44,7 +44,12 @@ import {
 import type { Registry, Served } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/store.ts';
 import { isConnect, subresourceVerbs } from '../registry/subresources.ts';
-import { type RequestContext, type ResourceDef, apiVersionOf, deprecationWarning } from '../registry/types.ts';
+import {
+  type RequestContext,
+  type ResourceDef,
+  apiVersionOf,
+  deprecationWarning,
+} from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { forward } from './forward.ts';
 import type { RequestMetrics, RequestObservation } from '../metrics/requests.ts';
@@ -380,7 +385,11 @@ function lastResort(res: ServerResponse, e: unknown): void {
 }
 
 /** The handler of a resource request's verb, or undefined when its path does not serve the verb. */
-function route(info: RequestInfo, def: ResourceDef, wired?: Readonly<Record<string, Handler>>): Handler | undefined {
+function route(
+  info: RequestInfo,
+  def: ResourceDef,
+  wired?: Readonly<Record<string, Handler>>,
+): Handler | undefined {
   if (!info.subresource) {
     if (!def.verbs.includes(info.verb)) return undefined;
     if (!shapeVerbs(!!info.name, def.namespaced, !!info.namespace).includes(info.verb)) return undefined;
@@ -590,6 +599,11 @@ export function createHandlerFn(deps: HttpDeps) {
     const method = (req.method ?? 'GET').toUpperCase();
     try {
       const { path, url } = requestTarget(req.url ?? '/');
+      // On a store shared with other servers, the request sees every change committed before
+      // it came (objects, and the roles, webhooks and definitions that decide about it), unless
+      // it asks for any version (resourceVersion=0) of what it reads.
+      const storage = deps.registry.storage;
+      if (storage.sync && apiPath(path) && !anyVersionRead(method, url)) await storage.sync();
       // stages answer synchronously when they can: an await only where one returned a promise
       const authnAnswer = deps.authn.authenticate({
         headers: req.headers,
@@ -598,7 +612,8 @@ export function createHandlerFn(deps: HttpDeps) {
         rawHeaders: req.rawHeaders,
       });
       const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
-      if (req.headers.authorization !== undefined && extraSpaceBeforeToken(req.headers)) warnings.push(EXTRA_SPACE_WARNING);
+      if (req.headers.authorization !== undefined && extraSpaceBeforeToken(req.headers))
+        warnings.push(EXTRA_SPACE_WARNING);
       const user = wantsImpersonation(req.headers)
         ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
         : authenticated.user;
@@ -621,7 +636,8 @@ export function createHandlerFn(deps: HttpDeps) {
         };
       if (audit) {
         // the policy judges the authenticated user's request (as Kubernetes' audit filter, before impersonation)
-        if (deps.auditPolicy) audit.config = deps.auditPolicy.evaluate(policyAttributes(info, authenticated.user));
+        if (deps.auditPolicy)
+          audit.config = deps.auditPolicy.evaluate(policyAttributes(info, authenticated.user));
         evaluated = true;
         audit.stage('RequestReceived');
       }
@@ -684,7 +700,13 @@ export function createHandlerFn(deps: HttpDeps) {
       const deprecated = deprecationWarning(def, info.version);
       if (deprecated) {
         warnings.push(deprecated);
-        deps.metrics?.deprecatedRequest(info.group, info.version, def.plural, info.subresource, def.versionInfo?.[info.version]?.removedIn ?? '');
+        deps.metrics?.deprecatedRequest(
+          info.group,
+          info.version,
+          def.plural,
+          info.subresource,
+          def.versionInfo?.[info.version]?.removedIn ?? '',
+        );
       }
       if (observed && info.verb === 'watch') deps.metrics!.startLongRunning(observed);
       annotateDeprecation(audit, def.versionInfo?.[info.version]);
@@ -742,11 +764,16 @@ export function createHandlerFn(deps: HttpDeps) {
       if (req.readableEnded === false && !req.destroyed) req.resume();
       const se = e instanceof StatusError ? e : undefined;
       if (audit) {
-        if (!evaluated && deps.auditPolicy) audit.config = deps.auditPolicy.evaluate(refusedAttributes(req, method, audit));
-        audit.failure = se ? { reason: se.reason, message: se.message } : { reason: 'InternalError', message: String(e) };
+        if (!evaluated && deps.auditPolicy)
+          audit.config = deps.auditPolicy.evaluate(refusedAttributes(req, method, audit));
+        audit.failure = se
+          ? { reason: se.reason, message: se.message }
+          : { reason: 'InternalError', message: String(e) };
         if (!se) audit.panicked = true;
         if (audit.atLeast('RequestResponse') && !res.headersSent)
-          audit.setResponseObject(se ? se.toStatus() : errors.internal(String((e as Error)?.message ?? e)).toStatus());
+          audit.setResponseObject(
+            se ? se.toStatus() : errors.internal(String((e as Error)?.message ?? e)).toStatus(),
+          );
       }
       writeError(req, res, e, out, warnings, observed);
     }
@@ -770,7 +797,11 @@ export function createHandlerFn(deps: HttpDeps) {
       audit = record;
       res.setHeader('Audit-Id', record.auditID);
       res.once('close', () =>
-        record.complete(record.panicked ? 500 : res.statusCode, record.failure, record.panicked ? 'Panic' : 'ResponseComplete'),
+        record.complete(
+          record.panicked ? 500 : res.statusCode,
+          record.failure,
+          record.panicked ? 'Panic' : 'ResponseComplete',
+        ),
       );
     }
     const method = (req.method ?? 'GET').toUpperCase();
@@ -811,7 +842,11 @@ function refusedAttributes(req: IncomingMessage, method: string, audit: AuditRec
     const { path, url } = requestTarget(req.url ?? '/');
     info = requestInfo(method, path, watchRequested(url.searchParams));
   } catch {
-    info = { ...requestInfo(method, '/', false), resourceRequest: false, path: (req.url ?? '/').split('?')[0]! };
+    info = {
+      ...requestInfo(method, '/', false),
+      resourceRequest: false,
+      path: (req.url ?? '/').split('?')[0]!,
+    };
   }
   return policyAttributes(info, audit.user.username ? audit.user : undefined);
 }
@@ -873,4 +908,14 @@ function discovery(deps: HttpDeps, path: string): unknown {
   const m3 = /^\/apis\/([^/]+)\/([^/]+)$/.exec(p);
   if (m3) return deps.registry.resourceList(m3[1]!, m3[2]!);
   return undefined;
+}
+
+/** Paths of the API (resources and discovery), as opposed to health, metrics, version and OpenAPI. */
+function apiPath(path: string): boolean {
+  return path.startsWith('/api/') || path.startsWith('/apis/') || path === '/api' || path === '/apis';
+}
+
+/** A read that accepts any version (doc1 "Any": resourceVersion=0): served from this server's cache as it is. */
+function anyVersionRead(method: string, url: URL): boolean {
+  return (method === 'GET' || method === 'HEAD') && url.searchParams.get('resourceVersion') === '0';
 }

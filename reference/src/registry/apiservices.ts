@@ -5,6 +5,7 @@
 // `"true"`); and the `Available` condition of every APIService: True for local ones, False when
 // the named Service is missing or lacks the port, and False otherwise too, as this server does
 // not forward requests to other servers.
+import { againOnConflict } from '../errors/status.ts';
 import type { KObject } from '../storage/types.ts';
 import { NameQueue } from '../util/name-queue.ts';
 import { rfc3339 } from '../util/time.ts';
@@ -157,15 +158,17 @@ export async function startAPIServices(
   if (!store) return { pending: () => undefined, stop() {} };
   let stopped = false;
 
-  const put = async (want: KObject) => {
-    const cur = store.getStored('', want.metadata.name!)?.obj;
-    if (!cur) {
-      await store.create('', want, SYSTEM, 'v1');
-      return;
-    }
-    if (cur.metadata.labels?.[AUTOMANAGED_LABEL] && !sameSpec(cur.spec, want.spec))
-      await store.update('', want.metadata.name!, { ...cur, spec: want.spec }, SYSTEM, 'v1');
-  };
+  // (another server on the same store may write the same APIService at the same moment: look again)
+  const put = (want: KObject) =>
+    againOnConflict(async () => {
+      const cur = store.getStored('', want.metadata.name!)?.obj;
+      if (!cur) {
+        await store.create('', want, SYSTEM, 'v1');
+        return;
+      }
+      if (cur.metadata.labels?.[AUTOMANAGED_LABEL] && !sameSpec(cur.spec, want.spec))
+        await store.update('', want.metadata.name!, { ...cur, spec: want.spec }, SYSTEM, 'v1');
+    });
 
   // built-in group versions: once, at start
   const onStart = servedGroupVersions(registry).builtin.map(([g, v]) => apiServiceName(g, v));

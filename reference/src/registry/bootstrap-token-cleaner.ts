@@ -36,7 +36,13 @@ export function startTokenCleaner(registry: Registry, now: () => number = Date.n
     timers.delete(o.metadata.name!);
     if (stopped) return;
     store
-      .delete(BOOTSTRAP_TOKEN_NAMESPACE, o.metadata.name!, { preconditions: { uid: o.metadata.uid } }, CONTROLLER, 'v1')
+      .delete(
+        BOOTSTRAP_TOKEN_NAMESPACE,
+        o.metadata.name!,
+        { preconditions: { uid: o.metadata.uid } },
+        CONTROLLER,
+        'v1',
+      )
       .catch(() => {
         // gone already, or recreated (the uid precondition): nothing to do
       });

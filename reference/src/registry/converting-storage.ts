@@ -2,7 +2,14 @@
 // resource's shape as they are read (get, list, watch) and into it as they are written.
 // Conversions of stored objects are cached per object, so the watchers of a change share
 // one converted object (and its serialized bytes).
-import type { ChangeEvent, KObject, Storage, StoredObject, WatchListener, WatchScope } from '../storage/types.ts';
+import type {
+  ChangeEvent,
+  KObject,
+  Storage,
+  StoredObject,
+  WatchListener,
+  WatchScope,
+} from '../storage/types.ts';
 import type { StoredAs } from './types.ts';
 
 export class ConvertingStorage implements Storage {
@@ -77,5 +84,15 @@ export class ConvertingStorage implements Storage {
   }
   failure(): Error | undefined {
     return this.inner.failure();
+  }
+  sync(): Promise<void> {
+    return this.inner.sync ? this.inner.sync() : Promise.resolve();
+  }
+  async listAt(bucket: string, prefix: string, rv: number): Promise<StoredObject[]> {
+    if (!this.inner.listAt) return this.list(bucket, prefix, rv);
+    return (await this.inner.listAt(bucket, prefix, rv)).map((s) => this.stored(s));
+  }
+  oldestListable(): number {
+    return this.inner.oldestListable ? this.inner.oldestListable() : this.inner.oldestRetained();
   }
 }

@@ -3,6 +3,7 @@
 // one's spec is put back when it differs; a suggested one's only while it carries
 // `apf.orch.io/autoupdate-spec: "true"`); then each FlowSchema's `Dangling` condition says
 // whether the priority level it names exists, as the configuration controller writes it.
+import { againOnConflict } from '../errors/status.ts';
 import { NameQueue } from '../util/name-queue.ts';
 import { rfc3339 } from '../util/time.ts';
 import {
@@ -33,6 +34,16 @@ const STATUS_WRITER: RequestContext = {
 type Kind = 'FlowSchema' | 'PriorityLevelConfiguration';
 
 async function ensure(
+  store: GenericStore,
+  kind: Kind,
+  c: { name: string; spec: object },
+  mandatory: boolean,
+): Promise<void> {
+  // another server on the same store may write the same object at the same moment: look again
+  return againOnConflict(() => ensureOnce(store, kind, c, mandatory));
+}
+
+async function ensureOnce(
   store: GenericStore,
   kind: Kind,
   c: { name: string; spec: object },

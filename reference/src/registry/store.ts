@@ -162,7 +162,6 @@ class ContinueExpiredError extends StatusError {
 
 // ---------------------------------------------------------------- errors of the read paths
 
-
 export function parseRv(rv: string): number {
   if (!/^\d+$/.test(rv)) throw errors.badRequest(`invalid resource version: "${rv}"`);
   return Number(rv);
@@ -451,7 +450,7 @@ export class GenericStore {
         throw errors.badRequest('specifying resource version is not allowed when using continue');
       startKey = prefix + c.start;
       if (c.rv > 0) {
-        if (this.now() - c.ts > this.opts.continueTtlMs || c.rv < this.storage.oldestRetained())
+        if (this.now() - c.ts > this.opts.continueTtlMs || c.rv < this.oldestListable())
           throw new ContinueExpiredError(encodeContinue({ rv: -1, start: c.start, ts: this.now() }));
         atRv = c.rv;
       }
@@ -459,7 +458,7 @@ export class GenericStore {
       const exact = rvm === 'Exact' || (rvm === '' && limit > 0);
       await this.waitForRv(rvNum);
       if (exact) {
-        if (rvNum < this.storage.oldestRetained()) throw errors.gone(LIST_TOO_OLD);
+        if (rvNum < this.oldestListable()) throw errors.gone(LIST_TOO_OLD);
         atRv = rvNum;
       }
     }
@@ -467,7 +466,7 @@ export class GenericStore {
     const snapRv = atRv ?? this.storage.revision();
     let all: StoredObject[];
     try {
-      all = this.storage.list(this.bucket, prefix, atRv);
+      all = await this.listStored(prefix, atRv);
     } catch (e) {
       if (!(e instanceof ExpiredError)) throw e;
       if (token)
@@ -509,6 +508,18 @@ export class GenericStore {
       }
     }
     return res;
+  }
+
+  /** The oldest version a list can be served at (a shared store keeps more than its cache's history). */
+  private oldestListable(): number {
+    return this.storage.oldestListable ? this.storage.oldestListable() : this.storage.oldestRetained();
+  }
+
+  /** The stored objects below `prefix` at `atRv` (undefined: now); older than the cache's history, from the backing store. */
+  private async listStored(prefix: string, atRv: number | undefined): Promise<StoredObject[]> {
+    if (atRv === undefined || !this.storage.listAt || atRv >= this.storage.oldestRetained())
+      return this.storage.list(this.bucket, prefix, atRv);
+    return this.storage.listAt(this.bucket, prefix, atRv);
   }
 
   // ---------------------------------------------------------------- watch
@@ -736,9 +747,21 @@ export class GenericStore {
     // a write through a converted version is owned in that version's terms (its apiVersion, its field names)
     const convert = asked !== version && !applied ? this.def.versionInfo?.[asked]?.fromStorage : undefined;
     if (convert) {
-      const view = (o: KObject) => ({ ...convert(structuredClone(o)), apiVersion: apiVersionOf(this.def.group, asked) });
+      const view = (o: KObject) => ({
+        ...convert(structuredClone(o)),
+        apiVersion: apiVersionOf(this.def.group, asked),
+      });
       const seen = view(obj);
-      recordWrite({ def: this.def, version: asked, subresource, ctx, old: old && view(old), obj: seen, applied: false, now: this.now() });
+      recordWrite({
+        def: this.def,
+        version: asked,
+        subresource,
+        ctx,
+        old: old && view(old),
+        obj: seen,
+        applied: false,
+        now: this.now(),
+      });
       if (seen.metadata.managedFields) obj.metadata.managedFields = seen.metadata.managedFields;
       else delete obj.metadata.managedFields;
       return;

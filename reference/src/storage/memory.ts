@@ -113,7 +113,7 @@ export class MemoryStore implements Storage {
   oldestRetained(): number {
     this.trimHistory();
     return this.historyStart < this.history.length
-      ? this.history[this.historyStart]!.rv - 1
+      ? Math.max(this.floor, this.history[this.historyStart]!.rv - 1)
       : Math.max(this.floor, this.rev);
   }
 
@@ -286,13 +286,44 @@ export class MemoryStore implements Storage {
     // The change is written to the log before it becomes visible; the reply waits for
     // the batched fsync (see wal.ts).
     const durable = this.persistence?.append(ev);
-    this.rev = rv;
-    this.applyChange(ev);
-    this.pushHistory(ev);
-    this.dispatch(this.bucket(bucket), ev);
-    if (this.waiters.length) this.wake();
+    this.publish(ev);
     const result: StoredObject = { key, rv, obj: stored };
     return durable ? durable.then(() => result) : Promise.resolve(result);
+  }
+
+  /**
+   * Makes a change visible: the state, the history, the watchers, and whoever waits for its
+   * revision. A store whose revisions come from elsewhere (./etcd/store.ts) calls it with
+   * changes in revision order; `ev.prev` is filled from the state when missing.
+   */
+  protected publish(ev: ChangeEvent): void {
+    if (ev.type !== 'ADDED' && !ev.prev) ev.prev = this.get(ev.key)?.obj;
+    this.rev = Math.max(this.rev, ev.rv);
+    this.applyChange(ev);
+    this.pushHistory(ev);
+    this.dispatch(this.bucket(ev.bucket), ev);
+    if (this.waiters.length) this.wake();
+  }
+
+  /** Moves the revision to `rv` (changes up to it that this store holds none of: other keys). */
+  protected advanceTo(rv: number): void {
+    if (rv <= this.rev) return;
+    this.rev = rv;
+    if (this.waiters.length) this.wake();
+  }
+
+  /** Forgets the history up to `rv` (the backing store compacted it): older versions are gone. */
+  protected forgetBefore(rv: number): void {
+    this.floor = Math.max(this.floor, rv);
+    if (this.replaying) return;
+    const h = this.history;
+    let start = this.historyStart;
+    while (start < h.length && h[start]!.rv <= rv) {
+      h[start] = undefined;
+      start++;
+    }
+    this.historyStart = start;
+    this.trimHistory();
   }
 
   /** Hands a change to the watchers of its bucket, of its namespace and of its key only. */

@@ -66,6 +66,15 @@ export interface Storage {
    * cannot fails itself) and answers as failure() does.
    */
   probe?(): Error | undefined;
+  /**
+   * A store shared with other servers (etcd): resolves once this view holds every change
+   * committed anywhere before the call. Absent when this process is the only writer.
+   */
+  sync?(): Promise<void>;
+  /** The objects as they were at revision `rv`, when `list` has no history that old; ExpiredError when gone. */
+  listAt?(bucket: string, prefix: string, rv: number): Promise<StoredObject[]>;
+  /** The oldest revision `listAt` can serve (default: oldestRetained). */
+  oldestListable?(): number;
 }
 
 export class ExpiredError extends Error {}

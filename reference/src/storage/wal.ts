@@ -146,7 +146,8 @@ export class WriteAheadLog implements Persistence {
       const path = join(this.dir, LOG);
       const open = fstatSync(this.fd);
       const named = statSync(path);
-      if (open.ino !== named.ino || open.dev !== named.dev) throw new Error(`${path} is not the open log any more`);
+      if (open.ino !== named.ino || open.dev !== named.dev)
+        throw new Error(`${path} is not the open log any more`);
       const probe = join(this.dir, PROBE);
       const fd = openSync(probe, 'w');
       try {

@@ -90,7 +90,10 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
     const changed = [...new Set([...Object.keys(now), ...Object.keys(old)])].filter((k) => now[k] !== old[k]);
     const bad = changed.filter(forbiddenLabel).sort();
     if (bad.length)
-      throw requestForbidden(a, `node ${JSON.stringify(node)} is not allowed to modify labels: ${bad.join(', ')}`);
+      throw requestForbidden(
+        a,
+        `node ${JSON.stringify(node)} is not allowed to modify labels: ${bad.join(', ')}`,
+      );
   }
 
   async function checkPod(a: AdmissionAttributes, node: string): Promise<void> {
@@ -122,7 +125,10 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
         throw requestForbidden(a, `node ${n} can not create pods that reference secrets or configmaps`);
       const owners = Array.isArray(pod.metadata?.ownerReferences) ? pod.metadata.ownerReferences : [];
       if (owners.length > 1)
-        throw requestForbidden(a, `node ${n} can only create pods with a single owner reference set to itself`);
+        throw requestForbidden(
+          a,
+          `node ${n} can only create pods with a single owner reference set to itself`,
+        );
       if (owners.length === 1) {
         const o = owners[0] ?? {};
         if (o.apiVersion !== 'v1' || o.kind !== 'Node' || o.name !== node)
@@ -138,7 +144,10 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
     }
     if (a.operation === 'UPDATE' && a.subresource === 'status') {
       if ((a.oldObject as any)?.spec?.nodeName !== node)
-        throw requestForbidden(a, `node ${n} can only update pod status for pods with spec.nodeName set to itself`);
+        throw requestForbidden(
+          a,
+          `node ${n} can only update pod status for pods with spec.nodeName set to itself`,
+        );
       return;
     }
     if (a.operation === 'DELETE' && !a.subresource) {

@@ -2,6 +2,7 @@
 // 1.28's bootstrap policy, in the orch words: defaults.json), created at start when missing
 // so a durable server that restarts keeps what it has (and what was changed) without
 // duplicating anything.
+import { unlessExists } from '../../errors/status.ts';
 import { readFileSync } from 'node:fs';
 import { RBAC_GROUP } from '../../registry/kinds/rbac-common.ts';
 import type { Registry } from '../../registry/registry.ts';
@@ -64,7 +65,8 @@ export async function ensureDefaults(registry: Registry): Promise<number> {
     if (!store) continue;
     for (const d of defaults[plural]) {
       const ns = d.namespace ?? '';
-      if (!store.getStored(ns, d.name)) writes.push(store.create(ns, toObject(kind, d), SYSTEM, 'v1'));
+      if (!store.getStored(ns, d.name))
+        writes.push(unlessExists(store.create(ns, toObject(kind, d), SYSTEM, 'v1')));
     }
   }
   await Promise.all(writes);

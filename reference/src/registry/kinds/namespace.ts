@@ -13,7 +13,11 @@ export const NAMESPACE_FINALIZER = 'orch';
 export const PROTECTED_NAMESPACES = ['default', 'orch-system', 'orch-public'];
 export const SYSTEM_NAMESPACES = [...PROTECTED_NAMESPACES, 'orch-node-lease'];
 
-const SYSTEM: RequestContext = { user: { username: 'system:namespace-controller', groups: ['system:masters'] }, warnings: [], dryRun: false };
+const SYSTEM: RequestContext = {
+  user: { username: 'system:namespace-controller', groups: ['system:masters'] },
+  warnings: [],
+  dryRun: false,
+};
 
 export function namespaceDef(registry: () => Registry): ResourceDef {
   const finalizing = new Set<string>();
@@ -79,7 +83,12 @@ export function namespaceDef(registry: () => Registry): ResourceDef {
     protobuf: true,
     schema: objectSchema({
       spec: obj({ finalizers: arr(str()) }),
-      status: obj({ phase: str(), conditions: arr(obj({ type: str(), status: str(), lastTransitionTime: str(), reason: str(), message: str() })) }),
+      status: obj({
+        phase: str(),
+        conditions: arr(
+          obj({ type: str(), status: str(), lastTransitionTime: str(), reason: str(), message: str() }),
+        ),
+      }),
     }),
     strategy: {
       zeroValue: () => ({ spec: { finalizers: [NAMESPACE_FINALIZER] } }),
@@ -87,7 +96,16 @@ export function namespaceDef(registry: () => Registry): ResourceDef {
       tracksGeneration: false,
       allowUnconditionalUpdate: true,
       fieldLabels: { 'status.phase': (o) => (o.status as { phase?: string } | undefined)?.phase },
-      table: [NAME_COLUMN, { name: 'Status', type: 'string', description: 'The status of the namespace', cell: (o) => (o.status as { phase?: string })?.phase ?? '' }, AGE_COLUMN],
+      table: [
+        NAME_COLUMN,
+        {
+          name: 'Status',
+          type: 'string',
+          description: 'The status of the namespace',
+          cell: (o) => (o.status as { phase?: string })?.phase ?? '',
+        },
+        AGE_COLUMN,
+      ],
       prepareForCreate(o: KObject) {
         o.spec = { finalizers: [NAMESPACE_FINALIZER] };
         o.status = { phase: 'Active' };

@@ -1,4 +1,4 @@
-// A real etcd server as a child process: Debian's `etcd-server` (the `etcd` binary), on free
+// Wiring: a real etcd server as a child process: Debian's `etcd-server` (the `etcd` binary), on free
 // loopback ports, in a temporary data directory that is removed when it stops. Used by
 // `serve --etcd`, the tests, the reliability scripts and the benchmarks.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
