@@ -113,7 +113,8 @@ for (const backend of backends) {
         .map(
           (m, i) =>
             `server ${i + 1} RSS ${(m.rss.early / 1048576).toFixed(0)} -> ${(m.rss.late / 1048576).toFixed(0)} MB ` +
-            `(${m.rss.growthPct >= 0 ? '+' : ''}${m.rss.growthPct.toFixed(1)}%)`,
+            `(${m.rss.growthPct >= 0 ? '+' : ''}${m.rss.growthPct.toFixed(1)}%; second half ` +
+            `${((m.rss.slopePerSample * 60) / r.sampleSeconds / 1048576).toFixed(2)} MB/min)`,
         )
         .join(', ') +
       (r.reasons.length ? `\n  ${r.reasons.join('\n  ')}` : '') +

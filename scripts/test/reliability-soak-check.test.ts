@@ -144,6 +144,7 @@ describe('soak memory check', () => {
     expect(f.flat).toBe(false);
     expect(f.growthBytes / MB).toBe(100);
     expect(f.growthPct).toBeGreaterThan(25);
+    expect(f.slopePerSample / MB).toBeCloseTo(5);
   });
   it('needs both limits crossed, and enough samples', () => {
     // +60 MB on 1000 MB is 6 %: flat; +20 % of 100 MB is 20 MB: flat

@@ -18,6 +18,8 @@ export interface Flatness {
   late: number;
   growthBytes: number;
   growthPct: number;
+  /** Least-squares slope of the second half, bytes per sample (times the samples per minute: the trend per minute). */
+  slopePerSample: number;
   /** undefined: too few samples to judge (fewer than 8). */
   flat: boolean | undefined;
 }
@@ -27,7 +29,15 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export function flatness(series: number[], limits: FlatnessLimits): Flatness {
   const n = series.length;
   if (n < 8) {
-    return { samples: n, early: Number.NaN, late: Number.NaN, growthBytes: 0, growthPct: 0, flat: undefined };
+    return {
+      samples: n,
+      early: Number.NaN,
+      late: Number.NaN,
+      growthBytes: 0,
+      growthPct: 0,
+      slopePerSample: Number.NaN,
+      flat: undefined,
+    };
   }
   const q = Math.floor(n / 4);
   const early = mean(series.slice(q, 2 * q));
@@ -35,5 +45,27 @@ export function flatness(series: number[], limits: FlatnessLimits): Flatness {
   const growthBytes = late - early;
   const growthPct = (growthBytes / early) * 100;
   const flat = !(growthBytes > limits.maxBytes && growthPct > limits.maxPct);
-  return { samples: n, early, late, growthBytes, growthPct, flat };
+  return {
+    samples: n,
+    early,
+    late,
+    growthBytes,
+    growthPct,
+    slopePerSample: slope(series.slice(Math.floor(n / 2))),
+    flat,
+  };
+}
+
+/** Least-squares slope of a series against its index. */
+export function slope(ys: number[]): number {
+  const n = ys.length;
+  const mx = (n - 1) / 2;
+  const my = mean(ys);
+  let num = 0;
+  let den = 0;
+  ys.forEach((y, x) => {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  });
+  return den ? num / den : 0;
 }

@@ -82,14 +82,15 @@ function rates(samples: Sample[], f: (s: Sample) => number): [number, number][] 
 const fmt = (n: number) => n.toLocaleString('en-US');
 const mbs = (b: number) => (Number.isFinite(b) ? `${(b / MB).toFixed(1)} MB` : '-');
 
-function memoryRow(name: string, f: Flatness | undefined, judged: boolean): string {
+function memoryRow(name: string, f: Flatness | undefined, judged: boolean, samplesPerMinute: number): string {
   if (!f) return '';
   const verdict = f.flat === undefined ? 'too few samples' : !judged ? 'reported' : f.flat ? 'flat' : 'GROWS';
-  return `<tr><td>${esc(name)}</td><td>${f.samples}</td><td>${mbs(f.early)}</td><td>${mbs(f.late)}</td><td>${mbs(f.growthBytes)}</td><td>${Number.isFinite(f.growthPct) ? `${f.growthPct.toFixed(1)}%` : '-'}</td><td class="${verdict === 'GROWS' ? 'bad' : ''}">${verdict}</td></tr>`;
+  return `<tr><td>${esc(name)}</td><td>${f.samples}</td><td>${mbs(f.early)}</td><td>${mbs(f.late)}</td><td>${mbs(f.growthBytes)}</td><td>${Number.isFinite(f.growthPct) ? `${f.growthPct.toFixed(1)}%` : '-'}</td><td>${Number.isFinite(f.slopePerSample) ? `${((f.slopePerSample * samplesPerMinute) / MB).toFixed(2)} MB/min` : '-'}</td><td class="${verdict === 'GROWS' ? 'bad' : ''}">${verdict}</td></tr>`;
 }
 
 function section(r: SoakResult): string {
   const e = r.events;
+  const spm = 60 / r.sampleSeconds;
   const mem: Series[] = [];
   r.memory.servers.forEach((_, i) => {
     const n = r.servers > 1 ? ` ${i + 1}` : '';
@@ -149,10 +150,10 @@ ${r.byScope.map((s) => `<tr><td>${s.kind}</td><td>${s.watchers}</td><td>${fmt(s.
 </table>
 </div>
 <table><caption>Memory: mean of the second quarter against the last quarter of the writes (limits: ${r.memory.limits.maxPct}% and ${mbs(r.memory.limits.maxBytes)}, both exceeded = grows)</caption>
-<tr><th>process</th><th>samples</th><th>2nd quarter</th><th>last quarter</th><th>growth</th><th>growth %</th><th>verdict</th></tr>
-${r.memory.servers.map((m, i) => memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} RSS`, m.rss, true) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} heap used`, m.heap, false)).join('\n')}
-${memoryRow('driver RSS (holds every event it checks)', r.memory.driver, false)}
-${memoryRow('etcd RSS', r.memory.etcd, false)}
+<tr><th>process</th><th>samples</th><th>2nd quarter</th><th>last quarter</th><th>growth</th><th>growth %</th><th>trend, second half</th><th>verdict</th></tr>
+${r.memory.servers.map((m, i) => memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} RSS`, m.rss, true, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} heap used`, m.heap, false, spm)).join('\n')}
+${memoryRow('driver RSS (holds every event it checks)', r.memory.driver, false, spm)}
+${memoryRow('etcd RSS', r.memory.etcd, false, spm)}
 </table>
 ${
   e.failing.length

@@ -68,6 +68,7 @@ export interface SoakResult {
   watchersCount: number;
   rate: number;
   seed: number;
+  sampleSeconds: number;
   startedAt: string;
   writes: {
     sent: number;
@@ -326,6 +327,7 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
       watchersCount: o.watchers,
       rate: o.rate,
       seed: o.seed,
+      sampleSeconds: o.sampleSeconds,
       startedAt,
       writes: {
         sent: writer.sent,
