@@ -7,7 +7,7 @@ import type { Sample, SoakResult } from './run.ts';
 const MB = 1024 * 1024;
 const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf', '#7f7f7f'];
 
 export interface Series {
   name: string;
@@ -24,11 +24,12 @@ function niceMax(v: number): number {
 /** An SVG line chart: x in seconds, y from 0 to a round maximum, one line per series, a legend. */
 export function lineChart(title: string, unit: string, series: Series[]): string {
   const W = 720;
-  const H = 260;
+  const legendRows = Math.ceil(series.length / 4);
+  const H = 260 + (legendRows - 1) * 14;
   const L = 60;
   const R = 24;
   const T = 28;
-  const B = 40;
+  const B = 26 + legendRows * 14;
   const all = series.flatMap((s) => s.points);
   const xMax = Math.max(1, ...all.map((p) => p[0]));
   const yMax = niceMax(Math.max(0, ...all.map((p) => p[1])));
@@ -60,10 +61,11 @@ export function lineChart(title: string, unit: string, series: Series[]): string
       parts.push(
         `<polyline fill="none" stroke="${c}" stroke-width="1.5" points="${s.points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(' ')}"/>`,
       );
-    const lx = L + i * 150;
+    const lx = L + (i % 4) * 165;
+    const ly = H - 14 * (legendRows - Math.floor(i / 4));
     parts.push(
-      `<rect x="${lx}" y="${H - 14}" width="12" height="3" fill="${c}"/>`,
-      `<text x="${lx + 16}" y="${H - 9}" font-size="11">${esc(s.name)}</text>`,
+      `<rect x="${lx}" y="${ly}" width="12" height="3" fill="${c}"/>`,
+      `<text x="${lx + 16}" y="${ly + 5}" font-size="11">${esc(s.name)}</text>`,
     );
   });
   parts.push('</svg>');
@@ -101,6 +103,12 @@ function section(r: SoakResult): string {
         .map((s) => [s.t, s.servers[i]!.rss! / MB]),
     });
     mem.push({
+      name: `server${n} external`,
+      points: r.samples
+        .filter((s) => s.servers[i]?.external !== undefined)
+        .map((s) => [s.t, s.servers[i]!.external! / MB]),
+    });
+    mem.push({
       name: `server${n} heap used`,
       points: r.samples
         .filter((s) => s.servers[i]?.heap !== undefined)
@@ -113,10 +121,8 @@ function section(r: SoakResult): string {
       name: 'etcd RSS',
       points: r.samples.filter((s) => s.etcdRss !== undefined).map((s) => [s.t, s.etcdRss! / MB]),
     });
-  const rate: Series[] = [
-    { name: 'writes/s', points: rates(r.samples, (s) => s.writes) },
-    { name: 'events/s (all watchers)', points: rates(r.samples, (s) => s.events) },
-  ];
+  const writes: Series[] = [{ name: 'writes/s (acknowledged)', points: rates(r.samples, (s) => s.writes) }];
+  const events: Series[] = [{ name: 'events/s (all watchers)', points: rates(r.samples, (s) => s.events) }];
   const row = (k: string, v: string | number, bad = false) =>
     `<tr><th>${esc(k)}</th><td class="${bad ? 'bad' : ''}">${typeof v === 'number' ? fmt(v) : esc(v)}</td></tr>`;
   return `
@@ -125,7 +131,8 @@ function section(r: SoakResult): string {
 ${r.reasons.length ? `<ul class="bad">${r.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>` : ''}
 <p>${(r.seconds / 60).toFixed(1)} minutes from ${esc(r.startedAt)}, ${r.watchersCount} watchers, ${r.rate} writes/s asked (${r.achievedRate.toFixed(1)} achieved), seed ${r.seed}.</p>
 ${lineChart('Memory over time', 'MB', mem)}
-${lineChart('Writes and watch events per second', 'per second', rate)}
+${lineChart('Writes per second', 'per second', writes)}
+${lineChart('Watch events delivered per second', 'per second', events)}
 <div class="tables">
 <table><caption>Writes and events</caption>
 ${row('writes acknowledged', r.writes.acknowledged)}
@@ -151,7 +158,7 @@ ${r.byScope.map((s) => `<tr><td>${s.kind}</td><td>${s.watchers}</td><td>${fmt(s.
 </div>
 <table><caption>Memory: mean of the second quarter against the last quarter of the writes (limits: ${r.memory.limits.maxPct}% and ${mbs(r.memory.limits.maxBytes)}, both exceeded = grows)</caption>
 <tr><th>process</th><th>samples</th><th>2nd quarter</th><th>last quarter</th><th>growth</th><th>growth %</th><th>trend, second half</th><th>verdict</th></tr>
-${r.memory.servers.map((m, i) => memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} RSS`, m.rss, true, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} heap used`, m.heap, false, spm)).join('\n')}
+${r.memory.servers.map((m, i) => memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} RSS`, m.rss, true, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} heap used`, m.heap, false, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} external (Buffers)`, m.external, false, spm)).join('\n')}
 ${memoryRow('driver RSS (holds every event it checks)', r.memory.driver, false, spm)}
 ${memoryRow('etcd RSS', r.memory.etcd, false, spm)}
 </table>

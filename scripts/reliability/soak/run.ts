@@ -35,8 +35,10 @@ export interface SoakOptions {
 
 export interface ProcessSample {
   rss?: number;
-  /** process_resident_memory_bytes and nodejs_heap_size_used_bytes from the server's /metrics. */
+  /** nodejs_heap_size_used_bytes from the server's /metrics. */
   heap?: number;
+  /** nodejs_external_memory_bytes from the server's /metrics. */
+  external?: number;
 }
 
 export interface Sample {
@@ -91,7 +93,7 @@ export interface SoakResult {
   settleSeconds: number;
   memory: {
     limits: FlatnessLimits;
-    servers: { rss: Flatness; heap: Flatness }[];
+    servers: { rss: Flatness; heap: Flatness; external: Flatness }[];
     driver: Flatness;
     etcd?: Flatness;
   };
@@ -115,16 +117,16 @@ async function json(url: string, token: string, method = 'GET', body?: unknown):
   return JSON.parse(text);
 }
 
-async function serverMemory(url: string, token: string): Promise<number | undefined> {
+/** The server's heap used and external memory (Buffers) from its /metrics. */
+async function serverMemory(url: string, token: string): Promise<{ heap?: number; external?: number }> {
   try {
     const r = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
-    if (r.status !== 200) return undefined;
-    const s = parsePrometheusText(await r.text()).samples.find(
-      (x) => x.name === 'nodejs_heap_size_used_bytes',
-    );
-    return s?.value;
+    if (r.status !== 200) return {};
+    const samples = parsePrometheusText(await r.text()).samples;
+    const value = (name: string) => samples.find((x) => x.name === name)?.value;
+    return { heap: value('nodejs_heap_size_used_bytes'), external: value('nodejs_external_memory_bytes') };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -178,7 +180,7 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
     const elapsed = () => (performance.now() - t0) / 1000;
     const sample = async () => {
       const servers = await Promise.all(
-        b.servers.map(async (s) => ({ rss: s.rss(), heap: await serverMemory(s.url, s.token) })),
+        b.servers.map(async (s) => ({ rss: s.rss(), ...(await serverMemory(s.url, s.token)) })),
       );
       const m = process.memoryUsage();
       samples.push({
@@ -271,6 +273,10 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
       servers: b.servers.map((_, i) => ({
         rss: flatness(
           series((s) => s.servers[i]?.rss),
+          o.limits,
+        ),
+        external: flatness(
+          series((s) => s.servers[i]?.external),
           o.limits,
         ),
         heap: flatness(
