@@ -7,6 +7,7 @@
 //     [--rate 50] [--servers 1|2] [--out out/soak] [--seconds S] [--watch-timeout 60-300]
 //     [--sample 5] [--progress 15] [--settle 60] [--max-growth-pct 25] [--max-growth-mb 50]
 //     [--namespaces 4] [--objects 40] [--seed 1] [--bookmark-interval S (the servers' flag)]
+//     [--server-flag=--FLAG=VALUE ...] (more `serve` flags, e.g. --server-flag=--etcd-compaction-interval=1m)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +34,7 @@ const { values: a } = parseArgs({
     objects: { type: 'string', default: '40' },
     seed: { type: 'string', default: '1' },
     'bookmark-interval': { type: 'string' },
+    'server-flag': { type: 'string', multiple: true, default: [] },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -98,10 +100,13 @@ for (const backend of backends) {
       maxBytes: num('max-growth-mb', a['max-growth-mb'], 0) * 1024 * 1024,
     },
     seed: num('seed', a.seed, 0),
-    serverFlags:
-      a['bookmark-interval'] !== undefined
+    serverFlags: [
+      ...(a['bookmark-interval'] !== undefined
         ? ['--bookmark-interval-seconds', String(num('bookmark-interval', a['bookmark-interval'], 1))]
-        : [],
+        : []),
+      // an etcd flag is for the etcd backend only
+      ...(a['server-flag'] ?? []).filter((f) => backend === 'etcd' || !f.startsWith('--etcd-')),
+    ],
     log: (l) => process.stdout.write(`${l}\n`),
   });
   results.push(r);
