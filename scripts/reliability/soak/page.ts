@@ -158,7 +158,7 @@ ${r.byScope.map((s) => `<tr><td>${s.kind}</td><td>${s.watchers}</td><td>${fmt(s.
 </div>
 <table><caption>Memory: mean of the second quarter against the last quarter of the writes (limits: ${r.memory.limits.maxPct}% and ${mbs(r.memory.limits.maxBytes)}, both exceeded = grows)</caption>
 <tr><th>process</th><th>samples</th><th>2nd quarter</th><th>last quarter</th><th>growth</th><th>growth %</th><th>trend, second half</th><th>verdict</th></tr>
-${r.memory.servers.map((m, i) => memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} RSS`, m.rss, true, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} heap used`, m.heap, false, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} external (Buffers)`, m.external, false, spm)).join('\n')}
+${r.memory.servers.map((m, i) => memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} RSS`, m.rss, true, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} heap used`, m.heap, false, spm) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} heap used, lowest of each minute`, m.heapFloor, false, 1) + memoryRow(`server${r.servers > 1 ? ` ${i + 1}` : ''} external (Buffers)`, m.external, false, spm)).join('\n')}
 ${memoryRow('driver RSS (holds every event it checks)', r.memory.driver, false, spm)}
 ${memoryRow('etcd RSS', r.memory.etcd, false, spm)}
 </table>

@@ -93,13 +93,20 @@ export interface SoakResult {
   settleSeconds: number;
   memory: {
     limits: FlatnessLimits;
-    servers: { rss: Flatness; heap: Flatness; external: Flatness }[];
+    servers: { rss: Flatness; heap: Flatness; heapFloor: Flatness; external: Flatness }[];
     driver: Flatness;
     etcd?: Flatness;
   };
   samples: Sample[];
   pass: boolean;
   reasons: string[];
+}
+
+/** The minimum of each run of `width` values. */
+function minima(xs: number[], width: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + width <= xs.length; i += width) out.push(Math.min(...xs.slice(i, i + width)));
+  return out;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -273,6 +280,14 @@ export async function soak(o: SoakOptions): Promise<SoakResult> {
       servers: b.servers.map((_, i) => ({
         rss: flatness(
           series((s) => s.servers[i]?.rss),
+          o.limits,
+        ),
+        // the lowest heap of each minute: what survives collections, without the sawtooth between them
+        heapFloor: flatness(
+          minima(
+            series((s) => s.servers[i]?.heap),
+            Math.max(1, Math.round(60 / o.sampleSeconds)),
+          ),
           o.limits,
         ),
         external: flatness(
