@@ -23,7 +23,7 @@ function niceMax(v: number): number {
 
 /** An SVG line chart: x in seconds, y from 0 to a round maximum, one line per series, a legend. */
 export function lineChart(title: string, unit: string, series: Series[]): string {
-  const W = 720;
+  const W = 660;
   const legendRows = Math.ceil(series.length / 4);
   const H = 260 + (legendRows - 1) * 14;
   const L = 60;
@@ -61,7 +61,7 @@ export function lineChart(title: string, unit: string, series: Series[]): string
       parts.push(
         `<polyline fill="none" stroke="${c}" stroke-width="1.5" points="${s.points.map(([a, b]) => `${x(a).toFixed(1)},${y(b).toFixed(1)}`).join(' ')}"/>`,
       );
-    const lx = L + (i % 4) * 165;
+    const lx = L + (i % 4) * 150;
     const ly = H - 14 * (legendRows - Math.floor(i / 4));
     parts.push(
       `<rect x="${lx}" y="${ly}" width="12" height="3" fill="${c}"/>`,
