@@ -324,7 +324,11 @@ export class EtcdStore extends MemoryStore {
       });
       promise.catch(() => {});
       round = this.syncNext = { promise, resolve, reject };
-      if (!this.syncing) void this.runSync();
+      // the round starts once the requests that arrived with this one have joined it
+      if (!this.syncing) {
+        this.syncing = true;
+        setImmediate(() => void this.runSync());
+      }
     }
     return round.promise;
   }
