@@ -63,7 +63,6 @@ import {
 } from './registry/runtime-config.ts';
 import type { RequestContext } from './registry/types.ts';
 import { unlessExists } from './errors/status.ts';
-import { EtcdStore } from './storage/etcd/store.ts';
 import { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
 import { WriteAheadLog } from './storage/wal.ts';
@@ -151,7 +150,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   if (hiddenProblem) throw new ConfigurationError(hiddenProblem);
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.etcdServers?.length
-    ? await EtcdStore.open({
+    ? // the etcd client (grpc) loads only for a server on etcd
+      await (await import('./storage/etcd/store.ts')).EtcdStore.open({
         ...storeOpts,
         servers: options.etcdServers,
         prefix: options.etcdPrefix,
