@@ -6,10 +6,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../harness/src/free-port.ts';
 import { type EtcdProcess, startEtcd } from '../../reference/src/etcd-process.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,17 +48,6 @@ export interface BackendOptions {
   /** More `serve` flags for every server. */
   flags?: string[];
   token?: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
 }
 
 /** Starts a backend: its etcd when it has one, then its servers. */
@@ -104,7 +93,7 @@ export async function startBackend(kind: BackendKind, opts: BackendOptions = {})
 
 /** One `serve` child on a data directory; stays on its port across restarts. */
 export async function startServer(dataDir: string, token: string, flags: string[]): Promise<ServerUnderTest> {
-  const port = await freePort();
+  const port = await freePort('127.0.0.1');
   let child: ChildProcess | undefined;
   let err = '';
   const launch = async () => {

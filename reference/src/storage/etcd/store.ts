@@ -19,7 +19,7 @@
 // `<prefix>/<storage key>`; `<prefix>/~compact` and `<prefix>/~sync` are the store's own.
 import { readFileSync } from 'node:fs';
 import { noop } from 'cockatiel';
-import { Etcd3, type IKeyValue, type IWatchResponse, type Watcher } from 'etcd3';
+import { Etcd3, type IKeyValue, type IRequestOp, type IWatchResponse, type Watcher } from 'etcd3';
 import { StatusError } from '../../errors/status.ts';
 import { bucketOf, MemoryStore } from '../memory.ts';
 import {
@@ -426,29 +426,28 @@ export class EtcdStore extends MemoryStore {
     expectRv?: number,
   ): Promise<StoredObject> {
     const k = this.etcdKey(key);
-    const r = await this.call((o) =>
-      this.client.kv.txn(
-        {
-          compare:
-            expectRv !== undefined
-              ? [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectRv }]
-              : [{ key: k, target: 'Version', result: 'Greater', version: 0 }],
-          success: [{ request_put: { key: k, value: this.encode(obj) } }],
-          failure: [{ request_range: { key: k, keys_only: true } }],
-        },
-        o,
-      ),
-    );
-    const rev = Number(r.header.revision);
-    if (!r.succeeded) {
-      const exists = (r.responses[0]?.response_range?.kvs.length ?? 0) > 0;
-      await this.catchUp(rev);
-      throw exists ? new PreconditionError(key) : new KeyNotFoundError(key);
-    }
+    const { rev } = await this.onCurrent(key, expectRv, { request_put: { key: k, value: this.encode(obj) } });
     return this.committed(key, obj, rev);
   }
 
   override async delete(_bucket: string, key: string, expectRv?: number): Promise<StoredObject> {
+    const { r, rev } = await this.onCurrent(key, expectRv, {
+      request_delete_range: { key: this.etcdKey(key), prev_kv: true },
+    });
+    const prev = r.responses[0]?.response_delete_range?.prev_kvs[0];
+    await this.reach(rev);
+    const last = prev
+      ? this.decode(prev, Number(prev.mod_revision))
+      : (this.get(key)?.obj ?? { metadata: {} });
+    return { key, rv: rev, obj: { ...last, metadata: { ...last.metadata, resourceVersion: String(rev) } } };
+  }
+
+  /**
+   * A transaction that applies `op` to an existing key, at mod revision `expectRv` when given;
+   * refused: PreconditionError (another version) or KeyNotFoundError, once the cache holds
+   * what refused it (a retry reads the newer state).
+   */
+  private async onCurrent(key: string, expectRv: number | undefined, op: IRequestOp) {
     const k = this.etcdKey(key);
     const r = await this.call((o) =>
       this.client.kv.txn(
@@ -457,7 +456,7 @@ export class EtcdStore extends MemoryStore {
             expectRv !== undefined
               ? [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectRv }]
               : [{ key: k, target: 'Version', result: 'Greater', version: 0 }],
-          success: [{ request_delete_range: { key: k, prev_kv: true } }],
+          success: [op],
           failure: [{ request_range: { key: k, keys_only: true } }],
         },
         o,
@@ -469,12 +468,7 @@ export class EtcdStore extends MemoryStore {
       await this.catchUp(rev);
       throw exists ? new PreconditionError(key) : new KeyNotFoundError(key);
     }
-    const prev = r.responses[0]?.response_delete_range?.prev_kvs[0];
-    await this.reach(rev);
-    const last = prev
-      ? this.decode(prev, Number(prev.mod_revision))
-      : (this.get(key)?.obj ?? { metadata: {} });
-    return { key, rv: rev, obj: { ...last, metadata: { ...last.metadata, resourceVersion: String(rev) } } };
+    return { r, rev };
   }
 
   private async committed(key: string, obj: KObject, rev: number): Promise<StoredObject> {
