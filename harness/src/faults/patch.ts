@@ -72,7 +72,8 @@ export const PATCH_FAULTS: Fault[] = [
     breaks:
       'doc1 § Operations: JSON Merge Patch (RFC 7386) replaces an array as a whole (the proxy merges the array of a merge patch into the stored one, index by index)',
     area: 'patch',
-    catchers: ['patch/merge/array-replaced', 'patch/strategic/merge-patch-replaces-list'],
+    // the law over random nested objects meets arrays too, and catches the fault when it does
+    catchers: ['patch/merge/array-replaced', 'patch/strategic/merge-patch-replaces-list', 'patch/merge/law-nested-json'],
     request: (r) => {
       const body = isPatch(r, MERGE_PATCH) && !r.url.search ? parse(r.body) : undefined;
       if (!isObject(body) || !hasArray(body)) return r;
