@@ -924,7 +924,6 @@ async function serveMain(argv: string[]): Promise<number | undefined> {
   }
   for (const w of cfg.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
   const running = await serve(cfg);
-  process.stdout.write(banner(running, performance.now()));
   let signals = 0;
   const stop = (sig: NodeJS.Signals) => {
     signals++;
@@ -945,6 +944,8 @@ async function serveMain(argv: string[]): Promise<number | undefined> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // only once the signals are handled: whoever reads "ready" may send one at once
+  process.stdout.write(banner(running, performance.now()));
   return undefined;
 }
 
