@@ -105,6 +105,9 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
     '0',
     '--quota-backend-bytes',
     String(8 * 1024 * 1024 * 1024),
+    // requests up to the server's 3 MiB body limit, with room for the object's metadata
+    '--max-request-bytes',
+    String(4 * 1024 * 1024),
     '--log-level',
     'warn',
     '--logger',

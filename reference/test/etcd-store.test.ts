@@ -100,6 +100,18 @@ describe('etcd store: revisions and transactions', () => {
   });
 });
 
+describe('etcd store: object size', () => {
+  it('an object of 3 MiB is stored; one larger than etcd takes is refused with 413, and etcd stays healthy', async () => {
+    const s = await open(freshPrefix());
+    const big = await s.create(B, key('big'), { ...cm('big'), data: { v: 'x'.repeat(3 * 1024 * 1024) } });
+    expect(s.get(key('big'))?.rv).toBe(big.rv);
+    await expect(
+      s.create(B, key('huge'), { ...cm('huge'), data: { v: 'x'.repeat(5 * 1024 * 1024) } }),
+    ).rejects.toMatchObject({ code: 413, reason: 'RequestEntityTooLarge' });
+    expect(s.failure()).toBeUndefined();
+  });
+});
+
 describe('etcd store: several stores on one prefix', () => {
   it("one store's writes reach another's watch in order, with the same versions, and sync makes its reads current", async () => {
     const p = freshPrefix();

@@ -156,6 +156,14 @@ export class EtcdStore extends MemoryStore {
   private call<T>(fn: (opts: { deadline: Date }) => Promise<T>): Promise<T> {
     return fn({ deadline: new Date(Date.now() + this.timeoutMs) }).catch((e) => {
       if (e instanceof StatusError) throw e;
+      // etcd refuses a request larger than its --max-request-bytes: the object is too large
+      // for this store, which says nothing about etcd's health
+      if (/request is too large|received message larger than max/.test((e as Error).message))
+        throw new StatusError(
+          413,
+          'RequestEntityTooLarge',
+          `the object is too large for the store (etcd: ${(e as Error).message})`,
+        );
       this.health = e as Error;
       throw storageUnavailable(e);
     });
