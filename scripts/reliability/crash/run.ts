@@ -4,6 +4,7 @@
 import { type Backend, type BackendKind, startBackend } from '../server.ts';
 import { type CrashContext, ensureNamespace, type Phase, type RoundResult, runRound } from './round.ts';
 import type { FindingKind } from './verify.ts';
+import { seeded } from '../seeded.ts';
 
 export interface CrashOptions {
   backends: BackendKind[];
@@ -50,18 +51,6 @@ export interface CrashReport {
   summary: PhaseSummary[];
   /** Whether nothing was found (no loss, no regression, no other finding). */
   ok: boolean;
-}
-
-/** A small seeded generator (mulberry32): the same seed gives the same delays and writes. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function summarize(rounds: (RoundResult & { backend: BackendKind })[]): PhaseSummary[] {

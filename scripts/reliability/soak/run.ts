@@ -6,7 +6,8 @@ import { checkWatcher, type EventTotals, totals, type WatcherCheck } from './che
 import { type Flatness, type FlatnessLimits, flatness } from './memory.ts';
 import { type Scope, scopeMix } from './scope.ts';
 import { Watcher } from './watcher.ts';
-import { seeded, Writer } from './writer.ts';
+import { Writer } from './writer.ts';
+import { seeded } from '../seeded.ts';
 
 export interface SoakOptions {
   backend: BackendKind;
@@ -52,15 +53,8 @@ export interface Sample {
   etcdRss?: number;
 }
 
-export interface ScopeTotals {
+export interface ScopeTotals extends Omit<EventTotals, 'failing'> {
   kind: Scope['kind'];
-  watchers: number;
-  expected: number;
-  delivered: number;
-  lost: number;
-  duplicated: number;
-  reordered: number;
-  unexpected: number;
 }
 
 export interface SoakResult {

@@ -6,6 +6,7 @@
 import { Pool } from 'undici';
 import type { AckedWrite } from './check.ts';
 import { labelsOf, objectName, type ObjectRef } from './scope.ts';
+import { seeded } from '../seeded.ts';
 
 export interface Endpoint {
   url: string;
@@ -28,18 +29,6 @@ interface KeyState {
   busy: boolean;
   /** Index in `acked` of the last delete, whose `before` the next create fills. */
   lastDelete?: number;
-}
-
-/** A small seeded generator (mulberry32): the same seed gives the same sequence of choices. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
