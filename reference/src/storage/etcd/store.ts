@@ -244,7 +244,7 @@ export class EtcdStore extends MemoryStore {
         const r = await this.client.kv.range({ key: p, range_end: prefixEnd(p) });
         const rev = Number(r.header.revision);
         const seen = new Set<string>();
-        const now = this.clock();
+        const now = this.clockFn();
         for (const kv of r.kvs) {
           const key = this.storageKey(kv.key);
           if (key.startsWith('~')) continue;
@@ -272,12 +272,8 @@ export class EtcdStore extends MemoryStore {
     }
   }
 
-  private clock(): number {
-    return this.clockFn();
-  }
-
   private ingest(res: IWatchResponse): void {
-    const now = this.clock();
+    const now = this.clockFn();
     for (const e of res.events) {
       const key = this.storageKey(e.kv.key);
       const rv = Number(e.kv.mod_revision);
@@ -574,11 +570,6 @@ export class EtcdStore extends MemoryStore {
     await this.watcher?.cancel().catch(() => {});
     this.client.close();
     await super.close();
-  }
-
-  /** Where this store keeps its objects, for the start banner. */
-  describe(): string {
-    return `etcd ${this.prefix}`;
   }
 }
 
