@@ -45,7 +45,12 @@ import { fileURLToPath } from 'node:url';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { makeAuthFixtures, serverFlags } from '../harness/src/auth/fixtures.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
-import { DEFAULT_AUTH_METHODS, type Declared, type ExtraTargetSpec } from '../harness/src/targets.ts';
+import {
+  DEFAULT_AUTH_METHODS,
+  type Declared,
+  EMPTY_TARGET_ENV,
+  type ExtraTargetSpec,
+} from '../harness/src/targets.ts';
 import { parseServeArgs } from '../reference/src/cli.ts';
 import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
@@ -201,7 +206,7 @@ export function declaredOf(s: OrchServer): Declared {
 }
 
 export interface Embedded {
-  /** The environment that points the suites at the servers (every EMBEDDED_OWNS key: '' when unused). */
+  /** The environment that points the suites at the servers (every TARGET_ENV_KEYS key: '' when unused). */
   env: Record<string, string>;
   servers: { name: string; about: string; url: string }[];
   close(): Promise<void>;
@@ -311,7 +316,7 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
   const [main, ...extra] = built as [OrchServer, ...OrchServer[]];
   const env: Record<string, string> = {
     // what a user's shell may hold about another target is blanked, not inherited
-    ...Object.fromEntries(EMBEDDED_OWNS.map((k) => [k, ''])),
+    ...EMPTY_TARGET_ENV,
     ORCH_ENDPOINT: urlsOf(0),
     ORCH_TOKEN: main.adminToken,
     ORCH_CA: main.caPem!,
@@ -348,33 +353,3 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     },
   };
 }
-
-/** Variables a user's shell may hold that would misdescribe the embedded servers (blanked). */
-export const EMBEDDED_OWNS = [
-  'ORCH_ENDPOINT',
-  'ORCH_TOKEN',
-  'ORCH_CA',
-  'ORCH_CLIENT_CERT',
-  'ORCH_CLIENT_KEY',
-  'ORCH_INSECURE',
-  'ORCH_KUBECONFIG',
-  'ORCH_CONTEXT',
-  'ORCH_EMBEDDED',
-  'ORCH_EXTRA_TARGETS',
-  'ORCH_HISTORY_SECONDS',
-  'ORCH_CONTINUE_TTL_SECONDS',
-  'ORCH_BOOKMARK_SECONDS',
-  'ORCH_FEATURE_GATES',
-  'ORCH_AUTH_FIXTURES',
-  'ORCH_AUTH_METHODS',
-  'ORCH_ADMISSION_PLUGINS',
-  'ORCH_SERVER_COMMAND',
-  'ORCH_SERVER_SCHEME',
-  'ORCH_AUDIT_LOG',
-  // the admission webhook servers of the harness listen on this machine (harness/src/admission/callback-host.ts)
-  'ORCH_CALLBACK_HOST',
-  'ORCH_CALLBACK_BIND',
-  'ORCH_CALLBACK_PORTS',
-  'ORCH_CALLBACK_CA_CERT',
-  'ORCH_CALLBACK_CA_KEY',
-];

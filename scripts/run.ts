@@ -14,8 +14,16 @@ import { parseEndpointList } from '../harness/src/endpoints.ts';
 import { resolveTarget, targetUrls } from '../harness/src/target.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { loadAuthFixtures } from '../harness/src/auth/fixtures.ts';
-import { DECLARE_ENV, declaredFromEnv, parseAuthMethods, parseGates, parsePluginList } from '../harness/src/targets.ts';
+import {
+  DECLARE_ENV,
+  declaredFromEnv,
+  EMPTY_TARGET_ENV,
+  parseAuthMethods,
+  parseGates,
+  parsePluginList,
+} from '../harness/src/targets.ts';
 import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
+import { ASSETS_ENV } from '../harness/src/control-plane/assets.ts';
 import {
   expectationsInfo,
   finishReport,
@@ -54,6 +62,15 @@ reference server is started):
   --dialect orch|kubernetes
                           word mapping; kubernetes maps orch.io -> k8s.io, ... for a
                           real cluster                          (ORCH_DIALECT)
+  --kubernetes-assets DIR start a real Kubernetes control plane from DIR's binaries and run
+                          against it: etcd, kube-apiserver and kube-controller-manager
+                          (envtest's KUBEBUILDER_ASSETS layout; .xz binaries are decompressed
+                          once into .orch/), on free loopback ports, trusting the
+                          authentication fixtures, with an audit log, the
+                          ValidatingAdmissionPolicy gate and the controllers a real cluster
+                          runs; dialect kubernetes and expectations/kubernetes-1.28.yaml
+                          unless given; everything it started is stopped at the end
+                                                                (ORCH_KUBERNETES_ASSETS)
 What the target is known to do (the cases that need it run, and REQUIRE it; without a
 declaration they probe what a probe can prove, else skip saying what to declare):
   --history-seconds N     versions superseded more than N s ago are gone: a watch from one,
@@ -179,6 +196,8 @@ export interface RunOptions {
   dialect?: 'orch' | 'kubernetes';
   /** The embedded servers as pairs of reference servers on a private etcd. */
   etcd?: boolean;
+  /** Start a real Kubernetes control plane from this folder's binaries and run against it. */
+  kubernetesAssets?: string;
   /** What the target is declared to do (flags; the ORCH_* variables reach the suites as they are). */
   declared: {
     historySeconds?: number;
@@ -248,6 +267,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         report: { type: 'string' },
         'no-html': { type: 'boolean' },
         etcd: { type: 'boolean' },
+        'kubernetes-assets': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -282,6 +302,16 @@ export function parseRunArgs(argv: string[]): RunOptions {
     help: values.help === true,
   };
   if (opts.help) return opts;
+  const assets = str('kubernetes-assets') ?? (process.env[ASSETS_ENV] || undefined);
+  if (assets !== undefined) {
+    if (assets.trim() === '') throw new UsageError('--kubernetes-assets: no folder given');
+    if (opts.target.endpoints || opts.target.kubeconfig || opts.etcd)
+      throw new UsageError(
+        '--kubernetes-assets starts its own target: leave out --endpoint, --kubeconfig and --etcd',
+      );
+    opts.kubernetesAssets = resolve(assets);
+    opts.dialect = 'kubernetes';
+  }
   if (opts.target.endpoints) {
     try {
       opts.target.endpoints = parseEndpointList(opts.target.endpoints, '--endpoint');
@@ -325,7 +355,8 @@ export function parseRunArgs(argv: string[]): RunOptions {
   }
   const serverCommand = str('server-command');
   if (serverCommand !== undefined) {
-    if (!serverCommand.includes('{port}')) throw new UsageError('--server-command: the command must use {port}');
+    if (!serverCommand.includes('{port}'))
+      throw new UsageError('--server-command: the command must use {port}');
     opts.declared.serverCommand = serverCommand;
   }
   const methods = str('auth-methods');
@@ -391,7 +422,8 @@ export function parseRunArgs(argv: string[]): RunOptions {
       throw new UsageError(`--request-timeout: "${requestTimeout}" is not a positive number of seconds`);
     opts.requestTimeout = Number(requestTimeout);
   }
-  const expect = str('expect');
+  const expect =
+    str('expect') ?? (opts.kubernetesAssets ? join(ROOT, 'expectations', 'kubernetes-1.28.yaml') : undefined);
   if (expect !== undefined) {
     opts.expect = resolve(expect);
     if (!existsSync(opts.expect)) throw new UsageError(`--expect: no file ${opts.expect}`);
@@ -514,7 +546,20 @@ export async function run(argv: string[]): Promise<number> {
   let stop: (() => Promise<void>) | undefined;
   const t = opts.target;
   try {
-    if (t.endpoints || t.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
+    if (opts.kubernetesAssets) {
+      if (declares(opts))
+        throw new UsageError(
+          '--kubernetes-assets declares the control plane it starts: leave out the declarations',
+        );
+      const { startControlPlaneTarget } = await import('./control-plane-target.ts');
+      const s0 = performance.now();
+      process.stdout.write(`starting a Kubernetes control plane from ${opts.kubernetesAssets} ...\n`);
+      const cp = await startControlPlaneTarget(opts.kubernetesAssets);
+      process.stdout.write(`control plane (ready in ${(performance.now() - s0).toFixed(0)} ms):\n`);
+      for (const s of cp.servers) process.stdout.write(`  ${s.name.padEnd(15)} ${s.url}  ${s.about}\n`);
+      Object.assign(env, EMPTY_TARGET_ENV, cp.env);
+      stop = () => cp.close();
+    } else if (t.endpoints || t.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
       if (t.endpoints) env.ORCH_ENDPOINT = t.endpoints.join(',');
       if (t.token) env.ORCH_TOKEN = t.token;
       if (t.tokenFile) env.ORCH_TOKEN = readFileSync(t.tokenFile, 'utf8').trim();

@@ -3,6 +3,59 @@
 
 export type DialectName = 'orch' | 'kubernetes';
 
+/** Prefixes `<p>.kubernetes.io/` of Kubernetes' label, annotation and type keys. */
+const KUBERNETES_IO_PREFIXES = [
+  'ingressclass',
+  'storageclass',
+  'pod-security',
+  'bootstrap',
+  'scheduler.alpha',
+  'node-restriction',
+  'topology',
+  'deployment',
+  'volume',
+  'pv',
+];
+/** The node condition taints (`node.kubernetes.io/<t>`; `node.k8s.io` is the RuntimeClass group). */
+const NODE_TAINTS = [
+  'not-ready',
+  'unreachable',
+  'memory-pressure',
+  'disk-pressure',
+  'pid-pressure',
+  'network-unavailable',
+  'unschedulable',
+  'out-of-service',
+];
+/** Names `kubernetes.io/<n>`: well-known labels, annotations, finalizers, secret types, signers. */
+const KUBERNETES_IO_NAMES = [
+  'pvc-protection',
+  'pv-protection',
+  'limit-ranger',
+  'hostname',
+  'os',
+  'arch',
+  'metadata.name',
+  'config.mirror',
+  'ingress.class',
+  'serviceaccount',
+  'service-account-token',
+  'service-account.name',
+  'service-account.uid',
+  'enforce-mountable-secrets',
+  'legacy-token-last-used',
+  'legacy-token-invalid-since',
+  'dockerconfigjson',
+  'dockercfg',
+  'basic-auth',
+  'ssh-auth',
+  'tls',
+  'kube-apiserver-client-kubelet',
+  'kube-apiserver-client',
+  'kubelet-serving',
+  'legacy-unknown',
+];
+
 /** Pairs [orch form, Kubernetes form], most specific first. */
 const PAIRS: [string, string][] = [
   ['application/vnd.orch.protobuf', 'application/vnd.kubernetes.protobuf'],
@@ -11,12 +64,14 @@ const PAIRS: [string, string][] = [
   ['orch-system', 'kube-system'],
   ['orch-public', 'kube-public'],
   ['orch-node-lease', 'kube-node-lease'],
-  // annotations and finalizers Kubernetes spells with kubernetes.io
-  ['ingressclass.orch.io/', 'ingressclass.kubernetes.io/'],
-  ['storageclass.orch.io/', 'storageclass.kubernetes.io/'],
-  ['orch.io/pvc-protection', 'kubernetes.io/pvc-protection'],
-  ['orch.io/pv-protection', 'kubernetes.io/pv-protection'],
-  ['orch.io/limit-ranger', 'kubernetes.io/limit-ranger'],
+  // the names the root-CA publisher and the ServiceAccount plugin give what they make
+  ['orch-root-ca.crt', 'kube-root-ca.crt'],
+  ['orch-api-access-', 'kube-api-access-'],
+  // labels, annotations, taints, finalizers, secret types and signer names Kubernetes spells
+  // with kubernetes.io (checked against a kube-apiserver 1.28: the group names keep k8s.io)
+  ...KUBERNETES_IO_PREFIXES.map((p): [string, string] => [`${p}.orch.io/`, `${p}.kubernetes.io/`]),
+  ...NODE_TAINTS.map((t): [string, string] => [`node.orch.io/${t}`, `node.kubernetes.io/${t}`]),
+  ...KUBERNETES_IO_NAMES.map((n): [string, string] => [`orch.io/${n}`, `kubernetes.io/${n}`]),
   ['orch.io', 'k8s.io'],
   ['orchConfigFile', 'kubeConfigFile'],
   ['orchAPIQPS', 'kubeAPIQPS'],

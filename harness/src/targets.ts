@@ -61,7 +61,8 @@ export interface Declared {
 export const AUTH_METHODS = {
   'client-cert': '--client-ca-file',
   'token-file': '--token-auth-file',
-  'service-account': '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
+  'service-account':
+    '--service-account-key-file and --service-account-signing-key-file (and --service-account-issuer)',
   bootstrap: '--enable-bootstrap-token-auth (and --controllers=*,tokencleaner)',
   requestheader: 'the --requestheader-* flags',
   oidc: 'the --oidc-* flags',
@@ -72,7 +73,9 @@ export const AUTH_METHODS = {
 export type AuthMethod = keyof typeof AUTH_METHODS;
 
 /** The methods a target trusting the fixtures has when its declaration does not list them: the first set of flags `orch-conformance fixtures` prints. */
-export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter((m) => m !== 'oidc-sub');
+export const DEFAULT_AUTH_METHODS: AuthMethod[] = (Object.keys(AUTH_METHODS) as AuthMethod[]).filter(
+  (m) => m !== 'oidc-sub',
+);
 
 export interface NamedTarget {
   /** "main" for the target the run was given; the embedded servers have their own names. */
@@ -173,7 +176,8 @@ export function parsePluginList(s: string, what: string = DECLARE_ENV.admissionP
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean)) {
-    if (!/^[A-Z][A-Za-z0-9]*$/.test(part)) throw new Error(`${what}: "${part}" is not an admission plugin name`);
+    if (!/^[A-Z][A-Za-z0-9]*$/.test(part))
+      throw new Error(`${what}: "${part}" is not an admission plugin name`);
     out.push(part);
   }
   return out;
@@ -187,7 +191,9 @@ export function parseAuthMethods(s: string): AuthMethod[] {
     .map((x) => x.trim())
     .filter(Boolean)) {
     if (!(part in AUTH_METHODS))
-      throw new Error(`${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`);
+      throw new Error(
+        `${DECLARE_ENV.authMethods}: unknown method "${part}" (known: ${Object.keys(AUTH_METHODS).join(', ')})`,
+      );
     out.push(part as AuthMethod);
   }
   return out;
@@ -267,7 +273,8 @@ export function describeNeeds(n: Needs): string {
   if (n.serverProcess) out.push('a server process of the harness');
   if (n.auditLog) out.push('an audit log the suites can read');
   if (n.admissionPlugins?.length) out.push(`the admission plugin(s) ${n.admissionPlugins.join(', ')} on`);
-  if (n.admissionPluginsOff?.length) out.push(`the admission plugin(s) ${n.admissionPluginsOff.join(', ')} off`);
+  if (n.admissionPluginsOff?.length)
+    out.push(`the admission plugin(s) ${n.admissionPluginsOff.join(', ')} off`);
   return out.join(', ');
 }
 
@@ -373,14 +380,20 @@ function unmetPlugins(d: Declared, needs: Needs): string[] {
     .filter(Boolean)
     .join(' and ');
   const declare = `declare every plugin it then has on (the default-enabled ones included) with ${env}=A,B,...`;
-  if (!d.admissionPlugins) return [`needs a target with the admission plugin(s) ${want}: ${how}, and ${declare}`];
+  if (!d.admissionPlugins)
+    return [`needs a target with the admission plugin(s) ${want}: ${how}, and ${declare}`];
   const missing = on.filter((p) => !d.admissionPlugins!.includes(p));
   const extra = off.filter((p) => d.admissionPlugins!.includes(p));
   if (!missing.length && !extra.length) return [];
-  const said = [missing.length ? `leaves out ${missing.join(', ')}` : '', extra.length ? `has ${extra.join(', ')} on` : '']
+  const said = [
+    missing.length ? `leaves out ${missing.join(', ')}` : '',
+    extra.length ? `has ${extra.join(', ')} on` : '',
+  ]
     .filter(Boolean)
     .join(' and ');
-  return [`needs a target with the admission plugin(s) ${want}; its declaration ${said}: ${how}, and ${declare}`];
+  return [
+    `needs a target with the admission plugin(s) ${want}; its declaration ${said}: ${how}, and ${declare}`,
+  ];
 }
 
 export type Route =
@@ -415,3 +428,42 @@ export async function route(needs: Needs | undefined, run: RunTargets = runTarge
   if (best) return { ok: true, target: best, client: clientFor(best) };
   return { ok: false, reason: reasons.join(' | '), embedded: run.embedded };
 }
+
+/**
+ * The variables that describe a run's targets: a run that starts its own (the embedded servers,
+ * a control plane) sets each, blank when unused, so that what a user's shell holds about
+ * another target cannot misdescribe them.
+ */
+export const TARGET_ENV_KEYS = [
+  'ORCH_ENDPOINT',
+  'ORCH_TOKEN',
+  'ORCH_CA',
+  'ORCH_CLIENT_CERT',
+  'ORCH_CLIENT_KEY',
+  'ORCH_INSECURE',
+  'ORCH_KUBECONFIG',
+  'ORCH_CONTEXT',
+  'ORCH_EMBEDDED',
+  'ORCH_EXTRA_TARGETS',
+  'ORCH_HISTORY_SECONDS',
+  'ORCH_CONTINUE_TTL_SECONDS',
+  'ORCH_BOOKMARK_SECONDS',
+  'ORCH_FEATURE_GATES',
+  'ORCH_AUTH_FIXTURES',
+  'ORCH_AUTH_METHODS',
+  'ORCH_ADMISSION_PLUGINS',
+  'ORCH_SERVER_COMMAND',
+  'ORCH_SERVER_SCHEME',
+  'ORCH_AUDIT_LOG',
+  // the admission webhook servers of the harness listen on this machine (harness/src/admission/callback-host.ts)
+  'ORCH_CALLBACK_HOST',
+  'ORCH_CALLBACK_BIND',
+  'ORCH_CALLBACK_PORTS',
+  'ORCH_CALLBACK_CA_CERT',
+  'ORCH_CALLBACK_CA_KEY',
+];
+
+/** Every TARGET_ENV_KEYS variable, blank. */
+export const EMPTY_TARGET_ENV: Record<string, string> = Object.fromEntries(
+  TARGET_ENV_KEYS.map((k) => [k, '']),
+);
