@@ -73,6 +73,8 @@ export class Client {
   readonly endpoints: Endpoints;
   private agent: Agent;
   private agentCert?: string;
+  /** Without the target's client certificate: for anonymous requests and other tokens. */
+  private bare?: Agent;
 
   constructor(readonly target: Target) {
     this.d = dialect(target.dialect);
@@ -97,6 +99,17 @@ export class Client {
 
   get dispatcher(): Dispatcher {
     return this.agent;
+  }
+
+  /**
+   * The dispatcher of a request with these options: an anonymous request, or one with a token
+   * of its own, must not present the target's client certificate (a server that authenticates
+   * the certificate first would serve it as the target's user).
+   */
+  dispatcherFor(o: { anonymous?: boolean; token?: string } = {}): Dispatcher {
+    if (!(o.anonymous || o.token) || !this.agentCert) return this.agent;
+    this.bare ??= this.makeAgent();
+    return this.bare;
   }
 
   /** Builds the full URL of a spec path (dialect-mapped) with a query string, at `base` (default: the first endpoint). */
@@ -161,7 +174,7 @@ export class Client {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
-        dispatcher: this.agent,
+        dispatcher: this.dispatcherFor(o),
         headersTimeout: timeout,
         bodyTimeout: timeout,
         signal,
@@ -193,7 +206,7 @@ export class Client {
   delete = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'DELETE' });
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.bare?.close()]);
   }
 }
 

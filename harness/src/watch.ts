@@ -48,7 +48,7 @@ export class WatchStream {
       r = await request(url, {
         method: 'GET',
         headers,
-        dispatcher: client.dispatcher,
+        dispatcher: client.dispatcherFor(o),
         signal: s.controller.signal,
         headersTimeout: connectTimeout,
         bodyTimeout: 0,
