@@ -49,6 +49,27 @@ export function checkStatus(res: Response, code: number | number[], reason?: str
   if (reason) check(res.statusObj?.reason === reason, want, actual(), why);
 }
 
+/** Among the answer's Status causes is one with this field (and reason, and a message containing `message`, when given). */
+export function checkCause(
+  res: Response,
+  want: { field: string; reason?: string; message?: string },
+  why?: string,
+): void {
+  const causes = res.statusObj?.details?.causes ?? [];
+  const hit = causes.some(
+    (c) =>
+      c.field === want.field &&
+      (!want.reason || c.reason === want.reason) &&
+      (want.message === undefined || (typeof c.message === 'string' && c.message.includes(want.message))),
+  );
+  check(
+    hit,
+    `among the causes, one with field ${show(want.field)}${want.reason ? `, reason ${want.reason}` : ''}${want.message !== undefined ? ` and a message containing ${show(want.message)}` : ''}`,
+    `${res.describe()} — causes: ${show(causes)}`,
+    why,
+  );
+}
+
 /** A 4xx/5xx answer carries a Status object with the fields Kubernetes sends. */
 export function checkStatusObject(res: Response, why = 'every error is a Status object'): void {
   const s = res.statusObj;

@@ -108,7 +108,14 @@ function deep(v: unknown, f: (s: string) => string): unknown {
   if (Array.isArray(v)) return v.map((x) => deep(x, f));
   if (v && typeof v === 'object') {
     const o: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) o[f(k)] = deep(x, f);
+    // defined, not assigned: a key `__proto__` (a JSON object may have one) stays a key
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(o, f(k), {
+        value: deep(x, f),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return o;
   }
   return v;

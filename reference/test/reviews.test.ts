@@ -186,8 +186,15 @@ describe('SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesRev
     const attrs = await ts.req('POST', path, {
       spec: { user: 'alice', resourceAttributes: { namespace: 'other', verb: 'get', resource: 'configmaps' } },
     });
-    expect(attrs.status).toBe(400);
-    expect(attrs.json.message).toBe(`spec.resourceAttributes.namespace must match namespace: ${ns}`);
+    // kube-apiserver 1.28 answers this 422 with one cause (seen on the real server, run --kubernetes-assets)
+    expect(attrs.status).toBe(422);
+    expect(attrs.json.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.resourceAttributes.namespace',
+        message: 'Invalid value: "other": must match metadata.namespace',
+      },
+    ]);
   });
 
   it('rules: what the caller may do in a namespace', async () => {

@@ -117,7 +117,7 @@ const INVALID: [string, Hook[], Cause][] = [
   ['both url and service', [hook({ clientConfig: { url: 'https://a.example.com', service: { namespace: 'ns', name: 'svc' } } })], required(`${W}.clientConfig`, 'exactly one of url or service is required')],
   ['neither url nor service', [hook({ clientConfig: {} })], required(`${W}.clientConfig`, 'exactly one of url or service is required')],
   ['an http URL', [hook({ clientConfig: { url: 'http://x' } })], invalid(`${W}.clientConfig.url`, q('http'), `'https' is the only allowed URL scheme${FORM}`)],
-  ['a URL without host', [hook({ clientConfig: { url: 'https:///path' } })], invalid(`${W}.clientConfig.url`, q(''), `host must be provided${FORM}`)],
+  ['a URL without host', [hook({ clientConfig: { url: 'https:///path' } })], invalid(`${W}.clientConfig.url`, q(''), `host must be specified${FORM}`)],
   ['a relative URL', [hook({ clientConfig: { url: 'hooks.example.com/check' } })], invalid(`${W}.clientConfig.url`, q(''), `'https' is the only allowed URL scheme${FORM}`)],
   ['a URL with user info', [hook({ clientConfig: { url: 'https://admin:secret@hooks.example.com/' } })], invalid(`${W}.clientConfig.url`, q('admin:secret'), 'user information is not permitted in the URL')],
   ['a URL with a fragment', [hook({ clientConfig: { url: 'https://hooks.example.com/check#frag' } })], invalid(`${W}.clientConfig.url`, q('frag'), 'fragments are not permitted in the URL')],

@@ -169,7 +169,7 @@ describe('admission: certificate plugins', () => {
   conformance(
     def(
       'signing-needs-sign',
-      'Setting `status.certificate` without the sign permission on the signer is refused (403); a status write that leaves the certificate alone is not checked; with sign it succeeds',
+      'Setting `status.certificate` without the sign permission on the signer is refused (403); with sign it succeeds',
       SIGNING,
       'MUST',
     ),
@@ -183,24 +183,12 @@ describe('admission: certificate plugins', () => {
       try {
         const a = await t.client.put(`${CSRS}/${csr.name}/approval`, approved(csr.r.json));
         checkStatus(a, 200, undefined, "setup: approved by the run's credentials");
-        const cond = {
-          ...a.json,
-          status: {
-            ...a.json.status,
-            conditions: [
-              ...a.json.status.conditions,
-              { type: 'Progressing', status: 'True', reason: 'R', message: 'm' },
-            ],
-          },
-        };
-        const noCert = await settle(
-          () => as.put(`${CSRS}/${csr.name}/status`, cond),
-          (r) => r.status === 200,
-        );
-        checkStatus(noCert, 200, undefined, 'a status write without a certificate needs no sign permission');
         const { cert } = await makeCa('conformance-issued');
-        const withCert = { ...noCert.json, status: { ...noCert.json.status, certificate: b64(cert) } };
-        const refused = await as.put(`${CSRS}/${csr.name}/status`, withCert);
+        const withCert = { ...a.json, status: { ...a.json.status, certificate: b64(cert) } };
+        const refused = await settle(
+          () => as.put(`${CSRS}/${csr.name}/status`, withCert),
+          (r) => r.status === 403 && String(r.statusObj?.message).includes('sign'),
+        );
         checkStatus(refused, 403, 'Forbidden', 'setting the certificate needs sign');
         const want = 'user not permitted to sign requests with signerName "conformance.example.com/signing"';
         check(
@@ -223,6 +211,44 @@ describe('admission: certificate plugins', () => {
           (r) => r.status === 200,
         );
         checkStatus(ok, 200, undefined, 'sign on the signer');
+      } finally {
+        await csr.remove();
+        for (const u of undo) await u();
+      }
+    },
+    { needs: { admissionPlugins: ['CertificateSigning'] } },
+  );
+
+  conformance(
+    def(
+      'signing-certificate-only',
+      'A status write that leaves `status.certificate` alone (it adds a condition) is not checked: it needs no sign permission',
+      SIGNING,
+      'MUST',
+    ),
+    async (t) => {
+      const user = uniqueName('plugin-signer');
+      const as = actingAs(t.client, { user });
+      const undo = [await grant(t.client, { kind: 'User', name: user }, CSR_RULES('status'))];
+      const csr = await newCsr(t.client, 'conformance.example.com/signing');
+      try {
+        const a = await t.client.put(`${CSRS}/${csr.name}/approval`, approved(csr.r.json));
+        checkStatus(a, 200, undefined, "setup: approved by the run's credentials");
+        const cond = {
+          ...a.json,
+          status: {
+            ...a.json.status,
+            conditions: [
+              ...a.json.status.conditions,
+              { type: 'Progressing', status: 'True', reason: 'R', message: 'm' },
+            ],
+          },
+        };
+        const noCert = await settle(
+          () => as.put(`${CSRS}/${csr.name}/status`, cond),
+          (r) => r.status === 200,
+        );
+        checkStatus(noCert, 200, undefined, 'a status write without a certificate needs no sign permission');
       } finally {
         await csr.remove();
         for (const u of undo) await u();

@@ -48,6 +48,18 @@ export async function checkRefused(c: Client, why: string): Promise<void> {
 }
 
 /**
+ * A credential the server accepted before, refused once what it names is gone: within
+ * `seconds` (a server may keep a successful authentication for a short while: kube-apiserver
+ * 1.28 caches a token's successful authentication for 10 s), then as checkRefused says.
+ */
+export async function checkRefusedWithin(c: Client, why: string, seconds = 15): Promise<void> {
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until && (await c.get('/api/v1/namespaces/default')).status !== 401)
+    await new Promise((r) => setTimeout(r, 250));
+  await checkRefused(c, `${why} (within ${seconds} s)`);
+}
+
+/**
  * Runs `body` with a fresh namespace on `c`'s target (a case routed to another target than
  * the main one cannot use the file's namespace fixture, which lives on the main target).
  */

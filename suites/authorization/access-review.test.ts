@@ -3,7 +3,7 @@
 // the documents beyond doc2's note that SubjectAccessReview's `spec.group` became
 // `spec.groups`; Kubernetes 1.28 answers them from the same authorizer as real requests.
 import { describe } from 'vitest';
-import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
+import { check, checkCause, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
 import { actingAs } from '../../harness/src/auth/impersonation.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
@@ -78,7 +78,7 @@ describe('authorization: access reviews', () => {
   conformance(
     {
       id: 'authorization/review/local-namespace-match',
-      title: 'A LocalSubjectAccessReview whose spec names another namespace than its path is refused with 400',
+      title: 'A LocalSubjectAccessReview whose spec names another namespace than its own (its path\'s) is refused with 422 Invalid on spec.resourceAttributes.namespace',
       doc: 3,
       section: SECTION,
       place: WHAT,
@@ -91,7 +91,17 @@ describe('authorization: access reviews', () => {
         metadata: { namespace: ns.name },
         spec: { user: 'x', resourceAttributes: { namespace: 'elsewhere', verb: 'get', resource: 'configmaps' } },
       });
-      checkStatus(r, 400, 'BadRequest', 'spec.resourceAttributes.namespace differs from the path');
+      checkStatus(
+        r,
+        422,
+        'Invalid',
+        "spec.resourceAttributes.namespace differs from metadata.namespace (the path's)",
+      );
+      checkCause(r, {
+        field: 'spec.resourceAttributes.namespace',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "elsewhere": must match metadata.namespace',
+      });
       const ok = await client.post(`${AZ}/namespaces/${ns.name}/localsubjectaccessreviews`, {
         apiVersion: 'authorization.orch.io/v1',
         kind: 'LocalSubjectAccessReview',

@@ -16,13 +16,15 @@ function checkExpect(r: Response, e: Expect, what: string, why: string): void {
   checkStatus(r, e.status, undefined, `${why}: ${what}`);
   if (e.causes) {
     const fields = (r.statusObj?.details?.causes ?? []).map((c) => c.field ?? '');
-    for (const want of e.causes)
+    for (const want of e.causes) {
+      const names = [want].flat();
       check(
-        fields.some((f) => f === want || f.startsWith(`${want}.`) || f.startsWith(`${want}[`)),
-        `a cause naming ${want}`,
+        fields.some((f) => names.some((n) => f === n || f.startsWith(`${n}.`) || f.startsWith(`${n}[`))),
+        `a cause naming ${names.join(' (or, by another name, ')}${names.length > 1 ? ')' : ''}`,
         show(r.statusObj?.details?.causes ?? r.statusObj?.message),
         `${why}: ${what}`,
       );
+    }
   }
   for (const [path, want] of Object.entries(e.shows ?? {}))
     check(deepEqual(at(r.json, path), want), `${path} = ${show(want)}`, show(at(r.json, path)), `${why}: ${what}`);

@@ -28,7 +28,8 @@ export interface RetiredRow {
 
 export interface Expect {
   status: number;
-  causes?: string[];
+  /** Fields a cause must name; a list names one field by either of its names (Kubernetes 1.28 names some by the internal type's name). */
+  causes?: (string | string[])[];
   shows?: Record<string, unknown>;
   absent?: string[];
 }

@@ -4,7 +4,7 @@
 // shown by sending that user's request without its Impersonate-* headers (so it runs as the run's
 // administrator, whom the plugin lets through, while RBAC would have let the user through too).
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../fault-proxy.ts';
-import { bodyOf } from './util.ts';
+import { bodyOf, divert, failure, header, unlessDiverted } from './util.ts';
 
 const PS = 'pod-security.orch.io/';
 const NAMESPACES = /^\/api\/v1\/namespaces\/?$/;
@@ -162,6 +162,22 @@ export const SECURITY_PLUGIN_FAULTS: Fault[] = [
       bodyOf(r.body)?.status?.certificate
         ? unimpersonated(r)
         : r,
+  },
+  {
+    name: 'csr-signing-checks-every-status-write',
+    breaks:
+      'doc3 plugin table, CertificateSigning: only a write that sets status.certificate is checked (the proxy refuses an impersonated status write without a certificate as the plugin would a missing sign permission)',
+    area: 'admission',
+    catchers: ['admission/plugins/certificates/signing-certificate-only'],
+    request: (r) =>
+      r.method === 'PUT' &&
+      CSRS.test(r.url.pathname) &&
+      r.url.pathname.endsWith('/status') &&
+      header(r, 'impersonate-user') &&
+      !bodyOf(r.body)?.status?.certificate
+        ? divert(r, () => failure(403, 'Forbidden', 'user not permitted to sign requests (the fault)'))
+        : r,
+    response: unlessDiverted,
   },
   {
     name: 'csr-system-masters-admitted',

@@ -36,10 +36,15 @@ export function localSubjectAccessReviewDef(reviewers: Reviewers): ResourceDef {
       if (bodyNs && bodyNs !== at.namespace)
         throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       const spec = specOf(o);
+      const causes = [...metadataProblems(o, true), ...accessSpecProblems(spec)];
+      // Kubernetes 1.28 validates the spec against metadata.namespace (the path's, once defaulted)
       const ra = spec.resourceAttributes as Record<string, unknown> | undefined;
       if (ra && (ra.namespace ?? '') !== at.namespace)
-        throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${at.namespace}`);
-      const causes = [...metadataProblems(o, true), ...accessSpecProblems(spec)];
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: 'spec.resourceAttributes.namespace',
+          message: `Invalid value: ${JSON.stringify(ra.namespace ?? '')}: must match metadata.namespace`,
+        });
       if (spec.nonResourceAttributes)
         causes.push({
           reason: 'FieldValueInvalid',

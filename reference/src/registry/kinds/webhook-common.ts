@@ -297,7 +297,7 @@ function validateUrl(field: string, raw: string): StatusCause[] {
   if ('error' in u) return [fieldErr.required(field, `url must be a valid URL: ${u.error}${URL_FORM}`)];
   const out: StatusCause[] = [];
   if (u.scheme !== 'https') out.push(fieldErr.invalid(field, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
-  if (!u.host) out.push(fieldErr.invalid(field, u.host, `host must be provided${URL_FORM}`));
+  if (!u.host) out.push(fieldErr.invalid(field, u.host, `host must be specified${URL_FORM}`));
   if (u.user !== undefined) out.push(fieldErr.invalid(field, u.user, 'user information is not permitted in the URL'));
   if (u.fragment) out.push(fieldErr.invalid(field, u.fragment, 'fragments are not permitted in the URL'));
   if (u.rawQuery) out.push(fieldErr.invalid(field, u.rawQuery, 'query parameters are not permitted in the URL'));
