@@ -7,6 +7,7 @@
 //   fixtures  the authentication fixtures a target must trust (scripts/fixtures.ts)
 //   convert  rewrite manifests from retired API versions (scripts/convert.ts)
 //   node-config  validate and default node agent configuration files (scripts/node-config.ts)
+//   kube-apiserver  one kube-apiserver with its etcd in the foreground (scripts/kube-apiserver.ts)
 
 const USAGE = `Usage: orch-conformance <command> [flags]
 
@@ -23,6 +24,10 @@ Commands:
            JSON schema (orch-conformance node-config --help)
   convert  rewrite manifests from retired API versions to their replacements
            (orch-conformance convert -f FILE [--output-version GROUP/VERSION])
+  kube-apiserver
+           run one kube-apiserver with an etcd of its own in the foreground, from a folder
+           of binaries: the server the health cases start against Kubernetes
+           (orch-conformance kube-apiserver --help)
   help     this text
 
 Examples:
@@ -76,6 +81,13 @@ switch (cmd) {
     register();
     const { convert } = await import('./convert.ts');
     process.exitCode = convert(rest);
+    break;
+  }
+  case 'kube-apiserver': {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const { kubeApiserver } = await import('./kube-apiserver.ts');
+    process.exit(await kubeApiserver(rest));
     break;
   }
   case 'help':

@@ -1,30 +1,20 @@
-// The run's target when it is given `--kubernetes-assets DIR`: a real Kubernetes control plane
-// the run starts from DIR's binaries (harness/src/control-plane/), declared to the suites with
-// everything it was started with (the authentication fixtures, its audit log, its gates and
-// admission plugins), and stopped when the run ends.
-import { readFileSync } from 'node:fs';
+// The run's targets when it is given `--kubernetes-assets DIR`: a real Kubernetes control plane
+// the run starts from DIR's binaries (harness/src/control-plane/), its API servers declared to
+// the suites with everything they were started with (the authentication fixtures, the audit
+// log, gates, admission plugins, windows; servers.ts), and stopped when the run ends.
 import { join } from 'node:path';
+import { startImagePolicyBackend } from '../harness/src/admission/image-policy-backend.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
+import { makeAuthFixtures } from '../harness/src/auth/fixtures.ts';
+import { dialect } from '../harness/src/dialect.ts';
 import { resolveAssets } from '../harness/src/control-plane/assets.ts';
-import {
-  CLUSTER_CONTROLLERS,
-  CONTROL_PLANE_GATES,
-  CONTROL_PLANE_RUNTIME_CONFIG,
-  startControlPlane,
-} from '../harness/src/control-plane/control-plane.ts';
-import { DECLARE_ENV } from '../harness/src/targets.ts';
+import { CLUSTER_CONTROLLERS, startControlPlane } from '../harness/src/control-plane/control-plane.ts';
+import { controlPlaneServers } from '../harness/src/control-plane/servers.ts';
+import { ownedTempDir, removeOwnedDir } from '../harness/src/process/owned.ts';
+import { SERVER_COMMAND_ENV, SERVER_SCHEME_ENV } from '../harness/src/server-command.ts';
+import { DEFAULT_AUTH_METHODS, declaredToEnv, type ExtraTargetSpec } from '../harness/src/targets.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-
-/** Kubernetes 1.28's default-enabled admission plugins, as the captured server lists them. */
-export function defaultAdmissionPlugins(): string[] {
-  const text = readFileSync(join(ROOT, '..', 'shared', 'kubernetes-1.28', 'admission-plugins.txt'), 'utf8');
-  const line = text.split('\n')[1] ?? '';
-  return line
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
 
 export interface ControlPlaneTarget {
   env: Record<string, string>;
@@ -32,48 +22,80 @@ export interface ControlPlaneTarget {
   close(): Promise<void>;
 }
 
+/** The command the health cases start a kube-apiserver of their own with. */
+function serverCommand(assets: string): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `exec ${q(process.execPath)} ${q(join(ROOT, 'scripts', 'bin.mjs'))} kube-apiserver --kubernetes-assets ${q(assets)} --port {port} --data-dir {dataDir} --shutdown-delay-duration {shutdownDelay}s`;
+}
+
 export async function startControlPlaneTarget(dir: string): Promise<ControlPlaneTarget> {
   const assets = resolveAssets(dir);
-  const cp = await startControlPlane({ assets });
-  let callbacks: Awaited<ReturnType<typeof startAuthCallbacks>> | undefined;
+  // the ImageReview backend the image-policy server asks, and the issuer and token webhook
+  // the servers ask about the fixtures' credentials, run for as long as the servers do
+  const fixturesDir = ownedTempDir('orch-auth-fixtures-');
+  const fixtures = await makeAuthFixtures(fixturesDir);
+  const imagePolicy = await startImagePolicyBackend(dialect('kubernetes'));
+  const callbacks = await startAuthCallbacks(fixtures);
+  const stopCallbacks = async () => {
+    await callbacks.close();
+    await imagePolicy.close();
+    removeOwnedDir(fixturesDir);
+  };
+  const specs = controlPlaneServers(assets, imagePolicy);
+  let cp: Awaited<ReturnType<typeof startControlPlane>>;
   try {
-    // the API server verifies id_tokens against the issuer, and asks the token webhook
-    callbacks = await startAuthCallbacks(cp.fixtures);
+    cp = await startControlPlane({ assets, servers: specs, fixtures });
   } catch (e) {
-    await cp.stop();
+    await stopCallbacks();
     throw e;
   }
-  const gates = { WatchList: false, ...CONTROL_PLANE_GATES };
+  const [main, ...extra] = cp.servers;
+  const declaredOf = (i: number) => {
+    const spec = specs[i]!;
+    return {
+      ...spec.declared,
+      ...(spec.auth || i === 0
+        ? { authFixtures: cp.fixtures.dir, authMethods: spec.declared.authMethods ?? DEFAULT_AUTH_METHODS }
+        : {}),
+    };
+  };
   const env: Record<string, string> = {
-    ORCH_ENDPOINT: cp.url,
+    ORCH_ENDPOINT: main!.url,
     ORCH_CA: cp.ca,
     ORCH_CLIENT_CERT: cp.admin.cert,
     ORCH_CLIENT_KEY: cp.admin.key,
     ORCH_DIALECT: 'kubernetes',
-    [DECLARE_ENV.authFixtures]: cp.fixtures.dir,
-    [DECLARE_ENV.auditLog]: cp.auditLog,
-    [DECLARE_ENV.featureGates]: Object.entries(gates)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(','),
-    [DECLARE_ENV.admissionPlugins]: defaultAdmissionPlugins().join(','),
+    ...declaredToEnv({ ...declaredOf(0), auditLog: main!.auditLog }),
+    [SERVER_COMMAND_ENV]: serverCommand(dir),
+    [SERVER_SCHEME_ENV]: 'https',
+    ORCH_EXTRA_TARGETS: JSON.stringify(
+      extra.map(
+        (s, i): ExtraTargetSpec => ({
+          name: s.spec.name,
+          about: s.spec.about,
+          url: s.url,
+          ca: cp.ca,
+          cert: cp.admin.cert,
+          key: cp.admin.key,
+          declared: declaredOf(i + 1),
+        }),
+      ),
+    ),
   };
   return {
     env,
     servers: [
-      {
-        name: 'kube-apiserver',
-        url: cp.url,
-        about: `${assets.version} (${assets.kubeApiserver}) on etcd ${assets.etcd}, gates ${Object.keys(CONTROL_PLANE_GATES).join(',')}, --runtime-config=${CONTROL_PLANE_RUNTIME_CONFIG}, audit log ${cp.auditLog}`,
-      },
+      ...cp.servers.map((s) => ({ name: s.spec.name, url: s.url, about: s.spec.about })),
       {
         name: 'controllers',
         url: '',
-        about: `kube-controller-manager --controllers=${CLUSTER_CONTROLLERS} (${assets.kubeControllerManager}); kubeconfig ${cp.kubeconfig}`,
+        about: `kube-controller-manager --controllers=${CLUSTER_CONTROLLERS}, against ${main!.url}; admin kubeconfig ${cp.kubeconfig}`,
       },
+      { name: 'binaries', url: '', about: `${assets.version}: ${assets.kubeApiserver}, ${assets.etcd}` },
     ],
     close: async () => {
-      await callbacks?.close();
       await cp.stop();
+      await stopCallbacks();
     },
   };
 }

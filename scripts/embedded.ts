@@ -48,6 +48,7 @@ import { referenceServerCommand, SERVER_COMMAND_ENV } from '../harness/src/serve
 import {
   DEFAULT_AUTH_METHODS,
   type Declared,
+  declaredToEnv,
   EMPTY_TARGET_ENV,
   type ExtraTargetSpec,
 } from '../harness/src/targets.ts';
@@ -212,20 +213,6 @@ export interface Embedded {
   close(): Promise<void>;
 }
 
-/** The main target's declarations as environment variables (harness/src/targets.ts reads them). */
-function declaredEnv(d: Declared): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (d.historySeconds !== undefined) env.ORCH_HISTORY_SECONDS = String(d.historySeconds);
-  if (d.continueTtlSeconds !== undefined) env.ORCH_CONTINUE_TTL_SECONDS = String(d.continueTtlSeconds);
-  if (d.bookmarkSeconds !== undefined) env.ORCH_BOOKMARK_SECONDS = String(d.bookmarkSeconds);
-  if (d.featureGates)
-    env.ORCH_FEATURE_GATES = Object.entries(d.featureGates)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(',');
-  if (d.admissionPlugins) env.ORCH_ADMISSION_PLUGINS = d.admissionPlugins.join(',');
-  return env;
-}
-
 export interface EmbeddedOptions {
   /**
    * Every embedded server is two reference servers on one real etcd (each pair under its own
@@ -321,7 +308,7 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     ORCH_TOKEN: main.adminToken,
     ORCH_CA: main.caPem!,
     ORCH_EMBEDDED: '1',
-    ...declaredEnv(declaredOf(main)),
+    ...declaredToEnv(declaredOf(main)),
     // the health cases start reference servers of their own (a data directory to break, SIGTERM)
     [SERVER_COMMAND_ENV]: referenceServerCommand(ROOT),
     ORCH_EXTRA_TARGETS: JSON.stringify(

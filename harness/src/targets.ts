@@ -169,6 +169,26 @@ export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared 
   return d;
 }
 
+/**
+ * A target's declarations as the environment variables declaredFromEnv reads (a run that starts
+ * its own main target declares it so; the server command is declared apart).
+ */
+export function declaredToEnv(d: Declared): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (d.historySeconds !== undefined) env[DECLARE_ENV.historySeconds] = String(d.historySeconds);
+  if (d.continueTtlSeconds !== undefined) env[DECLARE_ENV.continueTtlSeconds] = String(d.continueTtlSeconds);
+  if (d.bookmarkSeconds !== undefined) env[DECLARE_ENV.bookmarkSeconds] = String(d.bookmarkSeconds);
+  if (d.featureGates)
+    env[DECLARE_ENV.featureGates] = Object.entries(d.featureGates)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  if (d.authFixtures) env[DECLARE_ENV.authFixtures] = d.authFixtures;
+  if (d.authMethods) env[DECLARE_ENV.authMethods] = d.authMethods.join(',');
+  if (d.auditLog) env[DECLARE_ENV.auditLog] = d.auditLog;
+  if (d.admissionPlugins) env[DECLARE_ENV.admissionPlugins] = d.admissionPlugins.join(',');
+  return env;
+}
+
 /** `NamespaceLifecycle,ServiceAccount,...`: plugin names as the server flags spell them. */
 export function parsePluginList(s: string, what: string = DECLARE_ENV.admissionPlugins): string[] {
   const out: string[] = [];
@@ -206,6 +226,9 @@ export interface ExtraTargetSpec {
   /** Several endpoints of this target's API (`url` among them or not): requests alternate between them. */
   urls?: string[];
   token?: string;
+  /** PEM client certificate and key. */
+  cert?: string;
+  key?: string;
   /** PEM CA bundle. */
   ca?: string;
   insecure?: boolean;
@@ -247,6 +270,8 @@ export function runTargets(env?: NodeJS.ProcessEnv): RunTargets {
           url: urls[0]!,
           ...(urls.length > 1 ? { endpoints: new Endpoints(urls) } : {}),
           token: s.token,
+          cert: s.cert,
+          key: s.key,
           ca: s.ca,
           insecure: s.insecure,
           dialect: main.dialect,

@@ -17,6 +17,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { issue, makeCa } from '../auth/pki.ts';
+import type { Dialect } from '../dialect.ts';
 
 export interface ImagePolicyBackend {
   url: string;
@@ -53,7 +54,8 @@ function verdict(
   return { code: 200, status: { allowed: true } };
 }
 
-export async function startImagePolicyBackend(): Promise<ImagePolicyBackend> {
+/** Starts the backend; `d` maps the target's words to the spec's (a kube-apiserver sends `image-policy.k8s.io` keys). */
+export async function startImagePolicyBackend(d?: Dialect): Promise<ImagePolicyBackend> {
   const ca = await makeCa('orch-conformance-image-policy-ca');
   const leaf = await issue(ca, { cn: 'image-policy-backend', usage: 'server', hosts: ['127.0.0.1'] });
   const calls = new Map<string, number>();
@@ -68,7 +70,7 @@ export async function startImagePolicyBackend(): Promise<ImagePolicyBackend> {
         res.writeHead(400).end();
         return;
       }
-      const v = verdict(body?.spec, calls);
+      const v = verdict(d ? d.in(body?.spec) : body?.spec, calls);
       res.writeHead(v.code, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify(
@@ -102,6 +104,8 @@ export function writeImagePolicyFiles(
   dir: string,
   b: ImagePolicyBackend,
   extraPlugins: unknown[] = [],
+  /** The words of the target (a kube-apiserver reads `apiserver.config.k8s.io`, `kubeConfigFile`). */
+  d?: Dialect,
 ): string {
   writeFileSync(
     join(dir, 'image-policy-connection.yaml'),
@@ -120,24 +124,22 @@ export function writeImagePolicyFiles(
     ].join('\n'),
   );
   const file = join(dir, 'admission-configuration.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'apiserver.config.orch.io/v1',
-      kind: 'AdmissionConfiguration',
-      plugins: [
-        {
-          name: 'ImagePolicyWebhook',
-          configuration: {
-            imagePolicy: {
-              orchConfigFile: join(dir, 'image-policy-connection.yaml'),
-              ...IMAGE_POLICY_SETTINGS,
-            },
+  const configuration = {
+    apiVersion: 'apiserver.config.orch.io/v1',
+    kind: 'AdmissionConfiguration',
+    plugins: [
+      {
+        name: 'ImagePolicyWebhook',
+        configuration: {
+          imagePolicy: {
+            orchConfigFile: join(dir, 'image-policy-connection.yaml'),
+            ...IMAGE_POLICY_SETTINGS,
           },
         },
-        ...extraPlugins,
-      ],
-    }),
-  );
+      },
+      ...extraPlugins,
+    ],
+  };
+  writeFileSync(file, JSON.stringify(d ? d.out(configuration) : configuration));
   return file;
 }

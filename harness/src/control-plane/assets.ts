@@ -23,6 +23,8 @@ export interface Assets {
   kubeControllerManager: string;
   /** `Kubernetes v1.28.0` */
   version: string;
+  /** The admission plugins the API server has on by default, and all it knows (its --help says). */
+  admissionPlugins: { defaults: string[]; all: string[] };
 }
 
 export const HOW_TO_GET_ASSETS = `point --kubernetes-assets (or ${ASSETS_ENV}, or envtest's ${ENVTEST_ASSETS_ENV}) at a folder holding kube-apiserver and kube-controller-manager (plain or .xz), and etcd unless Debian's etcd-server is installed (apt-get install etcd-server): this repository's ../shared/kubernetes-1.28/bin, or the folder \`setup-envtest use 1.28.x -p path\` prints with the kube-controller-manager of the same release added`;
@@ -110,5 +112,23 @@ export function resolveAssets(dir: string): Assets {
     kubeApiserver: kubeApiserver!,
     kubeControllerManager: kubeControllerManager!,
     version,
+    admissionPlugins: admissionPlugins(kubeApiserver!),
   };
+}
+
+/** The plugin lists of `--enable-admission-plugins` in the API server's own help. */
+function admissionPlugins(bin: string): { defaults: string[]; all: string[] } {
+  // --help exits 0 and prints to standard output
+  const help = execFileSync(bin, ['--help'], { encoding: 'utf8', timeout: 20_000, maxBuffer: 8 << 20 });
+  const line = help.split('\n').find((l) => l.trim().startsWith('--enable-admission-plugins')) ?? '';
+  const names = (s: string | undefined) =>
+    (s ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => /^[A-Z][A-Za-z]+$/.test(x));
+  const defaults = names(/default enabled ones \(([^)]*)\)/.exec(line)?.[1]);
+  const all = names(/list of admission plugins: ([^.]*)\./.exec(line)?.[1]);
+  if (!defaults.length || !all.length)
+    throw new Error(`${bin} --help does not list its admission plugins as kube-apiserver 1.28 does`);
+  return { defaults, all };
 }

@@ -261,6 +261,22 @@ export const SECURITY_PLUGIN_FAULTS: Fault[] = [
     },
   },
   {
+    name: 'owner-references-create-checked',
+    breaks:
+      'Kubernetes (beyond the doc3 plugin table): a creation may set owner references without delete permission (the proxy refuses an impersonated creation with owner references as the plugin refuses a change)',
+    area: 'admission',
+    catchers: ['admission/plugins/owner-references/create-free'],
+    server: OPTIONAL_ON,
+    request: (r) => {
+      if (r.method !== 'POST' || !r.headers['impersonate-user'] || isNodeAgent(r)) return r;
+      const refs = bodyOf(r.body)?.metadata?.ownerReferences;
+      return Array.isArray(refs) && refs.length && !refs.some((o: any) => o?.blockOwnerDeletion === true)
+        ? divert(r, () => failure(403, 'Forbidden', "cannot set an ownerRef on a resource you can't delete (the fault)"))
+        : r;
+    },
+    response: unlessDiverted,
+  },
+  {
     name: 'owner-references-block-unchecked',
     breaks:
       "doc3 plugin table, OwnerReferencesPermissionEnforcement: blockOwnerDeletion needs update on the owner's finalizers (the proxy sends impersonated writes with a blocking owner reference as the administrator)",

@@ -5,13 +5,15 @@
 //   set or change labels under `node-restriction.orch.io/`, nor other labels of the `orch.io`
 //   domains than the well-known ones a node agent sets itself;
 // - pods: it creates only mirror pods (annotation `orch.io/config.mirror`) bound to itself, with
-//   no service account, secret, config map or claim references and no owner but its Node;
+//   no service account, secret, config map or claim references, and one controller owner
+//   reference to its Node (its uid; blockOwnerDeletion unset);
 //   updates status, evicts and deletes only pods bound to itself;
 // - leases: only its own, in `orch-node-lease`.
 // Requests of other users pass untouched. Refusals are 403, `<resource> "<name>" is forbidden:
 // <why>`, worded as 1.28.
 import type { Registry } from '../../registry/registry.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+import { errors } from '../../errors/status.ts';
 import { requestForbidden } from './support.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -59,6 +61,14 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
     if (a.oldObject) return a.oldObject;
     try {
       return await env.registry.byResource('', 'pods')!.store.get(a.namespace, a.name);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function storedNode(name: string): Promise<any> {
+    try {
+      return await env.registry.byResource('', 'nodes')!.store.get('', name);
     } catch {
       return undefined;
     }
@@ -120,14 +130,21 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
         );
       if (/"(secretKeyRef|configMapKeyRef|secretRef|configMapRef)"/.test(refs))
         throw requestForbidden(a, `node ${n} can not create pods that reference secrets or configmaps`);
+      // a mirror pod is owned by its Node, named and with its uid (as a 1.28 node agent sets it)
       const owners = Array.isArray(pod.metadata?.ownerReferences) ? pod.metadata.ownerReferences : [];
       if (owners.length > 1)
         throw requestForbidden(a, `node ${n} can only create pods with a single owner reference set to itself`);
-      if (owners.length === 1) {
-        const o = owners[0] ?? {};
-        if (o.apiVersion !== 'v1' || o.kind !== 'Node' || o.name !== node)
-          throw requestForbidden(a, `node ${n} can only create pods with an owner reference set to itself`);
-      }
+      const o = owners[0] ?? {};
+      if (owners.length === 0 || o.apiVersion !== 'v1' || o.kind !== 'Node' || o.name !== node)
+        throw requestForbidden(a, `node ${n} can only create pods with an owner reference set to itself`);
+      if (o.controller !== true)
+        throw requestForbidden(a, `node ${n} can only create pods with a controller owner reference set to itself`);
+      if (o.blockOwnerDeletion === true)
+        throw requestForbidden(a, `node ${n} must not set blockOwnerDeletion on an owner reference`);
+      const self = await storedNode(node);
+      if (!self) throw errors.notFound('', 'nodes', node);
+      if (o.uid !== self.metadata?.uid)
+        throw requestForbidden(a, `node ${node} UID mismatch: expected ${o.uid ?? ''} got ${self.metadata?.uid ?? ''}`);
       return;
     }
     if (a.operation === 'CREATE' && a.subresource === 'eviction') {

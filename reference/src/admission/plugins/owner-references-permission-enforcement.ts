@@ -1,7 +1,8 @@
 // OwnerReferencesPermissionEnforcement (doc3 plugin table: "only holders of delete permission
 // change `metadata.ownerReferences`; `blockOwnerDeletion` needs update on the owner's finalizers
 // subresource"), worded as Kubernetes 1.28:
-// - a create with owner references, or an update that changes them, needs `delete` on the object;
+// - an update that changes owner references needs `delete` on the object (a create does not:
+//   whoever may create an object could also not have made it);
 // - each owner reference that newly sets blockOwnerDeletion true needs `update` on the owner's
 //   `finalizers` subresource (the owner found by its apiVersion and kind; an owner kind the
 //   server does not serve cannot be checked, so the write is refused).
@@ -57,23 +58,25 @@ export function ownerReferencesPermissionEnforcement(env: {
       const now = refsOf(a.object);
       const old = refsOf(a.oldObject);
       if (a.operation === 'CREATE' ? now.length === 0 : sameRefs(now, old)) return;
-      const del = await env.authorizer.authorize({
-        user: a.ctx.user,
-        verb: 'delete',
-        resourceRequest: true,
-        apiGroup: a.resource.group,
-        apiVersion: a.resource.version,
-        resource: a.resource.resource,
-        subresource: '',
-        namespace: a.namespace,
-        name: a.name,
-        path: '',
-      });
-      if (del.decision !== 'allow')
-        throw requestForbidden(
-          a,
-          `cannot set an ownerRef on a resource you can't delete: ${del.reason || 'no RBAC policy matched'}`,
-        );
+      if (a.operation !== 'CREATE') {
+        const del = await env.authorizer.authorize({
+          user: a.ctx.user,
+          verb: 'delete',
+          resourceRequest: true,
+          apiGroup: a.resource.group,
+          apiVersion: a.resource.version,
+          resource: a.resource.resource,
+          subresource: '',
+          namespace: a.namespace,
+          name: a.name,
+          path: '',
+        });
+        if (del.decision !== 'allow')
+          throw requestForbidden(
+            a,
+            `cannot set an ownerRef on a resource you can't delete: ${del.reason || 'no RBAC policy matched'}`,
+          );
+      }
       const blocking = now.filter(
         (r) =>
           r.blockOwnerDeletion === true &&
