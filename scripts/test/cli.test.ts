@@ -42,6 +42,7 @@ describe('run: help and usage', () => {
       '--admission-plugins',
       '--audit-log',
       '--request-timeout',
+      '--kubernetes-assets',
     ])
       expect(run.out, `run --help mentions ${f}`).toContain(f);
     expect(run.out).toBe(RUN_HELP);
@@ -72,6 +73,13 @@ describe('run: help and usage', () => {
       [['run', '--endpoint', 'http://127.0.0.1:1', '--endpoint='], /--endpoint: an empty endpoint URL in the list/],
       [['run', '--endpoint', '127.0.0.1:6443'], /--endpoint: "127.0.0.1:6443" is not a URL \(give each endpoint as http\(s\):\/\/HOST:PORT\)/],
       [['run', '--endpoint', 'http://h:1', '--endpoint', 'http://h:1/'], /--endpoint: "http:\/\/h:1\/" is named twice/],
+      [
+        ['run', '--kubernetes-assets', '../shared/kubernetes-1.28/bin', '--endpoint', 'http://127.0.0.1:1'],
+        /--kubernetes-assets starts its own target: leave out --endpoint, --kubeconfig and --etcd/,
+      ],
+      [['run', '--kubernetes-assets', ''], /--kubernetes-assets: no folder given/],
+      [['run', '--kubernetes-assets', '/no/such/folder'], /target: no folder \/no\/such\/folder: point --kubernetes-assets/],
+      [['kube-apiserver', '--port', 'x'], /--port N is required/],
       [['merge'], /no report directory given/],
       [['nonsense'], /unknown command "nonsense"/],
     ];
