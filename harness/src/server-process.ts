@@ -2,12 +2,10 @@
 // server through its own life (doc3 "Health": a failing store, a graceful shutdown observed
 // through /readyz), from the command the run declares (server-command.ts). Its certificate, if
 // it serves HTTPS, is not checked: the process is the harness's own.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'undici';
 import { freePort } from './free-port.ts';
+import { ownedTempDir, removeOwnedDir, startOwned } from './process/owned.ts';
 import type { ServerCommand } from './server-command.ts';
 
 export interface ServerProcess {
@@ -31,16 +29,16 @@ export async function startServerProcess(
   o: { shutdownDelaySeconds?: number; startMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort('127.0.0.1');
-  const dataDir = mkdtempSync(join(tmpdir(), 'orch-server-process-'));
+  // the process and its directory end with this one, however it ends (process/owned.ts)
+  const dataDir = ownedTempDir('orch-server-process-');
   const cmd = c.command
     .replaceAll('{port}', String(port))
     .replaceAll('{dataDir}', dataDir)
     .replaceAll('{shutdownDelay}', String(o.shutdownDelaySeconds ?? 0));
-  const child = spawn('/bin/sh', ['-c', cmd], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const owned = startOwned('/bin/sh', ['-c', cmd]);
+  const child = owned.child;
+  const out = () => owned.output();
+  const exited = owned.exited.then((e) => e.code);
   const url = `${c.scheme}://127.0.0.1:${port}`;
   const agent = new Agent({ connect: { rejectUnauthorized: false }, pipelining: 0 });
   const get = async (path: string, timeoutMs = 5000) => {
@@ -52,25 +50,22 @@ export async function startServerProcess(
     }
   };
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await owned.stop('SIGKILL');
     await agent.close().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
+    removeOwnedDir(dataDir);
   };
   const deadline = Date.now() + (o.startMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
-      throw new Error(`the server command exited (${child.exitCode}) before it served /livez: ${cmd}\n${out.slice(-2000)}`);
+      throw new Error(`the server command exited (${child.exitCode}) before it served /livez: ${cmd}\n${out().slice(-2000)}`);
     }
     if ((await get('/livez', 1000)).status === 200) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the server command did not serve /livez with 200 within ${o.startMs ?? 30_000} ms: ${cmd}\n${out.slice(-2000)}`);
+      throw new Error(`the server command did not serve /livez with 200 within ${o.startMs ?? 30_000} ms: ${cmd}\n${out().slice(-2000)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, dataDir, child, exited, output: () => out, get, stop };
+  return { url, dataDir, child, exited, output: out, get, stop };
 }
