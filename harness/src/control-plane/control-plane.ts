@@ -3,9 +3,10 @@
 // loopback ports, with a CA and serving certificate of its own, an admin and a controller
 // manager client certificate, the flags of the authentication fixtures
 // (`orch-conformance fixtures`), an audit policy and log, the ValidatingAdmissionPolicy gate
-// with its API served, authentication.k8s.io/v1beta1 served, and the controllers a real
-// cluster runs (`*,tokencleaner,bootstrapsigner`). Every process ends with its starter
-// (process/owned.ts), and the working directory with it.
+// (on the API server and the controller manager) with its API served,
+// authentication.k8s.io/v1beta1 served, and the controllers a real cluster runs
+// (`*,tokencleaner,bootstrapsigner`). Every process ends with its starter (process/owned.ts),
+// and the working directory with it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -206,6 +207,10 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
         `--cert-dir=${join(dir, 'kcm-certs')}`,
         '--leader-elect=false',
         `--controllers=${CLUSTER_CONTROLLERS}`,
+        // the gates the API server has, so the controllers behind them run (the policy status controller)
+        `--feature-gates=${Object.entries(CONTROL_PLANE_GATES)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',')}`,
         '--use-service-account-credentials=true',
         `--service-account-private-key-file=${fixtures.serviceAccount.privateKey}`,
         `--root-ca-file=${files.ca}`,
