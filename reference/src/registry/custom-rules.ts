@@ -266,7 +266,8 @@ function walkDefinition(
         message: `Invalid value: ${goRule(r.spec)}: ${detail}`,
       });
     const compiled = r.compiled && 'program' in r.compiled ? r.compiled.program : undefined;
-    const ruleOk = !!compiled && (compiled.type === 'bool' || compiled.type === 'dyn');
+    // a bool, as checked (a value of no known type is not one)
+    const ruleOk = compiled?.type === 'bool';
     // the estimate counts as often as the rule can run in one object; a rule that does not
     // compile costs nothing
     const cost = ruleOk ? mul(compiled.estimatedCost, n.cardinality ?? maxCardinality(n.decl.minSize)) : 0;
@@ -281,12 +282,12 @@ function walkDefinition(
     if (!r.compiled)
       out.push({ reason: 'FieldValueRequired', field: `${p}.rule`, message: 'Required value' });
     else if ('error' in r.compiled) invalid(`${p}.rule`, `compilation failed: ${r.compiled.error}`);
-    else if (!ruleOk) invalid(`${p}.rule`, 'compilation failed: cel expression must evaluate to a bool');
+    else if (!ruleOk) invalid(`${p}.rule`, 'cel expression must evaluate to a bool');
     // a messageExpression is compiled only with a rule that compiles
     if (ruleOk && r.message) {
       if ('error' in r.message)
         invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
-      else if (r.message.program.type !== 'string' && r.message.program.type !== 'dyn')
+      else if (r.message.program.type !== 'string')
         invalid(`${p}.messageExpression`, 'messageExpression must evaluate to a string');
       else {
         // evaluated once per failure, so not counted per value
