@@ -3,6 +3,7 @@
 // by function name), then cel-go's checker (sized operators and string functions), else 1. Sizes
 // and costs are unsigned 64-bit in cel-go and saturate at its maximum; here they are numbers that
 // saturate at 2^64 (beyond 2^53 they are approximate, far above every limit).
+import { AUTHZ_CHECK_COST, REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR } from './cost.ts';
 import type { CelKind, CostNode } from './estimate-tree.ts';
 
 /** cel-go's math.MaxUint64, as a number. */
@@ -40,11 +41,6 @@ function toU64(f: number): number {
 function wrapMul(x: number, y: number): number {
   return Number((BigInt(Math.floor(x)) * BigInt(Math.floor(y))) % 2n ** 64n);
 }
-
-export const STRING_TRAVERSAL_COST_FACTOR = 0.1;
-export const REGEX_STRING_LENGTH_COST_FACTOR = 0.25;
-/** One authorization check (Kubernetes' library: two per expression fit one call's limit). */
-export const AUTHZ_CHECK_COST = 350_000;
 
 /** What the estimate knows of the sizes of nodes. */
 export interface Sizer {

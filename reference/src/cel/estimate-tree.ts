@@ -4,6 +4,7 @@
 // number literal a constant, and each call named with the overloads it may resolve to. The
 // estimate (estimate.ts) counts on this tree, so that an expression costs what it costs there.
 import type { AstNode } from './ast.ts';
+import { LIST_CREATE_BASE_COST } from './cost.ts';
 import { DURATION, TIMESTAMP } from './types.ts';
 
 export type CelKind =
@@ -56,9 +57,10 @@ export type CostNode =
 /** The accumulator of an expanded macro (cel-go's parser.AccumulatorName). */
 export const ACCUMULATOR = '__result__';
 
-/** A list literal written in the expression: doc2 "Limits" gives it a fixed base of 40. */
-export const LIST_LITERAL_BASE_COST = 40;
-/** A list the expansion of a macro creates (cel-go's ListCreateBaseCost). */
+/**
+ * A list the expansion of a macro creates (cel-go's ListCreateBaseCost). A list literal written
+ * in the expression costs doc2's base of 40 (cost.ts), where Kubernetes 1.28 counts this 10 too.
+ */
 export const MACRO_LIST_BASE_COST = 10;
 
 const T = (kind: CelKind, elem?: CelType): CelType => (elem ? { kind, elem } : { kind });
@@ -245,7 +247,7 @@ class Converter {
         return {
           e: 'list',
           elems: (n.args as AstNode[]).map((x) => this.node(x)),
-          base: LIST_LITERAL_BASE_COST,
+          base: LIST_CREATE_BASE_COST,
           type,
         };
       case 'map':

@@ -5,6 +5,7 @@
 // there (maxLength, maxItems, maxProperties, else what a request of the largest size can hold);
 // a comprehension costs its loop condition and step once per element of the largest range.
 // Only the worst case (cel-go's Max) is kept.
+import { MAP_CREATE_BASE_COST, SELECT_AND_IDENT_COST } from './cost.ts';
 import { add, functionCost, mul, type Size, type Sizer, UNBOUNDED } from './estimate-calls.ts';
 import { ACCUMULATOR, type CelKind, type CelType, type CostNode } from './estimate-tree.ts';
 
@@ -19,8 +20,6 @@ export interface SizeEstimator {
 /** Knows nothing: every size is computed from the expression or unbounded. */
 export const NO_SIZES: SizeEstimator = { estimateSize: () => undefined, kindAt: () => undefined };
 
-const MAP_CREATE_BASE_COST = 30;
-const SELECT_AND_IDENT_COST = 1;
 const PRESENCE_TEST_COST = 1;
 
 function isScalar(t: CelType): boolean {
