@@ -9,7 +9,7 @@ import { makeAuthFixtures } from '../harness/src/auth/fixtures.ts';
 import { dialect } from '../harness/src/dialect.ts';
 import { resolveAssets } from '../harness/src/control-plane/assets.ts';
 import { CLUSTER_CONTROLLERS, startControlPlane } from '../harness/src/control-plane/control-plane.ts';
-import { controlPlaneServers } from '../harness/src/control-plane/servers.ts';
+import { controlPlaneServers, GATES } from '../harness/src/control-plane/servers.ts';
 import { ownedTempDir, removeOwnedDir } from '../harness/src/process/owned.ts';
 import { SERVER_COMMAND_ENV, SERVER_SCHEME_ENV } from '../harness/src/server-command.ts';
 import { DEFAULT_AUTH_METHODS, declaredToEnv, type ExtraTargetSpec } from '../harness/src/targets.ts';
@@ -44,7 +44,7 @@ export async function startControlPlaneTarget(dir: string): Promise<ControlPlane
   const specs = controlPlaneServers(assets, imagePolicy);
   let cp: Awaited<ReturnType<typeof startControlPlane>>;
   try {
-    cp = await startControlPlane({ assets, servers: specs, fixtures });
+    cp = await startControlPlane({ assets, servers: specs, fixtures, controllerGates: GATES });
   } catch (e) {
     await stopCallbacks();
     throw e;

@@ -127,7 +127,7 @@ describe('served only when switched on (Kubernetes 1.28: beta, off by default)',
 });
 
 describe('defaults and validation (Kubernetes 1.28)', () => {
-  it('defaults failurePolicy, matchPolicy, selectors, rule scope and parameterNotFoundAction', async () => {
+  it('defaults failurePolicy, matchPolicy, selectors, rule scope; parameterNotFoundAction in v1alpha1 only', async () => {
     const n = uniqueName('p');
     const r = await ts.req(
       'POST',
@@ -141,14 +141,27 @@ describe('defaults and validation (Kubernetes 1.28)', () => {
     expect(r.json.spec.matchConstraints.objectSelector).toEqual({});
     expect(r.json.spec.matchConstraints.resourceRules[0].scope).toBe('*');
     expect(r.json.metadata.generation).toBe(1);
-    const b = await ts.req(
+    // v1beta1 has no default: the field is required
+    const beta = await ts.req(
       'POST',
       BINDINGS,
       binding(n, n, { paramRef: { name: 'x', namespace: 'default' }, matchResources: {} }),
     );
+    expect(beta.status, beta.text).toBe(422);
+    expect(beta.json.details.causes).toContainEqual({
+      reason: 'FieldValueRequired',
+      field: 'spec.paramRef.parameterNotFoundAction',
+      message: 'Required value',
+    });
+    const b = await ts.req('POST', BINDINGS.replace('/v1beta1/', '/v1alpha1/'), {
+      ...binding(n, n, { paramRef: { name: 'x', namespace: 'default' }, matchResources: {} }),
+      apiVersion: `${GROUP}/v1alpha1`,
+    });
     expect(b.status, b.text).toBe(201);
     expect(b.json.spec.paramRef.parameterNotFoundAction).toBe('Deny');
     expect(b.json.spec.matchResources.matchPolicy).toBe('Equivalent');
+    const read = await ts.req('GET', `${BINDINGS}/${n}`);
+    expect(read.json.spec.paramRef.parameterNotFoundAction).toBe('Deny');
     // the binding would refuse every configmap write (its parameter is missing): gone again
     expect((await ts.req('DELETE', `${BINDINGS}/${n}`)).status).toBe(200);
   });
@@ -407,7 +420,7 @@ describe('enforcement (gate on)', () => {
     expect(r.json.message).toContain("denied request: failed expression: !('forbidden' in object.data)");
   });
 
-  it('messageExpression is used; a non-string or failing one falls back to message', async () => {
+  it('messageExpression is used; a failing one falls back to message', async () => {
     const n = await ns();
     const p = uniqueName('p');
     await install(
@@ -418,7 +431,12 @@ describe('enforcement (gate on)', () => {
             message: 'static',
             messageExpression: "'key a in ' + object.metadata.name",
           },
-          { expression: "!('b' in object.data)", message: 'static b', messageExpression: 'object.missing' },
+          // a string (a dynamic field is no string: refused), failing at run time
+          {
+            expression: "!('b' in object.data)",
+            message: 'static b',
+            messageExpression: "'b: ' + object.missing",
+          },
         ],
       }),
       binding(p, p, { matchResources: only(n) }),
@@ -503,7 +521,10 @@ describe('enforcement (gate on)', () => {
           },
         ],
       }),
-      binding(p, p, { matchResources: only(n), paramRef: { name: 'limits' } }),
+      binding(p, p, {
+        matchResources: only(n),
+        paramRef: { name: 'limits', parameterNotFoundAction: 'Deny' },
+      }),
     );
     const secret = (name: string, keys: number) => ({
       apiVersion: 'v1',
@@ -522,7 +543,10 @@ describe('enforcement (gate on)', () => {
         await ts.req(
           'POST',
           BINDINGS,
-          binding(b2, p, { matchResources: only(n), paramRef: { name: 'nope' } }),
+          binding(b2, p, {
+            matchResources: only(n),
+            paramRef: { name: 'nope', parameterNotFoundAction: 'Deny' },
+          }),
         )
       ).status,
     ).toBe(201);
@@ -718,7 +742,7 @@ describe('status: type checking (the policy status controller)', () => {
       policy(p, {
         validations: [
           { expression: 'object.spec.replicas < 5' },
-          { expression: "object.data.all(k, k != 'x')", messageExpression: 'object.metadata.name' },
+          { expression: "object.data.all(k, k != 'x')", messageExpression: "'in ' + object.metadata.name" },
         ],
       }),
     );
@@ -758,8 +782,18 @@ describe('table columns (Kubernetes 1.28 printers)', () => {
   it('policies: Name, Validations, ParamKind, Age; bindings: Name, PolicyName, ParamRef, Age', async () => {
     const accept = { accept: 'application/json;as=Table;v=v1;g=meta.orch.io' };
     const p = await ts.req('GET', POLICIES, undefined, accept);
-    expect(p.json.columnDefinitions.map((c: Rec) => c.name)).toEqual(['Name', 'Validations', 'ParamKind', 'Age']);
+    expect(p.json.columnDefinitions.map((c: Rec) => c.name)).toEqual([
+      'Name',
+      'Validations',
+      'ParamKind',
+      'Age',
+    ]);
     const b = await ts.req('GET', BINDINGS, undefined, accept);
-    expect(b.json.columnDefinitions.map((c: Rec) => c.name)).toEqual(['Name', 'PolicyName', 'ParamRef', 'Age']);
+    expect(b.json.columnDefinitions.map((c: Rec) => c.name)).toEqual([
+      'Name',
+      'PolicyName',
+      'ParamRef',
+      'Age',
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 // Expression cost (doc2 "Limits", Kubernetes 1.28's units): a comparison costs 1, reading a
 // variable or a field 1, a list literal a base of 40, a regular expression the product of the
 // pattern length (x 0.25) and the input length (x 0.1); the static estimate takes lengths from
-// maxLength / maxItems, or from the 3 MiB request limit when unbounded; the runtime count uses
-// the actual values.
+// maxLength (4 bytes a character) / maxItems, or from the 3 MiB request limit when unbounded, as
+// Kubernetes 1.28 does; the runtime count uses the actual values.
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/cel/compile.ts';
 import { newEnvironment } from '../src/cel/environment.ts';
@@ -41,7 +41,13 @@ function runtime(rule: string, value: Record<string, unknown>): number {
 
 describe('static estimate', () => {
   it('a comparison costs 1, a variable and a field 1 each', () => {
-    expect(program('self.a == 1').p.estimatedCost).toBe(3);
+    expect(program('self.a < 1').p.estimatedCost).toBe(3);
+  });
+
+  it('an equality costs by the size of its smaller side: 0 for a number read from the object (Kubernetes sizes it 0)', () => {
+    expect(program('self.a == 1').p.estimatedCost).toBe(2);
+    // 1 per 10 bytes of the shorter side: the literal
+    expect(program("self.s == 'abc'").p.estimatedCost).toBe(3);
   });
 
   it('a list literal costs its base of 40', () => {
@@ -49,8 +55,8 @@ describe('static estimate', () => {
   });
 
   it('a regex costs pattern length x 0.25 times input length x 0.1, from maxLength', () => {
-    // ceil((1 + 100) * 0.1) = 11, ceil(6 * 0.25) = 2
-    expect(program("self.s.matches('[a-z]+')").p.estimatedCost).toBe(2 + 11 * 2);
+    // maxLength 100 is 400 bytes: ceil((1 + 400) * 0.1) = 41, ceil(6 * 0.25) = 2
+    expect(program("self.s.matches('[a-z]+')").p.estimatedCost).toBe(2 + 41 * 2);
   });
 
   it('an unbounded string takes its length from the 3 MiB request limit', () => {

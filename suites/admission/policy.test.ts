@@ -87,8 +87,9 @@ interface Scene {
 
 /**
  * Runs `body` with a namespace, the policies and bindings created (each must be accepted), and
- * everything removed after. Policies take effect when stored (the reference server); a target
- * that picks them up later gets a few seconds, probed with `probe` when given.
+ * everything removed after. A policy may be in force only some time after it and its binding
+ * are written (Kubernetes 1.28 loads both through informers): the body probes with
+ * `untilInForce` before it relies on one.
  */
 async function withPolicies(
   t: CaseContext,
@@ -132,6 +133,34 @@ async function withPolicies(
   }
 }
 
+/** How long a policy or binding just written may take to be in force. */
+const IN_FORCE_MS = 20_000;
+
+const refused = (r: Response) => r.status >= 400 && r.status < 500;
+const admitted = (r: Response) => r.status >= 200 && r.status < 300;
+
+/**
+ * Writes the configmap `name` until the answer is `settled` (by default: refused), for at most
+ * IN_FORCE_MS: the text does not say when a policy written takes effect, and Kubernetes 1.28
+ * acts on it once its informers have it. What a try admits is removed before the next. Answers
+ * the last try (the case checks it).
+ */
+async function untilInForce(
+  t: CaseContext,
+  s: Scene,
+  name: string,
+  data: Record<string, string>,
+  settled: (r: Response) => boolean = refused,
+): Promise<Response> {
+  const deadline = Date.now() + IN_FORCE_MS;
+  for (;;) {
+    const r = await s.write(name, data);
+    if (settled(r) || Date.now() > deadline) return r;
+    if (admitted(r)) await t.client.delete(`/api/v1/namespaces/${s.ns}/configmaps/${name}`);
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
 /** A write refused by a policy: 4xx, and nothing stored. */
 async function checkRefused(t: CaseContext, s: Scene, r: Response, name: string, why: string): Promise<void> {
   check(r.status >= 400 && r.status < 500, 'a 4xx refusal', r.describe(), why);
@@ -162,7 +191,8 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p, p, label)],
         }),
         async (s) => {
-          await checkRefused(t, s, await s.write('bad', { forbidden: 'x' }), 'bad', 'the policy fails');
+          const bad = await untilInForce(t, s, 'bad', { forbidden: 'x' });
+          await checkRefused(t, s, bad, 'bad', 'the policy fails');
           checkStatus(await s.write('good', { fine: 'x' }), 201, undefined, 'the policy passes: admitted');
         },
       );
@@ -184,7 +214,8 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p1, p1, label), binding(p2, p2, label)],
         }),
         async (s) => {
-          await checkRefused(t, s, await s.write('only-a', { a: '1' }), 'only-a', 'the second policy fails');
+          const onlyA = await untilInForce(t, s, 'only-a', { a: '1' });
+          await checkRefused(t, s, onlyA, 'only-a', 'the second policy fails');
           checkStatus(await s.write('both', { a: '1', b: '2' }), 201, undefined, 'both policies pass');
         },
       );
@@ -212,7 +243,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p, p, label)],
         }),
         async (s) => {
-          const r = await s.write('bad', { forbidden: 'x' });
+          const r = await untilInForce(t, s, 'bad', { forbidden: 'x' });
           checkStatus(r, 422, 'Invalid', 'a validation without a reason refuses with Invalid');
           const msg = denyMessage(p, p, 'no forbidden key');
           check(
@@ -252,7 +283,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p, p, label)],
         }),
         async (s) => {
-          const r = await s.write('bad', { forbidden: 'x' });
+          const r = await untilInForce(t, s, 'bad', { forbidden: 'x' });
           checkStatus(r, 403, 'Forbidden', 'the validation names reason Forbidden');
           const want = denyMessage(p, p, "failed expression: !('forbidden' in object.data)");
           check(
@@ -269,7 +300,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
   conformance(
     doc3(
       'message-expression',
-      "A message expression's string is the denial's message; one that does not give a string falls back to the static message",
+      "A message expression's string is the denial's message; one that fails to evaluate falls back to the static message",
       'BEYOND',
       `${PLUGIN_ROW} (messages: not shown; Kubernetes 1.28: messageExpression, else message)`,
     ),
@@ -287,9 +318,10 @@ describe('admission: ValidatingAdmissionPolicy', () => {
                   messageExpression: "'key a in ' + object.metadata.name",
                 },
                 {
+                  // a string (so the policy is valid) that fails to evaluate: no key `missing`
                   expression: "!('b' in object.data)",
                   message: 'static b',
-                  messageExpression: 'object.data.missing',
+                  messageExpression: "'b is ' + object.data.missing",
                 },
               ],
             }),
@@ -297,7 +329,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p, p, label)],
         }),
         async (s) => {
-          const a = await s.write('with-a', { a: '1' });
+          const a = await untilInForce(t, s, 'with-a', { a: '1' });
           check(
             String(a.statusObj?.message).endsWith(denyMessage(p, p, 'key a in with-a')),
             "the message expression's text",
@@ -333,9 +365,11 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p, p, label, { validationActions: ['Warn', 'Audit'] })],
         }),
         async (s) => {
-          const r = await s.write('warned', { forbidden: 'x' });
-          checkStatus(r, 201, undefined, 'Warn and Audit do not refuse');
           const want = `Validation failed for ValidatingAdmissionPolicy '${p}' with binding '${p}': bad key`;
+          const r = await untilInForce(t, s, 'warned', { forbidden: 'x' }, (x) =>
+            x.headerAll('warning').some((w) => w.includes(want)),
+          );
+          checkStatus(r, 201, undefined, 'Warn and Audit do not refuse');
           const warnings = r.headerAll('warning');
           check(
             warnings.some((w) => w.includes(want)),
@@ -378,7 +412,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
               ],
             }),
           ],
-          bindings: [binding(p, p, label, { paramRef: { name: 'limits' } })],
+          bindings: [binding(p, p, label, { paramRef: { name: 'limits', parameterNotFoundAction: 'Deny' } })],
         }),
         async (s) => {
           const lim = await t.client.post(`/api/v1/namespaces/${s.ns}/configmaps`, {
@@ -393,9 +427,9 @@ describe('admission: ValidatingAdmissionPolicy', () => {
             undefined,
             'setup: the parameter object (no case label, so not checked itself)',
           );
-          checkStatus(await s.write('two', { a: '1', b: '2' }), 201, undefined, 'two keys, at most 2');
-          const r = await s.write('three', { a: '1', b: '2', c: '3' });
+          const r = await untilInForce(t, s, 'three', { a: '1', b: '2', c: '3' });
           checkStatus(r, 422, 'Invalid', 'three keys: the parameter says at most 2');
+          checkStatus(await s.write('two', { a: '1', b: '2' }), 201, undefined, 'two keys, at most 2');
           check(
             String(r.statusObj?.message).endsWith(denyMessage(p, p, 'at most 2')),
             'the message from params',
@@ -403,12 +437,12 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           );
           const missing = await t.client.post(
             BINDINGS,
-            binding(b2, p, s.label, { paramRef: { name: 'nope' } }),
+            binding(b2, p, s.label, { paramRef: { name: 'nope', parameterNotFoundAction: 'Deny' } }),
           );
           checkStatus(missing, 201, undefined, 'setup: a binding whose parameter does not exist');
           try {
-            const m = await s.write('one', { a: '1' });
-            checkStatus(m, 422, 'Invalid', 'missing parameters with the default action Deny');
+            const m = await untilInForce(t, s, 'one', { a: '1' });
+            checkStatus(m, 422, 'Invalid', 'missing parameters with parameterNotFoundAction Deny');
             const want = denyMessage(
               p,
               b2,
@@ -418,8 +452,9 @@ describe('admission: ValidatingAdmissionPolicy', () => {
             const cur = (await t.client.get(`${BINDINGS}/${b2}`)).json;
             cur.spec.paramRef.parameterNotFoundAction = 'Allow';
             checkStatus(await t.client.put(`${BINDINGS}/${b2}`, cur), 200, undefined, 'setup: Allow');
+            // the binding changed: Allow is in force once the write is admitted
             checkStatus(
-              await s.write('one-again', { a: '1' }),
+              await untilInForce(t, s, 'one-again', { a: '1' }, admitted),
               201,
               undefined,
               'missing parameters with Allow: the binding is skipped',
@@ -448,18 +483,31 @@ describe('admission: ValidatingAdmissionPolicy', () => {
         (label) => ({
           policies: [
             policy(pf, { validations: [{ expression }] }),
-            policy(pi, { failurePolicy: 'Ignore', validations: [{ expression }] }),
+            // the second validation shows when the policy is in force (a write with key probe is refused)
+            policy(pi, {
+              failurePolicy: 'Ignore',
+              validations: [{ expression }, { expression: "!('probe' in object.data)" }],
+            }),
           ],
           bindings: [binding(pf, pf, `${label}-fail`), binding(pi, pi, label)],
         }),
         async (s) => {
+          const probe = await untilInForce(t, s, 'probe', { probe: 'x' });
+          checkStatus(probe, 422, 'Invalid', 'setup: the Ignore policy is in force');
           checkStatus(await s.write('ignored', { a: '1' }), 201, undefined, 'Ignore: the error admits');
-          const r = await t.client.post(`/api/v1/namespaces/${s.ns}/configmaps`, {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: 'failed', labels: { 'policy-case': `${s.label}-fail` } },
-            data: { a: '1' },
-          });
+          const fail: Scene = {
+            ...s,
+            write: (name, data = {}) =>
+              t.step(`create configmap ${name} (bound to the Fail policy) with data ${show(data)}`, () =>
+                t.client.post(`/api/v1/namespaces/${s.ns}/configmaps`, {
+                  apiVersion: 'v1',
+                  kind: 'ConfigMap',
+                  metadata: { name, labels: { 'policy-case': `${s.label}-fail` } },
+                  data,
+                }),
+              ),
+          };
+          const r = await untilInForce(t, fail, 'failed', { a: '1' });
           checkStatus(r, 422, 'Invalid', 'Fail: the error refuses');
           check(
             String(r.statusObj?.message).includes(
@@ -503,9 +551,9 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p, p, label)],
         }),
         async (s) => {
-          checkStatus(await s.write('one', { a: '1' }), 201, undefined, 'one key');
-          const r = await s.write('two', { a: '1', b: '2' });
+          const r = await untilInForce(t, s, 'two', { a: '1', b: '2' });
           checkStatus(r, 422, 'Invalid', 'two keys');
+          checkStatus(await s.write('one', { a: '1' }), 201, undefined, 'one key');
           check(
             String(r.statusObj?.message).endsWith(denyMessage(p, p, 'has 2 keys')),
             'the message from the variables',
@@ -522,7 +570,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
   conformance(
     doc3(
       'defaults',
-      "A policy gets failurePolicy Fail and matchPolicy Equivalent with empty selectors; a binding's paramRef gets parameterNotFoundAction Deny",
+      'A policy gets failurePolicy Fail and matchPolicy Equivalent with empty selectors',
       'BEYOND',
       `${PLUGIN_ROW} (the policy objects: not shown; Kubernetes 1.28's v1beta1 defaults)`,
     ),
@@ -546,18 +594,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           'empty selectors',
           show(mc),
         );
-        const b = await t.client.post(
-          BINDINGS,
-          binding(p, p, 'nothing', { paramRef: { name: 'x', namespace: 'default' } }),
-        );
-        checkStatus(b, 201);
-        check(
-          b.json?.spec?.paramRef?.parameterNotFoundAction === 'Deny',
-          'parameterNotFoundAction "Deny"',
-          show(b.json?.spec?.paramRef),
-        );
       } finally {
-        await t.client.delete(`${BINDINGS}/${p}`);
         await t.client.delete(`${POLICIES}/${p}`);
       }
     },
@@ -575,21 +612,37 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       const p = uniqueName('p');
       const r = await t.client.post(
         POLICIES,
-        policy(p, { validations: [{ expression: 'object.spec.replicas < 5' }, { expression: "!('x' in object.data)" }] }),
+        policy(p, {
+          validations: [{ expression: 'object.spec.replicas < 5' }, { expression: "!('x' in object.data)" }],
+        }),
       );
       try {
         checkStatus(r, 201);
         let got: any;
-        for (let i = 0; i < 50; i++) {
+        // the status controller (Kubernetes 1.28: in the controller manager) writes it some time after
+        const deadline = Date.now() + IN_FORCE_MS;
+        for (;;) {
           got = (await t.client.get(`${POLICIES}/${p}`)).json;
-          if (got?.status?.observedGeneration === got?.metadata?.generation) break;
-          await new Promise((res) => setTimeout(res, 100));
+          if (got?.status?.observedGeneration === got?.metadata?.generation || Date.now() > deadline) break;
+          await new Promise((res) => setTimeout(res, 200));
         }
-        check(got?.status?.observedGeneration === got?.metadata?.generation, 'status.observedGeneration equal to metadata.generation within 5 s', show(got?.status));
+        check(
+          got?.status?.observedGeneration === got?.metadata?.generation,
+          `status.observedGeneration equal to metadata.generation within ${IN_FORCE_MS / 1000} s`,
+          show(got?.status),
+        );
         const warnings: any[] = got?.status?.typeChecking?.expressionWarnings ?? [];
-        check(warnings.length === 1 && warnings[0].fieldRef === 'spec.validations[0].expression', 'one warning, for spec.validations[0].expression', show(warnings));
+        check(
+          warnings.length === 1 && warnings[0].fieldRef === 'spec.validations[0].expression',
+          'one warning, for spec.validations[0].expression',
+          show(warnings),
+        );
         const w = String(warnings[0]?.warning);
-        check(w.startsWith('/v1, Kind=ConfigMap: ') && w.includes("undefined field 'spec'"), "a warning `/v1, Kind=ConfigMap: ... undefined field 'spec'`", show(w));
+        check(
+          w.startsWith('/v1, Kind=ConfigMap: ') && w.includes("undefined field 'spec'"),
+          "a warning `/v1, Kind=ConfigMap: ... undefined field 'spec'`",
+          show(w),
+        );
       } finally {
         await t.client.delete(`${POLICIES}/${p}`);
       }
@@ -627,6 +680,13 @@ describe('admission: ValidatingAdmissionPolicy', () => {
     { validationActions: [] },
     'spec.validationActions',
     'at least one validation action is required',
+  );
+  refusedBinding(
+    'binding-param-action-required',
+    "A v1beta1 binding's paramRef needs its parameterNotFoundAction (v1beta1 has no default for it)",
+    { paramRef: { name: 'x', namespace: 'default' } },
+    'spec.paramRef.parameterNotFoundAction',
+    'Required value',
   );
   refusedBinding(
     'binding-name-and-selector',
@@ -676,6 +736,30 @@ describe('admission: ValidatingAdmissionPolicy', () => {
     { validations: [{ expression: "'text'" }] },
     'spec.validations[0].expression',
     'must evaluate to bool',
+  );
+  refusedPolicy(
+    'expression-dyn-not-bool',
+    doc3(
+      'expression-dyn-not-bool',
+      'A policy whose validation expression is of no known type (a field of the dynamic `object`) is refused: it must be a bool',
+      'BEYOND',
+      `${PLUGIN_ROW} (policy validation: not shown; Kubernetes 1.28)`,
+    ),
+    { validations: [{ expression: 'object.data.flag' }] },
+    'spec.validations[0].expression',
+    'must evaluate to bool',
+  );
+  refusedPolicy(
+    'message-expression-not-string',
+    doc3(
+      'message-expression-not-string',
+      'A policy whose message expression is not of type string (a field of the dynamic `object`) is refused',
+      'BEYOND',
+      `${PLUGIN_ROW} (policy validation: not shown; Kubernetes 1.28)`,
+    ),
+    { validations: [{ expression: 'true', messageExpression: 'object.data.missing' }] },
+    'spec.validations[0].messageExpression',
+    'must evaluate to string',
   );
   refusedPolicy(
     'typed-request',
@@ -734,12 +818,20 @@ describe('admission: ValidatingAdmissionPolicy', () => {
                     "!authorizer.serviceAccount('default', 'nobody-at-all').group('').resource('secrets').check('delete').allowed()",
                   message: 'an unknown service account may not',
                 },
+                // shows when the policy is in force (a write with key probe is refused)
+                { expression: "!('probe' in object.data)" },
               ],
             }),
           ],
           bindings: [binding(p, p, label)],
         }),
         async (s) => {
+          checkStatus(
+            await untilInForce(t, s, 'probe', { probe: 'x' }),
+            422,
+            'Invalid',
+            'setup: the policy is in force',
+          );
           // the suite's identity administers the target; an unknown service account has no permission
           checkStatus(
             await s.write('checked', { a: '1' }),
@@ -772,7 +864,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
           bindings: [binding(p, p, label)],
         }),
         async (s) => {
-          const r = await s.write('costly', { a: '1' });
+          const r = await untilInForce(t, s, 'costly', { a: '1' });
           await checkRefused(t, s, r, 'costly', 'a million iterations exceed the per-expression limit');
           check(
             String(r.statusObj?.message).includes('cost'),

@@ -60,6 +60,8 @@ export interface ControlPlaneOptions {
   servers: ApiserverSpec[];
   /** The authentication fixtures they trust (default: a new set in the working directory). */
   fixtures?: AuthFixtures;
+  /** Feature gates of the controller manager: the API servers', so the controllers behind them run (the policy status controller). */
+  controllerGates?: Record<string, boolean>;
   /** Each line the processes write, prefixed with the process name (default: kept, shown when a start fails). */
   log?: (line: string) => void;
   /** How long to wait for readiness (default 180 s). */
@@ -254,6 +256,13 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
         `--cluster-signing-key-file=${files.caKey}`,
         `--service-cluster-ip-range=${SERVICE_RANGE}`,
         '--profiling=false',
+        ...(o.controllerGates
+          ? [
+              `--feature-gates=${Object.entries(o.controllerGates)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(',')}`,
+            ]
+          : []),
       ],
       { onLine: logOf('kube-controller-manager') },
     );

@@ -52,6 +52,8 @@ const DENIAL_CASES = [
   'failure-policy',
   'variables',
   'runtime-budget',
+  // its probe of the policy being in force
+  'authorizer',
 ].map(id);
 
 const others = (...catchers: string[]) => DENIAL_CASES.filter((c) => !catchers.includes(c));
@@ -83,7 +85,7 @@ export const POLICY_FAULTS: Fault[] = [
     server: POLICY_SERVER,
     catchers: [id('deny-shape')],
     // these check the 422 Invalid of their denials too
-    alsoFails: [id('params'), id('failure-policy'), id('variables')],
+    alsoFails: [id('params'), id('failure-policy'), id('variables'), id('authorizer')],
     response: (_r, res) => {
       if (res.status !== 422 || !isPolicyDenial(res)) return res;
       return mapJson({ ...res, status: 403 }, (j) => ({ ...j, code: 403, reason: 'Forbidden' }));
@@ -112,8 +114,9 @@ export const POLICY_FAULTS: Fault[] = [
     area: 'admission',
     server: POLICY_SERVER,
     catchers: [id('message-expression')],
-    // these read their denial's message from a message expression too
-    alsoFails: [id('params'), id('variables')],
+    // these read their denial's message from a message expression too; one that is not a string
+    // is no longer refused
+    alsoFails: [id('params'), id('variables'), id('message-expression-not-string')],
     request: (r) =>
       rewriteSpec(r, POLICIES, (spec) =>
         rewriteValidations(spec, (v) => {
@@ -143,17 +146,30 @@ export const POLICY_FAULTS: Fault[] = [
   {
     name: 'policy-params-not-found-allowed',
     breaks:
-      'Kubernetes 1.28 (beyond doc3): parameterNotFoundAction defaults to Deny, and Deny refuses a write whose parameters are missing (the proxy writes every paramRef without an action as Allow)',
+      'Kubernetes 1.28 (beyond doc3): parameterNotFoundAction Deny refuses a write whose parameters are missing (the proxy writes every paramRef with Deny as Allow)',
     area: 'admission',
     server: POLICY_SERVER,
     catchers: [id('params')],
-    // the default is shown by the defaults case
-    alsoFails: [id('defaults')],
+    request: (r) =>
+      rewriteSpec(r, BINDINGS, (spec) => {
+        const pr = spec.paramRef;
+        if (!pr || typeof pr !== 'object' || pr.parameterNotFoundAction !== 'Deny') return false;
+        pr.parameterNotFoundAction = 'Allow';
+        return true;
+      }),
+  },
+  {
+    name: 'policy-param-action-defaulted',
+    breaks:
+      'Kubernetes 1.28 (beyond doc3): a v1beta1 binding must say what to do when its parameters are missing, there is no default (the proxy writes every paramRef without an action with Deny)',
+    area: 'admission',
+    server: POLICY_SERVER,
+    catchers: [id('binding-param-action-required')],
     request: (r) =>
       rewriteSpec(r, BINDINGS, (spec) => {
         const pr = spec.paramRef;
         if (!pr || typeof pr !== 'object' || pr.parameterNotFoundAction !== undefined) return false;
-        pr.parameterNotFoundAction = 'Allow';
+        pr.parameterNotFoundAction = 'Deny';
         return true;
       }),
   },
@@ -222,7 +238,7 @@ export const POLICY_FAULTS: Fault[] = [
       "Kubernetes 1.28 (beyond doc3): a policy's validation expressions must compile to a bool when it is written (the proxy sends every validation expression as `true`)",
     area: 'admission',
     server: POLICY_SERVER,
-    catchers: [id('expression-not-compiling'), id('expression-not-bool')],
+    catchers: [id('expression-not-compiling'), id('expression-not-bool'), id('expression-dyn-not-bool')],
     // typed-request's expression is rewritten too; the others' policies no longer fail
     alsoFails: [id('typed-request'), ...DENIAL_CASES, id('authorizer'), id('warn'), id('type-checking')],
     request: (r) =>

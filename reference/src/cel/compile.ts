@@ -4,23 +4,35 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import type { AstNode } from './ast.ts';
 import { CostLimitError } from './errors.ts';
-import { estimateCost } from './estimate.ts';
+import { estimateCost, NO_SIZES } from './estimate.ts';
+import { declSizes } from './estimate-sizes.ts';
+import { costTree } from './estimate-tree.ts';
 import { widenHas } from './has.ts';
 import { applyListTypes } from './list-types.ts';
 import { type CostTracker, instrument, track } from './runtime-cost.ts';
 import type { DeclType } from './types.ts';
 
 export class Program {
+  private estimate?: number;
+
   constructor(
     readonly source: string,
     /** The checked result type (`bool`, `string`, ...). */
     readonly type: string,
-    /** Worst-case cost of one evaluation. */
-    readonly estimatedCost: number,
+    private readonly estimator: () => number,
     private readonly run: (vars: Record<string, unknown>) => unknown,
     /** Variables the expression names. */
     readonly names: ReadonlySet<string>,
   ) {}
+
+  /**
+   * Worst-case cost of one evaluation, estimated (once, when first asked) as Kubernetes 1.28
+   * estimates a custom definition's rule: sizes from the declared type of `self`.
+   */
+  get estimatedCost(): number {
+    this.estimate ??= this.estimator();
+    return this.estimate;
+  }
 
   /** Evaluates, counting cost on `tracker`; throws EvaluationFailure (message in the language's words) or CostLimitError. */
   evaluate(vars: Record<string, unknown>, tracker: CostTracker): unknown {
@@ -147,8 +159,9 @@ export function compile(env: Environment, source: string, vars: Map<string, Decl
   collectNames(ast, names, new Set());
   applyListTypes(ast);
   instrument(ast);
-  const cost = estimateCost(ast, vars);
+  const self = vars.get('self');
+  const estimator = () => estimateCost(costTree(ast, source), self ? declSizes(self) : NO_SIZES);
   return {
-    program: new Program(source, checked.type ?? 'dyn', cost, (v) => parsed(v), names),
+    program: new Program(source, checked.type ?? 'dyn', estimator, (v) => parsed(v), names),
   };
 }

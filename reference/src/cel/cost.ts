@@ -127,6 +127,17 @@ export function isSized(v: unknown): boolean {
   return typeof v === 'string' || v instanceof Uint8Array || Array.isArray(v) || v instanceof Map;
 }
 
+/** Go's `%.<digits>f`: the exact binary value rounded, a tie to even (JS's toFixed rounds a tie up). */
+export function goFixed(x: number, digits: number): string {
+  const wide = x.toFixed(Math.min(100, digits + 40));
+  const cut = wide.indexOf('.') + digits + (digits > 0 ? 1 : 0);
+  const rest = wide.slice(cut).replace('.', '');
+  if (!/^50*$/.test(rest)) return x.toFixed(digits);
+  const kept = wide.slice(0, cut);
+  const last = Number(kept.replace('.', '').slice(-1));
+  return last % 2 === 0 ? kept.replace(/\.$/, '') : x.toFixed(digits);
+}
+
 /**
  * Kubernetes' wording of an estimate over a limit: "more than 100x" beyond a hundred, Go's `%fx`
  * below 1.5, else `%.1fx`.
@@ -134,6 +145,6 @@ export function isSized(v: unknown): boolean {
 export function exceedFactor(cost: number, limit: number): string {
   const f = cost / limit;
   if (f > 100) return 'more than 100x';
-  if (f < 1.5) return `${f.toFixed(6)}x`;
-  return `${f.toFixed(1)}x`;
+  if (f < 1.5) return `${goFixed(f, 6)}x`;
+  return `${goFixed(f, 1)}x`;
 }

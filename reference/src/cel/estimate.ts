@@ -1,150 +1,181 @@
-// Static cost estimate of a checked expression: its worst case given the size bounds of the
-// declared types its variables have (maxLength, maxItems, maxProperties, else what a request of
-// the largest size can hold). Comprehensions cost their body once per element of the largest
-// range; conditionals their costlier branch.
-import { type AstNode, isBinary } from './ast.ts';
-import {
-  ACCUMULATE_ITERATION_COST,
-  callCost,
-  LIST_CREATE_BASE_COST,
-  MAP_CREATE_BASE_COST,
-  operatorCost,
-  QUANTIFIER_ITERATION_COST,
-  SIZE_PRESERVING,
-} from './cost.ts';
-import { MAX_REQUEST_SIZE_BYTES } from './size.ts';
-import type { DeclType } from './types.ts';
+// Static cost estimate of a checked expression, as Kubernetes 1.28 makes it (cel-go's
+// checker/cost.go with Kubernetes' estimators): a walk over the expanded expression
+// (estimate-tree.ts) that tracks, for each value reached from a variable, its path through the
+// declared types (fields, `@items`, `@keys`, `@values`), so that its size is the declared bound
+// there (maxLength, maxItems, maxProperties, else what a request of the largest size can hold);
+// a comprehension costs its loop condition and step once per element of the largest range.
+// Only the worst case (cel-go's Max) is kept.
+import { MAP_CREATE_BASE_COST, SELECT_AND_IDENT_COST } from './cost.ts';
+import { add, functionCost, mul, type Size, type Sizer, UNBOUNDED } from './estimate-calls.ts';
+import { ACCUMULATOR, type CelKind, type CelType, type CostNode } from './estimate-tree.ts';
 
-interface Est {
-  cost: number;
-  /** Largest size of the value (text length, items, entries). */
-  size: number;
-  decl?: DeclType;
+/** What the estimate knows of the values its variables hold. */
+export interface SizeEstimator {
+  /** The size of the value at a path (a variable, then fields, '@items', '@keys', '@values'). */
+  estimateSize(path: readonly string[]): Size | undefined;
+  /** The kind of the value at a path (for the nodes the checker leaves untyped). */
+  kindAt(path: readonly string[]): CelKind | undefined;
 }
 
-const UNKNOWN = MAX_REQUEST_SIZE_BYTES;
-const SIZED_KINDS = new Set(['string', 'bytes', 'list', 'map']);
+/** Knows nothing: every size is computed from the expression or unbounded. */
+export const NO_SIZES: SizeEstimator = { estimateSize: () => undefined, kindAt: () => undefined };
 
-function sized(n: AstNode, e: Est): boolean {
-  const k = e.decl?.kind ?? n.checkedType?.kind;
-  return k ? SIZED_KINDS.has(k) : false;
-}
+const PRESENCE_TEST_COST = 1;
 
-/** The worst-case cost of a checked expression whose variables have the given declared types. */
-export function estimateCost(root: AstNode, vars: Map<string, DeclType>): number {
-  return est(root, vars).cost;
-}
-
-function est(n: AstNode, scope: Map<string, DeclType>): Est {
-  const meta = n.meta;
-  if (meta?.alternate) return est(meta.alternate, scope);
-  if (meta?.macro) {
-    const m = meta.macro;
-    if (m.macroHasProps) {
-      let cost = 1;
-      for (const p of m.macroHasProps) cost += p.op === 'id' ? 1 : 1;
-      return { cost, size: 1 };
-    }
-    if (m.val && m.exp && m.var) {
-      const v = est(m.val, scope);
-      const inner = new Map(scope);
-      if (v.decl) inner.set(m.var, v.decl);
-      const e = est(m.exp, inner);
-      return { cost: v.cost + e.cost, size: e.size, decl: e.decl };
-    }
-    return { cost: 1, size: UNKNOWN };
+function isScalar(t: CelType): boolean {
+  switch (t.kind) {
+    case 'int':
+    case 'uint':
+    case 'double':
+    case 'bool':
+    case 'timestamp':
+    case 'duration':
+      return true;
+    default:
+      return false;
   }
-  switch (n.op) {
-    case 'value': {
-      const v = n.args;
-      return { cost: 0, size: typeof v === 'string' || v instanceof Uint8Array ? v.length : 1 };
-    }
-    case 'id': {
-      const d = scope.get(n.args as string);
-      return { cost: 1, size: d ? d.maxSize : 1, decl: d };
-    }
-    case '.':
-    case '.?': {
-      const p = est(n.args[0], scope);
-      const f =
-        p.decl?.kind === 'message'
-          ? [...p.decl.fields!.values()].find((x) => x.cel === n.args[1])
-          : undefined;
-      const d = f?.type ?? (p.decl?.kind === 'map' ? p.decl.elem : undefined);
-      return { cost: p.cost + 1, size: d ? d.maxSize : UNKNOWN, decl: d };
-    }
-    case '[]':
-    case '[?]': {
-      const p = est(n.args[0], scope);
-      const i = est(n.args[1], scope);
-      const d = p.decl?.elem;
-      return { cost: p.cost + i.cost + 1, size: d ? d.maxSize : UNKNOWN, decl: d };
-    }
-    case 'list': {
-      let cost = LIST_CREATE_BASE_COST;
-      for (const c of n.args as AstNode[]) cost += est(c, scope).cost;
-      return { cost, size: (n.args as AstNode[]).length };
-    }
-    case 'map': {
-      let cost = MAP_CREATE_BASE_COST;
-      for (const [k, v] of n.args as [AstNode, AstNode][]) cost += est(k, scope).cost + est(v, scope).cost;
-      return { cost, size: (n.args as unknown[]).length };
-    }
-    case '?:': {
-      const [c, l, r] = (n.args as AstNode[]).map((x) => est(x, scope));
-      return { cost: c!.cost + Math.max(l!.cost, r!.cost), size: Math.max(l!.size, r!.size) };
-    }
-    case '!_':
-    case '-_': {
-      const a = est(n.args, scope);
-      return { cost: a.cost + 1, size: 1 };
-    }
-    case 'comprehension': {
-      const a = n.args;
-      const it = est(a.iterable, scope);
-      const inner = new Map(scope);
-      const elem = it.decl?.kind === 'list' ? it.decl.elem : undefined;
-      if (elem) inner.set(a.iterVarName, elem);
-      else inner.delete(a.iterVarName);
-      const init = a.init ? est(a.init, inner).cost : 0;
-      const step = est(a.step, inner).cost;
-      const overhead = a.kind === 'quantifier' ? QUANTIFIER_ITERATION_COST : ACCUMULATE_ITERATION_COST;
-      return { cost: it.cost + init + it.size * (step + overhead), size: it.size };
-    }
-    case 'accuValue':
-    case 'accuInc':
-      return { cost: 1, size: UNKNOWN };
-    case 'accuPush': {
-      const e = est(n.args, scope);
-      return { cost: e.cost + 1, size: UNKNOWN };
-    }
-    case 'call':
-    case 'rcall': {
-      const name = n.args[0] as string;
-      const operands: AstNode[] = n.op === 'rcall' ? [n.args[1], ...n.args[2]] : n.args[1];
-      const ests = operands.map((x) => est(x, scope));
-      let cost = 0;
-      for (const e of ests) cost += e.cost;
-      const first = ests[0];
-      const second = ests[1];
-      const onList = first?.decl?.kind === 'list' || operands[0]?.checkedType?.kind === 'list';
-      cost += callCost(name, first?.size ?? 1, second?.size ?? 1, onList);
-      let size = UNKNOWN;
-      if (name === 'size' || n.checkedType?.kind === 'bool') size = 1;
-      else if (SIZE_PRESERVING.has(name) && first) size = first.size;
-      else if (name === 'charAt') size = 1;
-      return { cost, size };
-    }
-    default: {
-      if (!isBinary(n.op)) return { cost: 1, size: UNKNOWN };
-      const l = est(n.args[0], scope);
-      const r = est(n.args[1], scope);
-      const textual = sized(n.args[0], l) && sized(n.args[1], r);
-      let own: number;
-      if (n.op === 'in') own = operatorCost('in', 1, r.size, sized(n.args[1], r));
-      else own = operatorCost(n.op, l.size, r.size, textual);
-      const size = n.op === '+' && textual ? l.size + r.size : 1;
-      return { cost: l.cost + r.cost + own, size };
+}
+
+class Coster implements Sizer {
+  private readonly paths = new Map<CostNode, string[]>();
+  private readonly iterRanges = new Map<string, CostNode[]>();
+  private readonly computed = new Map<CostNode, Size>();
+
+  constructor(private readonly est: SizeEstimator) {}
+
+  /** The node's path as the estimators see it (none for an accumulator's values). */
+  private path(n: CostNode): string[] | undefined {
+    const p = this.paths.get(n);
+    return p && p[0] !== ACCUMULATOR ? p : undefined;
+  }
+
+  private kind(n: CostNode): CelKind {
+    if (n.type.kind !== 'unknown') return n.type.kind;
+    const p = this.path(n);
+    return (p && this.est.kindAt(p)) || 'unknown';
+  }
+
+  private computedSize(n: CostNode): Size | undefined {
+    const c = this.computed.get(n);
+    if (c) return c;
+    switch (n.e) {
+      case 'const':
+        return { min: n.size, max: n.size };
+      case 'list':
+        return { min: n.elems.length, max: n.elems.length };
+      case 'map':
+        return { min: n.entries.length, max: n.entries.length };
+      default:
+        return undefined;
     }
   }
+
+  private estimated(n: CostNode): Size | undefined {
+    const p = this.path(n);
+    return p && p.length > 0 ? this.est.estimateSize(p) : undefined;
+  }
+
+  size(n: CostNode): Size {
+    return this.computedSize(n) ?? this.estimated(n) ?? (isScalar(n.type) ? { min: 1, max: 1 } : UNBOUNDED);
+  }
+
+  libSize(n: CostNode): Size {
+    return this.computedSize(n) ?? this.estimated(n) ?? UNBOUNDED;
+  }
+
+  items(list: CostNode): { size: Size; kind: CelKind } | undefined {
+    if (this.kind(list) !== 'list') return undefined;
+    const p = this.path(list);
+    const size = (p && this.est.estimateSize([...p, '@items'])) || UNBOUNDED;
+    return { size, kind: list.type.elem?.kind ?? 'unknown' };
+  }
+
+  cost(n: CostNode): number {
+    switch (n.e) {
+      case 'const':
+        return 0;
+      case 'ident':
+        return this.ident(n);
+      case 'select':
+        return this.select(n);
+      case 'call':
+        return this.call(n);
+      case 'list': {
+        let sum = 0;
+        for (const x of n.elems) sum = add(sum, this.cost(x));
+        return add(sum, n.base);
+      }
+      case 'map': {
+        let sum = 0;
+        for (const [k, v] of n.entries) sum = add(add(sum, this.cost(k)), this.cost(v));
+        return add(sum, MAP_CREATE_BASE_COST);
+      }
+      case 'comp':
+        return this.comprehension(n);
+    }
+  }
+
+  private ident(n: Extract<CostNode, { e: 'ident' }>): number {
+    const stack = this.iterRanges.get(n.name);
+    const range = stack?.[stack.length - 1];
+    if (range) {
+      const k = this.kind(range);
+      const base = this.paths.get(range) ?? [];
+      if (k === 'list') this.paths.set(n, [...base, '@items']);
+      else if (k === 'map') this.paths.set(n, [...base, '@keys']);
+    } else this.paths.set(n, [n.name]);
+    return SELECT_AND_IDENT_COST;
+  }
+
+  private select(n: Extract<CostNode, { e: 'select' }>): number {
+    // a presence test costs its operand and the test, nothing for the field
+    if (n.testOnly) return add(PRESENCE_TEST_COST, this.cost(n.operand));
+    let sum = this.cost(n.operand);
+    const k = this.kind(n.operand);
+    if (k === 'map' || k === 'object' || k === 'param') sum = add(sum, SELECT_AND_IDENT_COST);
+    this.paths.set(n, [...(this.paths.get(n.operand) ?? []), n.field]);
+    return sum;
+  }
+
+  private call(n: Extract<CostNode, { e: 'call' }>): number {
+    const argCosts = n.args.map((a) => this.cost(a));
+    let sum = 0;
+    if (n.target) sum = add(sum, this.cost(n.target));
+    // a cost that covers every overload the call may resolve to
+    let fnCost = 0;
+    let resultSize: Size | undefined;
+    for (const o of n.overloads) {
+      const c = functionCost(n.fn, o, n.target, n.args, argCosts, this);
+      fnCost = Math.max(fnCost, c.cost);
+      if (c.resultSize)
+        resultSize = resultSize
+          ? {
+              min: Math.min(resultSize.min, c.resultSize.min),
+              max: Math.max(resultSize.max, c.resultSize.max),
+            }
+          : c.resultSize;
+      const operand = n.args[0];
+      if (operand && o === 'index_list') this.paths.set(n, [...(this.paths.get(operand) ?? []), '@items']);
+      if (operand && o === 'index_map') this.paths.set(n, [...(this.paths.get(operand) ?? []), '@values']);
+    }
+    if (resultSize) this.computed.set(n, resultSize);
+    return add(sum, fnCost);
+  }
+
+  private comprehension(n: Extract<CostNode, { e: 'comp' }>): number {
+    let sum = add(this.cost(n.range), this.cost(n.init));
+    const stack = this.iterRanges.get(n.iterVar) ?? [];
+    stack.push(n.range);
+    this.iterRanges.set(n.iterVar, stack);
+    const loop = this.cost(n.cond);
+    const step = this.cost(n.step);
+    stack.pop();
+    sum = add(sum, this.cost(n.result));
+    return add(sum, mul(this.size(n.range).max, add(step, loop)));
+  }
+}
+
+/** The worst-case cost of an expression (its cost tree) given what is known of its variables. */
+export function estimateCost(root: CostNode, sizes: SizeEstimator = NO_SIZES): number {
+  return new Coster(sizes).cost(root);
 }

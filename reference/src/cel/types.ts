@@ -7,7 +7,7 @@
 import type { ValueSchema } from '../schema/validate.ts';
 import { escapeName } from './escaping.ts';
 import type { ListType } from './list-types.ts';
-import { maxElements, minSerializedSize } from './size.ts';
+import { MAX_REQUEST_SIZE_BYTES, maxItems, maxProperties, maxStringSize, minSerializedSize } from './size.ts';
 
 export const TIMESTAMP = 'google.protobuf.Timestamp';
 export const DURATION = 'google.protobuf.Duration';
@@ -44,9 +44,15 @@ export interface DeclType {
   ctor?: MessageClass;
   /** list items, map values. */
   elem?: DeclType;
-  /** Upper bound of the size (string length, list items, map entries), for cost estimation. */
+  /**
+   * Upper bound of the size (string length, list items, map entries) for cost estimation, as
+   * Kubernetes declares it (its MaxElements: 0 for numbers, booleans and objects).
+   */
   maxSize: number;
-  /** Shortest JSON text of a value of this node (bounds the number of items a request can hold). */
+  /**
+   * Shortest JSON text of a value of this node (bounds the number of items a request can hold),
+   * as Kubernetes counts it (its MinSerializedSize).
+   */
   minSize: number;
   /** The schema node's type as Kubernetes prints it in a validation error (`object`, `string`, ...). */
   schemaType: string;
@@ -63,10 +69,76 @@ export interface MessageDeclaration {
 const scalar = (kind: DeclKind, name: string, s: ValueSchema | undefined, schemaType: string): DeclType => ({
   kind,
   name,
-  maxSize: kind === 'string' || kind === 'bytes' ? maxElements(s, 'string') : 1,
+  maxSize:
+    kind === 'string' || kind === 'bytes' || kind === 'timestamp' || kind === 'duration'
+      ? maxStringSize(s, kind)
+      : kind === 'dyn' && s?.['x-orch-int-or-string']
+        ? MAX_REQUEST_SIZE_BYTES - 2
+        : 0,
   minSize: minSerializedSize(s),
   schemaType,
 });
+
+/** Whether Kubernetes declares a type for this node (a node it leaves out adds nothing to the size of its object). */
+function declaredInKubernetes(s: ValueSchema): boolean {
+  if (s['x-orch-int-or-string']) return true;
+  switch (s.type) {
+    case 'array':
+      return !!s.items && declaredInKubernetes(s.items as ValueSchema);
+    case 'object':
+      return typeof s.additionalProperties === 'object' && s.additionalProperties !== null
+        ? declaredInKubernetes(s.additionalProperties as ValueSchema)
+        : true;
+    case 'string':
+    case 'boolean':
+    case 'number':
+    case 'integer':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Shortest JSON text of an object: `{}` and each required property without a default. */
+function objectMinSize(
+  s: ValueSchema,
+  props: Record<string, ValueSchema>,
+  fields: Map<string, DeclField>,
+): number {
+  let size = 2;
+  for (const k of s.required ?? []) {
+    const p = props[k];
+    const f = fields.get(k);
+    if (!p || p.default !== undefined || !declaredInKubernetes(p)) continue;
+    size += Buffer.byteLength(k) + (f ? f.type.minSize : minSerializedSize(p)) + 4;
+  }
+  return size;
+}
+
+/**
+ * A resource root (and an embedded resource) as Kubernetes declares it: apiVersion, kind and
+ * metadata.{name,generateName} always readable; a schema that declares all of them (as strings
+ * and an object) is taken as it is, any other gets plain ones in their place.
+ */
+function withTypeAndObjectMeta(props: Record<string, ValueSchema>): Record<string, ValueSchema> {
+  const meta = props.metadata;
+  const mp = (meta?.properties ?? {}) as Record<string, ValueSchema>;
+  if (
+    props.kind?.type === 'string' &&
+    props.apiVersion?.type === 'string' &&
+    meta?.type === 'object' &&
+    mp.name?.type === 'string' &&
+    mp.generateName?.type === 'string'
+  )
+    return props;
+  const str: ValueSchema = { type: 'string' };
+  return {
+    ...props,
+    kind: str,
+    apiVersion: str,
+    metadata: { type: 'object', properties: { name: str, generateName: str } },
+  };
+}
 
 /**
  * How a schema's property names are spelled in expressions: escaped as custom resource rules
@@ -128,7 +200,7 @@ export function declare(
         listType,
         name: `list<${elem.name}>`,
         elem,
-        maxSize: maxElements(s, 'array', elem.minSize),
+        maxSize: maxItems(s, elem.minSize),
         minSize: minSerializedSize(s),
         schemaType,
       };
@@ -142,12 +214,18 @@ export function declare(
   const props = s.properties ?? {};
   const hasProps = Object.keys(props).length > 0;
   if (!embedded && !hasProps && typeof s.additionalProperties === 'object') {
-    const elem = declare(s.additionalProperties as ValueSchema, `${name}.additionalProperties`, out, false, names);
+    const elem = declare(
+      s.additionalProperties as ValueSchema,
+      `${name}.additionalProperties`,
+      out,
+      false,
+      names,
+    );
     return {
       kind: 'map',
       name: `map<string, ${elem.name}>`,
       elem,
-      maxSize: maxElements(s, 'object', elem.minSize),
+      maxSize: maxProperties(s, elem.minSize),
       minSize: minSerializedSize(s),
       schemaType: 'object',
     };
@@ -155,20 +233,8 @@ export function declare(
   if (!embedded && !hasProps && !s['x-orch-preserve-unknown-fields'] && s.additionalProperties === undefined)
     return { ...scalar('dyn', 'dyn', s, 'object'), kind: 'dyn' };
   const fields = new Map<string, DeclField>();
-  const all: Record<string, ValueSchema> = { ...(props as Record<string, ValueSchema>) };
-  if (embedded) {
-    all.apiVersion ??= { type: 'string' };
-    all.kind ??= { type: 'string' };
-    const meta = (all.metadata ?? {}) as ValueSchema;
-    const mp = (meta.properties ?? {}) as Record<string, ValueSchema>;
-    all.metadata = {
-      type: 'object',
-      properties: {
-        name: mp.name ?? { type: 'string' },
-        generateName: mp.generateName ?? { type: 'string' },
-      },
-    };
-  }
+  const own = props as Record<string, ValueSchema>;
+  const all = embedded ? withTypeAndObjectMeta(own) : own;
   for (const [k, child] of Object.entries(all)) {
     const cel = names(k);
     if (!cel) continue;
@@ -183,8 +249,8 @@ export function declare(
     name,
     fields,
     ctor,
-    maxSize: maxElements(s, 'object', 1),
-    minSize: minSerializedSize(s),
+    maxSize: 0,
+    minSize: objectMinSize(s, all, fields),
     schemaType: 'object',
   };
 }

@@ -14,9 +14,11 @@ import {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
 } from '../cel/cost.ts';
 import { newEnvironment } from '../cel/environment.ts';
+import { add, mul } from '../cel/estimate-calls.ts';
 import { celEquals } from '../cel/equality.ts';
 import { CostLimitError } from '../cel/errors.ts';
 import { CostTracker } from '../cel/runtime-cost.ts';
+import { maxCardinality } from '../cel/size.ts';
 import { type DeclType, declare, type MessageDeclaration } from '../cel/types.ts';
 import { toCel } from '../cel/values.ts';
 import type { StatusCause } from '../errors/status.ts';
@@ -53,8 +55,11 @@ interface RuleNode {
   props: Map<string, RuleNode>;
   additional?: RuleNode;
   items?: RuleNode;
-  /** How many values of this node one object may hold (product of the bounds above it). */
-  cardinality: number;
+  /**
+   * How many values of this node one object may hold: the product of the maxItems and
+   * maxProperties above it, undefined when a list or map above it has none.
+   */
+  cardinality: number | undefined;
   /**
    * The schema path (below the root) of the nearest enclosing list or map whose values have no
    * old counterpart (a list not of type map, a map of type atomic): oldSelf is meaningless there.
@@ -109,11 +114,22 @@ function build(schema: ValueSchema): SchemaRules {
   return { root: node(schema, rootDecl, env, 1, '', undefined) };
 }
 
+/**
+ * How many values of a child each value of this node may hold, as Kubernetes bounds it: a list
+ * its maxItems, a map its maxProperties (undefined without), an object's fields one each.
+ */
+function childFactor(s: ValueSchema): number | undefined {
+  if (s.type === 'object' && s.additionalProperties !== undefined)
+    return s.maxProperties === undefined ? undefined : Math.max(0, s.maxProperties);
+  if (s.type === 'array') return s.maxItems === undefined ? undefined : Math.max(0, s.maxItems);
+  return 1;
+}
+
 function node(
   s: ValueSchema,
   decl: DeclType,
   env: Environment,
-  cardinality: number,
+  cardinality: number | undefined,
   path: string,
   uncorrelatable: string | undefined,
 ): RuleNode {
@@ -140,6 +156,8 @@ function node(
       n.rules.push(r);
     }
   }
+  const factor = childFactor(s);
+  const inner = cardinality === undefined || factor === undefined ? undefined : mul(cardinality, factor);
   if (decl.kind === 'message' && isObj(s.properties)) {
     for (const [k, child] of Object.entries(s.properties as Record<string, ValueSchema>)) {
       const f = decl.fields!.get(k);
@@ -150,20 +168,19 @@ function node(
           child,
           f?.type ?? declare(child, 'Object.unreachable', []),
           env,
-          cardinality,
+          inner,
           `${path}.properties[${k}]`,
           uncorrelatable,
         ),
       );
     }
   }
-  const wide = cardinality * Math.max(1, decl.maxSize);
   if (isObj(s.additionalProperties) && hasRules(s.additionalProperties) && decl.elem)
     n.additional = node(
       s.additionalProperties as ValueSchema,
       decl.elem,
       env,
-      wide,
+      inner,
       `${path}.additionalProperties`,
       uncorrelatable ?? (s['x-orch-map-type'] === 'atomic' ? path : undefined),
     );
@@ -172,7 +189,7 @@ function node(
       s.items as ValueSchema,
       decl.elem,
       env,
-      wide,
+      inner,
       `${path}.items`,
       uncorrelatable ?? (s['x-orch-list-type'] === 'map' ? undefined : path),
     );
@@ -235,6 +252,11 @@ function walkDefinition(
   total: { cost: number },
   perRule: { path: string; cost: number }[],
 ): void {
+  // what a node holds first, then its own rules (the order Kubernetes adds up the costs in)
+  if (n.additional)
+    walkDefinition(n.additional, rootPath, `${path}.additionalProperties`, out, total, perRule);
+  for (const [k, c] of n.props) walkDefinition(c, rootPath, `${path}.properties[${k}]`, out, total, perRule);
+  if (n.items) walkDefinition(n.items, rootPath, `${path}.items`, out, total, perRule);
   n.rules.forEach((r, i) => {
     const p = `${path}.x-orch-validations[${i}]`;
     const invalid = (field: string, detail: string) =>
@@ -243,46 +265,49 @@ function walkDefinition(
         field,
         message: `Invalid value: ${goRule(r.spec)}: ${detail}`,
       });
+    const compiled = r.compiled && 'program' in r.compiled ? r.compiled.program : undefined;
+    // a bool, as checked (a value of no known type is not one)
+    const ruleOk = compiled?.type === 'bool';
+    // the estimate counts as often as the rule can run in one object; a rule that does not
+    // compile costs nothing
+    const cost = ruleOk ? mul(compiled.estimatedCost, n.cardinality ?? maxCardinality(n.decl.minSize)) : 0;
+    if (cost > STATIC_ESTIMATED_COST_LIMIT)
+      out.push({
+        reason: 'FieldValueForbidden',
+        field: `${p}.rule`,
+        message: `Forbidden: estimated rule cost exceeds budget by factor of ${exceedFactor(cost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
+      });
+    total.cost = add(total.cost, cost);
+    perRule.push({ path: `${p}.rule`, cost });
     if (!r.compiled)
       out.push({ reason: 'FieldValueRequired', field: `${p}.rule`, message: 'Required value' });
     else if ('error' in r.compiled) invalid(`${p}.rule`, `compilation failed: ${r.compiled.error}`);
-    else if (r.compiled.program.type !== 'bool' && r.compiled.program.type !== 'dyn')
-      invalid(`${p}.rule`, 'compilation failed: cel expression must evaluate to a bool');
-    else if (r.usesOldSelf && n.uncorrelatable !== undefined)
+    else if (!ruleOk) invalid(`${p}.rule`, 'cel expression must evaluate to a bool');
+    // a messageExpression is compiled only with a rule that compiles
+    if (ruleOk && r.message) {
+      if ('error' in r.message)
+        invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
+      else if (r.message.program.type !== 'string')
+        invalid(`${p}.messageExpression`, 'messageExpression must evaluate to a string');
+      else {
+        // evaluated once per failure, so not counted per value
+        const mcost = r.message.program.estimatedCost;
+        if (mcost > STATIC_ESTIMATED_COST_LIMIT)
+          out.push({
+            reason: 'FieldValueForbidden',
+            field: `${p}.messageExpression`,
+            message: `Forbidden: estimated messageExpression cost exceeds budget by factor of ${exceedFactor(mcost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
+          });
+        total.cost = add(total.cost, mcost);
+        perRule.push({ path: `${p}.messageExpression`, cost: mcost });
+      }
+    }
+    if (ruleOk && r.usesOldSelf && n.uncorrelatable !== undefined)
       out.push({
         reason: 'FieldValueInvalid',
         field: `${p}.rule`,
         message: `Invalid value: ${JSON.stringify(r.spec.rule)}: oldSelf cannot be used on the uncorrelatable portion of the schema within ${rootPath}${n.uncorrelatable}`,
       });
-    else {
-      // the estimate counts as often as the rule can run in one object
-      const cost = r.compiled.program.estimatedCost * n.cardinality;
-      if (cost > STATIC_ESTIMATED_COST_LIMIT)
-        out.push({
-          reason: 'FieldValueForbidden',
-          field: `${p}.rule`,
-          message: `Forbidden: estimated rule cost exceeds budget by factor of ${exceedFactor(cost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
-        });
-      total.cost += cost;
-      perRule.push({ path: `${p}.rule`, cost });
-    }
-    if (r.message) {
-      if ('error' in r.message)
-        invalid(`${p}.messageExpression`, `messageExpression compilation failed: ${r.message.error}`);
-      else if (r.message.program.type !== 'string' && r.message.program.type !== 'dyn')
-        invalid(`${p}.messageExpression`, 'messageExpression must evaluate to a string');
-      else {
-        const cost = r.message.program.estimatedCost;
-        if (cost > STATIC_ESTIMATED_COST_LIMIT)
-          out.push({
-            reason: 'FieldValueForbidden',
-            field: `${p}.messageExpression`,
-            message: `Forbidden: estimated messageExpression cost exceeds budget by factor of ${exceedFactor(cost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
-          });
-        total.cost += cost;
-        perRule.push({ path: `${p}.messageExpression`, cost });
-      }
-    }
     const reason = r.spec.reason;
     if (reason !== undefined && !RULE_REASONS.includes(reason))
       out.push({
@@ -303,10 +328,6 @@ function walkDefinition(
         message: `Invalid value: ${JSON.stringify(r.spec.message)}: message must not contain line breaks`,
       });
   });
-  for (const [k, c] of n.props) walkDefinition(c, rootPath, `${path}.properties[${k}]`, out, total, perRule);
-  if (n.additional)
-    walkDefinition(n.additional, rootPath, `${path}.additionalProperties`, out, total, perRule);
-  if (n.items) walkDefinition(n.items, rootPath, `${path}.items`, out, total, perRule);
 }
 
 /** A JSON path of fields (`.a.b`, `['a.b']`) that the node's schema declares. */

@@ -109,7 +109,8 @@ const WANTED: Record<Exclude<Want, 'any'>, { types: string[]; reason: string }> 
 
 /**
  * Compiles a policy expression; `error` is Kubernetes' detail (`compilation failed: ERROR: ...`,
- * `must evaluate to bool`).
+ * `must evaluate to bool`). The checked type must be the one wanted: as in Kubernetes 1.28, an
+ * expression of no known type (`dyn`, a field of `object`) is not a bool or a string.
  */
 export function compilePolicyExpression(source: string, o: PolicyVariables, want: Want): Compiled {
   const key = JSON.stringify([o.hasParams, o.hasAuthorizer, o.variables]);
@@ -118,8 +119,7 @@ export function compilePolicyExpression(source: string, o: PolicyVariables, want
   if ('error' in c) return { error: `compilation failed: ${c.error}` };
   if (want !== 'any') {
     const w = WANTED[want];
-    const t = c.program.type;
-    if (t !== 'dyn' && !w.types.includes(t)) return { error: w.reason };
+    if (!w.types.includes(c.program.type)) return { error: w.reason };
   }
   return c;
 }

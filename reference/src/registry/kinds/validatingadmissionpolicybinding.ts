@@ -1,7 +1,8 @@
 // ValidatingAdmissionPolicyBinding (admissionregistration.orch.io v1beta1 and v1alpha1,
 // cluster-scoped): which policy applies where (match resources), with which parameters
 // (paramRef: a name or a selector, a namespace, what to do when none is found) and what a
-// failure does (validationActions: Deny, Warn, Audit). Kubernetes 1.28's defaults and validation.
+// failure does (validationActions: Deny, Warn, Audit). Kubernetes 1.28's defaults and validation:
+// what to do when no parameter is found defaults to Deny in v1alpha1 only, and is required.
 import type { StatusCause } from '../../errors/status.ts';
 import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
@@ -50,7 +51,17 @@ function setDefaults(o: KObject): void {
   if (!isObj(o.spec)) return;
   const spec = o.spec as Rec;
   if (isObj(spec.matchResources)) defaultMatchResources(spec.matchResources);
-  if (isObj(spec.paramRef)) spec.paramRef.parameterNotFoundAction ??= 'Deny';
+}
+
+/** v1alpha1's own default, set as a v1alpha1 object is read (v1beta1 has none: the field is required). */
+function alphaToStorage(o: KObject): KObject {
+  const spec = o.spec;
+  if (isObj(spec) && isObj(spec.paramRef)) {
+    const pr = spec.paramRef as Rec;
+    if (pr.parameterNotFoundAction === undefined || pr.parameterNotFoundAction === null)
+      pr.parameterNotFoundAction = 'Deny';
+  }
+  return o;
 }
 
 /** The actions a binding may take on a failed validation (sorted, as Kubernetes lists them). */
@@ -168,6 +179,10 @@ export const validatingAdmissionPolicyBindingDef: ResourceDef = {
   verbs: ALL_VERBS,
   subresources: [],
   schema: bindingSchema,
+  versionInfo: {
+    v1beta1: { served: true, storage: true },
+    v1alpha1: { served: true, storage: false, toStorage: alphaToStorage, fromStorage: (o) => o },
+  },
   strategy: {
     nameRule: 'subdomain',
     allowUnconditionalUpdate: true,
