@@ -366,13 +366,15 @@ export function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
   return matchEnvironment;
 }
 
-/** Why a match condition's expression is refused (compiled as Kubernetes 1.28 does), or undefined. */
+/**
+ * Why a match condition's expression is refused (compiled as Kubernetes 1.28 does), or undefined.
+ * Its type must be exactly bool: one of no known type (a field of `object`, `dyn(...)`) is not.
+ */
 export function matchConditionProblem(expression: string): string | undefined {
   const { env, vars } = matchEnv();
   const c = compile(env, expression, vars);
   if ('error' in c) return `compilation failed: ${c.error}`;
-  const type = c.program.type;
-  if (type !== 'bool' && type !== 'dyn') return 'must evaluate to bool';
+  if (c.program.type !== 'bool') return 'must evaluate to bool';
   return undefined;
 }
 
