@@ -399,6 +399,7 @@ export function validateMatchConditions(
   conditions.forEach((raw, i) => {
     const c = rec(raw);
     const p = `${field}[${i}]`;
+    // compiled trimmed, as Kubernetes 1.28 does (its positions count from the first character that is no space)
     const expression = text(c.expression).trim();
     if (!expression) out.push(fieldErr.required(`${p}.expression`));
     else out.push(...expressionCauses(`${p}.expression`, expression));
