@@ -10,6 +10,7 @@ import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { type CaseContext, conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
+import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
 import type { Level } from '../../harness/src/spec.ts';
 
@@ -546,19 +547,23 @@ describe('admission plugins: DefaultIngressClass and DefaultStorageClass', () =>
 // ---------------------------------------------------------------- volume claims
 
 describe('admission plugins: PersistentVolumeClaimResize and StorageObjectInUseProtection', () => {
+  // the volume controller writes a claim too (its provisioner annotations): each write is made
+  // from a fresh read, again when one of the controller's came in between (409)
   const bound = async (t: CaseContext, ns: string, name: string, cls: string) => {
-    const c = await create(t, claims(ns), {
+    await create(t, claims(ns), {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: { name },
       spec: { accessModes: ['ReadWriteOnce'], storageClassName: cls, resources: { requests: { storage: '1Gi' } } },
     });
-    const s = await t.client.put(`${claims(ns)}/${name}/status`, { ...c, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } });
+    const s = await updateFresh(t.client, `${claims(ns)}/${name}`, (c) => ({ ...c, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } }), { subresource: 'status' });
     checkStatus(s, 200, undefined, 'setup: the claim is bound (its status written)');
     return s.json;
   };
   const grow = (t: CaseContext, ns: string, o: any) =>
-    t.step(`grow ${o.metadata.name} to 2Gi`, () => t.client.put(`${claims(ns)}/${o.metadata.name}`, { ...o, spec: { ...o.spec, resources: { requests: { storage: '2Gi' } } } }));
+    t.step(`grow ${o.metadata.name} to 2Gi`, () =>
+      updateFresh(t.client, `${claims(ns)}/${o.metadata.name}`, (c) => ({ ...c, spec: { ...c.spec, resources: { requests: { storage: '2Gi' } } } })),
+    );
   const sc = (name: string, expand: boolean) => ({ apiVersion: 'storage.orch.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'example.com/disk', allowVolumeExpansion: expand });
 
   kase('pvc-resize-allowed', 'A bound claim whose class sets allowVolumeExpansion true may grow', ROW.resize, 'MUST', (t) =>
