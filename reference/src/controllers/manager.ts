@@ -1,0 +1,32 @@
+// The controller manager: starts the controllers `--controllers` selects (Kubernetes' default
+// set `*` unless told otherwise) and stops them all at shutdown.
+import { controllerEnabled } from './catalog.ts';
+import type { ControllerEnv } from './client.ts';
+import { startRootCaPublisher } from './root-ca-publisher.ts';
+import { startServiceAccountController } from './service-account.ts';
+import { startTokenCleaner } from './token-cleaner.ts';
+import type { Controller } from './types.ts';
+
+export interface ManagerOptions {
+  /** `--controllers` (default `*`). */
+  controllers?: readonly string[];
+  /** The CA bundle (PEM) that verifies the server's serving certificate; '' when it serves plain HTTP. */
+  caBundle: string;
+}
+
+export function startControllers(env: ControllerEnv, o: ManagerOptions): Controller {
+  const on = (name: string) => controllerEnabled(o.controllers, name);
+  const started: Controller[] = [];
+  const start = (name: string, f: () => Controller) => {
+    if (on(name)) started.push(f());
+  };
+  start('serviceaccount', () => startServiceAccountController(env));
+  start('tokencleaner', () => startTokenCleaner(env));
+  start('root-ca-cert-publisher', () => startRootCaPublisher(env, o.caBundle));
+  return {
+    ready: Promise.all(started.map((c) => c.ready)).then(() => undefined),
+    stop() {
+      for (const c of started.splice(0)) c.stop();
+    },
+  };
+}
