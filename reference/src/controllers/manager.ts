@@ -2,6 +2,7 @@
 // set `*` unless told otherwise) and stops them all at shutdown.
 import { controllerEnabled } from './catalog.ts';
 import type { ControllerEnv } from './client.ts';
+import { startGarbageCollector } from './garbage-collector.ts';
 import { startRootCaPublisher } from './root-ca-publisher.ts';
 import { startServiceAccountController } from './service-account.ts';
 import { startTokenCleaner } from './token-cleaner.ts';
@@ -23,6 +24,7 @@ export function startControllers(env: ControllerEnv, o: ManagerOptions): Control
   start('serviceaccount', () => startServiceAccountController(env));
   start('tokencleaner', () => startTokenCleaner(env));
   start('root-ca-cert-publisher', () => startRootCaPublisher(env, o.caBundle));
+  start('garbagecollector', () => startGarbageCollector(env));
   return {
     ready: Promise.all(started.map((c) => c.ready)).then(() => undefined),
     stop() {
