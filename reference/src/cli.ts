@@ -141,9 +141,9 @@ ${knownFeatureGates()
                              authenticate as system:bootstrap:<token-id>
   --controllers LIST         controllers to run, as Kubernetes' controller manager reads the flag:
                              * (the default set), a name to add one, -name to remove one (the first
-                             entry naming a controller decides); serviceaccount and
-                             root-ca-cert-publisher are on by default, tokencleaner off:
-                             --controllers=*,tokencleaner
+                             entry naming a controller decides); serviceaccount,
+                             root-ca-cert-publisher, garbagecollector, deployment and replicaset
+                             are on by default, tokencleaner off: --controllers=*,tokencleaner
   --oidc-issuer-url URL      OpenID Connect: the https URL of the one trusted issuer (discovery at
                              <URL>/.well-known/openid-configuration); needs --oidc-client-id
   --oidc-client-id ID        the audience ID tokens must carry

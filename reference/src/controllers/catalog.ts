@@ -18,6 +18,8 @@ export const CONTROLLERS: readonly ControllerName[] = [
   { name: 'tokencleaner', canonical: 'token-cleaner-controller', offByDefault: true },
   { name: 'root-ca-cert-publisher', canonical: 'root-ca-certificate-publisher-controller' },
   { name: 'garbagecollector', canonical: 'garbage-collector-controller' },
+  { name: 'deployment', canonical: 'deployment-controller' },
+  { name: 'replicaset', canonical: 'replicaset-controller' },
 ];
 
 /** Every name `--controllers` accepts (short and canonical). */

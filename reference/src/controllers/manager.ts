@@ -2,7 +2,9 @@
 // set `*` unless told otherwise) and stops them all at shutdown.
 import { controllerEnabled } from './catalog.ts';
 import type { ControllerEnv } from './client.ts';
+import { startDeploymentController } from './deployment.ts';
 import { startGarbageCollector } from './garbage-collector.ts';
+import { startReplicaSetController } from './replicaset.ts';
 import { startRootCaPublisher } from './root-ca-publisher.ts';
 import { startServiceAccountController } from './service-account.ts';
 import { startTokenCleaner } from './token-cleaner.ts';
@@ -25,6 +27,8 @@ export function startControllers(env: ControllerEnv, o: ManagerOptions): Control
   start('tokencleaner', () => startTokenCleaner(env));
   start('root-ca-cert-publisher', () => startRootCaPublisher(env, o.caBundle));
   start('garbagecollector', () => startGarbageCollector(env));
+  start('deployment', () => startDeploymentController(env));
+  start('replicaset', () => startReplicaSetController(env));
   return {
     ready: Promise.all(started.map((c) => c.ready)).then(() => undefined),
     stop() {
