@@ -143,7 +143,8 @@ ${knownFeatureGates()
                              * (the default set), a name to add one, -name to remove one (the first
                              entry naming a controller decides); serviceaccount,
                              root-ca-cert-publisher, garbagecollector, deployment and replicaset
-                             are on by default, tokencleaner off: --controllers=*,tokencleaner
+                             are on by default, tokencleaner and bootstrapsigner off: a cluster
+                             runs --controllers=*,tokencleaner,bootstrapsigner
   --oidc-issuer-url URL      OpenID Connect: the https URL of the one trusted issuer (discovery at
                              <URL>/.well-known/openid-configuration); needs --oidc-client-id
   --oidc-client-id ID        the audience ID tokens must carry

@@ -321,7 +321,12 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   };
   const controllers = startControllers(
     { registry, admission: admitControllerWrite, now: options.clock ?? Date.now },
-    { controllers: options.controllers, caBundle: cert?.ca ?? '' },
+    // servers sharing one store (etcd) elect the one that runs them
+    {
+      controllers: options.controllers,
+      caBundle: cert?.ca ?? '',
+      leaderElect: !!options.etcdServers?.length,
+    },
   );
   await controllers.ready;
   await authz.start();

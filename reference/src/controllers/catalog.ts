@@ -16,6 +16,7 @@ export interface ControllerName {
 export const CONTROLLERS: readonly ControllerName[] = [
   { name: 'serviceaccount', canonical: 'serviceaccount-controller' },
   { name: 'tokencleaner', canonical: 'token-cleaner-controller', offByDefault: true },
+  { name: 'bootstrapsigner', canonical: 'bootstrap-signer-controller', offByDefault: true },
   { name: 'root-ca-cert-publisher', canonical: 'root-ca-certificate-publisher-controller' },
   { name: 'garbagecollector', canonical: 'garbage-collector-controller' },
   { name: 'deployment', canonical: 'deployment-controller' },

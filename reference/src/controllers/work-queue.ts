@@ -48,7 +48,8 @@ export class WorkQueue {
     const n = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, n);
     const wait = Math.min(FIRST_RETRY_MS * 2 ** (n - 1), MAX_RETRY_MS);
-    if (n === 1 || wait === MAX_RETRY_MS)
+    // the first failure of a key is told, then every hundredth (a controller refused for good keeps trying quietly)
+    if (n % 100 === 1)
       console.error(
         `${this.name}: syncing ${key} failed (tried again in ${wait} ms): ${String((e as Error)?.message ?? e)}`,
       );
