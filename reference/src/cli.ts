@@ -141,7 +141,7 @@ ${knownFeatureGates()
                              authenticate as system:bootstrap:<token-id>
   --controllers LIST         controllers to run, as Kubernetes' controller manager reads the flag:
                              * (the default set), a name to add one, -name to remove one (the first
-                             entry naming a controller decides); serviceaccount,
+                             entry naming a controller decides); namespace, serviceaccount,
                              root-ca-cert-publisher, garbagecollector, deployment and replicaset
                              are on by default, tokencleaner and bootstrapsigner off: a cluster
                              runs --controllers=*,tokencleaner,bootstrapsigner

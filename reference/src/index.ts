@@ -58,7 +58,7 @@ import type { AdmissionFor } from './controllers/client.ts';
 import { startControllers } from './controllers/manager.ts';
 import { type CertBundle, ensureCertificate } from './http/tls.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
-import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
+import { SYSTEM_NAMESPACES } from './registry/kinds/namespace.ts';
 import { SYSTEM_PRIORITY_CLASSES, systemPriorityClass } from './registry/kinds/priorityclass.ts';
 import { Registry } from './registry/registry.ts';
 import {
@@ -302,7 +302,6 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await ensureFlowControlConfiguration(registry);
   const stopFlowControlConfiguration = keepFlowControlConfiguration(registry);
   const flowSchemaStatus = startFlowSchemaStatus(registry);
-  resumeTerminating(registry);
   // the controllers `--controllers` selects; their writes are admitted as any client's are.
   // Every namespace has its `default` service account before requests come (pods need it).
   const admitControllerWrite: AdmissionFor = (a) => {

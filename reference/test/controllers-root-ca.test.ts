@@ -119,7 +119,7 @@ describe('root-CA publisher (HTTPS server)', () => {
     expect(again?.data).toEqual({ 'ca.crt': s.server.caPem });
   });
 
-  it('a terminating namespace loses it with its content and gets no new one', async () => {
+  it('a terminating namespace loses it with its content and gets no new one', { timeout: 15_000 }, async () => {
     const ns = await namespace();
     await until(() => read(ns));
     // a finalizer keeps the namespace terminating
@@ -128,7 +128,8 @@ describe('root-CA publisher (HTTPS server)', () => {
     });
     expect(held.status).toBe(201);
     expect((await s.req('DELETE', `/api/v1/namespaces/${ns}`)).status).toBe(200);
-    const gone = await until(async () => ((await read(ns)) ? undefined : true));
+    // the namespace controller begins 5 s after the deletion (1.28's grace period)
+    const gone = await until(async () => ((await read(ns)) ? undefined : true), 8000);
     expect(gone).toBe(true);
     await sleep(300);
     expect(await read(ns)).toBeUndefined();

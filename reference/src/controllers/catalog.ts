@@ -17,6 +17,7 @@ export const CONTROLLERS: readonly ControllerName[] = [
   { name: 'serviceaccount', canonical: 'serviceaccount-controller' },
   { name: 'tokencleaner', canonical: 'token-cleaner-controller', offByDefault: true },
   { name: 'bootstrapsigner', canonical: 'bootstrap-signer-controller', offByDefault: true },
+  { name: 'namespace', canonical: 'namespace-controller' },
   { name: 'root-ca-cert-publisher', canonical: 'root-ca-certificate-publisher-controller' },
   { name: 'garbagecollector', canonical: 'garbage-collector-controller' },
   { name: 'deployment', canonical: 'deployment-controller' },

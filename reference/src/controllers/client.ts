@@ -129,6 +129,23 @@ export class ControllerClient {
     return r.obj;
   }
 
+  /** Deletes every object of a namespace (a delete collection with this propagation). */
+  async deleteCollection(
+    group: string,
+    plural: string,
+    namespace: string,
+    propagationPolicy: string,
+  ): Promise<void> {
+    const s = this.served(group, plural);
+    const version = s.def.versions[0]!;
+    const ctx = this.context(group, plural, version, '', {
+      kind: 'DeleteOptions',
+      apiVersion: 'meta.orch.io/v1',
+      propagationPolicy,
+    });
+    await s.store.deleteCollection(namespace, {}, { propagationPolicy }, ctx, version);
+  }
+
   /** Deletes the object if it still has uid `uid` (a newer object of the same name is left alone). */
   async delete(
     group: string,

@@ -7,6 +7,7 @@ import { startDeploymentController } from './deployment.ts';
 import { startGarbageCollector } from './garbage-collector.ts';
 import { leaderElected } from './leader-election.ts';
 import { startReplicaSetController } from './replicaset.ts';
+import { startNamespaceController } from './namespace.ts';
 import { startRootCaPublisher } from './root-ca-publisher.ts';
 import { startServiceAccountController } from './service-account.ts';
 import { startTokenCleaner } from './token-cleaner.ts';
@@ -33,6 +34,7 @@ function startAll(env: ControllerEnv, o: ManagerOptions): Controller {
   const start = (name: string, f: () => Controller) => {
     if (on(name)) started.push(f());
   };
+  start('namespace', () => startNamespaceController(env));
   start('serviceaccount', () => startServiceAccountController(env));
   start('tokencleaner', () => startTokenCleaner(env));
   start('bootstrapsigner', () => startBootstrapSigner(env));

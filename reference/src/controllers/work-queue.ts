@@ -11,6 +11,7 @@ export class WorkQueue {
   private readonly queue: NameQueue;
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly due = new Map<string, number>();
   private stopped = false;
 
   /** `handle` throws (or rejects) to have the key tried again. */
@@ -33,15 +34,21 @@ export class WorkQueue {
     if (!this.stopped) this.queue.add(key);
   }
 
-  /** Queues `key` after `ms`. */
+  /** Queues `key` after `ms` (a key already waiting keeps the earlier time). */
   addAfter(key: string, ms: number): void {
-    if (this.stopped || this.timers.has(key)) return;
+    if (this.stopped) return;
+    const due = Date.now() + ms;
+    const waiting = this.timers.get(key);
+    if (waiting && (this.due.get(key) ?? 0) <= due) return;
+    clearTimeout(waiting);
     const t = setTimeout(() => {
       this.timers.delete(key);
+      this.due.delete(key);
       this.add(key);
     }, ms);
     t.unref();
     this.timers.set(key, t);
+    this.due.set(key, due);
   }
 
   private retry(key: string, e: unknown): void {
