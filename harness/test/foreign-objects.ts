@@ -1,5 +1,6 @@
-// A fault proxy's hooks that play a live cluster's controllers in front of a reference server:
-// every namespace created through the proxy gets the root-CA publisher's ConfigMap, and the
+// A fault proxy's hooks that play a live cluster's controllers in front of a reference server
+// (which publishes its own root-CA ConfigMap in every namespace besides): every namespace
+// created through the proxy gets one more ConfigMap of another writer at once, and the
 // first ConfigMap a case writes into a namespace is followed by one more object of another
 // writer, whose name sorts before any a case uses, so it lands among the case's objects, in
 // lists, chunks and watch streams, after the case began. Composed with a fault of the
@@ -8,7 +9,7 @@ import type { FaultHooks, ProxiedRequest, Upstream } from '../src/fault-proxy.ts
 import { bodyOf } from '../src/faults/util.ts';
 
 /** The names of the objects the proxy writes (what a case must leave out). */
-export const ROOT_CA = 'orch-root-ca.crt';
+export const EARLY = 'zz-namespace-made';
 export const LATE = '0-controller-made';
 
 const NAMESPACES = '/api/v1/namespaces';
@@ -52,7 +53,7 @@ export function withForeignObjects(fault?: FaultHooks): ForeignWriter {
       if (r.method === 'POST' && res.status === 201) {
         const body = bodyOf(res.body);
         if (r.url.pathname === NAMESPACES && typeof body?.metadata?.name === 'string')
-          await create(r, up, body.metadata.name, ROOT_CA, { 'ca.crt': 'not a certificate' });
+          await create(r, up, body.metadata.name, EARLY, { by: 'another writer, at once' });
         const ns = CONFIGMAPS.exec(r.url.pathname)?.[1];
         if (ns && body?.metadata?.name !== LATE && !late.has(ns)) {
           late.add(ns);
