@@ -19,17 +19,19 @@ const LAYERS = [
   { name: 'storage', folders: ['storage'] },
   // 3. registry (with registry/kinds/)
   { name: 'registry', folders: ['registry'] },
-  // 4. pipeline stages: may import each other
+  // 4. controllers: clients of the store (the controller manager's work), never of requests
+  { name: 'controllers', folders: ['controllers'] },
+  // 5. pipeline stages: may import each other
   {
     name: 'stages',
     folders: ['authentication', 'impersonation', 'authorization', 'admission', 'audit', 'health', 'metrics', 'pipeline'],
   },
-  // 5. one handler per verb
+  // 6. one handler per verb
   { name: 'handlers', folders: ['handlers'] },
-  // 6. HTTP: the only layer that sees a request
+  // 7. HTTP: the only layer that sees a request
   { name: 'http', folders: ['http'] },
 ].map((layer) => ({ ...layer, path: `${SRC}(${layer.folders.join('|')})/` }));
-// 7. wiring: may import anything in reference/src that belongs to a layer
+// 8. wiring: may import anything in reference/src that belongs to a layer
 const WIRING = `${SRC}(index|cli|config|kubeconfig|etcd-process)\\.ts$`;
 const CONFIG = `${SRC}config\\.ts$`;
 const LAYERED = [...LAYERS.map((layer) => layer.path), WIRING];

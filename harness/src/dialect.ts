@@ -54,6 +54,7 @@ const KUBERNETES_IO_NAMES = [
   'kube-apiserver-client',
   'kubelet-serving',
   'legacy-unknown',
+  'description',
 ];
 
 /** Pairs [orch form, Kubernetes form], most specific first. */

@@ -18,6 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from './client.ts';
 import { configMap, paths } from './fixtures.ts';
+import { OwnObjects } from './own-objects.ts';
 import { DECLARE_ENV, MAX_WAIT_SECONDS, type NamedTarget } from './targets.ts';
 import { WatchStream } from './watch.ts';
 
@@ -97,11 +98,18 @@ function stillServed(client: Client, use: ExpiryUse): Promise<string | undefined
         });
         try {
           if (w.status !== 200) return undefined;
-          const e = await w.next(3_000).catch(() => undefined);
-          // a watch from a retained version streams the changes since it: the probe's create
-          return e?.type === 'ADDED' && e.object?.metadata?.name === 'probe'
-            ? 'a watch from it streamed the changes since it (ADDED probe)'
-            : undefined;
+          // a watch from a retained version streams the changes since it: the probe's create.
+          // The namespace's other objects (a live cluster's root-CA ConfigMap) are passed over.
+          const own = new OwnObjects(ns).add('probe');
+          for (let i = 0; i < 10; i++) {
+            const e = await w.next(3_000).catch(() => undefined);
+            if (!e) return undefined;
+            if (e.type === 'BOOKMARK' || !own.events([e]).length) continue;
+            return e.type === 'ADDED' && own.owns(e.object)
+              ? 'a watch from it streamed the changes since it (ADDED probe)'
+              : undefined;
+          }
+          return undefined;
         } finally {
           w.close();
         }

@@ -425,11 +425,15 @@ export type Route =
   | { ok: true; target: NamedTarget; client: Client }
   | { ok: false; reason: string; embedded: boolean };
 
-/** How long a case with these needs waits on this target (seconds; declared windows only). */
+/**
+ * How long a case with these needs waits on this target (seconds; declared windows only). A
+ * target whose history is not declared comes last for expired versions: there the case
+ * probes, and skips if the target still serves the oldest version.
+ */
 function waitOn(t: NamedTarget, n: Needs): number {
   const d = t.declared;
   return Math.max(
-    n.expiredVersions ? (d.historySeconds ?? 0) : 0,
+    n.expiredVersions ? (d.historySeconds ?? Number.POSITIVE_INFINITY) : 0,
     n.continueTokenExpiry ? (d.continueTtlSeconds ?? 0) : 0,
     n.periodicBookmarks ? (d.bookmarkSeconds ?? 0) : 0,
   );

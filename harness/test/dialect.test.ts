@@ -19,6 +19,7 @@ describe('dialect kubernetes', () => {
     ['orch.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client'],
     ['orch.io/metadata.name', 'kubernetes.io/metadata.name'],
     ['orch-root-ca.crt', 'kube-root-ca.crt'],
+    ['orch.io/description', 'kubernetes.io/description'],
     ['orch-api-access-x7q2d', 'kube-api-access-x7q2d'],
     ['deployment.orch.io/revision', 'deployment.kubernetes.io/revision'],
     ['orch.io/initial-events-end', 'k8s.io/initial-events-end'],

@@ -110,9 +110,12 @@ describe('npm run layers', () => {
         "import { memory } from '../storage/memory.ts';\nexport const store = memory;\n",
       'reference/src/registry/kinds/pod.ts':
         "import { store } from '../store.ts';\nexport const pod = store;\n",
+      // controllers are clients of the registry
+      'reference/src/controllers/manager.ts':
+        "import { pod } from '../registry/kinds/pod.ts';\nexport const manager = pod;\n",
       // stages import each other and everything below
       'reference/src/authentication/authn.ts':
-        "import { pod } from '../registry/kinds/pod.ts';\nimport { type ServerOptions } from '../config.ts';\nexport const authn = (o: ServerOptions) => [o, pod];\n",
+        "import { manager } from '../controllers/manager.ts';\nimport { type ServerOptions } from '../config.ts';\nexport const authn = (o: ServerOptions) => [o, manager];\n",
       'reference/src/admission/chain.ts':
         "import { authn } from '../authentication/authn.ts';\nexport const chain = authn;\n",
       'reference/src/handlers/read.ts':
@@ -223,6 +226,22 @@ describe('npm run layers', () => {
         'reference/src/audit/log.ts': 'export type Audit = string;\n',
       },
       'layer-registry: reference/src/registry/types.ts → reference/src/audit/log.ts',
+    ],
+    [
+      'layer-controllers',
+      {
+        'reference/src/controllers/c.ts': "import { chain } from '../admission/chain.ts';\nexport const c = chain;\n",
+        'reference/src/admission/chain.ts': 'export const chain = 1;\n',
+      },
+      'layer-controllers: reference/src/controllers/c.ts → reference/src/admission/chain.ts',
+    ],
+    [
+      'layer-registry (controllers are above it)',
+      {
+        'reference/src/registry/r.ts': "import { c } from '../controllers/c.ts';\nexport const r = c;\n",
+        'reference/src/controllers/c.ts': 'export const c = 1;\n',
+      },
+      'layer-registry: reference/src/registry/r.ts → reference/src/controllers/c.ts',
     ],
     [
       'layer-stages',

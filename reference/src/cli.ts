@@ -29,7 +29,7 @@ import {
   resolveFeatureGates,
 } from './features/feature-gates.ts';
 import { parseRuntimeConfig, RuntimeConfigError } from './registry/runtime-config.ts';
-import { KNOWN_CONTROLLERS } from './util/controllers.ts';
+import { CONTROLLERS, KNOWN_CONTROLLERS } from './controllers/catalog.ts';
 import { parseGoDuration } from './util/duration.ts';
 import { build, type OrchServer, SERVER_RELEASE, SERVER_VERSION } from './index.ts';
 import { previousMinor, showHiddenProblem } from './metrics/lifecycle.ts';
@@ -139,9 +139,12 @@ ${knownFeatureGates()
   --enable-bootstrap-token-auth
                              bootstrap token secrets (bootstrap.orch.io/token, in orch-system)
                              authenticate as system:bootstrap:<token-id>
-  --controllers LIST         controllers to run: * (the default set), a name to add one, -name to
-                             remove one; tokencleaner (deletes expired bootstrap token secrets) is
-                             off by default: --controllers=*,tokencleaner
+  --controllers LIST         controllers to run, as Kubernetes' controller manager reads the flag:
+                             * (the default set), a name to add one, -name to remove one (the first
+                             entry naming a controller decides); namespace, serviceaccount,
+                             root-ca-cert-publisher, garbagecollector, deployment and replicaset
+                             are on by default, tokencleaner and bootstrapsigner off: a cluster
+                             runs --controllers=*,tokencleaner,bootstrapsigner
   --oidc-issuer-url URL      OpenID Connect: the https URL of the one trusted issuer (discovery at
                              <URL>/.well-known/openid-configuration); needs --oidc-client-id
   --oidc-client-id ID        the audience ID tokens must carry
@@ -383,16 +386,17 @@ function parseServiceAccountFlags(
   if (lookup !== undefined) options.serviceAccountLookup = lookup;
 }
 
-/** `--controllers`: `*`, known names and `-name`. */
+/** `--controllers`: `*`, known names (short or canonical) and `-name`. */
 function parseControllers(vs: string[] | undefined): string[] | undefined {
   const list = listFlag('controllers', vs);
   if (!list) return undefined;
-  const known: readonly string[] = KNOWN_CONTROLLERS;
-  for (const c of list)
-    if (c !== '*' && !known.includes(c.replace(/^-/, '')))
+  for (const c of list) {
+    const name = c.replace(/^-/, '');
+    if (c !== '*' && !KNOWN_CONTROLLERS.includes(name))
       throw new UsageError(
-        `--controllers: "${c}" is not in the list of known controllers (${known.join(', ')})`,
+        `--controllers: "${name}" is not in the list of known controllers (${CONTROLLERS.map((k) => k.name).join(', ')})`,
       );
+  }
   return list;
 }
 

@@ -31,7 +31,12 @@ import { addHealthChecks } from './health/server-checks.ts';
 import { healthHandler } from './http/health.ts';
 import { tokenRequestHandler } from './handlers/token-request.ts';
 import { openapiRoute } from './http/openapi/index.ts';
-import { clientErrorHandler, connectMethodHandler, createHandlerFn, type NonResourceRoute } from './http/server.ts';
+import {
+  clientErrorHandler,
+  connectMethodHandler,
+  createHandlerFn,
+  type NonResourceRoute,
+} from './http/server.ts';
 import { metricsRoute } from './http/metrics.ts';
 import { registerBuildInfo } from './metrics/build-info.ts';
 import { showHiddenProblem } from './metrics/lifecycle.ts';
@@ -43,16 +48,17 @@ import { ActiveWatches } from './registry/active-watches.ts';
 import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
 import { startCrdController } from './registry/kinds/crd/index.ts';
-import { startDefaultServiceAccounts } from './registry/default-service-accounts.ts';
 import {
   ensureFlowControlConfiguration,
   keepFlowControlConfiguration,
   startFlowSchemaStatus,
 } from './registry/flowcontrol-config.ts';
 import { startAPIServices } from './registry/apiservices.ts';
-import { controllerEnabled } from './util/controllers.ts';
+import type { AdmissionFor } from './controllers/client.ts';
+import { startControllers } from './controllers/manager.ts';
+import { type CertBundle, ensureCertificate } from './http/tls.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
-import { SYSTEM_NAMESPACES, resumeTerminating } from './registry/kinds/namespace.ts';
+import { SYSTEM_NAMESPACES } from './registry/kinds/namespace.ts';
 import { SYSTEM_PRIORITY_CLASSES, systemPriorityClass } from './registry/kinds/priorityclass.ts';
 import { Registry } from './registry/registry.ts';
 import {
@@ -148,6 +154,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     );
   const hiddenProblem = showHiddenProblem(options.showHiddenMetricsForVersion, SERVER_RELEASE);
   if (hiddenProblem) throw new ConfigurationError(hiddenProblem);
+  // the serving certificate, known before the server listens: the root-CA publisher hands its CA out
+  const cert: CertBundle | undefined = options.tls ? await ensureCertificate(options) : undefined;
   const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
   const storage: MemoryStore = options.etcdServers?.length
     ? // the etcd client (grpc) loads only for a server on etcd
@@ -294,12 +302,32 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await ensureFlowControlConfiguration(registry);
   const stopFlowControlConfiguration = keepFlowControlConfiguration(registry);
   const flowSchemaStatus = startFlowSchemaStatus(registry);
-  resumeTerminating(registry);
-  // every namespace has a `default` service account (the ServiceAccount plugin needs it)
-  const serviceAccounts = controllerEnabled(options.controllers, 'serviceaccount')
-    ? startDefaultServiceAccounts(registry)
-    : undefined;
-  await serviceAccounts?.ready;
+  // the controllers `--controllers` selects; their writes are admitted as any client's are.
+  // Every namespace has its `default` service account before requests come (pods need it).
+  const admitControllerWrite: AdmissionFor = (a) => {
+    const group = registry.canonicalGroup(a.group);
+    const gvk = { group, version: a.version, kind: a.kind };
+    const gvr = { group, version: a.version, resource: a.plural };
+    return admission.forRequest({
+      requestKind: gvk,
+      requestResource: gvr,
+      kind: gvk,
+      resource: gvr,
+      subresource: a.subresource,
+      options: a.options,
+      ctx: a.ctx,
+    });
+  };
+  const controllers = startControllers(
+    { registry, admission: admitControllerWrite, now: options.clock ?? Date.now },
+    // servers sharing one store (etcd) elect the one that runs them
+    {
+      controllers: options.controllers,
+      caBundle: cert?.ca ?? '',
+      leaderElect: !!options.etcdServers?.length,
+    },
+  );
+  await controllers.ready;
   await authz.start();
   // custom resources of stored definitions are served again; the controller then watches them
   const crdController = startCrdController(registry);
@@ -330,11 +358,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     metrics,
     adminToken,
     handle: (req, res) => void handle(req, res),
+    caPem: cert?.ca,
     async listen() {
-      if (options.tls) {
-        const { ensureCertificate } = await import('./http/tls.ts');
-        const cert = await ensureCertificate(options);
-        srv.caPem = cert.ca;
+      if (cert) {
         server = createHttpsServer(
           {
             key: cert.key,
@@ -393,7 +419,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       flowSchemaStatus.stop();
       stopFlowControlConfiguration();
       apiServices.stop();
-      serviceAccounts?.stop();
+      controllers.stop();
       signer?.stop();
       tokens!.stop();
       authz.stop();

@@ -4,7 +4,7 @@
 // expire.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
-import { controllerEnabled } from '../src/util/controllers.ts';
+import { controllerEnabled } from '../src/controllers/catalog.ts';
 import { startServer, type TestServer } from './helpers.ts';
 
 const NS = 'orch-system';
@@ -214,7 +214,10 @@ describe('--controllers and --enable-bootstrap-token-auth flags', () => {
     expect(controllerEnabled(['*'], 'tokencleaner')).toBe(false);
     expect(controllerEnabled(['*', 'tokencleaner'], 'tokencleaner')).toBe(true);
     expect(controllerEnabled(['tokencleaner'], 'tokencleaner')).toBe(true);
-    expect(controllerEnabled(['*', 'tokencleaner', '-tokencleaner'], 'tokencleaner')).toBe(false);
+    // the first entry naming it decides (1.28's IsControllerEnabled); the canonical name counts too
+    expect(controllerEnabled(['*', 'tokencleaner', '-tokencleaner'], 'tokencleaner')).toBe(true);
+    expect(controllerEnabled(['*', '-tokencleaner', 'tokencleaner'], 'tokencleaner')).toBe(false);
+    expect(controllerEnabled(['*', 'token-cleaner-controller'], 'tokencleaner')).toBe(true);
   });
 
   it('parses the flags and refuses unknown controllers', () => {

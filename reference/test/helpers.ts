@@ -23,8 +23,17 @@ export interface TestServer {
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
+/**
+ * The controllers a test server runs unless the test names its own: the namespace controller
+ * (deleted namespaces go) and the service-account controller (pods need each namespace's
+ * `default` account). The others (root-CA publisher, garbage collector, workload controllers)
+ * put objects into namespaces and write status, so the tests of one server feature would see
+ * them; each controller has tests of its own.
+ */
+export const TEST_CONTROLLERS = ['namespace', 'serviceaccount'];
+
 export async function startServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const server = await build({ inMemory: true, tls: false, futureRvWaitMs: 200, ...opts });
+  const server = await build({ inMemory: true, tls: false, futureRvWaitMs: 200, controllers: TEST_CONTROLLERS, ...opts });
   const { url } = await server.listen();
   const token = server.adminToken;
   const req = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {

@@ -113,6 +113,8 @@ export async function spawnServer(
   // BENCH_PROF=<dir>: CPU profiles of the servers under test, written when they stop
   if (process.env.BENCH_PROF)
     execArgv = [...execArgv, '--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`];
+  // the API server alone, as kube-apiserver is measured: no controllers writing meanwhile
+  if (mode === 'orch') options = { controllers: [], ...options };
   const proc = spawn(
     process.execPath,
     [...execArgv, '--import', 'tsx', SERVER_ENTRY, JSON.stringify({ mode, options })],

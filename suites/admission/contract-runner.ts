@@ -53,23 +53,30 @@ function checkSubset(actual: unknown, want: unknown, b: Bindings, what: string, 
 const wildcard = (pattern: string, any: string) =>
   new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join(any)}$`);
 
-/** The audit event of the row's request (its URI, not a dry-run marker) holds the annotations the row names. */
+/**
+ * The audit event of the row's request holds the annotations the row names: the event of the
+ * answer's Audit-Id (a cluster's controllers write into the namespace too), else the first
+ * write to the collection's URI that is not a dry run.
+ */
 async function checkAudit(
   row: LoadedContractRow,
   t: CaseContext,
   log: string,
   from: number,
   collection: string,
+  auditId: string | undefined,
   b: Bindings,
   why: string,
 ): Promise<void> {
   const d = t.client.d;
   const ours = (e: any) =>
     e?.stage === 'ResponseComplete' &&
-    typeof e.requestURI === 'string' &&
-    e.requestURI.startsWith(d.back(collection)) &&
-    !e.requestURI.includes('dryRun') &&
-    e.verb !== 'get';
+    (auditId
+      ? e.auditID === auditId
+      : typeof e.requestURI === 'string' &&
+        e.requestURI.startsWith(d.back(collection)) &&
+        !e.requestURI.includes('dryRun') &&
+        e.verb !== 'get');
   const event = await waitAuditEvent(log, from, ours, { dialect: d });
   check(!!event, `an audit event of the request in ${log}`, 'none within 5 s', why);
   const ann: Record<string, string> = event.annotations ?? {};
@@ -203,7 +210,7 @@ export async function runContractRow(row: LoadedContractRow, t: CaseContext): Pr
       const spread = Math.max(...at) - Math.min(...at);
       check(spread < Math.min(...delays), `every one of ${e.concurrent.join(', ')} called before the first answered (${Math.min(...delays)} ms)`, `calls ${spread} ms apart`, why);
     }
-    if (auditLog) await checkAudit(row, t, auditLog, auditFrom, collection, b, why);
+    if (auditLog) await checkAudit(row, t, auditLog, auditFrom, collection, r.header('audit-id'), b, why);
     if (e.stored !== undefined) {
       const read = await t.client.get(path);
       if (e.stored === 'absent') checkStatus(read, 404, undefined, `${why} (nothing is written)`);

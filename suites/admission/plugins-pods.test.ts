@@ -8,6 +8,7 @@
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
+import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
 import {
   checkHasToleration,
@@ -133,11 +134,13 @@ describe('admission: built-in plugins that shape pods', () => {
       inNamespace(t, 'api', async (ns) => {
         const r = await createPod(t, ns, pod('pull'), 'an image');
         checkStatus(r, 201, undefined, 'setup');
-        const next = structuredClone(r.json);
-        next.spec.containers[0].image = 'registry.example/app:2.0';
-        next.spec.containers[0].imagePullPolicy = 'IfNotPresent';
+        // from a fresh read, again if a cluster's scheduler or node agent wrote the pod meanwhile
         const u = await t.step('replace it with a new image and IfNotPresent', () =>
-          t.client.put(`${podsPath(ns)}/pull`, next),
+          updateFresh(t.client, `${podsPath(ns)}/pull`, (next) => {
+            next.spec.containers[0].image = 'registry.example/app:2.0';
+            next.spec.containers[0].imagePullPolicy = 'IfNotPresent';
+            return next;
+          }),
         );
         checkStatus(u, 200, undefined, 'an image change is a valid pod update');
         check(

@@ -76,18 +76,36 @@ function describeStep(s: Step, i: number): string {
   return `step ${i + 1}: ${s.say ? `${s.say} — ` : ''}${what}`;
 }
 
+/** The annotation keys managed-fields entries own. */
+function annotationsOwned(entries: any[]): Set<string> {
+  const keys = entries.flatMap((e) => Object.keys(e?.fieldsV1?.['f:metadata']?.['f:annotations'] ?? {}));
+  return new Set(keys.filter((k) => k.startsWith('f:')).map((k) => k.slice(2)));
+}
+
 /**
- * What a refused request must leave unchanged. For kinds a controller keeps writing (their
- * status, on a real cluster) the status, the resourceVersion and the entries of status writers
- * are left out; for the others the whole object, resourceVersion included, must be the same.
+ * What a refused request must leave unchanged: what the scenario's managers own. For kinds a
+ * controller keeps writing (on a real cluster: a Deployment's status, and its revision
+ * annotation, written by the deployment controller) the status, the resourceVersion, the
+ * entries of status writers and of managers the scenario does not name, and the annotations
+ * only those entries own are left out; for the others the whole object, resourceVersion
+ * included, must be the same.
  */
-function stable(obj: any, kind: ObjectKind): unknown {
+function stable(obj: any, kind: ObjectKind, managers: Set<string>): unknown {
   if (obj === undefined || (kind.name !== 'Deployment' && kind.name !== 'Pod')) return obj;
   const o = structuredClone(obj);
   delete o.status;
   delete o.metadata?.resourceVersion;
-  if (Array.isArray(o.metadata?.managedFields))
-    o.metadata.managedFields = o.metadata.managedFields.filter((e: any) => !e?.subresource);
+  if (Array.isArray(o.metadata?.managedFields)) {
+    const entries: any[] = o.metadata.managedFields;
+    const ours = entries.filter((e) => !e?.subresource && managers.has(e?.manager));
+    const kept = annotationsOwned(ours);
+    const annotations = o.metadata.annotations ?? {};
+    // (the deployment controller writes its revision annotation through the status)
+    for (const k of annotationsOwned(entries.filter((e) => !ours.includes(e))))
+      if (!kept.has(k)) delete annotations[k];
+    if (o.metadata.annotations && Object.keys(annotations).length === 0) delete o.metadata.annotations;
+    o.metadata.managedFields = ours;
+  }
   return o;
 }
 
@@ -157,6 +175,8 @@ export async function runScenario(sc: Scenario, t: CaseContext, o: RunOptions): 
       defineWidget(t.client, own!, sc.topology),
     );
   }
+  // the managers the scenario writes as (what they own is what a refused request must keep)
+  const managers = new Set(sc.steps.flatMap((s) => (s.manager ? [s.manager] : [])));
   try {
     const widget = own ?? o.widget;
     const kind = objectKind(sc.kind, widget);
@@ -195,8 +215,8 @@ export async function runScenario(sc: Scenario, t: CaseContext, o: RunOptions): 
           }
           const after = await readObject(t.client, path, `after ${label}`);
           checkUnchanged(
-            stable(before, kind),
-            stable(after, kind),
+            stable(before, kind, managers),
+            stable(after, kind, managers),
             `${why}: a refused request changes nothing (value, resourceVersion and managedFields)`,
           );
         } else {
@@ -204,7 +224,11 @@ export async function runScenario(sc: Scenario, t: CaseContext, o: RunOptions): 
           if (o.strict && e.status) checkStatus(r, e.status, undefined, why);
           if (s.dryRun) {
             const after = await readObject(t.client, path, `after ${label}`);
-            checkUnchanged(stable(before, kind), stable(after, kind), `${why}: a dry run persists nothing`);
+            checkUnchanged(
+              stable(before, kind, managers),
+              stable(after, kind, managers),
+              `${why}: a dry run persists nothing`,
+            );
           }
         }
         if (e.response) checkState(r.json, e.response, kind, o.strict, `${why}: the object in the answer`);

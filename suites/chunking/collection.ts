@@ -1,11 +1,15 @@
-// Helpers of the chunking suite: a collection of ConfigMaps in a namespace of its own (so a
-// list sees exactly the objects a run made), and a client-side reader of chunked lists that
-// keeps every chunk's metadata for the laws to check.
+// Helpers of the chunking suite: a collection of ConfigMaps in a namespace of its own, and a
+// client-side reader of chunked lists that keeps every chunk's metadata for the laws to check.
+// A list may hold objects the run did not make (a live cluster's controllers put a root-CA
+// ConfigMap into every namespace, at a moment the run cannot know): the laws hold over the
+// run's own objects (`OwnObjects`), and where a rule counts items or chunks, over the items the
+// chunks themselves hold.
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { configMap, paths } from '../../harness/src/fixtures.ts';
+import { OwnObjects } from '../../harness/src/own-objects.ts';
 
 export interface Obj {
   name: string;
@@ -40,11 +44,14 @@ export interface ListQuery {
   resourceVersion?: string;
 }
 
-/** A namespace holding exactly `objs` (data {v: name}, label tier when set) for the time of fn. */
+/**
+ * A namespace holding `objs` (data {v: name}, label tier when set) for the time of fn, and the
+ * run's own objects (`own`: a name the run writes later is added to it before the write).
+ */
 export async function withCollection<T>(
   client: Client,
   objs: Obj[],
-  fn: (ns: string) => Promise<T>,
+  fn: (ns: string, own: OwnObjects) => Promise<T>,
 ): Promise<T> {
   const ns = `chunk-${randomBytes(5).toString('hex')}`;
   const r = await client.post(paths.namespaces(), {
@@ -53,6 +60,7 @@ export async function withCollection<T>(
     metadata: { name: ns },
   });
   checkStatus(r, 201, undefined, `setup: create namespace ${ns}`);
+  const own = new OwnObjects(ns).add(...objs.map((o) => o.name));
   try {
     for (let i = 0; i < objs.length; i += 10) {
       await Promise.all(
@@ -65,7 +73,7 @@ export async function withCollection<T>(
         }),
       );
     }
-    return await fn(ns);
+    return await fn(ns, own);
   } finally {
     try {
       await client.delete(paths.namespace(ns), { timeoutMs: 5_000 });
@@ -133,6 +141,20 @@ export async function readChunks(
     token = c.continue;
   } while (token);
   return chunks;
+}
+
+/** The run's own names among a list's, in the list's order. */
+export function ownNames(own: OwnObjects, names: string[]): string[] {
+  return names.filter((n) => own.has(n));
+}
+
+/**
+ * How many chunks a paged read may take before it is taken for one that never ends: as many as
+ * the items need (the run's, those of others the complete list showed, and one another writer
+ * may add after it was read), and two more.
+ */
+export function chunkBound(own: number, others: number, limit: number): number {
+  return Math.ceil((own + others + 1) / limit) + 2;
 }
 
 export function showChunks(chunks: Chunk[]): string {

@@ -5,6 +5,7 @@ import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
 import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import { conformance } from '../../harness/src/case.ts';
+import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { configMap, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
 import { DEPLOYMENTS, deployment, deploymentPath, LEASES, lease, leasePath } from './objects.ts';
 
@@ -179,23 +180,19 @@ describe('crud: update', () => {
       const c = await client.post(deploymentPath(ns.name), deployment(name, 1));
       checkStatus(c, 201);
       checkEqual(c.json.metadata.generation, 1, 'generation of a new object');
-      const spec = await step('change spec.replicas', async () => {
-        const r = await client.put(deploymentPath(ns.name, name), {
-          ...c.json,
-          spec: { ...c.json.spec, replicas: 2 },
-        });
+      // the deployment controller writes the object too (status, its revision annotation): each
+      // change is made from a fresh read, again when a controller's write came in between (409)
+      const path = deploymentPath(ns.name, name);
+      await step('change spec.replicas', async () => {
+        const r = await updateFresh(client, path, (cur) => ({ ...cur, spec: { ...cur.spec, replicas: 2 } }));
         checkStatus(r, 200);
         checkEqual(r.json.metadata.generation, 2, 'a spec change increments generation');
-        return r;
       });
       await step('change only a label', async () => {
-        const r = await client.put(deploymentPath(ns.name, name), {
-          ...spec.json,
-          metadata: {
-            ...spec.json.metadata,
-            labels: { ...(spec.json.metadata.labels ?? {}), touched: 'yes' },
-          },
-        });
+        const r = await updateFresh(client, path, (cur) => ({
+          ...cur,
+          metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), touched: 'yes' } },
+        }));
         checkStatus(r, 200);
         checkEqual(r.json.metadata.generation, 2, 'a metadata-only change keeps generation');
       });

@@ -6,6 +6,7 @@ import { describe } from 'vitest';
 import { check, checkStatus, deepEqual, show } from '../../harness/src/assert.ts';
 import { type CaseContext, conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
+import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { useNamespace } from '../../harness/src/fixtures.ts';
 import { applySet, at, type Expect, type FieldRow, has, loadFieldRows } from './row-files.ts';
 import { collectionPath, SECTION_RETIRED, sampleObject } from './support.ts';
@@ -27,7 +28,12 @@ function checkExpect(r: Response, e: Expect, what: string, why: string): void {
     }
   }
   for (const [path, want] of Object.entries(e.shows ?? {}))
-    check(deepEqual(at(r.json, path), want), `${path} = ${show(want)}`, show(at(r.json, path)), `${why}: ${what}`);
+    check(
+      deepEqual(at(r.json, path), want),
+      `${path} = ${show(want)}`,
+      show(at(r.json, path)),
+      `${why}: ${what}`,
+    );
   for (const path of e.absent ?? [])
     check(!has(r.json, path), `no ${path}`, show(at(r.json, path)), `${why}: ${what}`);
 }
@@ -54,7 +60,12 @@ async function runRow(row: FieldRow, { client: c }: CaseContext, ns: string): Pr
         check(!!last, `an object created by an earlier step of the row`, 'none', why);
         if (s.update) {
           const path = `${last!.path}${s.subresource ? `/${s.subresource}` : ''}`;
-          const r = await c.put(path, applySet(last!.obj, s.set), { query: s.query });
+          // the object as it is now: its controllers (deployment, replica set, daemon set,
+          // stateful set) write it too, so a write that meets one of theirs is made again (409)
+          const r = await updateFresh(c, last!.path, (cur) => applySet(cur, s.set), {
+            subresource: s.subresource,
+            query: s.query,
+          });
           checkExpect(r, s.expect, `${n}: PUT ${path} ${show(s.set ?? {})}`, why);
         } else {
           const path = `${collectionPath(s.get!, last!.resource, last!.namespaced, ns)}/${last!.obj.metadata.name}`;

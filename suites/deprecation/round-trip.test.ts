@@ -10,6 +10,7 @@ import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, deepEqual, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { Client } from '../../harness/src/client.ts';
+import { retryOnConflict } from '../../harness/src/conflict-retry.ts';
 import { uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
 import { propertySettings } from '../../harness/src/session.ts';
 import { CRD_COLLECTION, KIND, useDefinition, VERSIONS } from './definition.ts';
@@ -31,7 +32,13 @@ const specArb = fc.dictionary(
 /** What an object holds, as a version shows it: everything but its version, status and server bookkeeping. */
 function content(o: any): unknown {
   const { apiVersion: _v, status: _s, metadata = {}, ...rest } = o ?? {};
-  return { ...rest, labels: metadata.labels ?? {}, annotations: metadata.annotations ?? {}, name: metadata.name, uid: metadata.uid };
+  return {
+    ...rest,
+    labels: metadata.labels ?? {},
+    annotations: metadata.annotations ?? {},
+    name: metadata.name,
+    uid: metadata.uid,
+  };
 }
 
 interface Resource {
@@ -46,9 +53,13 @@ async function roundTrip(c: Client, res: Resource, a: string): Promise<void> {
   const first = await c.get(res.at(a));
   checkStatus(first, 200, undefined, `${res.what} read at ${a}`);
   for (const b of res.versions.filter((v) => v !== a)) {
-    const atB = await c.get(res.at(b));
-    checkStatus(atB, 200, undefined, `${res.what} read at ${b}`);
-    const put = await c.put(res.at(b), atB.json);
+    // read again and written back again when a controller wrote in between (409): API Priority
+    // and Fairness writes a FlowSchema's status, the autoscaler an autoscaler's
+    const put = await retryOnConflict(async () => {
+      const atB = await c.get(res.at(b));
+      checkStatus(atB, 200, undefined, `${res.what} read at ${b}`);
+      return c.put(res.at(b), atB.json);
+    });
     checkStatus(put, 200, undefined, `${res.what} written back at ${b} as ${b} showed it`);
     const again = await c.get(res.at(a));
     checkStatus(again, 200, undefined, `${res.what} read at ${a} again`);
@@ -78,23 +89,33 @@ describe('deprecation: round trip between served versions', () => {
     async ({ client: c }) => {
       const def = definition();
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...VERSIONS), specArb, labels, annotations, async (a, spec, l, an) => {
-          const name = uniqueName('rt');
-          const made = await c.post(def.collection(a, ns.name), {
-            apiVersion: `${def.group}/${a}`,
-            kind: KIND,
-            metadata: { name, labels: l, annotations: an },
-            spec,
-          });
-          checkStatus(made, 201, undefined, `written at ${a}`);
-          const res: Resource = { at: (v) => `${def.collection(v, ns.name)}/${name}`, versions: [...VERSIONS], what: `${KIND} ${name}` };
-          try {
-            checkEqual(made.json?.spec, spec, `the spec written at ${a} is kept`);
-            await roundTrip(c, res, a);
-          } finally {
-            await c.delete(res.at('v1')).catch(() => undefined);
-          }
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...VERSIONS),
+          specArb,
+          labels,
+          annotations,
+          async (a, spec, l, an) => {
+            const name = uniqueName('rt');
+            const made = await c.post(def.collection(a, ns.name), {
+              apiVersion: `${def.group}/${a}`,
+              kind: KIND,
+              metadata: { name, labels: l, annotations: an },
+              spec,
+            });
+            checkStatus(made, 201, undefined, `written at ${a}`);
+            const res: Resource = {
+              at: (v) => `${def.collection(v, ns.name)}/${name}`,
+              versions: [...VERSIONS],
+              what: `${KIND} ${name}`,
+            };
+            try {
+              checkEqual(made.json?.spec, spec, `the spec written at ${a} is kept`);
+              await roundTrip(c, res, a);
+            } finally {
+              await c.delete(res.at('v1')).catch(() => undefined);
+            }
+          },
+        ),
         propertySettings(RUNS),
       );
     },
@@ -115,7 +136,10 @@ describe('deprecation: round trip between served versions', () => {
       const custom = new Set<string>();
       const crds = await c.get(CRD_COLLECTION);
       for (const x of crds.json?.items ?? []) custom.add(x.spec?.group);
-      const byResource = new Map<string, { group: string; resource: string; namespaced: boolean; versions: string[] }>();
+      const byResource = new Map<
+        string,
+        { group: string; resource: string; namespaced: boolean; versions: string[] }
+      >();
       for (const { group, version, r } of await discovered(c)) {
         if (custom.has(group) || !['create', 'get', 'update'].every((v) => r.verbs.includes(v))) continue;
         const key = sampleKey(group, r.name);
@@ -131,7 +155,11 @@ describe('deprecation: round trip between served versions', () => {
       );
       const samples = loadSamples();
       const missing = multi.filter(([k]) => !samples[k]).map(([k]) => k);
-      check(missing.length === 0, 'a sample object in suites/deprecation/objects.yaml for each', show(missing));
+      check(
+        missing.length === 0,
+        'a sample object in suites/deprecation/objects.yaml for each',
+        show(missing),
+      );
       for (const [key, e] of multi)
         await fc.assert(
           fc.asyncProperty(fc.constantFrom(...e.versions), labels, annotations, async (a, l, an) => {
@@ -141,7 +169,11 @@ describe('deprecation: round trip between served versions', () => {
             const coll = (v: string) => collectionPath(gvOf(e.group, v), e.resource, e.namespaced, ns.name);
             const made = await c.post(coll(obj.apiVersion.slice(obj.apiVersion.indexOf('/') + 1)), obj);
             checkStatus(made, 201, undefined, `the sample ${key} is written`);
-            const res: Resource = { at: (v) => `${coll(v)}/${obj.metadata.name}`, versions: e.versions, what: `${key} ${obj.metadata.name}` };
+            const res: Resource = {
+              at: (v) => `${coll(v)}/${obj.metadata.name}`,
+              versions: e.versions,
+              what: `${key} ${obj.metadata.name}`,
+            };
             try {
               await roundTrip(c, res, a);
             } finally {

@@ -13,7 +13,7 @@ import type { Client } from '../../harness/src/client.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { paths, useNamespace } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
-import { PROVOCATIONS } from './provocations.ts';
+import { PROVOCATIONS, RUN } from './provocations.ts';
 
 interface Row {
   provoke: string;
@@ -48,9 +48,13 @@ interface Snap {
   labels: unknown;
 }
 
-/** name -> {uid, resourceVersion, data, labels} of every ConfigMap in the namespace. */
+/**
+ * name -> {uid, resourceVersion, data, labels} of every ConfigMap of the provocations in the
+ * namespace (their RUN label: what a refused write would leave behind carries it, and what
+ * other writers put into the namespace, a live cluster's root-CA ConfigMap, does not).
+ */
 async function snapshot(client: Client, ns: string): Promise<Record<string, Snap>> {
-  const r = await client.get(paths.configmaps(ns));
+  const r = await client.get(paths.configmaps(ns), { query: { labelSelector: `run=${RUN.run}` } });
   checkStatus(r, 200, undefined, `list the ConfigMaps of ${ns}`);
   const out: Record<string, Snap> = {};
   for (const o of r.json.items ?? [])

@@ -1,12 +1,14 @@
 // A case's history: its own namespace, the ConfigMap writes of the case's setup, the state of
 // the collection after each write, the versions seen along the way, and symbolic versions
 // (past, current, future, expired) resolved against them. Expected answers are derived from
-// this history, never from what the server answered to another request.
+// this history, never from what the server answered to another request. The collection is the
+// case's own objects: what a live cluster's controllers put into the namespace is left out.
 import { randomBytes } from 'node:crypto';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import type { CaseContext } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { configMap, paths } from '../../harness/src/fixtures.ts';
+import { OwnObjects } from '../../harness/src/own-objects.ts';
 import { type ExpiryUse, expiredVersion } from '../../harness/src/retention.ts';
 import type { MarkName, SymbolicRv, Write } from './table-cases.ts';
 
@@ -45,11 +47,15 @@ export class Scenario {
   readonly marks = new Map<MarkName, KnownVersion>();
   readonly log: Change[] = [];
   private writes = 0;
+  /** The names the case writes: its own objects, in lists and watch streams. */
+  readonly own: OwnObjects;
 
   private constructor(
     readonly client: Client,
     readonly ns: string,
-  ) {}
+  ) {
+    this.own = new OwnObjects(ns);
+  }
 
   static async open(client: Client): Promise<Scenario> {
     const ns = `rv-${randomBytes(5).toString('hex')}`;
@@ -89,6 +95,7 @@ export class Scenario {
 
   async apply(w: Write): Promise<void> {
     if ('mark' in w) return this.mark(w.mark);
+    this.claim([w]);
     const next: State = new Map(this.current);
     this.writes++;
     if ('create' in w) {
@@ -125,11 +132,11 @@ export class Scenario {
   async mark(name: MarkName): Promise<void> {
     const r = await this.list();
     checkStatus(r, 200, undefined, `setup: list the collection to mark version "${name}"`);
-    const got = stateOf(r.json?.items);
+    const got = this.stateOf(r.json?.items);
     check(
       sameState(got, this.current),
       showState(this.current),
-      showState(got),
+      this.showItems(r.json?.items),
       `setup: a list without resourceVersion (Most Recent) shows every write made so far (marking "${name}")`,
     );
     const rv = r.json?.metadata?.resourceVersion;
@@ -141,6 +148,23 @@ export class Scenario {
     );
     this.remember(rv);
     this.marks.set(name, this.versions[this.versions.length - 1]!);
+  }
+
+  /** Records the names these writes make the case's own. */
+  claim(writes: Write[]): void {
+    for (const w of writes) if (!('mark' in w)) this.own.add(Object.values(w)[0] as string);
+  }
+
+  /** The case's own objects among list items (or event objects): name -> data. */
+  stateOf(items: unknown): State {
+    return stateOf(this.own.items(Array.isArray(items) ? items : []));
+  }
+
+  /** The case's objects among items, and the names of the others, left out (for messages). */
+  showItems(items: unknown): string {
+    const all = Array.isArray(items) ? items : [];
+    const foreign = this.own.foreign(all);
+    return `${showState(this.stateOf(all))}${foreign.length ? ` (left out, not made by the case: ${foreign.join(', ')})` : ''}`;
   }
 
   marked(name: MarkName): KnownVersion {

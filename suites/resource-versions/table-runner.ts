@@ -5,6 +5,7 @@ import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.t
 import type { CaseContext } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
 import { paths } from '../../harness/src/fixtures.ts';
+import type { OwnObjects } from '../../harness/src/own-objects.ts';
 import { type WatchEvent, WatchStream } from '../../harness/src/watch.ts';
 import {
   type Change,
@@ -14,7 +15,6 @@ import {
   type State,
   sameState,
   showState,
-  stateOf,
 } from './scenario.ts';
 import type { GetCase, ListCase, Write, WatchCase } from './table-cases.ts';
 
@@ -26,6 +26,7 @@ async function withScenario(
   fn: (sc: Scenario) => Promise<void>,
 ): Promise<void> {
   const sc = await Scenario.open(t.client);
+  sc.claim(setup);
   try {
     await t.step(`setup: ${setup.map((w) => Object.entries(w)[0]!.join(' ')).join(', ')}`, async () => {
       for (const w of setup) await sc.apply(w);
@@ -126,6 +127,7 @@ function pageOf(r: Response): Page {
 
 export async function runList(c: ListCase, setup: Write[], t: CaseContext): Promise<void> {
   await withScenario(t, c.setup ?? setup, async (sc) => {
+    sc.claim(c.between ?? []);
     const limit = c.request.limit;
     // with a limit and no resourceVersionMatch a version is read as Exact too, paged
     const rv = await sc.resolve(c.request.rv, t, limit ? 'paged-list' : 'exact-list');
@@ -179,9 +181,14 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
       'Continue Token, Exact: the version of the first paginated call, remembered by the token',
     );
     const items = [...(first?.items ?? []), ...pages.flatMap((p) => p.items)];
-    const names = items.map((o: any) => o?.metadata?.name);
-    check(new Set(names).size === names.length, 'each object once across the chunks', show(names));
-    const got = stateOf(items);
+    const names = sc.own.items(items).map((o: any) => o?.metadata?.name);
+    check(
+      new Set(names).size === names.length,
+      "each of the case's objects once across the chunks",
+      show(names),
+    );
+    const got = sc.stateOf(items);
+    const actual = sc.showItems(items);
     const listRv = pages[0]!.rv;
     const requested =
       c.request.rv === 'past' || c.request.rv === 'current' ? sc.marked(c.request.rv) : undefined;
@@ -194,7 +201,7 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
         check(
           sameState(got, sc.current),
           showState(sc.current),
-          showState(got),
+          actual,
           'Most Recent: consistent data, every write made before the list',
         );
         break;
@@ -203,7 +210,7 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
         check(
           sameState(got, want),
           `${showState(want)} (the collection at the requested version: objects deleted since present, objects created since absent, changed ones with their old data)`,
-          showState(got),
+          actual,
           'Exact: exactly that version',
         );
         break;
@@ -212,7 +219,7 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
         check(
           atSomeState(requested!.state),
           `the collection at the requested version or a later one: ${statesFrom(requested!.state)}`,
-          showState(got),
+          actual,
           'Not older than: at least as new as the given version',
         );
         break;
@@ -220,7 +227,7 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
         check(
           atSomeState(0),
           `the collection at some version: ${statesFrom(0)}`,
-          showState(got),
+          actual,
           'Any: data at any version',
         );
         break;
@@ -228,7 +235,7 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
         check(
           sameState(got, snapshot!),
           `${showState(snapshot!)} (the collection when the first chunk was read; writes since then do not show)`,
-          showState(got),
+          actual,
           'Continue Token, Exact: the version of the first paginated call',
         );
         break;
@@ -248,7 +255,7 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
         check(
           sameState(got, sc.states[k.state]!),
           `${showState(sc.states[k.state]!)} (the collection at version ${listRv}, the version the list names)`,
-          showState(got),
+          actual,
           "the items are the collection at the list's metadata.resourceVersion",
         );
     };
@@ -271,7 +278,8 @@ export async function runList(c: ListCase, setup: Write[], t: CaseContext): Prom
 
 // ---------------------------------------------------------------------------------- watch
 
-async function take(w: WatchStream, n: number, what: string): Promise<WatchEvent[]> {
+/** Reads `n` change events of the case's own objects (others, and BOOKMARKs, are passed over). */
+async function take(w: WatchStream, own: OwnObjects, n: number, what: string): Promise<WatchEvent[]> {
   const out: WatchEvent[] = [];
   const deadline = Date.now() + EVENT_WAIT_MS;
   while (out.length < n) {
@@ -285,7 +293,7 @@ async function take(w: WatchStream, n: number, what: string): Promise<WatchEvent
         `${out.length} within ${EVENT_WAIT_MS} ms (${(err as Error).message}): ${showEvents(out)}`,
       );
     }
-    if (e!.type !== 'BOOKMARK') out.push(e!);
+    if (e!.type !== 'BOOKMARK' && own.events([e!]).length) out.push(e!);
   }
   return out;
 }
@@ -319,6 +327,7 @@ function checkChanges(evs: WatchEvent[], want: Change[], why: string): void {
 
 export async function runWatch(c: WatchCase, setup: Write[], t: CaseContext): Promise<void> {
   await withScenario(t, c.setup ?? setup, async (sc) => {
+    sc.claim(c.after ?? []);
     const rv = await sc.resolve(c.request.rv, t, 'watch');
     const after = c.after ?? [];
     const applyAfter = () =>
@@ -375,9 +384,9 @@ export async function runWatch(c: WatchCase, setup: Write[], t: CaseContext): Pr
       switch (c.expect.initial) {
         case 'addedCurrent': {
           const want = sc.current;
-          const evs = await take(w, want.size, `synthetic ADDED events for ${showState(want)}`);
+          const evs = await take(w, sc.own, want.size, `synthetic ADDED events for ${showState(want)}`);
           check(
-            evs.every((e) => e.type === 'ADDED') && sameState(stateOf(evs.map((e) => e.object)), want),
+            evs.every((e) => e.type === 'ADDED') && sameState(sc.stateOf(evs.map((e) => e.object)), want),
             `ADDED events for exactly ${showState(want)} (the current objects)`,
             showEvents(evs),
             'Get State and Start at Most Recent: synthetic ADDED events for all existing instances',
@@ -387,7 +396,7 @@ export async function runWatch(c: WatchCase, setup: Write[], t: CaseContext): Pr
         case 'changesAfterRequested': {
           const from = sc.marked(c.request.rv as 'past' | 'current');
           const want = sc.changesAfter(from); // the later writes included
-          const evs = want.length ? await take(w, want.length, showChanges(want)) : [];
+          const evs = want.length ? await take(w, sc.own, want.length, showChanges(want)) : [];
           checkChanges(
             evs,
             want,
@@ -413,7 +422,7 @@ export async function runWatch(c: WatchCase, setup: Write[], t: CaseContext): Pr
                 'Get State and Start at Any: synthetic ADDED events, then later changes',
               );
             }
-            if (e!.type === 'BOOKMARK') continue;
+            if (e!.type === 'BOOKMARK' || !sc.own.events([e!]).length) continue;
             seen.push(e!);
             const name = String(e!.object?.metadata?.name);
             if (e!.type === 'ADDED' || e!.type === 'MODIFIED')
@@ -430,7 +439,7 @@ export async function runWatch(c: WatchCase, setup: Write[], t: CaseContext): Pr
         const before = sc.log.length;
         await applyAfter();
         const want = sc.log.slice(before);
-        const evs = await take(w, want.length, showChanges(want));
+        const evs = await take(w, sc.own, want.length, showChanges(want));
         checkChanges(evs, want, 'then later changes, in order');
       }
     } finally {

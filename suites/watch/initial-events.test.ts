@@ -35,10 +35,13 @@ const WATCH_LIST = {
 const GATE_ON = { needs: { featureGates: { WatchList: true } } };
 const GATE_OFF = { needs: { featureGates: { WatchList: false } } };
 
-/** Reads the initial part of a watch-list stream: the events up to the first BOOKMARK. */
-async function initialPart(s: WatchStream): Promise<{ added: WatchEvent[]; bookmark: WatchEvent }> {
+/** Reads the initial part of a watch-list stream: the events up to the first BOOKMARK (of the room's objects). */
+async function initialPart(
+  room: Room,
+  s: WatchStream,
+): Promise<{ added: WatchEvent[]; bookmark: WatchEvent }> {
   const read = await readUntil(s, isBookmark, 'the synthetic ADDED events, then a BOOKMARK');
-  return { added: read.slice(0, -1), bookmark: read[read.length - 1]! };
+  return { added: room.mine(read.slice(0, -1)), bookmark: read[read.length - 1]! };
 }
 
 function stateOf(events: WatchEvent[]): Record<string, Data> {
@@ -74,7 +77,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       await withRoom(client, async (room) => {
         await history(room);
         const s = await room.watchOk(WATCH_LIST);
-        const { added, bookmark } = await initialPart(s);
+        const { added, bookmark } = await initialPart(room, s);
         check(
           added.every((e) => e.type === 'ADDED'),
           'only ADDED events before the BOOKMARK',
@@ -93,9 +96,14 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
           show(bookmark),
         );
         const live = [await room.update('b', { v: '1' }), await room.remove('a'), await room.sentinel()];
-        checkEvents(await readUntilObject(s, live[2]!.name), live, 'then the regular watch stream', {
-          lenientDelete: true,
-        });
+        checkEvents(
+          room.mine(await readUntilObject(s, live[2]!.name)),
+          live,
+          'then the regular watch stream',
+          {
+            lenientDelete: true,
+          },
+        );
       });
     },
     GATE_ON,
@@ -116,7 +124,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       await withRoom(client, async (room) => {
         await room.create('a', { v: '0' });
         const s = await room.watchOk(WATCH_LIST);
-        const { bookmark } = await initialPart(s);
+        const { bookmark } = await initialPart(room, s);
         check(
           bookmark.object?.metadata?.annotations?.[END_ANNOTATION] === 'true',
           `metadata.annotations["${END_ANNOTATION}"] = "true"`,
@@ -145,7 +153,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       await withRoom(client, async (room) => {
         await history(room);
         const s = await room.watchOk(WATCH_LIST);
-        const { added, bookmark } = await initialPart(s);
+        const { added, bookmark } = await initialPart(room, s);
         const rv = rvOf(bookmark)!;
         const l = await client.get(room.path, {
           query: { resourceVersion: rv, resourceVersionMatch: 'Exact' },
@@ -156,7 +164,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
           undefined,
           `an Exact list at the bookmark's version ${rv} (within the retained history)`,
         );
-        const listed = stateOf(l.json?.items?.map((o: any) => ({ type: 'ADDED', object: o })) ?? []);
+        const listed = stateOf(room.own.items(l.json?.items).map((o: any) => ({ type: 'ADDED', object: o })));
         check(
           JSON.stringify(listed) === JSON.stringify(stateOf(added)),
           `the state at ${rv} is the one streamed: ${show(stateOf(added))}`,
@@ -165,7 +173,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         const next = [await room.patch('b', { v: '2' }), await room.sentinel()];
         const r = await room.watchOk({ watch: 1, resourceVersion: rv });
         checkEvents(
-          await readUntilObject(r, next[1]!.name),
+          room.mine(await readUntilObject(r, next[1]!.name)),
           next,
           `a watch from ${rv} streams the changes after the synced state only`,
         );
@@ -189,7 +197,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         await history(room);
         const last = await room.update('b', { v: '9' });
         const s = await room.watchOk({ ...WATCH_LIST, resourceVersion: last.rv });
-        const { added } = await initialPart(s);
+        const { added } = await initialPart(room, s);
         check(
           JSON.stringify(stateOf(added)) === JSON.stringify(modelState(room)),
           `the state after the write at ${last.rv}: ${show(modelState(room))}`,
@@ -217,7 +225,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
           await room.create(`n${round}`, { v: '0' });
           await room.update('n0', { v: String(round + 1) });
           const s = await room.watchOk(WATCH_LIST);
-          const { added } = await initialPart(s);
+          const { added } = await initialPart(room, s);
           s.close();
           check(
             JSON.stringify(stateOf(added)) === JSON.stringify(modelState(room)),

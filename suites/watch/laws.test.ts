@@ -93,12 +93,13 @@ async function apply(room: Room, op: Op): Promise<void> {
   else await room.patch(op.name, op.data, op.how);
 }
 
-/** Reads until `n` change events (BOOKMARKs left out) have come. */
-async function readChanges(s: WatchStream, n: number): Promise<WatchEvent[]> {
+/** Reads until `n` change events of the room's objects have come (BOOKMARKs and other objects' events left out). */
+async function readChanges(room: Room, s: WatchStream, n: number): Promise<WatchEvent[]> {
   if (n === 0) return [];
   let seen = 0;
-  const read = await readUntil(s, (e) => !isBookmark(e) && ++seen === n, `${n} change events`);
-  return read.filter((e) => !isBookmark(e));
+  const mine = (e: WatchEvent) => !isBookmark(e) && room.mine([e]).length > 0;
+  const read = await readUntil(s, (e) => mine(e) && ++seen === n, `${n} change events`);
+  return read.filter(mine);
 }
 
 /** A client's cache fed by events; an event that does not fit the cache is a gap or a repeat. */
@@ -129,13 +130,14 @@ function sameState(cache: Map<string, Data>, room: Room, why: string, events: Wa
   );
 }
 
+/** A relist: the list's version, and a cache of the room's own objects in it. */
 async function listState(room: Room): Promise<{ rv: string; cache: Map<string, Data> }> {
   const l = await room.client.get(room.path);
   checkStatus(l, 200, undefined, 'relist: list the collection');
   const rv = l.json?.metadata?.resourceVersion;
   check(typeof rv === 'string' && rv !== '', 'a list with a resourceVersion', l.describe());
   const cache = new Map<string, Data>();
-  for (const o of l.json.items ?? []) cache.set(o.metadata.name, { ...(o.data ?? {}) });
+  for (const o of room.own.items(l.json.items)) cache.set(o.metadata.name, { ...(o.data ?? {}) });
   return { rv, cache };
 }
 
@@ -161,7 +163,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
               for (const op of ops) await apply(room, op);
               const end = await room.sentinel();
               checkEvents(
-                await readUntilObject(s, end.name),
+                room.mine(await readUntilObject(s, end.name)),
                 room.log,
                 'one event per write, in order, no gap, no repeat',
                 {
@@ -200,7 +202,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
               const start = (await listState(room)).rv;
               const first = await room.watchOk({ watch: 1, resourceVersion: start });
               for (const op of ops.slice(0, cut)) await apply(room, op);
-              const before = await readChanges(first, room.log.length);
+              const before = await readChanges(room, first, room.log.length);
               first.close();
               const last = before.length ? rvOf(before[before.length - 1]!)! : start;
               for (const op of ops.slice(cut)) await apply(room, op);
@@ -210,7 +212,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
                 room.path,
                 `a restart from ${last}`,
               );
-              const after = (await readUntilObject(second, end.name)).filter((e) => !isBookmark(e));
+              const after = room.mine(await readUntilObject(second, end.name)).filter((e) => !isBookmark(e));
               const received = [...before, ...after];
               checkEvents(
                 received,
@@ -227,7 +229,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
                   `a restart from ${rv}`,
                 );
                 checkEvents(
-                  await readUntilObject(r, end.name),
+                  room.mine(await readUntilObject(r, end.name)),
                   room.log.slice(k + 1),
                   `a restart from the version of event ${k + 1} (${rv}) streams exactly the writes after it`,
                   { lenientDelete: true },
@@ -271,7 +273,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
               const s = await room.watchOk({ watch: 1, resourceVersion: rv });
               for (const op of after) await apply(room, op);
               const end = await room.sentinel();
-              const events = (await readUntilObject(s, end.name)).filter((e) => !isBookmark(e));
+              const events = room.mine(await readUntilObject(s, end.name)).filter((e) => !isBookmark(e));
               checkEvents(
                 events,
                 room.log.slice(written),
@@ -322,7 +324,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
               const s = await room.watchOk({ watch: 1, resourceVersion: rv });
               for (const op of after) await apply(room, op);
               const end = await room.sentinel();
-              const events = (await readUntilObject(s, end.name)).filter((e) => !isBookmark(e));
+              const events = room.mine(await readUntilObject(s, end.name)).filter((e) => !isBookmark(e));
               feed(cache, events, events);
               sameState(cache, room, 'relist + watch from its version reach the current state', events);
             },
@@ -354,7 +356,10 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
               // with the current state, whose events need not come in version order.
               const listed = await room.client.get(room.path);
               checkStatus(listed, 200, undefined, 'setup: list the room to start the watch from its version');
-              const s = await room.watchOk({ watch: 1, resourceVersion: listed.json.metadata.resourceVersion });
+              const s = await room.watchOk({
+                watch: 1,
+                resourceVersion: listed.json.metadata.resourceVersion,
+              });
               const perName = new Map<string, Expected[]>();
               for (const round of rounds) {
                 const done = await Promise.all(
@@ -368,7 +373,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
                   if (e && !e.noop) perName.set(e.name, [...(perName.get(e.name) ?? []), e]);
               }
               const end = await room.sentinel();
-              const stream = (await readUntilObject(s, end.name)).filter((e) => !isBookmark(e));
+              const stream = room.mine(await readUntilObject(s, end.name)).filter((e) => !isBookmark(e));
               // per object: its writes, in order (the order across objects of one round is the server's)
               for (const [name, want] of perName)
                 checkEvents(
@@ -391,7 +396,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
                   room.path,
                   `a restart from ${rv}`,
                 );
-                const rest = (await readUntilObject(r, end.name)).filter((e) => !isBookmark(e));
+                const rest = room.mine(await readUntilObject(r, end.name)).filter((e) => !isBookmark(e));
                 r.close();
                 const key = (e: WatchEvent) => `${e.type} ${nameOf(e)} @${rvOf(e)}`;
                 check(

@@ -1,10 +1,13 @@
 // What the watch cases share: a room (a fresh namespace with a model of the ConfigMaps written
 // in it), watch readers that fail with Expected/Actual, and event summaries. Expected events
 // come from the writes the case made (the model), never from another answer of the server.
+// A stream is compared as the events of the room's own objects: what a live cluster's
+// controllers write into the namespace (the root-CA publisher's ConfigMap) is left out.
 import { randomBytes } from 'node:crypto';
 import { check, checkStatus, deepEqual, show } from '../../harness/src/assert.ts';
 import type { Client, RequestOptions, Response } from '../../harness/src/client.ts';
 import { configMap, paths } from '../../harness/src/fixtures.ts';
+import { OwnObjects } from '../../harness/src/own-objects.ts';
 import { type WatchEvent, WatchStream } from '../../harness/src/watch.ts';
 
 export type Data = Record<string, string>;
@@ -46,11 +49,15 @@ export class Room {
   /** Every write of the room, as the event it must produce. */
   readonly log: Expected[] = [];
   private readonly streams: WatchStream[] = [];
+  /** The names the room writes: its own objects. */
+  readonly own: OwnObjects;
 
   private constructor(
     readonly client: Client,
     readonly ns: string,
-  ) {}
+  ) {
+    this.own = new OwnObjects(ns);
+  }
 
   static async open(client: Client, prefix = 'watch'): Promise<Room> {
     const ns = `${prefix}-${randomBytes(5).toString('hex')}`;
@@ -114,6 +121,7 @@ export class Room {
   }
 
   async create(name: string, data: Data = {}, labels?: Labels): Promise<Expected> {
+    this.own.add(name);
     const r = await this.client.post(this.path, configMap(name, data, labels));
     checkStatus(r, 201, undefined, `setup: create ConfigMap ${name}`);
     return this.record('ADDED', name, r);
@@ -165,6 +173,11 @@ export class Room {
     const cur = this.objects.get(name);
     if (!cur) throw new Error(`the case's model has no ConfigMap ${name}`);
     return cur;
+  }
+
+  /** The events of the room's own objects, in order (and those naming none: BOOKMARK, ERROR). */
+  mine(events: WatchEvent[]): WatchEvent[] {
+    return this.own.events(events);
   }
 
   /** The model's state: name -> data. */

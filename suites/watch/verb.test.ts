@@ -37,7 +37,7 @@ describe('watch: the verb and its stream', () => {
         check(/\bchunked\b/i.test(te), 'Transfer-Encoding: chunked', `Transfer-Encoding: ${te || '(none)'}`);
         const a = await step('create an object', () => room.create('a', { k: '1' }));
         const end = await room.sentinel();
-        const events = await readUntilObject(s, end.name);
+        const events = room.mine(await readUntilObject(s, end.name));
         checkEvents(events, [a, end], 'the stream carries one event per change');
       });
     },

@@ -229,7 +229,7 @@ export function serverFlags(f: AuthFixtures, variant?: 'oidc-sub'): string[] {
     `--service-account-signing-key-file=${f.serviceAccount.privateKey}`,
     `--service-account-issuer=${f.serviceAccount.issuer}`,
     '--enable-bootstrap-token-auth',
-    '--controllers=*,tokencleaner',
+    '--controllers=*,tokencleaner,bootstrapsigner',
     `--requestheader-client-ca-file=${rh.ca}`,
     `--requestheader-allowed-names=${rh.allowedNames.join(',')}`,
     `--requestheader-username-headers=${rh.usernameHeaders.join(',')}`,

@@ -179,8 +179,21 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     };
     const clusterEtcd = await startEtcd('etcd');
 
-    const servers: RunningApiserver[] = [];
-    for (const spec of o.servers) {
+    const deadline = Date.now() + (o.startTimeoutMs ?? 180_000);
+    const getter = (url: string) => {
+      const agent = new Agent({ connect: { ca: ca.cert, cert: admin.cert, key: admin.key } });
+      agents.push(agent);
+      return async (path: string) => {
+        try {
+          const r = await request(`${url}${path}`, { dispatcher: agent, signal: AbortSignal.timeout(5000) });
+          await r.body.text();
+          return r.statusCode;
+        } catch {
+          return 0;
+        }
+      };
+    };
+    const startServer = async (spec: ApiserverSpec): Promise<RunningApiserver> => {
       const sdir = join(dir, spec.name);
       mkdirSync(sdir, { recursive: true });
       const port = await freePort('127.0.0.1');
@@ -211,29 +224,15 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
         ],
         { onLine: logOf(name) },
       );
-      servers.push({ spec, url: `https://127.0.0.1:${port}`, auditLog });
-    }
-
-    const deadline = Date.now() + (o.startTimeoutMs ?? 180_000);
-    const getter = (url: string) => {
-      const agent = new Agent({ connect: { ca: ca.cert, cert: admin.cert, key: admin.key } });
-      agents.push(agent);
-      return async (path: string) => {
-        try {
-          const r = await request(`${url}${path}`, { dispatcher: agent, signal: AbortSignal.timeout(5000) });
-          await r.body.text();
-          return r.statusCode;
-        } catch {
-          return 0;
-        }
-      };
+      const url = `https://127.0.0.1:${port}`;
+      const get = getter(url);
+      await waitFor(`${spec.name} is ready`, deadline, processes, async () => (await get('/readyz')) === 200);
+      return { spec, url, auditLog };
     };
-    await Promise.all(
-      servers.map((s) => {
-        const get = getter(s.url);
-        return waitFor(`${s.spec.name} is ready`, deadline, processes, async () => (await get('/readyz')) === 200);
-      }),
-    );
+    // the first server bootstraps the cluster (system namespaces, priority classes, roles);
+    // the others, some of which refuse writes (AlwaysDeny), start on a bootstrapped store
+    const [first, ...rest] = o.servers;
+    const servers = [await startServer(first!), ...(await Promise.all(rest.map(startServer)))];
 
     const main = servers[0]!;
     const kubeconfig = put('admin.kubeconfig', kubeconfigFor(main.url, ca.cert, admin, 'conformance-admin'));

@@ -1,14 +1,11 @@
 // The token authentication methods a server's options ask for, added to its authentication
 // union: service-account tokens (always on: the reference works out of the box with a
-// generated signing key and the default issuer), bootstrap tokens, and the token cleaner
-// controller when `--controllers` asks for it, OpenID Connect ID tokens and the token
-// webhook, in this order. Returns what the TokenRequest subresource
+// generated signing key and the default issuer), bootstrap tokens, OpenID Connect ID tokens
+// and the token webhook, in this order. Returns what the TokenRequest subresource
 // needs and a stop() for background work.
 import { readFileSync } from 'node:fs';
 import type { ServerOptions } from '../config.ts';
-import { startTokenCleaner } from '../registry/bootstrap-token-cleaner.ts';
 import type { Registry } from '../registry/registry.ts';
-import { controllerEnabled } from '../util/controllers.ts';
 import { BootstrapTokenAuthenticator } from './bootstrap-token-authenticator.ts';
 import { OidcAuthenticator } from './oidc-authenticator.ts';
 import { loadWebhookConnection } from './webhook-connection.ts';
@@ -70,10 +67,6 @@ export function configureTokenAuthentication(
     });
     union.add(webhook);
     stops.push(() => webhook.stop());
-  }
-  if (controllerEnabled(o.controllers, 'tokencleaner')) {
-    const cleaner = startTokenCleaner(registry, now);
-    stops.push(() => cleaner.stop());
   }
   return {
     issuer: new ServiceAccountTokenIssuer(signing, issuers[0]!, now),

@@ -27,6 +27,7 @@ import {
 import { missingRequired } from '../schema/decode.ts';
 import { recordWrite } from './field-manager.ts';
 import { checkPreconditions } from './preconditions.ts';
+import { gcFinalizers } from './gc-finalizers.ts';
 import { clone, deepEqual } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
 import type { ActiveWatches } from './active-watches.ts';
@@ -986,8 +987,9 @@ export class GenericStore {
     name: string,
     p: DeleteParams,
     ctx: RequestContext,
-    _version: string,
+    version: string,
   ): Promise<{ obj: KObject; deleted: boolean }> {
+    this.warnOnDelete(p, ctx, version);
     const cur = this.storage.get(this.key(namespace, name));
     if (!cur) throw errors.notFound(this.def.group, this.def.plural, name);
     const old = cur.obj;
@@ -997,11 +999,19 @@ export class GenericStore {
     const w: WriteAdmissionRequest = { operation: 'DELETE', namespace, name, oldObject: old };
     await this.admitMutate(ctx, w);
     await ctx.admission?.validate(w);
-    const pending = (old.metadata.finalizers?.length ?? 0) > 0 || !!this.def.strategy.gracefulDelete?.(old);
+    const graceful = !!this.def.strategy.gracefulDelete?.(old);
+    // the garbage collector's finalizers follow the request (a repeated delete may still change them)
+    const gc = graceful && old.metadata.deletionTimestamp ? undefined : this.gcFinalizers(old, p, version);
+    const pending = ((gc ?? old.metadata.finalizers)?.length ?? 0) > 0 || graceful;
     if (pending) {
-      if (old.metadata.deletionTimestamp) return { obj: old, deleted: false };
+      if (old.metadata.deletionTimestamp && !gc) return { obj: old, deleted: false };
       const marked = clone(old);
-      marked.metadata.deletionTimestamp = rfc3339(this.now());
+      if (gc) marked.metadata.finalizers = gc;
+      if (!old.metadata.deletionTimestamp) {
+        // Kubernetes' markAsDeleting: a kind that tracks generation counts the deletion as a change
+        if (marked.metadata.generation) marked.metadata.generation++;
+        marked.metadata.deletionTimestamp = rfc3339(this.now());
+      }
       marked.metadata.deletionGracePeriodSeconds = 0;
       this.def.strategy.prepareForDelete?.(marked);
       if (ctx.dryRun) return { obj: marked, deleted: false };
@@ -1023,6 +1033,18 @@ export class GenericStore {
     }
   }
 
+  /** The kind's warning about a delete request's options (once per request). */
+  private warnOnDelete(p: DeleteParams, ctx: RequestContext, version: string): void {
+    const w = this.def.strategy.deleteWarning?.(p.propagationPolicy, version);
+    if (w && !ctx.warnings.includes(w)) ctx.warnings.push(w);
+  }
+
+  /** The finalizers a delete leaves for the garbage collector, or undefined when they stay (gc-finalizers.ts). */
+  private gcFinalizers(obj: KObject, p: DeleteParams, version: string): string[] | undefined {
+    const policy = this.def.strategy.defaultGarbageCollectionPolicy?.(version) ?? 'DeleteDependents';
+    return gcFinalizers(obj, p.propagationPolicy, policy);
+  }
+
   async deleteCollection(
     namespace: string,
     lp: ListParams,
@@ -1030,6 +1052,7 @@ export class GenericStore {
     ctx: RequestContext,
     version: string,
   ): Promise<KObject[]> {
+    this.warnOnDelete(p, ctx, version);
     const { items } = await this.list(namespace, {
       labelSelector: lp.labelSelector,
       fieldSelector: lp.fieldSelector,

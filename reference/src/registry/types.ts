@@ -4,6 +4,7 @@ import type { StatusCause, StatusError } from '../errors/status.ts';
 import type { Schema } from '../schema/types.ts';
 import type { KObject } from '../storage/types.ts';
 import type { MaybePromise } from '../util/maybe-async.ts';
+import type { GarbageCollectionPolicy } from './gc-finalizers.ts';
 
 export interface UserInfo {
   username: string;
@@ -108,6 +109,13 @@ export interface Strategy {
   prepareForDelete?(obj: KObject): void;
   /** Called after the deletion mark is stored (e.g. start finalizing a namespace's contents). */
   onDeleteRequested?(obj: KObject): void;
+  /**
+   * The garbage collection a delete without propagationPolicy asks for at `version` (the
+   * version the request names): DeleteDependents unless said otherwise.
+   */
+  defaultGarbageCollectionPolicy?(version: string): GarbageCollectionPolicy;
+  /** A warning for a delete (or delete collection) request at `version` with these options, if any. */
+  deleteWarning?(propagationPolicy: string | undefined, version: string): string | undefined;
   /** Whether DELETE answers with the deleted object rather than a success Status. */
   returnDeletedObject?: boolean;
   /** Refuses the deletion of some objects (e.g. the system priority classes): the error to answer, or undefined. */

@@ -20,12 +20,12 @@ import type { Registry } from '../../registry/registry.ts';
 import type { PodSpec } from '../../registry/kinds/pod-spec.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
-import { DEFAULT_SERVICE_ACCOUNT } from '../../registry/default-service-accounts.ts';
+import { DEFAULT_SERVICE_ACCOUNT } from '../../registry/kinds/serviceaccount.ts';
+import { ROOT_CA_CONFIG_MAP } from '../../registry/kinds/configmap.ts';
 import { forbidden, isCoreWrite, podSpec } from './util.ts';
 
 export const TOKEN_MOUNT_PATH = '/var/run/secrets/orch.io/serviceaccount';
 export const TOKEN_VOLUME_PREFIX = 'orch-api-access-';
-export const ROOT_CA_CONFIG_MAP = 'orch-root-ca.crt';
 export const MIRROR_POD_ANNOTATION = 'orch.io/config.mirror';
 export const ENFORCE_MOUNTABLE_SECRETS_ANNOTATION = 'orch.io/enforce-mountable-secrets';
 /** The bound token's lifetime in the projected volume (Kubernetes' WarnOnlyBoundTokenExpirationSeconds). */

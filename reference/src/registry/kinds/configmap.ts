@@ -9,6 +9,9 @@ import { deepEqual } from '../../util/object.ts';
 import { AGE_COLUMN, ALL_VERBS, NAME_COLUMN } from './common.ts';
 
 void freeform;
+
+/** The config map the root-CA publisher keeps in every namespace; the ServiceAccount plugin mounts its `ca.crt`. */
+export const ROOT_CA_CONFIG_MAP = 'orch-root-ca.crt';
 const KEY = /^[-._a-zA-Z0-9]+$/;
 
 export function validateDataKeys(obj: KObject, fields: string[]): StatusCause[] {

@@ -1,5 +1,8 @@
-// Deployment (apps/v1) with the `status` and `scale` subresources. There is no controller
-// here: status is whatever a client writes through the status subresource.
+// Deployment (apps/v1) with the `status` and `scale` subresources. Status is what the
+// deployment controller (controllers/deployment.ts), or any client, writes through the status
+// subresource; as in 1.28, a status write keeps the spec and labels stored but takes the
+// request's annotations, finalizers and owner references (the controller writes the revision
+// annotation that way, without a new generation).
 import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, int, intOrString, keyedList, mapOf, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
@@ -257,7 +260,14 @@ export const deploymentDef: ResourceDef = {
       if (!deepEqual(o.metadata.annotations ?? {}, old.metadata.annotations ?? {}))
         o.metadata.generation = (old.metadata.generation ?? 0) + 1;
     },
-    prepareForStatusUpdate: schemaStatusUpdate(schema, 'Deployment'),
+    prepareForStatusUpdate(o: KObject, old: KObject) {
+      const asked = o.metadata;
+      schemaStatusUpdate(schema, 'Deployment')(o, old);
+      for (const k of ['annotations', 'finalizers', 'ownerReferences'] as const) {
+        if (asked[k] === undefined) delete o.metadata[k];
+        else o.metadata[k] = asked[k] as never;
+      }
+    },
     validate: validateDeployment,
     validateUpdate: (o: KObject, old: KObject) => [
       ...validateDeployment(o),

@@ -233,6 +233,8 @@ export const eventDef: ResourceDef = {
   protobuf: true,
   schema: coreSchema,
   strategy: {
+    // events take no part in garbage collection (Kubernetes' eventStrategy)
+    defaultGarbageCollectionPolicy: () => 'Unsupported',
     tracksGeneration: false,
     allowUnconditionalUpdate: true,
     allowCreateOnUpdate: true,
@@ -422,6 +424,7 @@ export const eventsV1Def: ResourceDef = {
   schema: v1Schema,
   storedAs: { group: '', plural: 'events', toStorage: v1ToCore, fromStorage: coreToV1 },
   strategy: {
+    defaultGarbageCollectionPolicy: () => 'Unsupported',
     tracksGeneration: false,
     allowUnconditionalUpdate: true,
     allowCreateOnUpdate: true,

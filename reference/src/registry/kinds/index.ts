@@ -55,7 +55,7 @@ import { volumeAttachmentDef } from './volumeattachment.ts';
 
 export function builtinKinds(registry: () => Registry): ResourceDef[] {
   return [
-    namespaceDef(registry),
+    namespaceDef(),
     configMap,
     secretDef,
     podDef,

@@ -314,6 +314,12 @@ export const jobDef: ResourceDef = {
   subresources: ['status'],
   schema,
   strategy: {
+    // batch/v1 orphans a Job's pods by default, for compatibility (Kubernetes' jobStrategy)
+    defaultGarbageCollectionPolicy: (version) => (version === 'v1' ? 'OrphanDependents' : 'DeleteDependents'),
+    deleteWarning: (policy, version) =>
+      policy === undefined && version === 'v1'
+        ? 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning'
+        : undefined,
     allowUnconditionalUpdate: true,
     zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } } } }),
     prepareForCreate(o) {

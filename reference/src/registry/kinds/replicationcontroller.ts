@@ -97,6 +97,8 @@ export const replicationControllerDef: ResourceDef = {
   subresources: ['scale', 'status'],
   schema,
   strategy: {
+    // core/v1 orphans the pods by default, for compatibility (Kubernetes' rcStrategy)
+    defaultGarbageCollectionPolicy: () => 'OrphanDependents',
     zeroValue: () => ({ status: { replicas: 0 } }),
     scale: replicasScale((o) => selectorString(specOf(o).selector)),
     allowUnconditionalUpdate: true,

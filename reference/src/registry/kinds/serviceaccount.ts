@@ -6,6 +6,9 @@ import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef } from '../types.ts';
 import { AGE_COLUMN, ALL_VERBS, NAME_COLUMN, normalizeBySchema, objectReferenceFields } from './common.ts';
 
+/** The account every namespace has (made by the service-account controller); pods without one get it. */
+export const DEFAULT_SERVICE_ACCOUNT = 'default';
+
 const schema = objectSchema({
   secrets: keyedList(obj(objectReferenceFields), ['name']),
   imagePullSecrets: arr(obj({ name: str() })),

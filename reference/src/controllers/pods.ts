@@ -1,0 +1,92 @@
+// What the workload controllers read of pods and how they make them (Kubernetes' controller
+// utilities): active and ready pods, the controller reference, a pod from a template, and the
+// order in which surplus pods are deleted.
+import type { KObject } from '../storage/types.ts';
+import type { OwnerReference } from './garbage-collector.ts';
+
+interface PodStatus {
+  phase?: string;
+  conditions?: { type?: string; status?: string; lastTransitionTime?: string }[];
+}
+const statusOf = (p: KObject) => (p.status ?? {}) as PodStatus;
+
+/** Not finished and not being deleted (Kubernetes' FilterActivePods). */
+export function isActive(p: KObject): boolean {
+  const phase = statusOf(p).phase;
+  return phase !== 'Succeeded' && phase !== 'Failed' && !p.metadata.deletionTimestamp;
+}
+
+const readyCondition = (p: KObject) => statusOf(p).conditions?.find((c) => c.type === 'Ready');
+
+export function isReady(p: KObject): boolean {
+  return readyCondition(p)?.status === 'True';
+}
+
+/** Ready for at least `minReadySeconds` (Kubernetes' IsPodAvailable). */
+export function isAvailable(p: KObject, minReadySeconds: number, now: number): boolean {
+  const c = readyCondition(p);
+  if (c?.status !== 'True') return false;
+  if (minReadySeconds <= 0) return true;
+  const since = c.lastTransitionTime ? Date.parse(c.lastTransitionTime) : Number.NaN;
+  return !Number.isNaN(since) && since + minReadySeconds * 1000 <= now;
+}
+
+/** The owner reference that says `controller: true`, if any. */
+export function controllerRefOf(o: KObject): OwnerReference | undefined {
+  return ((o.metadata.ownerReferences ?? []) as OwnerReference[]).find((r) => r?.controller === true);
+}
+
+/** The reference a controller puts on what it makes. */
+export function controllerRef(owner: KObject, apiVersion: string, kind: string): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata.name!,
+    uid: owner.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+interface Template {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[] };
+  spec?: unknown;
+}
+
+/** The name prefix of what a controller makes (Kubernetes' getPodsPrefix): `<name>-`. */
+export const namePrefix = (name: string): string => `${name}-`;
+
+/** A pod made from a template, owned by `ref` (Kubernetes' GetPodFromTemplate). */
+export function podFromTemplate(template: Template, namespace: string, ref: OwnerReference): KObject {
+  const m = template.metadata ?? {};
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: namePrefix(ref.name),
+      namespace,
+      ...(m.labels ? { labels: { ...m.labels } } : {}),
+      ...(m.annotations ? { annotations: { ...m.annotations } } : {}),
+      ...(m.finalizers ? { finalizers: [...m.finalizers] } : {}),
+      ownerReferences: [ref],
+    },
+    spec: structuredClone(template.spec ?? {}),
+  };
+}
+
+const PHASE_RANK: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
+
+/**
+ * The order surplus pods go in (Kubernetes' ActivePods ranking): not yet on a node before
+ * placed, pending before unknown before running, not ready before ready, newer before older.
+ */
+export function deletionOrder(a: KObject, b: KObject): number {
+  const node = (p: KObject) => ((p.spec as { nodeName?: string } | undefined)?.nodeName ? 1 : 0);
+  if (node(a) !== node(b)) return node(a) - node(b);
+  const phase = (p: KObject) => PHASE_RANK[statusOf(p).phase ?? ''] ?? 0;
+  if (phase(a) !== phase(b)) return phase(a) - phase(b);
+  const ready = (p: KObject) => (isReady(p) ? 1 : 0);
+  if (ready(a) !== ready(b)) return ready(a) - ready(b);
+  const created = (p: KObject) => Date.parse(p.metadata.creationTimestamp ?? '') || 0;
+  return created(b) - created(a);
+}

@@ -1,0 +1,251 @@
+// The replicaset controller (Kubernetes' `replicaset`): each ReplicaSet has spec.replicas
+// active pods. It adopts the orphan pods its selector matches and releases the pods it owns
+// that the selector no longer matches; it makes missing pods from the template (through
+// admission, named `<replicaset>-<5 random>`, owned by the ReplicaSet as controller) in
+// batches of 1, 2, 4, ... and deletes surplus ones, pending and not-ready and newest first;
+// and it writes status: replicas, fullyLabeledReplicas, readyReplicas, availableReplicas
+// (zeros left out, as 1.28 does), observedGeneration, and a ReplicaFailure condition while
+// pods cannot be made or deleted. A ReplicaSet being deleted only has its status written.
+import { selectorMatches, type LabelSelectorObj } from '../registry/kinds/common.ts';
+import type { KObject } from '../storage/types.ts';
+import { deepEqual } from '../util/object.ts';
+import { rfc3339 } from '../util/time.ts';
+import { ControllerClient, type ControllerEnv, isConflict, isNotFound } from './client.ts';
+import { Expectations } from './expectations.ts';
+import { type Informer, inform, keyOf } from './informer.ts';
+import {
+  controllerRef,
+  controllerRefOf,
+  deletionOrder,
+  isActive,
+  isAvailable,
+  isReady,
+  podFromTemplate,
+} from './pods.ts';
+import type { Controller } from './types.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** The most pods made or deleted in one pass (Kubernetes' BurstReplicas). */
+const BURST = 500;
+
+interface ReplicaSetSpec {
+  replicas?: number;
+  minReadySeconds?: number;
+  selector?: LabelSelectorObj;
+  template?: { metadata?: { labels?: Record<string, string> }; spec?: unknown };
+}
+export interface Condition {
+  type: string;
+  status: string;
+  lastTransitionTime?: string;
+  lastUpdateTime?: string;
+  reason?: string;
+  message?: string;
+}
+interface ReplicaSetStatus {
+  replicas?: number;
+  fullyLabeledReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  observedGeneration?: number;
+  conditions?: Condition[];
+}
+
+const specOf = (rs: KObject) => (rs.spec ?? {}) as ReplicaSetSpec;
+
+/** The status without its zero counts (1.28 leaves them out; replicas stays). */
+function compact(
+  s: Required<Omit<ReplicaSetStatus, 'conditions'>> & { conditions: Condition[] },
+): ReplicaSetStatus {
+  const out: ReplicaSetStatus = { replicas: s.replicas };
+  if (s.fullyLabeledReplicas) out.fullyLabeledReplicas = s.fullyLabeledReplicas;
+  if (s.readyReplicas) out.readyReplicas = s.readyReplicas;
+  if (s.availableReplicas) out.availableReplicas = s.availableReplicas;
+  if (s.observedGeneration) out.observedGeneration = s.observedGeneration;
+  if (s.conditions.length) out.conditions = s.conditions;
+  return out;
+}
+
+export function startReplicaSetController(env: ControllerEnv): Controller {
+  const client = new ControllerClient(env, 'replicaset-controller');
+  const expectations = new Expectations(env.now);
+  let replicaSets: Informer | undefined;
+  let pods: Informer | undefined;
+
+  const podsIn = (ns: string): KObject[] =>
+    [...(pods?.cache.values() ?? [])].filter((p) => p.metadata.namespace === ns);
+
+  /** The ReplicaSets a pod may belong to: its controller, or (an orphan) those whose selector matches it. */
+  const replicaSetsFor = (pod: KObject): string[] => {
+    const ref = controllerRefOf(pod);
+    const ns = pod.metadata.namespace ?? '';
+    if (ref) {
+      if (ref.kind !== 'ReplicaSet' || !ref.apiVersion.startsWith('apps/')) return [];
+      const rs = replicaSets?.cache.get(`${ns}/${ref.name}`);
+      return rs && rs.metadata.uid === ref.uid ? [`${ns}/${ref.name}`] : [];
+    }
+    return [...(replicaSets?.cache.values() ?? [])]
+      .filter(
+        (rs) => rs.metadata.namespace === ns && selectorMatches(specOf(rs).selector, pod.metadata.labels),
+      )
+      .map(keyOf);
+  };
+
+  /** Adopts matching orphans and releases owned pods the selector no longer matches (Kubernetes' ClaimPods). */
+  const claim = async (rs: KObject, candidates: KObject[]): Promise<KObject[]> => {
+    const selector = specOf(rs).selector;
+    const mine: KObject[] = [];
+    for (const pod of candidates) {
+      const ref = controllerRefOf(pod);
+      const matches = selectorMatches(selector, pod.metadata.labels);
+      if (ref) {
+        if (ref.uid !== rs.metadata.uid) continue;
+        if (matches) mine.push(pod);
+        else if (!rs.metadata.deletionTimestamp) await setController(pod, undefined);
+        continue;
+      }
+      if (!matches || rs.metadata.deletionTimestamp || pod.metadata.deletionTimestamp) continue;
+      // adopt only for the ReplicaSet that still is this one
+      const fresh = client.get('apps', 'replicasets', rs.metadata.namespace!, rs.metadata.name!);
+      if (!fresh || fresh.metadata.uid !== rs.metadata.uid || fresh.metadata.deletionTimestamp) continue;
+      const adopted = await setController(pod, controllerRef(rs, 'apps/v1', 'ReplicaSet'));
+      if (adopted) mine.push(adopted);
+    }
+    return mine;
+  };
+  /** Sets (or, with undefined, removes) a pod's controller reference; undefined when the pod is gone. */
+  const setController = async (pod: KObject, ref: ReturnType<typeof controllerRef> | undefined) => {
+    const next = structuredClone(pod);
+    const others = ((next.metadata.ownerReferences ?? []) as { uid: string }[]).filter(
+      (r) => r.uid !== (ref?.uid ?? controllerRefOf(pod)?.uid),
+    );
+    const owners = ref ? [...others, ref] : others;
+    if (owners.length) next.metadata.ownerReferences = owners;
+    else delete next.metadata.ownerReferences;
+    try {
+      return await client.update('', 'pods', next);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  };
+
+  /** Makes or deletes pods toward spec.replicas; the first error, if any. */
+  const manage = async (key: string, rs: KObject, active: KObject[]): Promise<Error | undefined> => {
+    const spec = specOf(rs);
+    const diff = active.length - (spec.replicas ?? 1);
+    const ns = rs.metadata.namespace!;
+    if (diff < 0) {
+      let remaining = Math.min(-diff, BURST);
+      expectations.expectCreations(key, remaining);
+      const ref = controllerRef(rs, 'apps/v1', 'ReplicaSet');
+      // slow start: a batch of 1, then 2, 4, ...; the first failure stops it
+      for (let batch = 1; remaining > 0; batch *= 2) {
+        const n = Math.min(batch, remaining);
+        const results = await Promise.allSettled(
+          Array.from({ length: n }, () =>
+            client.create('', 'pods', ns, podFromTemplate(spec.template ?? {}, ns, ref)),
+          ),
+        );
+        remaining -= n;
+        const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+        for (const _ of failed) expectations.creationObserved(key);
+        if (failed.length) {
+          // the pods never sent are not waited for either
+          for (let i = 0; i < remaining; i++) expectations.creationObserved(key);
+          return failed[0]!.reason as Error;
+        }
+      }
+      return undefined;
+    }
+    if (diff > 0) {
+      const doomed = [...active].sort(deletionOrder).slice(0, Math.min(diff, BURST));
+      expectations.expectDeletions(key, doomed.map(keyOf));
+      let first: Error | undefined;
+      await Promise.all(
+        doomed.map(async (p) => {
+          try {
+            await client.delete('', 'pods', ns, p.metadata.name!, p.metadata.uid);
+          } catch (e) {
+            expectations.deletionObserved(key, keyOf(p));
+            if (!isNotFound(e) && !isConflict(e)) first ??= e as Error;
+          }
+        }),
+      );
+      return first;
+    }
+    return undefined;
+  };
+
+  const sync = async (key: string): Promise<void> => {
+    const rs = replicaSets?.cache.get(key);
+    if (!rs) {
+      expectations.forget(key);
+      return;
+    }
+    const spec = specOf(rs);
+    const ns = rs.metadata.namespace!;
+    const now = env.now();
+    const active = await claim(rs, podsIn(ns).filter(isActive));
+    let failure: Error | undefined;
+    if (expectations.satisfied(key) && !rs.metadata.deletionTimestamp)
+      failure = await manage(key, rs, active);
+    // the status of what is there now (pods made or deleted in this pass count from the next one)
+    const old = (rs.status ?? {}) as ReplicaSetStatus;
+    const templateLabels = spec.template?.metadata?.labels ?? {};
+    const conditions = (old.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
+    const oldFailure = old.conditions?.find((c) => c.type === 'ReplicaFailure');
+    if (failure)
+      conditions.push(
+        oldFailure ?? {
+          type: 'ReplicaFailure',
+          status: 'True',
+          lastTransitionTime: rfc3339(now),
+          reason: (spec.replicas ?? 1) > active.length ? 'FailedCreate' : 'FailedDelete',
+          message: failure.message,
+        },
+      );
+    const status = compact({
+      replicas: active.length,
+      fullyLabeledReplicas: active.filter((p) =>
+        Object.entries(templateLabels).every(([k, v]) => p.metadata.labels?.[k] === v),
+      ).length,
+      readyReplicas: active.filter(isReady).length,
+      availableReplicas: active.filter((p) => isAvailable(p, spec.minReadySeconds ?? 0, now)).length,
+      observedGeneration: rs.metadata.generation ?? 0,
+      conditions,
+    });
+    if (!deepEqual(status, old)) {
+      const latest = client.get('apps', 'replicasets', ns, rs.metadata.name!);
+      if (latest && latest.metadata.uid === rs.metadata.uid)
+        await client.update('apps', 'replicasets', { ...latest, status }, 'v1', 'status');
+    }
+    if (failure) throw failure;
+    // pods that are ready but not yet available become so later
+    if ((spec.minReadySeconds ?? 0) > 0 && (status.readyReplicas ?? 0) !== (status.availableReplicas ?? 0))
+      queue.addAfter(key, spec.minReadySeconds! * 1000);
+  };
+
+  const queue = new WorkQueue('replicaset controller', sync);
+  replicaSets = inform(env.registry, 'apps', 'replicasets', (ev) => queue.add(keyOf(ev.obj)));
+  pods = inform(env.registry, '', 'pods', (ev) => {
+    const pod = ev.obj;
+    const owners = new Set(replicaSetsFor(pod));
+    if (ev.prev) for (const k of replicaSetsFor(ev.prev)) owners.add(k);
+    const ref = controllerRefOf(pod);
+    const ownerKey = ref ? `${pod.metadata.namespace}/${ref.name}` : undefined;
+    if (ownerKey && owners.has(ownerKey)) {
+      if (ev.type === 'ADDED') expectations.creationObserved(ownerKey);
+      if (ev.type === 'DELETED' || (pod.metadata.deletionTimestamp && !ev.prev?.metadata.deletionTimestamp))
+        expectations.deletionObserved(ownerKey, keyOf(pod));
+    }
+    for (const k of owners) queue.add(k);
+  });
+  return {
+    stop() {
+      queue.stop();
+      replicaSets?.stop();
+      pods?.stop();
+    },
+  };
+}
