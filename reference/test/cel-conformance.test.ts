@@ -21,8 +21,8 @@ const skipped: Record<string, number> = {};
 function collect(s: Suite, path: string) {
   for (const t of s.tests ?? []) {
     const c = { ...t.original, name: t.original.name ?? t.original.expr };
-    const suite = path.split('/')[1]!;
-    const why = SKIPPED_SUITES[suite] ?? inapplicable(c);
+    const [, suite, section] = path.split('/');
+    const why = SKIPPED_SUITES[suite!] ?? SKIPPED_SUITES[`${suite}/${section}`] ?? inapplicable(c);
     if (why) skipped[why] = (skipped[why] ?? 0) + 1;
     else cases.push({ path: `${path}/${c.name}`, c });
   }

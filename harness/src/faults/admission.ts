@@ -153,6 +153,7 @@ export const ADMISSION_FAULTS: Fault[] = [
     area: 'admission',
     catchers: [
       'admission/configuration/match-condition-not-bool',
+      'admission/configuration/match-condition-dynamic',
       'admission/configuration/match-condition-undeclared',
       'admission/configuration/match-condition-request-typed',
     ],
@@ -175,6 +176,26 @@ export const ADMISSION_FAULTS: Fault[] = [
           for (const c of Array.isArray(h.matchConditions) ? h.matchConditions : [])
             if (c && typeof c.expression === 'string' && c.expression.trim() && c.expression !== 'true') {
               c.expression = 'true';
+              changed = true;
+            }
+        return changed;
+      }),
+  },
+  {
+    name: 'webhook-match-conditions-dynamic-accepted',
+    breaks:
+      'doc3 § Webhook configuration objects, as Kubernetes 1.28 compiles a match condition: its type must be exactly bool (the proxy sends each expression `e` as `e == true`, a bool whatever the type of `e` and with every position in `e` unchanged, so an expression of no known type is accepted)',
+    area: 'admission',
+    catchers: ['admission/configuration/match-condition-dynamic'],
+    // a string compared with true no longer compiles: refused, but not with "must evaluate to bool"
+    alsoFails: ['admission/configuration/match-condition-not-bool'],
+    request: (r) =>
+      rewriteWebhooks(r, (hooks) => {
+        let changed = false;
+        for (const h of hooks)
+          for (const c of Array.isArray(h.matchConditions) ? h.matchConditions : [])
+            if (c && typeof c.expression === 'string' && c.expression.trim()) {
+              c.expression = `${c.expression} == true`;
               changed = true;
             }
         return changed;

@@ -52,7 +52,7 @@ function editSchemas(r: ProxiedRequest, edit: (n: Node, at: Place) => void): Pro
 }
 
 /** Rewrites (or, answering undefined, drops) each rule of the definition a request writes. */
-function editRules(r: ProxiedRequest, edit: (rule: Rule, node: Node, at: Place) => Rule | undefined) {
+export function editRules(r: ProxiedRequest, edit: (rule: Rule, node: Node, at: Place) => Rule | undefined) {
   return editSchemas(r, (n, at) => {
     const rules = n['x-orch-validations'];
     if (!Array.isArray(rules)) return;

@@ -9,6 +9,7 @@ import { APPLY_FAULTS } from './apply.ts';
 import { AUTHENTICATION_FAULTS } from './authentication.ts';
 import { AUTHORIZATION_FAULTS } from './authorization.ts';
 import { CEL_FAULTS } from './cel.ts';
+import { CEL_ENVIRONMENT_FAULTS } from './cel-environment.ts';
 import { CHUNKING_FAULTS } from './chunking.ts';
 import { CONTENT_TYPE_FAULTS } from './content-types.ts';
 import { CRUD_FAULTS } from './crud.ts';
@@ -42,6 +43,7 @@ export const FAULTS: Fault[] = [
   ...AUTHORIZATION_FAULTS,
   ...HEALTH_FAULTS,
   ...CEL_FAULTS,
+  ...CEL_ENVIRONMENT_FAULTS,
   ...ADMISSION_FAULTS,
   ...ORDERING_FAULTS,
   ...POLICY_FAULTS,

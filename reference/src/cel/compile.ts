@@ -1,14 +1,16 @@
-// Compiling an expression: parse, type check against the environment's declarations, instrument
-// for the runtime cost count, estimate the worst-case cost. Errors are reported in Kubernetes'
-// shape (`ERROR: <input>:line:column: detail`).
+// Compiling an expression: parse, type check against the environment's declarations as
+// Kubernetes 1.28 does (check.ts), instrument for the runtime cost count, estimate the worst-case
+// cost. Errors are reported in Kubernetes' shape (`ERROR: <input>:line:column: detail`).
 import type { Environment } from '@marcbachmann/cel-js';
 import type { AstNode } from './ast.ts';
+import { checkAsKubernetes } from './check.ts';
 import { CostLimitError } from './errors.ts';
 import { estimateCost, NO_SIZES } from './estimate.ts';
 import { declSizes } from './estimate-sizes.ts';
 import { costTree } from './estimate-tree.ts';
 import { widenHas } from './has.ts';
 import { applyListTypes } from './list-types.ts';
+import { type CompileError, displayErrors } from './report.ts';
 import { type CostTracker, instrument, track } from './runtime-cost.ts';
 import type { DeclType } from './types.ts';
 
@@ -66,64 +68,21 @@ function firstLine(e: unknown): string {
     .replace(/^no such overload: .*$/, 'no such overload');
 }
 
-const OPERATOR_NAMES: Record<string, string> = {
-  '==': '_==_',
-  '!=': '_!=_',
-  '<': '_<_',
-  '<=': '_<=_',
-  '>': '_>_',
-  '>=': '_>=_',
-  '+': '_+_',
-  '-': '_-_',
-  '*': '_*_',
-  '/': '_/_',
-  '%': '_%_',
-  in: '@in',
-};
-
-/** Where an error points: an operator at its symbol, a field or a method at its dot (as cel-go does). */
-function offset(source: string, e: unknown): number | undefined {
+/** Where a syntax error points: the evaluator's position of the token it stopped at. */
+function syntaxAt(e: unknown): number {
   const err = e as any;
-  const node = err?.node;
-  const left = Array.isArray(node?.args) ? node.args[0] : undefined;
-  if (node && left && typeof left === 'object' && typeof left.end === 'number') {
-    if (typeof node.op === 'string' && node.op in OPERATOR_NAMES) {
-      const i = source.indexOf(node.op, left.end);
-      if (i >= 0) return i;
-    }
-    if (node.op === '.' || node.op === '.?') {
-      const i = source.indexOf('.', left.end);
-      if (i >= 0) return i;
-    }
-  }
-  if (node?.op === 'rcall' && node.args?.[1] && typeof node.args[1].end === 'number') {
-    const i = source.indexOf('.', node.args[1].end);
-    if (i >= 0) return i;
-  }
-  const at = node?.pos ?? node?.start ?? err?.range?.start ?? err?.pos;
-  return typeof at === 'number' ? at : undefined;
+  const at = err?.node?.pos ?? err?.node?.start ?? err?.range?.start ?? err?.pos;
+  return typeof at === 'number' ? at : 0;
 }
 
-/** cel-go's error text: `ERROR: <input>:line:column: detail`, then the line and a caret. */
-function report(source: string, e: unknown, detail: string): string {
-  const at = offset(source, e) ?? 0;
-  const before = source.slice(0, at).split('\n');
-  const line = before.length;
-  const column = before[before.length - 1]!.length;
-  const text = source.split('\n')[line - 1] ?? '';
-  return `ERROR: <input>:${line}:${column + 1}: ${detail}\n | ${text}\n | ${'.'.repeat(column)}^`;
-}
-
-function checkMessage(m: string): string {
-  const line = m.split('\n')[0]!.trim();
-  const key = /^No such key: (.*)$/.exec(line);
-  if (key) return `undefined field '${key[1]}'`;
-  const ref = /^Unknown variable: (.*)$/.exec(line);
-  if (ref) return `undeclared reference to '${ref[1]}' (in container '')`;
-  const op = /^no such overload: (\S+) (==|!=|<=|>=|<|>|\+|-|\*|\/|%|in) (\S+)$/.exec(line);
-  if (op)
-    return `found no matching overload for '${OPERATOR_NAMES[op[2]!]}' applied to '(${op[1]}, ${op[3]})'`;
-  return line;
+/** A syntax error in Kubernetes 1.28's words where they are known: optional syntax is not enabled. */
+function syntaxError(source: string, e: unknown): CompileError {
+  const at = syntaxAt(e);
+  const before = source.slice(0, at).trimEnd();
+  if (source[at] === '?' && (before.endsWith('.') || before.endsWith('[')))
+    return { at: before.length - 1, message: `unsupported syntax '${before.at(-1)}?'` };
+  const line = ((e as Error).message ?? String(e)).split('\n')[0]!.trim();
+  return { at, message: `Syntax error: ${line}` };
 }
 
 function collectNames(n: AstNode, out: Set<string>, seen: Set<AstNode>): void {
@@ -148,12 +107,11 @@ export function compile(env: Environment, source: string, vars: Map<string, Decl
   try {
     parsed = env.parse(source);
   } catch (e) {
-    return { error: report(source, e, `Syntax error: ${checkMessage((e as Error).message)}`) };
+    return { error: displayErrors(source, [syntaxError(source, e)]) };
   }
   widenHas(parsed.ast as unknown as AstNode);
-  const checked = parsed.check();
-  if (!checked.valid)
-    return { error: report(source, checked.error, checkMessage(checked.error?.message ?? '')) };
+  const checked = checkAsKubernetes(env, parsed, source);
+  if ('errors' in checked) return { error: displayErrors(source, checked.errors) };
   const ast = parsed.ast as unknown as AstNode;
   const names = new Set<string>();
   collectNames(ast, names, new Set());
@@ -162,6 +120,6 @@ export function compile(env: Environment, source: string, vars: Map<string, Decl
   const self = vars.get('self');
   const estimator = () => estimateCost(costTree(ast, source), self ? declSizes(self) : NO_SIZES);
   return {
-    program: new Program(source, checked.type ?? 'dyn', estimator, (v) => parsed(v), names),
+    program: new Program(source, checked.type, estimator, (v) => parsed(v), names),
   };
 }

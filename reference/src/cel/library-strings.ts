@@ -1,12 +1,9 @@
-// The strings extension as Kubernetes 1.28 enables it (version 2), where the evaluator lacks a
-// function: `charAt`, `replace`, `format` and `strings.quote` (indexOf, lastIndexOf,
-// lowerAscii, upperAscii, split, substring, trim and join are the evaluator's own).
+// The strings extension as Kubernetes 1.28 enables it: version 0 (its base environment does
+// not have `format` or `strings.quote`, which came with version 1), where the evaluator lacks a
+// function: `charAt` and `replace` (indexOf, lastIndexOf, lowerAscii, upperAscii, split,
+// substring, trim and join are the evaluator's own).
 import type { Environment } from '@marcbachmann/cel-js';
 import { evalError } from './errors.ts';
-import { formatString, quote } from './format.ts';
-
-/** The `strings` namespace value (`strings.quote(...)`). */
-class StringsNamespace {}
 
 export function registerStringsLibrary(env: Environment): void {
   env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
@@ -35,10 +32,4 @@ export function registerStringsLibrary(env: Environment): void {
     replace(s, a, b, -1n),
   );
   env.registerFunction('string.replace(string, string, int): string', replace);
-  env.registerFunction('string.format(list): string', (s: string, args: unknown[]) => formatString(s, args));
-  env.registerType('orch.StringsNamespace', StringsNamespace);
-  env.registerConstant('strings', 'orch.StringsNamespace', new StringsNamespace());
-  env.registerFunction('orch.StringsNamespace.quote(string): string', (_n: StringsNamespace, s: string) =>
-    quote(s),
-  );
 }

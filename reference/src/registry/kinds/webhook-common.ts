@@ -366,13 +366,15 @@ export function matchEnv(): { env: Environment; vars: Map<string, DeclType> } {
   return matchEnvironment;
 }
 
-/** Why a match condition's expression is refused (compiled as Kubernetes 1.28 does), or undefined. */
+/**
+ * Why a match condition's expression is refused (compiled as Kubernetes 1.28 does), or undefined.
+ * Its type must be exactly bool: one of no known type (a field of `object`, `dyn(...)`) is not.
+ */
 export function matchConditionProblem(expression: string): string | undefined {
   const { env, vars } = matchEnv();
   const c = compile(env, expression, vars);
   if ('error' in c) return `compilation failed: ${c.error}`;
-  const type = c.program.type;
-  if (type !== 'bool' && type !== 'dyn') return 'must evaluate to bool';
+  if (c.program.type !== 'bool') return 'must evaluate to bool';
   return undefined;
 }
 
@@ -397,6 +399,7 @@ export function validateMatchConditions(
   conditions.forEach((raw, i) => {
     const c = rec(raw);
     const p = `${field}[${i}]`;
+    // compiled trimmed, as Kubernetes 1.28 does (its positions count from the first character that is no space)
     const expression = text(c.expression).trim();
     if (!expression) out.push(fieldErr.required(`${p}.expression`));
     else out.push(...expressionCauses(`${p}.expression`, expression));
