@@ -1,9 +1,24 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+/** The fault meta tests take longest by far: they start first, the other files fill the other worker. */
+const LONGEST = /harness\/test\/(node-config-)?faults\.test\.ts$/;
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return [...sorted.filter((f) => LONGEST.test(f.moduleId)), ...sorted.filter((f) => !LONGEST.test(f.moduleId))];
+  }
+}
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // two files at once on two cores (vitest's default is one less than the cores): the fault
+    // meta test drives its own vitest processes while the other files run beside it
+    maxWorkers: Number(process.env.ORCH_TEST_WORKERS) || 2,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {

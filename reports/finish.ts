@@ -9,6 +9,7 @@
 //   matrix.html/json  spec sections x cases x outcomes
 //   summary.json      counts, verdict, unexpected results, skips, target and selection
 //   case-notes.json   skip reasons and retries (reports/case-notes-reporter.ts)
+//   timings.json      every file's and case's time, slowest first (reports/timings.ts)
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Expectation, ExpectationFile } from '../harness/src/expectations.ts';
@@ -27,6 +28,7 @@ import {
   type Selection,
   verdict,
 } from './outcomes.ts';
+import { slowestText, type Timings, timingsOf } from './timings.ts';
 
 export const REPORT_FILES = [
   'allure-results',
@@ -38,6 +40,7 @@ export const REPORT_FILES = [
   'matrix.json',
   'summary.json',
   'case-notes.json',
+  'timings.json',
 ];
 
 export interface ExpectationsInfo {
@@ -93,6 +96,8 @@ export interface Summary extends RunCounts {
   vitestExitCodes: (number | null)[];
   startedAt: string;
   shards?: ShardInfo[];
+  /** The slowest files and cases (all of them in timings.json). */
+  slowest?: Timings;
 }
 
 export function expectationsInfo(path: string | null, file: ExpectationFile): ExpectationsInfo | null {
@@ -169,6 +174,9 @@ export async function finishReport(
     if (code !== 0) process.stderr.write(`allure generate exited with code ${code}\n`);
   }
 
+  const timings = results ? timingsOf(results, root) : undefined;
+  if (timings) writeFileSync(join(dir, 'timings.json'), `${JSON.stringify(timings, null, 1)}\n`);
+
   const summary: Summary = {
     ok: v.ok,
     reasons: v.reasons,
@@ -199,6 +207,16 @@ export async function finishReport(
     vitestExitCodes: meta.vitestExitCodes,
     startedAt: meta.startedAt,
     ...(meta.shards ? { shards: meta.shards } : {}),
+    ...(timings
+      ? {
+          slowest: {
+            fileCount: timings.fileCount,
+            fileSeconds: timings.fileSeconds,
+            files: timings.files.slice(0, 10),
+            cases: timings.cases.slice(0, 10),
+          },
+        }
+      : {}),
   };
   writeFileSync(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
@@ -224,12 +242,14 @@ export function summaryText(s: Summary, dir: string, wallSeconds: number): strin
   for (const k of s.skips) lines.push(`  skipped  ${k.id}: ${k.note ?? '(no reason given)'}`);
   for (const r of s.retried)
     lines.push(`  retried  ${r.id}: ${r.retries} time${r.retries === 1 ? '' : 's'}, then ${r.outcome}`);
+  if (s.slowest?.files.length) lines.push(...slowestText(s.slowest));
   if (existsSync(join(dir, 'html', 'index.html')))
     lines.push(`Allure report: ${join(dir, 'html', 'index.html')} (serve over http)`);
   if (s.endpoints.length > 1) lines.push(`Endpoints:     ${s.endpoints.join(', ')} (requests alternated between them)`);
   lines.push(`Matrix:        ${join(dir, 'matrix.html')}`);
   if (existsSync(join(dir, 'junit.xml'))) lines.push(`JUnit:         ${join(dir, 'junit.xml')}`);
   lines.push(`Summary:       ${join(dir, 'summary.json')}`);
+  if (existsSync(join(dir, 'timings.json'))) lines.push(`Timings:       ${join(dir, 'timings.json')}`);
   lines.push(`Wall time ${wallSeconds.toFixed(1)} s. ${s.ok ? 'PASS' : `FAIL: ${s.reasons.join('; ')}`}`);
   return `${lines.join('\n')}\n`;
 }

@@ -201,6 +201,9 @@ export function declaredOf(s: OrchServer): Declared {
     historySeconds: o.historySeconds,
     continueTtlSeconds: o.continueTtlSeconds,
     bookmarkSeconds: o.bookmarkIntervalMs / 1000,
+    // a policy and its binding are in force once written (the admission chain reads the store's
+    // watch; on etcd the other server's watch): 2 s bounds it with room
+    inForceSeconds: 2,
     featureGates: { ...o.featureGates },
     admissionPlugins: enabledPlugins(o.enableAdmissionPlugins ?? [], o.disableAdmissionPlugins ?? []),
   };

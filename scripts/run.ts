@@ -80,6 +80,8 @@ declaration they probe what a probe can prove, else skip saying what to declare)
                                                                 (ORCH_CONTINUE_TTL_SECONDS)
   --bookmark-seconds N    a watch with allowWatchBookmarks=true gets a BOOKMARK at least
                           every N s                             (ORCH_BOOKMARK_SECONDS)
+  --in-force-seconds N    an admission policy and its binding are in force at most N s after
+                          both were written (default 20)        (ORCH_IN_FORCE_SECONDS)
   --feature-gates G=B,... feature gates on or off, e.g. WatchList=false (probed when not
                           declared)                             (ORCH_FEATURE_GATES)
   --auth-fixtures DIR     the target was started with the flags of
@@ -203,6 +205,7 @@ export interface RunOptions {
     historySeconds?: number;
     continueTtlSeconds?: number;
     bookmarkSeconds?: number;
+    inForceSeconds?: number;
     featureGates?: string;
     authFixtures?: string;
     authMethods?: string;
@@ -249,6 +252,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'history-seconds': { type: 'string' },
         'continue-ttl-seconds': { type: 'string' },
         'bookmark-seconds': { type: 'string' },
+        'in-force-seconds': { type: 'string' },
         'feature-gates': { type: 'string' },
         'auth-fixtures': { type: 'string' },
         'server-command': { type: 'string' },
@@ -329,6 +333,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
     ['history-seconds', 'historySeconds'],
     ['continue-ttl-seconds', 'continueTtlSeconds'],
     ['bookmark-seconds', 'bookmarkSeconds'],
+    ['in-force-seconds', 'inForceSeconds'],
   ] as const) {
     const v = str(flag);
     if (v === undefined) continue;
@@ -477,6 +482,7 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (d.historySeconds !== undefined) env[DECLARE_ENV.historySeconds] = String(d.historySeconds);
   if (d.continueTtlSeconds !== undefined) env[DECLARE_ENV.continueTtlSeconds] = String(d.continueTtlSeconds);
   if (d.bookmarkSeconds !== undefined) env[DECLARE_ENV.bookmarkSeconds] = String(d.bookmarkSeconds);
+  if (d.inForceSeconds !== undefined) env[DECLARE_ENV.inForceSeconds] = String(d.inForceSeconds);
   if (d.featureGates !== undefined) env[DECLARE_ENV.featureGates] = d.featureGates;
   if (d.authFixtures !== undefined) env[DECLARE_ENV.authFixtures] = d.authFixtures;
   if (d.authMethods !== undefined) env[DECLARE_ENV.authMethods] = d.authMethods;
@@ -580,7 +586,7 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       if (declares(opts))
         throw new UsageError(
-          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds, --feature-gates, --auth-fixtures, --auth-methods, --admission-plugins and --audit-log describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
+          '--history-seconds, --continue-ttl-seconds, --bookmark-seconds, --in-force-seconds, --feature-gates, --auth-fixtures, --auth-methods, --admission-plugins and --audit-log describe a target given with --endpoint or --kubeconfig; the embedded servers declare their own',
         );
       const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();

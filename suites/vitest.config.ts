@@ -14,6 +14,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'threads',
     fileParallelism: true,
+    // files side by side: most of a case's time is waiting on the target, so more files than
+    // cores (vitest's default is one less than the cores: one file at a time on two)
+    maxWorkers: Number(process.env.ORCH_WORKERS) || 4,
     reporters: reportDir
       ? [
           'default',

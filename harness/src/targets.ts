@@ -23,6 +23,9 @@ import { runEnv } from './run-env.ts';
 import { clientFor, session } from './session.ts';
 import { resolveTarget, type Target } from './target.ts';
 
+/** How long a policy and its binding may take to be in force when the target declares nothing. */
+export const IN_FORCE_SECONDS = 20;
+
 /** The longest a case waits for a declared window to pass (history, token lifetime, bookmark). */
 export const MAX_WAIT_SECONDS = 60;
 
@@ -34,6 +37,11 @@ export interface Declared {
   continueTtlSeconds?: number;
   /** A watch with allowWatchBookmarks=true gets a BOOKMARK at least this often. */
   bookmarkSeconds?: number;
+  /**
+   * An admission policy and its binding are in force at most this long after both writes were
+   * acknowledged (IN_FORCE_SECONDS when undeclared: Kubernetes loads them through informers).
+   */
+  inForceSeconds?: number;
   featureGates?: Record<string, boolean>;
   /**
    * The directory of the authentication fixtures the target was started to trust
@@ -116,6 +124,7 @@ export const DECLARE_ENV = {
   historySeconds: 'ORCH_HISTORY_SECONDS',
   continueTtlSeconds: 'ORCH_CONTINUE_TTL_SECONDS',
   bookmarkSeconds: 'ORCH_BOOKMARK_SECONDS',
+  inForceSeconds: 'ORCH_IN_FORCE_SECONDS',
   featureGates: 'ORCH_FEATURE_GATES',
   authFixtures: 'ORCH_AUTH_FIXTURES',
   authMethods: 'ORCH_AUTH_METHODS',
@@ -154,6 +163,8 @@ export function declaredFromEnv(env: NodeJS.ProcessEnv = process.env): Declared 
   if (c !== undefined) d.continueTtlSeconds = c;
   const b = seconds(env, DECLARE_ENV.bookmarkSeconds);
   if (b !== undefined) d.bookmarkSeconds = b;
+  const f = seconds(env, DECLARE_ENV.inForceSeconds);
+  if (f !== undefined) d.inForceSeconds = f;
   const g = env[DECLARE_ENV.featureGates];
   if (g) d.featureGates = parseGates(g);
   const fx = env[DECLARE_ENV.authFixtures];
@@ -178,6 +189,7 @@ export function declaredToEnv(d: Declared): Record<string, string> {
   if (d.historySeconds !== undefined) env[DECLARE_ENV.historySeconds] = String(d.historySeconds);
   if (d.continueTtlSeconds !== undefined) env[DECLARE_ENV.continueTtlSeconds] = String(d.continueTtlSeconds);
   if (d.bookmarkSeconds !== undefined) env[DECLARE_ENV.bookmarkSeconds] = String(d.bookmarkSeconds);
+  if (d.inForceSeconds !== undefined) env[DECLARE_ENV.inForceSeconds] = String(d.inForceSeconds);
   if (d.featureGates)
     env[DECLARE_ENV.featureGates] = Object.entries(d.featureGates)
       .map(([k, v]) => `${k}=${v}`)
@@ -477,6 +489,7 @@ export const TARGET_ENV_KEYS = [
   'ORCH_HISTORY_SECONDS',
   'ORCH_CONTINUE_TTL_SECONDS',
   'ORCH_BOOKMARK_SECONDS',
+  'ORCH_IN_FORCE_SECONDS',
   'ORCH_FEATURE_GATES',
   'ORCH_AUTH_FIXTURES',
   'ORCH_AUTH_METHODS',

@@ -96,6 +96,8 @@ function runEnvFor(
     ORCH_TOKEN: token,
     [SERVER_COMMAND_ENV]: serverCommand(fault),
     // what the server was built with, declared to the suite as a run against it would
+    // the reference puts a policy and its binding in force once written (scripts/embedded.ts declares the same)
+    ORCH_IN_FORCE_SECONDS: '2',
     ...(server?.continueTtlSeconds ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) } : {}),
     ...(server?.featureGates
       ? {

@@ -31,23 +31,26 @@ const named = (
 });
 
 describe('declarations', () => {
-  it('reads ORCH_HISTORY_SECONDS, ORCH_CONTINUE_TTL_SECONDS, ORCH_BOOKMARK_SECONDS and ORCH_FEATURE_GATES', () => {
+  it('reads ORCH_HISTORY_SECONDS, ORCH_CONTINUE_TTL_SECONDS, ORCH_BOOKMARK_SECONDS, ORCH_IN_FORCE_SECONDS and ORCH_FEATURE_GATES', () => {
     expect(
       declaredFromEnv({
         ORCH_HISTORY_SECONDS: '20',
         ORCH_CONTINUE_TTL_SECONDS: '3',
         ORCH_BOOKMARK_SECONDS: '1.5',
+        ORCH_IN_FORCE_SECONDS: '2',
         ORCH_FEATURE_GATES: 'WatchList=false, Other=true',
       }),
     ).toEqual({
       historySeconds: 20,
       continueTtlSeconds: 3,
       bookmarkSeconds: 1.5,
+      inForceSeconds: 2,
       featureGates: { WatchList: false, Other: true },
     });
     expect(declaredFromEnv({ ORCH_HISTORY_SECONDS: '' })).toEqual({});
     expect(() => declaredFromEnv({ ORCH_HISTORY_SECONDS: 'soon' })).toThrow(/ORCH_HISTORY_SECONDS="soon"/);
     expect(() => declaredFromEnv({ ORCH_FEATURE_GATES: 'WatchList' })).toThrow(/Gate=true or Gate=false/);
+    expect(() => declaredFromEnv({ ORCH_IN_FORCE_SECONDS: '0' })).toThrow(/ORCH_IN_FORCE_SECONDS="0"/);
   });
 
   it('further targets come from ORCH_EXTRA_TARGETS; ORCH_EMBEDDED marks the embedded run', () => {

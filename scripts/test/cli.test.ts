@@ -38,6 +38,7 @@ describe('run: help and usage', () => {
       '--history-seconds',
       '--continue-ttl-seconds',
       '--bookmark-seconds',
+      '--in-force-seconds',
       '--feature-gates',
       '--admission-plugins',
       '--audit-log',

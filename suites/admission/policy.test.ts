@@ -15,7 +15,7 @@ import { type CaseContext, conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
-import type { Needs } from '../../harness/src/targets.ts';
+import { IN_FORCE_SECONDS, type Needs } from '../../harness/src/targets.ts';
 
 const GROUP = 'admissionregistration.orch.io';
 const POLICIES = `/apis/${GROUP}/v1beta1/validatingadmissionpolicies`;
@@ -133,17 +133,16 @@ async function withPolicies(
   }
 }
 
-/** How long a policy or binding just written may take to be in force. */
-const IN_FORCE_MS = 20_000;
 
 const refused = (r: Response) => r.status >= 400 && r.status < 500;
 const admitted = (r: Response) => r.status >= 200 && r.status < 300;
 
 /**
  * Writes the configmap `name` until the answer is `settled` (by default: refused), for at most
- * IN_FORCE_MS: the text does not say when a policy written takes effect, and Kubernetes 1.28
- * acts on it once its informers have it. What a try admits is removed before the next. Answers
- * the last try (the case checks it).
+ * the time the target is declared to take to put a policy in force (ORCH_IN_FORCE_SECONDS,
+ * else IN_FORCE_SECONDS): the text does not say when a policy written takes effect, and
+ * Kubernetes 1.28 acts on it once its informers have it. What a try admits is removed before
+ * the next. Answers the last try (the case checks it).
  */
 async function untilInForce(
   t: CaseContext,
@@ -152,7 +151,7 @@ async function untilInForce(
   data: Record<string, string>,
   settled: (r: Response) => boolean = refused,
 ): Promise<Response> {
-  const deadline = Date.now() + IN_FORCE_MS;
+  const deadline = Date.now() + (t.target.declared.inForceSeconds ?? IN_FORCE_SECONDS) * 1000;
   for (;;) {
     const r = await s.write(name, data);
     if (settled(r) || Date.now() > deadline) return r;
@@ -620,7 +619,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
         checkStatus(r, 201);
         let got: any;
         // the status controller (Kubernetes 1.28: in the controller manager) writes it some time after
-        const deadline = Date.now() + IN_FORCE_MS;
+        const deadline = Date.now() + IN_FORCE_SECONDS * 1000;
         for (;;) {
           got = (await t.client.get(`${POLICIES}/${p}`)).json;
           if (got?.status?.observedGeneration === got?.metadata?.generation || Date.now() > deadline) break;
@@ -628,7 +627,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
         }
         check(
           got?.status?.observedGeneration === got?.metadata?.generation,
-          `status.observedGeneration equal to metadata.generation within ${IN_FORCE_MS / 1000} s`,
+          `status.observedGeneration equal to metadata.generation within ${IN_FORCE_SECONDS} s`,
           show(got?.status),
         );
         const warnings: any[] = got?.status?.typeChecking?.expressionWarnings ?? [];
