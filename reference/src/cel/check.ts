@@ -18,6 +18,7 @@ import {
   UNSET,
 } from './check-types.ts';
 import { declaredFunctions, HIDDEN_NAMESPACES, NO_METHOD_FORM } from './declared.ts';
+import { OPERATOR_NAMES } from './operators.ts';
 import { type CompileError, locate } from './report.ts';
 
 /** An error of one node: what cel-go says, and the type the node gets to go on. */
@@ -34,25 +35,6 @@ class CheckProblem extends Error {
 type Check = (chk: any, ast: any, ctx: any) => CheckedType;
 type Node = AstNode & { setMeta(k: string, v: unknown): unknown; input: string; pos: number };
 
-/** cel-go's names of the operators, as its overload errors print them. */
-const OPERATOR_NAMES: Record<string, string> = {
-  '==': '_==_',
-  '!=': '_!=_',
-  '<': '_<_',
-  '<=': '_<=_',
-  '>': '_>_',
-  '>=': '_>=_',
-  '+': '_+_',
-  '-': '_-_',
-  '*': '_*_',
-  '/': '_/_',
-  '%': '_%_',
-  in: '@in',
-  '&&': '_&&_',
-  '||': '_||_',
-  '!_': '!_',
-  '-_': '-_',
-};
 const RELATIONAL = new Set(['<', '<=', '>', '>=']);
 
 /** The most errors collected (cel-go shows 100 and counts the rest). */

@@ -5,6 +5,7 @@
 // estimate (estimate.ts) counts on this tree, so that an expression costs what it costs there.
 import type { AstNode } from './ast.ts';
 import { LIST_CREATE_BASE_COST } from './cost.ts';
+import { OPERATOR_NAMES } from './operators.ts';
 import { DURATION, TIMESTAMP } from './types.ts';
 
 export type CelKind =
@@ -159,21 +160,6 @@ function callOverloads(name: string, member: boolean, args: CostNode[]): string[
   }
 }
 
-const SYMBOLS: Record<string, string> = {
-  '==': '_==_',
-  '!=': '_!=_',
-  '<': '_<_',
-  '<=': '_<=_',
-  '>': '_>_',
-  '>=': '_>=_',
-  '+': '_+_',
-  '-': '_-_',
-  '*': '_*_',
-  '/': '_/_',
-  '%': '_%_',
-  in: '@in',
-};
-
 class Converter {
   constructor(private readonly source: string) {}
 
@@ -297,7 +283,7 @@ class Converter {
       case 'rcall':
         return this.invocation(n, type);
       default: {
-        const sym = SYMBOLS[n.op];
+        const sym = OPERATOR_NAMES[n.op];
         if (!sym) return this.constant(type);
         const l = this.node(n.args[0]);
         const r = this.node(n.args[1]);
