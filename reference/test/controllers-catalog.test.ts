@@ -10,7 +10,7 @@ import { CONTROLLERS, controllerEnabled } from '../src/controllers/catalog.ts';
 describe('--controllers', () => {
   it('the default set `*` is every controller but the token cleaner and the bootstrap signer', () => {
     const on = CONTROLLERS.filter((c) => controllerEnabled(undefined, c.name)).map((c) => c.name);
-    expect(on.sort()).toEqual(['deployment', 'garbagecollector', 'namespace', 'replicaset', 'root-ca-cert-publisher', 'serviceaccount']);
+    expect(on.sort()).toEqual(['deployment', 'garbagecollector', 'namespace', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount']);
     expect(controllerEnabled(['*'], 'tokencleaner')).toBe(false);
     expect(controllerEnabled(['*'], 'bootstrapsigner')).toBe(false);
   });

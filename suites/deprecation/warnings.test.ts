@@ -160,7 +160,13 @@ describe('deprecation: built-in deprecated versions', () => {
         const gv = gvOf(group, version);
         const res = await c.get(collectionPath(gv, resource, false), { query: { limit: '1' } });
         if (res.status === 404) continue; // a custom definition deleted since
-        if (deprecationWarnings(res).length === 0) wrong.push(`${show(s.labels)} ${s.value}`);
+        if (deprecationWarnings(res).length > 0) continue;
+        // a live cluster's custom definitions come and go as other cases run: the version counts
+        // as deprecated while its definition says so, and as gone once the definition is gone
+        const custom = await customDeprecated(c, group, version, resource);
+        if (custom === true) continue;
+        if (custom === undefined && (await c.get(collectionPath(gv, resource, false), { query: { limit: '1' } })).status === 404) continue;
+        wrong.push(`${show(s.labels)} ${s.value} (GET of the list answered ${res.status} without a deprecation Warning)`);
       }
       check(wrong.length === 0, `no ${GAUGE} sample of a version that is not deprecated`, show(wrong));
     },

@@ -20,6 +20,8 @@ import {
 } from './support.ts';
 
 const LEASES = 'coordination.orch.io/v1/leases';
+/** How long a namespace's contents may take to go (Kubernetes 1.28's namespace controller starts 5 s after the deletion and is rate-limited: see suites/deletion/namespace.test.ts). */
+const NAMESPACE_DELETION_MS = 60_000;
 const leases = (ns: string) => `/apis/coordination.orch.io/v1/namespaces/${ns}/leases`;
 
 describe('watch: scopes', () => {
@@ -119,7 +121,7 @@ describe('watch: scopes', () => {
             return seen.has('a') && seen.has('b');
           },
           'a deletion event for a and for b (doc1 leaves the type name open)',
-          15_000,
+          NAMESPACE_DELETION_MS,
         );
         // the namespace's other objects (a live cluster's root-CA ConfigMap) go too: left out
         const changes = room.mine(events).filter((e) => !isBookmark(e));
@@ -131,6 +133,7 @@ describe('watch: scopes', () => {
         );
       });
     },
+    { timeout: NAMESPACE_DELETION_MS + 15_000 },
   );
 
   conformance(

@@ -22,6 +22,7 @@ export const CONTROLLERS: readonly ControllerName[] = [
   { name: 'garbagecollector', canonical: 'garbage-collector-controller' },
   { name: 'deployment', canonical: 'deployment-controller' },
   { name: 'replicaset', canonical: 'replicaset-controller' },
+  { name: 'resourcequota', canonical: 'resourcequota-controller' },
 ];
 
 /** Every name `--controllers` accepts (short and canonical). */

@@ -7,6 +7,7 @@ import { startDeploymentController } from './deployment.ts';
 import { startGarbageCollector } from './garbage-collector.ts';
 import { leaderElected } from './leader-election.ts';
 import { startReplicaSetController } from './replicaset.ts';
+import { startResourceQuotaController } from './resource-quota.ts';
 import { startNamespaceController } from './namespace.ts';
 import { startRootCaPublisher } from './root-ca-publisher.ts';
 import { startServiceAccountController } from './service-account.ts';
@@ -42,6 +43,7 @@ function startAll(env: ControllerEnv, o: ManagerOptions): Controller {
   start('garbagecollector', () => startGarbageCollector(env));
   start('deployment', () => startDeploymentController(env));
   start('replicaset', () => startReplicaSetController(env));
+  start('resourcequota', () => startResourceQuotaController(env));
   return {
     ready: Promise.all(started.map((c) => c.ready)).then(() => undefined),
     stop() {

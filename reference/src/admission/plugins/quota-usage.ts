@@ -3,9 +3,11 @@
 // requests and limits, a claim's storage (in total and per storage class), a service's node
 // ports and load balancers; scopes (Terminating, BestEffort, PriorityClass, ...) apply to pods.
 import type { ResourceQuota, ScopedRequirement } from '../../registry/kinds/resourcequota.ts';
+import type { Registry } from '../../registry/registry.ts';
 import { formatNanos, isBinary, nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
 import { containersOf, podSpecOf, podTotals, type ResourceList } from './pod-resources.ts';
+import { listAll } from './support.ts';
 
 export interface Usage {
   [resource: string]: { n: bigint; bin: boolean };
@@ -183,4 +185,27 @@ export function prettyPrint(l: ResourceList): string {
     .sort()
     .map((k) => `${k}=${l[k]}`)
     .join(',');
+}
+
+/** A quota's hard limits. */
+export const hardOf = (q: ResourceQuota): ResourceList => q.spec?.hard ?? {};
+
+/** A quota's usage in a namespace, counted from the stored objects (skipping `skip`, the object being written). */
+export async function countUsage(registry: Registry, q: ResourceQuota, namespace: string, skip?: string): Promise<Usage> {
+  const acc: Usage = {};
+  const names = Object.keys(hardOf(q));
+  const resources = new Map<string, { group: string; plural: string }>();
+  for (const k of names) {
+    const r = resourceOfHard(k);
+    if (r) resources.set(`${r.group}/${r.plural}`, r);
+  }
+  for (const r of resources.values()) {
+    const served = registry.byResource(r.group, r.plural);
+    if (!served?.def.namespaced) continue;
+    for (const o of await listAll(registry, r.group, r.plural, namespace)) {
+      if (skip && `${r.group}/${r.plural}/${o.metadata.name}` === skip) continue;
+      if (quotaMatches(q, r.group, r.plural, o)) addUsage(acc, usageOf(r.group, r.plural, o));
+    }
+  }
+  return acc;
 }

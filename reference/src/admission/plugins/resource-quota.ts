@@ -13,37 +13,16 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { containersOf, podSpecOf } from './pod-resources.ts';
 import {
   addUsage,
+  countUsage,
   MUST_SPECIFY,
   prettyPrint,
+  hardOf,
   quotaMatches,
-  resourceOfHard,
   toList,
   type Usage,
   usageOf,
 } from './quota-usage.ts';
 import { admissionForbidden, listAll, serverContext } from './support.ts';
-
-const hardOf = (q: ResourceQuota) => q.spec?.hard ?? {};
-
-/** A quota's usage in a namespace, counted from the stored objects (skipping `skip`, the object being written). */
-async function countUsage(registry: Registry, q: ResourceQuota, namespace: string, skip?: string): Promise<Usage> {
-  const acc: Usage = {};
-  const names = Object.keys(hardOf(q));
-  const resources = new Map<string, { group: string; plural: string }>();
-  for (const k of names) {
-    const r = resourceOfHard(k);
-    if (r) resources.set(`${r.group}/${r.plural}`, r);
-  }
-  for (const r of resources.values()) {
-    const served = registry.byResource(r.group, r.plural);
-    if (!served?.def.namespaced) continue;
-    for (const o of await listAll(registry, r.group, r.plural, namespace)) {
-      if (skip && `${r.group}/${r.plural}/${o.metadata.name}` === skip) continue;
-      if (quotaMatches(q, r.group, r.plural, o)) addUsage(acc, usageOf(r.group, r.plural, o));
-    }
-  }
-  return acc;
-}
 
 /** Containers missing a compute resource the quota limits: `must specify limits.cpu for: app; ...`. */
 function missingCompute(q: ResourceQuota, o: KObject): string | undefined {
