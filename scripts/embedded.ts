@@ -42,6 +42,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EVENT_RATE_LIMIT_CONFIGURATION } from '../harness/src/admission/event-rate-limit.ts';
+import {
+  type ImagePolicyBackend,
+  startImagePolicyBackend,
+  writeImagePolicyFiles,
+} from '../harness/src/admission/image-policy-backend.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { makeAuthFixtures, serverFlags } from '../harness/src/auth/fixtures.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
@@ -52,11 +58,6 @@ import {
   EMPTY_TARGET_ENV,
   type ExtraTargetSpec,
 } from '../harness/src/targets.ts';
-import { parseServeArgs } from '../reference/src/cli.ts';
-import type { ServerOptionsInput } from '../reference/src/config.ts';
-import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
-import { startEtcd } from '../reference/src/etcd-process.ts';
-import { generateCertificate } from '../reference/src/http/tls.ts';
 import {
   DEFAULT_ENABLED,
   enabledPlugins,
@@ -65,18 +66,19 @@ import {
   PLUGIN_ORDER,
   type PluginName,
 } from '../reference/src/admission/plugins/catalog.ts';
-import {
-  type ImagePolicyBackend,
-  startImagePolicyBackend,
-  writeImagePolicyFiles,
-} from '../harness/src/admission/image-policy-backend.ts';
-import { EVENT_RATE_LIMIT_CONFIGURATION } from '../harness/src/admission/event-rate-limit.ts';
+import { parseServeArgs } from '../reference/src/cli.ts';
+import type { ServerOptionsInput } from '../reference/src/config.ts';
+import { startEtcd } from '../reference/src/etcd-process.ts';
+import { generateCertificate } from '../reference/src/http/tls.ts';
+import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
 
 /** `--runtime-config` that serves the policy API (beta and alpha in Kubernetes 1.28). */
 const POLICY_RUNTIME_CONFIG =
   'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** How long the embedded servers (and the fault meta test's) hold a read at a version not yet reached. */
+export const FUTURE_RV_WAIT_MS = 250;
 
 interface Spec {
   name: string;
@@ -258,6 +260,9 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
         ...authOptions,
         inMemory: true,
         tls: true,
+        // a read at a version not yet reached waits this long before its 504 (Kubernetes: 3 s);
+        // no case checks the wait, and the future-version rows would otherwise wait 3 s each
+        futureRvWaitMs: FUTURE_RV_WAIT_MS,
         port: 0,
         host: '127.0.0.1',
         ...spec.options,

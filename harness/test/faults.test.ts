@@ -22,16 +22,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
-import { EVENT_RATE_LIMIT_CONFIGURATION } from '../src/admission/event-rate-limit.ts';
-import { startImagePolicyBackend, writeImagePolicyFiles } from '../src/admission/image-policy-backend.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
+import { FUTURE_RV_WAIT_MS } from '../../scripts/embedded.ts';
+import { collectCases } from '../../scripts/manifest.ts';
+import { EVENT_RATE_LIMIT_CONFIGURATION } from '../src/admission/event-rate-limit.ts';
+import { startImagePolicyBackend, writeImagePolicyFiles } from '../src/admission/image-policy-backend.ts';
 import { type AuditTap, startAuditTap } from '../src/audit-tap.ts';
 import { type Fault, type FaultServerOptions, type RunningProxy, startFaultProxy } from '../src/fault-proxy.ts';
-import { FAULTS } from '../src/faults/index.ts';
 import { matchesCase } from '../src/faults/catchers.ts';
+import { FAULTS } from '../src/faults/index.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../src/server-command.ts';
-import { collectCases } from '../../scripts/manifest.ts';
 import { type Batch, type BatchRun, ROOT, runBatch } from './batch/runs.ts';
 import { inBatches } from './batch/schedule.ts';
 
@@ -207,7 +208,7 @@ describe('injected faults are caught by the cases that name them', () => {
     let p = others.get(key);
     if (!p) {
       p = buildOptions(o)
-        .then((opts) => build({ inMemory: true, tls: false, ...opts }))
+        .then((opts) => build({ inMemory: true, tls: false, futureRvWaitMs: FUTURE_RV_WAIT_MS, ...opts }))
         .then(async (s) => {
           await s.listen();
           return s;
@@ -219,7 +220,7 @@ describe('injected faults are caught by the cases that name them', () => {
   /** Each batch's outcome, in the order of `jobs` (started once the main server listens). */
   let done: Promise<Done>[] = [];
   beforeAll(async () => {
-    server = await build({ inMemory: true, tls: false });
+    server = await build({ inMemory: true, tls: false, futureRvWaitMs: FUTURE_RV_WAIT_MS });
     await server.listen();
     done = inBatches(jobs, CONCURRENT_BATCHES);
     // a job that failed is reported by the tests that await it

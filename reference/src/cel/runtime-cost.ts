@@ -34,11 +34,16 @@ export function track<T>(tracker: CostTracker, fn: () => T): T {
   }
 }
 
-const LAST = Symbol('last value');
-type Counted = AstNode & { [LAST]?: unknown };
-const last = (n: AstNode | undefined): unknown => (n as Counted | undefined)?.[LAST];
+/** Where a node's value is kept for the parent whose cost depends on it. */
+interface Cell {
+  v: unknown;
+}
 
-function nodeCost(n: AstNode): number {
+/**
+ * A node's cost: a number when it does not depend on the values evaluated, else a function of
+ * the operands' cells (made here, for the children whose values the cost reads).
+ */
+function costOf(n: AstNode, cellOf: (n: AstNode | undefined) => Cell | undefined): number | (() => number) {
   const op = n.op;
   switch (op) {
     case 'value':
@@ -66,34 +71,55 @@ function nodeCost(n: AstNode): number {
     case 'rcall': {
       const name = n.args[0] as string;
       if (n.meta?.alternate || n.meta?.macro) return name === 'has' ? 1 : 0;
-      const first = op === 'rcall' ? last(n.args[1]) : last(n.args[1][0]);
-      const second = op === 'rcall' ? last(n.args[2][0]) : last(n.args[1][1]);
-      return callCost(name, sizeOf(first), sizeOf(second), Array.isArray(first));
+      const a = cellOf(op === 'rcall' ? n.args[1] : n.args[1][0]);
+      const b = cellOf(op === 'rcall' ? n.args[2][0] : n.args[1][1]);
+      return () => {
+        const first = a?.v;
+        return callCost(name, sizeOf(first), sizeOf(b?.v), Array.isArray(first));
+      };
     }
     default: {
       if (!isBinary(op)) return 1;
-      const l = last(n.args[0]);
-      const r = last(n.args[1]);
-      if (op === 'in') return operatorCost(op, 1, sizeOf(r), Array.isArray(r));
-      return operatorCost(op, sizeOf(l), sizeOf(r), isSized(l) && isSized(r));
+      const l = cellOf(n.args[0])!;
+      const r = cellOf(n.args[1])!;
+      if (op === 'in') return () => operatorCost(op, 1, sizeOf(r.v), Array.isArray(r.v));
+      return () => operatorCost(op, sizeOf(l.v), sizeOf(r.v), isSized(l.v) && isSized(r.v));
     }
   }
 }
 
-const OVERHEAD = Symbol('iteration overhead');
-type Stepped = AstNode & { [OVERHEAD]?: number };
-
-/** Wraps every node of a checked expression so that its evaluation is counted. Once per expression. */
+/**
+ * Wraps every node of a checked expression so that its evaluation is counted. Once per
+ * expression. Written for speed (a limit of ten million units is reached in a validation): a
+ * node's fixed cost is found once, and only the values a parent's cost reads are kept.
+ */
 export function instrument(root: AstNode): void {
+  const nodes: AstNode[] = [];
   const seen = new Set<AstNode>();
-  const visit = (n: AstNode) => {
+  const collect = (n: AstNode) => {
     if (!n || seen.has(n)) return;
     seen.add(n);
-    // a comprehension's body runs once per iteration: it carries the iteration's own cost
+    for (const c of children(n)) collect(c);
+    nodes.push(n);
+  };
+  collect(root);
+  const cells = new Map<AstNode, Cell>();
+  const cellOf = (n: AstNode | undefined): Cell | undefined => {
+    if (!n) return undefined;
+    let c = cells.get(n);
+    if (!c) {
+      c = { v: undefined };
+      cells.set(n, c);
+    }
+    return c;
+  };
+  const costs = new Map(nodes.map((n) => [n, costOf(n, cellOf)]));
+  // a comprehension's body runs once per iteration: it carries the iteration's own cost
+  const overheads = new Map<AstNode, number>();
+  for (const n of nodes)
     if (n.op === 'comprehension' && n.args.step)
-      (n.args.step as Stepped)[OVERHEAD] =
-        n.args.kind === 'quantifier' ? QUANTIFIER_ITERATION_COST : ACCUMULATE_ITERATION_COST;
-    for (const c of children(n)) visit(c);
+      overheads.set(n.args.step, n.args.kind === 'quantifier' ? QUANTIFIER_ITERATION_COST : ACCUMULATE_ITERATION_COST);
+  for (const n of nodes) {
     const meta = n.meta;
     // the evaluator's own dispatch: an expansion, a macro, or the operator itself
     const inner: (ev: any, ast: any, ctx: any) => unknown = meta?.alternate
@@ -101,13 +127,18 @@ export function instrument(root: AstNode): void {
       : meta?.macro
         ? (ev, _a, ctx) => meta.macro.evaluate(ev, meta.macro, ctx)
         : meta.evaluate;
+    const cell = cells.get(n);
+    const cost = costs.get(n)!;
+    const overhead = overheads.get(n) ?? 0;
+    const fixed = typeof cost === 'number' ? cost + overhead : 0;
+    const dynamic = typeof cost === 'function' ? cost : undefined;
     n.evaluate = function counted(ev, a, ctx) {
       const t = active;
       if (t?.exceeded) throw new CostLimitError();
       const r = inner.call(this, ev, a, ctx);
-      (n as Counted)[LAST] = r;
-      if (t) {
-        t.cost += nodeCost(n) + ((n as Stepped)[OVERHEAD] ?? 0);
+      if (cell !== undefined) cell.v = r;
+      if (t !== undefined) {
+        t.cost += dynamic === undefined ? fixed : dynamic() + overhead;
         if (t.cost > t.limit) {
           t.exceeded = true;
           throw new CostLimitError();
@@ -115,6 +146,5 @@ export function instrument(root: AstNode): void {
       }
       return r;
     };
-  };
-  visit(root);
+  }
 }

@@ -1,14 +1,15 @@
 // The controller manager: starts the controllers `--controllers` selects (Kubernetes' default
 // set `*` unless told otherwise) and stops them all at shutdown.
+
+import { startBootstrapSigner } from './bootstrap-signer.ts';
 import { controllerEnabled } from './catalog.ts';
 import type { ControllerEnv } from './client.ts';
-import { startBootstrapSigner } from './bootstrap-signer.ts';
 import { startDeploymentController } from './deployment.ts';
 import { startGarbageCollector } from './garbage-collector.ts';
 import { leaderElected } from './leader-election.ts';
+import { startNamespaceController } from './namespace.ts';
 import { startReplicaSetController } from './replicaset.ts';
 import { startResourceQuotaController } from './resource-quota.ts';
-import { startNamespaceController } from './namespace.ts';
 import { startRootCaPublisher } from './root-ca-publisher.ts';
 import { startServiceAccountController } from './service-account.ts';
 import { startTokenCleaner } from './token-cleaner.ts';

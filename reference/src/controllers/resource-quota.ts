@@ -5,13 +5,14 @@
 // minutes (Kubernetes' --resource-quota-sync-period), which also picks up resources served
 // only after their quota was made. The ResourceQuota admission plugin keeps the status current
 // as the writes it admits go; this controller is what makes it true in the end.
+
+import type { ResourceQuota } from '../registry/kinds/resourcequota.ts';
 import {
   countUsage,
   hardOf,
   resourceOfHard,
   toList,
-} from '../admission/plugins/quota-usage.ts';
-import type { ResourceQuota } from '../registry/kinds/resourcequota.ts';
+} from '../registry/quota-usage.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { ControllerClient, type ControllerEnv, isNotFound } from './client.ts';

@@ -5,11 +5,11 @@
 // items) and volume claims (`PersistentVolumeClaim` items, on create and update) must stay
 // within min, max and the limit-to-request ratio.
 import type { LimitRange, LimitRangeItem } from '../../registry/kinds/limitrange.ts';
+import { containersOf, podSpecOf, podTotals, type ResourceList } from '../../registry/pod-resources.ts';
 import type { Registry } from '../../registry/registry.ts';
 import { nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
-import { containersOf, podSpecOf, podTotals, type ResourceList } from './pod-resources.ts';
 import { admissionForbidden, isWriteOf, listAll } from './support.ts';
 
 export const LIMIT_RANGER_ANNOTATION = 'orch.io/limit-ranger';

@@ -6,22 +6,22 @@
 // usage after the write. A quota's own status is filled when it is created or changed (hard
 // from spec, used counted from the namespace's objects).
 import type { ResourceQuota } from '../../registry/kinds/resourcequota.ts';
-import type { Registry } from '../../registry/registry.ts';
-import { nanosOf } from '../../schema/quantity-math.ts';
-import type { KObject } from '../../storage/types.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
-import { containersOf, podSpecOf } from './pod-resources.ts';
+import { containersOf, podSpecOf } from '../../registry/pod-resources.ts';
 import {
   addUsage,
   countUsage,
+  hardOf,
   MUST_SPECIFY,
   prettyPrint,
-  hardOf,
   quotaMatches,
   toList,
   type Usage,
   usageOf,
-} from './quota-usage.ts';
+} from '../../registry/quota-usage.ts';
+import type { Registry } from '../../registry/registry.ts';
+import { nanosOf } from '../../schema/quantity-math.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { admissionForbidden, listAll, serverContext } from './support.ts';
 
 /** Containers missing a compute resource the quota limits: `must specify limits.cpu for: app; ...`. */

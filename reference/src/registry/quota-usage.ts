@@ -2,12 +2,12 @@
 // counts (`count/<resource>[.<group>]` and the short names of the core kinds), a pod's compute
 // requests and limits, a claim's storage (in total and per storage class), a service's node
 // ports and load balancers; scopes (Terminating, BestEffort, PriorityClass, ...) apply to pods.
-import type { ResourceQuota, ScopedRequirement } from '../../registry/kinds/resourcequota.ts';
-import type { Registry } from '../../registry/registry.ts';
-import { formatNanos, isBinary, nanosOf } from '../../schema/quantity-math.ts';
-import type { KObject } from '../../storage/types.ts';
+
+import { formatNanos, isBinary, nanosOf } from '../schema/quantity-math.ts';
+import type { KObject } from '../storage/types.ts';
+import type { ResourceQuota, ScopedRequirement } from './kinds/resourcequota.ts';
 import { containersOf, podSpecOf, podTotals, type ResourceList } from './pod-resources.ts';
-import { listAll } from './support.ts';
+import type { Registry } from './registry.ts';
 
 export interface Usage {
   [resource: string]: { n: bigint; bin: boolean };
@@ -202,7 +202,7 @@ export async function countUsage(registry: Registry, q: ResourceQuota, namespace
   for (const r of resources.values()) {
     const served = registry.byResource(r.group, r.plural);
     if (!served?.def.namespaced) continue;
-    for (const o of await listAll(registry, r.group, r.plural, namespace)) {
+    for (const o of (await served.store.list(namespace, {})).items) {
       if (skip && `${r.group}/${r.plural}/${o.metadata.name}` === skip) continue;
       if (quotaMatches(q, r.group, r.plural, o)) addUsage(acc, usageOf(r.group, r.plural, o));
     }

@@ -1,7 +1,7 @@
 // The resources a pod asks for as a whole, as Kubernetes adds them up: the sum over its
 // containers, at least the largest init container's, plus the pod's overhead.
-import { formatNanos, isBinary, nanosOf } from '../../schema/quantity-math.ts';
-import type { KObject } from '../../storage/types.ts';
+import { formatNanos, isBinary, nanosOf } from '../schema/quantity-math.ts';
+import type { KObject } from '../storage/types.ts';
 
 export type ResourceList = Record<string, string>;
 
