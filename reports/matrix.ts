@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { ManifestEntry } from '../scripts/manifest.ts';
+import { esc } from './html.ts';
 import type { CaseResult } from './outcomes.ts';
 import { readSections, SPEC_FILES } from './spec-sections.ts';
 
@@ -69,8 +70,6 @@ export function buildMatrix(
   }));
 }
 
-const esc = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Cases whose (doc, section) is not a heading of the spec: listed apart so none goes missing. */
 export function unplacedCases(root: string, cases: ManifestEntry[]): ManifestEntry[] {

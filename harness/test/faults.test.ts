@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
+import { type FaultTable, type FaultVerdict, renderFaultsPage } from '../../reports/faults-page.ts';
 import { FUTURE_RV_WAIT_MS } from '../../scripts/embedded.ts';
 import { collectCases } from '../../scripts/manifest.ts';
 import { EVENT_RATE_LIMIT_CONFIGURATION } from '../src/admission/event-rate-limit.ts';
@@ -72,7 +73,8 @@ interface AreaRun {
   failed: string[];
   passed: number;
   out: string;
-  ms: number;
+  /** The seconds the run spent in its test files. */
+  seconds: number;
 }
 
 /** How the suites start server processes of their own: the reference, behind the fault's proxy for a `serverProcess` fault. */
@@ -127,26 +129,13 @@ function areaRun(batch: Batch, name: string): AreaRun {
   const r = batch.runs.get(name)!;
   const failed = Object.keys(r.failed).sort();
   const out = failed.map((id) => `${id}\n${r.failed[id]!.slice(0, 600)}`).join('\n');
-  return { failed, passed: r.passed, out, ms: batch.ms };
+  const seconds = Object.values(r.files).reduce((a, b) => a + b, 0) / 1000;
+  return { failed, passed: r.passed, out, seconds };
 }
 
-interface Verdict {
-  fault: string;
-  area: string;
-  breaks: string;
-  catchers: string[];
-  /** The catchers that failed. */
-  caughtBy: string[];
-  /** Cases that failed and are neither catchers nor listed in alsoFails. */
-  strayFailures: string[];
-  /** Cases listed in alsoFails that failed. */
-  alsoFailed: string[];
-  proxyErrors: string[];
-  ok: boolean;
-  ms: number;
-}
+type Verdict = FaultVerdict;
 
-function judge(fault: Fault, run: Pick<AreaRun, 'failed'>, proxyErrors: string[]): Omit<Verdict, 'ms'> {
+function judge(fault: Fault, run: Pick<AreaRun, 'failed'>, proxyErrors: string[]): Omit<Verdict, 'seconds'> {
   const caughtBy = run.failed.filter((id) => fault.catchers.some((c) => matchesCase(c, id)));
   const rest = run.failed.filter((id) => !caughtBy.includes(id));
   const alsoFailed = rest.filter((id) => (fault.alsoFails ?? []).some((c) => matchesCase(c, id)));
@@ -241,7 +230,7 @@ describe('injected faults are caught by the cases that name them', () => {
       );
     process.stdout.write(`${lines.join('\n')}\n`);
     mkdirSync(dirname(OUT), { recursive: true });
-    const table = {
+    const table: FaultTable = {
       when: new Date().toISOString(),
       faults: FAULTS.length,
       run: verdicts.length,
@@ -252,7 +241,9 @@ describe('injected faults are caught by the cases that name them', () => {
       ),
     };
     writeFileSync(OUT, `${JSON.stringify(table, null, 1)}\n`);
-    process.stdout.write(`fault table: ${OUT}\n`);
+    const page = join(dirname(OUT), 'index.html');
+    writeFileSync(page, renderFaultsPage(table));
+    process.stdout.write(`fault table: ${OUT}; page: ${page}\n`);
   });
 
   // the runs, in batches: per area and set of server options, the clean proxy and the faults,
@@ -346,7 +337,7 @@ describe('injected faults are caught by the cases that name them', () => {
       const { batch, proxies } = await done[jobOf.get(fault.name)!]!;
       const p = proxies.get(fault.name)!;
       const run = areaRun(batch, fault.name);
-      const v: Verdict = { ...judge(fault, run, p.errors), ms: run.ms };
+      const v: Verdict = { ...judge(fault, run, p.errors), seconds: run.seconds };
       verdicts.push(v);
       process.stdout.write(
         `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (allowed) ${v.alsoFailed.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''}\n`,
