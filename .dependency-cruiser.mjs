@@ -101,6 +101,25 @@ export default {
       to: { path: '^(reference|suites)/' },
     },
     {
+      name: 'faults-apart',
+      comment:
+        'The fault catalogue (faults/) is a tool of the project, not of the suites: neither the ' +
+        'suites nor the harness may import it (a suite that knew its faults could not be judged ' +
+        'by them), and the reference never does.',
+      severity: 'error',
+      from: { path: '^(suites|harness/src|reference/src)/' },
+      to: { path: '^faults/' },
+    },
+    {
+      name: 'faults-not-to-suites',
+      comment:
+        'Faults break the rules the suites check from the outside, through the proxy: they read no ' +
+        'suite code (a fault shaped by a suite\'s internals would test the suite, not the rule).',
+      severity: 'error',
+      from: { path: '^faults/', pathNot: '^faults/test/' },
+      to: { path: '^suites/' },
+    },
+    {
       name: 'reference-self-contained',
       comment:
         'The reference server is the product: reference/src never imports the harness, the ' +

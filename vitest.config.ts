@@ -2,7 +2,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 /** The fault meta tests take longest by far: they start first, the other files fill the other worker. */
-const LONGEST = /harness\/test\/(node-config-)?faults\.test\.ts$/;
+const LONGEST = /faults\/test\/(node-config-)?meta\.test\.ts$/;
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -23,7 +23,7 @@ export default defineConfig({
       {
         test: {
           name: 'reference',
-          include: ['reference/test/**/*.test.ts', 'harness/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
+          include: ['reference/test/**/*.test.ts', 'harness/test/**/*.test.ts', 'faults/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: 'forks',

@@ -5,8 +5,8 @@
 // writer, whose name sorts before any a case uses, so it lands among the case's objects, in
 // lists, chunks and watch streams, after the case began. Composed with a fault of the
 // catalogue (or none), it shows which case verdicts depend on a quiet namespace.
-import type { FaultHooks, ProxiedRequest, Upstream } from '../src/fault-proxy.ts';
-import { bodyOf } from '../src/faults/util.ts';
+import type { FaultHooks, ProxiedRequest, Upstream } from '../../faults/proxy.ts';
+import { bodyOf } from '../../faults/util.ts';
 
 /** The names of the objects the proxy writes (what a case must leave out). */
 export const EARLY = 'zz-namespace-made';

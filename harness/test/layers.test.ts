@@ -81,7 +81,7 @@ const bad: Tree = {
 
 describe('npm run layers', () => {
   it('cruises the repository parts with the committed rules file', () => {
-    expect(folders).toEqual(['reference', 'harness', 'suites', 'scripts', 'reports']);
+    expect(folders).toEqual(['reference', 'harness', 'faults', 'suites', 'scripts', 'reports']);
     expect(rulesFile).toBe(join(root, '.dependency-cruiser.mjs'));
     expect(options.tsPreCompilationDeps).toBe(true);
   });
@@ -142,6 +142,11 @@ describe('npm run layers', () => {
         "import { build } from '../reference/src/index.ts';\nimport { a } from '../suites/a.test.ts';\nimport { finish } from '../reports/finish.ts';\nexport const run = [build, a, finish];\n",
       'reports/finish.ts':
         "import { client } from '../harness/src/client.ts';\nexport const finish = client;\n",
+      // the fault package: its own modules and the server it puts faults in front of; its tests are free
+      'faults/proxy.ts': "import { request } from 'node:http';\nexport const proxy = request;\n",
+      'faults/watch/faults.ts': "import { proxy } from '../proxy.ts';\nexport const FAULTS = [proxy];\n",
+      'faults/test/meta.test.ts':
+        "import { FAULTS } from '../watch/faults.ts';\nimport { a } from '../../suites/a.test.ts';\nimport { build } from '../../reference/src/index.ts';\nexport const t = [FAULTS, a, build];\n",
     };
     expect(await violations(clean)).toEqual([]);
   });
@@ -193,6 +198,30 @@ describe('npm run layers', () => {
         'suites/support.ts': 'export const support = 1;\n',
       },
       'harness-not-to-reference-or-suites: harness/src/h.ts → suites/support.ts',
+    ],
+    [
+      'faults-apart (the reference)',
+      {
+        'reference/src/util/u.ts': "import { FAULTS } from '../../../faults/watch/faults.ts';\nexport const u = FAULTS;\n",
+        'faults/watch/faults.ts': 'export const FAULTS = [];\n',
+      },
+      'faults-apart: reference/src/util/u.ts → faults/watch/faults.ts',
+    ],
+    [
+      'faults-apart (the harness)',
+      {
+        'harness/src/h.ts': "import { proxy } from '../../faults/proxy.ts';\nexport const h = proxy;\n",
+        'faults/proxy.ts': 'export const proxy = 1;\n',
+      },
+      'faults-apart: harness/src/h.ts → faults/proxy.ts',
+    ],
+    [
+      'faults-not-to-suites',
+      {
+        'faults/watch/faults.ts': "import { support } from '../../suites/support.ts';\nexport const FAULTS = [support];\n",
+        'suites/support.ts': 'export const support = 1;\n',
+      },
+      'faults-not-to-suites: faults/watch/faults.ts → suites/support.ts',
     ],
     [
       'reference-self-contained',

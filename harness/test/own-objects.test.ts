@@ -5,9 +5,9 @@
 // streams or listed at the wrong version (a fault of the catalogue).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, type OrchServer } from '../../reference/src/index.ts';
-import { type FaultHooks, type RunningProxy, startFaultProxy } from '../src/fault-proxy.ts';
-import { faultByName } from '../src/faults/index.ts';
-import { type Batch, type BatchRun, runBatch } from './batch/runs.ts';
+import { type FaultHooks, type RunningProxy, startFaultProxy } from '../../faults/proxy.ts';
+import { faultByName } from '../../faults/index.ts';
+import { type Batch, type BatchRun, runBatch } from '../../faults/test/batch/runs.ts';
 import { type ForeignWriter, EARLY, LATE, withForeignObjects } from './foreign-objects.ts';
 
 /** The files of the cases that compared a whole namespace's lists and streams. */

@@ -11,7 +11,7 @@ import {
   type ProxiedResponse,
   type RunningProxy,
   startFaultProxy,
-} from '../../harness/src/fault-proxy.ts';
+} from '../../faults/proxy.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import type { MatrixRow } from '../../reports/matrix.ts';
 import { optionEnv, parseRunArgs, RUN_HELP, testNamePattern, vitestArgs } from '../run.ts';

@@ -10,7 +10,7 @@
 //    declare;
 //  - the same cases pass through a clean proxy, so the failures are the fault's doing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultHooks, type RunningProxy, startFaultProxy } from '../../harness/src/fault-proxy.ts';
+import { type FaultHooks, type RunningProxy, startFaultProxy } from '../../faults/proxy.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { cleanupTempDirs, cli, readSummary, tail, tempDir } from './helpers.ts';
 

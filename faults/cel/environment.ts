@@ -1,0 +1,91 @@
+// Faults against the expression environment and its compile errors (suites/cel/environment):
+// a server that reports only the first compile error, counts columns from zero, accepts list and
+// map literals of mixed types, or declares the strings extension's `format`. The answers of the
+// three places that compile an expression are rewritten alike (a definition, a policy, a
+// webhook configuration), the `format` call only in the rules of the definitions forwarded.
+import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import { editRules, rewriteCalls } from './faults.ts';
+import { answer, bodyOf, mapJson } from '../util.ts';
+
+const COMPILING = [
+  /^\/apis\/apiextensions\.orch\.io\/v1\/customresourcedefinitions\/?$/,
+  /^\/apis\/admissionregistration\.orch\.io\/v1beta1\/validatingadmissionpolicies\/?$/,
+  /^\/apis\/admissionregistration\.orch\.io\/v1\/validatingwebhookconfigurations\/?$/,
+];
+
+const compiles = (r: ProxiedRequest) => r.method === 'POST' && COMPILING.some((p) => p.test(r.url.pathname));
+
+const PLACES = ['rule', 'policy', 'match-condition'];
+/** The cases of environment rows, at every place. */
+const everywhere = (...rows: string[]) => rows.flatMap((r) => PLACES.map((p) => `cel/environment/${r}/${p}`));
+
+/** Rewrites the message of each cause (and the summary) of a refusal of a write that compiles. */
+function mapMessages(r: ProxiedRequest, res: ProxiedResponse, f: (m: string) => string): ProxiedResponse {
+  if (!compiles(r) || res.status !== 422) return res;
+  return mapJson(res, (j) => {
+    if (typeof j?.message === 'string') j.message = f(j.message);
+    for (const c of j?.details?.causes ?? []) if (typeof c.message === 'string') c.message = f(c.message);
+    return j;
+  });
+}
+
+const causesOf = (res: ProxiedResponse): { message?: string }[] => {
+  try {
+    return JSON.parse(res.body.toString('utf8'))?.details?.causes ?? [];
+  } catch {
+    return [];
+  }
+};
+
+export const FAULTS: Fault[] = [
+  {
+    name: 'cel-compile-errors-first-only',
+    breaks:
+      'doc2 § Expression language inputs, as Kubernetes 1.28 reports a compile error: every error of the expression is listed (the proxy keeps the first)',
+    area: 'cel',
+    catchers: [
+      ...everywhere('no-overload-method', 'no-overload-operator', 'no-overload-unary', 'no-overload-index'),
+      ...everywhere('no-field-selection', 'macro-predicate', 'list-mixed-again', 'map-mixed'),
+      ...everywhere('format', 'quote', 'optional-values', 'bind', 'bytes-helpers', 'quantity'),
+      ...everywhere('numbers-across-types', 'undeclared-method'),
+      'cel/environment/has-no-field-selection/rule',
+    ],
+    response: (r, res) => mapMessages(r, res, (m) => m.split('\nERROR: <input>:')[0]!),
+  },
+  {
+    name: 'cel-compile-error-columns-from-zero',
+    breaks:
+      'doc2 § Expression language inputs, as Kubernetes 1.28 reports a compile error: `<input>:<line>:<column>` counts columns from 1 (the proxy gives each one less)',
+    area: 'cel',
+    catchers: ['cel/environment/'],
+    response: (r, res) =>
+      mapMessages(r, res, (m) =>
+        m.replace(/<input>:(\d+):(\d+):/g, (_, l, c) => `<input>:${l}:${Number(c) - 1}:`),
+      ),
+  },
+  {
+    name: 'cel-literals-mixed-accepted',
+    breaks:
+      'doc2 § Expression language inputs, as Kubernetes 1.28 type checks a literal: the elements of a list or map literal are of one type (a refusal that says only that is answered as a success, and nothing is stored)',
+    area: 'cel',
+    catchers: [
+      ...everywhere('list-mixed', 'list-mixed-again', 'list-nested', 'list-null', 'map-mixed'),
+      'cel/environment/in-mixed-list/rule',
+    ],
+    response: (r, res) => {
+      if (!compiles(r) || res.status !== 422) return res;
+      const causes = causesOf(res);
+      const mixed = (m = '') =>
+        /compilation failed: ERROR/.test(m) && !/ERROR: <input>:\d+:\d+: (?!expected type)/.test(m);
+      return causes.length && causes.every((c) => mixed(c.message)) ? answer(201, bodyOf(r.body) ?? {}) : res;
+    },
+  },
+  {
+    name: 'cel-strings-format-declared',
+    breaks:
+      "doc2 § Expression language inputs (the community libraries), as Kubernetes 1.28 has them: the strings extension is at version 0, without `format` (the proxy takes the call out of a definition's rules, so that it compiles)",
+    area: 'cel',
+    catchers: ['cel/environment/format/rule'],
+    request: (r) => editRules(r, (x) => ({ ...x, rule: rewriteCalls(x.rule, 'format', true, () => '') })),
+  },
+];

@@ -1,0 +1,367 @@
+// Faults against doc1's create, get, list, update and patch, and the uniqueness of names, one
+// rule each; suites/crud must catch every one. (stale-update-accepted lives in doc1-core.ts.)
+import type { Fault, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
+import { mapJson } from '../util.ts';
+
+/** `.../namespaces/<ns>/<plural>` of the core or a named group. */
+const COLLECTION = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;
+/** `.../namespaces/<ns>/<plural>/<name>`. */
+const RESOURCE = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+\/[^/]+$/;
+
+const isWatch = (r: ProxiedRequest) => r.url.searchParams.has('watch');
+
+function jsonBody(r: ProxiedRequest): any {
+  try {
+    return JSON.parse(r.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function statusResponse(code: number, reason: string, message: string, details?: object): ProxiedResponse {
+  const body = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code,
+    details,
+  };
+  return {
+    status: code,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from(JSON.stringify(body)),
+  };
+}
+
+/** Deletes the object a create just made and answers the create as refused (409 AlreadyExists). */
+async function undoCreate(r: ProxiedRequest, up: Upstream, name: string): Promise<ProxiedResponse> {
+  await up.send({
+    ...r,
+    method: 'DELETE',
+    url: new URL(`${r.url.pathname}/${encodeURIComponent(name)}`, r.url),
+    body: Buffer.alloc(0),
+  });
+  return statusResponse(409, 'AlreadyExists', `object "${name}" already exists`, { name });
+}
+
+/** Requests the fault answers itself: the request sent upstream is made a harmless GET. */
+const diverted = new WeakMap<ProxiedRequest, () => ProxiedResponse>();
+function divert(r: ProxiedRequest, answer: () => ProxiedResponse): ProxiedRequest {
+  const out: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+  diverted.set(out, answer);
+  return out;
+}
+const divertedAnswer = (r: ProxiedRequest) => diverted.get(r)?.();
+
+const FAKE_UID = '11111111-2222-3333-4444-555555555555';
+const fakeUid = (o: any) => (o?.metadata?.uid ? { ...o, metadata: { ...o.metadata, uid: FAKE_UID } } : o);
+
+/** PUTs held by update-acknowledged-not-applied (the read sent in their place, to the PUT). */
+const heldPuts = new WeakMap<ProxiedRequest, ProxiedRequest>();
+
+/** Names deleted through the proxy (collection path + name), for name-not-reusable. */
+const deletedNames = new Set<string>();
+
+export const FAULTS: Fault[] = [
+  {
+    name: 'generate-name-fixed',
+    breaks:
+      'doc1 § Resources and their fields: generateName, the server generates a unique random name (always the same suffix)',
+    area: 'crud',
+    catchers: ['crud/create/generate-name'],
+    request: (r) => {
+      if (r.method !== 'POST' || !COLLECTION.test(r.url.pathname)) return r;
+      const b = jsonBody(r);
+      if (!b?.metadata?.generateName || b.metadata.name) return r;
+      // a fixed name in place of the generated one (so the server cannot retry another)
+      b.metadata = { ...b.metadata, name: `${b.metadata.generateName}fixed`, generateName: undefined };
+      return { ...r, body: Buffer.from(JSON.stringify(b)) };
+    },
+  },
+  {
+    name: 'duplicate-create-overwrites',
+    breaks:
+      'doc1 § What the service does: a name is unique for its kind within its namespace (a create with a name in use replaces the object)',
+    area: 'crud',
+    catchers: ['crud/names/second-create-refused', 'crud/names/law-unique-at-any-time'],
+    // these (beyond doc1) check the same refusal of a name in use, with its reason
+    alsoFails: ['crud/names/already-exists', 'crud/create/name-over-generate-name'],
+    response: async (r, res, up) => {
+      if (r.method !== 'POST' || res.status !== 409 || !COLLECTION.test(r.url.pathname)) return res;
+      const b = jsonBody(r);
+      const name = b?.metadata?.name;
+      if (!name) return res;
+      const url = new URL(`${r.url.pathname}/${encodeURIComponent(name)}`, r.url);
+      const cur = await up.send({ ...r, method: 'GET', url, body: Buffer.alloc(0) });
+      if (cur.status !== 200) return res;
+      const rv = JSON.parse(cur.body.toString('utf8'))?.metadata?.resourceVersion;
+      const put = await up.send({
+        ...r,
+        method: 'PUT',
+        url,
+        body: Buffer.from(JSON.stringify({ ...b, metadata: { ...b.metadata, resourceVersion: rv } })),
+      });
+      return put.status === 200 ? { ...put, status: 201 } : res;
+    },
+  },
+  {
+    name: 'list-kind-generic',
+    breaks:
+      'doc1 § Resources and their fields: a collection response has kind `<Kind>List` (answered as kind "List")',
+    area: 'crud',
+    catchers: ['crud/list/envelope'],
+    response: (r, res) =>
+      r.method === 'GET' && !isWatch(r) && res.status === 200
+        ? mapJson(res, (j) =>
+            Array.isArray(j?.items) && /List$/.test(j?.kind ?? '') ? { ...j, kind: 'List' } : j,
+          )
+        : res,
+  },
+  {
+    name: 'merge-patch-replaces',
+    breaks:
+      'doc1 § Operations: patch is distinct from update; a merge patch is merged into the current object (each named field is replaced whole)',
+    area: 'crud',
+    catchers: ['crud/patch/merge-keeps-other-fields'],
+    request: (r) => {
+      if (r.method !== 'PATCH' || !(r.headers['content-type'] ?? '').includes('merge-patch')) return r;
+      const b = jsonBody(r);
+      if (!b || typeof b !== 'object' || Array.isArray(b)) return r;
+      const ops = Object.entries(b).map(([k, v]) =>
+        v === null ? { op: 'remove', path: `/${k}` } : { op: 'add', path: `/${k}`, value: v },
+      );
+      return {
+        ...r,
+        headers: { ...r.headers, 'content-type': 'application/json-patch+json' },
+        body: Buffer.from(JSON.stringify(ops)),
+      };
+    },
+  },
+  {
+    name: 'update-acknowledged-not-applied',
+    breaks:
+      'doc1 § Update mechanisms: PUT replaces the object (answered 200 with the new object, but nothing stored)',
+    area: 'crud',
+    catchers: [
+      'crud/update/replaces-object',
+      'crud/update/put-with-read-version',
+      'crud/list/follows-writes',
+    ],
+    // (beyond doc1) checks that a PUT of a spec change took effect, by the generation it leaves;
+    // the stale-version case checks the object is left "as the newer write made it": the newer
+    // write is an acknowledged PUT that was not stored
+    alsoFails: ['crud/update/generation-follows-spec', 'crud/update/stale-version-conflict'],
+    // narrowed: only a PUT at the current resourceVersion is acknowledged and dropped; a stale one
+    // goes through (its 409 is another rule). The write is held: a read of the object goes first.
+    request: (r) => {
+      if (r.method !== 'PUT' || !RESOURCE.test(r.url.pathname) || !jsonBody(r)?.metadata?.resourceVersion)
+        return r;
+      const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+      heldPuts.set(read, r);
+      return read;
+    },
+    response: (r, res, up) => {
+      const put = heldPuts.get(r);
+      if (!put) return res;
+      const b = jsonBody(put);
+      const rv = b.metadata.resourceVersion;
+      let current: unknown;
+      try {
+        current = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
+      } catch {
+        current = undefined;
+      }
+      if (res.status !== 200 || current !== rv) return up.send(put);
+      const echo = {
+        ...b,
+        metadata: { ...b.metadata, resourceVersion: /^\d+$/.test(rv) ? String(Number(rv) + 1) : `${rv}1` },
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(echo)),
+      };
+    },
+  },
+  {
+    name: 'generation-frozen',
+    breaks: 'Kubernetes (beyond doc1): metadata.generation increments on spec changes (always answered as 1)',
+    area: 'crud',
+    catchers: ['crud/update/generation-follows-spec'],
+    response: (_r, res) =>
+      mapJson(res, (j) =>
+        j?.metadata && typeof j.metadata.generation === 'number'
+          ? { ...j, metadata: { ...j.metadata, generation: 1 } }
+          : j,
+      ),
+  },
+  {
+    name: 'name-not-reusable',
+    breaks:
+      'doc1 § What the service does: after deletion the name may be reused (a deleted name is refused with 409)',
+    area: 'crud',
+    catchers: ['crud/names/reusable-after-delete', 'crud/names/law-unique-at-any-time'],
+    request: (r) => {
+      if (r.method === 'DELETE' && RESOURCE.test(r.url.pathname)) deletedNames.add(r.url.pathname);
+      if (r.method !== 'POST' || !COLLECTION.test(r.url.pathname)) return r;
+      const name = jsonBody(r)?.metadata?.name;
+      if (!name || !deletedNames.has(`${r.url.pathname}/${name}`)) return r;
+      return divert(r, () =>
+        statusResponse(409, 'AlreadyExists', `object "${name}" already exists`, { name }),
+      );
+    },
+    response: (r, res) => divertedAnswer(r) ?? res,
+  },
+  {
+    name: 'uid-constant',
+    breaks:
+      'doc1 § Resources and their fields: uid, a random, unique identifier generated by the server (every object shows one uid)',
+    area: 'crud',
+    catchers: ['crud/create/uid-unique', 'crud/names/reusable-after-delete'],
+    // checks the objects of one name in two namespaces are two objects, by their uids
+    alsoFails: ['crud/names/same-name-other-namespace'],
+    // narrowed: every answer (create, read, list, update, watch) shows the same uid, and a body
+    // sent back with it has it removed, so the uid an object shows stays the same from its create
+    // on (only its uniqueness is broken, not the identity the other cases compare)
+    request: (r) => {
+      if (r.method !== 'PUT' && r.method !== 'PATCH' && r.method !== 'DELETE') return r;
+      const b = jsonBody(r);
+      if (b?.metadata?.uid !== FAKE_UID && b?.preconditions?.uid !== FAKE_UID) return r;
+      const out = { ...b };
+      if (out.metadata?.uid === FAKE_UID) out.metadata = { ...out.metadata, uid: undefined };
+      if (out.preconditions?.uid === FAKE_UID) out.preconditions = { ...out.preconditions, uid: undefined };
+      return { ...r, body: Buffer.from(JSON.stringify(out)) };
+    },
+    response: (_r, res) =>
+      mapJson(res, (j) => (Array.isArray(j?.items) ? { ...j, items: j.items.map(fakeUid) } : fakeUid(j))),
+    watch: (_s, line) => {
+      try {
+        const e = JSON.parse(line);
+        return e?.object?.metadata?.uid ? [JSON.stringify({ ...e, object: fakeUid(e.object) })] : [line];
+      } catch {
+        return [line];
+      }
+    },
+  },
+  {
+    name: 'same-name-other-kind-refused',
+    breaks:
+      'doc1 § What the service does: a name is unique for its kind within its namespace (a Secret is refused the name of a ConfigMap)',
+    area: 'crud',
+    catchers: ['crud/names/same-name-other-kind'],
+    response: async (r, res, up) => {
+      const m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets$/.exec(r.url.pathname);
+      const name = jsonBody(r)?.metadata?.name;
+      if (r.method !== 'POST' || res.status !== 201 || !m || !name) return res;
+      const other = await up.send({
+        ...r,
+        method: 'GET',
+        url: new URL(`/api/v1/namespaces/${m[1]}/configmaps/${encodeURIComponent(name)}`, r.url),
+        body: Buffer.alloc(0),
+      });
+      if (other.status !== 200) return res;
+      return undoCreate(r, up, name);
+    },
+  },
+  {
+    name: 'same-name-other-namespace-refused',
+    breaks:
+      'doc1 § What the service does: a name is unique for its kind within its namespace (a name in use in another namespace is refused)',
+    area: 'crud',
+    catchers: ['crud/names/same-name-other-namespace'],
+    response: async (r, res, up) => {
+      const m = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/([^/]+)\/([^/]+)$/.exec(r.url.pathname);
+      const name = jsonBody(r)?.metadata?.name;
+      if (r.method !== 'POST' || res.status !== 201 || !m || !name) return res;
+      const url = new URL(`/${m[1]}/${m[3]}`, r.url);
+      url.searchParams.set('fieldSelector', `metadata.name=${name}`);
+      const all = await up.send({ ...r, method: 'GET', url, body: Buffer.alloc(0) });
+      const items: any[] = all.status === 200 ? (JSON.parse(all.body.toString('utf8'))?.items ?? []) : [];
+      if (!items.some((o) => o?.metadata?.namespace !== m[2])) return res;
+      return undoCreate(r, up, name);
+    },
+  },
+  {
+    name: 'cluster-scoped-duplicate-accepted',
+    breaks:
+      'doc1 § What the service does: cluster-scoped names are unique in the whole cluster (a second Namespace of a name in use is answered 201)',
+    area: 'crud',
+    catchers: ['crud/names/cluster-scoped-unique'],
+    response: (r, res) =>
+      r.method === 'POST' && r.url.pathname === '/api/v1/namespaces' && res.status === 409
+        ? {
+            status: 201,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from(
+              JSON.stringify({ ...jsonBody(r), metadata: { ...jsonBody(r)?.metadata, uid: FAKE_UID } }),
+            ),
+          }
+        : res,
+  },
+  {
+    name: 'client-uid-kept',
+    breaks:
+      'doc1 § Resources and their fields: uid and creationTimestamp are generated by the server (the values a client sent are answered back)',
+    area: 'crud',
+    catchers: ['crud/create/client-values-replaced'],
+    response: (r, res) => {
+      const sent = r.method === 'POST' ? jsonBody(r)?.metadata : undefined;
+      if (res.status !== 201 || !sent?.uid) return res;
+      return mapJson(res, (j) =>
+        j?.metadata
+          ? {
+              ...j,
+              metadata: {
+                ...j.metadata,
+                uid: sent.uid,
+                creationTimestamp: sent.creationTimestamp ?? j.metadata.creationTimestamp,
+              },
+            }
+          : j,
+      );
+    },
+  },
+  {
+    name: 'update-resets-creation-timestamp',
+    breaks:
+      'doc1 § Resources and their fields: creationTimestamp is set by the server at creation (an update answers a new one)',
+    area: 'crud',
+    catchers: ['crud/update/identity-kept'],
+    response: (r, res) =>
+      r.method === 'PUT' && res.status === 200
+        ? mapJson(res, (j) =>
+            j?.metadata?.creationTimestamp
+              ? { ...j, metadata: { ...j.metadata, creationTimestamp: '2001-01-01T00:00:00Z' } }
+              : j,
+          )
+        : res,
+  },
+  {
+    name: 'json-patch-replaces-map',
+    breaks:
+      'doc1 § Update mechanisms: a JSON Patch sends differences (an add of one key replaces the whole map it is in)',
+    area: 'crud',
+    catchers: ['crud/patch/json-patch-differences'],
+    request: (r) => {
+      const b =
+        r.method === 'PATCH' && (r.headers['content-type'] ?? '').includes('json-patch')
+          ? jsonBody(r)
+          : undefined;
+      if (!Array.isArray(b)) return r;
+      const ops = b.map((op) => {
+        const m = /^\/(data|labels|annotations)\/([^/]+)$/.exec(op?.path ?? '');
+        return op?.op === 'add' && m
+          ? {
+              op: 'add',
+              path: `/${m[1]}`,
+              value: { [m[2]!.replaceAll('~1', '/').replaceAll('~0', '~')]: op.value },
+            }
+          : op;
+      });
+      return { ...r, body: Buffer.from(JSON.stringify(ops)) };
+    },
+  },
+];

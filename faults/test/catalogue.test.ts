@@ -1,0 +1,65 @@
+// The fault catalogue names its catchers rightly: every fault names at least one catcher, each
+// catcher (and each alsoFails entry) is a case id of suites/MANIFEST.json, or an id prefix ending
+// in '/' that matches at least one, in the fault's own area; fault names are unique. And every
+// MUST case of doc1 and doc2 is some fault's catcher or is listed, with a reason, in
+// faults/exceptions.ts (and only those). Static: no server is started (the fault meta test,
+// faults.test.ts, checks that the catchers catch).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { matchesCase } from '../catchers.ts';
+import { EXCEPTIONS } from '../exceptions.ts';
+import { FAULTS } from '../index.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MANIFEST: { id: string; doc: number; level: string }[] = JSON.parse(
+  readFileSync(join(ROOT, 'suites', 'MANIFEST.json'), 'utf8'),
+);
+const IDS = MANIFEST.map((c) => c.id);
+
+describe('the fault catalogue', () => {
+  it('has unique fault names', () => {
+    const names = FAULTS.map((f) => f.name);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+  });
+
+  for (const f of FAULTS)
+    it(`fault "${f.name}" names catchers that are cases of suites/${f.area}`, () => {
+      expect(f.catchers.length, 'at least one catcher').toBeGreaterThan(0);
+      for (const c of [...f.catchers, ...(f.alsoFails ?? [])]) {
+        const matched = IDS.filter((id) => matchesCase(c, id));
+        expect(matched, `"${c}" names a case of the manifest (or is a prefix of some)`).not.toEqual([]);
+        expect(
+          matched.filter((id) => !id.startsWith(`${f.area}/`)),
+          `"${c}" names cases of the fault's area only`,
+        ).toEqual([]);
+      }
+    });
+
+  const caught = (id: string) => FAULTS.some((f) => f.catchers.some((c) => matchesCase(c, id)));
+  const must = MANIFEST.filter((c) => c.level === 'MUST' && (c.doc === 1 || c.doc === 2));
+
+  it('names a catcher for every MUST case of doc1 and doc2, or lists it in faults/exceptions.ts with a reason', () => {
+    const neither = must.filter((c) => !caught(c.id) && !EXCEPTIONS[c.id]).map((c) => c.id);
+    expect(
+      neither,
+      'MUST cases with no fault and no exception: write a fault, or add the case and why to faults/exceptions.ts',
+    ).toEqual([]);
+  });
+
+  it('lists as exceptions only MUST cases of doc1 and doc2 that no fault catches, each with a reason', () => {
+    const mustIds = new Set(must.map((c) => c.id));
+    for (const [id, reason] of Object.entries(EXCEPTIONS)) {
+      expect(mustIds.has(id), `exception "${id}" is a MUST case of doc1 or doc2`).toBe(true);
+      expect(caught(id), `exception "${id}" has a fault now: remove it from faults/exceptions.ts`).toBe(
+        false,
+      );
+      expect(reason.length, `exception "${id}" says why`).toBeGreaterThan(20);
+    }
+    const covered = must.filter((c) => caught(c.id)).length;
+    process.stdout.write(
+      `MUST cases of doc1 and doc2: ${must.length}; a fault's catcher: ${covered}; exceptions: ${Object.keys(EXCEPTIONS).length} (not yet: ${Object.values(EXCEPTIONS).filter((r) => r.startsWith('not yet')).length})\n`,
+    );
+  });
+});

@@ -1,0 +1,356 @@
+// The suites must bite, and bite in the right place: for every fault in the catalogue, run the
+// suite area that covers it against a proxy that injects the fault in front of a reference
+// server. The fault is caught when one of its named catchers (the cases that check the rule it
+// breaks) fails; the meta test also fails when a case that is not a catcher fails (the fault
+// breaks more than its rule, or breaks another case's setup: it is too broad), or when the
+// proxy itself went wrong (a hook that threw was answered 502, which any case would take for
+// the fault's doing). The clean proxy (no fault) must pass, so a failure is the fault's doing.
+//
+// Each fault's run is a run of the test files of its area that hold its catchers (found by
+// collecting the suites: scripts/manifest.ts), behind a proxy of its own; the clean run of an
+// area runs all of its files. Stray failures are looked for in the files a fault runs. The runs
+// of an area (its faults and its clean run) go in batches, many runs to a vitest process
+// (harness/test/batch/): ORCH_FAULTS_BATCH_SIZE runs a process (24), ORCH_FAULTS_PROCESSES
+// processes at once (1), ORCH_FAULTS_WORKERS test files at once in each (2). A fault added to
+// the catalogue joins its area's batches as it is.
+//
+// Narrow runs: ORCH_FAULTS_AREA=watch,crud (areas) and ORCH_FAULTS=name,name (faults) select
+// what runs. Each fault's verdict is printed (`fault <name>: caught by <case id>`) and the table
+// of all verdicts is written as JSON to ORCH_FAULTS_OUT (default out/faults/catchers.json).
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
+import type { ServerOptions } from '../../reference/src/config.ts';
+import { build, type OrchServer } from '../../reference/src/index.ts';
+import { type FaultTable, type FaultVerdict, renderFaultsPage } from '../../reports/faults-page.ts';
+import { FUTURE_RV_WAIT_MS } from '../../scripts/embedded.ts';
+import { collectCases } from '../../scripts/manifest.ts';
+import { EVENT_RATE_LIMIT_CONFIGURATION } from '../../harness/src/admission/event-rate-limit.ts';
+import { startImagePolicyBackend, writeImagePolicyFiles } from '../../harness/src/admission/image-policy-backend.ts';
+import { type AuditTap, startAuditTap } from '../../harness/src/audit-tap.ts';
+import { type Fault, type FaultServerOptions, type RunningProxy, startFaultProxy } from '../proxy.ts';
+import { matchesCase } from '../catchers.ts';
+import { FAULTS } from '../index.ts';
+import { referenceServerCommand, SERVER_COMMAND_ENV } from '../../harness/src/server-command.ts';
+import { type Batch, type BatchRun, ROOT, runBatch } from './batch/runs.ts';
+import { inBatches } from './batch/schedule.ts';
+
+const OUT = process.env.ORCH_FAULTS_OUT || join(ROOT, 'out', 'faults', 'catchers.json');
+
+const list = (v: string | undefined) =>
+  v
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+const onlyAreas = list(process.env.ORCH_FAULTS_AREA);
+const onlyFaults = list(process.env.ORCH_FAULTS);
+const selected = FAULTS.filter(
+  (f) => (!onlyAreas || onlyAreas.includes(f.area)) && (!onlyFaults || onlyFaults.includes(f.name)),
+);
+
+/** Runs per vitest process, at most (the clean run of an area counts as one). */
+const BATCH_SIZE = Number(process.env.ORCH_FAULTS_BATCH_SIZE) || 24;
+/** vitest processes at once, and test files at once in each (2 cores: one process, two files). */
+const CONCURRENT_BATCHES = Number(process.env.ORCH_FAULTS_PROCESSES) || 1;
+const WORKERS = Number(process.env.ORCH_FAULTS_WORKERS) || 2;
+/** A test waits for its batch, which may wait for the ones before it. */
+const JOB_TIMEOUT = 40 * 60_000;
+
+/** The test file of each case id (collected once, when the first batch starts). */
+let caseFiles: { id: string; file: string }[] | undefined;
+/** The files holding a fault's catchers: the files its run goes through. */
+function catcherFiles(fault: Fault): string[] {
+  caseFiles ??= collectCases().tests;
+  const files = new Set(caseFiles.filter((t) => fault.catchers.some((c) => matchesCase(c, t.id))).map((t) => t.file));
+  // a catcher that names no collected case is the catalogue test's concern; run the whole area
+  return files.size ? [...files].sort() : [];
+}
+
+/** How one run of an area went: the cases that failed (by case id), and what they said. */
+interface AreaRun {
+  failed: string[];
+  passed: number;
+  out: string;
+  /** The seconds the run spent in its test files. */
+  seconds: number;
+}
+
+/** How the suites start server processes of their own: the reference, behind the fault's proxy for a `serverProcess` fault. */
+function serverCommand(fault?: Fault): string {
+  const reference = referenceServerCommand(ROOT);
+  if (!fault?.serverProcess) return reference;
+  const inner = reference.replace('{port}', '{innerPort}');
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `exec ${q(process.execPath)} --import tsx ${q(join(ROOT, 'faults', 'server.ts'))} ${q(fault.name)} {port} ${q(inner)}`;
+}
+
+/** The run environment of one area run against an endpoint (provided to the suites per run). */
+function runEnvFor(
+  endpoint: string,
+  token: string,
+  server?: FaultServerOptions,
+  fault?: Fault,
+  auditLog?: string,
+): Record<string, string> {
+  return {
+    ORCH_ENDPOINT: endpoint,
+    ORCH_TOKEN: token,
+    [SERVER_COMMAND_ENV]: serverCommand(fault),
+    // what the server was built with, declared to the suite as a run against it would
+    // the reference puts a policy and its binding in force once written (scripts/embedded.ts declares the same)
+    ORCH_IN_FORCE_SECONDS: '2',
+    ...(server?.continueTtlSeconds ? { ORCH_CONTINUE_TTL_SECONDS: String(server.continueTtlSeconds) } : {}),
+    ...(server?.featureGates
+      ? {
+          ORCH_FEATURE_GATES: Object.entries(server.featureGates)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(','),
+        }
+      : {}),
+    // the admission plugins the server has on (the cases of off-by-default plugins need them declared)
+    ORCH_ADMISSION_PLUGINS: enabledPlugins(server?.enableAdmissionPlugins ?? [], []).join(','),
+    // the run's copy of the server's audit log (a fault of the audit log rewrites the copy)
+    ...(auditLog ? { ORCH_AUDIT_LOG: auditLog } : {}),
+  };
+}
+
+/** The three slowest files of a run, for the log. */
+const slowest = (files: Record<string, number>) =>
+  Object.entries(files)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([f, ms]) => `${f} ${(ms / 1000).toFixed(1)} s`)
+    .join(', ');
+
+/** One run's result out of its batch, in the form the verdicts read. */
+function areaRun(batch: Batch, name: string): AreaRun {
+  const r = batch.runs.get(name)!;
+  const failed = Object.keys(r.failed).sort();
+  const out = failed.map((id) => `${id}\n${r.failed[id]!.slice(0, 600)}`).join('\n');
+  const seconds = Object.values(r.files).reduce((a, b) => a + b, 0) / 1000;
+  return { failed, passed: r.passed, out, seconds };
+}
+
+type Verdict = FaultVerdict;
+
+function judge(fault: Fault, run: Pick<AreaRun, 'failed'>, proxyErrors: string[]): Omit<Verdict, 'seconds'> {
+  const caughtBy = run.failed.filter((id) => fault.catchers.some((c) => matchesCase(c, id)));
+  const rest = run.failed.filter((id) => !caughtBy.includes(id));
+  const alsoFailed = rest.filter((id) => (fault.alsoFails ?? []).some((c) => matchesCase(c, id)));
+  const strayFailures = rest.filter((id) => !alsoFailed.includes(id));
+  return {
+    fault: fault.name,
+    area: fault.area,
+    breaks: fault.breaks,
+    catchers: fault.catchers,
+    caughtBy,
+    strayFailures,
+    alsoFailed,
+    proxyErrors: proxyErrors.slice(0, 5),
+    ok: caughtBy.length > 0 && strayFailures.length === 0 && proxyErrors.length === 0,
+  };
+}
+
+describe('injected faults are caught by the cases that name them', () => {
+  let server: OrchServer;
+  const verdicts: Verdict[] = [];
+  const started = Date.now();
+  /** What the harness-made admission configurations hold open (the ImageReview backend, their files). */
+  const cleanups: (() => Promise<void>)[] = [];
+  /** The options of `build` for the fault's server options (a harness-made admission configuration written first). */
+  async function buildOptions(o: FaultServerOptions): Promise<Partial<ServerOptions>> {
+    const { harnessAdmissionConfig, auditLog, ...plain } = o;
+    const rest: Partial<ServerOptions> = { ...(plain as Partial<ServerOptions>) };
+    if (auditLog) {
+      const dir = mkdtempSync(join(tmpdir(), 'faults-audit-'));
+      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+      rest.auditLogPath = join(dir, 'audit.jsonl');
+    }
+    if (!harnessAdmissionConfig) return rest;
+    const dir = mkdtempSync(join(tmpdir(), 'faults-admission-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    let file: string;
+    if (harnessAdmissionConfig === 'image-policy') {
+      const backend = await startImagePolicyBackend();
+      cleanups.push(() => backend.close());
+      file = writeImagePolicyFiles(dir, backend);
+    } else {
+      file = join(dir, 'event-rate-limit.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'apiserver.config.orch.io/v1',
+          kind: 'AdmissionConfiguration',
+          plugins: [{ name: 'EventRateLimit', configuration: EVENT_RATE_LIMIT_CONFIGURATION }],
+        }),
+      );
+    }
+    return { ...rest, admissionControlConfigFile: file };
+  }
+  /** Servers built with the options some faults need (a gate on, a short history), by options. */
+  const others = new Map<string, Promise<OrchServer>>();
+  const serverFor = (o?: FaultServerOptions): Promise<OrchServer> => {
+    if (!o) return Promise.resolve(server);
+    const key = JSON.stringify(o);
+    let p = others.get(key);
+    if (!p) {
+      p = buildOptions(o)
+        .then((opts) => build({ inMemory: true, tls: false, futureRvWaitMs: FUTURE_RV_WAIT_MS, ...opts }))
+        .then(async (s) => {
+          await s.listen();
+          return s;
+        });
+      others.set(key, p);
+    }
+    return p;
+  };
+  /** Each batch's outcome, in the order of `jobs` (started once the main server listens). */
+  let done: Promise<Done>[] = [];
+  beforeAll(async () => {
+    server = await build({ inMemory: true, tls: false, futureRvWaitMs: FUTURE_RV_WAIT_MS });
+    await server.listen();
+    done = inBatches(jobs, CONCURRENT_BATCHES);
+    // a job that failed is reported by the tests that await it
+    for (const d of done) d.catch(() => {});
+  });
+  afterAll(async () => {
+    await server.close();
+    for (const p of others.values()) await (await p).close();
+    for (const c of cleanups) await c();
+    const ok = verdicts.filter((v) => v.ok).length;
+    const caught = verdicts.filter((v) => v.caughtBy.length > 0).length;
+    const lines = [
+      `faults: ${verdicts.length} run, ${ok} caught by a catcher and by nothing else, ${caught} caught by a catcher (${((100 * caught) / Math.max(1, verdicts.length)).toFixed(0)}%), ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    ];
+    for (const v of verdicts.filter((x) => !x.ok))
+      lines.push(
+        `  NOT OK ${v.fault}:${v.caughtBy.length ? '' : ' no catcher failed;'}${v.strayFailures.length ? ` stray failures ${v.strayFailures.join(', ')};` : ''}${v.proxyErrors.length ? ` proxy errors ${v.proxyErrors.length};` : ''}`,
+      );
+    process.stdout.write(`${lines.join('\n')}\n`);
+    mkdirSync(dirname(OUT), { recursive: true });
+    const table: FaultTable = {
+      when: new Date().toISOString(),
+      faults: FAULTS.length,
+      run: verdicts.length,
+      ok,
+      seconds: Math.round((Date.now() - started) / 1000),
+      verdicts: [...verdicts].sort(
+        (a, b) => FAULTS.findIndex((f) => f.name === a.fault) - FAULTS.findIndex((f) => f.name === b.fault),
+      ),
+    };
+    writeFileSync(OUT, `${JSON.stringify(table, null, 1)}\n`);
+    const page = join(dirname(OUT), 'index.html');
+    writeFileSync(page, renderFaultsPage(table));
+    process.stdout.write(`fault table: ${OUT}; page: ${page}\n`);
+  });
+
+  // the runs, in batches: per area and set of server options, the clean proxy and the faults,
+  // each run through the whole area behind a proxy of its own, many runs to a vitest process
+  interface Group {
+    area: string;
+    key: string;
+    options?: FaultServerOptions;
+    faults: Fault[];
+  }
+  const groups: Group[] = [];
+  for (const area of [...new Set(selected.map((f) => f.area))]) {
+    const options = new Map<string, FaultServerOptions | undefined>([['', undefined]]);
+    for (const f of selected) if (f.area === area && f.server) options.set(JSON.stringify(f.server), f.server);
+    for (const [key, o] of options)
+      groups.push({
+        area,
+        key,
+        options: o,
+        faults: selected.filter((f) => f.area === area && JSON.stringify(f.server ?? null) === JSON.stringify(o ?? null)),
+      });
+  }
+  const cleanName = (g: Group) => `clean ${g.area}${g.key ? ` ${g.key}` : ''}`;
+  interface Done {
+    batch: Batch;
+    proxies: Map<string, RunningProxy>;
+  }
+  const jobs: (() => Promise<Done>)[] = [];
+  /** The job each run is in, by run name. */
+  const jobOf = new Map<string, number>();
+  for (const g of groups) {
+    const members: (Fault | undefined)[] = [undefined, ...g.faults];
+    for (let i = 0; i < members.length; i += BATCH_SIZE) {
+      const chunk = members.slice(i, i + BATCH_SIZE);
+      for (const f of chunk) jobOf.set(f ? f.name : cleanName(g), jobs.length);
+      jobs.push(async () => {
+        const target = await serverFor(g.options);
+        const proxies = new Map<string, RunningProxy>();
+        const taps: AuditTap[] = [];
+        const runs: BatchRun[] = [];
+        try {
+          for (const f of chunk) {
+            const name = f ? f.name : cleanName(g);
+            // a fault of the server processes sits in front of them (serverCommand), not of the target
+            const p = await startFaultProxy({ target: target.url!, fault: f?.serverProcess ? undefined : f });
+            proxies.set(name, p);
+            // each run reads its own copy of the server's audit log, rewritten by the fault's auditEvent
+            const src = target.options.auditLogPath;
+            let auditLog: string | undefined;
+            if (src) {
+              auditLog = join(dirname(src), `${name.replace(/[^a-z0-9-]+/gi, '_')}.jsonl`);
+              taps.push(startAuditTap(src, auditLog, f?.auditEvent));
+            }
+            runs.push({
+              name,
+              area: g.area,
+              env: runEnvFor(p.url, target.adminToken, g.options, f, auditLog),
+              ...(f ? { files: catcherFiles(f) } : {}),
+            });
+          }
+          const batch = await runBatch(runs, { ORCH_RUNS: '20' }, WORKERS);
+          process.stdout.write(
+            `batch ${g.area}${g.key ? ` ${g.key}` : ''}: ${runs.length} runs in ${(batch.ms / 1000).toFixed(0)} s; slowest files of ${runs[0]!.name}: ${slowest(batch.runs.get(runs[0]!.name)!.files)}\n`,
+          );
+          return { batch, proxies };
+        } finally {
+          for (const p of proxies.values()) await p.close();
+          for (const t of taps) t.close();
+        }
+      });
+    }
+  }
+
+  for (const g of groups) {
+    it(`suite "${g.area}" passes through a proxy that injects no fault${g.key ? ` (server ${g.key})` : ''}`, async () => {
+      expect(existsSync(join(ROOT, 'suites', g.area)), `suites/${g.area} exists`).toBe(true);
+      const name = cleanName(g);
+      const { batch, proxies } = await done[jobOf.get(name)!]!;
+      const r = areaRun(batch, name);
+      expect(proxies.get(name)!.errors, 'proxy errors').toEqual([]);
+      expect(r.failed, r.out.slice(-3000)).toEqual([]);
+      expect(r.passed, `cases of suites/${g.area} passed\n${batch.out.slice(-3000)}`).toBeGreaterThan(0);
+      // an error outside any case of the batch (an unhandled rejection) is no run's verdict: it fails here
+      expect(batch.unhandled, 'errors outside any case').toEqual([]);
+    }, JOB_TIMEOUT);
+  }
+
+  // the verdicts, once the fault's batch is done
+  for (const fault of selected) {
+    it.concurrent(`fault "${fault.name}" (${fault.breaks}) is caught by ${fault.catchers.join(', ')}`, async () => {
+      const { batch, proxies } = await done[jobOf.get(fault.name)!]!;
+      const p = proxies.get(fault.name)!;
+      const run = areaRun(batch, fault.name);
+      const v: Verdict = { ...judge(fault, run, p.errors), seconds: run.seconds };
+      verdicts.push(v);
+      process.stdout.write(
+        `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (allowed) ${v.alsoFailed.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''}\n`,
+      );
+      expect(p.errors, 'the proxy went wrong (a fault hook threw and was answered 502)').toEqual([]);
+      expect(
+        v.caughtBy,
+        `none of the catchers (${fault.catchers.join(', ')}) failed; failed: ${run.failed.join(', ') || 'nothing'}\n${run.out.slice(-2000)}`,
+      ).not.toEqual([]);
+      expect(
+        v.strayFailures,
+        `cases outside the fault's rule failed (the fault is too broad, or they belong in catchers/alsoFails)\n${run.out.slice(-3000)}`,
+      ).toEqual([]);
+    }, JOB_TIMEOUT);
+  }
+});

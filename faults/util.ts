@@ -1,0 +1,104 @@
+// Helpers for writing faults.
+import type { ProxiedRequest, ProxiedResponse } from './proxy.ts';
+
+/** A header of a proxied request by lower-case name; one sent more than once joined as node joins it. */
+export function header(r: ProxiedRequest, name: string): string | undefined {
+  const k = Object.keys(r.headers).find((x) => x.toLowerCase() === name);
+  const v = k === undefined ? undefined : r.headers[k];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** Rewrites a JSON response body (left alone when it is not JSON). */
+export function mapJson(res: ProxiedResponse, f: (j: any) => any): ProxiedResponse {
+  const ct = String(res.headers['content-type'] ?? '');
+  if (!ct.includes('json')) return res;
+  try {
+    const j = JSON.parse(res.body.toString('utf8'));
+    return { ...res, body: Buffer.from(JSON.stringify(f(j))) };
+  } catch {
+    return res;
+  }
+}
+
+/**
+ * The watch cases that compare a stream with exactly the events of the writes they make (each
+ * once, in order, of the right type, at the right version): a fault that breaks one of those
+ * rules of the stream as a whole (an event dropped, held back, doubled, retyped, re-versioned,
+ * or the stream cut short) fails each of them, and rightly. The stream-wide faults list them as
+ * `alsoFails`; each also names the case that states its rule as its catcher.
+ */
+export const STREAM_CASES: string[] = [
+  'watch/bookmarks/none-unless-asked',
+  'watch/events/added-on-create',
+  'watch/events/deleted-on-delete',
+  'watch/events/modified-on-patch',
+  'watch/events/modified-on-update',
+  'watch/events/refused-write-silent',
+  'watch/law/concurrent-writes',
+  'watch/law/exactly-once-in-order',
+  // runs once the target has let version "1" go (on a long meta run, after the reference's
+  // 5 minutes of history): its relist and watch feed a cache that takes no gap and no repeat
+  'watch/law/relist-after-gone',
+  'watch/law/relist-reaches-state',
+  'watch/law/restart-at-any-cut',
+  'watch/limits/history-retained',
+  'watch/scopes/cluster-scoped',
+  'watch/scopes/namespace-deletion',
+  'watch/selectors/enter-and-leave',
+  'watch/selectors/label-filter',
+  'watch/start/exact-after-write',
+  'watch/start/exact-from-list-version',
+  'watch/start/unset-current-state',
+  'watch/start/zero-any-state',
+  'watch/verb/all-namespaces',
+  'watch/verb/collection-stream',
+  'watch/verb/event-documents',
+  'watch/verb/field-selector-name',
+  'watch/verb/resource-path',
+];
+
+/** A request body read as JSON (undefined when it is not). */
+export function bodyOf(b: Buffer): any {
+  try {
+    return JSON.parse(b.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON answer made by the proxy. */
+export const answer = (status: number, body: unknown): ProxiedResponse => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(JSON.stringify(body)),
+});
+
+/** A Status failure made by the proxy. */
+export const failure = (code: number, reason: string, message: string): ProxiedResponse =>
+  answer(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+
+/** Requests a fault answers itself: what goes upstream is a harmless GET of the same path. */
+const divertedTo = new WeakMap<ProxiedRequest, () => ProxiedResponse | Promise<ProxiedResponse>>();
+export function divert(
+  r: ProxiedRequest,
+  a: () => ProxiedResponse | Promise<ProxiedResponse>,
+): ProxiedRequest {
+  const out: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0) };
+  divertedTo.set(out, a);
+  return out;
+}
+/** The answer of a diverted request, or the upstream one. */
+export const unlessDiverted = async (r: ProxiedRequest, res: ProxiedResponse) =>
+  (await divertedTo.get(r)?.()) ?? res;
+
+/** The dry-run cases of the four writes, in both forms (`dryRun=All` and bare). */
+export const DRY_RUN_WRITE_CASES: string[] = [
+  'dry-run/post/all',
+  'dry-run/post/bare',
+  'dry-run/put/all',
+  'dry-run/put/bare',
+  'dry-run/patch/all',
+  'dry-run/patch/bare',
+  'dry-run/delete/all',
+  'dry-run/delete/bare',
+];
