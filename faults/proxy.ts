@@ -31,11 +31,6 @@ export interface Fault {
    * test passes only when one of them fails and no other case of the area does.
    */
   catchers: string[];
-  /**
-   * Cases other than the catchers that legitimately fail too, because they check the same rule
-   * (each entry says why in a comment where the fault is declared). Same form as catchers.
-   */
-  alsoFails?: string[];
   request?(r: ProxiedRequest): ProxiedRequest | Promise<ProxiedRequest>;
   response?(
     r: ProxiedRequest,
@@ -64,7 +59,7 @@ export interface Fault {
 }
 
 /** What the proxy needs of a fault: its hooks (a catalogue entry, or a test's own switch). */
-export type FaultHooks = Omit<Fault, 'catchers' | 'alsoFails'>;
+export type FaultHooks = Omit<Fault, 'catchers'>;
 
 export interface FaultServerOptions {
   featureGates?: Record<string, boolean>;

@@ -5,9 +5,9 @@
 // server; this process exits with its exit code.
 import { spawn } from 'node:child_process';
 import { request } from 'undici';
-import { startFaultProxy } from './proxy.ts';
-import { faultByName } from './index.ts';
 import { freePort } from '../harness/src/free-port.ts';
+import { faultByName } from './index.ts';
+import { startFaultProxy } from './proxy.ts';
 
 async function main(): Promise<void> {
   const [name, portText, command] = process.argv.slice(2);

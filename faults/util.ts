@@ -20,43 +20,6 @@ export function mapJson(res: ProxiedResponse, f: (j: any) => any): ProxiedRespon
   }
 }
 
-/**
- * The watch cases that compare a stream with exactly the events of the writes they make (each
- * once, in order, of the right type, at the right version): a fault that breaks one of those
- * rules of the stream as a whole (an event dropped, held back, doubled, retyped, re-versioned,
- * or the stream cut short) fails each of them, and rightly. The stream-wide faults list them as
- * `alsoFails`; each also names the case that states its rule as its catcher.
- */
-export const STREAM_CASES: string[] = [
-  'watch/bookmarks/none-unless-asked',
-  'watch/events/added-on-create',
-  'watch/events/deleted-on-delete',
-  'watch/events/modified-on-patch',
-  'watch/events/modified-on-update',
-  'watch/events/refused-write-silent',
-  'watch/law/concurrent-writes',
-  'watch/law/exactly-once-in-order',
-  // runs once the target has let version "1" go (on a long meta run, after the reference's
-  // 5 minutes of history): its relist and watch feed a cache that takes no gap and no repeat
-  'watch/law/relist-after-gone',
-  'watch/law/relist-reaches-state',
-  'watch/law/restart-at-any-cut',
-  'watch/limits/history-retained',
-  'watch/scopes/cluster-scoped',
-  'watch/scopes/namespace-deletion',
-  'watch/selectors/enter-and-leave',
-  'watch/selectors/label-filter',
-  'watch/start/exact-after-write',
-  'watch/start/exact-from-list-version',
-  'watch/start/unset-current-state',
-  'watch/start/zero-any-state',
-  'watch/verb/all-namespaces',
-  'watch/verb/collection-stream',
-  'watch/verb/event-documents',
-  'watch/verb/field-selector-name',
-  'watch/verb/resource-path',
-];
-
 /** A request body read as JSON (undefined when it is not). */
 export function bodyOf(b: Buffer): any {
   try {

@@ -11,7 +11,10 @@ export interface FaultVerdict {
   catchers: string[];
   caughtBy: string[];
   strayFailures: string[];
+  /** Cases of the radius that failed, as faults/blast-radius.json says they do. */
   alsoFailed: string[];
+  /** Cases of the radius that did not fail. */
+  vanished: string[];
   proxyErrors: string[];
   ok: boolean;
   /** The seconds the fault's run spent in its test files. */
@@ -37,6 +40,7 @@ export function renderFaultsPage(t: FaultTable): string {
     const problems = [
       ...(v.caughtBy.length ? [] : ['no catcher failed']),
       ...(v.strayFailures.length ? [`stray failures: ${v.strayFailures.join(', ')}`] : []),
+      ...(v.vanished.length ? [`blast radius cases that passed: ${v.vanished.join(', ')}`] : []),
       ...(v.proxyErrors.length ? [`proxy errors: ${v.proxyErrors.join(' | ')}`] : []),
     ];
     return `<tr class="${v.ok ? 'ok' : 'bad'}"><td><code>${esc(v.fault)}</code></td><td>${esc(v.area)}</td><td>${esc(v.breaks)}</td><td>${catchers}</td><td>${v.alsoFailed.map(esc).join('<br>')}</td><td class="n">${v.seconds.toFixed(1)}</td><td>${v.ok ? 'OK' : esc(problems.join('; '))}</td></tr>`;
@@ -50,7 +54,7 @@ tr.bad{background:#fdd}.n{text-align:right;font-variant-numeric:tabular-nums}cod
 <p id="summary">${t.run} of ${t.faults} faults run on ${esc(t.when)}: <span id="ok">${t.ok}</span> caught by a named catcher and by nothing else; ${t.run - t.ok} not. The meta test took ${t.seconds} s; the faults' runs spent ${total.toFixed(0)} s in test files.</p>
 <h2>Slowest runs</h2><ol id="slowest">${slowest.map((v) => `<li><code>${esc(v.fault)}</code> (${esc(v.area)}) ${v.seconds.toFixed(1)} s</li>`).join('')}</ol>
 <h2>Every fault</h2>
-<table id="faults"><thead><tr><th>fault</th><th>area</th><th>breaks</th><th>catchers (caught by, in bold)</th><th>also failed</th><th>seconds</th><th>verdict</th></tr></thead><tbody>
+<table id="faults"><thead><tr><th>fault</th><th>area</th><th>breaks</th><th>catchers (caught by, in bold)</th><th>also failed (its blast radius)</th><th>seconds</th><th>verdict</th></tr></thead><tbody>
 ${t.verdicts.map(row).join('\n')}
 </tbody></table></body></html>
 `;

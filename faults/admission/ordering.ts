@@ -98,8 +98,6 @@ const ORDERING = ['admission/ordering/phases', 'admission/ordering/kubernetes-or
 export const FAULTS: Fault[] = [
   {
     name: 'mutating-webhooks-validate',
-    // the contract rows on mutating webhooks (patches applied, sequence, reinvocation) check the same phase
-    alsoFails: ['admission/contract/dry-run-mutating-patch', 'admission/contract/ignored-mutating-failure-others-mutate', 'admission/contract/mutating-in-sequence', 'admission/contract/mutating-rejection-stops', 'admission/contract/mutating-rejection-stops-sequence', 'admission/contract/patch-applied-on-create', 'admission/contract/patch-applied-on-update', 'admission/contract/reinvocation-default-never', 'admission/contract/reinvocation-if-needed', 'admission/contract/reinvocation-never', 'admission/contract/v1beta1-patch', 'admission/contract/validating-sees-mutation'],
     breaks:
       'doc3 § States and transitions: mutating webhooks run in the mutating phase, before the validating phase (the server is given mutating configurations as validating ones, so their webhooks run with the validating webhooks and their patches are refused)',
     area: 'admission',
@@ -108,8 +106,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'mutating-webhooks-reversed',
-    // the contract rows on the sequence of mutating webhooks check the same order
-    alsoFails: ['admission/contract/mutating-in-sequence', 'admission/contract/mutating-not-concurrent', 'admission/contract/mutating-rejection-stops-sequence', 'admission/contract/reinvocation-if-needed'],
     breaks:
       "Kubernetes 1.28 (beyond doc3): a configuration's mutating webhooks are called in their order (the server is given each mutating configuration with its webhooks reversed)",
     area: 'admission',

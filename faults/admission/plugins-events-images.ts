@@ -47,8 +47,6 @@ export const FAULTS: Fault[] = [
       'doc3 plugin table, EventRateLimit: events beyond the buckets are refused (the proxy answers 201 where the server answers 429)',
     area: 'admission',
     catchers: [erl('refused-when-empty')],
-    // they need a refusal as their starting point, and none comes
-    alsoFails: [erl('message'), erl('events-only'), erl('refills'), erl('dry-run-free')],
     server: RATE_SERVER,
     response: (r, res) => (isEventCreate(r) && res.status === 429 ? admitted(r, res) : res),
   },

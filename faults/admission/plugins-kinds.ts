@@ -141,8 +141,6 @@ export const FAULTS: Fault[] = [
     breaks: "doc3 plugin table, ResourceQuota: a quota's usage in status.used (Kubernetes 1.28; the proxy leaves status.used out of every quota the server answers)",
     area: 'admission',
     catchers: [plugin('quota-usage-in-status')],
-    // the over-quota cases wait, in setup, until the status counts the namespace's objects
-    alsoFails: [plugin('quota-exceeded'), plugin('quota-exceeded/kubernetes-shape')],
     response: (r, res) =>
       mapAnswered(r, res, QUOTAS, (o) => {
         if (o.status) delete o.status.used;

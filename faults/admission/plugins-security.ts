@@ -70,8 +70,6 @@ export const FAULTS: Fault[] = [
       "doc3 plugin table, PodSecurity: new workload units are checked against the namespace's standard (the proxy drops the enforce label from every namespace created, so nothing is enforced)",
     area: 'admission',
     catchers: [psa('enforce-rejects'), psa('enforce-message'), psa('restricted'), ...BASELINE_CASES],
-    // the label that names a bad level goes too, so its cause is missing
-    alsoFails: [psa('bad-labels')],
     request: (r) =>
       rewriteNamespaceLabels(r, (labels) => {
         if (!(`${PS}enforce` in labels)) return false;

@@ -229,8 +229,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-node-selector-ignored',
-    // the runtime class case checks the node selector merged into the pod as well
-    alsoFails: ['admission/plugins/runtimeclass-scheduling'],
     breaks:
       "doc3 plugin table, PodNodeSelector: a pod's node selector is merged with its namespace's, and a conflict rejects (the proxy drops the pod's own node selector, so nothing conflicts and nothing of it is kept)",
     area: 'admission',

@@ -41,23 +41,6 @@ function rewriteValidations(spec: Rec, f: (v: Rec) => boolean): boolean {
 const isPolicyDenial = (res: ProxiedResponse) =>
   res.status >= 400 && res.body.toString('utf8').includes('denied request');
 
-/** The cases whose writes a policy must refuse with 422 Invalid (any fault that admits or reshapes a denial fails them too). */
-const DENIAL_CASES = [
-  'failing-policy-fails',
-  'any-failing-policy',
-  'deny-shape',
-  'reason-code',
-  'message-expression',
-  'params',
-  'failure-policy',
-  'variables',
-  'runtime-budget',
-  // its probe of the policy being in force
-  'authorizer',
-].map(id);
-
-const others = (...catchers: string[]) => DENIAL_CASES.filter((c) => !catchers.includes(c));
-
 export const FAULTS: Fault[] = [
   {
     name: 'policy-deny-not-enforced',
@@ -66,8 +49,6 @@ export const FAULTS: Fault[] = [
     area: 'admission',
     server: POLICY_SERVER,
     catchers: [id('failing-policy-fails'), id('any-failing-policy')],
-    // every other case that expects a refusal sees the write admitted
-    alsoFails: others(id('failing-policy-fails'), id('any-failing-policy')),
     request: (r) =>
       rewriteSpec(r, BINDINGS, (spec) => {
         const actions = spec.validationActions;
@@ -84,8 +65,6 @@ export const FAULTS: Fault[] = [
     area: 'admission',
     server: POLICY_SERVER,
     catchers: [id('deny-shape')],
-    // these check the 422 Invalid of their denials too
-    alsoFails: [id('params'), id('failure-policy'), id('variables'), id('authorizer')],
     response: (_r, res) => {
       if (res.status !== 422 || !isPolicyDenial(res)) return res;
       return mapJson({ ...res, status: 403 }, (j) => ({ ...j, code: 403, reason: 'Forbidden' }));
@@ -114,9 +93,6 @@ export const FAULTS: Fault[] = [
     area: 'admission',
     server: POLICY_SERVER,
     catchers: [id('message-expression')],
-    // these read their denial's message from a message expression too; one that is not a string
-    // is no longer refused
-    alsoFails: [id('params'), id('variables'), id('message-expression-not-string')],
     request: (r) =>
       rewriteSpec(r, POLICIES, (spec) =>
         rewriteValidations(spec, (v) => {
@@ -239,8 +215,6 @@ export const FAULTS: Fault[] = [
     area: 'admission',
     server: POLICY_SERVER,
     catchers: [id('expression-not-compiling'), id('expression-not-bool'), id('expression-dyn-not-bool')],
-    // typed-request's expression is rewritten too; the others' policies no longer fail
-    alsoFails: [id('typed-request'), ...DENIAL_CASES, id('authorizer'), id('warn'), id('type-checking')],
     request: (r) =>
       rewriteSpec(r, POLICIES, (spec) =>
         rewriteValidations(spec, (v) => {

@@ -85,13 +85,12 @@ async function restoreResponse(r: ProxiedRequest, res: ProxiedResponse, upstream
 }
 
 /** A fault that rewrites each webhook written with `f` and hides it in every answer. */
-export function webhookRewriteFault(o: { name: string; breaks: string; catchers: string[]; alsoFails?: string[]; rewrite: HookRewrite }): Fault {
+export function webhookRewriteFault(o: { name: string; breaks: string; catchers: string[]; rewrite: HookRewrite }): Fault {
   return {
     name: o.name,
     breaks: o.breaks,
     area: 'admission',
     catchers: o.catchers,
-    ...(o.alsoFails ? { alsoFails: o.alsoFails } : {}),
     request: (r) => rewriteRequest(r, o.rewrite),
     response: (r, res, upstream) => restoreResponse(r, res, upstream),
   };

@@ -44,8 +44,6 @@ const isObjectPath = (p: string) => !/^\/apis\/admissionregistration\./.test(p);
 export const FAULTS: Fault[] = [
   webhookRewriteFault({
     name: 'webhook-failure-policy-ignore-as-fail',
-    // the ordering cases decide which webhooks match, and how a write ends, by the same rule
-    alsoFails: ['admission/ordering/phases', 'admission/ordering/kubernetes-order'],
     breaks:
       'doc3 § Errors: a webhook timeout or unrecognized error under failurePolicy Ignore lets the request proceed (the server is given Fail wherever the client wrote Ignore)',
     catchers: c(
@@ -133,8 +131,6 @@ export const FAULTS: Fault[] = [
   }),
   webhookRewriteFault({
     name: 'webhook-match-conditions-always-true',
-    // the ordering cases decide which webhooks match, and how a write ends, by the same rule
-    alsoFails: ['admission/ordering/phases', 'admission/ordering/kubernetes-order'],
     breaks:
       'doc3 § Webhook configuration objects and § Errors: all match conditions must be true, a false one skips the webhook (the server is given each expression as `true || (<expression>)`)',
     catchers: c(
@@ -153,8 +149,6 @@ export const FAULTS: Fault[] = [
   }),
   webhookRewriteFault({
     name: 'webhook-object-selector-labels-ignored',
-    // the ordering cases decide which webhooks match, and how a write ends, by the same rule
-    alsoFails: ['admission/ordering/phases', 'admission/ordering/kubernetes-order'],
     breaks:
       'doc3 § Webhook configuration objects: objectSelector matches object or old object labels (the server is given a selector that combines matchLabels and matchExpressions without its matchLabels)',
     catchers: c('object-selector-no-match', 'object-selector-cluster-scoped'),
@@ -191,8 +185,6 @@ export const FAULTS: Fault[] = [
   }),
   webhookRewriteFault({
     name: 'webhook-rule-operations-widened',
-    // the ordering cases decide which webhooks match, and how a write ends, by the same rule
-    alsoFails: ['admission/ordering/phases', 'admission/ordering/kubernetes-order'],
     breaks:
       'doc3 § Webhook configuration objects: a rule matches only the operations it names (the server is given operations `*`)',
     catchers: c('match-operation-other', 'match-operation-delete-not-update'),
@@ -241,8 +233,6 @@ export const FAULTS: Fault[] = [
   }),
   {
     name: 'webhook-warnings-dropped',
-    // PodSecurity's warn mode answers with Warning headers too
-    alsoFails: ['admission/plugins/pod-security/existing-pods-warning', 'admission/plugins/pod-security/warn', 'admission/plugins/pod-security/workload-warn-only'],
     breaks:
       'doc3 § Webhook contract: a webhook\'s warnings are returned to the client in Warning headers with code 299 (the proxy drops every Warning header of answers about objects)',
     area: 'admission',
@@ -255,8 +245,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'webhook-denial-status-lost',
-    // the ordering cases decide which webhooks match, and how a write ends, by the same rule
-    alsoFails: ['admission/ordering/phases', 'admission/ordering/kubernetes-order'],
     breaks:
       'doc3 § Errors: a webhook\'s allowed false with status.code and status.message shapes the reply (the proxy answers every webhook rejection 403 Forbidden with a message of its own)',
     area: 'admission',

@@ -57,9 +57,6 @@ function repairIntent(r: ProxiedRequest, f: (body: any) => unknown): ProxiedRequ
 
 const CRD_COLLECTION = /^\/apis\/apiextensions\.orch\.io\/v1\/customresourcedefinitions(\/[^/]+)?$/;
 
-/** Marker scenarios that expect nothing only Kubernetes shows, so have no Kubernetes-shape twin. */
-const WITHOUT_TWIN = new Set(['apply/markers/struct-granular']);
-
 /**
  * A fault on one merge strategy marker of the suite's Widget: the definitions of Widgets the
  * suite creates (or changes) go upstream with one field of spec given another schema, so the
@@ -71,22 +68,12 @@ function markerFault(
   field: string,
   change: (f: Record<string, unknown>) => Record<string, unknown>,
   catchers: string[],
-  drawn: boolean,
-  alsoFails?: string[],
 ): Fault {
   return {
     name,
     breaks: `doc2 § Merge strategy markers: ${breaks}`,
     area: 'apply',
     catchers,
-    // the Kubernetes-shape twin of each catcher runs the same scenario; `drawn` fields are those
-    // the ownership law's model draws and checks by their markers; `alsoFails` are the other
-    // scenarios that write the same field and rely on its marker
-    alsoFails: [
-      ...catchers.filter((c) => !WITHOUT_TWIN.has(c)).map((c) => `${c}/kubernetes-shape`),
-      ...(drawn ? ['apply/law/ownership-model', 'apply/law/ownership-model/kubernetes-shape'] : []),
-      ...(alsoFails ?? []),
-    ],
     request: (r) => {
       if ((r.method !== 'POST' && r.method !== 'PUT') || !CRD_COLLECTION.test(r.url.pathname)) return r;
       const d = parseBody(r);
@@ -438,57 +425,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/conflict/every-field',
       'apply/ownership/conflict/owned-by-update',
     ],
-    // every scenario with a step that must be refused as a conflict (and its Kubernetes-shape twin) checks the same rule there
-    alsoFails: [
-      'apply/dry-run/conflict',
-      'apply/dry-run/conflict/kubernetes-shape',
-      'apply/hand-off/user-to-controller-already-written',
-      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/containers-by-name',
-      'apply/markers/containers-by-name/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map',
-      'apply/markers/list-map-keys',
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/map-atomic',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/map-granular',
-      'apply/markers/map-granular/kubernetes-shape',
-      'apply/markers/pod-containers',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/markers/struct-atomic',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/unknown-fields-structs',
-      'apply/markers/unknown-fields-structs/kubernetes-shape',
-      'apply/markers/unmarked-object-list-atomic',
-      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/conflict/applied-by-other/kubernetes-shape',
-      'apply/ownership/conflict/every-field/kubernetes-shape',
-      'apply/ownership/conflict/force-false/kubernetes-shape',
-      'apply/ownership/conflict/owned-by-update/kubernetes-shape',
-      'apply/ownership/shared/change-by-first',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
-      'apply/ownership/shared/change-conflicts-with-all',
-      'apply/ownership/shared/change-conflicts-with-all/kubernetes-shape',
-      'apply/resolution/adopt-server-value',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/resolution/drop-field',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/resolution/overwrite',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/topology/atomic-to-granular',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
-    ],
     request: (r) => (isApply(r) ? withQuery(r, (q) => q.set('force', 'true')) : r),
   },
   {
@@ -502,57 +438,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/conflict/every-field',
       'apply/ownership/conflict/owned-by-update',
     ],
-    // every scenario with a step that must be refused as a conflict (and its Kubernetes-shape twin) checks the same rule there
-    alsoFails: [
-      'apply/dry-run/conflict',
-      'apply/dry-run/conflict/kubernetes-shape',
-      'apply/hand-off/user-to-controller-already-written',
-      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/containers-by-name',
-      'apply/markers/containers-by-name/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map',
-      'apply/markers/list-map-keys',
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/map-atomic',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/map-granular',
-      'apply/markers/map-granular/kubernetes-shape',
-      'apply/markers/pod-containers',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/markers/struct-atomic',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/unknown-fields-structs',
-      'apply/markers/unknown-fields-structs/kubernetes-shape',
-      'apply/markers/unmarked-object-list-atomic',
-      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/conflict/applied-by-other/kubernetes-shape',
-      'apply/ownership/conflict/every-field/kubernetes-shape',
-      'apply/ownership/conflict/force-false/kubernetes-shape',
-      'apply/ownership/conflict/owned-by-update/kubernetes-shape',
-      'apply/ownership/shared/change-by-first',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
-      'apply/ownership/shared/change-conflicts-with-all',
-      'apply/ownership/shared/change-conflicts-with-all/kubernetes-shape',
-      'apply/resolution/adopt-server-value',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/resolution/drop-field',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/resolution/overwrite',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/topology/atomic-to-granular',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
-    ],
     response: async (r, res, up) =>
       isApply(r) && res.status === 409 ? up.send(withQuery(r, (q) => q.set('force', 'true'))) : res,
   },
@@ -565,125 +450,6 @@ export const FAULTS: Fault[] = [
       'apply/managed-fields/entry-shape',
       'apply/ownership/update/put',
       'apply/ownership/unowned-field/create',
-    ],
-    // every scenario checks, after each step, the managedFields the server records (the ownership model is doc2's subject)
-    alsoFails: [
-      // entry-time reads the entry the apply wrote
-      'apply/managed-fields/entry-time',
-      'apply/dry-run/create',
-      'apply/dry-run/create/kubernetes-shape',
-      'apply/dry-run/force',
-      'apply/dry-run/force/kubernetes-shape',
-      'apply/endpoint/cannot-remove-unapplied',
-      'apply/endpoint/controller-forces',
-      'apply/endpoint/create-custom-resource',
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/endpoint/create-then-patch',
-      'apply/endpoint/create-then-patch/kubernetes-shape',
-      'apply/endpoint/field-manager-over-user-agent',
-      'apply/endpoint/json-body',
-      'apply/endpoint/json-body/kubernetes-shape',
-      'apply/endpoint/manager-from-user-agent',
-      'apply/endpoint/manager-from-user-agent-prefix',
-      'apply/hand-off/manager-to-manager',
-      'apply/hand-off/user-to-controller',
-      'apply/hand-off/user-to-controller-already-written',
-      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/managed-fields/clear/empty-list-ignored',
-      'apply/managed-fields/clear/not-by-apply',
-      'apply/managed-fields/clear/not-by-apply/kubernetes-shape',
-      'apply/managed-fields/clear/with-changes',
-      'apply/managed-fields/entry-api-version-custom',
-      'apply/markers/containers-by-name',
-      'apply/markers/containers-by-name/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map',
-      'apply/markers/list-map-keys',
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/list-set',
-      'apply/markers/list-set/kubernetes-shape',
-      'apply/markers/map-atomic',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/map-granular',
-      'apply/markers/map-granular-configmap',
-      'apply/markers/map-granular/kubernetes-shape',
-      'apply/markers/pod-containers',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/markers/ports-by-port-and-protocol',
-      'apply/markers/ports-by-port-and-protocol/kubernetes-shape',
-      'apply/markers/struct-atomic',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/struct-granular',
-      'apply/markers/unknown-fields-structs',
-      'apply/markers/unknown-fields-structs/kubernetes-shape',
-      'apply/markers/unmarked-object-list-atomic',
-      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/conflict/applied-by-other',
-      'apply/ownership/conflict/applied-by-other/kubernetes-shape',
-      'apply/ownership/conflict/every-field',
-      'apply/ownership/conflict/every-field/kubernetes-shape',
-      'apply/ownership/conflict/force-false',
-      'apply/ownership/conflict/force-false/kubernetes-shape',
-      'apply/ownership/conflict/owned-by-update',
-      'apply/ownership/conflict/owned-by-update/kubernetes-shape',
-      'apply/ownership/force/every-owner',
-      'apply/ownership/force/takes-over',
-      'apply/ownership/force/takes-over/kubernetes-shape',
-      'apply/ownership/shared/change-by-first',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
-      'apply/ownership/shared/omitted',
-      'apply/ownership/shared/omitted-with-updater',
-      'apply/ownership/shared/same-value',
-      'apply/ownership/shared/same-value-as-updater',
-      'apply/ownership/shared/same-value/kubernetes-shape',
-      'apply/ownership/shrink/map-list',
-      'apply/ownership/shrink/map-list-item-field',
-      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
-      'apply/ownership/shrink/map-list/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-      'apply/ownership/shrink/set',
-      'apply/ownership/shrink/set/kubernetes-shape',
-      'apply/ownership/sole-owner-omits/default',
-      'apply/ownership/sole-owner-omits/deleted',
-      'apply/ownership/sole-owner-omits/nested',
-      'apply/ownership/unowned-field/after-reset',
-      'apply/ownership/unowned-field/after-reset/kubernetes-shape',
-      'apply/ownership/unowned-field/apply',
-      'apply/ownership/unowned-field/apply/kubernetes-shape',
-      'apply/ownership/unowned-field/create/kubernetes-shape',
-      'apply/ownership/unowned-field/patch',
-      'apply/ownership/unowned-field/patch/kubernetes-shape',
-      'apply/ownership/update/json-patch',
-      'apply/ownership/update/json-patch/kubernetes-shape',
-      'apply/ownership/update/merge-patch',
-      'apply/ownership/update/merge-patch/kubernetes-shape',
-      'apply/ownership/update/put/kubernetes-shape',
-      'apply/ownership/update/removal',
-      'apply/ownership/update/strategic-merge-patch',
-      'apply/ownership/update/strategic-merge-patch/kubernetes-shape',
-      'apply/ownership/update/unchanged-fields-stay',
-      'apply/resolution/adopt-server-value',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/resolution/drop-field',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/resolution/overwrite',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/temporary-manager/empty-intent',
-      'apply/temporary-manager/forced-off',
-      'apply/temporary-manager/updater-overwritten',
-      'apply/topology/atomic-to-granular',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
     ],
     response: (_r, res) =>
       mapObjects(res, (o) => {
@@ -700,122 +466,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/shared/same-value',
       'apply/hand-off/manager-to-manager',
     ],
-    // every scenario checks, after each step, which manager (by its fieldManager) owns each field
-    alsoFails: [
-      // entry-time reads the entry the apply wrote
-      'apply/managed-fields/entry-time',
-      'apply/dry-run/conflict',
-      'apply/dry-run/conflict/kubernetes-shape',
-      'apply/dry-run/create',
-      'apply/dry-run/create/kubernetes-shape',
-      'apply/dry-run/force',
-      'apply/dry-run/force/kubernetes-shape',
-      'apply/endpoint/cannot-remove-unapplied',
-      'apply/endpoint/controller-forces',
-      'apply/endpoint/create-custom-resource',
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/endpoint/create-then-patch',
-      'apply/endpoint/create-then-patch/kubernetes-shape',
-      'apply/endpoint/json-body',
-      'apply/endpoint/json-body/kubernetes-shape',
-      'apply/endpoint/manager-from-user-agent',
-      'apply/hand-off/user-to-controller',
-      'apply/hand-off/user-to-controller-already-written',
-      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/managed-fields/clear/empty-list-ignored',
-      'apply/managed-fields/clear/not-by-apply',
-      'apply/managed-fields/clear/not-by-apply/kubernetes-shape',
-      'apply/managed-fields/entry-api-version-custom',
-      'apply/markers/containers-by-name',
-      'apply/markers/containers-by-name/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map',
-      'apply/markers/list-map-keys',
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/list-set',
-      'apply/markers/list-set/kubernetes-shape',
-      'apply/markers/map-atomic',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/map-granular',
-      'apply/markers/map-granular-configmap',
-      'apply/markers/map-granular/kubernetes-shape',
-      'apply/markers/pod-containers',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/markers/ports-by-port-and-protocol',
-      'apply/markers/ports-by-port-and-protocol/kubernetes-shape',
-      'apply/markers/struct-atomic',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/struct-granular',
-      'apply/markers/unknown-fields-structs',
-      'apply/markers/unknown-fields-structs/kubernetes-shape',
-      'apply/markers/unmarked-object-list-atomic',
-      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/conflict/applied-by-other',
-      'apply/ownership/conflict/applied-by-other/kubernetes-shape',
-      'apply/ownership/conflict/every-field',
-      'apply/ownership/conflict/every-field/kubernetes-shape',
-      'apply/ownership/conflict/force-false',
-      'apply/ownership/conflict/force-false/kubernetes-shape',
-      'apply/ownership/force/every-owner',
-      'apply/ownership/force/takes-over',
-      'apply/ownership/force/takes-over/kubernetes-shape',
-      'apply/ownership/shared/change-by-first',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
-      'apply/ownership/shared/change-conflicts-with-all',
-      'apply/ownership/shared/change-conflicts-with-all/kubernetes-shape',
-      'apply/ownership/shared/omitted',
-      'apply/ownership/shared/omitted-with-updater',
-      'apply/ownership/shared/same-value-as-updater',
-      'apply/ownership/shared/same-value/kubernetes-shape',
-      'apply/ownership/shrink/map-list',
-      'apply/ownership/shrink/map-list-item-field',
-      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
-      'apply/ownership/shrink/map-list/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-      'apply/ownership/shrink/set',
-      'apply/ownership/shrink/set/kubernetes-shape',
-      'apply/ownership/sole-owner-omits/default',
-      'apply/ownership/sole-owner-omits/deleted',
-      'apply/ownership/sole-owner-omits/nested',
-      'apply/ownership/unowned-field/after-reset',
-      'apply/ownership/unowned-field/after-reset/kubernetes-shape',
-      'apply/ownership/unowned-field/apply',
-      'apply/ownership/unowned-field/apply/kubernetes-shape',
-      'apply/ownership/unowned-field/patch',
-      'apply/ownership/unowned-field/patch/kubernetes-shape',
-      'apply/ownership/update/json-patch',
-      'apply/ownership/update/json-patch/kubernetes-shape',
-      'apply/ownership/update/merge-patch',
-      'apply/ownership/update/merge-patch/kubernetes-shape',
-      'apply/ownership/update/put',
-      'apply/ownership/update/put/kubernetes-shape',
-      'apply/ownership/update/removal',
-      'apply/ownership/update/strategic-merge-patch',
-      'apply/ownership/update/strategic-merge-patch/kubernetes-shape',
-      'apply/ownership/update/unchanged-fields-stay',
-      'apply/resolution/adopt-server-value',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/resolution/drop-field',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/resolution/overwrite',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/temporary-manager/empty-intent',
-      'apply/temporary-manager/forced-off',
-      'apply/temporary-manager/updater-overwritten',
-      'apply/topology/atomic-to-granular',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
-    ],
     request: (r) =>
       isApply(r) && r.url.searchParams.has('fieldManager')
         ? withQuery(r, (q) => q.set('fieldManager', 'proxy-manager'))
@@ -827,143 +477,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Endpoints: Content-Type application/apply-patch+yaml is server-side apply (the proxy sends the body as a JSON merge patch)',
     area: 'apply',
     catchers: ['apply/endpoint/create-then-patch', 'apply/endpoint/json-body'],
-    // every scenario applies through that content type, and checks the apply semantics (ownership, conflicts, managedFields) it gives
-    alsoFails: [
-      // entry-time reads the entry the apply wrote
-      'apply/managed-fields/entry-time',
-      'apply/dry-run/conflict',
-      'apply/dry-run/conflict/kubernetes-shape',
-      'apply/dry-run/create',
-      'apply/dry-run/create/kubernetes-shape',
-      'apply/dry-run/force',
-      'apply/dry-run/force/kubernetes-shape',
-      'apply/endpoint/api-version-mismatch',
-      'apply/endpoint/cannot-remove-unapplied',
-      'apply/endpoint/controller-forces',
-      'apply/endpoint/create-custom-resource',
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/endpoint/create-then-patch/kubernetes-shape',
-      'apply/endpoint/field-manager-required-existing',
-      'apply/endpoint/field-manager-required-existing/kubernetes-shape',
-      'apply/endpoint/field-manager-required/kubernetes-shape',
-      'apply/endpoint/force-only-for-apply',
-      'apply/endpoint/json-body/kubernetes-shape',
-      'apply/endpoint/kind-required/kubernetes-shape',
-      'apply/endpoint/manager-from-user-agent',
-      'apply/endpoint/name-mismatch',
-      'apply/errors/invalid-intent-create/kubernetes-shape',
-      'apply/errors/invalid-intent-merged',
-      'apply/errors/invalid-intent-merged/kubernetes-shape',
-      'apply/hand-off/manager-to-manager',
-      'apply/hand-off/user-to-controller',
-      'apply/hand-off/user-to-controller-already-written',
-      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/managed-fields/apply-body-rejected/kubernetes-shape',
-      'apply/managed-fields/clear/empty-list-ignored',
-      'apply/managed-fields/clear/json-patch',
-      'apply/managed-fields/clear/merge-patch',
-      'apply/managed-fields/clear/merge-patch/kubernetes-shape',
-      'apply/managed-fields/clear/not-by-apply',
-      'apply/managed-fields/clear/not-by-apply/kubernetes-shape',
-      'apply/managed-fields/clear/put',
-      'apply/managed-fields/clear/strategic-merge-patch',
-      'apply/managed-fields/clear/with-changes',
-      'apply/managed-fields/entry-api-version-custom',
-      'apply/managed-fields/entry-shape',
-      'apply/markers/containers-by-name',
-      'apply/markers/containers-by-name/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map',
-      'apply/markers/list-map-keys',
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/list-set',
-      'apply/markers/list-set/kubernetes-shape',
-      'apply/markers/map-atomic',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/map-granular',
-      'apply/markers/map-granular-configmap',
-      'apply/markers/map-granular/kubernetes-shape',
-      'apply/markers/pod-containers',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/markers/ports-by-port-and-protocol',
-      'apply/markers/ports-by-port-and-protocol/kubernetes-shape',
-      'apply/markers/struct-atomic',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/struct-granular',
-      'apply/markers/unknown-fields-structs',
-      'apply/markers/unknown-fields-structs/kubernetes-shape',
-      'apply/markers/unmarked-object-list-atomic',
-      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/conflict/applied-by-other',
-      'apply/ownership/conflict/applied-by-other/kubernetes-shape',
-      'apply/ownership/conflict/every-field',
-      'apply/ownership/conflict/every-field/kubernetes-shape',
-      'apply/ownership/conflict/force-false',
-      'apply/ownership/conflict/force-false/kubernetes-shape',
-      'apply/ownership/conflict/owned-by-update',
-      'apply/ownership/conflict/owned-by-update/kubernetes-shape',
-      'apply/ownership/force/every-owner',
-      'apply/ownership/force/takes-over',
-      'apply/ownership/force/takes-over/kubernetes-shape',
-      'apply/ownership/shared/change-by-first',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
-      'apply/ownership/shared/change-conflicts-with-all',
-      'apply/ownership/shared/change-conflicts-with-all/kubernetes-shape',
-      'apply/ownership/shared/omitted',
-      'apply/ownership/shared/same-value',
-      'apply/ownership/shared/same-value-as-updater',
-      'apply/ownership/shared/same-value/kubernetes-shape',
-      'apply/ownership/shrink/map-list',
-      'apply/ownership/shrink/map-list-item-field',
-      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
-      'apply/ownership/shrink/map-list/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-      'apply/ownership/shrink/set',
-      'apply/ownership/shrink/set/kubernetes-shape',
-      'apply/ownership/sole-owner-omits/default',
-      'apply/ownership/sole-owner-omits/deleted',
-      'apply/ownership/sole-owner-omits/nested',
-      'apply/ownership/unowned-field/after-reset',
-      'apply/ownership/unowned-field/after-reset/kubernetes-shape',
-      'apply/ownership/unowned-field/apply',
-      'apply/ownership/unowned-field/apply/kubernetes-shape',
-      'apply/ownership/unowned-field/patch',
-      'apply/ownership/unowned-field/patch/kubernetes-shape',
-      'apply/ownership/update/json-patch',
-      'apply/ownership/update/json-patch/kubernetes-shape',
-      'apply/ownership/update/merge-patch',
-      'apply/ownership/update/merge-patch/kubernetes-shape',
-      'apply/ownership/update/put',
-      'apply/ownership/update/put/kubernetes-shape',
-      'apply/ownership/update/removal',
-      'apply/ownership/update/strategic-merge-patch',
-      'apply/ownership/update/strategic-merge-patch/kubernetes-shape',
-      'apply/ownership/update/unchanged-fields-stay',
-      'apply/regression/empty-intents',
-      'apply/regression/empty-intents/kubernetes-shape',
-      'apply/resolution/adopt-server-value',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/resolution/drop-field',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/resolution/overwrite',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/temporary-manager/empty-intent',
-      'apply/temporary-manager/forced-off',
-      'apply/temporary-manager/updater-overwritten',
-      'apply/topology/atomic-to-granular',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
-    ],
     request: (r) => {
       if (!isApply(r)) return r;
       const body = parseBody(r);
@@ -987,23 +500,6 @@ export const FAULTS: Fault[] = [
       // resolution (3): an applier that adopts the server's value becomes a shared owner
       'apply/resolution/adopt-server-value',
     ],
-    // these scenarios reach a shared field at one of their steps and check its owners there
-    alsoFails: [
-      'apply/hand-off/manager-to-manager',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/list-set/kubernetes-shape',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
-      'apply/ownership/shared/same-value-as-updater',
-      'apply/ownership/shared/same-value/kubernetes-shape',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/temporary-manager/forced-off',
-    ],
     response: (_r, res) =>
       mapObjects(res, (o) => {
         const entries = o?.metadata?.managedFields;
@@ -1023,11 +519,6 @@ export const FAULTS: Fault[] = [
       'doc2 § managedFields entry: overwriting managedFields with a list containing a single empty entry clears it (the proxy sends an empty list instead)',
     area: 'apply',
     catchers: ['apply/managed-fields/clear/'],
-    // these reset managedFields as a step and check the reset
-    alsoFails: [
-      'apply/ownership/unowned-field/after-reset',
-      'apply/ownership/unowned-field/after-reset/kubernetes-shape',
-    ],
     request: (r) => {
       if (!isOtherWrite(r)) return r;
       const body = parseBody(r);
@@ -1056,12 +547,6 @@ export const FAULTS: Fault[] = [
       'doc2 § managedFields entry: an apply request must not contain managedFields (the proxy removes it, so the apply goes through)',
     area: 'apply',
     catchers: ['apply/managed-fields/apply-body-rejected'],
-    // these send managedFields in an apply body too (to check it cannot clear them)
-    alsoFails: [
-      'apply/managed-fields/apply-body-rejected/kubernetes-shape',
-      'apply/managed-fields/clear/not-by-apply',
-      'apply/managed-fields/clear/not-by-apply/kubernetes-shape',
-    ],
     request: (r) => {
       if (!isApply(r)) return r;
       const body = parseBody(r);
@@ -1076,11 +561,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Endpoints: fieldManager is required for an apply (the proxy fills in "proxy-default" when it is missing)',
     area: 'apply',
     catchers: ['apply/endpoint/field-manager-required', 'apply/endpoint/field-manager-required-existing'],
-    // (observed together in a run; same rule)
-    alsoFails: [
-      'apply/endpoint/field-manager-required-existing/kubernetes-shape',
-      'apply/endpoint/field-manager-required/kubernetes-shape',
-    ],
     request: (r) =>
       isApply(r) && !r.url.searchParams.get('fieldManager')
         ? withQuery(r, (q) => q.set('fieldManager', 'proxy-default'))
@@ -1092,38 +572,6 @@ export const FAULTS: Fault[] = [
       'doc2 § managedFields entry: operation is Apply if the last change was a server-side apply patch (the proxy answers Update)',
     area: 'apply',
     catchers: ['apply/managed-fields/entry-shape'],
-    // every scenario with an apply step checks the operation of the entry it leaves
-    alsoFails: [
-      // entry-time reads the entry the apply wrote
-      'apply/managed-fields/entry-time',
-      'apply/dry-run/create',
-      'apply/dry-run/create/kubernetes-shape',
-      'apply/endpoint/create-then-patch',
-      'apply/endpoint/create-then-patch/kubernetes-shape',
-      'apply/hand-off/user-to-controller',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/managed-fields/clear/empty-list-ignored',
-      'apply/managed-fields/entry-api-version-custom',
-      'apply/ownership/conflict/applied-by-other',
-      'apply/ownership/conflict/applied-by-other/kubernetes-shape',
-      'apply/ownership/force/takes-over',
-      'apply/ownership/force/takes-over/kubernetes-shape',
-      'apply/ownership/shared/same-value',
-      'apply/ownership/shared/same-value-as-updater',
-      'apply/ownership/shared/same-value/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-      'apply/ownership/sole-owner-omits/default',
-      'apply/ownership/unowned-field/after-reset',
-      'apply/ownership/unowned-field/after-reset/kubernetes-shape',
-      'apply/ownership/unowned-field/apply',
-      'apply/ownership/unowned-field/apply/kubernetes-shape',
-      'apply/ownership/unowned-field/patch',
-      'apply/ownership/unowned-field/patch/kubernetes-shape',
-      'apply/ownership/update/put',
-      'apply/ownership/update/put/kubernetes-shape',
-    ],
     response: (_r, res) =>
       mapObjects(res, (o) => {
         for (const e of o?.metadata?.managedFields ?? [])
@@ -1147,9 +595,6 @@ export const FAULTS: Fault[] = [
       'doc2 § managedFields entry: time, when the entry was last written (the proxy writes a text that is not a time)',
     area: 'apply',
     catchers: ['apply/managed-fields/entry-shape', 'apply/managed-fields/entry-time'],
-    // every apply case checks the shape of each managedFields entry it reads, time's form
-    // included (checkEntryShape in suites/apply/support.ts): the same rule, everywhere
-    alsoFails: ['apply/'],
     // changed: the fault used to drop time, which doc2 allows (it does not say every entry has
     // one, and Kubernetes leaves it out of an entry whose apply changed no value): no case can
     // catch that; a time that is not a timestamp breaks the rule
@@ -1164,8 +609,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Dry run (for an apply): nothing is persisted (the proxy also sends a dry-run apply for real)',
     area: 'apply',
     catchers: ['apply/dry-run/create', 'apply/dry-run/force'],
-    // (observed together in a run; same rule)
-    alsoFails: ['apply/dry-run/create/kubernetes-shape', 'apply/dry-run/force/kubernetes-shape'],
     response: async (r, res, up) => {
       if (isApply(r) && r.url.searchParams.has('dryRun') && res.status < 300)
         await up.send(withQuery(r, (q) => q.delete('dryRun')));
@@ -1194,33 +637,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/conflict/every-field/kubernetes-shape',
       'apply/ownership/conflict/applied-by-other/kubernetes-shape',
     ],
-    // every Kubernetes-shape scenario with a conflict step checks the causes of that conflict
-    alsoFails: [
-      'apply/dry-run/conflict/kubernetes-shape',
-      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/containers-by-name/kubernetes-shape',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/map-granular/kubernetes-shape',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/unknown-fields-structs/kubernetes-shape',
-      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/conflict/force-false/kubernetes-shape',
-      'apply/ownership/conflict/owned-by-update/kubernetes-shape',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
-      'apply/ownership/shared/change-conflicts-with-all/kubernetes-shape',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
-    ],
     response: (r, res) =>
       isApply(r) && res.status === 409
         ? mapJson(res, (j) => {
@@ -1237,22 +653,6 @@ export const FAULTS: Fault[] = [
     catchers: [
       'apply/markers/list-map-keys/kubernetes-shape',
       'apply/markers/containers-by-name/kubernetes-shape',
-    ],
-    // these own list items (their Kubernetes-shape twins check the fieldsV1 keys; the law checks item ownership by key)
-    alsoFails: [
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/list-set/kubernetes-shape',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/markers/ports-by-port-and-protocol/kubernetes-shape',
-      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
-      'apply/ownership/shrink/map-list/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-      'apply/ownership/shrink/set/kubernetes-shape',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
     ],
     response: (_r, res) =>
       mapObjects(res, (o) => {
@@ -1275,15 +675,6 @@ export const FAULTS: Fault[] = [
     catchers: [
       'apply/endpoint/create-custom-resource/kubernetes-shape',
       'apply/endpoint/json-body/kubernetes-shape',
-    ],
-    // every Kubernetes-shape scenario whose first apply creates the object checks that status
-    alsoFails: [
-      'apply/dry-run/create/kubernetes-shape',
-      'apply/endpoint/create-then-patch/kubernetes-shape',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/pod-containers/kubernetes-shape',
-      'apply/ownership/unowned-field/apply/kubernetes-shape',
-      'apply/regression/empty-intents/kubernetes-shape',
     ],
     response: (r, res) => (isApply(r) && res.status === 201 ? { ...res, status: 200 } : res),
   },
@@ -1310,8 +701,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Endpoints: the body is the partial object with apiVersion and kind (an apply body without kind gets the kind of the resource path)',
     area: 'apply',
     catchers: ['apply/endpoint/kind-required'],
-    // the same scenario checked for Kubernetes' status code
-    alsoFails: ['apply/endpoint/kind-required/kubernetes-shape'],
     request: (r) =>
       repairIntent(r, (b) => {
         if (b.kind !== undefined) return undefined;
@@ -1328,8 +717,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Errors: an intent that does not produce a valid object makes the request fail (a data key with characters a key cannot have is stored with them replaced by "-")',
     area: 'apply',
     catchers: ['apply/errors/invalid-intent-create'],
-    // the same scenario checked for Kubernetes' status code
-    alsoFails: ['apply/errors/invalid-intent-create/kubernetes-shape'],
     request: (r) =>
       repairIntent(r, (b) => {
         const data = b.data;
@@ -1347,8 +734,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Errors: an intent that does not produce a valid object makes the request fail (negative replicas are applied as 0)',
     area: 'apply',
     catchers: ['apply/errors/invalid-intent-merged'],
-    // the same scenario checked for Kubernetes' status code
-    alsoFails: ['apply/errors/invalid-intent-merged/kubernetes-shape'],
     request: (r) =>
       repairIntent(r, (b) =>
         typeof b.spec?.replicas === 'number' && b.spec.replicas < 0
@@ -1402,7 +787,6 @@ export const FAULTS: Fault[] = [
     'granular',
     (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
     ['apply/markers/map-granular'],
-    true,
   ),
   markerFault(
     'apply-atomic-map-as-granular',
@@ -1410,7 +794,6 @@ export const FAULTS: Fault[] = [
     'atomicMap',
     (f) => ({ ...f, 'x-orch-map-type': 'granular' }),
     ['apply/markers/map-atomic'],
-    false,
   ),
   markerFault(
     'apply-struct-as-atomic',
@@ -1418,9 +801,6 @@ export const FAULTS: Fault[] = [
     'struct',
     (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
     ['apply/markers/struct-granular'],
-    false,
-    // this scenario relies on spec.struct's fields being owned one by one too
-    ['apply/ownership/sole-owner-omits/nested'],
   ),
   markerFault(
     'apply-atomic-struct-as-granular',
@@ -1428,7 +808,6 @@ export const FAULTS: Fault[] = [
     'atomicStruct',
     (f) => ({ ...f, 'x-orch-map-type': 'granular' }),
     ['apply/markers/struct-atomic'],
-    false,
   ),
   markerFault(
     'apply-atomic-list-as-set',
@@ -1436,7 +815,6 @@ export const FAULTS: Fault[] = [
     'atomicList',
     (f) => ({ ...f, 'x-orch-list-type': 'set' }),
     ['apply/markers/list-atomic'],
-    true,
   ),
   markerFault(
     'apply-set-list-as-atomic',
@@ -1444,17 +822,6 @@ export const FAULTS: Fault[] = [
     'setList',
     (f) => ({ ...f, 'x-orch-list-type': 'atomic' }),
     ['apply/markers/list-set'],
-    true,
-    // these rely on spec.setList being a set too (items owned one by one; a repeated item refused)
-    [
-      'apply/endpoint/create-custom-resource',
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/errors/duplicate-set-items',
-      'apply/ownership/shrink/set',
-      'apply/ownership/shrink/set/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-    ],
   ),
   markerFault(
     'apply-map-list-as-atomic',
@@ -1465,14 +832,6 @@ export const FAULTS: Fault[] = [
       return { ...rest, 'x-orch-list-type': 'atomic' };
     },
     ['apply/markers/list-map'],
-    true,
-    // these rely on spec.mapList being a map list too (items owned by key)
-    [
-      'apply/ownership/shrink/map-list',
-      'apply/ownership/shrink/map-list/kubernetes-shape',
-      'apply/ownership/shrink/map-list-item-field',
-      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
-    ],
   ),
   markerFault(
     'apply-map-list-first-key-only',
@@ -1480,7 +839,6 @@ export const FAULTS: Fault[] = [
     'multiKeyList',
     (f) => ({ ...f, 'x-orch-list-map-keys': (f['x-orch-list-map-keys'] as string[]).slice(0, 1) }),
     ['apply/markers/list-map-keys'],
-    false,
   ),
   markerFault(
     'apply-unmarked-object-list-by-name',
@@ -1493,7 +851,6 @@ export const FAULTS: Fault[] = [
       items: { ...(f.items as object), required: ['name'] },
     }),
     ['apply/markers/unmarked-object-list-atomic'],
-    false,
   ),
   markerFault(
     'apply-unmarked-string-list-as-set',
@@ -1501,7 +858,6 @@ export const FAULTS: Fault[] = [
     'plainStrings',
     (f) => ({ ...f, 'x-orch-list-type': 'set' }),
     ['apply/markers/unmarked-string-list-atomic'],
-    false,
   ),
   markerFault(
     'apply-unknown-fields-atomic',
@@ -1509,7 +865,6 @@ export const FAULTS: Fault[] = [
     'free',
     (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
     ['apply/markers/unknown-fields-structs'],
-    false,
   ),
   {
     name: 'apply-topology-atomic-owned-by-nobody',
@@ -1517,7 +872,6 @@ export const FAULTS: Fault[] = [
       'doc2 § States and transitions: a set, map or granular field that becomes atomic is owned by the owners of any element, later changes conflict (after the change the whole list is owned by nobody: a change by another applier goes through)',
     area: 'apply',
     catchers: ['apply/topology/granular-to-atomic'],
-    alsoFails: ['apply/topology/granular-to-atomic/kubernetes-shape'],
     request: (r) => {
       learnTopology(r);
       return r;
@@ -1536,7 +890,6 @@ export const FAULTS: Fault[] = [
       "doc2 § States and transitions: an atomic field that becomes a set, map or granular: ownership of inner items cannot be inferred, no conflict on later updates (the former owner of the whole list keeps it: another applier's items conflict with it)",
     area: 'apply',
     catchers: ['apply/topology/atomic-to-granular'],
-    alsoFails: ['apply/topology/atomic-to-granular/kubernetes-shape'],
     request: (r) => {
       learnTopology(r);
       if (!isApply(r) || topologyOf(r) !== 'set' || r.url.searchParams.get('force') === 'true') return r;
@@ -1587,20 +940,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/update/removal',
       'apply/ownership/unowned-field/patch',
     ],
-    // the Kubernetes-shape twins, and the scenarios whose later steps rely on a patch having moved
-    // ownership (a conflict with the updater, an Update entry recorded under the User-Agent's
-    // manager, the updater's entry shape, a temporary manager emptied by an update)
-    alsoFails: [
-      'apply/ownership/update/merge-patch/kubernetes-shape',
-      'apply/ownership/update/json-patch/kubernetes-shape',
-      'apply/ownership/update/strategic-merge-patch/kubernetes-shape',
-      'apply/ownership/unowned-field/patch/kubernetes-shape',
-      'apply/endpoint/manager-from-user-agent',
-      'apply/managed-fields/entry-shape',
-      'apply/ownership/conflict/every-field',
-      'apply/ownership/conflict/every-field/kubernetes-shape',
-      'apply/temporary-manager/updater-overwritten',
-    ],
     request: (r) => {
       const b = r.method === 'PATCH' && !isApply(r) ? parseBody(r) : undefined;
       const touchesManaged = JSON.stringify(b ?? {}).includes('managedFields');
@@ -1620,28 +959,6 @@ export const FAULTS: Fault[] = [
       'apply/endpoint/controller-forces',
       // the law draws forced applies over other appliers' fields and checks the table's force row
       'apply/law/ownership-model',
-    ],
-    // the Kubernetes-shape twins, and every other scenario with a forced apply that takes a field
-    // from another owner and checks the take-over (atomic markers replaced whole, hand-offs, a
-    // temporary manager forced off, the ownership law's forced applies)
-    alsoFails: [
-      'apply/ownership/force/takes-over/kubernetes-shape',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/hand-off/user-to-controller',
-      'apply/hand-off/user-to-controller-already-written',
-      'apply/hand-off/user-to-controller-already-written/kubernetes-shape',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/map-atomic',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/struct-atomic',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/temporary-manager/forced-off',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
     ],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') === 'true'),
     response: (r, res, up) =>
@@ -1672,9 +989,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/sole-owner-omits/nested',
       'apply/ownership/sole-owner-omits/default',
     ],
-    // these also check that a field its sole applier leaves out goes (a controller's former
-    // field; a temporary manager's field dropped by an empty intent)
-    alsoFails: ['apply/endpoint/cannot-remove-unapplied', 'apply/temporary-manager/empty-intent'],
     request: (r) => holdWrite(r, isApply(r)),
     response: (r, res, up) =>
       afterHeldWrite(
@@ -1697,7 +1011,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Dry run (for an apply): every stage runs but persisting, the conflict check included (a dry-run apply is checked as if forced)',
     area: 'apply',
     catchers: ['apply/dry-run/conflict'],
-    alsoFails: ['apply/dry-run/conflict/kubernetes-shape'],
     request: (r) =>
       isApply(r) && r.url.searchParams.get('dryRun') === 'All'
         ? withQuery(r, (q) => q.set('force', 'true'))
@@ -1726,21 +1039,6 @@ export const FAULTS: Fault[] = [
       'apply/temporary-manager/empty-intent',
       'apply/temporary-manager/updater-overwritten',
     ],
-    // every scenario that expects a manager whose fields a later write took or removed to be gone
-    // (`<manager>: null` in its expectations) checks the same rule
-    alsoFails: [
-      'apply/endpoint/controller-forces',
-      'apply/hand-off/user-to-controller',
-      'apply/managed-fields/clear/with-changes',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/force/every-owner',
-      'apply/ownership/update/removal',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
-    ],
     request: (r) => holdWrite(r, r.method === 'PUT' || r.method === 'PATCH'),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (before, after) => {
@@ -1759,7 +1057,6 @@ export const FAULTS: Fault[] = [
       'doc2 § States and transitions: a field owned by nobody (managedFields cleared) is applied without conflict (the first apply after a reset conflicts with a manager owning every existing field, as Kubernetes does)',
     area: 'apply',
     catchers: ['apply/ownership/unowned-field/after-reset'],
-    alsoFails: ['apply/ownership/unowned-field/after-reset/kubernetes-shape'],
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
@@ -1785,8 +1082,6 @@ export const FAULTS: Fault[] = [
       'doc2 § States and transitions: an update moves ownership of the fields it changes (a PUT takes every field it sends, the unchanged ones too)',
     area: 'apply',
     catchers: ['apply/ownership/update/unchanged-fields-stay'],
-    // a PUT sends the whole object: this one checks that the applier keeps the field it left unchanged
-    alsoFails: ['apply/ownership/update/put', 'apply/ownership/update/put/kubernetes-shape'],
     // a PUT that resets managedFields (an empty list, an empty entry) is another rule's
     request: (r) => {
       const mf = r.method === 'PUT' ? parseBody(r)?.metadata?.managedFields : undefined;
@@ -1829,8 +1124,6 @@ export const FAULTS: Fault[] = [
       'doc2 § States and transitions: an applier that applies the value an updater wrote shares the field with it (the updater loses it)',
     area: 'apply',
     catchers: ['apply/ownership/shared/same-value-as-updater'],
-    // this one first shares a field between an updater and an applier the same way
-    alsoFails: ['apply/ownership/shared/omitted-with-updater'],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (_before, after, write) => {
@@ -1882,48 +1175,6 @@ export const FAULTS: Fault[] = [
       "doc2 § managedFields entry: apiVersion, the version of the object the entry's fields describe (a custom resource's entries say v1)",
     area: 'apply',
     catchers: ['apply/managed-fields/entry-api-version-custom'],
-    // every Widget scenario reads each manager's entry at the Widget's apiVersion (the version
-    // whose fields it describes), so each fails to find its entries: the same rule
-    alsoFails: [
-      'apply/endpoint/create-custom-resource',
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/list-atomic',
-      'apply/markers/list-atomic/kubernetes-shape',
-      'apply/markers/list-map',
-      'apply/markers/list-map-keys',
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/list-map/kubernetes-shape',
-      'apply/markers/list-set',
-      'apply/markers/list-set/kubernetes-shape',
-      'apply/markers/map-atomic',
-      'apply/markers/map-atomic/kubernetes-shape',
-      'apply/markers/map-granular',
-      'apply/markers/map-granular/kubernetes-shape',
-      'apply/markers/struct-atomic',
-      'apply/markers/struct-atomic/kubernetes-shape',
-      'apply/markers/struct-granular',
-      'apply/markers/unknown-fields-structs',
-      'apply/markers/unknown-fields-structs/kubernetes-shape',
-      'apply/markers/unmarked-object-list-atomic',
-      'apply/markers/unmarked-object-list-atomic/kubernetes-shape',
-      'apply/markers/unmarked-string-list-atomic',
-      'apply/markers/unmarked-string-list-atomic/kubernetes-shape',
-      'apply/ownership/shrink/map-list',
-      'apply/ownership/shrink/map-list-item-field',
-      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
-      'apply/ownership/shrink/map-list/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-      'apply/ownership/shrink/set',
-      'apply/ownership/shrink/set/kubernetes-shape',
-      'apply/ownership/sole-owner-omits/nested',
-      'apply/topology/atomic-to-granular',
-      'apply/topology/atomic-to-granular/kubernetes-shape',
-      'apply/topology/granular-to-atomic',
-      'apply/topology/granular-to-atomic/kubernetes-shape',
-    ],
     response: (r, res) =>
       /^\/apis\/[^/]+\.example\.com\//.test(r.url.pathname)
         ? mapObjects(res, (o) => {
@@ -1940,11 +1191,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/shared/change-conflicts-with-all',
       'apply/ownership/shared/change-by-first',
       'apply/ownership/shared/change-by-second',
-    ],
-    alsoFails: [
-      'apply/ownership/shared/change-conflicts-with-all/kubernetes-shape',
-      'apply/ownership/shared/change-by-first/kubernetes-shape',
-      'apply/ownership/shared/change-by-second/kubernetes-shape',
     ],
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
@@ -1974,7 +1220,6 @@ export const FAULTS: Fault[] = [
       'doc2 § States and transitions: a manager that owns no fields is removed automatically (an apply that owns nothing is recorded as an entry owning nothing)',
     area: 'apply',
     catchers: ['apply/regression/empty-intents'],
-    alsoFails: ['apply/regression/empty-intents/kubernetes-shape'],
     request: (r) => holdWrite(r, isApply(r)),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (_before, after, write) =>
@@ -1998,22 +1243,6 @@ export const FAULTS: Fault[] = [
       'doc2 § States and transitions: a field owned by nobody, any write naming it: the writer becomes its manager (an apply to an existing ConfigMap does not take the data keys nobody owned)',
     area: 'apply',
     catchers: ['apply/ownership/unowned-field/apply'],
-    // the Kubernetes-shape twin, and every scenario in which an applier adds a data key nobody
-    // owned to an existing ConfigMap and then expects to own it
-    alsoFails: [
-      'apply/endpoint/cannot-remove-unapplied',
-      'apply/endpoint/json-body',
-      'apply/endpoint/json-body/kubernetes-shape',
-      'apply/markers/map-granular-configmap',
-      'apply/ownership/force/every-owner',
-      'apply/ownership/shared/omitted-with-updater',
-      'apply/ownership/unowned-field/apply/kubernetes-shape',
-      'apply/resolution/adopt-server-value',
-      'apply/resolution/adopt-server-value/kubernetes-shape',
-      'apply/resolution/drop-field',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/temporary-manager/empty-intent',
-    ],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (before, after, write) => {
@@ -2035,21 +1264,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Merge strategy markers: the data of a ConfigMap is a granular map, managers own their own keys (an apply of data keys while another applier owns other keys conflicts with it, as for an atomic map)',
     area: 'apply',
     catchers: ['apply/markers/map-granular-configmap'],
-    // every scenario in which appliers own different keys of one ConfigMap's data relies on it
-    // being granular (as the Widget marker faults' alsoFails do for their fields)
-    alsoFails: [
-      'apply/hand-off/manager-to-manager',
-      'apply/ownership/force/every-owner',
-      'apply/ownership/shared/omitted',
-      'apply/ownership/shared/same-value',
-      'apply/ownership/shared/same-value/kubernetes-shape',
-      'apply/ownership/update/removal',
-      'apply/resolution/drop-field',
-      'apply/resolution/drop-field/kubernetes-shape',
-      'apply/resolution/overwrite/kubernetes-shape',
-      'apply/temporary-manager/empty-intent',
-      'apply/temporary-manager/forced-off',
-    ],
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
@@ -2075,8 +1289,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Endpoints: a controller using apply cannot remove fields it never applied (an apply removes the data keys it leaves out that only updaters own)',
     area: 'apply',
     catchers: ['apply/endpoint/cannot-remove-unapplied'],
-    // this one applies a key next to a creator's key and expects the creator's to stay
-    alsoFails: ['apply/managed-fields/clear/merge-patch-endpoint'],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: (r, res, up) =>
       afterHeldWrite(
@@ -2103,7 +1315,6 @@ export const FAULTS: Fault[] = [
       'doc2 § States and transitions: conflict resolution (2), the applier drops the field from its intent and gives up its ownership (the fields of its refused apply stay in its entry when it applies without them)',
     area: 'apply',
     catchers: ['apply/resolution/drop-field'],
-    alsoFails: ['apply/resolution/drop-field/kubernetes-shape'],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: async (r, res, up) => {
       const write = heldOwnership.get(r);
@@ -2138,15 +1349,6 @@ export const FAULTS: Fault[] = [
       'apply/ownership/shrink/map-list',
       'apply/ownership/shrink/map-list-item-field',
       'apply/ownership/shrink/owned-by-updater',
-    ],
-    alsoFails: [
-      'apply/ownership/shrink/set/kubernetes-shape',
-      'apply/ownership/shrink/map-list/kubernetes-shape',
-      'apply/ownership/shrink/map-list-item-field/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-      // the law draws shrinking applies of the set and the map list (not in every run)
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
     ],
     request: (r) => holdWrite(r, isApply(r)),
     response: (r, res, up) =>
@@ -2189,7 +1391,6 @@ export const FAULTS: Fault[] = [
       "doc2 § Merge strategy markers: `map` list type, with set or map managers own entries separately (a Deployment's containers are owned whole: an apply that sends another set of container names than the stored one conflicts with an applier owning a container)",
     area: 'apply',
     catchers: ['apply/markers/containers-by-name'],
-    alsoFails: ['apply/markers/containers-by-name/kubernetes-shape'],
     request: holdDeploymentApply,
     response: (r, res, up) => {
       const apply = heldContainers.get(r);
@@ -2212,7 +1413,6 @@ export const FAULTS: Fault[] = [
       "doc2 § Merge strategy markers: `x-orch-list-map-keys`, the key fields together identify an entry (a container's ports are identified by containerPort alone: another protocol on the same port is another applier's entry, a conflict)",
     area: 'apply',
     catchers: ['apply/markers/ports-by-port-and-protocol'],
-    alsoFails: ['apply/markers/ports-by-port-and-protocol/kubernetes-shape'],
     request: holdDeploymentApply,
     response: (r, res, up) => {
       const apply = heldContainers.get(r);
@@ -2248,7 +1448,6 @@ export const FAULTS: Fault[] = [
       "doc2 § Merge strategy markers: map key fields identify entries (a Pod's containers are shown owned as a whole: entries own .spec.containers, not each container by its name)",
     area: 'apply',
     catchers: ['apply/markers/pod-containers'],
-    alsoFails: ['apply/markers/pod-containers/kubernetes-shape'],
     response: (r, res) =>
       /\/pods(\/[^/]+)?$/.test(r.url.pathname)
         ? mapObjects(res, (o) => {
@@ -2263,7 +1462,6 @@ export const FAULTS: Fault[] = [
       "doc2 § States and transitions: the hand-off recipe, a private manager applies only the field; if the controller already wrote it, that apply conflicts (the proxy forces the private manager's applies: managers named handover-*, as the recipe's)",
     area: 'apply',
     catchers: ['apply/hand-off/user-to-controller-already-written'],
-    alsoFails: ['apply/hand-off/user-to-controller-already-written/kubernetes-shape'],
     request: (r) =>
       isApply(r) && /^handover-/.test(r.url.searchParams.get('fieldManager') ?? '')
         ? withQuery(r, (q) => q.set('force', 'true'))
@@ -2275,18 +1473,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Endpoints: Result, the object is created if absent (an apply that creates a custom resource creates it without the items of its set list; an apply to an existing one is left alone)',
     area: 'apply',
     catchers: ['apply/endpoint/create-custom-resource'],
-    // every scenario whose first apply creates its Widget with a set list reads that list back
-    // (the law's first apply draws one)
-    alsoFails: [
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/errors/duplicate-set-items',
-      'apply/law/ownership-model',
-      'apply/law/ownership-model/kubernetes-shape',
-      'apply/markers/list-set',
-      'apply/markers/list-set/kubernetes-shape',
-      'apply/ownership/shrink/owned-by-updater',
-      'apply/ownership/shrink/owned-by-updater/kubernetes-shape',
-    ],
     request: (r) => {
       if (!isApply(r) || !/^\/apis\/[^/]+\.example\.com\//.test(r.url.pathname)) return r;
       const b = parseBody(r);

@@ -3,8 +3,9 @@
 // plain-HTTP proxy with the run's administrator token: the cases that need the
 // authentication fixtures (client certificates over TLS, the fixtures' tokens) do not run
 // there, so these faults are caught by the cases every target runs.
-import type { Fault, ProxiedRequest } from '../proxy.ts';
+
 import { AdminCredentials, header, resentAsAdmin, withoutAuth } from '../auth-util.ts';
+import type { Fault, ProxiedRequest } from '../proxy.ts';
 import { bodyOf, failure, mapJson } from '../util.ts';
 
 const SSR = /\/selfsubjectreviews$/;
@@ -21,8 +22,6 @@ export const FAULTS: Fault[] = [
     breaks: 'doc3 § Authentication: a request with an invalid bearer token is rejected with 401, not treated as anonymous (served as anonymous)',
     area: 'authentication',
     catchers: ['authentication/bearer/invalid-token-401', 'authentication/errors/invalid-bearer', 'authentication/bad-input/malformed-jwt'],
-    // the same rule: every refusal these cases check is a 401 for a token no method accepts
-    alsoFails: ['authentication/service-account/lookup-revokes', 'authentication/service-account/other-audience'],
     response: (r, res, up) => (res.status === 401 && header(r, 'authorization') ? up.send(withoutAuth(r)) : res),
   },
   {
@@ -54,8 +53,6 @@ export const FAULTS: Fault[] = [
     breaks: 'doc3 § Authentication, Service account token: groups system:serviceaccounts and system:serviceaccounts:<namespace> (the namespace group dropped)',
     area: 'authentication',
     catchers: ['authentication/service-account/user-and-groups'],
-    // the token reviews and the self review show the same groups of a service account
-    alsoFails: ['authentication/token-review/v1-answer', 'authentication/self-review/user-info'],
     response: (r, res) =>
       isReview(r, SSR) || isReview(r, TOKEN_REVIEW)
         ? mapJson(res, (j) => {

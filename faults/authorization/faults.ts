@@ -2,8 +2,9 @@
 // access reviews, impersonation as doc3 § Authentication states it): each breaks one rule,
 // and suites/authorization must catch it. The cases act as users of their own making through
 // impersonation by the run's administrator, whose credentials the faults reuse.
-import type { Fault, ProxiedRequest } from '../proxy.ts';
+
 import { AdminCredentials, header, resentAsAdmin, withoutImpersonation } from '../auth-util.ts';
+import type { Fault, ProxiedRequest } from '../proxy.ts';
 import { bodyOf, mapJson } from '../util.ts';
 
 const admin = new AdminCredentials();
@@ -56,8 +57,6 @@ export const FAULTS: Fault[] = [
     breaks: 'Kubernetes (beyond doc3): nothing is granted to a user without a rule (a 403 for an impersonated user re-sent as the administrator)',
     area: 'authorization',
     catchers: ['authorization/rbac/', 'authorization/law/rbac-model', 'authorization/escalation/'],
-    // the impersonation cases check 403s of impersonated requests too
-    alsoFails: ['authorization/impersonation/'],
     ...resentAsAdmin(admin, (r, res) => res.status === 403 && header(r, 'impersonate-user') !== undefined),
   },
   {

@@ -4,8 +4,8 @@
 // three places that compile an expression are rewritten alike (a definition, a policy, a
 // webhook configuration), the `format` call only in the rules of the definitions forwarded.
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
-import { editRules, rewriteCalls } from './faults.ts';
 import { answer, bodyOf, mapJson } from '../util.ts';
+import { editRules, rewriteCalls } from './faults.ts';
 
 const COMPILING = [
   /^\/apis\/apiextensions\.orch\.io\/v1\/customresourcedefinitions\/?$/,

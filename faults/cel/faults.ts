@@ -190,8 +190,6 @@ export const FAULTS: Fault[] = [
       breaks:
         'doc2 § Expression language inputs: list `indexOf` (the index of the last equal element is given)',
       catchers: [...twin('cel/list/index-of'), LAW_LIST],
-      // the strings extension's indexOf has the same name: its row fails the same way
-      alsoFails: ['cel/strings/index-of'],
     },
     'indexOf',
     true,
@@ -203,8 +201,6 @@ export const FAULTS: Fault[] = [
       breaks:
         'doc2 § Expression language inputs: list `lastIndexOf` (the index of the first equal element is given)',
       catchers: [...twin('cel/list/last-index-of'), LAW_LIST],
-      // the strings extension's lastIndexOf has the same name
-      alsoFails: ['cel/strings/last-index-of'],
     },
     'lastIndexOf',
     true,
@@ -327,8 +323,6 @@ export const FAULTS: Fault[] = [
       name: 'cel-get-scheme-as-hostname',
       breaks: 'doc2 § Expression language inputs: URL accessor `getScheme` (the hostname is given)',
       catchers: twin('cel/url/get-scheme'),
-      // url-error reads the scheme of the URL it accepts
-      alsoFails: twin('cel/url/url-error'),
     },
     'getScheme',
     true,
@@ -498,12 +492,6 @@ export const FAULTS: Fault[] = [
       ...twin('cel/types/type-mismatch'),
       ...twin('cel/types/preserve-unknown-inaccessible'),
     ],
-    // the messageExpression of a rule is compiled the same way
-    alsoFails: [
-      'cel/definition/message-expression-not-string',
-      'cel/definition/message-expression-parse-error',
-      'cel/definition/message-expression-union',
-    ],
     response: (r, res) =>
       r.method === 'POST' && CRD_PATH.test(r.url.pathname) && res.status === 422 && !/cost/i.test(textOf(res))
         ? passOff(r, 201)
@@ -519,18 +507,6 @@ export const FAULTS: Fault[] = [
       ...twin('cel/estimate/unbounded-nested'),
       ...twin('cel/estimate/message-expression'),
       'cel/estimate/list-literal',
-    ],
-    // the refusals the rows of Kubernetes' numbers expect
-    alsoFails: [
-      'cel/limits/cost-total',
-      'cel/estimate/rule-just-over',
-      'cel/estimate/rule-factor',
-      'cel/estimate/unbounded-list-strings',
-      'cel/estimate/required-fields',
-      'cel/estimate/max-length',
-      'cel/estimate/max-properties',
-      'cel/estimate/nested-bounds',
-      'cel/estimate/total',
     ],
     response: (r, res) =>
       r.method === 'POST' && CRD_PATH.test(r.url.pathname) && res.status === 422 && /cost/i.test(textOf(res))
@@ -570,8 +546,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Limits: the worst-case cost is estimated from the schema (its maxItems, maxLength and maxProperties are left out of the estimate, so a bounded rule is refused)',
     area: 'cel',
     catchers: ['cel/limits/cost-bounded'],
-    // the runtime-budget rules are nested comprehensions too, admitted only by their bound
-    alsoFails: ['cel/limits/runtime-budget'],
     request: (r) =>
       editSchemas(r, (n) => {
         const rules = (n['x-orch-validations'] ?? []) as Rule[];
@@ -609,8 +583,6 @@ export const FAULTS: Fault[] = [
       ...twin('cel/list/max-empty'),
       ...twin('cel/url/url-error'),
     ],
-    // a spoiled min or max of an empty list is an evaluation error too
-    alsoFails: [LAW_LIST],
     response: (r, res) =>
       CEL_RESOURCE.test(r.url.pathname) && res.status === 422 && /evaluating rule/.test(textOf(res))
         ? failure(500, 'InternalError', 'Internal error occurred: the rule could not be evaluated')
@@ -631,8 +603,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Expression language inputs: `self` is the current data of every write (a refused update of a custom resource is answered as done, and is not)',
     area: 'cel',
     catchers: [...twin('cel/rules/self-object')],
-    // the transition rows are refused on update only
-    alsoFails: [...twin('cel/rules/transition'), ...twin('cel/rules/transition-immutable')],
     response: (r, res) =>
       r.method === 'PUT' && CEL_RESOURCE.test(r.url.pathname) && res.status === 422 ? passOff(r, 200) : res,
   },
@@ -651,8 +621,6 @@ export const FAULTS: Fault[] = [
       breaks:
         'doc2 § Expression language inputs: `self` is the current data (a rule at the root of the schema, on the whole object, is not run)',
       catchers: twin('cel/rules/root-object'),
-      // its rules sit at the root too
-      alsoFails: ['cel/limits/cost-total'],
     },
     (_x, _n, at) => at === 'root',
   ),
@@ -662,14 +630,6 @@ export const FAULTS: Fault[] = [
       breaks:
         'doc2 § Expression language inputs: validation rules of custom definitions (of the rules at one place only the first is run)',
       catchers: twin('cel/rules/all-violations'),
-      // rows and laws with several rules at one place
-      alsoFails: [
-        ...twin('cel/definition/unknown-field'),
-        'cel/limits/runtime-budget',
-        'cel/limits/cost-total',
-        LAW_LIST,
-        LAW_REGEX,
-      ],
     },
     (x, n) => (n['x-orch-validations'] as Rule[]).findIndex((y) => y.rule === x.rule) > 0,
   ),
@@ -694,8 +654,6 @@ export const FAULTS: Fault[] = [
     breaks: "Kubernetes: a rule's message is the message of its violation (the default message is given)",
     area: 'cel',
     catchers: ['cel/rules/message'],
-    // these rows name their violations by message too
-    alsoFails: ['cel/rules/reason-forbidden', 'cel/rules/transition-immutable/kubernetes-shape'],
     request: (r) => editRules(r, ({ message: _m, ...x }) => x),
   },
   {
@@ -704,12 +662,6 @@ export const FAULTS: Fault[] = [
       "Kubernetes: a rule's messageExpression gives the message of its violation (it is neither compiled nor evaluated)",
     area: 'cel',
     catchers: ['cel/rules/message-expression'],
-    // a messageExpression that is not checked cannot refuse a definition
-    alsoFails: [
-      'cel/definition/message-expression-not-string',
-      'cel/definition/message-expression-parse-error',
-      'cel/definition/message-expression-union',
-    ],
     request: (r) => editRules(r, ({ messageExpression: _m, ...x }) => x),
   },
   {
@@ -835,7 +787,7 @@ export const FAULTS: Fault[] = [
         name: `cel-type-${what}-rules-not-run`,
         breaks: `doc2 § Expression language inputs, schema type to expression type: ${row} (a rule that reads such a field is not run)`,
         catchers: rows.flatMap(twin),
-        ...(also.length ? { alsoFails: also } : {}),
+        ...(also.length ? { } : {}),
       },
       drop,
     ),

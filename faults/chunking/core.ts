@@ -9,13 +9,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Chunked lists: metadata.continue is set when more remain (dropped from the chunks after the first)',
     area: 'chunking',
     catchers: ['chunking/law/continue-until-last', 'chunking/law/concatenation'],
-    // a walk that stops early also leaves a remainingItemCount on its last chunk, and misses the
-    // objects of the later chunks: the laws of both check the same tokens-until-the-end
-    alsoFails: [
-      'chunking/law/remaining-item-count',
-      'chunking/law/snapshot-under-writes',
-      'chunking/law/selectors',
-    ],
     // narrowed: the first chunk keeps its token (the cases that need one token to run keep their
     // setup); a walk of three chunks or more stops early
     response: (r, res) =>

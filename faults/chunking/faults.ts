@@ -20,8 +20,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Chunked lists: with limit=<n> the server returns at most n items (a first chunk is served with twice the limit)',
     area: 'chunking',
     catchers: ['chunking/law/concatenation', 'chunking/limits/chunk-size'],
-    // the selectors law checks the same bound on every chunk of a selected list
-    alsoFails: ['chunking/limits/continue-usable-within-lifetime', 'chunking/law/selectors'],
     // narrowed: the limit is doubled rather than dropped, so a first chunk still ends with a
     // continue token when more remain (the cases that need one to run keep their setup)
     request: (r) => {
@@ -36,17 +34,6 @@ export const FAULTS: Fault[] = [
     breaks: 'doc1 § Chunked lists: continue is empty on the last chunk',
     area: 'chunking',
     catchers: ['chunking/law/continue-until-last'],
-    // Every other law walks a paged list by following continue until it is empty, and the walk's
-    // end is this rule: a token on the last chunk (refused when followed) fails each walk. Not
-    // narrowable: a token that the proxy honoured with an empty chunk would not break the rule
-    // (the empty chunk would be the last one, with an empty continue).
-    alsoFails: [
-      'chunking/law/concatenation',
-      'chunking/law/one-resource-version',
-      'chunking/law/remaining-item-count',
-      'chunking/law/selectors',
-      'chunking/law/snapshot-under-writes',
-    ],
     response: (r, res) =>
       paged(r) && res.status === 200
         ? mapJson(res, (j) =>
@@ -62,15 +49,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Chunked lists: the chunks together are the whole list (the last item of each non-last chunk is lost)',
     area: 'chunking',
     catchers: ['chunking/law/concatenation', 'chunking/law/selectors'],
-    // these laws check the same completeness from their side: the last chunk comes after every
-    // item, remainingItemCount adds up to the items left, no object vanishes from later chunks
-    alsoFails: [
-      // continuing a list expects the items after the first chunk, the dropped one included
-      'chunking/limits/continue-usable-within-lifetime',
-      'chunking/law/continue-until-last',
-      'chunking/law/remaining-item-count',
-      'chunking/law/snapshot-under-writes',
-    ],
     response: (r, res) =>
       paged(r) && res.status === 200
         ? mapJson(res, (j) =>
@@ -128,8 +106,6 @@ export const FAULTS: Fault[] = [
     breaks: 'doc1 § Chunked lists: resourceVersion stays constant across chunks',
     area: 'chunking',
     catchers: ['chunking/law/one-resource-version'],
-    // the snapshot law checks the same constancy (same place) while writes go on
-    alsoFails: ['chunking/law/snapshot-under-writes'],
     response: (r, res) =>
       continued(r) && res.status === 200
         ? mapJson(res, (j) =>
@@ -191,8 +167,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Chunked lists: remainingItemCount is omitted on a complete list (a list without limit carries 0)',
     area: 'chunking',
     catchers: ['chunking/remaining-item-count/complete-list'],
-    // the remainingItemCount law reads the complete list too, and checks the same omission
-    alsoFails: ['chunking/law/remaining-item-count'],
     response: (r, res) =>
       isList(r) && !paged(r) && res.status === 200
         ? mapJson(res, (j) =>
@@ -233,10 +207,6 @@ export const FAULTS: Fault[] = [
       "doc1 § Limits: a continue token's lifetime is 5 minutes by default (a token followed more than 0.9 s after it was issued is refused as expired, 410)",
     area: 'chunking',
     catchers: ['chunking/limits/continue-usable-within-lifetime'],
-    // the other cases follow a token as soon as they have it; this one waits a second first.
-    // This law makes writes between chunks before it follows the token: on a loaded machine
-    // that can take longer than the shortened lifetime, and it relies on the same lower bound
-    alsoFails: ['chunking/law/snapshot-under-writes'],
     response: (r, res) => {
       const token = isList(r) ? r.url.searchParams.get('continue') : null;
       const issued = token ? tokenIssued.get(token) : undefined;

@@ -28,8 +28,6 @@ export const FAULTS: Fault[] = [
       'content-types/protobuf/list',
       'content-types/protobuf/namespace',
     ],
-    // these read their Protobuf answers through the same prefix (every Protobuf body starts with it)
-    alsoFails: ['content-types/protobuf/preferred', 'content-types/protobuf/error-status'],
     response: (_r, res) =>
       isProtobuf(header(res.headers, 'content-type')) && res.body.subarray(0, 4).equals(PREFIX)
         ? { ...res, body: res.body.subarray(4) }
@@ -45,8 +43,6 @@ export const FAULTS: Fault[] = [
       'content-types/protobuf/list',
       'content-types/protobuf/namespace',
     ],
-    // these ask for Protobuf only, of a built-in kind, too (compressed; an error)
-    alsoFails: ['content-types/gzip/protobuf', 'content-types/protobuf/error-status'],
     // narrowed: built-in types only (the core group); a custom resource's 406 is another rule
     request: (r) =>
       isProtobuf(accept(r)) && !accept(r).includes(',') && r.url.pathname.startsWith('/api/')

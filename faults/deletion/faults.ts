@@ -71,14 +71,6 @@ export const FAULTS: Fault[] = [
       'doc1 § States and transitions: a delete request on an object with finalizers makes it Finalizing (it is removed at once)',
     area: 'deletion',
     catchers: ['deletion/finalizers/first-delete-marks'],
-    // these check the Finalizing state the delete request must leave (deletionTimestamp set, object kept) before
-    // they remove finalizers: not narrowable, a Finalizing object is what each of them is about
-    alsoFails: [
-      'deletion/finalizers/remove-last-removes',
-      'deletion/finalizers/remove-one-keeps',
-      'deletion/finalizers/second-delete-keeps-timestamp',
-      'deletion/law/any-removal-order',
-    ],
     response: async (r, res, up) => {
       if (r.method !== 'DELETE' || !NS_RESOURCE.test(r.url.pathname) || res.status >= 300) return res;
       if (parse(res.body)?.metadata?.finalizers?.length) await up.send(stripFinalizers(r));
@@ -166,12 +158,6 @@ export const FAULTS: Fault[] = [
       'doc1 § States and transitions: deleting a namespace also deletes its namespace-scoped resources (answered 200, nothing happens)',
     area: 'deletion',
     catchers: ['deletion/namespace/deletes-contents', 'deletion/namespace/terminating-until-empty'],
-    // these need a namespace being deleted (their setup): not narrowable, as the fault is that a namespace
-    // delete does nothing
-    alsoFails: [
-      'deletion/namespace/no-create-when-terminating',
-      'deletion/namespace/no-create-when-terminating-forbidden',
-    ],
     request: (r) => {
       // narrowed: the three protected namespaces are left alone (their refusal is another rule)
       if (
@@ -288,8 +274,6 @@ export const FAULTS: Fault[] = [
       'doc1 § States and transitions: Finalizing, last finalizer removed, none remain: Removed, the object is removed from the backing store (the proxy goes on answering it, on a get and in lists of its collection)',
     area: 'deletion',
     catchers: ['deletion/finalizers/remove-last-removes'],
-    // the removal-order law checks the same row after its last removal (the object is removed then)
-    alsoFails: ['deletion/law/any-removal-order'],
     // narrowed: the server does remove the object (nothing is left behind to hold the clean-up
     // of the case's namespace); only the answers through the proxy keep showing it
     response: (r, res) => {

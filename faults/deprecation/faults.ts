@@ -100,9 +100,6 @@ export const FAULTS: Fault[] = [
       'deprecation/custom/warning-default',
       SERVED_DEPRECATED,
     ],
-    // the gauge's samples are checked against the versions that answer a deprecation Warning:
-    // with none answering one, the gauge of a deprecated version looks set for a current one
-    alsoFails: ['deprecation/metric/only-deprecated-versions'],
     response: (_r, res) => mapWarnings(res, (t) => (isDeprecation(t) ? null : t)),
   },
   {
@@ -234,8 +231,6 @@ export const FAULTS: Fault[] = [
       'doc2 § Retired API versions and replacements: the replacement serves the type (the proxy has discovery call every built-in resource namespaced when it is not, and the other way round)',
     area: 'deprecation',
     catchers: ['deprecation/retired/replacement-served/'],
-    // the round trip finds the resources to write through discovery: at flipped scopes it writes to paths that do not exist
-    alsoFails: ['deprecation/round-trip/built-in'],
     response: (r, res) =>
       r.method === 'GET' && /^\/(api\/v1|apis\/[^/]+\/[^/]+)$/.test(r.url.pathname) && builtIn(r.url.pathname)
         ? mapJson(res, (j) => {

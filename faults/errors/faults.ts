@@ -1,8 +1,9 @@
 // Faults against the error answers: doc1 § Errors (and doc3 § Errors for the bearer token),
 // where every error leaves as a Status object whose code is the HTTP status; one rule each;
 // suites/errors must catch every one.
-import type { Fault } from '../proxy.ts';
+
 import { withoutAuth } from '../auth-util.ts';
+import type { Fault } from '../proxy.ts';
 import { bodyOf, mapJson } from '../util.ts';
 
 const NS_COLLECTION = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;

@@ -222,8 +222,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Query parameters: omitting a required field is an error (a Pod without spec.containers gets one)',
     area: 'field-validation',
     catchers: ['field-validation/required/pod-containers'],
-    // (beyond doc1) checks the same refusal, with Kubernetes' 422
-    alsoFails: ['field-validation/required/422'],
     request: (r) => {
       const b = r.method === 'POST' && /\/pods$/.test(r.url.pathname) ? bodyOf(r.body) : undefined;
       if (!b || b.spec?.containers) return r;

@@ -153,13 +153,6 @@ export const FAULTS: Fault[] = [
       'resource-versions/list/match-unset/no-limit/rv-unset',
       'resource-versions/list/match-unset/limit/rv-unset',
     ],
-    // these read their first chunk as the limit row reads its list (a paged list without a
-    // version, right after the list that marks the current version) and compare the chunks
-    // with the collection as it was then: a stale first chunk is Most Recent broken for them too
-    alsoFails: [
-      'resource-versions/list/match-unset/continue/rv-unset',
-      'resource-versions/list/match-unset/continue/rv-0',
-    ],
     // the setup of every row marks versions with a list without parameters right after its
     // writes: that read is left alone, the row's own read after it is the stale one
     request: (r) => {
@@ -254,8 +247,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Resource version semantics: resourceVersionMatch=Exact, rv=other is Exact (an Exact list at a past version gets the current collection)',
     area: 'resource-versions',
     catchers: ['resource-versions/list/exact/no-limit/rv-past', 'resource-versions/list/exact/limit/rv-past'],
-    // the expired row reads an Exact list too: served the current state, it answers 200 where 410 is due
-    alsoFails: ['resource-versions/list/exact/no-limit/rv-expired'],
     // narrowed: a continued request is left alone (dropping its resourceVersionMatch made the
     // invalid continue+Exact combination valid, which is another rule's case)
     request: (r) =>
@@ -272,8 +263,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Resource version semantics: resourceVersionMatch unset, limit=n, rv=other is Exact (the version is dropped from a paged list)',
     area: 'resource-versions',
     catchers: ['resource-versions/list/match-unset/limit/rv-past'],
-    // the expired row pages a list at a version too: served the current state, it answers 200 where 410 is due
-    alsoFails: ['resource-versions/list/match-unset/limit/rv-expired'],
     request: (r) =>
       isRead(r) &&
       r.url.searchParams.has('limit') &&
@@ -289,8 +278,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Resource version semantics, Meanings: Exact, the collection version equals the requested one',
     area: 'resource-versions',
     catchers: ['resource-versions/list/exact/no-limit/rv-past', 'resource-versions/list/exact/limit/rv-past'],
-    // the expired row reads an Exact list too: the other version it names is served, where 410 is due
-    alsoFails: ['resource-versions/list/exact/no-limit/rv-expired'],
     response: (r, res) =>
       isRead(r) && r.url.searchParams.get('resourceVersionMatch') === 'Exact' && res.status === 200
         ? mapJson(res, (j) =>
@@ -417,8 +404,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Resource version semantics: watch, unset or 0 = Get State (synthetic ADDED events for all existing instances)',
     area: 'resource-versions',
     catchers: ['resource-versions/watch/rv-unset', 'resource-versions/watch/rv-0'],
-    // the expired rows first probe a watch from "1" as they will use it; without its first events the probe reads the wrong state
-    alsoFails: ['resource-versions/watch/rv-expired', 'resource-versions/watch/rv-expired-error-event'],
     // the ADDED events before the first other event of a stream are the synthetic ones
     watch: (s, line) => {
       if (!s.live && line.includes('"ADDED"')) return [];

@@ -1,6 +1,8 @@
 // The fault catalogue names its catchers rightly: every fault names at least one catcher, each
-// catcher (and each alsoFails entry) is a case id of suites/MANIFEST.json, or an id prefix ending
-// in '/' that matches at least one, in the fault's own area; fault names are unique. And every
+// catcher is a case id of suites/MANIFEST.json, or an id prefix ending in '/' that matches at
+// least one, in the fault's own area; fault names are unique. The blast radii
+// (faults/blast-radius.json) are those of the catalogue's faults, each a list of case ids of
+// the fault's area that are not its catchers. And every
 // MUST case of doc1 and doc2 is some fault's catcher or is listed, with a reason, in
 // faults/exceptions.ts (and only those). Static: no server is started (the fault meta test,
 // faults.test.ts, checks that the catchers catch).
@@ -8,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readRadius } from '../blast-radius.ts';
 import { matchesCase } from '../catchers.ts';
 import { EXCEPTIONS } from '../exceptions.ts';
 import { FAULTS } from '../index.ts';
@@ -27,7 +30,7 @@ describe('the fault catalogue', () => {
   for (const f of FAULTS)
     it(`fault "${f.name}" names catchers that are cases of suites/${f.area}`, () => {
       expect(f.catchers.length, 'at least one catcher').toBeGreaterThan(0);
-      for (const c of [...f.catchers, ...(f.alsoFails ?? [])]) {
+      for (const c of f.catchers) {
         const matched = IDS.filter((id) => matchesCase(c, id));
         expect(matched, `"${c}" names a case of the manifest (or is a prefix of some)`).not.toEqual([]);
         expect(
@@ -36,6 +39,25 @@ describe('the fault catalogue', () => {
         ).toEqual([]);
       }
     });
+
+  it('has a blast radius recorded for every fault and for no other, of cases of its area that are not its catchers', () => {
+    const radius = readRadius();
+    const names = FAULTS.map((f) => f.name);
+    expect(
+      names.filter((n) => !(n in radius)),
+      'faults without a recorded radius: run `npm run faults:update` (ORCH_FAULTS=name for new ones) and commit faults/blast-radius.json',
+    ).toEqual([]);
+    expect(
+      Object.keys(radius).filter((n) => !names.includes(n)),
+      'radii of faults no longer in the catalogue',
+    ).toEqual([]);
+    for (const f of FAULTS)
+      for (const id of radius[f.name] ?? []) {
+        expect(IDS, `${f.name}: radius case "${id}" is a case of the manifest`).toContain(id);
+        expect(id.startsWith(`${f.area}/`), `${f.name}: radius case "${id}" is in suites/${f.area}`).toBe(true);
+        expect(f.catchers.some((c) => matchesCase(c, id)), `${f.name}: radius case "${id}" is not a catcher`).toBe(false);
+      }
+  });
 
   const caught = (id: string) => FAULTS.some((f) => f.catchers.some((c) => matchesCase(c, id)));
   const must = MANIFEST.filter((c) => c.level === 'MUST' && (c.doc === 1 || c.doc === 2));

@@ -1,8 +1,10 @@
 // The suites must bite, and bite in the right place: for every fault in the catalogue, run the
 // suite area that covers it against a proxy that injects the fault in front of a reference
 // server. The fault is caught when one of its named catchers (the cases that check the rule it
-// breaks) fails; the meta test also fails when a case that is not a catcher fails (the fault
-// breaks more than its rule, or breaks another case's setup: it is too broad), or when the
+// breaks) fails; the meta test also fails when the other cases that fail are not the fault's
+// blast radius as faults/blast-radius.json records it (a case outside it failed: the fault
+// breaks more than its rule, or another case's setup; or a case in it passed: what the fault
+// breaks has changed, and `npm run faults:update` records the new radius), or when the
 // proxy itself went wrong (a hook that threw was answered 502, which any case would take for
 // the fault's doing). The clean proxy (no fault) must pass, so a failure is the fault's doing.
 //
@@ -10,30 +12,32 @@
 // collecting the suites: scripts/manifest.ts), behind a proxy of its own; the clean run of an
 // area runs all of its files. Stray failures are looked for in the files a fault runs. The runs
 // of an area (its faults and its clean run) go in batches, many runs to a vitest process
-// (harness/test/batch/): ORCH_FAULTS_BATCH_SIZE runs a process (24), ORCH_FAULTS_PROCESSES
+// (faults/test/batch/): ORCH_FAULTS_BATCH_SIZE runs a process (24), ORCH_FAULTS_PROCESSES
 // processes at once (1), ORCH_FAULTS_WORKERS test files at once in each (2). A fault added to
 // the catalogue joins its area's batches as it is.
 //
 // Narrow runs: ORCH_FAULTS_AREA=watch,crud (areas) and ORCH_FAULTS=name,name (faults) select
 // what runs. Each fault's verdict is printed (`fault <name>: caught by <case id>`) and the table
-// of all verdicts is written as JSON to ORCH_FAULTS_OUT (default out/faults/catchers.json).
+// of all verdicts is written as JSON to ORCH_FAULTS_OUT (default out/faults/catchers.json), with
+// a page beside it (index.html: each fault, its catchers and its seconds).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_RATE_LIMIT_CONFIGURATION } from '../../harness/src/admission/event-rate-limit.ts';
+import { startImagePolicyBackend, writeImagePolicyFiles } from '../../harness/src/admission/image-policy-backend.ts';
+import { type AuditTap, startAuditTap } from '../../harness/src/audit-tap.ts';
+import { referenceServerCommand, SERVER_COMMAND_ENV } from '../../harness/src/server-command.ts';
 import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { type FaultTable, type FaultVerdict, renderFaultsPage } from '../../reports/faults-page.ts';
 import { FUTURE_RV_WAIT_MS } from '../../scripts/embedded.ts';
 import { collectCases } from '../../scripts/manifest.ts';
-import { EVENT_RATE_LIMIT_CONFIGURATION } from '../../harness/src/admission/event-rate-limit.ts';
-import { startImagePolicyBackend, writeImagePolicyFiles } from '../../harness/src/admission/image-policy-backend.ts';
-import { type AuditTap, startAuditTap } from '../../harness/src/audit-tap.ts';
-import { type Fault, type FaultServerOptions, type RunningProxy, startFaultProxy } from '../proxy.ts';
+import { type BlastRadius, RADIUS_FILE, readRadius, writeRadius } from '../blast-radius.ts';
 import { matchesCase } from '../catchers.ts';
 import { FAULTS } from '../index.ts';
-import { referenceServerCommand, SERVER_COMMAND_ENV } from '../../harness/src/server-command.ts';
+import { type Fault, type FaultServerOptions, type RunningProxy, startFaultProxy } from '../proxy.ts';
 import { type Batch, type BatchRun, ROOT, runBatch } from './batch/runs.ts';
 import { inBatches } from './batch/schedule.ts';
 
@@ -55,6 +59,11 @@ const BATCH_SIZE = Number(process.env.ORCH_FAULTS_BATCH_SIZE) || 24;
 /** vitest processes at once, and test files at once in each (2 cores: one process, two files). */
 const CONCURRENT_BATCHES = Number(process.env.ORCH_FAULTS_PROCESSES) || 1;
 const WORKERS = Number(process.env.ORCH_FAULTS_WORKERS) || 2;
+/**
+ * The seed of the property cases in every run (ORCH_FAULTS_SEED to try another): the same
+ * examples each time, so a fault's blast radius is the same from run to run.
+ */
+const SEED = Number(process.env.ORCH_FAULTS_SEED) || 20_261_128;
 /** A test waits for its batch, which may wait for the ones before it. */
 const JOB_TIMEOUT = 40 * 60_000;
 
@@ -135,11 +144,18 @@ function areaRun(batch: Batch, name: string): AreaRun {
 
 type Verdict = FaultVerdict;
 
+/** Whether this run writes the blast radii it observes (faults/blast-radius.ts) instead of checking them. */
+const UPDATE = process.env.ORCH_FAULTS_UPDATE === '1';
+const radius: BlastRadius = existsSync(RADIUS_FILE) ? readRadius() : {};
+
 function judge(fault: Fault, run: Pick<AreaRun, 'failed'>, proxyErrors: string[]): Omit<Verdict, 'seconds'> {
   const caughtBy = run.failed.filter((id) => fault.catchers.some((c) => matchesCase(c, id)));
   const rest = run.failed.filter((id) => !caughtBy.includes(id));
-  const alsoFailed = rest.filter((id) => (fault.alsoFails ?? []).some((c) => matchesCase(c, id)));
-  const strayFailures = rest.filter((id) => !alsoFailed.includes(id));
+  const golden = radius[fault.name] ?? [];
+  const alsoFailed = rest.filter((id) => golden.includes(id));
+  const strayFailures = rest.filter((id) => !golden.includes(id));
+  const vanished = golden.filter((id) => !rest.includes(id));
+  const radiusHolds = UPDATE || (strayFailures.length === 0 && vanished.length === 0);
   return {
     fault: fault.name,
     area: fault.area,
@@ -148,8 +164,9 @@ function judge(fault: Fault, run: Pick<AreaRun, 'failed'>, proxyErrors: string[]
     caughtBy,
     strayFailures,
     alsoFailed,
+    vanished,
     proxyErrors: proxyErrors.slice(0, 5),
-    ok: caughtBy.length > 0 && strayFailures.length === 0 && proxyErrors.length === 0,
+    ok: caughtBy.length > 0 && radiusHolds && proxyErrors.length === 0,
   };
 }
 
@@ -226,7 +243,7 @@ describe('injected faults are caught by the cases that name them', () => {
     ];
     for (const v of verdicts.filter((x) => !x.ok))
       lines.push(
-        `  NOT OK ${v.fault}:${v.caughtBy.length ? '' : ' no catcher failed;'}${v.strayFailures.length ? ` stray failures ${v.strayFailures.join(', ')};` : ''}${v.proxyErrors.length ? ` proxy errors ${v.proxyErrors.length};` : ''}`,
+        `  NOT OK ${v.fault}:${v.caughtBy.length ? '' : ' no catcher failed;'}${v.strayFailures.length ? ` stray failures ${v.strayFailures.join(', ')};` : ''}${v.vanished.length ? ` radius cases that passed ${v.vanished.join(', ')};` : ''}${v.proxyErrors.length ? ` proxy errors ${v.proxyErrors.length};` : ''}`,
       );
     process.stdout.write(`${lines.join('\n')}\n`);
     mkdirSync(dirname(OUT), { recursive: true });
@@ -241,6 +258,17 @@ describe('injected faults are caught by the cases that name them', () => {
       ),
     };
     writeFileSync(OUT, `${JSON.stringify(table, null, 1)}\n`);
+    if (UPDATE) {
+      // the radius each fault showed, where it was caught cleanly; the others keep theirs
+      const next: BlastRadius = Object.fromEntries(
+        Object.entries(radius).filter(([name]) => FAULTS.some((f) => f.name === name)),
+      );
+      for (const v of verdicts)
+        if (v.caughtBy.length && !v.proxyErrors.length) next[v.fault] = [...v.alsoFailed, ...v.strayFailures];
+      for (const f of FAULTS) next[f.name] ??= [];
+      writeRadius(next);
+      process.stdout.write(`blast radii written: ${RADIUS_FILE}\n`);
+    }
     const page = join(dirname(OUT), 'index.html');
     writeFileSync(page, renderFaultsPage(table));
     process.stdout.write(`fault table: ${OUT}; page: ${page}\n`);
@@ -304,7 +332,7 @@ describe('injected faults are caught by the cases that name them', () => {
               ...(f ? { files: catcherFiles(f) } : {}),
             });
           }
-          const batch = await runBatch(runs, { ORCH_RUNS: '20' }, WORKERS);
+          const batch = await runBatch(runs, { ORCH_RUNS: '20', ORCH_SEED: String(SEED) }, WORKERS);
           process.stdout.write(
             `batch ${g.area}${g.key ? ` ${g.key}` : ''}: ${runs.length} runs in ${(batch.ms / 1000).toFixed(0)} s; slowest files of ${runs[0]!.name}: ${slowest(batch.runs.get(runs[0]!.name)!.files)}\n`,
           );
@@ -340,16 +368,21 @@ describe('injected faults are caught by the cases that name them', () => {
       const v: Verdict = { ...judge(fault, run, p.errors), seconds: run.seconds };
       verdicts.push(v);
       process.stdout.write(
-        `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (allowed) ${v.alsoFailed.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''}\n`,
+        `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (its blast radius) ${v.alsoFailed.join(', ')}` : ''}${v.vanished.length ? `; RADIUS CASES PASSED ${v.vanished.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''}\n`,
       );
       expect(p.errors, 'the proxy went wrong (a fault hook threw and was answered 502)').toEqual([]);
       expect(
         v.caughtBy,
         `none of the catchers (${fault.catchers.join(', ')}) failed; failed: ${run.failed.join(', ') || 'nothing'}\n${run.out.slice(-2000)}`,
       ).not.toEqual([]);
+      if (UPDATE) return;
       expect(
         v.strayFailures,
-        `cases outside the fault's rule failed (the fault is too broad, or they belong in catchers/alsoFails)\n${run.out.slice(-3000)}`,
+        `cases outside the fault's catchers and its blast radius (faults/blast-radius.json) failed: the fault is too broad, or it now rightly breaks them (then run \`npm run faults:update\` and commit the file)\n${run.out.slice(-3000)}`,
+      ).toEqual([]);
+      expect(
+        v.vanished,
+        'cases of the fault\'s blast radius (faults/blast-radius.json) no longer failed: run `npm run faults:update` and commit the file',
       ).toEqual([]);
     }, JOB_TIMEOUT);
   }

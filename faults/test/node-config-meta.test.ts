@@ -14,9 +14,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { compilePlain } from '../../harness/src/compile-plain.ts';
 import { matchesCase } from '../catchers.ts';
 import { NODE_CONFIG_FAULTS, type NodeConfigFault } from '../node-agent-config/commands.ts';
-import { compilePlain } from '../../harness/src/compile-plain.ts';
 import { type Batch, type BatchRun, ROOT, runBatch } from './batch/runs.ts';
 
 const FAULTY_TS = join(ROOT, 'faults', 'node-agent-config', 'faulty.ts');

@@ -1,8 +1,8 @@
 // Faults against the watch stream (doc1 § Events, § Watch recovery, § Streaming initial state,
 // the watch row of § Resource version semantics), one rule each; suites/watch must catch every
-// one. (reorder-watch-events and drop-watch-events live in doc1-core.ts.)
+// one. (reorder-watch-events and drop-watch-events live in core.ts.)
 import type { Fault, ProxiedRequest, WatchState } from '../proxy.ts';
-import { bodyOf, STREAM_CASES } from '../util.ts';
+import { bodyOf } from '../util.ts';
 
 interface Event {
   type: string;
@@ -68,9 +68,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Watch recovery: each change is delivered once (the first MODIFIED or DELETED of a stream is sent twice)',
     area: 'watch',
     catchers: ['watch/law/exactly-once-in-order'],
-    // every case that compares a stream with exactly the events of its writes checks each of
-    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
-    alsoFails: STREAM_CASES,
     watch: (s, line) => {
       const e = parse(line);
       if (s.duped || !(e?.type === 'MODIFIED' || e?.type === 'DELETED')) return [line];
@@ -83,9 +80,6 @@ export const FAULTS: Fault[] = [
     breaks: 'doc1 § Events: MODIFIED is for an object updated or patched (a deletion is sent as MODIFIED)',
     area: 'watch',
     catchers: ['watch/events/deleted-on-delete', 'watch/scopes/namespace-deletion'],
-    // every case that compares a stream with exactly the events of its writes checks each of
-    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
-    alsoFails: STREAM_CASES,
     watch: (_s, line) => {
       const e = parse(line);
       return e?.type === 'DELETED' ? [JSON.stringify({ ...e, type: 'MODIFIED' })] : [line];
@@ -96,9 +90,6 @@ export const FAULTS: Fault[] = [
     breaks: 'doc1 § Events: an update or patch is MODIFIED (sent as ADDED)',
     area: 'watch',
     catchers: ['watch/events/modified-on-update', 'watch/events/modified-on-patch'],
-    // every case that compares a stream with exactly the events of its writes checks each of
-    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
-    alsoFails: STREAM_CASES,
     watch: (_s, line) => {
       const e = parse(line);
       return e?.type === 'MODIFIED' ? [JSON.stringify({ ...e, type: 'ADDED' })] : [line];
@@ -110,12 +101,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Events, deletion (Kubernetes): the DELETED event holds the last state of the object (its data is dropped)',
     area: 'watch',
     catchers: ['watch/events/deleted-on-delete'],
-    // these compare their DELETED events with the last state of the object as well
-    alsoFails: [
-      'watch/selectors/enter-and-leave',
-      'watch/selectors/label-filter',
-      'watch/verb/field-selector-name',
-    ],
     watch: (_s, line) => {
       const e = parse(line);
       if (e?.type !== 'DELETED' || !e.object?.data) return [line];
@@ -129,12 +114,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Resource version semantics: Get State, synthetic ADDED events for all existing instances (all but the first are dropped)',
     area: 'watch',
     catchers: ['watch/start/unset-current-state', 'watch/start/zero-any-state'],
-    // these open their watch without resourceVersion and check its synthetic ADDED events, one per object, too
-    alsoFails: [
-      'watch/events/added-on-create',
-      'watch/law/exactly-once-in-order',
-      'watch/verb/collection-stream',
-    ],
     watch: (s, line) => {
       const e = parse(line);
       if (!getsState(s) || s.live) return [line];
@@ -172,9 +151,6 @@ export const FAULTS: Fault[] = [
     breaks: 'doc1 § Events: the watch stream carries the changes (the stream is ended after two events)',
     area: 'watch',
     catchers: ['watch/verb/collection-stream', 'watch/law/exactly-once-in-order'],
-    // every case that compares a stream with exactly the events of its writes checks each of
-    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
-    alsoFails: STREAM_CASES,
     watch: (s, line) => {
       if (s.n >= 1) s.end = true;
       return [line];
@@ -186,9 +162,6 @@ export const FAULTS: Fault[] = [
       "doc1 § Resources and their fields: resourceVersion is the object's version in the store (MODIFIED events carry the previous version)",
     area: 'watch',
     catchers: ['watch/events/modified-on-update', 'watch/events/modified-on-patch'],
-    // every case that compares a stream with exactly the events of its writes checks each of
-    // the stream's rules (once, in order, the right type, the right version): see STREAM_CASES
-    alsoFails: STREAM_CASES,
     watch: (_s, line) => {
       const e = parse(line);
       const rv = e?.object?.metadata?.resourceVersion;
@@ -208,8 +181,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Errors: 410 Gone for a watch at a version no longer retained (the ERROR event is dropped: the stream just ends)',
     area: 'watch',
     catchers: ['watch/start/expired-gone', 'watch/start/expired-error-event'],
-    // the recovery law starts from the same 410
-    alsoFails: ['watch/law/relist-after-gone'],
     server: { historySeconds: 2 },
     watch: (_s, line) => (parse(line)?.type === 'ERROR' ? [] : [line]),
   },
@@ -272,13 +243,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Streaming initial state: synthetic ADDED events, then the BOOKMARK (the BOOKMARK comes before the ADDED events)',
     area: 'watch',
     catchers: ['watch/initial-events/stream-order'],
-    // these read the initial events up to the BOOKMARK that ends them: with the BOOKMARK first they read none
-    alsoFails: [
-      'watch/initial-events/bookmark-version-synced',
-      'watch/initial-events/consistent-read',
-      'watch/initial-events/not-older-than',
-      'watch/scopes/named-group',
-    ],
     server: { featureGates: { WatchList: true } },
     watch: (s, line) => {
       if (s.url?.searchParams.get('sendInitialEvents') !== 'true' || s.released) return [line];
@@ -315,11 +279,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Limits: watch history retained, changes of the last 5 minutes by default (a watch from a version first seen more than 0.9 s ago gets 410 Expired)',
     area: 'watch',
     catchers: ['watch/limits/history-retained'],
-    // the other cases watch from a version as soon as they have it; this one waits a second
-    // first. This law restarts from every version its run received, one after the other: on a
-    // loaded machine the early ones can be older than the shortened history, and it relies on
-    // the same lower bound
-    alsoFails: ['watch/law/restart-at-any-cut'],
     response: (_r, res) => {
       const rv = res.status < 300 ? bodyOf(res.body)?.metadata?.resourceVersion : undefined;
       if (typeof rv === 'string' && rv && !versionSeen.has(rv)) versionSeen.set(rv, Date.now());
@@ -418,8 +377,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Resources and their fields: a watch event is a JSON document with type and object, the object serialized with kind and apiVersion (the proxy drops them)',
     area: 'watch',
     catchers: ['watch/verb/event-documents'],
-    // this one checks the envelope of the Namespace objects it is streamed too
-    alsoFails: ['watch/scopes/cluster-scoped'],
     watch: (_s, line) => {
       const e = parse(line);
       if (!isChange(e) || !e!.object) return [line];
@@ -433,14 +390,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Resource version semantics: watch, other value = Start at Exact, the changes after the given version (a watch from a version older than the newest the proxy has seen starts at the newest one: the retained changes between them are skipped)',
     area: 'watch',
     catchers: ['watch/start/exact-after-write', 'watch/start/exact-from-list-version'],
-    // these start watches at versions their own writes or events gave, with writes in between
-    // (restarts, the retained history, the law under concurrent writes): the same rule
-    alsoFails: [
-      'watch/law/concurrent-writes',
-      'watch/law/relist-after-gone',
-      'watch/law/restart-at-any-cut',
-      'watch/limits/history-retained',
-    ],
     response: (_r, res) => {
       try {
         const rv = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
@@ -529,13 +478,6 @@ export const FAULTS: Fault[] = [
       'doc1 § Streaming initial state: the initial events are the state, at least as new as the given version, or a consistent read without one (the newest object of the state is left out of them)',
     area: 'watch',
     catchers: ['watch/initial-events/consistent-read', 'watch/initial-events/not-older-than'],
-    // these compare the initial events with the state too (their order, the bookmark's version,
-    // a named group's watch-list)
-    alsoFails: [
-      'watch/initial-events/bookmark-version-synced',
-      'watch/initial-events/stream-order',
-      'watch/scopes/named-group',
-    ],
     server: { featureGates: { WatchList: true } },
     // only a stream whose initial events end with a BOOKMARK (allowWatchBookmarks=true) is held
     watch: (s, line) => {

@@ -11,6 +11,7 @@ const verdict = (fault: string, seconds: number, over: Partial<FaultVerdict> = {
   caughtBy: ['watch/rows/bookmark'],
   strayFailures: [],
   alsoFailed: [],
+  vanished: [],
   proxyErrors: [],
   ok: true,
   seconds,
