@@ -77,6 +77,15 @@ const POLICY_RUNTIME_CONFIG =
   'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** This repository's node-config validator and defaulter as `in-process:` commands. */
+export function ownNodeConfigInProcess(): Record<string, string> {
+  const module = join(ROOT, 'scripts', 'node-config.ts');
+  return {
+    ORCH_NODE_CONFIG_VALIDATOR: `in-process:${JSON.stringify([module, 'validate'])}`,
+    ORCH_NODE_CONFIG_DEFAULTER: `in-process:${JSON.stringify([module, 'default'])}`,
+  };
+}
+
 /** How long the embedded servers (and the fault meta test's) hold a read at a version not yet reached. */
 export const FUTURE_RV_WAIT_MS = 250;
 
@@ -319,6 +328,10 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     ...declaredToEnv(declaredOf(main)),
     // the health cases start reference servers of their own (a data directory to break, SIGTERM)
     [SERVER_COMMAND_ENV]: referenceServerCommand(ROOT),
+    // the node agent configuration cases call this repository's validator and defaulter in their
+    // own worker, not as a process per file (runs against a cluster start the command; so do the
+    // CLI's own tests, scripts/test/node-config-cli.test.ts)
+    ...ownNodeConfigInProcess(),
     ORCH_EXTRA_TARGETS: JSON.stringify(
       extra.map(
         (s, i): ExtraTargetSpec => ({

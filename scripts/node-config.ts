@@ -39,7 +39,12 @@ function readConfig(file: string): { text?: string; tooBig?: string } {
   return { text: readFileSync(file, 'utf8') };
 }
 
-export function nodeConfig(argv: string[], out = process.stdout, err = process.stderr): number {
+/** Where the command writes (process.stdout and process.stderr, or a run's buffers). */
+interface Sink {
+  write(s: string): unknown;
+}
+
+export function nodeConfig(argv: string[], out: Sink = process.stdout, err: Sink = process.stderr): number {
   const [cmd, ...rest] = argv;
   const usage = (why: string) => {
     err.write(`orch-conformance node-config: ${why}\n\n${NODE_CONFIG_HELP}`);
@@ -90,3 +95,6 @@ export function nodeConfig(argv: string[], out = process.stdout, err = process.s
 // run directly (the suite starts this file compiled to plain JavaScript, see
 // suites/node-agent-config/commands.ts), as `orch-conformance node-config` does
 if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = nodeConfig(process.argv.slice(2));
+
+/** The command as a run calls it in its own process (`in-process:` commands of suites/node-agent-config/commands.ts). */
+export default nodeConfig;

@@ -595,6 +595,9 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`embedded reference servers (ready in ${ms} ms):\n`);
       for (const s of embedded.servers) process.stdout.write(`  ${s.name.padEnd(13)} ${s.url}  ${s.about}\n`);
       Object.assign(env, embedded.env);
+      // a validator or defaulter given on the command line is the one the cases run
+      if (opts.nodeConfig.validator !== undefined) env.ORCH_NODE_CONFIG_VALIDATOR = opts.nodeConfig.validator;
+      if (opts.nodeConfig.defaulter !== undefined) env.ORCH_NODE_CONFIG_DEFAULTER = opts.nodeConfig.defaulter;
       stop = () => embedded.close();
     }
   } catch (e) {
