@@ -88,6 +88,8 @@ export function ownNodeConfigInProcess(): Record<string, string> {
 
 /** How long the embedded servers (and the fault meta test's) hold a read at a version not yet reached. */
 export const FUTURE_RV_WAIT_MS = 250;
+/** How long the embedded servers (and the fault meta test's) wait before emptying a deleted namespace. */
+export const NAMESPACE_GRACE_MS = 500;
 
 interface Spec {
   name: string;
@@ -272,6 +274,8 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
         // a read at a version not yet reached waits this long before its 504 (Kubernetes: 3 s);
         // no case checks the wait, and the future-version rows would otherwise wait 3 s each
         futureRvWaitMs: FUTURE_RV_WAIT_MS,
+        // and a deleted namespace is emptied after this (Kubernetes: 5 s; no case checks the wait)
+        namespaceDeletionGraceMs: NAMESPACE_GRACE_MS,
         port: 0,
         host: '127.0.0.1',
         ...spec.options,

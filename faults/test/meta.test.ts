@@ -32,7 +32,7 @@ import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { type FaultTable, type FaultVerdict, renderFaultsPage } from '../../reports/faults-page.ts';
-import { FUTURE_RV_WAIT_MS } from '../../scripts/embedded.ts';
+import { FUTURE_RV_WAIT_MS, NAMESPACE_GRACE_MS } from '../../scripts/embedded.ts';
 import { collectCases } from '../../scripts/manifest.ts';
 import { type BlastRadius, RADIUS_FILE, readRadius, writeRadius } from '../blast-radius.ts';
 import { matchesCase } from '../catchers.ts';
@@ -144,6 +144,9 @@ function areaRun(batch: Batch, name: string): AreaRun {
 
 type Verdict = FaultVerdict;
 
+/** The waits no case checks, as short as the embedded servers have them. */
+const QUICK = { futureRvWaitMs: FUTURE_RV_WAIT_MS, namespaceDeletionGraceMs: NAMESPACE_GRACE_MS };
+
 /** Whether this run writes the blast radii it observes (faults/blast-radius.ts) instead of checking them. */
 const UPDATE = process.env.ORCH_FAULTS_UPDATE === '1';
 const radius: BlastRadius = existsSync(RADIUS_FILE) ? readRadius() : {};
@@ -214,7 +217,7 @@ describe('injected faults are caught by the cases that name them', () => {
     let p = others.get(key);
     if (!p) {
       p = buildOptions(o)
-        .then((opts) => build({ inMemory: true, tls: false, futureRvWaitMs: FUTURE_RV_WAIT_MS, ...opts }))
+        .then((opts) => build({ inMemory: true, tls: false, ...QUICK, ...opts }))
         .then(async (s) => {
           await s.listen();
           return s;
@@ -226,7 +229,7 @@ describe('injected faults are caught by the cases that name them', () => {
   /** Each batch's outcome, in the order of `jobs` (started once the main server listens). */
   let done: Promise<Done>[] = [];
   beforeAll(async () => {
-    server = await build({ inMemory: true, tls: false, futureRvWaitMs: FUTURE_RV_WAIT_MS });
+    server = await build({ inMemory: true, tls: false, ...QUICK });
     await server.listen();
     done = inBatches(jobs, CONCURRENT_BATCHES);
     // a job that failed is reported by the tests that await it

@@ -37,6 +37,8 @@ export interface ServerOptions {
   clock?: () => number;
   /** Wait for an unknown resource version on get/list before answering 504. */
   futureRvWaitMs: number;
+  /** How long the namespace controller waits after a namespace's deletion before emptying it (Kubernetes: 5 s). */
+  namespaceDeletionGraceMs?: number;
   watchTimeoutSeconds: number;
   bookmarkIntervalMs: number;
   /** `--livez-grace-period`: from start, /livez takes unfinished post-start hooks as passing for this long. */

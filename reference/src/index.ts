@@ -325,6 +325,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
       controllers: options.controllers,
       caBundle: cert?.ca ?? '',
       leaderElect: !!options.etcdServers?.length,
+      namespaceDeletionGraceMs: options.namespaceDeletionGraceMs,
     },
   );
   await controllers.ready;

@@ -22,6 +22,8 @@ export interface ManagerOptions {
   caBundle: string;
   /** The store is shared with other servers: only the one holding the Lease runs the controllers. */
   leaderElect?: boolean;
+  /** The namespace controller's wait after a deletion (Kubernetes' 5 s when absent). */
+  namespaceDeletionGraceMs?: number;
 }
 
 export function startControllers(env: ControllerEnv, o: ManagerOptions): Controller {
@@ -36,7 +38,7 @@ function startAll(env: ControllerEnv, o: ManagerOptions): Controller {
   const start = (name: string, f: () => Controller) => {
     if (on(name)) started.push(f());
   };
-  start('namespace', () => startNamespaceController(env));
+  start('namespace', () => startNamespaceController(env, o.namespaceDeletionGraceMs));
   start('serviceaccount', () => startServiceAccountController(env));
   start('tokencleaner', () => startTokenCleaner(env));
   start('bootstrapsigner', () => startBootstrapSigner(env));

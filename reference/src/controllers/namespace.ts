@@ -16,7 +16,7 @@ import type { Condition } from './replicaset.ts';
 import type { Controller } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
-/** Kubernetes' namespaceDeletionGracePeriod. */
+/** Kubernetes' namespaceDeletionGracePeriod (the default wait). */
 const GRACE_MS = 5000;
 const REMAINING_RETRY_MS = 1000;
 
@@ -70,7 +70,8 @@ function updateConditions(status: NamespaceStatus, failing: Condition[], now: nu
   return changed;
 }
 
-export function startNamespaceController(env: ControllerEnv): Controller {
+/** `graceMs`: how long after a namespace's deletion it is emptied (other servers and etcd members see the deletion meanwhile). */
+export function startNamespaceController(env: ControllerEnv, graceMs = GRACE_MS): Controller {
   const client = new ControllerClient(env, 'namespace-controller');
 
   /** The namespaced resources a namespace's deletion empties (as discovery lists them: deletable, stored). */
@@ -174,7 +175,7 @@ export function startNamespaceController(env: ControllerEnv): Controller {
   const queue = new WorkQueue('namespace controller', sync);
   const namespaces = inform(env.registry, '', 'namespaces', (ev) => {
     if (ev.type !== 'DELETED' && ev.obj.metadata.deletionTimestamp)
-      queue.addAfter(ev.obj.metadata.name!, GRACE_MS);
+      queue.addAfter(ev.obj.metadata.name!, graceMs);
   });
   return {
     stop() {
