@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { startImagePolicyBackend } from '../harness/src/admission/image-policy-backend.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { makeAuthFixtures } from '../harness/src/auth/fixtures.ts';
-import { dialect } from '../harness/src/dialect.ts';
 import { resolveAssets } from '../harness/src/control-plane/assets.ts';
 import { CLUSTER_CONTROLLERS, startControlPlane } from '../harness/src/control-plane/control-plane.ts';
 import { controlPlaneServers, GATES } from '../harness/src/control-plane/servers.ts';
+import { dialect } from '../harness/src/dialect.ts';
 import { ownedTempDir, removeOwnedDir } from '../harness/src/process/owned.ts';
 import { SERVER_COMMAND_ENV, SERVER_SCHEME_ENV } from '../harness/src/server-command.ts';
 import { DEFAULT_AUTH_METHODS, declaredToEnv, type ExtraTargetSpec } from '../harness/src/targets.ts';
+import { ownNodeConfigInProcess } from './node-config-in-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -68,6 +69,7 @@ export async function startControlPlaneTarget(dir: string): Promise<ControlPlane
     ...declaredToEnv({ ...declaredOf(0), auditLog: main!.auditLog }),
     [SERVER_COMMAND_ENV]: serverCommand(dir),
     [SERVER_SCHEME_ENV]: 'https',
+    ...ownNodeConfigInProcess(),
     ORCH_EXTRA_TARGETS: JSON.stringify(
       extra.map(
         (s, i): ExtraTargetSpec => ({

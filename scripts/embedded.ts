@@ -71,21 +71,13 @@ import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { startEtcd } from '../reference/src/etcd-process.ts';
 import { generateCertificate } from '../reference/src/http/tls.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+import { ownNodeConfigInProcess } from './node-config-in-process.ts';
 
 /** `--runtime-config` that serves the policy API (beta and alpha in Kubernetes 1.28). */
 const POLICY_RUNTIME_CONFIG =
   'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** This repository's node-config validator and defaulter as `in-process:` commands. */
-export function ownNodeConfigInProcess(): Record<string, string> {
-  const module = join(ROOT, 'scripts', 'node-config.ts');
-  return {
-    ORCH_NODE_CONFIG_VALIDATOR: `in-process:${JSON.stringify([module, 'validate'])}`,
-    ORCH_NODE_CONFIG_DEFAULTER: `in-process:${JSON.stringify([module, 'default'])}`,
-  };
-}
-
 /** How long the embedded servers (and the fault meta test's) hold a read at a version not yet reached. */
 export const FUTURE_RV_WAIT_MS = 250;
 /** How long the embedded servers (and the fault meta test's) wait before emptying a deleted namespace. */

@@ -489,6 +489,12 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (d.admissionPlugins !== undefined) env[DECLARE_ENV.admissionPlugins] = d.admissionPlugins;
   if (d.auditLog !== undefined) env[DECLARE_ENV.auditLog] = d.auditLog;
   if (d.serverCommand !== undefined) env[SERVER_COMMAND_ENV] = d.serverCommand;
+  return { ...env, ...nodeConfigEnv(opts) };
+}
+
+/** The validator and defaulter given on the command line (they win over a started target's own). */
+function nodeConfigEnv(opts: RunOptions): Record<string, string> {
+  const env: Record<string, string> = {};
   if (opts.nodeConfig.validator !== undefined) env.ORCH_NODE_CONFIG_VALIDATOR = opts.nodeConfig.validator;
   if (opts.nodeConfig.defaulter !== undefined) env.ORCH_NODE_CONFIG_DEFAULTER = opts.nodeConfig.defaulter;
   return env;
@@ -563,7 +569,7 @@ export async function run(argv: string[]): Promise<number> {
       const cp = await startControlPlaneTarget(opts.kubernetesAssets);
       process.stdout.write(`control plane (ready in ${(performance.now() - s0).toFixed(0)} ms):\n`);
       for (const s of cp.servers) process.stdout.write(`  ${s.name.padEnd(15)} ${s.url}  ${s.about}\n`);
-      Object.assign(env, EMPTY_TARGET_ENV, cp.env);
+      Object.assign(env, EMPTY_TARGET_ENV, cp.env, nodeConfigEnv(opts));
       stop = () => cp.close();
     } else if (t.endpoints || t.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
       if (t.endpoints) env.ORCH_ENDPOINT = t.endpoints.join(',');
@@ -594,10 +600,7 @@ export async function run(argv: string[]): Promise<number> {
       const ms = (performance.now() - s0).toFixed(0);
       process.stdout.write(`embedded reference servers (ready in ${ms} ms):\n`);
       for (const s of embedded.servers) process.stdout.write(`  ${s.name.padEnd(13)} ${s.url}  ${s.about}\n`);
-      Object.assign(env, embedded.env);
-      // a validator or defaulter given on the command line is the one the cases run
-      if (opts.nodeConfig.validator !== undefined) env.ORCH_NODE_CONFIG_VALIDATOR = opts.nodeConfig.validator;
-      if (opts.nodeConfig.defaulter !== undefined) env.ORCH_NODE_CONFIG_DEFAULTER = opts.nodeConfig.defaulter;
+      Object.assign(env, embedded.env, nodeConfigEnv(opts));
       stop = () => embedded.close();
     }
   } catch (e) {
