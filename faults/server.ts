@@ -1,5 +1,5 @@
 // A server process with a fault in front of it, for the fault meta test's health faults
-// (harness/test/faults.test.ts): `fault-server.ts FAULT PORT COMMAND` runs COMMAND (a shell
+// (faults/test/meta.test.ts): `server.ts FAULT PORT COMMAND` runs COMMAND (a shell
 // command whose `{innerPort}` is replaced by a free port), waits until it serves /livez, then
 // serves the fault proxy with FAULT on 127.0.0.1:PORT in front of it. Signals go to the
 // server; this process exits with its exit code.

@@ -3,7 +3,7 @@
 // defaulter) with one class of rules left out (reference/src/nodeagent/rule-class.ts), run by
 // faults/node-agent-config/faulty.ts. Each names the cases that must catch it (an id,
 // or an id prefix ending in '/') and the words their failure must hold: the reason it failed.
-// harness/test/node-config-faults.test.ts runs the suite with each.
+// faults/test/node-config-meta.test.ts runs the suite with each.
 
 export interface NodeConfigFault {
   name: string;

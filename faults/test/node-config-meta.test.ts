@@ -1,12 +1,12 @@
 // The node agent configuration suite must bite, and bite in the right place. Its cases run a
-// validator and a defaulter command, so its faults are faulty commands (harness/src/faults/
-// node-config.ts): the reference's, with one class of rules left out. For each, the suite runs
+// validator and a defaulter command, so its faults are faulty commands (faults/
+// node-agent-config/commands.ts): the reference's, with one class of rules left out. For each, the suite runs
 // with the faulty command in place of the reference's; the fault is caught when one of its
 // named catchers failed for the fault's reason (an invalid file accepted; a default missing),
 // and the meta test fails when a case that is not a catcher failed (the fault, or the suite,
 // is too broad). The clean command (nothing left out) must pass every case, so a failure is
 // the fault's doing. The runs point ORCH_ENDPOINT at a closed port: no case needs a server.
-// All runs are one batch (harness/test/batch/runs.ts): the clean command once as processes, as a
+// All runs are one batch (faults/test/batch/runs.ts): the clean command once as processes, as a
 // user's command runs, and once in process, the way each fault's command runs (called in the
 // suite's worker, not started hundreds of times per run).
 //

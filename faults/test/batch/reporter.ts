@@ -1,4 +1,4 @@
-// vitest reporter of a batch of suite runs (harness/test/batch/vitest.config.ts): writes, per
+// vitest reporter of a batch of suite runs (faults/test/batch/vitest.config.ts): writes, per
 // project (one run), the cases that failed (by case id, with their messages), the number that
 // passed, and the test files that failed outside any case, as JSON to `outputFile`.
 import { writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Runs suite areas, many runs in one vitest process: each run is a project of its own
 // (vitest.config.ts here) with its own run environment (the target, what is declared about
-// it, the commands the suites start), so the fault meta tests (harness/test/faults.test.ts,
-// harness/test/node-config-faults.test.ts) pay vitest's start once per batch instead of once
+// it, the commands the suites start), so the fault meta tests (faults/test/meta.test.ts,
+// faults/test/node-config-meta.test.ts) pay vitest's start once per batch instead of once
 // per fault. Each run goes through the whole area, as a run of its own would: the verdicts
 // need every case that failed, not only the catchers.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// vitest configuration for a batch of suite runs in one process (harness/test/batch/runs.ts):
+// vitest configuration for a batch of suite runs in one process (faults/test/batch/runs.ts):
 // ORCH_BATCH names a JSON file listing the runs, each a vitest project of its own that runs
 // one suite area with its own run environment, handed to the suites through vitest's provide
 // (read by harness/src/run-env.ts) as the `suites` project of `npm test` hands them the
