@@ -349,12 +349,18 @@ describe('admission plugins: ResourceQuota', () => {
 
   const overQuota = (strict: boolean) => (t: CaseContext) =>
     inNamespace(t, async (ns) => {
-      await createQuota(t, ns, quota('q', { hard: { configmaps: '1', 'count/secrets': '0' } }));
       // a quota counts from the namespace's objects; a fresh namespace may already hold some (its
-      // root CA, which a cluster's publisher may write a moment later). Admission judges by the
-      // usage in the quota's status, which a cluster's quota controller writes after the fact:
-      // the case waits (at most 10 s) until the status counts what the namespace holds
+      // root CA, which a cluster's publisher writes a moment after the namespace). Admission
+      // judges by the usage in the quota's status, which a cluster's quota controller counts when
+      // the quota appears, and after that only on deletions and a resync every 5 minutes
+      // (Kubernetes 1.28): so the namespace gets its config maps first (the root CA within 5 s,
+      // else one of the case's own), then the quota, and the case waits (at most 10 s) until
+      // the status counts what the namespace holds
       const count = async () => (await t.client.get(`/api/v1/namespaces/${ns}/configmaps`)).json?.items?.length ?? 0;
+      for (const until = Date.now() + 5_000; (await count()) === 0 && Date.now() < until; )
+        await new Promise((res) => setTimeout(res, 200));
+      if ((await count()) === 0) await create(t, `/api/v1/namespaces/${ns}/configmaps`, configMap('one'));
+      await createQuota(t, ns, quota('q', { hard: { configmaps: '1', 'count/secrets': '0' } }));
       const counted = async () => {
         const until = Date.now() + 10_000;
         let used = '';
@@ -364,8 +370,6 @@ describe('admission plugins: ResourceQuota', () => {
           await new Promise((res) => setTimeout(res, 200));
         }
       };
-      await counted();
-      if ((await count()) === 0) await create(t, `/api/v1/namespaces/${ns}/configmaps`, configMap('one'));
       const used = await counted();
       check(used !== '' && Number(used) >= 1, 'the quota\'s status counts the namespace\'s config maps (at least 1) within 10 s', show(used), 'setup');
       const r = await t.step('create a config map over the quota', () => t.client.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('two')));
