@@ -2,7 +2,7 @@
 // tools: certificates verified with node:crypto, id_tokens verified with jose against the key
 // set the issuer serves, the token webhook's answers read over real TLS with the fixtures' CA.
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, importSPKI, jwtVerify } from 'jose';
@@ -21,7 +21,10 @@ describe('authentication fixtures', () => {
     f = await makeAuthFixtures(mkdtempSync(join(tmpdir(), 'orch-fx-')));
     cb = await startAuthCallbacks(f);
   });
-  afterAll(() => cb?.close());
+  afterAll(async () => {
+    await cb?.close();
+    if (f) rmSync(f.dir, { recursive: true, force: true });
+  });
 
   it('are described by a file that reads back as written, with private keys not world-readable', () => {
     expect(loadAuthFixtures(f.dir)).toEqual(f);

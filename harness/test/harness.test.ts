@@ -3,7 +3,7 @@
 // hang against an endpoint that stalls, resets or sends garbage.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import { WatchStream } from '../src/watch.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'harness-test-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('dialect', () => {
   it('maps orch words to Kubernetes words and back', () => {

@@ -2,15 +2,14 @@
 // 1.28: TaintNodesByCondition (default-enabled), DenyServiceExternalIPs, and
 // PersistentVolumeLabel without a cloud provider (called directly: the plugin acts on the
 // object it is given); and the plugin configurations the server refuses to start with.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { persistentVolumeLabel } from '../src/admission/plugins/persistent-volume-label.ts';
 import type { AdmissionAttributes } from '../src/admission/types.ts';
 import { build } from '../src/index.ts';
 import type { KObject } from '../src/storage/types.ts';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { scratchDir, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 describe('TaintNodesByCondition (default-enabled)', () => {
   let s: TestServer;
@@ -190,7 +189,7 @@ describe('PersistentVolumeLabel without a cloud provider', () => {
 });
 
 describe('plugin configurations', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'admission-bad-config-'));
+  const dir = scratchDir('admission-bad-config-');
   const file = (name: string, configuration: string) => {
     const p = join(dir, `${name}.yaml`);
     writeFileSync(

@@ -3,12 +3,11 @@
 // flags), AlwaysPullImages, ExtendedResourceToleration, LimitPodHardAntiAffinityTopology,
 // SecurityContextDeny, PodNodeSelector (annotation and configuration) and
 // PodTolerationRestriction (annotations and configuration).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../src/cli.ts';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { scratchDir, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const NOT_READY = { key: 'node.orch.io/not-ready', operator: 'Exists', effect: 'NoExecute' };
 const UNREACHABLE = { key: 'node.orch.io/unreachable', operator: 'Exists', effect: 'NoExecute' };
@@ -132,7 +131,7 @@ describe('DefaultTolerationSeconds (default-enabled)', () => {
 describe('the off-by-default pod plugins', () => {
   let s: TestServer;
   let ns: string;
-  const dir = mkdtempSync(join(tmpdir(), 'admission-config-'));
+  const dir = scratchDir('admission-config-');
   beforeAll(async () => {
     const file = join(dir, 'admission.yaml');
     writeFileSync(

@@ -6,7 +6,6 @@
 // rotation (lumberjack's backup names, maxbackup, maxage, compression), the legacy format,
 // and the deprecation annotations (doc2 § Versioning) on requests to a deprecated version.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,9 +23,9 @@ import type { AuditEvent } from '../src/audit/types.ts';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
 import { build } from '../src/index.ts';
 import type { ResourceDef } from '../src/registry/types.ts';
-import { configMap, startServer, type TestServer, uniqueName } from './helpers.ts';
+import { configMap, scratchDir, startServer, type TestServer, uniqueName } from './helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'orch-audit-test-'));
+const dir = scratchDir('orch-audit-test-');
 const POLICY_HEAD = { apiVersion: 'audit.orch.io/v1', kind: 'Policy' };
 
 function rule(r: Partial<PolicyRule>): PolicyRule {

@@ -478,12 +478,14 @@ describe('serve with etcd (the command line)', () => {
   });
 
   it('an etcd that does not answer stops the start with a clear message', async () => {
-    const s = await serve(
-      ['--etcd-servers', 'http://127.0.0.1:1', '--data-dir', mkdtempSync(join(tmpdir(), 'orch-serve-etcd-'))],
-      /$^/,
-    );
-    expect(s.code).not.toBe(0);
-    expect(s.out).toMatch(/cannot reach etcd at http:\/\/127\.0\.0\.1:1/);
+    const dir = mkdtempSync(join(tmpdir(), 'orch-serve-etcd-'));
+    try {
+      const s = await serve(['--etcd-servers', 'http://127.0.0.1:1', '--data-dir', dir], /$^/);
+      expect(s.code).not.toBe(0);
+      expect(s.out).toMatch(/cannot reach etcd at http:\/\/127\.0\.0\.1:1/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 

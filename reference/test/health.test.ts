@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
 import { parseServeArgs } from '../src/cli.ts';
-import { configMap, startServer, type TestServer } from './helpers.ts';
+import { configMap, scratchDir, startServer, type TestServer } from './helpers.ts';
 
 const fsFault = vi.hoisted(() => ({ failSync: false }));
 vi.mock('node:fs', async (importOriginal) =>
@@ -16,9 +16,10 @@ vi.mock('node:fs', async (importOriginal) =>
 
 describe('health checks', () => {
   let ts: TestServer;
+  const dataDir = scratchDir('orch-health-');
 
   beforeAll(async () => {
-    ts = await startServer({ inMemory: false, dataDir: mkdtempSync(join(tmpdir(), 'orch-health-')), fsync: true });
+    ts = await startServer({ inMemory: false, dataDir, fsync: true });
   });
   afterAll(() => ts?.close());
 

@@ -1,7 +1,11 @@
 // Test support for the reference server's own tests: an in-process server on a real
 // socket (plain HTTP on loopback unless asked), and a small undici client that never throws
 // on a non-2xx answer.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { afterAll } from 'vitest';
 import { build, type OrchServer } from '../src/index.ts';
 import type { ServerOptions } from '../src/config.ts';
 
@@ -78,4 +82,15 @@ export function configMap(name: string, data: Record<string, string> = {}, extra
 function omit(o: Record<string, unknown>, k: string): Record<string, unknown> {
   const { [k]: _x, ...rest } = o;
   return rest;
+}
+
+/**
+ * A new directory under the system's temporary one, removed when the enclosing file or
+ * describe block is done (call it where `afterAll` may be called: at the top of a file or
+ * describe block, or in its beforeAll).
+ */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

@@ -3,10 +3,9 @@
 // jose. The issuer counts its requests: keys are fetched once and again only for an unknown
 // key id (rate-limited), never per request; until they are loaded, tokens are refused.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, type JWK, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,9 +13,9 @@ import { OidcAuthenticator, type OidcSettings } from '../src/authentication/oidc
 import { AuthenticationUnion } from '../src/authentication/union.ts';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
 import { generateCertificate } from '../src/http/tls.ts';
-import { startServer, type TestServer } from './helpers.ts';
+import { scratchDir, startServer, type TestServer } from './helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'oidc-'));
+const dir = scratchDir('oidc-');
 
 interface Issuer {
   url: string;

@@ -3,8 +3,6 @@
 // invalid bearer token never anonymous), impersonation, authorization with reasons,
 // admission with plugins that change at run time, and one audit event per request.
 import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +13,7 @@ import { AuthenticationUnion, Unauthenticated } from '../src/authentication/unio
 import { AuthorizerChain } from '../src/authorization/chain.ts';
 import type { AuthorizationAttributes, Authorizer } from '../src/authorization/types.ts';
 import { errors } from '../src/errors/status.ts';
-import { configMap, startServer, type TestServer, uniqueName } from './helpers.ts';
+import { configMap, scratchDir, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const req = (headers: Record<string, string>): AuthenticationRequest => ({ headers });
 const tokens = (t: Record<string, string>) =>
@@ -147,12 +145,11 @@ describe('authorization chain', () => {
 describe('the pipeline in a running server', () => {
   let ts: TestServer;
   let ns: string;
-  let auditDir: string;
+  const auditDir = scratchDir('orch-audit-');
   const as = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     ts.req(method, path, body, { authorization: `Bearer ${token}`, ...headers });
 
   beforeAll(async () => {
-    auditDir = mkdtempSync(join(tmpdir(), 'orch-audit-'));
     ts = await startServer({ auditLogPath: join(auditDir, 'audit.log'), auditInMemory: 1000 });
     // a second token method added at run time: the admin token table must not refuse its tokens
     ts.server.authentication.add(

@@ -4,15 +4,14 @@
 // trust, unsigned, garbage, or naming an account or bound pod that is gone or was recreated.
 // Foreign tokens are signed here with jose and keys made by node:crypto.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { scratchDir, startServer, type TestServer, uniqueName } from './helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'sa-tokens-'));
+const dir = scratchDir('sa-tokens-');
 function pemFile(name: string, key: KeyObject, type: 'pkcs8' | 'spki'): string {
   const p = join(dir, name);
   writeFileSync(p, key.export({ type, format: 'pem' }) as string);
@@ -313,8 +312,8 @@ describe('--service-account-lookup=false', () => {
 });
 
 describe('the signing key of a server with a data directory', () => {
+  const dataDir = scratchDir('sa-data-');
   it('is generated once, kept, and still verifies the tokens it signed after a restart', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sa-data-'));
     const ns = uniqueName('sa');
     const first = await startServer({ inMemory: false, dataDir, fsync: false });
     let token: string;

@@ -4,10 +4,9 @@
 // failure), the cache by token with its TTL (an injected clock, counted calls), the
 // version flag, and a client certificate or token from the connection file.
 import { webcrypto } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -18,9 +17,9 @@ import { loadWebhookConnection } from '../src/authentication/webhook-connection.
 import { AuthenticationUnion } from '../src/authentication/union.ts';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
 import { generateCertificate } from '../src/http/tls.ts';
-import { startServer, type TestServer } from './helpers.ts';
+import { scratchDir, startServer, type TestServer } from './helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'token-webhook-'));
+const dir = scratchDir('token-webhook-');
 const DEFAULT_AUDIENCE = 'https://orch.default.svc.cluster.local';
 
 interface Call {
