@@ -13,8 +13,10 @@ export interface FaultVerdict {
   strayFailures: string[];
   /** Cases of the radius that failed, as faults/blast-radius.json says they do. */
   alsoFailed: string[];
-  /** Cases of the radius that did not fail. */
+  /** Cases of the radius that passed. */
   vanished: string[];
+  /** Cases of the radius that skipped (not judged). */
+  skippedRadius: string[];
   proxyErrors: string[];
   ok: boolean;
   /** The seconds the fault's run spent in its test files. */

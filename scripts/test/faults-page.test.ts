@@ -12,6 +12,7 @@ const verdict = (fault: string, seconds: number, over: Partial<FaultVerdict> = {
   strayFailures: [],
   alsoFailed: [],
   vanished: [],
+  skippedRadius: [],
   proxyErrors: [],
   ok: true,
   seconds,

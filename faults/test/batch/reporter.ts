@@ -9,6 +9,8 @@ export interface BatchResult {
   /** Failed case id -> its failure messages. */
   failed: Record<string, string>;
   passed: number;
+  /** The case ids that skipped (a case that found its precondition missing, e.g. a version still retained). */
+  skipped: string[];
   /** Each test file's duration (ms), by its path from the repository's root. */
   files: Record<string, number>;
 }
@@ -25,7 +27,7 @@ export default class BatchReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): void {
     const runs: Record<string, BatchResult> = {};
     for (const m of modules) {
-      const run = (runs[m.project.name] ??= { failed: {}, passed: 0, files: {} });
+      const run = (runs[m.project.name] ??= { failed: {}, passed: 0, skipped: [], files: {} });
       run.files[m.relativeModuleId] = Math.round(m.diagnostic().duration);
       let caseFailed = false;
       for (const t of m.children.allTests()) {
@@ -34,6 +36,7 @@ export default class BatchReporter implements Reporter {
           run.failed[caseIdOf(t.name)] = message(r.errors);
           caseFailed = true;
         } else if (r.state === 'passed') run.passed++;
+        else if (r.state === 'skipped') run.skipped.push(caseIdOf(t.name));
       }
       // a file that failed outside any case (it did not load, a hook threw)
       if (m.state() === 'failed' && !caseFailed)

@@ -58,7 +58,7 @@ export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorke
         missing = `no results (${(e as Error).message})`;
       }
       for (const r of runs)
-        if (!results.has(r.name)) results.set(r.name, { failed: { [missing]: out.slice(-2000) }, passed: 0, files: {} });
+        if (!results.has(r.name)) results.set(r.name, { failed: { [missing]: out.slice(-2000) }, passed: 0, skipped: [], files: {} });
       rmSync(dir, { recursive: true, force: true });
       res({ code: c ?? 1, runs: results, unhandled, out, ms: Date.now() - started });
     });
