@@ -134,6 +134,27 @@ describe('the watch stream', () => {
     }
   });
 
+  it('a BOOKMARK two seconds before the watch ends, as kube-apiserver 1.28 sends one; none when the watch is that short', async () => {
+    // the default interval (60 s): only the one before the end can come within the test
+    const quiet = await startServer({});
+    try {
+      const q = cms(quiet);
+      const ns = await q.ns('wpre');
+      const a = await q.create(ns, 'a');
+      const started = Date.now();
+      const w = await openWatch(quiet, `${q.base(ns)}?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${a.metadata.resourceVersion}`);
+      const evs = await w.rest();
+      expect(evs.map((e) => e.type)).toEqual(['BOOKMARK']);
+      expect(evs[0]!.object.metadata.resourceVersion).toBe(a.metadata.resourceVersion);
+      // the stream ended about three seconds after it began, the bookmark a second in
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+      const short = await openWatch(quiet, `${q.base(ns)}?watch=1&allowWatchBookmarks=true&timeoutSeconds=2`);
+      expect((await short.rest()).filter((e) => e.type === 'BOOKMARK')).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('no BOOKMARK without allowWatchBookmarks (absent or false)', async () => {
     const ns = await c.ns('wb');
     const plain = await openWatch(ts, `${c.base(ns)}?watch=1`);

@@ -5,6 +5,7 @@ import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { capabilities } from '../../harness/src/capabilities.ts';
 import { conformance } from '../../harness/src/case.ts';
+import type { WatchEvent, WatchStream } from '../../harness/src/watch.ts';
 import {
   checkBookmarkShape,
   checkEvents,
@@ -19,6 +20,28 @@ import {
 
 /** Added to the declared bookmark interval before a missing BOOKMARK fails the shape case (timers, a loaded machine). */
 const BOOKMARK_MARGIN_MS = 5_000;
+/**
+ * The timeoutSeconds of the shape case's short watch. kube-apiserver 1.28 sends a BOOKMARK two
+ * seconds before a watch's end (as the reference does; the text says only "at unspecified
+ * intervals"), so on such a target the case need not wait out the periodic interval.
+ */
+const SHORT_WATCH_SECONDS = 5;
+
+/** Reads until a BOOKMARK or the end of the stream (a stream given timeoutSeconds ends by itself). */
+async function readUntilBookmarkOrEnd(s: WatchStream, ms: number): Promise<WatchEvent[]> {
+  const out: WatchEvent[] = [];
+  const deadline = Date.now() + ms;
+  while (!out.some(isBookmark) && Date.now() < deadline) {
+    try {
+      out.push(await s.next(Math.max(1, deadline - Date.now())));
+    } catch (err) {
+      if (s.ended && !s.error) return out;
+      if (/no watch event within/.test((err as Error).message)) return out;
+      throw err;
+    }
+  }
+  return out;
+}
 
 describe('watch: bookmarks', () => {
   conformance(
@@ -91,14 +114,25 @@ describe('watch: bookmarks', () => {
         checkStatus(list, 200, undefined, 'setup: list the room');
         const from = String(list.json?.metadata?.resourceVersion ?? '');
         const s = await room.watchOk({ watch: 1, allowWatchBookmarks: 'true', resourceVersion: from });
+        // the same watch, ending after SHORT_WATCH_SECONDS: its BOOKMARK, when one comes, is judged alike
+        const short = await room.watchOk({
+          watch: 1,
+          allowWatchBookmarks: 'true',
+          resourceVersion: from,
+          timeoutSeconds: String(SHORT_WATCH_SECONDS),
+        });
         const want = [await room.create('a', { v: '0' }), await room.update('a', { v: '1' })];
-        // a stream that ends, breaks or stays silent past the interval fails here
-        const events = await readUntil(
-          s,
-          isBookmark,
-          `a BOOKMARK within ${wait} ms (the target is declared to send one at least every ${interval} s)`,
-          wait,
-        );
+        let events = await readUntilBookmarkOrEnd(short, SHORT_WATCH_SECONDS * 1000 + 2_000);
+        short.close();
+        if (!events.some(isBookmark))
+          // a stream that ends, breaks or stays silent past the interval fails here
+          events = await readUntil(
+            s,
+            isBookmark,
+            `a BOOKMARK within ${wait} ms (the target is declared to send one at least every ${interval} s)`,
+            wait,
+          );
+        else s.close();
         const bm = events[events.length - 1]!;
         checkBookmarkShape(bm, 'ConfigMap', 'v1');
         // "All changes up to the given resourceVersion were sent": the changes received before

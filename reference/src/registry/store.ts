@@ -110,6 +110,8 @@ export interface Continue {
   ts: number;
 }
 
+/** A watch that asked for bookmarks gets one this long before its end (kube-apiserver 1.28: 2 s). */
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 const CONTINUE_VERSION = 'meta.orch.io/v1';
 
 export function encodeContinue(c: Continue): string {
@@ -664,14 +666,22 @@ export class GenericStore {
       });
     if (p.allowWatchBookmarks) {
       // Every change up to the current revision has been handed to this watcher (writes
-      // dispatch synchronously), so the current revision is a safe bookmark.
+      // dispatch synchronously), so the current revision is a safe bookmark. Sent every
+      // interval and, as kube-apiserver 1.28 does (the text is silent on when), once more two
+      // seconds before the watch's end, so a client resumes from a version as new as can be;
+      // none once that moment has passed.
+      const end = Date.now() + timeout * 1000;
+      const schedule = () => {
+        const ms = Math.min(this.opts.bookmarkIntervalMs, end - PRE_TIMEOUT_BOOKMARK_MS - Date.now());
+        if (!stopped && ms > 0) bookmarkTimer = setTimeout(tick, ms);
+      };
       const tick = () => {
         if (stopped) return;
         const r = this.storage.revision();
         if (live && r >= from) sink.bookmark(String(r), false);
-        if (!stopped) bookmarkTimer = setTimeout(tick, this.opts.bookmarkIntervalMs);
+        schedule();
       };
-      bookmarkTimer = setTimeout(tick, this.opts.bookmarkIntervalMs);
+      schedule();
     }
     return stop;
   }
