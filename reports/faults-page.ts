@@ -21,7 +21,15 @@ export interface FaultVerdict {
   ok: boolean;
   /** The seconds the fault's run spent in its test files. */
   seconds: number;
+  /** The cases of the run that took two seconds or more (case id -> seconds): where its time went. */
+  slowCases?: Record<string, number>;
 }
+
+/** The slow cases of a run, slowest first, for the list of slowest runs. */
+const slowCases = (v: FaultVerdict) => {
+  const cases = Object.entries(v.slowCases ?? {}).sort((a, b) => b[1] - a[1]);
+  return cases.length ? `: ${cases.map(([id, s]) => `<code>${esc(id)}</code> ${s.toFixed(1)} s`).join(', ')}` : '';
+};
 
 export interface FaultTable {
   when: string;
@@ -54,7 +62,7 @@ body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td
 tr.bad{background:#fdd}.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:13px}</style></head><body>
 <h1>Faults and their catchers</h1>
 <p id="summary">${t.run} of ${t.faults} faults run on ${esc(t.when)}: <span id="ok">${t.ok}</span> caught by a named catcher and by nothing else; ${t.run - t.ok} not. The meta test took ${t.seconds} s; the faults' runs spent ${total.toFixed(0)} s in test files.</p>
-<h2>Slowest runs</h2><ol id="slowest">${slowest.map((v) => `<li><code>${esc(v.fault)}</code> (${esc(v.area)}) ${v.seconds.toFixed(1)} s</li>`).join('')}</ol>
+<h2>Slowest runs</h2><ol id="slowest">${slowest.map((v) => `<li><code>${esc(v.fault)}</code> (${esc(v.area)}) ${v.seconds.toFixed(1)} s${slowCases(v)}</li>`).join('')}</ol>
 <h2>Every fault</h2>
 <table id="faults"><thead><tr><th>fault</th><th>area</th><th>breaks</th><th>catchers (caught by, in bold)</th><th>also failed (its blast radius)</th><th>seconds</th><th>verdict</th></tr></thead><tbody>
 ${t.verdicts.map(row).join('\n')}

@@ -13,7 +13,12 @@ export interface BatchResult {
   skipped: string[];
   /** Each test file's duration (ms), by its path from the repository's root. */
   files: Record<string, number>;
+  /** The cases that took SLOW_MS or longer (case id -> ms): where a run's time went. */
+  slow?: Record<string, number>;
 }
+
+/** A case this long or longer is named in a run's `slow`. */
+const SLOW_MS = 2000;
 
 /** A test name is `<case id>: <title>` (harness/src/case.ts); anything else is named as it is. */
 export const caseIdOf = (title: string) => /^([a-z0-9-]+(?:\/[a-z0-9.-]+)+): /.exec(title)?.[1] ?? title;
@@ -32,6 +37,8 @@ export default class BatchReporter implements Reporter {
       let caseFailed = false;
       for (const t of m.children.allTests()) {
         const r = t.result();
+        const ms = t.diagnostic()?.duration ?? 0;
+        if (ms >= SLOW_MS) (run.slow ??= {})[caseIdOf(t.name)] = Math.round(ms);
         if (r.state === 'failed') {
           run.failed[caseIdOf(t.name)] = message(r.errors);
           caseFailed = true;
