@@ -39,6 +39,8 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 30_000,
           pool: 'threads',
+          // as in suites/vitest.config.ts: the suite files share their worker's modules
+          isolate: false,
         },
       },
       {
@@ -50,6 +52,7 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 30_000,
           pool: 'threads',
+          isolate: false,
         },
       },
     ],
