@@ -120,6 +120,15 @@ export default {
       to: { path: '^suites/' },
     },
     {
+      name: 'lifeline-alone',
+      comment:
+        'lifeline/ starts child processes that end with their starter, for the reference, the ' +
+        'harness and the scripts alike: it imports none of them.',
+      severity: 'error',
+      from: { path: '^lifeline/', pathNot: '^lifeline/test/' },
+      to: { path: '^(reference|harness|suites|scripts|reports|faults)/' },
+    },
+    {
       name: 'reference-self-contained',
       comment:
         'The reference server is the product: reference/src never imports the harness, the ' +

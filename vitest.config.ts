@@ -23,7 +23,7 @@ export default defineConfig({
       {
         test: {
           name: 'reference',
-          include: ['reference/test/**/*.test.ts', 'harness/test/**/*.test.ts', 'faults/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
+          include: ['reference/test/**/*.test.ts', 'harness/test/**/*.test.ts', 'lifeline/test/**/*.test.ts', 'faults/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: 'forks',

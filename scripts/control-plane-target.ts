@@ -10,9 +10,9 @@ import { resolveAssets } from '../harness/src/control-plane/assets.ts';
 import { CLUSTER_CONTROLLERS, startControlPlane } from '../harness/src/control-plane/control-plane.ts';
 import { controlPlaneServers, GATES } from '../harness/src/control-plane/servers.ts';
 import { dialect } from '../harness/src/dialect.ts';
-import { ownedTempDir, removeOwnedDir } from '../harness/src/process/owned.ts';
 import { SERVER_COMMAND_ENV, SERVER_SCHEME_ENV } from '../harness/src/server-command.ts';
 import { DEFAULT_AUTH_METHODS, declaredToEnv, type ExtraTargetSpec } from '../harness/src/targets.ts';
+import { ownedTempDir, removeOwnedDir } from '../lifeline/owned.ts';
 import { ownNodeConfigInProcess } from './node-config-in-process.ts';
 
 const ROOT = join(import.meta.dirname, '..');

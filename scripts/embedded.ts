@@ -38,8 +38,7 @@
 // project of `npm test` (scripts/embedded-setup.ts) both start them here and hand them to the
 // suites as ORCH_* variables (ORCH_ENDPOINT ..., ORCH_EXTRA_TARGETS, ORCH_EMBEDDED=1).
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVENT_RATE_LIMIT_CONFIGURATION } from '../harness/src/admission/event-rate-limit.ts';
@@ -58,6 +57,7 @@ import {
   EMPTY_TARGET_ENV,
   type ExtraTargetSpec,
 } from '../harness/src/targets.ts';
+import { ownedTempDir, removeOwnedDir } from '../lifeline/owned.ts';
 import {
   DEFAULT_ENABLED,
   enabledPlugins,
@@ -241,17 +241,17 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     : undefined;
   const declared: Declared[] = [];
   // the authentication fixtures, and the issuer and webhook the harness serves for them
-  const fixturesDir = mkdtempSync(join(tmpdir(), 'orch-auth-fixtures-'));
+  const fixturesDir = ownedTempDir('orch-auth-fixtures-');
   const fixtures = await makeAuthFixtures(fixturesDir);
   const callbacks = await startAuthCallbacks(fixtures);
   // the admission plugins' configuration files, and the ImageReview backend they name
-  const admissionDir = mkdtempSync(join(tmpdir(), 'orch-admission-config-'));
+  const admissionDir = ownedTempDir('orch-admission-config-');
   const imagePolicy = await startImagePolicyBackend();
   const stopCallbacks = async () => {
     await callbacks.close();
     await imagePolicy.close();
-    rmSync(fixturesDir, { recursive: true, force: true });
-    rmSync(admissionDir, { recursive: true, force: true });
+    removeOwnedDir(fixturesDir);
+    removeOwnedDir(admissionDir);
   };
   try {
     for (const spec of EMBEDDED_SERVERS) {

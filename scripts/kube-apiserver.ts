@@ -12,8 +12,8 @@ import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
 import { assetsDir, HOW_TO_GET_ASSETS, resolveAssets } from '../harness/src/control-plane/assets.ts';
 import { etcdArgs } from '../harness/src/control-plane/control-plane.ts';
 import { freePort } from '../harness/src/free-port.ts';
-import { ownedTempDir, removeOwnedDir, startOwned } from '../harness/src/process/owned.ts';
 import { SERVER_COMMAND_ENV, SERVER_SCHEME_ENV } from '../harness/src/server-command.ts';
+import { ownedTempDir, removeOwnedDir, startOwned } from '../lifeline/owned.ts';
 
 export const KUBE_APISERVER_HELP = `Usage: orch-conformance kube-apiserver --kubernetes-assets DIR --port N --data-dir DIR [options]
 

@@ -2,18 +2,19 @@
 // given, against an embedded reference server it starts), then writes the reports.
 // The suites run in a vitest child process (suites/vitest.config.ts) that reads the target
 // and the report directory from ORCH_* variables; its default reporter shows progress.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadExpectations } from '../harness/src/expectations.ts';
-import { REQUEST_TIMEOUT_ENV } from '../harness/src/client.ts';
-import { parseEndpointList } from '../harness/src/endpoints.ts';
-import { resolveTarget, targetUrls } from '../harness/src/target.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
 import { loadAuthFixtures } from '../harness/src/auth/fixtures.ts';
+import { REQUEST_TIMEOUT_ENV } from '../harness/src/client.ts';
+import { ASSETS_ENV } from '../harness/src/control-plane/assets.ts';
+import { parseEndpointList } from '../harness/src/endpoints.ts';
+import { loadExpectations } from '../harness/src/expectations.ts';
+import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
+import { resolveTarget, targetUrls } from '../harness/src/target.ts';
 import {
   DECLARE_ENV,
   declaredFromEnv,
@@ -22,8 +23,7 @@ import {
   parseGates,
   parsePluginList,
 } from '../harness/src/targets.ts';
-import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
-import { ASSETS_ENV } from '../harness/src/control-plane/assets.ts';
+import { startOwned } from '../lifeline/owned.ts';
 import {
   expectationsInfo,
   finishReport,
@@ -633,15 +633,28 @@ export async function run(argv: string[]): Promise<number> {
         `report: ${reportDir}\n`,
     );
     const started = performance.now();
-    vitestExitCode = await new Promise<number | null>((res, rej) => {
-      const child = spawn(process.execPath, [vitestBin(), ...vitestArgs(sel)], {
-        cwd: ROOT,
-        env,
-        stdio: 'inherit',
-      });
-      child.on('error', rej);
-      child.on('exit', (c, signal) => res(signal ? null : c));
+    // vitest ends with this run however it ends, SIGKILL included (lifeline/owned.ts); its
+    // own process group does not see a Ctrl-C at the terminal, so signals are handed on
+    const child = startOwned(process.execPath, [vitestBin(), ...vitestArgs(sel)], {
+      cwd: ROOT,
+      env,
+      inheritOutput: true,
     });
+    const handOn = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // it has ended
+      }
+    };
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    for (const sig of signals) process.on(sig, handOn);
+    try {
+      const e = await child.exited;
+      vitestExitCode = e.signal ? null : e.code;
+    } finally {
+      for (const sig of signals) process.off(sig, handOn);
+    }
     seconds = (performance.now() - started) / 1000;
   } finally {
     await stop?.();

@@ -4,8 +4,8 @@
 // it serves HTTPS, is not checked: the process is the harness's own.
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'undici';
+import { ownedTempDir, removeOwnedDir, startOwned } from '../../lifeline/owned.ts';
 import { freePort } from './free-port.ts';
-import { ownedTempDir, removeOwnedDir, startOwned } from './process/owned.ts';
 import type { ServerCommand } from './server-command.ts';
 
 export interface ServerProcess {
@@ -29,7 +29,7 @@ export async function startServerProcess(
   o: { shutdownDelaySeconds?: number; startMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort('127.0.0.1');
-  // the process and its directory end with this one, however it ends (process/owned.ts)
+  // the process and its directory end with this one, however it ends (lifeline/owned.ts)
   const dataDir = ownedTempDir('orch-server-process-');
   const cmd = c.command
     .replaceAll('{port}', String(port))

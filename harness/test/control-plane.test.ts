@@ -1,6 +1,6 @@
 // The real control plane the project starts (harness/src/control-plane/): it is ready with
 // etcd, kube-apiserver and the controller manager running, and everything it started ends
-// with its starter, also when the starter is killed with SIGKILL (process/reaper.mjs): checked
+// with its starter, also when the starter is killed with SIGKILL (lifeline/reaper.mjs): checked
 // with the operating system (kill -0 on each pid, the working directory's existence).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

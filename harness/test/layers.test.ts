@@ -81,7 +81,7 @@ const bad: Tree = {
 
 describe('npm run layers', () => {
   it('cruises the repository parts with the committed rules file', () => {
-    expect(folders).toEqual(['reference', 'harness', 'faults', 'suites', 'scripts', 'reports']);
+    expect(folders).toEqual(['reference', 'harness', 'lifeline', 'faults', 'suites', 'scripts', 'reports']);
     expect(rulesFile).toBe(join(root, '.dependency-cruiser.mjs'));
     expect(options.tsPreCompilationDeps).toBe(true);
   });
@@ -222,6 +222,14 @@ describe('npm run layers', () => {
         'suites/support.ts': 'export const support = 1;\n',
       },
       'faults-not-to-suites: faults/watch/faults.ts → suites/support.ts',
+    ],
+    [
+      'lifeline-alone',
+      {
+        'lifeline/owned.ts': "import { h } from '../harness/src/h.ts';\nexport const o = h;\n",
+        'harness/src/h.ts': 'export const h = 1;\n',
+      },
+      'lifeline-alone: lifeline/owned.ts → harness/src/h.ts',
     ],
     [
       'reference-self-contained',

@@ -1,13 +1,15 @@
 // Wiring: a real etcd server as a child process: Debian's `etcd-server` (the `etcd` binary), on free
 // loopback ports, in a temporary data directory that is removed when it stops. Used by
-// `serve --etcd`, the tests, the reliability scripts and the benchmarks.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// `serve --etcd`, the tests, the reliability scripts and the benchmarks. The process and its
+// temporary directory end with their starter however it ends, SIGKILL included
+// (lifeline/owned.ts).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type OwnedProcess, ownedTempDir, removeOwnedDir, startOwned } from '../../lifeline/owned.ts';
 
 export interface EtcdProcess {
   /** The client URL (`http://127.0.0.1:<port>`). */
@@ -78,7 +80,7 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
   const bin = etcdBinary(opts.bin);
   if (!bin) throw new Error(ETCD_MISSING);
   const own = !opts.dataDir;
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-etcd-'));
+  const dataDir = opts.dataDir ?? ownedTempDir('orch-etcd-');
   const clientPort = await freeLoopbackPort();
   const peerPort = await freeLoopbackPort();
   const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
@@ -124,45 +126,35 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
         ]
       : []),
   ];
-  let child: ChildProcess | undefined;
-  let output = '';
+  let child: OwnedProcess | undefined;
   const launch = async () => {
-    output = '';
-    const c = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = startOwned(bin, args, { onLine: opts.log });
     child = c;
-    const keep = (b: Buffer) => {
-      const s = b.toString();
-      output = (output + s).slice(-20_000);
-      if (opts.log) for (const line of s.split('\n')) if (line) opts.log(line);
-    };
-    c.stdout!.on('data', keep);
-    c.stderr!.on('data', keep);
     const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
     for (;;) {
-      if (c.exitCode !== null || c.signalCode !== null)
-        throw new Error(`etcd exited (${c.exitCode ?? c.signalCode}) before answering:\n${output}`);
+      if (!c.running()) {
+        const e = await c.exited;
+        throw new Error(`etcd exited (${e.code ?? e.signal}) before answering:\n${c.output().slice(-20_000)}`);
+      }
       if (await healthy(url, opts.tls)) return;
       if (Date.now() > deadline) {
-        c.kill('SIGKILL');
+        await c.stop('SIGKILL');
         throw new Error(
-          `etcd did not answer at ${url} within ${opts.startTimeoutMs ?? 30_000} ms:\n${output}`,
+          `etcd did not answer at ${url} within ${opts.startTimeoutMs ?? 30_000} ms:\n${c.output().slice(-20_000)}`,
         );
       }
       await new Promise((r) => setTimeout(r, 50));
     }
   };
   const exited = async (sig: NodeJS.Signals) => {
-    const c = child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const done = new Promise<void>((r) => c.once('exit', () => r()));
-    c.kill(sig);
-    const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-    await done;
-    clearTimeout(t);
+    if (child?.running()) await child.stop(sig, 10_000);
   };
-  await launch();
-  const stopOnExit = () => child?.kill('SIGKILL');
-  process.once('exit', stopOnExit);
+  try {
+    await launch();
+  } catch (e) {
+    if (own) removeOwnedDir(dataDir);
+    throw e;
+  }
   return {
     url,
     dataDir,
@@ -173,9 +165,8 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
       await launch();
     },
     stop: async () => {
-      process.removeListener('exit', stopOnExit);
       await exited('SIGTERM');
-      if (own) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+      if (own) removeOwnedDir(dataDir);
     },
   };
 }

@@ -8,16 +8,16 @@
 // It may run several API servers, each started with flags of its own (servers.ts): those on
 // the cluster's etcd are one cluster (what one writes, the others serve; the controller
 // manager serves them all), while a server that needs etcd to compact on its own schedule gets
-// an etcd of its own. Every process ends with its starter (process/owned.ts), and the working
+// an etcd of its own. Every process ends with its starter (lifeline/owned.ts), and the working
 // directory with it.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { stringify as toYaml } from 'yaml';
+import { type OwnedProcess, ownedTempDir, removeOwnedDir, startOwned } from '../../../lifeline/owned.ts';
 import { type AuthFixtures, makeAuthFixtures, serverFlags } from '../auth/fixtures.ts';
 import { issue, type KeyPairPem, makeCa } from '../auth/pki.ts';
 import { freePort } from '../free-port.ts';
-import { type OwnedProcess, ownedTempDir, removeOwnedDir, startOwned } from '../process/owned.ts';
 import type { Assets } from './assets.ts';
 
 /** The controllers a real cluster runs (kubeadm's default), the token cleaner and bootstrap signer included. */

@@ -66,6 +66,8 @@ export interface OwnedOptions {
   cwd?: string;
   /** Each line it writes (standard output and error). */
   onLine?: (line: string) => void;
+  /** Its standard output and error are this process's own (then `output()` and `onLine` see nothing). */
+  inheritOutput?: boolean;
 }
 
 const KEEP = 64 * 1024;
@@ -73,7 +75,7 @@ const KEEP = 64 * 1024;
 /** Starts `bin` with `args` as a child that ends with this process. */
 export function startOwned(bin: string, args: string[], o: OwnedOptions = {}): OwnedProcess {
   const child = spawn(bin, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: o.inheritOutput ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
     env: o.env ?? process.env,
     cwd: o.cwd,
     // a group of its own: the reaper ends it with whatever it started
@@ -97,8 +99,8 @@ export function startOwned(bin: string, args: string[], o: OwnedOptions = {}): O
     partial = lines.pop() ?? '';
     for (const line of lines) if (line) o.onLine(line);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   const exited = new Promise<Exit>((resolve) =>
     child.once('exit', (code, signal) => {
       tell({ gone: pid });
