@@ -68,6 +68,8 @@ export interface OwnedOptions {
   onLine?: (line: string) => void;
   /** Its standard output and error are this process's own (then `output()` and `onLine` see nothing). */
   inheritOutput?: boolean;
+  /** A channel for messages (`child.send`, 'message' events), for a Node child. */
+  ipc?: boolean;
 }
 
 const KEEP = 64 * 1024;
@@ -75,7 +77,12 @@ const KEEP = 64 * 1024;
 /** Starts `bin` with `args` as a child that ends with this process. */
 export function startOwned(bin: string, args: string[], o: OwnedOptions = {}): OwnedProcess {
   const child = spawn(bin, args, {
-    stdio: o.inheritOutput ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
+    stdio: [
+      'ignore',
+      o.inheritOutput ? 'inherit' : 'pipe',
+      o.inheritOutput ? 'inherit' : 'pipe',
+      ...(o.ipc ? (['ipc'] as const) : []),
+    ],
     env: o.env ?? process.env,
     cwd: o.cwd,
     // a group of its own: the reaper ends it with whatever it started

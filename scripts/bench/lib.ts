@@ -3,7 +3,7 @@
 // generator (autocannon, the watch clients) runs in this process, so on a 2-core machine
 // the server and the load each get a core. Every figure that has a baseline is measured
 // against a bare Node HTTP server answering the same bytes, in the same run.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest, type Options, type Result } from 'autocannon';
 import { Agent, Pool, request } from 'undici';
+import { type OwnedProcess, startOwned } from '../../lifeline/owned.ts';
 import { type EtcdStats, type EtcdUse, etcdUse } from './etcd.ts';
 import type { BareRoute } from './server.ts';
 
@@ -96,13 +97,9 @@ function firstLine(
   });
 }
 
-async function stopProc(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  proc.kill('SIGTERM');
-  const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(t);
+/** SIGTERM to the process (its group), SIGKILL after 10 s; resolves once it has exited. */
+async function stopOwned(p: OwnedProcess): Promise<void> {
+  await p.stop('SIGTERM', 10_000);
 }
 
 export async function spawnServer(
@@ -115,11 +112,13 @@ export async function spawnServer(
     execArgv = [...execArgv, '--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`];
   // the API server alone, as kube-apiserver is measured: no controllers writing meanwhile
   if (mode === 'orch') options = { controllers: [], ...options };
-  const proc = spawn(
+  // ends with this process however it ends, SIGKILL included (lifeline/owned.ts)
+  const owned = startOwned(
     process.execPath,
     [...execArgv, '--import', 'tsx', SERVER_ENTRY, JSON.stringify({ mode, options })],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+    { cwd: ROOT, ipc: true },
   );
+  const proc = owned.child;
   const m = await firstLine(proc, /^(\{.*\})\n/m, 30_000, `${mode} server`);
   const { url, token } = JSON.parse(m[1]!) as { url: string; token: string };
   let seq = 0;
@@ -142,7 +141,7 @@ export async function spawnServer(
         pending.set(id, resolve);
         proc.send({ ...msg, id });
       }),
-    stop: () => stopProc(proc),
+    stop: () => stopOwned(owned),
   };
 }
 
@@ -839,13 +838,13 @@ export async function benchReadyCli(runs: number, https = false): Promise<ReadyR
     const args = ['--import', 'tsx', CLI_ENTRY, 'serve', '--port', '0', '--data-dir', dataDir];
     if (!https) args.push('--insecure-http');
     const t0 = performance.now();
-    const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const owned = startOwned(process.execPath, args, { cwd: ROOT });
     try {
-      const m = await firstLine(proc, /URL:\s+(https?:\/\/\S+)/, 30_000, 'serve');
+      const m = await firstLine(owned.child, /URL:\s+(https?:\/\/\S+)/, 30_000, 'serve');
       await pollReady(m[1]!, t0 + 30_000);
       times.push(performance.now() - t0);
     } finally {
-      await stopProc(proc);
+      await stopOwned(owned);
     }
   }
   return summarize(

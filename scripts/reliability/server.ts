@@ -3,13 +3,14 @@
 //   etcd  a real etcd child process (Debian's etcd-server) and one or more servers on it
 // Used by the reliability scripts (fuzz, crash, soak) and their tests. Each server listens on
 // a fixed free loopback port, so a restarted server is found where it was.
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../harness/src/free-port.ts';
+import { type OwnedProcess, startOwned } from '../../lifeline/owned.ts';
 import { type EtcdProcess, startEtcd } from '../../reference/src/etcd-process.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,7 +28,7 @@ export interface ServerUnderTest {
   restart(): Promise<void>;
   /** SIGTERM (graceful), then waits for the exit. */
   stop(): Promise<void>;
-  /** What it wrote on standard error (the last 64 KiB). */
+  /** What the server wrote (standard output and error, the last 64 KiB). */
   stderr(): string;
   /** Resident memory of the process in bytes (from /proc), or undefined. */
   rss(): number | undefined;
@@ -94,12 +95,10 @@ export async function startBackend(kind: BackendKind, opts: BackendOptions = {})
 /** One `serve` child on a data directory; stays on its port across restarts. */
 export async function startServer(dataDir: string, token: string, flags: string[]): Promise<ServerUnderTest> {
   const port = await freePort('127.0.0.1');
-  let child: ChildProcess | undefined;
-  let err = '';
+  let child: OwnedProcess | undefined;
   const launch = async () => {
-    let out = '';
-    err = '';
-    const c = spawn(
+    // ends with this process however it ends, SIGKILL included (lifeline/owned.ts)
+    const c = startOwned(
       process.execPath,
       [
         join(ROOT, 'scripts/bin.mjs'),
@@ -115,33 +114,25 @@ export async function startServer(dataDir: string, token: string, flags: string[
         token,
         ...flags,
       ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: ROOT },
     );
     child = c;
-    c.stdout!.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-65_536)));
-    c.stderr!.on('data', (b: Buffer) => (err = (err + b.toString()).slice(-65_536)));
     const deadline = Date.now() + 60_000;
-    while (!/ready in \d+ ms/.test(out)) {
-      if (c.exitCode !== null || c.signalCode !== null)
-        throw new Error(`serve exited (${c.exitCode ?? c.signalCode}) before it was ready:\n${out}\n${err}`);
+    while (!/ready in \d+ ms/.test(c.output())) {
+      if (!c.running()) {
+        const e = await c.exited;
+        throw new Error(`serve exited (${e.code ?? e.signal}) before it was ready:\n${c.output()}`);
+      }
       if (Date.now() > deadline) {
-        c.kill('SIGKILL');
-        throw new Error(`serve was not ready within 60 s:\n${out}\n${err}`);
+        await c.stop('SIGKILL');
+        throw new Error(`serve was not ready within 60 s:\n${c.output()}`);
       }
       await new Promise((r) => setTimeout(r, 25));
     }
   };
   const end = async (sig: NodeJS.Signals) => {
-    const c = child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const done = new Promise<void>((r) => c.once('exit', () => r()));
-    c.kill(sig);
-    const t = setTimeout(() => c.kill('SIGKILL'), 30_000);
-    await done;
-    clearTimeout(t);
+    if (child?.running()) await child.stop(sig, 30_000);
   };
-  const onExit = () => child?.kill('SIGKILL');
-  process.once('exit', onExit);
   await launch();
   return {
     url: `http://127.0.0.1:${port}`,
@@ -152,11 +143,8 @@ export async function startServer(dataDir: string, token: string, flags: string[
       await end('SIGKILL');
       await launch();
     },
-    stop: async () => {
-      process.removeListener('exit', onExit);
-      await end('SIGTERM');
-    },
-    stderr: () => err,
+    stop: () => end('SIGTERM'),
+    stderr: () => child?.output() ?? '',
     rss: () => rssOf(child?.pid),
   };
 }
