@@ -24,6 +24,7 @@ import {
   parsePluginList,
 } from '../harness/src/targets.ts';
 import { startOwned } from '../lifeline/owned.ts';
+import { onParentGone } from '../lifeline/parent.ts';
 import {
   expectationsInfo,
   finishReport,
@@ -145,6 +146,8 @@ Results:
   --report DIR            where reports go (default out/report): html/ (Allure),
                           matrix.html, junit.xml, results.json, summary.json
   --no-html               skip \`allure generate\`
+  --exit-with-parent      end (as on SIGTERM) once the process that started the run ends,
+                          kill -9 included (\`npm run conformance\` sets it)
   -h, --help              this text
 
 Examples:
@@ -223,6 +226,8 @@ export interface RunOptions {
   reportDir: string;
   html: boolean;
   help: boolean;
+  /** End (as on SIGTERM) once the process that started the run ends. */
+  exitWithParent?: boolean;
 }
 
 const list = (v: string | string[] | undefined) =>
@@ -270,6 +275,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         expect: { type: 'string' },
         report: { type: 'string' },
         'no-html': { type: 'boolean' },
+        'exit-with-parent': { type: 'boolean' },
         etcd: { type: 'boolean' },
         'kubernetes-assets': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -304,6 +310,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
     reportDir: '',
     html: values['no-html'] !== true,
     help: values.help === true,
+    exitWithParent: values['exit-with-parent'] === true,
   };
   if (opts.help) return opts;
   const assets = str('kubernetes-assets') ?? (process.env[ASSETS_ENV] || undefined);
@@ -544,6 +551,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(RUN_HELP);
     return 0;
   }
+  // a SIGTERM of our own: handed on to the suites while they run, else the end of the run
+  if (opts.exitWithParent) onParentGone(() => process.kill(process.pid, 'SIGTERM'));
   const startedAt = new Date().toISOString();
   const env: NodeJS.ProcessEnv = { ...process.env };
   let expectations: ReturnType<typeof loadExpectations>;

@@ -1,7 +1,8 @@
 // Nothing outlives its starter: kill -9 of each kind of starter the project has (the reference
 // server with its private etcd, an embedded conformance run with its vitest child, a process
-// in the middle of a health case with the server process it started) leaves no process and no
-// temporary directory behind within 5 s. Checked with the operating system: every process the
+// in the middle of a health case with the server process it started, and npm running
+// `npm run server -- --etcd` or `npm run conformance`) leaves no process and no temporary
+// directory behind within 5 s. Checked with the operating system: every process the
 // starter began carries a marker in its environment (read from /proc/<pid>/environ, as
 // .ci/run's own check does), and the starter's TMPDIR is a directory of the test's own.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -52,11 +53,11 @@ afterEach(() => {
   }
 });
 
-/** Starts a starter with a marker of its own and a TMPDIR of its own. */
-function start(args: string[]): Started {
+/** Starts a starter (`bin`, node by default) with a marker of its own and a TMPDIR of its own. */
+function start(args: string[], bin = process.execPath): Started {
   const mark = `t${process.pid}-${Date.now()}-${started.length}`;
   const tmp = mkdtempSync(join(tmpdir(), 'lifeline-test-'));
-  const child = spawn(process.execPath, args, {
+  const child = spawn(bin, args, {
     cwd: ROOT,
     env: { ...process.env, [MARK]: mark, TMPDIR: tmp, ORCH_REPORT_DIR: '', FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,6 +112,30 @@ describe('kill -9 of a starter leaves nothing behind', () => {
       const s = start([join(ROOT, 'scripts', 'bin.mjs'), 'run', '--area', 'watch', '--report', report, '--no-html']);
       await until(running(s, /vitest\.mjs/), 'the suites run in a vitest process', s);
       // in the middle of the run: a case file has reported
+      await until(() => /suites\/watch\//.test(s.out()), 'a watch case has run', s);
+      await killAndCheck(s);
+    } finally {
+      rmSync(report, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('npm run server -- --etcd: the server npm started (--exit-with-parent), its etcd and the etcd data directory go', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'lifeline-data-'));
+    try {
+      const s = start(['run', 'server', '--', '--etcd', '--insecure-http', '--port', '0', '--data-dir', data], 'npm');
+      await until(() => /ready in \d+ ms/.test(s.out()), 'the server is ready', s);
+      expect(running(s, /(^|\/)etcd /)(), 'its etcd runs').toBe(true);
+      await killAndCheck(s);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('npm run conformance: the run npm started (--exit-with-parent) and its vitest process go', async () => {
+    const report = mkdtempSync(join(tmpdir(), 'lifeline-report-'));
+    try {
+      const s = start(['run', 'conformance', '--', '--area', 'watch', '--report', report, '--no-html'], 'npm');
+      await until(running(s, /vitest\.mjs/), 'the suites run in a vitest process', s);
       await until(() => /suites\/watch\//.test(s.out()), 'a watch case has run', s);
       await killAndCheck(s);
     } finally {

@@ -7,11 +7,12 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parsePublicKeys, signingKeyFromPem } from './authentication/service-account-keys.ts';
+import { onParentGone } from '../../lifeline/parent.ts';
 import { loadAdmissionConfig } from './admission/config-file.ts';
+import { enabledPlugins } from './admission/plugins/catalog.ts';
 import { loadAuditPolicyFile } from './audit/policy.ts';
 import { AUDIT_LOG_FORMATS, type AuditLogFormat } from './audit/sinks.ts';
-import { enabledPlugins } from './admission/plugins/catalog.ts';
+import { parsePublicKeys, signingKeyFromPem } from './authentication/service-account-keys.ts';
 import { loadWebhookConnection } from './authentication/webhook-connection.ts';
 import { modesProblem } from './authorization/configure.ts';
 import {
@@ -21,21 +22,21 @@ import {
   type ServerOptions,
   type TokenWebhookOptions,
 } from './config.ts';
+import { CONTROLLERS, KNOWN_CONTROLLERS } from './controllers/catalog.ts';
 import { ConfigurationError } from './errors/config-error.ts';
+import { type EtcdProcess, startEtcd } from './etcd-process.ts';
 import {
   defaultFeatureGates,
   knownFeatureGates,
   parseFeatureGateList,
   resolveFeatureGates,
 } from './features/feature-gates.ts';
-import { parseRuntimeConfig, RuntimeConfigError } from './registry/runtime-config.ts';
-import { CONTROLLERS, KNOWN_CONTROLLERS } from './controllers/catalog.ts';
-import { parseGoDuration } from './util/duration.ts';
 import { build, type OrchServer, SERVER_RELEASE, SERVER_VERSION } from './index.ts';
-import { previousMinor, showHiddenProblem } from './metrics/lifecycle.ts';
 import { CONTEXT_NAME, writeKubeconfig } from './kubeconfig.ts';
+import { previousMinor, showHiddenProblem } from './metrics/lifecycle.ts';
+import { parseRuntimeConfig, RuntimeConfigError } from './registry/runtime-config.ts';
+import { parseGoDuration } from './util/duration.ts';
 import { newToken } from './util/token.ts';
-import { type EtcdProcess, startEtcd } from './etcd-process.ts';
 
 export const DEFAULT_PORT = 6443;
 export const TOKEN_FILE = 'admin-token';
@@ -72,6 +73,8 @@ ${knownFeatureGates()
                              prefix) serve one API. Resource versions are etcd revisions
   --etcd                     start a private etcd (Debian's etcd-server) on a free loopback port
                              with a temporary data directory, use it, and stop it on exit
+  --exit-with-parent         stop as on SIGTERM once the process that started the server ends,
+                             however it ends (kill -9 included); \`npm run server\` sets it
   --etcd-prefix P            key prefix of the objects in etcd (default /registry)
   --etcd-cafile FILE         CA (PEM) that signed etcd's serving certificate (TLS)
   --etcd-certfile FILE       client certificate (PEM) for etcd, with --etcd-keyfile
@@ -213,6 +216,8 @@ export interface ServeConfig {
   warnings?: string[];
   /** `--etcd`: start a private etcd child process for the store, stopped with the server. */
   startEtcd?: boolean;
+  /** `--exit-with-parent`: stop (as on SIGTERM) once the process that started the server ends. */
+  exitWithParent?: boolean;
 }
 
 export class UsageError extends Error {}
@@ -228,6 +233,7 @@ const SERVE_FLAGS = {
   'runtime-config': { type: 'string', multiple: true },
   'history-seconds': { type: 'string' },
   etcd: { type: 'boolean' },
+  'exit-with-parent': { type: 'boolean' },
   'etcd-servers': { type: 'string', multiple: true },
   'etcd-prefix': { type: 'string' },
   'etcd-cafile': { type: 'string' },
@@ -711,7 +717,14 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     if (showHidden) options.showHiddenMetricsForVersion = showHidden;
   }
   const kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir, 'kubeconfig'));
-  return { options, kubeconfigPath, token, warnings, startEtcd: values.etcd === true };
+  return {
+    options,
+    kubeconfigPath,
+    token,
+    warnings,
+    startEtcd: values.etcd === true,
+    exitWithParent: values['exit-with-parent'] === true,
+  };
 }
 
 /** The admission flags: plugin names checked against the catalog, the configuration file loaded once to check it. */
@@ -948,6 +961,11 @@ async function serveMain(argv: string[]): Promise<number | undefined> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  if (cfg.exitWithParent)
+    onParentGone(() => {
+      process.stderr.write('the process that started the server has ended\n');
+      stop('SIGTERM');
+    });
   // only once the signals are handled: whoever reads "ready" may send one at once
   process.stdout.write(banner(running, performance.now()));
   return undefined;

@@ -11,12 +11,13 @@
 //       [--request-timeout 2] [--slow-byte-ms 300] [--report out/reliability/faulty]
 //
 // Exit code 0 when every mode met all three; 1 otherwise; 2 on a usage error.
-import { spawn } from 'node:child_process';
+
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FAULT_MODES, type FaultMode, startFaultyEndpoint } from '../../harness/src/faulty-endpoint.ts';
+import { startOwned } from '../../lifeline/owned.ts';
 import { caseIdOf, readCaseNotes, readCases, readVitestJson } from '../../reports/outcomes.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -91,38 +92,26 @@ export function unclearWhy(message: string, origin: string): string | undefined 
   return undefined;
 }
 
-function runCli(
+async function runCli(
   args: string[],
   killAfterMs: number,
 ): Promise<{ code: number | null; killed: boolean; out: string }> {
-  return new Promise((res, rej) => {
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env))
-      if (!k.startsWith('ORCH_') && !k.startsWith('VITEST') && k !== 'NODE_OPTIONS') env[k] = v;
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'run.ts'), ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let out = '';
-    const keep = (d: Buffer) => {
-      out = (out + d.toString()).slice(-200_000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      // the CLI and its vitest child form their own process group
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    }, killAfterMs);
-    child.on('error', rej);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      res({ code, killed, out });
-    });
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('ORCH_') && !k.startsWith('VITEST') && k !== 'NODE_OPTIONS') env[k] = v;
+  // the CLI ends with this process however it ends, and its vitest child with it (lifeline/owned.ts)
+  const child = startOwned(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'run.ts'), ...args], {
+    cwd: ROOT,
+    env,
   });
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    void child.stop('SIGKILL');
+  }, killAfterMs);
+  const e = await child.exited;
+  clearTimeout(timer);
+  return { code: e.code, killed, out: child.output() };
 }
 
 /** One mode: a faulty endpoint, the areas run against it, the report judged. */

@@ -4,11 +4,10 @@
 // faults/test/node-config-meta.test.ts) pay vitest's start once per batch instead of once
 // per fault. Each run goes through the whole area, as a run of its own would: the verdicts
 // need every case that failed, not only the catchers.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ownedTempDir, removeOwnedDir, startOwned } from '../../../lifeline/owned.ts';
 import type { BatchResult } from './reporter.ts';
 import type { BatchRun } from './vitest.config.ts';
 
@@ -34,18 +33,17 @@ export interface Batch {
  * result for (it did not start, it crashed) is answered with a failure naming why.
  */
 export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorkers = 2): Promise<Batch> {
-  const dir = mkdtempSync(join(tmpdir(), 'suite-batch-'));
+  const dir = ownedTempDir('suite-batch-');
   const file = join(dir, 'runs.json');
   writeFileSync(file, JSON.stringify(runs));
   const started = Date.now();
   return new Promise((res) => {
     const args = ['run', '--config', CONFIG, `--maxWorkers=${maxWorkers}`];
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ORCH_REPORT_DIR: '', CI: '1', ...env, ORCH_BATCH: file };
-    const child = spawn(VITEST, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    // the batch ends with the meta test however it ends (lifeline/owned.ts)
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('exit', (c) => {
+    const child = startOwned(VITEST, args, { cwd: ROOT, env: childEnv, onLine: (line) => (out += `${line}\n`) });
+    void child.exited.then(({ code: c }) => {
       const results = new Map<string, BatchResult>();
       let unhandled: string[] = [];
       let missing = 'no results';
@@ -59,7 +57,7 @@ export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorke
       }
       for (const r of runs)
         if (!results.has(r.name)) results.set(r.name, { failed: { [missing]: out.slice(-2000) }, passed: 0, skipped: [], files: {} });
-      rmSync(dir, { recursive: true, force: true });
+      removeOwnedDir(dir);
       res({ code: c ?? 1, runs: results, unhandled, out, ms: Date.now() - started });
     });
   });
