@@ -11,12 +11,13 @@ import {
   checkBookmarkShape,
   checkEvents,
   type Data,
+  INITIAL_EVENTS_BOOKMARK_MS,
   isBookmark,
   lines,
   nameOf,
+  type Room,
   readUntil,
   readUntilObject,
-  type Room,
   rvOf,
   withRoom,
 } from './support.ts';
@@ -40,7 +41,7 @@ async function initialPart(
   room: Room,
   s: WatchStream,
 ): Promise<{ added: WatchEvent[]; bookmark: WatchEvent }> {
-  const read = await readUntil(s, isBookmark, 'the synthetic ADDED events, then a BOOKMARK');
+  const read = await readUntil(s, isBookmark, 'the synthetic ADDED events, then a BOOKMARK', INITIAL_EVENTS_BOOKMARK_MS);
   return { added: room.mine(read.slice(0, -1)), bookmark: read[read.length - 1]! };
 }
 

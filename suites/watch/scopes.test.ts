@@ -10,6 +10,7 @@ import { paths } from '../../harness/src/fixtures.ts';
 import { WatchStream } from '../../harness/src/watch.ts';
 import {
   checkBookmarkShape,
+  INITIAL_EVENTS_BOOKMARK_MS,
   isBookmark,
   isDeletionType,
   lines,
@@ -168,7 +169,7 @@ describe('watch: scopes', () => {
           },
           leases(room.ns),
         );
-        const events = await readUntil(s, isBookmark, 'the synthetic ADDED Lease, then a BOOKMARK');
+        const events = await readUntil(s, isBookmark, 'the synthetic ADDED Lease, then a BOOKMARK', INITIAL_EVENTS_BOOKMARK_MS);
         const added = room.mine(events.slice(0, -1));
         check(
           added.length === 1 &&

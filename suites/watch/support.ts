@@ -202,6 +202,13 @@ export async function withRoom<T>(
 export const nameOf = (e: WatchEvent): string | undefined => e.object?.metadata?.name;
 export const rvOf = (e: WatchEvent): string | undefined => e.object?.metadata?.resourceVersion;
 export const isBookmark = (e: WatchEvent) => e.type === 'BOOKMARK';
+/**
+ * How long a watch-list stream may take to its BOOKMARK. doc1 sets no bound ("sent once state
+ * is at least as new as the read started"); kube-apiserver 1.28's watch cache of a resource
+ * reaches the version of the read with the next change it sees of that resource, which on a
+ * busy machine took longer than the usual 8 s.
+ */
+export const INITIAL_EVENTS_BOOKMARK_MS = 20_000;
 export const isError = (e: WatchEvent) => e.type === 'ERROR';
 /** A deletion event for the MUST-level laws: doc1 does not name its type, so any type but the named ones and ERROR. */
 export const isDeletionType = (t: string) => !NAMED.has(t) && t !== 'ERROR';
