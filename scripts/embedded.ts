@@ -71,6 +71,7 @@ import type { ServerOptionsInput } from '../reference/src/config.ts';
 import { startEtcd } from '../reference/src/etcd-process.ts';
 import { generateCertificate } from '../reference/src/http/tls.ts';
 import { build, EMBEDDED_GATES, type OrchServer } from '../reference/src/index.ts';
+import { FUTURE_RV_WAIT_MS, NAMESPACE_GRACE_MS } from './embedded-waits.ts';
 import { ownNodeConfigInProcess } from './node-config-in-process.ts';
 
 /** `--runtime-config` that serves the policy API (beta and alpha in Kubernetes 1.28). */
@@ -78,10 +79,6 @@ const POLICY_RUNTIME_CONFIG =
   'admissionregistration.orch.io/v1beta1=true,admissionregistration.orch.io/v1alpha1=true';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** How long the embedded servers (and the fault meta test's) hold a read at a version not yet reached. */
-export const FUTURE_RV_WAIT_MS = 250;
-/** How long the embedded servers (and the fault meta test's) wait before emptying a deleted namespace. */
-export const NAMESPACE_GRACE_MS = 500;
 
 interface Spec {
   name: string;

@@ -1,7 +1,7 @@
 // Faults against doc1 § Path shapes, the discovery documents and deletecollection, one rule
 // each; suites/paths must catch every one.
 import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
-import { bodyOf, divert, failure, mapJson, unlessDiverted } from '../util.ts';
+import { answer, bodyOf, divert, failure, mapJson, unlessDiverted } from '../util.ts';
 
 const PREFIX = '(api/v1|apis/[^/]+/[^/]+)';
 /** A discovery document of one group version: `/api/v1` or `/apis/<group>/<version>`. */
@@ -16,20 +16,6 @@ const EVICTION = new RegExp(`^/${PREFIX}/namespaces/[^/]+/pods/[^/]+/eviction$`)
 const evictions = new WeakSet<ProxiedRequest>();
 
 const isRead = (r: ProxiedRequest) => r.method === 'GET' && !r.url.searchParams.has('watch');
-
-function parse(res: ProxiedResponse): any {
-  try {
-    return JSON.parse(res.body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-const json = (status: number, body: unknown): ProxiedResponse => ({
-  status,
-  headers: { 'content-type': 'application/json' },
-  body: Buffer.from(JSON.stringify(body)),
-});
 
 const mapResources = (res: ProxiedResponse, f: (r: any) => any) =>
   mapJson(res, (j) =>
@@ -74,11 +60,11 @@ export const FAULTS: Fault[] = [
     catchers: ['paths/core/one-resource'],
     response: async (r, res, up) => {
       if (!isRead(r) || res.status !== 200 || !NS_RESOURCE.test(r.url.pathname)) return res;
-      const obj = parse(res);
+      const obj = bodyOf(res.body);
       const coll = r.url.pathname.slice(0, r.url.pathname.lastIndexOf('/'));
       const l = await up.send({ ...r, url: new URL(coll, r.url) });
-      const other = (parse(l)?.items ?? []).find((o: any) => o?.metadata?.name !== obj?.metadata?.name);
-      return other ? json(200, { ...other, kind: obj?.kind, apiVersion: obj?.apiVersion }) : res;
+      const other = (bodyOf(l.body)?.items ?? []).find((o: any) => o?.metadata?.name !== obj?.metadata?.name);
+      return other ? answer(200, { ...other, kind: obj?.kind, apiVersion: obj?.apiVersion }) : res;
     },
   },
   {
@@ -116,7 +102,7 @@ export const FAULTS: Fault[] = [
       if (!isRead(r) || !r.url.pathname.endsWith('/status') || res.status !== 404) return res;
       const coll = r.url.pathname.slice(0, -'/status'.length);
       const l = await up.send({ ...r, url: new URL(coll, r.url) });
-      return l.status === 200 && Array.isArray(parse(l)?.items) ? l : res;
+      return l.status === 200 && Array.isArray(bodyOf(l.body)?.items) ? l : res;
     },
   },
   {
@@ -138,7 +124,7 @@ export const FAULTS: Fault[] = [
     },
     response: (r, res) =>
       evictions.has(r) && res.status === 200
-        ? json(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 })
+        ? answer(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 })
         : res,
   },
   {
@@ -220,7 +206,7 @@ export const FAULTS: Fault[] = [
           body: Buffer.from(JSON.stringify(body)),
         });
       }
-      return json(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+      return answer(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     },
   },
 ];

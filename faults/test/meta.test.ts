@@ -39,7 +39,7 @@ import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { type FaultTable, type FaultVerdict, renderFaultsPage } from '../../reports/faults-page.ts';
-import { FUTURE_RV_WAIT_MS, NAMESPACE_GRACE_MS } from '../../scripts/embedded.ts';
+import { FUTURE_RV_WAIT_MS, NAMESPACE_GRACE_MS } from '../../scripts/embedded-waits.ts';
 import { collectCases } from '../../scripts/manifest.ts';
 import { type BlastRadius, RADIUS_FILE, readRadius, writeRadius } from '../blast-radius.ts';
 import { matchesCase } from '../catchers.ts';

@@ -17,6 +17,12 @@ import {
 } from './definition.ts';
 import { type Group, type Row, type Rule, rowKey, type Violation, type Write } from './row-files.ts';
 
+/**
+ * How long a row's write may take: its rules may run up to a validation's whole runtime budget
+ * (kube-apiserver 1.28 spent over 15 s on the runtime-budget row on a busy machine).
+ */
+const WRITE_TIMEOUT_MS = 25_000;
+
 /** The row's schema with its rules added to the root's x-orch-validations. */
 function withRules(schema: Record<string, unknown>, rules: Rule[] | undefined): Record<string, unknown> {
   if (!rules) return schema;
@@ -144,7 +150,9 @@ export async function runWrites(row: Row, t: CaseContext, o: WriteRun): Promise<
       let before: unknown;
       if ('create' in w) {
         current = uniqueName('c');
-        r = await t.client.post(o.def.collection(o.ns), objectOf(o.def, o.root, key, current, w.create));
+        r = await t.client.post(o.def.collection(o.ns), objectOf(o.def, o.root, key, current, w.create), {
+          timeoutMs: WRITE_TIMEOUT_MS,
+        });
       } else {
         check(
           current !== '',
@@ -158,7 +166,7 @@ export async function runWrites(row: Row, t: CaseContext, o: WriteRun): Promise<
         const next = o.root
           ? { ...cur, ...((w.update ?? {}) as object), metadata: cur.metadata }
           : { ...cur, spec: { ...(cur.spec ?? {}), [key]: w.update } };
-        r = await t.client.put(o.def.one(o.ns, current), next);
+        r = await t.client.put(o.def.one(o.ns, current), next, { timeoutMs: WRITE_TIMEOUT_MS });
       }
       if (w.refused) {
         check(

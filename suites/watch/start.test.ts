@@ -13,6 +13,7 @@ import {
   lines,
   nameOf,
   readGone,
+  readUntil,
   readUntilObject,
   rvOf,
   withRoom,
@@ -42,8 +43,17 @@ describe('watch: start version', () => {
           await room.remove('c');
         });
         const s = await room.watchOk({ watch: 1 });
+        // the synthetic ADDED events first: the later writes wait for them, as a server may read
+        // the state after it has answered the request (kube-apiserver 1.28 serves such a watch
+        // from etcd and reads the state once the headers are out)
+        const first = await readUntil(
+          s,
+          (_e, read) => room.mine(read).filter((x) => !isBookmark(x)).length >= 2,
+          'two events (the existing objects a and b) in a stream that stays open',
+        );
         const later = [await room.patch('a', { v: '1' }), await room.remove('b'), await room.sentinel()];
-        const events = room.mine(await readUntilObject(s, later[2]!.name)).filter((e) => !isBookmark(e));
+        const rest = await readUntilObject(s, later[2]!.name);
+        const events = room.mine([...first, ...rest]).filter((e) => !isBookmark(e));
         const initial = events.slice(0, 2);
         const want = ['a', 'b'].map((n) => ({
           type: 'ADDED',

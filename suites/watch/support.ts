@@ -234,7 +234,8 @@ export function lines(es: (WatchEvent | Expected)[]): string {
  */
 export async function readUntil(
   s: WatchStream,
-  pred: (e: WatchEvent) => boolean,
+  /** Whether to stop at this event, given all events read so far (this one included). */
+  pred: (e: WatchEvent, read: WatchEvent[]) => boolean,
   what: string,
   timeoutMs = 8_000,
 ): Promise<WatchEvent[]> {
@@ -248,7 +249,7 @@ export async function readUntil(
       check(false, what, `${(err as Error).message}; events read: ${lines(out)}`);
     }
     out.push(e);
-    if (pred(e)) return out;
+    if (pred(e, out)) return out;
   }
 }
 

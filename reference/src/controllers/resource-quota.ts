@@ -29,13 +29,15 @@ export function startResourceQuotaController(env: ControllerEnv): Controller {
   const followed = new Map<string, Informer>();
 
   const sync = async (ns: string): Promise<void> => {
+    // each counted resource listed once for all the namespace's quotas
+    const lists = new Map<string, KObject[]>();
     for (const cached of quotas?.cache.values() ?? []) {
       if (cached.metadata.namespace !== ns) continue;
       // the newest stored quota (the cache may be a step behind a write of ours)
       const q = client.get('', 'resourcequotas', ns, cached.metadata.name!) as ResourceQuota | undefined;
       if (!q) continue;
       const hard = hardOf(q);
-      const used = await countUsage(env.registry, q, ns);
+      const used = await countUsage(env.registry, q, ns, undefined, lists);
       const status = { hard: { ...hard }, used: toList(used, Object.keys(hard), hard) };
       if (deepEqual(q.status ?? {}, status)) continue;
       try {

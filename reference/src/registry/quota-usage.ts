@@ -190,8 +190,18 @@ export function prettyPrint(l: ResourceList): string {
 /** A quota's hard limits. */
 export const hardOf = (q: ResourceQuota): ResourceList => q.spec?.hard ?? {};
 
-/** A quota's usage in a namespace, counted from the stored objects (skipping `skip`, the object being written). */
-export async function countUsage(registry: Registry, q: ResourceQuota, namespace: string, skip?: string): Promise<Usage> {
+/**
+ * A quota's usage in a namespace, counted from the stored objects (skipping `skip`, the object
+ * being written). `lists` holds the namespace's objects by resource as they are listed, so the
+ * quotas of one namespace counted with the same map list each resource once.
+ */
+export async function countUsage(
+  registry: Registry,
+  q: ResourceQuota,
+  namespace: string,
+  skip?: string,
+  lists: Map<string, KObject[]> = new Map(),
+): Promise<Usage> {
   const acc: Usage = {};
   const names = Object.keys(hardOf(q));
   const resources = new Map<string, { group: string; plural: string }>();
@@ -199,10 +209,15 @@ export async function countUsage(registry: Registry, q: ResourceQuota, namespace
     const r = resourceOfHard(k);
     if (r) resources.set(`${r.group}/${r.plural}`, r);
   }
-  for (const r of resources.values()) {
+  for (const [key, r] of resources) {
     const served = registry.byResource(r.group, r.plural);
     if (!served?.def.namespaced) continue;
-    for (const o of (await served.store.list(namespace, {})).items) {
+    let items = lists.get(key);
+    if (!items) {
+      items = (await served.store.list(namespace, {})).items;
+      lists.set(key, items);
+    }
+    for (const o of items) {
       if (skip && `${r.group}/${r.plural}/${o.metadata.name}` === skip) continue;
       if (quotaMatches(q, r.group, r.plural, o)) addUsage(acc, usageOf(r.group, r.plural, o));
     }
