@@ -97,6 +97,23 @@ async function killAndCheck(s: Started): Promise<void> {
 
 const running = (s: Started, re: RegExp) => () => marked(s.mark).some((p) => re.test(p.cmd));
 
+/** The flags of an embedded run of the watch area reporting to `report`. */
+const watchRun = (report: string) => ['--area', 'watch', '--report', report, '--no-html'];
+
+/** Starts a conformance run, kills it -9 once a watch case has run in its vitest process, and checks. */
+async function killRunMidway(startRun: (report: string) => Started): Promise<void> {
+  const report = mkdtempSync(join(tmpdir(), 'lifeline-report-'));
+  try {
+    const s = startRun(report);
+    await until(running(s, /vitest\.mjs/), 'the suites run in a vitest process', s);
+    // in the middle of the run: a case file has reported
+    await until(() => /suites\/watch\//.test(s.out()), 'a watch case has run', s);
+    await killAndCheck(s);
+  } finally {
+    rmSync(report, { recursive: true, force: true });
+  }
+}
+
 describe('kill -9 of a starter leaves nothing behind', () => {
   it('the reference server with --etcd: its private etcd and the etcd data directory go', async () => {
     const s = start([join(ROOT, 'scripts', 'bin.mjs'), 'serve', '--etcd', '--insecure-http', '--port', '0']);
@@ -107,16 +124,7 @@ describe('kill -9 of a starter leaves nothing behind', () => {
   }, 90_000);
 
   it('an embedded conformance run: the vitest process running the suites goes, and the directories of the embedded servers', async () => {
-    const report = mkdtempSync(join(tmpdir(), 'lifeline-report-'));
-    try {
-      const s = start([join(ROOT, 'scripts', 'bin.mjs'), 'run', '--area', 'watch', '--report', report, '--no-html']);
-      await until(running(s, /vitest\.mjs/), 'the suites run in a vitest process', s);
-      // in the middle of the run: a case file has reported
-      await until(() => /suites\/watch\//.test(s.out()), 'a watch case has run', s);
-      await killAndCheck(s);
-    } finally {
-      rmSync(report, { recursive: true, force: true });
-    }
+    await killRunMidway((report) => start([join(ROOT, 'scripts', 'bin.mjs'), 'run', ...watchRun(report)]));
   }, 120_000);
 
   it('npm run server -- --etcd: the server npm started (--exit-with-parent), its etcd and the etcd data directory go', async () => {
@@ -132,15 +140,7 @@ describe('kill -9 of a starter leaves nothing behind', () => {
   }, 90_000);
 
   it('npm run conformance: the run npm started (--exit-with-parent) and its vitest process go', async () => {
-    const report = mkdtempSync(join(tmpdir(), 'lifeline-report-'));
-    try {
-      const s = start(['run', 'conformance', '--', '--area', 'watch', '--report', report, '--no-html'], 'npm');
-      await until(running(s, /vitest\.mjs/), 'the suites run in a vitest process', s);
-      await until(() => /suites\/watch\//.test(s.out()), 'a watch case has run', s);
-      await killAndCheck(s);
-    } finally {
-      rmSync(report, { recursive: true, force: true });
-    }
+    await killRunMidway((report) => start(['run', 'conformance', '--', ...watchRun(report)], 'npm'));
   }, 120_000);
 
   it('a process in the middle of a health case: the server process it started and its data directory go', async () => {

@@ -5,7 +5,6 @@ import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { capabilities } from '../../harness/src/capabilities.ts';
 import { conformance } from '../../harness/src/case.ts';
-import type { WatchEvent, WatchStream } from '../../harness/src/watch.ts';
 import {
   checkBookmarkShape,
   checkEvents,
@@ -14,6 +13,7 @@ import {
   readFor,
   readUntil,
   readUntilObject,
+  readUntilOrEnd,
   rvOf,
   withRoom,
 } from './support.ts';
@@ -27,21 +27,6 @@ const BOOKMARK_MARGIN_MS = 5_000;
  */
 const SHORT_WATCH_SECONDS = 5;
 
-/** Reads until a BOOKMARK or the end of the stream (a stream given timeoutSeconds ends by itself). */
-async function readUntilBookmarkOrEnd(s: WatchStream, ms: number): Promise<WatchEvent[]> {
-  const out: WatchEvent[] = [];
-  const deadline = Date.now() + ms;
-  while (!out.some(isBookmark) && Date.now() < deadline) {
-    try {
-      out.push(await s.next(Math.max(1, deadline - Date.now())));
-    } catch (err) {
-      if (s.ended && !s.error) return out;
-      if (/no watch event within/.test((err as Error).message)) return out;
-      throw err;
-    }
-  }
-  return out;
-}
 
 describe('watch: bookmarks', () => {
   conformance(
@@ -122,7 +107,7 @@ describe('watch: bookmarks', () => {
           timeoutSeconds: String(SHORT_WATCH_SECONDS),
         });
         const want = [await room.create('a', { v: '0' }), await room.update('a', { v: '1' })];
-        let events = await readUntilBookmarkOrEnd(short, SHORT_WATCH_SECONDS * 1000 + 2_000);
+        let events = await readUntilOrEnd(short, (read) => read.some(isBookmark), SHORT_WATCH_SECONDS * 1000 + 2_000);
         short.close();
         if (!events.some(isBookmark))
           // a stream that ends, breaks or stays silent past the interval fails here

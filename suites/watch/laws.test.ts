@@ -20,10 +20,10 @@ import {
   isDeletionType,
   lines,
   nameOf,
+  type Room,
   readGone,
   readUntil,
   readUntilObject,
-  type Room,
   rvOf,
   withRoom,
 } from './support.ts';

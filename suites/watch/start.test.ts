@@ -5,7 +5,6 @@ import { describe } from 'vitest';
 import { check, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { expiredVersion } from '../../harness/src/retention.ts';
-import type { WatchEvent } from '../../harness/src/watch.ts';
 import {
   checkEvents,
   type Data,
@@ -15,6 +14,7 @@ import {
   nameOf,
   readGone,
   readUntilObject,
+  readUntilOrEnd,
   rvOf,
   withRoom,
 } from './support.ts';
@@ -47,15 +47,7 @@ describe('watch: start version', () => {
         // state after it has answered the request (kube-apiserver 1.28 serves such a watch from
         // etcd and reads the state once the headers are out), and the synthetic ADDED events
         // come from one read; a stream that sends none is judged below as it is
-        const first: WatchEvent[] = [];
-        const until = Date.now() + 8_000;
-        while (!room.mine(first).some((x) => !isBookmark(x)) && Date.now() < until) {
-          try {
-            first.push(await s.next(Math.max(1, until - Date.now())));
-          } catch {
-            break;
-          }
-        }
+        const first = await readUntilOrEnd(s, (read) => room.mine(read).some((x) => !isBookmark(x)), 8_000);
         const later = [await room.patch('a', { v: '1' }), await room.remove('b'), await room.sentinel()];
         const rest = await readUntilObject(s, later[2]!.name);
         const events = room.mine([...first, ...rest]).filter((e) => !isBookmark(e));

@@ -253,6 +253,23 @@ export async function readUntil(
   }
 }
 
+/**
+ * Reads until `pred` holds for the events read so far, or the stream ends, or `ms` pass; never
+ * fails (the caller judges what it got).
+ */
+export async function readUntilOrEnd(s: WatchStream, pred: (read: WatchEvent[]) => boolean, ms: number): Promise<WatchEvent[]> {
+  const out: WatchEvent[] = [];
+  const deadline = Date.now() + ms;
+  while (!pred(out) && Date.now() < deadline) {
+    try {
+      out.push(await s.next(Math.max(1, deadline - Date.now())));
+    } catch {
+      return out;
+    }
+  }
+  return out;
+}
+
 /** Reads until the change event of the named object (the case's sentinel). */
 export function readUntilObject(s: WatchStream, name: string, timeoutMs = 8_000): Promise<WatchEvent[]> {
   return readUntil(
