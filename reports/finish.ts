@@ -24,11 +24,14 @@ import {
   readCaseNotes,
   readCases,
   readVitestJson,
-  strays,
   type Selection,
+  strays,
   verdict,
 } from './outcomes.ts';
 import { slowestText, type Timings, timingsOf } from './timings.ts';
+
+/** What the processes of a control plane the run started wrote (`run --kubernetes-assets`). */
+export const CONTROL_PLANE_LOG = 'control-plane.log';
 
 export const REPORT_FILES = [
   'allure-results',
@@ -41,6 +44,7 @@ export const REPORT_FILES = [
   'summary.json',
   'case-notes.json',
   'timings.json',
+  CONTROL_PLANE_LOG,
 ];
 
 export interface ExpectationsInfo {
@@ -233,7 +237,9 @@ export function summaryText(s: Summary, dir: string, wallSeconds: number): strin
       `${s.skipped} skipped, ${s.notSelected} not selected`,
   );
   for (const f of s.unexpected.failures)
-    lines.push(`  FAILED   ${f.id}: ${f.title}${f.message ? `\n           ${f.message}` : ''}`);
+    lines.push(
+      `  FAILED   ${f.id}: ${f.title}${f.message ? `\n           ${f.message.replaceAll('\n', '\n           ')}` : ''}`,
+    );
   for (const p of s.unexpected.passes)
     lines.push(
       `  UNEXPECTED PASS ${p.id}: ${p.title}\n           expected to fail (${p.note ?? ''}): remove the expectation`,
@@ -245,7 +251,8 @@ export function summaryText(s: Summary, dir: string, wallSeconds: number): strin
   if (s.slowest?.files.length) lines.push(...slowestText(s.slowest));
   if (existsSync(join(dir, 'html', 'index.html')))
     lines.push(`Allure report: ${join(dir, 'html', 'index.html')} (serve over http)`);
-  if (s.endpoints.length > 1) lines.push(`Endpoints:     ${s.endpoints.join(', ')} (requests alternated between them)`);
+  if (s.endpoints.length > 1)
+    lines.push(`Endpoints:     ${s.endpoints.join(', ')} (requests alternated between them)`);
   lines.push(`Matrix:        ${join(dir, 'matrix.html')}`);
   if (existsSync(join(dir, 'junit.xml'))) lines.push(`JUnit:         ${join(dir, 'junit.xml')}`);
   lines.push(`Summary:       ${join(dir, 'summary.json')}`);

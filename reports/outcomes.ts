@@ -5,6 +5,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { type ExpectationFile, expectationFor } from '../harness/src/expectations.ts';
 import type { ManifestEntry } from '../scripts/manifest.ts';
 
+/** How much of a failure's message a result keeps: the requirement, Expected, Actual and a hint. */
+const MESSAGE_LINES = 4;
+const MESSAGE_LINE_CHARS = 400;
+
 export type CaseOutcome =
   | 'passed'
   | 'failed'
@@ -166,7 +170,7 @@ export function classify(
             ? notes.skips[id]
             : undefined;
       if (note) r.note = note;
-      if (outcome === 'failed' && message) r.message = message.split('\n')[0];
+      if (outcome === 'failed' && message) r.message = headOf(message);
       if (notes.retries[id]) r.retries = notes.retries[id];
       out.push(r);
     }
@@ -201,6 +205,17 @@ export function strays(results: VitestJson, declared: Set<string>): string[] {
 }
 
 /** Files that failed as a whole (an import error, a failing beforeAll): vitest puts the error on the file. */
+/** A failure's requirement with its Expected and Actual lines (harness/src/assert.ts), without the stack. */
+function headOf(message: string): string {
+  const lines = message.split('\n');
+  const end = lines.findIndex((l, i) => i > 0 && /^\s+(at |❯ )/.test(l));
+  return lines
+    .slice(0, end < 0 ? MESSAGE_LINES : Math.min(end, MESSAGE_LINES))
+    .map((l) => (l.length > MESSAGE_LINE_CHARS ? `${l.slice(0, MESSAGE_LINE_CHARS)}…` : l))
+    .join('\n')
+    .trimEnd();
+}
+
 export function fileErrors(results: VitestJson): { file: string; message: string }[] {
   return results.testResults
     .filter((f) => f.status === 'failed' && f.message)

@@ -2,6 +2,7 @@
 // the run starts from DIR's binaries (harness/src/control-plane/), its API servers declared to
 // the suites with everything they were started with (the authentication fixtures, the audit
 // log, gates, admission plugins, windows; servers.ts), and stopped when the run ends.
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startImagePolicyBackend } from '../harness/src/admission/image-policy-backend.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
@@ -29,7 +30,14 @@ function serverCommand(assets: string): string {
   return `exec ${q(process.execPath)} ${q(join(ROOT, 'scripts', 'bin.mjs'))} kube-apiserver --kubernetes-assets ${q(assets)} --port {port} --data-dir {dataDir} --shutdown-delay-duration {shutdownDelay}s`;
 }
 
-export async function startControlPlaneTarget(dir: string): Promise<ControlPlaneTarget> {
+/** Appends each line to `file`, stamped with the time it came. */
+function logTo(file: string): (line: string) => void {
+  writeFileSync(file, '');
+  return (line) => appendFileSync(file, `${new Date().toISOString()} ${line}\n`);
+}
+
+/** Starts the control plane from the binaries in `dir`; what its processes write goes to `logFile`. */
+export async function startControlPlaneTarget(dir: string, logFile: string): Promise<ControlPlaneTarget> {
   const assets = resolveAssets(dir);
   // the ImageReview backend the image-policy server asks, and the issuer and token webhook
   // the servers ask about the fixtures' credentials, run for as long as the servers do
@@ -45,10 +53,16 @@ export async function startControlPlaneTarget(dir: string): Promise<ControlPlane
   const specs = controlPlaneServers(assets, imagePolicy);
   let cp: Awaited<ReturnType<typeof startControlPlane>>;
   try {
-    cp = await startControlPlane({ assets, servers: specs, fixtures, controllerGates: GATES });
+    cp = await startControlPlane({
+      assets,
+      servers: specs,
+      fixtures,
+      controllerGates: GATES,
+      log: logTo(logFile),
+    });
   } catch (e) {
     await stopCallbacks();
-    throw e;
+    throw new Error(`${(e as Error).message} (what the processes wrote: ${logFile})`);
   }
   const [main, ...extra] = cp.servers;
   const declaredOf = (i: number) => {

@@ -26,6 +26,7 @@ import {
 import { startOwned } from '../lifeline/owned.ts';
 import { onParentGone } from '../lifeline/parent.ts';
 import {
+  CONTROL_PLANE_LOG,
   expectationsInfo,
   finishReport,
   REPORT_FILES,
@@ -567,6 +568,7 @@ export async function run(argv: string[]): Promise<number> {
   let stop: (() => Promise<void>) | undefined;
   const t = opts.target;
   try {
+    clearReport(opts.reportDir);
     if (opts.kubernetesAssets) {
       if (declares(opts))
         throw new UsageError(
@@ -575,9 +577,13 @@ export async function run(argv: string[]): Promise<number> {
       const { startControlPlaneTarget } = await import('./control-plane-target.ts');
       const s0 = performance.now();
       process.stdout.write(`starting a Kubernetes control plane from ${opts.kubernetesAssets} ...\n`);
-      const cp = await startControlPlaneTarget(opts.kubernetesAssets);
+      const cp = await startControlPlaneTarget(
+        opts.kubernetesAssets,
+        join(opts.reportDir, CONTROL_PLANE_LOG),
+      );
       process.stdout.write(`control plane (ready in ${(performance.now() - s0).toFixed(0)} ms):\n`);
       for (const s of cp.servers) process.stdout.write(`  ${s.name.padEnd(15)} ${s.url}  ${s.about}\n`);
+      process.stdout.write(`  what the processes write: ${join(opts.reportDir, CONTROL_PLANE_LOG)}\n`);
       Object.assign(env, EMPTY_TARGET_ENV, cp.env, nodeConfigEnv(opts));
       stop = () => cp.close();
     } else if (t.endpoints || t.kubeconfig || process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) {
@@ -626,7 +632,6 @@ export async function run(argv: string[]): Promise<number> {
   let vitestExitCode: number | null;
   let seconds: number;
   try {
-    clearReport(reportDir);
     env.ORCH_REPORT_DIR = reportDir;
     const casesFile = join(reportDir, 'cases.jsonl');
     writeFileSync(casesFile, '');

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe } from 'vitest';
 import { check, checkStatus } from '../../harness/src/assert.ts';
 import { clientWith } from '../../harness/src/auth/credentials.ts';
-import type { Client } from '../../harness/src/client.ts';
 import { conformance } from '../../harness/src/case.ts';
+import type { Client } from '../../harness/src/client.ts';
 import { checkRefused, checkUser, seenAs } from './helpers.ts';
 
 const needs = { auth: ['bootstrap' as const] };
@@ -16,6 +16,8 @@ const SECTION = 'Bootstrap token secret';
 const SECRETS = '/api/v1/namespaces/orch-system/secrets';
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const made: { client: Client; name: string }[] = [];
+/** How long the case waits for the token cleaner after the expiration. */
+const CLEANER_WAIT_MS = 60_000;
 
 function word(n: number): string {
   const b = randomBytes(n);
@@ -23,7 +25,11 @@ function word(n: number): string {
 }
 
 /** Creates a bootstrap token secret; returns the token text. */
-async function bootstrapToken(c: Client, data: Record<string, string> = {}, o: { id?: string; secret?: string } = {}): Promise<{ id: string; token: string }> {
+async function bootstrapToken(
+  c: Client,
+  data: Record<string, string> = {},
+  o: { id?: string; secret?: string } = {},
+): Promise<{ id: string; token: string }> {
   const id = o.id ?? word(6);
   const secret = o.secret ?? word(16);
   const name = `bootstrap-token-${id}`;
@@ -49,10 +55,12 @@ describe('authentication: bootstrap tokens', () => {
   conformance(
     {
       id: 'authentication/bootstrap/user-and-groups',
-      title: 'A bootstrap token authenticates as system:bootstrap:<id> in system:bootstrappers plus its auth-extra-groups',
+      title:
+        'A bootstrap token authenticates as system:bootstrap:<id> in system:bootstrappers plus its auth-extra-groups',
       doc: 3,
       section: 'Authentication',
-      place: 'Bootstrap token | ... username `system:bootstrap:<token-id>`; group `system:bootstrappers` plus `auth-extra-groups`',
+      place:
+        'Bootstrap token | ... username `system:bootstrap:<token-id>`; group `system:bootstrappers` plus `auth-extra-groups`',
       level: 'MUST',
     },
     async ({ client }) => {
@@ -65,7 +73,12 @@ describe('authentication: bootstrap tokens', () => {
         u,
         {
           username: `system:bootstrap:${id}`,
-          groups: ['system:bootstrappers', 'system:bootstrappers:conformance-a', 'system:bootstrappers:conformance-b', 'system:authenticated'],
+          groups: [
+            'system:bootstrappers',
+            'system:bootstrappers:conformance-a',
+            'system:bootstrappers:conformance-b',
+            'system:authenticated',
+          ],
         },
         'the bootstrap token user',
       );
@@ -84,7 +97,10 @@ describe('authentication: bootstrap tokens', () => {
     },
     async ({ client }) => {
       const { id } = await bootstrapToken(client);
-      await checkRefused(clientWith(client.target, { token: `${id}.${word(16)}` }), 'a known token id with a wrong secret');
+      await checkRefused(
+        clientWith(client.target, { token: `${id}.${word(16)}` }),
+        'a known token id with a wrong secret',
+      );
     },
     { needs },
   );
@@ -95,7 +111,8 @@ describe('authentication: bootstrap tokens', () => {
       title: 'A bootstrap token whose expiration has passed is refused with 401',
       doc: 3,
       section: SECTION,
-      place: 'expiration | no | RFC 3339 UTC time; expired tokens are refused for authentication and ignored for signing',
+      place:
+        'expiration | no | RFC 3339 UTC time; expired tokens are refused for authentication and ignored for signing',
       level: 'MUST',
     },
     async ({ client }) => {
@@ -116,7 +133,10 @@ describe('authentication: bootstrap tokens', () => {
     },
     async ({ client }) => {
       const off = await bootstrapToken(client, { 'usage-bootstrap-authentication': 'false' });
-      await checkRefused(clientWith(client.target, { token: off.token }), 'usage-bootstrap-authentication "false"');
+      await checkRefused(
+        clientWith(client.target, { token: off.token }),
+        'usage-bootstrap-authentication "false"',
+      );
     },
     { needs },
   );
@@ -124,14 +144,17 @@ describe('authentication: bootstrap tokens', () => {
   conformance(
     {
       id: 'authentication/bootstrap/extra-group-prefix',
-      title: 'A bootstrap token whose auth-extra-groups holds a group without the system:bootstrappers: prefix is refused with 401',
+      title:
+        'A bootstrap token whose auth-extra-groups holds a group without the system:bootstrappers: prefix is refused with 401',
       doc: 3,
       section: SECTION,
       place: 'auth-extra-groups | no | comma-separated groups; each must start with `system:bootstrappers:`',
       level: 'MUST',
     },
     async ({ client }) => {
-      const { token } = await bootstrapToken(client, { 'auth-extra-groups': 'system:bootstrappers:ok,system:masters' });
+      const { token } = await bootstrapToken(client, {
+        'auth-extra-groups': 'system:bootstrappers:ok,system:masters',
+      });
       await checkRefused(clientWith(client.target, { token }), 'auth-extra-groups naming system:masters');
     },
     { needs },
@@ -143,21 +166,27 @@ describe('authentication: bootstrap tokens', () => {
       title: 'The token cleaner deletes the secret of a bootstrap token once it has expired',
       doc: 3,
       section: 'States and transitions',
-      place: 'Bootstrap token: usable until `expiration`; expired tokens are refused and deleted by the token cleaner controller',
+      place:
+        'Bootstrap token: usable until `expiration`; expired tokens are refused and deleted by the token cleaner controller',
       level: 'MUST',
     },
     async ({ client }) => {
       const { id, token } = await bootstrapToken(client, { expiration: rfc3339(Date.now() + 3_000) });
       await seenAs(clientWith(client.target, { token }), 'the token before it expires');
-      const deadline = Date.now() + 25_000;
+      // doc3 sets no bound; a busy cluster's controller manager can be slow to act on the expiry
+      const deadline = Date.now() + CLEANER_WAIT_MS;
       let status = 200;
       while (Date.now() < deadline) {
         status = (await client.get(`${SECRETS}/bootstrap-token-${id}`)).status;
         if (status === 404) break;
         await new Promise((r) => setTimeout(r, 500));
       }
-      check(status === 404, 'the expired secret deleted within 25 s of its expiration (GET answers 404)', `GET answered ${status}`);
+      check(
+        status === 404,
+        `the expired secret deleted within ${CLEANER_WAIT_MS / 1000} s of its expiration (GET answers 404)`,
+        `GET answered ${status}`,
+      );
     },
-    { needs, timeout: 40_000 },
+    { needs, timeout: CLEANER_WAIT_MS + 20_000 },
   );
 });

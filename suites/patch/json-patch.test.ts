@@ -76,7 +76,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 const initArb = fc.dictionary(keyArb, valArb, { minKeys: 1, maxKeys: 4 });
 
-/** Inputs always run: a failure after a successful op, a test at the end, a move onto itself. */
+/** Inputs always run: a failure after a successful op, a test at the end, a move onto itself, a missing target. */
 const REGRESSIONS: [Data, Op[]][] = [
   [
     { a: '1' },
@@ -100,6 +100,9 @@ const REGRESSIONS: [Data, Op[]][] = [
       { op: 'test', path: '/data/a', value: '2' },
     ],
   ],
+  // RFC 6902 4.3 and 4.5: the target of `replace` and the `from` of `copy` must exist
+  [{ a: '1' }, [{ op: 'replace', path: '/data/b', value: '2' }]],
+  [{ a: '1' }, [{ op: 'copy', from: '/data/b', path: '/data/c' }]],
 ];
 
 describe('patch: JSON Patch (RFC 6902)', () => {
