@@ -11,9 +11,14 @@ import { type Batch, type BatchRun, runBatch } from '../../faults/test/batch/run
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import { EARLY, type ForeignWriter, LATE, withForeignObjects } from './foreign-objects.ts';
 
+/** The list table's cases (they compare whole lists of the case's namespace). */
+const LIST_TABLE = 'suites/resource-versions/cases/list.test.ts';
+
 /** The files of the cases that compared a whole namespace's lists and streams. */
 const FILES = [
-  'suites/resource-versions/tables.test.ts',
+  'suites/resource-versions/cases/get.test.ts',
+  LIST_TABLE,
+  'suites/resource-versions/cases/watch.test.ts',
   'suites/chunking/laws.test.ts',
   'suites/chunking/tokens.test.ts',
   'suites/watch/events.test.ts',
@@ -54,7 +59,7 @@ describe("list and watch cases judge the case's own objects", () => {
     const plan: [string, FaultHooks | undefined, string[]][] = [
       ['foreign', undefined, FILES],
       ['foreign+drop-own', DROP_B, FILES],
-      ['foreign+exact-list-served-current', faultByName('exact-list-served-current'), [FILES[0]!]],
+      ['foreign+exact-list-served-current', faultByName('exact-list-served-current'), [LIST_TABLE]],
     ];
     for (const [name, fault, files] of plan) {
       const w = withForeignObjects(fault);

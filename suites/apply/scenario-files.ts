@@ -4,7 +4,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Level } from '../../harness/src/spec.ts';
-import { loadTableFiles, uniqueId } from '../../harness/src/yaml-tables.ts';
+import { loadTableFiles, requireTestFiles, uniqueId } from '../../harness/src/yaml-tables.ts';
 import { canonicalPath, fromFieldsV1, lenientPath, toFieldsV1 } from './fieldsets.ts';
 import type { ExpectedConflict, ExpectedEntry, KindName } from './support.ts';
 
@@ -147,9 +147,13 @@ function validateSemantics(sc: Scenario): void {
 }
 
 export function loadScenarios(): Scenario[] {
+  requireTestFiles(DIR);
   const out: Scenario[] = [];
   const ids = new Set<string>();
-  for (const f of loadTableFiles<{ scenarios: Omit<Scenario, 'file'>[] }>(DIR, join(HERE, 'scenarios.schema.json'))) {
+  for (const f of loadTableFiles<{ scenarios: Omit<Scenario, 'file'>[] }>(
+    DIR,
+    join(HERE, 'scenarios.schema.json'),
+  )) {
     for (const raw of f.doc.scenarios) {
       const sc: Scenario = { ...raw, file: f.name };
       uniqueId(ids, sc.id, f.path, 'scenario id');

@@ -5,7 +5,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Level } from '../../harness/src/spec.ts';
-import { loadTableFiles, uniqueId } from '../../harness/src/yaml-tables.ts';
+import { loadTableFiles, requireTestFiles, uniqueId } from '../../harness/src/yaml-tables.ts';
 
 export type CauseReason =
   | 'FieldValueInvalid'
@@ -84,6 +84,7 @@ function validateSemantics(g: Group): void {
 }
 
 export function loadGroups(): Group[] {
+  requireTestFiles(DIR);
   const out: Group[] = [];
   const ids = new Set<string>();
   const names = new Set<string>();

@@ -2,17 +2,15 @@
 // each row, the answer is a Status object with the row's code and reason; where the spec names
 // the code, a case checks the code alone; for a refused write, the namespace's ConfigMaps are
 // the same before and after.
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
 import { describe } from 'vitest';
-import { parse } from 'yaml';
 import { check, checkEqual, checkStatus, checkStatusObject, show } from '../../harness/src/assert.ts';
-import type { Client } from '../../harness/src/client.ts';
 import { conformance } from '../../harness/src/case.ts';
+import type { Client } from '../../harness/src/client.ts';
 import { paths, useNamespace } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
+import { loadTableFile } from '../../harness/src/yaml-tables.ts';
 import { PROVOCATIONS, RUN } from './provocations.ts';
 
 interface Row {
@@ -28,17 +26,7 @@ interface Row {
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 function loadRows(): Row[] {
-  const schema = JSON.parse(readFileSync(join(HERE, 'cases.schema.json'), 'utf8'));
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
-  const path = join(HERE, 'cases.yaml');
-  const doc = parse(readFileSync(path, 'utf8'));
-  if (!validate(doc)) {
-    const errs = (validate.errors ?? []).map(
-      (e) => `  ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
-    );
-    throw new Error(`${path} does not match cases.schema.json:\n${errs.join('\n')}`);
-  }
-  return (doc as { rows: Row[] }).rows;
+  return loadTableFile<{ rows: Row[] }>(join(HERE, 'cases.yaml'), join(HERE, 'cases.schema.json')).doc.rows;
 }
 
 interface Snap {

@@ -36,7 +36,12 @@ describe('health: endpoints', () => {
       },
       async ({ client }) => {
         const r = await client.get(`/${endpoint}`);
-        check(r.status === 200, `200 from /${endpoint}`, `${r.status}: ${show(r.text.slice(0, 400))}`, 'a healthy server');
+        check(
+          r.status === 200,
+          `200 from /${endpoint}`,
+          `${r.status}: ${show(r.text.slice(0, 400))}`,
+          'a healthy server',
+        );
       },
     );
 
@@ -72,7 +77,11 @@ describe('health: endpoints', () => {
         checkSomeChecks(l, endpoint);
         const body = l.lines.slice(0, -1);
         const odd = body.filter((x) => !/^\[[+-]\]\S+ /.test(x) && !x.startsWith('warn: '));
-        checkEqual(odd, [], 'every line before the last is a check: [+]<name> ok, or [-]<name> and why it failed');
+        checkEqual(
+          odd,
+          [],
+          'every line before the last is a check: [+]<name> ok, or [-]<name> and why it failed',
+        );
         check(
           /\bcheck passed$/.test(l.last),
           'a last line saying the check passed',
@@ -113,7 +122,12 @@ describe('health: endpoints', () => {
       checkSomeChecks(all, 'readyz');
       const name = all.passed[0]!;
       const l = await verbose(client, 'readyz', [name]);
-      check(l.status === 200, '200', `${l.status}: ${show(l.text.slice(0, 400))}`, 'excluding a passing check');
+      check(
+        l.status === 200,
+        '200',
+        `${l.status}: ${show(l.text.slice(0, 400))}`,
+        'excluding a passing check',
+      );
       check(
         l.excluded.includes(name) && !l.passed.includes(name),
         `"[+]${name} excluded: ok" and no "[+]${name} ok"`,
@@ -137,10 +151,23 @@ describe('health: endpoints', () => {
       const all = await verbose(client, 'livez');
       checkSomeChecks(all, 'livez');
       const names = all.passed.slice(0, 2);
-      check(names.length === 2, 'two passing checks to exclude', show(all.passed), 'the case needs two checks');
+      check(
+        names.length === 2,
+        'two passing checks to exclude',
+        show(all.passed),
+        'the case needs two checks',
+      );
       const l = await verbose(client, 'livez', names);
-      checkEqual(names.filter((n) => l.excluded.includes(n)), names, 'each excluded check listed as excluded');
-      checkEqual(names.filter((n) => l.passed.includes(n)), [], 'no excluded check run');
+      checkEqual(
+        names.filter((n) => l.excluded.includes(n)),
+        names,
+        'each excluded check listed as excluded',
+      );
+      checkEqual(
+        names.filter((n) => l.passed.includes(n)),
+        [],
+        'no excluded check run',
+      );
     },
   );
 
@@ -155,7 +182,12 @@ describe('health: endpoints', () => {
     },
     async ({ client }) => {
       const l = await verbose(client, 'readyz', ['no-such-check']);
-      check(l.status === 200, '200', `${l.status}: ${show(l.text.slice(0, 400))}`, 'an unknown exclude is not a failure');
+      check(
+        l.status === 200,
+        '200',
+        `${l.status}: ${show(l.text.slice(0, 400))}`,
+        'an unknown exclude is not a failure',
+      );
       check(
         l.lines.includes('warn: some health checks cannot be excluded: no matches for "no-such-check"'),
         'the line: warn: some health checks cannot be excluded: no matches for "no-such-check"',
@@ -180,7 +212,12 @@ describe('health: endpoints', () => {
         checkSomeChecks(l, endpoint);
         const name = l.passed.at(-1)!;
         const r = await client.get(`/${endpoint}/${name}`);
-        check(r.status === 200, `200 from /${endpoint}/${name}`, `${r.status}: ${show(r.text.slice(0, 300))}`, 'a passing check');
+        check(
+          r.status === 200,
+          `200 from /${endpoint}/${name}`,
+          `${r.status}: ${show(r.text.slice(0, 300))}`,
+          'a passing check',
+        );
       }
     },
   );

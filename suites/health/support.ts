@@ -10,7 +10,8 @@ export const VERBOSE_RULE =
   'Query `verbose` prints each check as `[+]<name> ok` (or a failure marker) and ends with a line saying the check passed';
 export const EXCLUDE_RULE =
   '`exclude=<check-name>` skips a check and prints it as `excluded: ok`; the two can be combined';
-export const SINGLE_ROW = 'GET `/livez/<check-name>`, GET `/readyz/<check-name>` | single check; alpha in 1.28; for operators, not machines';
+export const SINGLE_ROW =
+  'GET `/livez/<check-name>`, GET `/readyz/<check-name>` | single check; alpha in 1.28; for operators, not machines';
 export const FLAGS_RULE =
   'Server flags: `--livez-grace-period` (startup duration), `--shutdown-delay-duration` (graceful shutdown, observed through `/readyz`)';
 
@@ -46,7 +47,9 @@ export function parseListing(status: number, text: string): Listing {
 
 /** GET /<endpoint>?verbose (with exclude=... for each name given). */
 export async function verbose(client: Client, endpoint: Endpoint, exclude: string[] = []): Promise<Listing> {
-  const r = await client.get(`/${endpoint}`, { query: { verbose: 'true', ...(exclude.length ? { exclude } : {}) } });
+  const r = await client.get(`/${endpoint}`, {
+    query: { verbose: 'true', ...(exclude.length ? { exclude } : {}) },
+  });
   return parseListing(r.status, r.text);
 }
 

@@ -1,12 +1,10 @@
 // Loads the YAML case files that mirror doc1's resource-version tables and validates them
 // against cases.schema.json, so a malformed row fails loudly at load time and a new row is a
 // new case without new code.
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
-import { parse } from 'yaml';
 import type { Level } from '../../harness/src/spec.ts';
+import { loadTableFile } from '../../harness/src/yaml-tables.ts';
 
 export type Write = { create: string } | { update: string } | { delete: string } | { mark: MarkName };
 export type MarkName = 'past' | 'current';
@@ -58,21 +56,11 @@ export type CaseFile =
   | { table: 'list'; setup?: Write[]; cases: ListCase[] };
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-export const CASE_FILES = ['get.yaml', 'watch.yaml', 'list.yaml'];
 
 /** Reads and validates one case file; throws with every schema error and its path. */
 export function loadCaseFile(file: string): CaseFile {
-  const schema = JSON.parse(readFileSync(join(HERE, 'cases.schema.json'), 'utf8'));
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  const validate = ajv.compile(schema);
   const path = join(HERE, 'cases', file);
-  const doc = parse(readFileSync(path, 'utf8'));
-  if (!validate(doc)) {
-    const errs = (validate.errors ?? []).map(
-      (e) => `  ${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
-    );
-    throw new Error(`${path} does not match cases.schema.json:\n${errs.join('\n')}`);
-  }
+  const doc = loadTableFile<CaseFile>(path, join(HERE, 'cases.schema.json')).doc;
   const f = doc as CaseFile;
   for (const c of f.cases) {
     if (!c.id.startsWith(`resource-versions/${f.table}/`))
@@ -84,8 +72,4 @@ export function loadCaseFile(file: string): CaseFile {
       throw new Error(`${path}: case ${c.id} asks for rv ${rv} but its setup marks no "${rv}"`);
   }
   return f;
-}
-
-export function loadAll(): CaseFile[] {
-  return CASE_FILES.map(loadCaseFile);
 }

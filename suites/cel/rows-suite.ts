@@ -1,6 +1,7 @@
 // doc2 § Expression language inputs and § Limits as rows (rows/*.yaml, validated by
-// rows.schema.json when this file loads): validation rules of custom definitions, each row one
-// case at the level of the spec place it checks. The rows of a group share one definition. A row
+// rows.schema.json when a file loads): validation rules of custom definitions, each row one
+// case at the level of the spec place it checks. Each table file is a test file of its own
+// (rows/<name>.test.ts), so the files run side by side and a run can take one of them. The rows of a group share one definition. A row
 // whose refusals the text leaves unshaped also gets a `/kubernetes-shape` case at level BEYOND
 // that checks Kubernetes' 422 Invalid with a cause per violation (field path, reason, message).
 import { describe } from 'vitest';
@@ -10,8 +11,6 @@ import { useNamespace } from '../../harness/src/fixtures.ts';
 import { useDefinition } from './definition.ts';
 import { type Group, loadGroups, type Row } from './row-files.ts';
 import { groupSchema, hasWrites, runDefinition, runWrites } from './runner.ts';
-
-const groups = loadGroups();
 
 function caseDef(row: Row): CaseDef {
   return { id: row.id, title: row.title, doc: 2, section: row.section, place: row.place, level: row.level };
@@ -42,7 +41,12 @@ function groupCases(g: Group, ns: { name: string }): void {
   }
 }
 
-describe('cel: validation rules', () => {
-  const ns = useNamespace('cel');
-  for (const g of groups) describe(`${g.file} ${g.group}`, () => groupCases(g, ns));
-});
+/** The cases of one table file (`rows/<name>.yaml`). */
+export function rowsSuite(name: string): void {
+  const groups = loadGroups().filter((g) => g.file === `rows/${name}.yaml`);
+  if (!groups.length) throw new Error(`suites/cel/rows/${name}.yaml holds no group`);
+  describe(`cel: validation rules (rows/${name}.yaml)`, () => {
+    const ns = useNamespace('cel');
+    for (const g of groups) describe(`${g.file} ${g.group}`, () => groupCases(g, ns));
+  });
+}

@@ -1,0 +1,95 @@
+// doc3 § Endpoints, Health, at a graceful shutdown: observed through /readyz
+// (`--shutdown-delay-duration`: readiness fails at once while requests are still served), and
+// the process exits 0. Each case starts a server process of its own (lifecycle-support.ts).
+import { describe } from 'vitest';
+import { check, show } from '../../harness/src/assert.ts';
+import { conformance } from '../../harness/src/case.ts';
+import { DELAY_S, needs, until, withServer } from './lifecycle-support.ts';
+import { FLAGS_RULE, SECTION } from './support.ts';
+
+describe('health: a server process of the harness shuts down', () => {
+  conformance(
+    {
+      id: 'health/shutdown/readyz-fails-while-serving',
+      title: `On SIGTERM with --shutdown-delay-duration=${DELAY_S}s, /readyz stops answering 200 at once while other requests are still served`,
+      doc: 3,
+      section: SECTION,
+      place: FLAGS_RULE,
+      level: 'MUST',
+    },
+    async ({ target }) => {
+      await withServer(target, DELAY_S, async (s) => {
+        const before = await s.get('/readyz');
+        check(
+          before.status === 200,
+          '200 from /readyz before the signal',
+          `${before.status}: ${show(before.text)}`,
+          'a started server is ready',
+        );
+        const signalled = Date.now();
+        s.child.kill('SIGTERM');
+        const ready = await until(
+          1500,
+          () => s.get('/readyz?verbose'),
+          (r) => r.status !== 200,
+        );
+        check(
+          ready.status !== 200 && ready.status !== 0,
+          'an answer other than 200 from /readyz within 1.5 s of SIGTERM (the server still answers)',
+          `${ready.status}: ${show(ready.text.slice(0, 400))}`,
+          'readiness fails as soon as the shutdown starts',
+        );
+        // still inside the delay: the server goes on serving
+        check(
+          Date.now() - signalled < DELAY_S * 1000,
+          `the check made within the ${DELAY_S} s delay`,
+          `${Date.now() - signalled} ms`,
+          'timing of the case',
+        );
+        const version = await s.get('/version');
+        const live = await s.get('/livez');
+        check(
+          version.status === 200 && live.status === 200 && Date.now() - signalled < DELAY_S * 1000,
+          `/version and /livez still 200 during the ${DELAY_S} s delay`,
+          `/version ${version.status}, /livez ${live.status} at ${Date.now() - signalled} ms`,
+          'requests are served through the shutdown delay',
+        );
+      });
+    },
+    { needs, timeout: 60_000 },
+  );
+
+  conformance(
+    {
+      id: 'health/shutdown/exits-zero',
+      title: 'After the shutdown delay the server stops accepting requests and exits with status 0',
+      doc: 3,
+      section: SECTION,
+      place: `${FLAGS_RULE} (the end of a graceful shutdown: not shown; Kubernetes 1.28 exits 0)`,
+      level: 'BEYOND',
+    },
+    async ({ target }) => {
+      await withServer(target, 1, async (s) => {
+        s.child.kill('SIGTERM');
+        const code = await Promise.race([
+          s.exited,
+          new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000)),
+        ]);
+        check(
+          code === 0,
+          'exit status 0 within 30 s of SIGTERM',
+          `${code}; output: ${show(s.output().slice(-600))}`,
+          'a graceful shutdown ends well',
+        );
+        const after = await s.get('/readyz', 2000);
+        check(
+          after.status === 0,
+          'no answer once the server is gone',
+          `${after.status}`,
+          'the server stopped accepting',
+        );
+      });
+    },
+    { needs, timeout: 60_000 },
+  );
+});

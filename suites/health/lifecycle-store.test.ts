@@ -1,0 +1,77 @@
+// doc3 § Endpoints, Health, when the store goes: a server whose store is gone is not healthy,
+// and its checks name the store. Each case starts a server process of its own
+// (lifecycle-support.ts).
+import { rmSync } from 'node:fs';
+import { describe } from 'vitest';
+import { check, show } from '../../harness/src/assert.ts';
+import { conformance } from '../../harness/src/case.ts';
+import { needs, until, withServer } from './lifecycle-support.ts';
+import { parseListing, SECTION, STATUS_RULE } from './support.ts';
+
+describe('health: a server process of the harness loses its store', () => {
+  conformance(
+    {
+      id: 'health/store/gone',
+      title: 'A server whose data directory is removed stops answering 200 on /readyz and /livez',
+      doc: 3,
+      section: SECTION,
+      place: `${STATUS_RULE} (a store that can no longer keep writes is not healthy; how the store is checked: not shown)`,
+      level: 'SHOULD',
+    },
+    async ({ target }) => {
+      await withServer(target, 0, async (s) => {
+        const before = await s.get('/readyz');
+        check(
+          before.status === 200,
+          '200 from /readyz before the data directory is removed',
+          `${before.status}`,
+          'a started server is ready',
+        );
+        rmSync(s.dataDir, { recursive: true, force: true });
+        for (const endpoint of ['readyz', 'livez']) {
+          const r = await until(
+            10_000,
+            () => s.get(`/${endpoint}?verbose`),
+            (x) => x.status !== 200,
+          );
+          check(
+            r.status !== 200 && r.status !== 0,
+            `an answer other than 200 from /${endpoint} within 10 s`,
+            `${r.status}: ${show(r.text.slice(0, 400))}`,
+            'the store can no longer keep what the server acknowledges',
+          );
+        }
+      });
+    },
+    { needs, timeout: 60_000 },
+  );
+
+  conformance(
+    {
+      id: 'health/store/etcd-check-named',
+      title: 'The failing store is named by the etcd check: [-]etcd failed in /readyz?verbose',
+      doc: 3,
+      section: SECTION,
+      place: `${STATUS_RULE} (check names: not shown; Kubernetes 1.28 names the store's check "etcd")`,
+      level: 'BEYOND',
+    },
+    async ({ target }) => {
+      await withServer(target, 0, async (s) => {
+        rmSync(s.dataDir, { recursive: true, force: true });
+        const r = await until(
+          10_000,
+          () => s.get('/readyz?verbose'),
+          (x) => x.status !== 200,
+        );
+        const l = parseListing(r.status, r.text);
+        check(
+          l.failed.includes('etcd'),
+          'a "[-]etcd failed" line',
+          show(l.lines),
+          'the store check names itself',
+        );
+      });
+    },
+    { needs, timeout: 60_000 },
+  );
+});
