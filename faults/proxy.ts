@@ -19,18 +19,13 @@ export interface ProxiedResponse {
   body: Buffer;
 }
 
-export interface Fault {
+/**
+ * A fault's code: how it breaks what passes through the proxy. A catalogue fault keeps its code
+ * in `faults/<area>/*.ts` (exported as `HOOKS`) and its data in `faults/<area>/faults.yaml`,
+ * joined by name (index.ts); a test may make hooks of its own.
+ */
+export interface FaultHooks {
   name: string;
-  /** What rule it breaks (doc place), for the report. */
-  breaks: string;
-  /** The suite area expected to catch it. */
-  area: string;
-  /**
-   * The cases that check the rule the fault breaks and must catch it: exact case ids from
-   * suites/MANIFEST.json, or an id prefix ending in '/' for a family of rows. The fault meta
-   * test passes only when one of them fails and no other case of the area does.
-   */
-  catchers: string[];
   request?(r: ProxiedRequest): ProxiedRequest | Promise<ProxiedRequest>;
   response?(
     r: ProxiedRequest,
@@ -45,6 +40,19 @@ export interface Fault {
    * event passed through this (`server.auditLog` must be set). Returns the event to keep.
    */
   auditEvent?(event: any): any;
+}
+
+/** A fault's data (`faults/<area>/faults.yaml`, checked by faults.schema.json). */
+export interface FaultData {
+  name: string;
+  /** What rule it breaks (doc place), for the report. */
+  breaks: string;
+  /**
+   * The cases that check the rule the fault breaks and must catch it: exact case ids from
+   * suites/MANIFEST.json, or an id prefix ending in '/' for a family of rows. The fault meta
+   * test passes only when one of them fails and no other case of the area does.
+   */
+  catchers: string[];
   /**
    * Server options the fault needs to show (a feature gate on, a short history); the fault
    * meta test runs this fault, and the clean proxy, against a server built with them.
@@ -58,8 +66,11 @@ export interface Fault {
   serverProcess?: true;
 }
 
-/** What the proxy needs of a fault: its hooks (a catalogue entry, or a test's own switch). */
-export type FaultHooks = Omit<Fault, 'catchers'>;
+/** A fault of the catalogue: its data, its area (the folder it lives in) and its code. */
+export interface Fault extends FaultData, FaultHooks {
+  /** The suite area expected to catch it. */
+  area: string;
+}
 
 export interface FaultServerOptions {
   featureGates?: Record<string, boolean>;

@@ -53,15 +53,3 @@ export function divert(
 /** The answer of a diverted request, or the upstream one. */
 export const unlessDiverted = async (r: ProxiedRequest, res: ProxiedResponse) =>
   (await divertedTo.get(r)?.()) ?? res;
-
-/** The dry-run cases of the four writes, in both forms (`dryRun=All` and bare). */
-export const DRY_RUN_WRITE_CASES: string[] = [
-  'dry-run/post/all',
-  'dry-run/post/bare',
-  'dry-run/put/all',
-  'dry-run/put/bare',
-  'dry-run/patch/all',
-  'dry-run/patch/bare',
-  'dry-run/delete/all',
-  'dry-run/delete/bare',
-];

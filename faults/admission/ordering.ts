@@ -5,10 +5,11 @@
 // the server makes show the fault: suites/admission/ordering must catch every one. (Faults
 // that change one field of each webhook are in admission-webhooks.ts, with the ordering cases
 // among their catchers.)
-import type { Fault, ProxiedRequest } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest } from '../proxy.ts';
 import { bodyOf, mapJson } from '../util.ts';
 
-const GROUP_PATH = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(?:\/([^/?]+))?$/;
+const GROUP_PATH =
+  /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(?:\/([^/?]+))?$/;
 
 type Hook = Record<string, any>;
 
@@ -17,16 +18,26 @@ type Hook = Record<string, any>;
  * validating phase); requests for them by name go to the validating path, and answers are
  * dressed back as mutating configurations.
  */
-function mutatingAsValidating(): Pick<Fault, 'request' | 'response'> {
+function mutatingAsValidating(): Pick<FaultHooks, 'request' | 'response'> {
   // moved configuration -> each webhook's reinvocationPolicy as the client wrote it
   const moved = new Map<string, Map<string, string>>();
   const toValidating = (r: ProxiedRequest, name: string): ProxiedRequest => {
-    const url = new URL(r.url.toString().replace('/mutatingwebhookconfigurations', '/validatingwebhookconfigurations'));
+    const url = new URL(
+      r.url.toString().replace('/mutatingwebhookconfigurations', '/validatingwebhookconfigurations'),
+    );
     if (r.method !== 'POST' && r.method !== 'PUT') return { ...r, url };
     const b = bodyOf(r.body);
     const hooks: Hook[] = Array.isArray(b?.webhooks) ? b.webhooks : [];
     // a configuration the server must refuse for its reinvocationPolicy is left alone
-    if (hooks.some((h) => h && h.reinvocationPolicy !== undefined && h.reinvocationPolicy !== 'Never' && h.reinvocationPolicy !== 'IfNeeded'))
+    if (
+      hooks.some(
+        (h) =>
+          h &&
+          h.reinvocationPolicy !== undefined &&
+          h.reinvocationPolicy !== 'Never' &&
+          h.reinvocationPolicy !== 'IfNeeded',
+      )
+    )
       return r;
     const policies = new Map<string, string>();
     for (const h of hooks)
@@ -53,10 +64,12 @@ function mutatingAsValidating(): Pick<Fault, 'request' | 'response'> {
       const m = GROUP_PATH.exec(r.url.pathname);
       if (m?.[2] !== 'validating') return res;
       return mapJson(res, (j) => {
-        const policies = j?.kind === 'ValidatingWebhookConfiguration' ? moved.get(j.metadata?.name) : undefined;
+        const policies =
+          j?.kind === 'ValidatingWebhookConfiguration' ? moved.get(j.metadata?.name) : undefined;
         if (policies) {
           j.kind = 'MutatingWebhookConfiguration';
-          for (const h of Array.isArray(j.webhooks) ? j.webhooks : []) if (h) h.reinvocationPolicy = policies.get(h.name) ?? 'Never';
+          for (const h of Array.isArray(j.webhooks) ? j.webhooks : [])
+            if (h) h.reinvocationPolicy = policies.get(h.name) ?? 'Never';
         }
         return j;
       });
@@ -65,7 +78,7 @@ function mutatingAsValidating(): Pick<Fault, 'request' | 'response'> {
 }
 
 /** A configuration's webhooks written in reverse order, answered in the order the client wrote them. */
-function reversedMutating(): Pick<Fault, 'request' | 'response'> {
+function reversedMutating(): Pick<FaultHooks, 'request' | 'response'> {
   const order = new Map<string, string[]>();
   return {
     request(r) {
@@ -74,7 +87,10 @@ function reversedMutating(): Pick<Fault, 'request' | 'response'> {
       const b = bodyOf(r.body);
       const hooks = b?.webhooks;
       if (!Array.isArray(hooks) || hooks.length < 2 || typeof b?.metadata?.name !== 'string') return r;
-      order.set(b.metadata.name, hooks.map((h: Hook) => h?.name));
+      order.set(
+        b.metadata.name,
+        hooks.map((h: Hook) => h?.name),
+      );
       hooks.reverse();
       return { ...r, body: Buffer.from(JSON.stringify(b)) };
     },
@@ -93,23 +109,13 @@ function reversedMutating(): Pick<Fault, 'request' | 'response'> {
   };
 }
 
-const ORDERING = ['admission/ordering/phases', 'admission/ordering/kubernetes-order'];
-
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'mutating-webhooks-validate',
-    breaks:
-      'doc3 § States and transitions: mutating webhooks run in the mutating phase, before the validating phase (the server is given mutating configurations as validating ones, so their webhooks run with the validating webhooks and their patches are refused)',
-    area: 'admission',
-    catchers: ORDERING,
     ...mutatingAsValidating(),
   },
   {
     name: 'mutating-webhooks-reversed',
-    breaks:
-      "Kubernetes 1.28 (beyond doc3): a configuration's mutating webhooks are called in their order (the server is given each mutating configuration with its webhooks reversed)",
-    area: 'admission',
-    catchers: ['admission/ordering/kubernetes-order'],
     ...reversedMutating(),
   },
 ];

@@ -3,21 +3,11 @@
 // it. They run against a server with the plugin on and the harness's configuration
 // (harness/src/admission/: the buckets, and the ImageReview backend whose verdict follows the
 // image name).
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
 import { bodyOf, failure, mapJson } from '../util.ts';
 
 const EVENTS = /^\/api\/v1\/namespaces\/([^/]+)\/events\/?$/;
 const PODS = /^\/api\/v1\/namespaces\/[^/]+\/pods\/?$/;
-const erl = (id: string) => `admission/plugins/event-rate-limit/${id}`;
-const ipw = (id: string) => `admission/plugins/image-policy/${id}`;
-const RATE_SERVER = {
-  enableAdmissionPlugins: ['EventRateLimit'],
-  harnessAdmissionConfig: 'event-rate-limit' as const,
-};
-const IMAGE_SERVER = {
-  enableAdmissionPlugins: ['ImagePolicyWebhook'],
-  harnessAdmissionConfig: 'image-policy' as const,
-};
 
 const isEventCreate = (r: ProxiedRequest) => r.method === 'POST' && EVENTS.test(r.url.pathname);
 
@@ -40,30 +30,24 @@ function admitted(r: ProxiedRequest, res: ProxiedResponse): ProxiedResponse {
 /** Namespaces whose events were refused once (the not-refilled fault keeps refusing them). */
 const emptied = new Set<string>();
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'event-rate-limit-never-refuses',
-    breaks:
-      'doc3 plugin table, EventRateLimit: events beyond the buckets are refused (the proxy answers 201 where the server answers 429)',
-    area: 'admission',
-    catchers: [erl('refused-when-empty')],
-    server: RATE_SERVER,
     response: (r, res) => (isEventCreate(r) && res.status === 429 ? admitted(r, res) : res),
   },
   {
     name: 'event-rate-limit-never-refills',
-    breaks:
-      'doc3 plugin table, EventRateLimit: buckets refill at their qps (the proxy keeps refusing the events of a namespace once one was refused)',
-    area: 'admission',
-    catchers: [erl('refills')],
-    server: RATE_SERVER,
     response: (r, res) => {
       if (!isEventCreate(r) || r.url.searchParams.has('dryRun')) return res;
       const ns = EVENTS.exec(r.url.pathname)![1]!;
       if (res.status === 429) emptied.add(ns);
       else if (emptied.has(ns))
         return {
-          ...failure(429, 'TooManyRequests', `Too many requests: limit reached on type Namespace for key ${ns}`),
+          ...failure(
+            429,
+            'TooManyRequests',
+            `Too many requests: limit reached on type Namespace for key ${ns}`,
+          ),
           headers: { ...res.headers, 'content-type': 'application/json' },
         };
       return res;
@@ -71,11 +55,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'event-rate-limit-message-reworded',
-    breaks:
-      "doc3 plugin table, EventRateLimit (1.28 message): the refusal names the limit type and key (the proxy rewords the 429's message)",
-    area: 'admission',
-    catchers: [erl('message')],
-    server: RATE_SERVER,
     response: (r, res) =>
       isEventCreate(r) && res.status === 429
         ? mapJson(res, (j) => {
@@ -86,11 +65,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'image-policy-denial-ignored',
-    breaks:
-      "doc3 plugin table, ImagePolicyWebhook: the backend's ImageReview answer decides (the proxy sends images the backend denies under another name, as if the server never asked)",
-    area: 'admission',
-    catchers: [ipw('allow-and-deny')],
-    server: IMAGE_SERVER,
     request: (r) => {
       if (r.method !== 'POST' || !PODS.test(r.url.pathname)) return r;
       const b = bodyOf(r.body);
@@ -105,11 +79,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'image-policy-annotations-not-forwarded',
-    breaks:
-      'doc3 plugin table, ImagePolicyWebhook: pod annotations matching *.image-policy.orch.io/* are forwarded in the review (the proxy removes them from the pods it sends)',
-    area: 'admission',
-    catchers: [ipw('annotations-forwarded')],
-    server: IMAGE_SERVER,
     request: (r) => {
       if (r.method !== 'POST' || !PODS.test(r.url.pathname)) return r;
       const b = bodyOf(r.body);
@@ -123,11 +92,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'image-policy-fails-open',
-    breaks:
-      'doc3 ImagePolicyWebhook configuration: defaultAllow false refuses pods when the backend fails (the proxy answers 201 where the server refuses for a failed backend)',
-    area: 'admission',
-    catchers: [ipw('default-deny')],
-    server: IMAGE_SERVER,
     response: (r, res) =>
       r.method === 'POST' &&
       PODS.test(r.url.pathname) &&

@@ -4,25 +4,8 @@
 // embedded `admission-plugins` server; NamespaceAutoProvision on a server of its own), which the
 // meta test declares to the suite (ORCH_ADMISSION_PLUGINS). AlwaysAdmit and AlwaysDeny have no
 // fault: a server that refuses everything fails every case, not the plugin's.
-import type { Fault, FaultServerOptions, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
 import { bodyOf, failure, mapJson } from '../util.ts';
-
-/** The off-by-default plugins the reference implements, but AlwaysDeny and NamespaceAutoProvision. */
-const PLUGINS_SERVER: FaultServerOptions = {
-  enableAdmissionPlugins: [
-    'AlwaysAdmit',
-    'NamespaceExists',
-    'SecurityContextDeny',
-    'LimitPodHardAntiAffinityTopology',
-    'AlwaysPullImages',
-    'PodNodeSelector',
-    'PodTolerationRestriction',
-    'ExtendedResourceToleration',
-    'PersistentVolumeLabel',
-    'DenyServiceExternalIPs',
-  ],
-};
-const AUTOPROVISION_SERVER: FaultServerOptions = { enableAdmissionPlugins: ['NamespaceAutoProvision'] };
 
 const PODS = /^\/api\/v1\/namespaces\/[^/]+\/pods(\/[^/]+)?$/;
 const NODES = /^\/api\/v1\/nodes$/;
@@ -87,7 +70,7 @@ const namespaceNotFound = (res: ProxiedResponse) => {
  * created is one the server provisioned for that creation: both are undone and the creation
  * answered 404.
  */
-function undoProvisionedNamespaces(): Pick<Fault, 'response'> {
+function undoProvisionedNamespaces(): Pick<FaultHooks, 'response'> {
   const madeByClients = new Set<string>();
   return {
     response: async (r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream) => {
@@ -98,7 +81,8 @@ function undoProvisionedNamespaces(): Pick<Fault, 'response'> {
       }
       const m = NAMESPACED.exec(r.url.pathname);
       // config maps only: the suite makes pods and services in namespaces it made just before
-      if (r.method !== 'POST' || !m || res.status !== 201 || !r.url.pathname.endsWith('/configmaps')) return res;
+      if (r.method !== 'POST' || !m || res.status !== 201 || !r.url.pathname.endsWith('/configmaps'))
+        return res;
       if (madeByClients.has(m[1]!)) return res;
       const ns = await upstream.send(sibling(r, 'GET', `/api/v1/namespaces/${m[1]}`));
       const fields: Obj[] = bodyOf(ns.body)?.metadata?.managedFields ?? [];
@@ -112,16 +96,9 @@ function undoProvisionedNamespaces(): Pick<Fault, 'response'> {
   };
 }
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'plugin-default-tolerations-missing',
-    breaks:
-      'doc3 plugin table, DefaultTolerationSeconds: pods get not-ready and unreachable tolerations for 5 minutes (the proxy takes the 300 s ones out of the answers about new pods)',
-    area: 'admission',
-    catchers: [
-      'admission/plugins/default-toleration-seconds/adds',
-      'admission/plugins/default-toleration-seconds/keeps-own',
-    ],
     response: (r, res) =>
       rewriteAnswer(r, res, PODS, (o) =>
         dropTolerations(
@@ -134,10 +111,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-not-ready-taint-missing',
-    breaks:
-      'doc3 plugin table, TaintNodesByCondition: new nodes get a not-ready NoSchedule taint (the proxy takes it out of the answer to a node creation)',
-    area: 'admission',
-    catchers: ['admission/plugins/taint-nodes-by-condition/new-node'],
     response: (r, res) =>
       rewriteAnswer(r, res, NODES, (o) => {
         if (Array.isArray(o.spec?.taints))
@@ -146,14 +119,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-pull-policy-kept',
-    breaks:
-      'doc3 plugin table, AlwaysPullImages: new workload units pull Always (the proxy answers each container with IfNotPresent)',
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: [
-      'admission/plugins/always-pull-images/new-pod',
-      'admission/plugins/always-pull-images/update-new-image',
-    ],
     response: (r, res) =>
       rewriteAnswer(r, res, PODS, (o) => {
         for (const k of ['initContainers', 'containers'])
@@ -163,11 +128,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-extended-resource-toleration-missing',
-    breaks:
-      'doc3 plugin table, ExtendedResourceToleration: pods requesting an extended resource tolerate its taint (the proxy takes those tolerations out of the answers)',
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: ['admission/plugins/extended-resource-toleration/adds'],
     response: (r, res) =>
       rewriteAnswer(r, res, PODS, (o) =>
         dropTolerations(
@@ -183,14 +143,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-anti-affinity-topology-unchecked',
-    breaks:
-      'doc3 plugin table, LimitPodHardAntiAffinityTopology: required anti-affinity on a key other than the hostname key is rejected (the proxy sends every such key as orch.io/hostname)',
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: [
-      'admission/plugins/limit-pod-hard-anti-affinity-topology/other-key-refused',
-      'admission/plugins/limit-pod-hard-anti-affinity-topology/other-key-refused/kubernetes-shape',
-    ],
     request: (r) =>
       rewriteBody(r, PODS, (o) => {
         let changed = false;
@@ -205,11 +157,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-security-context-accepted',
-    breaks:
-      'doc3 plugin table, SecurityContextDeny: several security-context fields are rejected (the proxy takes them out of pod creations, so the server accepts them)',
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: ['admission/plugins/security-context-deny/fields-refused'],
     request: (r) =>
       rewriteBody(r, PODS, (o) => {
         let changed = false;
@@ -229,15 +176,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-node-selector-ignored',
-    breaks:
-      "doc3 plugin table, PodNodeSelector: a pod's node selector is merged with its namespace's, and a conflict rejects (the proxy drops the pod's own node selector, so nothing conflicts and nothing of it is kept)",
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: [
-      'admission/plugins/pod-node-selector/merges',
-      'admission/plugins/pod-node-selector/conflict-refused',
-      'admission/plugins/pod-node-selector/conflict-refused/kubernetes-shape',
-    ],
     request: (r) =>
       rewriteBody(r, PODS, (o) => {
         if (!o.spec?.nodeSelector) return false;
@@ -247,14 +185,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-namespace-tolerations-ignored',
-    breaks:
-      "doc3 plugin table, PodTolerationRestriction: a namespace's default tolerations and allow-list annotations apply to its pods (the proxy drops those annotations from namespace creations)",
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: [
-      'admission/plugins/pod-toleration-restriction/defaults-merged',
-      'admission/plugins/pod-toleration-restriction/allow-list',
-    ],
     request: (r) =>
       rewriteBody(r, NAMESPACES, (o) => {
         const a = o.metadata?.annotations;
@@ -272,24 +202,11 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-memory-pressure-toleration-missing',
-    breaks:
-      'doc3 plugin table, PodTolerationRestriction (Kubernetes 1.28): a pod that is not BestEffort tolerates memory pressure (the proxy takes that toleration out of the answers)',
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: ['admission/plugins/pod-toleration-restriction/memory-pressure'],
     response: (r, res) =>
       rewriteAnswer(r, res, PODS, (o) => dropTolerations(o, (t) => /\/memory-pressure$/.test(t.key ?? ''))),
   },
   {
     name: 'plugin-external-ips-accepted',
-    breaks:
-      'doc3 plugin table, DenyServiceExternalIPs: new use of externalIPs is rejected (the proxy takes externalIPs out of service writes, so the server accepts them)',
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: [
-      'admission/plugins/deny-service-external-ips/new-use',
-      'admission/plugins/deny-service-external-ips/new-use/kubernetes-shape',
-    ],
     request: (r) =>
       rewriteBody(r, SERVICES, (o) => {
         if (!o.spec?.externalIPs) return false;
@@ -299,15 +216,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-missing-namespace-accepted',
-    breaks:
-      'doc3 plugin table, NamespaceExists (and NamespaceLifecycle in Kubernetes 1.28): a creation in a missing namespace is rejected (the proxy, refused for a missing namespace, makes the namespace and sends the creation again)',
-    area: 'admission',
-    server: PLUGINS_SERVER,
-    catchers: [
-      'admission/plugins/namespace-exists/refuses',
-      'admission/plugins/namespace-exists/refuses/kubernetes-shape',
-      'admission/plugins/namespace-lifecycle/missing-namespace',
-    ],
     response: async (r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream) => {
       const m = NAMESPACED.exec(r.url.pathname);
       if (r.method !== 'POST' || !m || !namespaceNotFound(res)) return res;
@@ -323,22 +231,10 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'plugin-namespace-not-provisioned',
-    breaks:
-      'doc3 plugin table, NamespaceAutoProvision: a creation in a missing namespace creates it (the proxy undoes a namespace the server made for the creation of a config map, and the creation, and answers 404 for the namespace)',
-    area: 'admission',
-    server: AUTOPROVISION_SERVER,
-    catchers: ['admission/plugins/namespace-auto-provision/creates'],
     ...undoProvisionedNamespaces(),
   },
   {
     name: 'plugin-service-account-not-automated',
-    breaks:
-      'doc3 plugin table, ServiceAccount (Kubernetes 1.28): pods run as an account that exists and get its token volume (the proxy drops the account a pod names, so a missing one is never looked up, and takes the token volume out of the answers)',
-    area: 'admission',
-    catchers: [
-      'admission/plugins/service-account/default-and-token',
-      'admission/plugins/service-account/missing-account-refused',
-    ],
     request: (r) =>
       rewriteBody(r, PODS, (o) => {
         if (r.method !== 'POST' || !o.spec?.serviceAccountName) return false;

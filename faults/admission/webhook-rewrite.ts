@@ -5,10 +5,11 @@
 // (and drops the annotation), so the configuration reads back as written and only the
 // server's behaviour is wrong. A write the server refuses once changed is sent again as the
 // client wrote it, so refusals stay the server's own.
-import type { Fault, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
 import { bodyOf, mapJson } from '../util.ts';
 
-const CONFIGURATIONS = /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(\/|$)/;
+const CONFIGURATIONS =
+  /^\/apis\/admissionregistration\.(orch|k8s)\.io\/v1\/(validating|mutating)webhookconfigurations(\/|$)/;
 /** The annotation holding the replaced values: {webhook index: {field: value, or null when absent}}. */
 export const RESTORE_ANNOTATION = 'conformance-fault/restore';
 /** The request header carrying the body as the client wrote it (base64). */
@@ -20,7 +21,10 @@ type Hook = Record<string, any>;
  * Changes one webhook in place; returns the fields it replaced with their values before
  * (undefined: the field was absent), or nothing when it left the webhook alone.
  */
-export type HookRewrite = (hook: Hook, kind: 'validating' | 'mutating') => Record<string, unknown> | undefined;
+export type HookRewrite = (
+  hook: Hook,
+  kind: 'validating' | 'mutating',
+) => Record<string, unknown> | undefined;
 
 function rewriteRequest(r: ProxiedRequest, f: HookRewrite): ProxiedRequest {
   if ((r.method !== 'POST' && r.method !== 'PUT') || !CONFIGURATIONS.test(r.url.pathname)) return r;
@@ -32,11 +36,20 @@ function rewriteRequest(r: ProxiedRequest, f: HookRewrite): ProxiedRequest {
     if (!h || typeof h !== 'object') return;
     const before = f(h as Hook, kind);
     if (before && Object.keys(before).length)
-      restore[i] = Object.fromEntries(Object.entries(before).map(([k, v]) => [k, v === undefined ? null : v]));
+      restore[i] = Object.fromEntries(
+        Object.entries(before).map(([k, v]) => [k, v === undefined ? null : v]),
+      );
   });
   if (!Object.keys(restore).length) return r;
-  b.metadata = { ...(b.metadata ?? {}), annotations: { ...(b.metadata?.annotations ?? {}), [RESTORE_ANNOTATION]: JSON.stringify(restore) } };
-  return { ...r, headers: { ...r.headers, [ORIGINAL]: r.body.toString('base64') }, body: Buffer.from(JSON.stringify(b)) };
+  b.metadata = {
+    ...(b.metadata ?? {}),
+    annotations: { ...(b.metadata?.annotations ?? {}), [RESTORE_ANNOTATION]: JSON.stringify(restore) },
+  };
+  return {
+    ...r,
+    headers: { ...r.headers, [ORIGINAL]: r.body.toString('base64') },
+    body: Buffer.from(JSON.stringify(b)),
+  };
 }
 
 /**
@@ -46,7 +59,14 @@ function rewriteRequest(r: ProxiedRequest, f: HookRewrite): ProxiedRequest {
 function merged(answered: unknown, written: unknown): unknown {
   if (Array.isArray(written) && Array.isArray(answered) && written.length === answered.length)
     return written.map((w, i) => merged(answered[i], w));
-  if (written && typeof written === 'object' && !Array.isArray(written) && answered && typeof answered === 'object' && !Array.isArray(answered))
+  if (
+    written &&
+    typeof written === 'object' &&
+    !Array.isArray(written) &&
+    answered &&
+    typeof answered === 'object' &&
+    !Array.isArray(answered)
+  )
     return { ...(answered as object), ...(written as object) };
   return written;
 }
@@ -66,12 +86,17 @@ function restoreObject(o: any): void {
   for (const [i, fields] of Object.entries(restore)) {
     const h = o.webhooks?.[Number(i)];
     if (!h) continue;
-    for (const [k, v] of Object.entries(fields)) if (v === null) delete h[k];
+    for (const [k, v] of Object.entries(fields))
+      if (v === null) delete h[k];
       else h[k] = merged(h[k], v);
   }
 }
 
-async function restoreResponse(r: ProxiedRequest, res: ProxiedResponse, upstream: Upstream): Promise<ProxiedResponse> {
+async function restoreResponse(
+  r: ProxiedRequest,
+  res: ProxiedResponse,
+  upstream: Upstream,
+): Promise<ProxiedResponse> {
   if (!CONFIGURATIONS.test(r.url.pathname)) return res;
   const original = r.headers[ORIGINAL];
   if (typeof original === 'string' && res.status >= 400) {
@@ -85,12 +110,9 @@ async function restoreResponse(r: ProxiedRequest, res: ProxiedResponse, upstream
 }
 
 /** A fault that rewrites each webhook written with `f` and hides it in every answer. */
-export function webhookRewriteFault(o: { name: string; breaks: string; catchers: string[]; rewrite: HookRewrite }): Fault {
+export function webhookRewriteFault(o: { name: string; rewrite: HookRewrite }): FaultHooks {
   return {
     name: o.name,
-    breaks: o.breaks,
-    area: 'admission',
-    catchers: o.catchers,
     request: (r) => rewriteRequest(r, o.rewrite),
     response: (r, res, upstream) => restoreResponse(r, res, upstream),
   };

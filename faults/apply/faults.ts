@@ -1,7 +1,7 @@
 // Faults against doc2's server-side apply (field ownership, conflicts, managedFields, the apply
 // endpoint), one rule each; suites/apply must catch every one.
 import { parse as parseYaml } from 'yaml';
-import type { Fault, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
 import { header, mapJson } from '../util.ts';
 
 const APPLY = 'application/apply-patch+yaml';
@@ -64,16 +64,11 @@ const CRD_COLLECTION = /^\/apis\/apiextensions\.orch\.io\/v1\/customresourcedefi
  */
 function markerFault(
   name: string,
-  breaks: string,
   field: string,
   change: (f: Record<string, unknown>) => Record<string, unknown>,
-  catchers: string[],
-): Fault {
+): FaultHooks {
   return {
     name,
-    breaks: `doc2 § Merge strategy markers: ${breaks}`,
-    area: 'apply',
-    catchers,
     request: (r) => {
       if ((r.method !== 'POST' && r.method !== 'PUT') || !CRD_COLLECTION.test(r.url.pathname)) return r;
       const d = parseBody(r);
@@ -122,7 +117,12 @@ const jsonOf = (b: Buffer): any => {
 
 /** A GET of the object a write names, sent in its place; `held` remembers the write. */
 function readInstead(r: ProxiedRequest, held: WeakMap<ProxiedRequest, ProxiedRequest>): ProxiedRequest {
-  const read: ProxiedRequest = { ...r, method: 'GET', body: Buffer.alloc(0), url: new URL(r.url.pathname, r.url) };
+  const read: ProxiedRequest = {
+    ...r,
+    method: 'GET',
+    body: Buffer.alloc(0),
+    url: new URL(r.url.pathname, r.url),
+  };
   held.set(read, r);
   return read;
 }
@@ -413,44 +413,18 @@ function encode(paths: string[][]): Record<string, unknown> {
   return root;
 }
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'apply-always-forced',
-    breaks:
-      "doc2 § States and transitions: an apply changing another manager's field without force is rejected as a conflict (the proxy adds force=true to every apply)",
-    area: 'apply',
-    catchers: [
-      'apply/ownership/conflict/applied-by-other',
-      'apply/ownership/conflict/force-false',
-      'apply/ownership/conflict/every-field',
-      'apply/ownership/conflict/owned-by-update',
-    ],
     request: (r) => (isApply(r) ? withQuery(r, (q) => q.set('force', 'true')) : r),
   },
   {
     name: 'apply-conflict-retried-with-force',
-    breaks:
-      'doc2 § Errors: a conflict is a status error (the proxy answers a conflicting apply by re-sending it with force=true)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/conflict/applied-by-other',
-      'apply/ownership/conflict/force-false',
-      'apply/ownership/conflict/every-field',
-      'apply/ownership/conflict/owned-by-update',
-    ],
     response: async (r, res, up) =>
       isApply(r) && res.status === 409 ? up.send(withQuery(r, (q) => q.set('force', 'true'))) : res,
   },
   {
     name: 'apply-managed-fields-stripped',
-    breaks:
-      'doc2 § What the service does: the server records, for each field, which manager owns it in metadata.managedFields (the proxy removes it from answers)',
-    area: 'apply',
-    catchers: [
-      'apply/managed-fields/entry-shape',
-      'apply/ownership/update/put',
-      'apply/ownership/unowned-field/create',
-    ],
     response: (_r, res) =>
       mapObjects(res, (o) => {
         if (o?.metadata) delete o.metadata.managedFields;
@@ -458,14 +432,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-field-manager-renamed',
-    breaks:
-      'doc2 § Endpoints: the query fieldManager identifies the manager (the proxy sends every apply as one manager "proxy-manager")',
-    area: 'apply',
-    catchers: [
-      'apply/managed-fields/entry-shape',
-      'apply/ownership/shared/same-value',
-      'apply/hand-off/manager-to-manager',
-    ],
     request: (r) =>
       isApply(r) && r.url.searchParams.has('fieldManager')
         ? withQuery(r, (q) => q.set('fieldManager', 'proxy-manager'))
@@ -473,10 +439,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-as-merge-patch',
-    breaks:
-      'doc2 § Endpoints: Content-Type application/apply-patch+yaml is server-side apply (the proxy sends the body as a JSON merge patch)',
-    area: 'apply',
-    catchers: ['apply/endpoint/create-then-patch', 'apply/endpoint/json-body'],
     request: (r) => {
       if (!isApply(r)) return r;
       const body = parseBody(r);
@@ -490,16 +452,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-shared-ownership-dropped',
-    breaks:
-      'doc2 § States and transitions: B applies the same value -> A and B share ownership (the proxy lists each field under its last entry only)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/shared/same-value',
-      'apply/ownership/shared/change-by-first',
-      'apply/ownership/shared/change-by-second',
-      // resolution (3): an applier that adopts the server's value becomes a shared owner
-      'apply/resolution/adopt-server-value',
-    ],
     response: (_r, res) =>
       mapObjects(res, (o) => {
         const entries = o?.metadata?.managedFields;
@@ -515,10 +467,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-managed-fields-reset-ignored',
-    breaks:
-      'doc2 § managedFields entry: overwriting managedFields with a list containing a single empty entry clears it (the proxy sends an empty list instead)',
-    area: 'apply',
-    catchers: ['apply/managed-fields/clear/'],
     request: (r) => {
       if (!isOtherWrite(r)) return r;
       const body = parseBody(r);
@@ -543,10 +491,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-body-managed-fields-accepted',
-    breaks:
-      'doc2 § managedFields entry: an apply request must not contain managedFields (the proxy removes it, so the apply goes through)',
-    area: 'apply',
-    catchers: ['apply/managed-fields/apply-body-rejected'],
     request: (r) => {
       if (!isApply(r)) return r;
       const body = parseBody(r);
@@ -557,10 +501,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-field-manager-defaulted',
-    breaks:
-      'doc2 § Endpoints: fieldManager is required for an apply (the proxy fills in "proxy-default" when it is missing)',
-    area: 'apply',
-    catchers: ['apply/endpoint/field-manager-required', 'apply/endpoint/field-manager-required-existing'],
     request: (r) =>
       isApply(r) && !r.url.searchParams.get('fieldManager')
         ? withQuery(r, (q) => q.set('fieldManager', 'proxy-default'))
@@ -568,10 +508,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-operation-recorded-as-update',
-    breaks:
-      'doc2 § managedFields entry: operation is Apply if the last change was a server-side apply patch (the proxy answers Update)',
-    area: 'apply',
-    catchers: ['apply/managed-fields/entry-shape'],
     response: (_r, res) =>
       mapObjects(res, (o) => {
         for (const e of o?.metadata?.managedFields ?? [])
@@ -580,10 +516,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-entry-time-missing',
-    breaks:
-      'doc2 § managedFields entry: time, when the entry was last written (the proxy drops it from every entry, those a change wrote included)',
-    area: 'apply',
-    catchers: ['apply/managed-fields/entry-time'],
     response: (_r, res) =>
       mapObjects(res, (o) => {
         for (const e of o?.metadata?.managedFields ?? []) if (e) delete e.time;
@@ -591,10 +523,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-entry-time-dropped',
-    breaks:
-      'doc2 § managedFields entry: time, when the entry was last written (the proxy writes a text that is not a time)',
-    area: 'apply',
-    catchers: ['apply/managed-fields/entry-shape', 'apply/managed-fields/entry-time'],
     // changed: the fault used to drop time, which doc2 allows (it does not say every entry has
     // one, and Kubernetes leaves it out of an entry whose apply changed no value): no case can
     // catch that; a time that is not a timestamp breaks the rule
@@ -605,10 +533,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-dry-run-persists',
-    breaks:
-      'doc1 § Dry run (for an apply): nothing is persisted (the proxy also sends a dry-run apply for real)',
-    area: 'apply',
-    catchers: ['apply/dry-run/create', 'apply/dry-run/force'],
     response: async (r, res, up) => {
       if (isApply(r) && r.url.searchParams.has('dryRun') && res.status < 300)
         await up.send(withQuery(r, (q) => q.delete('dryRun')));
@@ -617,10 +541,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-user-agent-ignored',
-    breaks:
-      'doc2 § Endpoints: for non-apply writes the server infers the manager from the User-Agent header (the proxy drops the header)',
-    area: 'apply',
-    catchers: ['apply/endpoint/manager-from-user-agent', 'apply/endpoint/manager-from-user-agent-prefix'],
     request: (r) => {
       if (!isOtherWrite(r) || r.url.searchParams.get('fieldManager') || !r.headers['user-agent']) return r;
       const headers = { ...r.headers };
@@ -630,13 +550,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-conflict-causes-dropped',
-    breaks:
-      'doc2 § Errors (Kubernetes): a conflict names each conflicting field and its manager in the Status causes (the proxy drops them)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/conflict/every-field/kubernetes-shape',
-      'apply/ownership/conflict/applied-by-other/kubernetes-shape',
-    ],
     response: (r, res) =>
       isApply(r) && res.status === 409
         ? mapJson(res, (j) => {
@@ -647,13 +560,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-item-keys-as-indices',
-    breaks:
-      'doc2 § managedFields entry (Kubernetes): list items are keyed k:{keys} and v:value in fieldsV1 (the proxy writes them as positions i:n)',
-    area: 'apply',
-    catchers: [
-      'apply/markers/list-map-keys/kubernetes-shape',
-      'apply/markers/containers-by-name/kubernetes-shape',
-    ],
     response: (_r, res) =>
       mapObjects(res, (o) => {
         const rekey = (node: unknown): unknown => {
@@ -669,21 +575,10 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-create-answers-200',
-    breaks:
-      'doc2 § Endpoints (Kubernetes): an apply that creates the object answers 201 Created (the proxy answers 200)',
-    area: 'apply',
-    catchers: [
-      'apply/endpoint/create-custom-resource/kubernetes-shape',
-      'apply/endpoint/json-body/kubernetes-shape',
-    ],
     response: (r, res) => (isApply(r) && res.status === 201 ? { ...res, status: 200 } : res),
   },
   {
     name: 'apply-anonymous-as-caller',
-    breaks:
-      "doc2 § Authentication: apply is a PATCH, the caller needs the patch (and create) permission (an apply without credentials is sent on with the credentials of the proxy's last authenticated request)",
-    area: 'apply',
-    catchers: ['apply/auth/anonymous'],
     request: (r) => {
       const auth = header(r, 'authorization');
       if (auth) {
@@ -697,10 +592,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-kind-filled-in',
-    breaks:
-      'doc2 § Endpoints: the body is the partial object with apiVersion and kind (an apply body without kind gets the kind of the resource path)',
-    area: 'apply',
-    catchers: ['apply/endpoint/kind-required'],
     request: (r) =>
       repairIntent(r, (b) => {
         if (b.kind !== undefined) return undefined;
@@ -713,10 +604,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-invalid-data-key-repaired',
-    breaks:
-      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (a data key with characters a key cannot have is stored with them replaced by "-")',
-    area: 'apply',
-    catchers: ['apply/errors/invalid-intent-create'],
     request: (r) =>
       repairIntent(r, (b) => {
         const data = b.data;
@@ -730,10 +617,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-negative-replicas-clamped',
-    breaks:
-      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (negative replicas are applied as 0)',
-    area: 'apply',
-    catchers: ['apply/errors/invalid-intent-merged'],
     request: (r) =>
       repairIntent(r, (b) =>
         typeof b.spec?.replicas === 'number' && b.spec.replicas < 0
@@ -743,10 +626,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-map-list-key-filled-in',
-    breaks:
-      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (an item of a map list without its key field gets one, named after its position)',
-    area: 'apply',
-    catchers: ['apply/errors/invalid-intent-custom'],
     request: (r) =>
       repairIntent(r, (b) => {
         const list = b.spec?.mapList;
@@ -760,10 +639,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-set-duplicates-dropped',
-    breaks:
-      'doc2 § Errors: an intent that does not produce a valid object makes the request fail (a set list that repeats an item is applied with each item once)',
-    area: 'apply',
-    catchers: ['apply/errors/duplicate-set-items'],
     request: (r) =>
       repairIntent(r, (b) => {
         const list = b.spec?.setList;
@@ -781,97 +656,36 @@ export const FAULTS: Fault[] = [
   },
   // the Widget's markers: the server merges one field of the suite's custom resource by another
   // marker than its definition gives (the proxy rewrites that field's schema in the definition)
-  markerFault(
-    'apply-granular-map-as-atomic',
-    '`x-orch-map-type: granular`: managers update individual keys (the granular map is merged as atomic)',
-    'granular',
-    (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
-    ['apply/markers/map-granular'],
-  ),
-  markerFault(
-    'apply-atomic-map-as-granular',
-    '`x-orch-map-type: atomic`: replaced whole by one manager (the atomic map is merged key by key)',
-    'atomicMap',
-    (f) => ({ ...f, 'x-orch-map-type': 'granular' }),
-    ['apply/markers/map-atomic'],
-  ),
-  markerFault(
-    'apply-struct-as-atomic',
-    'a struct without marker is granular, managers own its fields one by one (the struct is owned whole)',
-    'struct',
-    (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
-    ['apply/markers/struct-granular'],
-  ),
-  markerFault(
-    'apply-atomic-struct-as-granular',
-    '`x-orch-map-type: atomic` on a struct: owned whole by one manager (its fields are owned one by one)',
-    'atomicStruct',
-    (f) => ({ ...f, 'x-orch-map-type': 'granular' }),
-    ['apply/markers/struct-atomic'],
-  ),
-  markerFault(
-    'apply-atomic-list-as-set',
-    '`x-orch-list-type: atomic`: the list is replaced whole by one manager (it is merged as a set)',
-    'atomicList',
-    (f) => ({ ...f, 'x-orch-list-type': 'set' }),
-    ['apply/markers/list-atomic'],
-  ),
-  markerFault(
-    'apply-set-list-as-atomic',
-    '`x-orch-list-type: set`: scalar items, each owned on its own (the set is replaced whole)',
-    'setList',
-    (f) => ({ ...f, 'x-orch-list-type': 'atomic' }),
-    ['apply/markers/list-set'],
-  ),
-  markerFault(
-    'apply-map-list-as-atomic',
-    '`x-orch-list-type: map`: items identified by their keys, each owned on its own (the map list is replaced whole)',
-    'mapList',
-    (f) => {
-      const { 'x-orch-list-map-keys': _keys, ...rest } = f;
-      return { ...rest, 'x-orch-list-type': 'atomic' };
-    },
-    ['apply/markers/list-map'],
-  ),
-  markerFault(
-    'apply-map-list-first-key-only',
-    '`x-orch-list-map-keys`: the key fields together identify an item (only the first key is used)',
-    'multiKeyList',
-    (f) => ({ ...f, 'x-orch-list-map-keys': (f['x-orch-list-map-keys'] as string[]).slice(0, 1) }),
-    ['apply/markers/list-map-keys'],
-  ),
-  markerFault(
-    'apply-unmarked-object-list-by-name',
-    'custom resources are unstructured by default: a list without markers is atomic (an unmarked list of objects is merged by name)',
-    'plainList',
-    (f) => ({
-      ...f,
-      'x-orch-list-type': 'map',
-      'x-orch-list-map-keys': ['name'],
-      items: { ...(f.items as object), required: ['name'] },
-    }),
-    ['apply/markers/unmarked-object-list-atomic'],
-  ),
-  markerFault(
-    'apply-unmarked-string-list-as-set',
-    'custom resources are unstructured by default: a list without markers is atomic (an unmarked list of strings is merged as a set)',
-    'plainStrings',
-    (f) => ({ ...f, 'x-orch-list-type': 'set' }),
-    ['apply/markers/unmarked-string-list-atomic'],
-  ),
-  markerFault(
-    'apply-unknown-fields-atomic',
-    'custom resources are unstructured by default: kept unknown fields act like struct fields (the preserved object is owned whole)',
-    'free',
-    (f) => ({ ...f, 'x-orch-map-type': 'atomic' }),
-    ['apply/markers/unknown-fields-structs'],
-  ),
+  markerFault('apply-granular-map-as-atomic', 'granular', (f) => ({ ...f, 'x-orch-map-type': 'atomic' })),
+  markerFault('apply-atomic-map-as-granular', 'atomicMap', (f) => ({ ...f, 'x-orch-map-type': 'granular' })),
+  markerFault('apply-struct-as-atomic', 'struct', (f) => ({ ...f, 'x-orch-map-type': 'atomic' })),
+  markerFault('apply-atomic-struct-as-granular', 'atomicStruct', (f) => ({
+    ...f,
+    'x-orch-map-type': 'granular',
+  })),
+  markerFault('apply-atomic-list-as-set', 'atomicList', (f) => ({ ...f, 'x-orch-list-type': 'set' })),
+  markerFault('apply-set-list-as-atomic', 'setList', (f) => ({ ...f, 'x-orch-list-type': 'atomic' })),
+  markerFault('apply-map-list-as-atomic', 'mapList', (f) => {
+    const { 'x-orch-list-map-keys': _keys, ...rest } = f;
+    return { ...rest, 'x-orch-list-type': 'atomic' };
+  }),
+  markerFault('apply-map-list-first-key-only', 'multiKeyList', (f) => ({
+    ...f,
+    'x-orch-list-map-keys': (f['x-orch-list-map-keys'] as string[]).slice(0, 1),
+  })),
+  markerFault('apply-unmarked-object-list-by-name', 'plainList', (f) => ({
+    ...f,
+    'x-orch-list-type': 'map',
+    'x-orch-list-map-keys': ['name'],
+    items: { ...(f.items as object), required: ['name'] },
+  })),
+  markerFault('apply-unmarked-string-list-as-set', 'plainStrings', (f) => ({
+    ...f,
+    'x-orch-list-type': 'set',
+  })),
+  markerFault('apply-unknown-fields-atomic', 'free', (f) => ({ ...f, 'x-orch-map-type': 'atomic' })),
   {
     name: 'apply-topology-atomic-owned-by-nobody',
-    breaks:
-      'doc2 § States and transitions: a set, map or granular field that becomes atomic is owned by the owners of any element, later changes conflict (after the change the whole list is owned by nobody: a change by another applier goes through)',
-    area: 'apply',
-    catchers: ['apply/topology/granular-to-atomic'],
     request: (r) => {
       learnTopology(r);
       return r;
@@ -886,10 +700,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-topology-set-keeps-atomic-owner',
-    breaks:
-      "doc2 § States and transitions: an atomic field that becomes a set, map or granular: ownership of inner items cannot be inferred, no conflict on later updates (the former owner of the whole list keeps it: another applier's items conflict with it)",
-    area: 'apply',
-    catchers: ['apply/topology/atomic-to-granular'],
     request: (r) => {
       learnTopology(r);
       if (!isApply(r) || topologyOf(r) !== 'set' || r.url.searchParams.get('force') === 'true') return r;
@@ -930,16 +740,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-patch-takes-no-ownership',
-    breaks:
-      'doc2 § States and transitions: an update (a non-apply patch) that changes a field makes the updater its owner, the appliers lose it (the ownership stays as it was before the patch)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/update/merge-patch',
-      'apply/ownership/update/json-patch',
-      'apply/ownership/update/strategic-merge-patch',
-      'apply/ownership/update/removal',
-      'apply/ownership/unowned-field/patch',
-    ],
     request: (r) => {
       const b = r.method === 'PATCH' && !isApply(r) ? parseBody(r) : undefined;
       const touchesManaged = JSON.stringify(b ?? {}).includes('managedFields');
@@ -949,17 +749,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-force-shares-ownership',
-    breaks:
-      'doc2 § States and transitions: a forced apply takes the conflicting fields over, their former owners lose them (they keep them: the field is shared)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/force/takes-over',
-      'apply/ownership/force/every-owner',
-      'apply/resolution/overwrite',
-      'apply/endpoint/controller-forces',
-      // the law draws forced applies over other appliers' fields and checks the table's force row
-      'apply/law/ownership-model',
-    ],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') === 'true'),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (before, after, write) => {
@@ -981,14 +770,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-omitted-field-kept',
-    breaks:
-      'doc2 § States and transitions: a field its sole owner leaves out of its apply is deleted, or reset to its default (it keeps its value, owned by nobody)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/sole-owner-omits/deleted',
-      'apply/ownership/sole-owner-omits/nested',
-      'apply/ownership/sole-owner-omits/default',
-    ],
     request: (r) => holdWrite(r, isApply(r)),
     response: (r, res, up) =>
       afterHeldWrite(
@@ -1007,10 +788,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-dry-run-skips-conflicts',
-    breaks:
-      'doc1 § Dry run (for an apply): every stage runs but persisting, the conflict check included (a dry-run apply is checked as if forced)',
-    area: 'apply',
-    catchers: ['apply/dry-run/conflict'],
     request: (r) =>
       isApply(r) && r.url.searchParams.get('dryRun') === 'All'
         ? withQuery(r, (q) => q.set('force', 'true'))
@@ -1018,10 +795,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-user-agent-over-field-manager',
-    breaks:
-      'doc2 § Endpoints: for non-apply writes the server infers the manager from the User-Agent only when fieldManager is absent (a write that names both is recorded under its User-Agent)',
-    area: 'apply',
-    catchers: ['apply/endpoint/field-manager-over-user-agent'],
     request: (r) =>
       (r.method === 'POST' || r.method === 'PUT' || (r.method === 'PATCH' && !isApply(r))) &&
       r.headers['user-agent'] &&
@@ -1031,14 +804,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-empty-manager-kept',
-    breaks:
-      'doc2 § States and transitions: a temporary manager that owns no fields is removed automatically (its entry stays, owning nothing)',
-    area: 'apply',
-    catchers: [
-      'apply/temporary-manager/forced-off',
-      'apply/temporary-manager/empty-intent',
-      'apply/temporary-manager/updater-overwritten',
-    ],
     request: (r) => holdWrite(r, r.method === 'PUT' || r.method === 'PATCH'),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (before, after) => {
@@ -1053,10 +818,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-after-reset-conflicts',
-    breaks:
-      'doc2 § States and transitions: a field owned by nobody (managedFields cleared) is applied without conflict (the first apply after a reset conflicts with a manager owning every existing field, as Kubernetes does)',
-    area: 'apply',
-    catchers: ['apply/ownership/unowned-field/after-reset'],
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
@@ -1078,10 +839,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-put-takes-unchanged-fields',
-    breaks:
-      'doc2 § States and transitions: an update moves ownership of the fields it changes (a PUT takes every field it sends, the unchanged ones too)',
-    area: 'apply',
-    catchers: ['apply/ownership/update/unchanged-fields-stay'],
     // a PUT that resets managedFields (an empty list, an empty entry) is another rule's
     request: (r) => {
       const mf = r.method === 'PUT' ? parseBody(r)?.metadata?.managedFields : undefined;
@@ -1120,10 +877,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-same-value-takes-from-updater',
-    breaks:
-      'doc2 § States and transitions: an applier that applies the value an updater wrote shares the field with it (the updater loses it)',
-    area: 'apply',
-    catchers: ['apply/ownership/shared/same-value-as-updater'],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (_before, after, write) => {
@@ -1140,15 +893,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-shared-omitted-deleted',
-    breaks:
-      'doc2 § States and transitions: a shared field one applier leaves out stays, owned by the others (it is deleted)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/shared/omitted',
-      'apply/ownership/shared/omitted-with-updater',
-      // the hand-off recipe: the main intent drops a field a private manager shares, the value stays
-      'apply/hand-off/user-to-controller',
-    ],
     request: (r) => holdWrite(r, isApply(r)),
     response: (r, res, up) =>
       afterHeldWrite(
@@ -1171,10 +915,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-entry-api-version-of-core',
-    breaks:
-      "doc2 § managedFields entry: apiVersion, the version of the object the entry's fields describe (a custom resource's entries say v1)",
-    area: 'apply',
-    catchers: ['apply/managed-fields/entry-api-version-custom'],
     response: (r, res) =>
       /^\/apis\/[^/]+\.example\.com\//.test(r.url.pathname)
         ? mapObjects(res, (o) => {
@@ -1184,14 +924,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-shared-owner-changes-freely',
-    breaks:
-      'doc2 § States and transitions: shared by A and B, either applies a changed value: conflict (an owner of every conflicting field changes it without conflict)',
-    area: 'apply',
-    catchers: [
-      'apply/ownership/shared/change-conflicts-with-all',
-      'apply/ownership/shared/change-by-first',
-      'apply/ownership/shared/change-by-second',
-    ],
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
@@ -1216,10 +948,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-empty-intent-recorded',
-    breaks:
-      'doc2 § States and transitions: a manager that owns no fields is removed automatically (an apply that owns nothing is recorded as an entry owning nothing)',
-    area: 'apply',
-    catchers: ['apply/regression/empty-intents'],
     request: (r) => holdWrite(r, isApply(r)),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (_before, after, write) =>
@@ -1239,10 +967,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-unowned-field-not-taken',
-    breaks:
-      'doc2 § States and transitions: a field owned by nobody, any write naming it: the writer becomes its manager (an apply to an existing ConfigMap does not take the data keys nobody owned)',
-    area: 'apply',
-    catchers: ['apply/ownership/unowned-field/apply'],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: (r, res, up) =>
       afterHeldWrite(r, res, up, (before, after, write) => {
@@ -1260,10 +984,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-configmap-data-atomic',
-    breaks:
-      'doc2 § Merge strategy markers: the data of a ConfigMap is a granular map, managers own their own keys (an apply of data keys while another applier owns other keys conflicts with it, as for an atomic map)',
-    area: 'apply',
-    catchers: ['apply/markers/map-granular-configmap'],
     request: (r) => {
       if (!isApply(r) || !OBJECT_PATH.test(r.url.pathname) || r.url.searchParams.get('force') === 'true')
         return r;
@@ -1285,10 +1005,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-removes-unapplied-fields',
-    breaks:
-      'doc2 § Endpoints: a controller using apply cannot remove fields it never applied (an apply removes the data keys it leaves out that only updaters own)',
-    area: 'apply',
-    catchers: ['apply/endpoint/cannot-remove-unapplied'],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: (r, res, up) =>
       afterHeldWrite(
@@ -1311,10 +1027,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-dropped-field-kept-owned',
-    breaks:
-      'doc2 § States and transitions: conflict resolution (2), the applier drops the field from its intent and gives up its ownership (the fields of its refused apply stay in its entry when it applies without them)',
-    area: 'apply',
-    catchers: ['apply/resolution/drop-field'],
     request: (r) => holdWrite(r, isApply(r) && r.url.searchParams.get('force') !== 'true'),
     response: async (r, res, up) => {
       const write = heldOwnership.get(r);
@@ -1341,15 +1053,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-shrink-removes-shared-items',
-    breaks:
-      "doc2 § States and transitions: applied set shrinks, an item is removed only when no one else owns it (an item its applier drops is removed from the list and from its other owners' entries)",
-    area: 'apply',
-    catchers: [
-      'apply/ownership/shrink/set',
-      'apply/ownership/shrink/map-list',
-      'apply/ownership/shrink/map-list-item-field',
-      'apply/ownership/shrink/owned-by-updater',
-    ],
     request: (r) => holdWrite(r, isApply(r)),
     response: (r, res, up) =>
       afterHeldWrite(
@@ -1387,10 +1090,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-containers-atomic',
-    breaks:
-      "doc2 § Merge strategy markers: `map` list type, with set or map managers own entries separately (a Deployment's containers are owned whole: an apply that sends another set of container names than the stored one conflicts with an applier owning a container)",
-    area: 'apply',
-    catchers: ['apply/markers/containers-by-name'],
     request: holdDeploymentApply,
     response: (r, res, up) => {
       const apply = heldContainers.get(r);
@@ -1409,10 +1108,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-ports-keyed-by-port-only',
-    breaks:
-      "doc2 § Merge strategy markers: `x-orch-list-map-keys`, the key fields together identify an entry (a container's ports are identified by containerPort alone: another protocol on the same port is another applier's entry, a conflict)",
-    area: 'apply',
-    catchers: ['apply/markers/ports-by-port-and-protocol'],
     request: holdDeploymentApply,
     response: (r, res, up) => {
       const apply = heldContainers.get(r);
@@ -1444,10 +1139,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-pod-containers-owned-whole',
-    breaks:
-      "doc2 § Merge strategy markers: map key fields identify entries (a Pod's containers are shown owned as a whole: entries own .spec.containers, not each container by its name)",
-    area: 'apply',
-    catchers: ['apply/markers/pod-containers'],
     response: (r, res) =>
       /\/pods(\/[^/]+)?$/.test(r.url.pathname)
         ? mapObjects(res, (o) => {
@@ -1458,10 +1149,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-handover-manager-forced',
-    breaks:
-      "doc2 § States and transitions: the hand-off recipe, a private manager applies only the field; if the controller already wrote it, that apply conflicts (the proxy forces the private manager's applies: managers named handover-*, as the recipe's)",
-    area: 'apply',
-    catchers: ['apply/hand-off/user-to-controller-already-written'],
     request: (r) =>
       isApply(r) && /^handover-/.test(r.url.searchParams.get('fieldManager') ?? '')
         ? withQuery(r, (q) => q.set('force', 'true'))
@@ -1469,10 +1156,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-custom-create-drops-set-items',
-    breaks:
-      'doc2 § Endpoints: Result, the object is created if absent (an apply that creates a custom resource creates it without the items of its set list; an apply to an existing one is left alone)',
-    area: 'apply',
-    catchers: ['apply/endpoint/create-custom-resource'],
     request: (r) => {
       if (!isApply(r) || !/^\/apis\/[^/]+\.example\.com\//.test(r.url.pathname)) return r;
       const b = parseBody(r);

@@ -5,7 +5,7 @@
 // there, so these faults are caught by the cases every target runs.
 
 import { AdminCredentials, header, resentAsAdmin, withoutAuth } from '../auth-util.ts';
-import type { Fault, ProxiedRequest } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest } from '../proxy.ts';
 import { bodyOf, failure, mapJson } from '../util.ts';
 
 const SSR = /\/selfsubjectreviews$/;
@@ -16,19 +16,14 @@ const accepted = new Set<string>();
 
 const isReview = (r: ProxiedRequest, re: RegExp) => r.method === 'POST' && re.test(r.url.pathname);
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'auth-invalid-token-anonymous',
-    breaks: 'doc3 § Authentication: a request with an invalid bearer token is rejected with 401, not treated as anonymous (served as anonymous)',
-    area: 'authentication',
-    catchers: ['authentication/bearer/invalid-token-401', 'authentication/errors/invalid-bearer', 'authentication/bad-input/malformed-jwt'],
-    response: (r, res, up) => (res.status === 401 && header(r, 'authorization') ? up.send(withoutAuth(r)) : res),
+    response: (r, res, up) =>
+      res.status === 401 && header(r, 'authorization') ? up.send(withoutAuth(r)) : res,
   },
   {
     name: 'auth-anonymous-as-admin',
-    breaks: 'doc3 § Authentication: requests no method accepts are anonymous, user system:anonymous (served with the administrator\'s credentials)',
-    area: 'authentication',
-    catchers: ['authentication/anonymous/identity'],
     request: (r) => {
       admin.see(r);
       return header(r, 'authorization') ? r : (admin.asAdmin(r) ?? r);
@@ -36,9 +31,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'auth-authenticated-group-dropped',
-    breaks: 'doc3 § Authentication: every authenticated user gets the group system:authenticated (dropped from the SelfSubjectReview)',
-    area: 'authentication',
-    catchers: ['authentication/self-review/user-info', 'authentication/service-account/user-and-groups'],
     response: (r, res) =>
       isReview(r, SSR)
         ? mapJson(res, (j) => {
@@ -50,23 +42,18 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'auth-service-account-groups-dropped',
-    breaks: 'doc3 § Authentication, Service account token: groups system:serviceaccounts and system:serviceaccounts:<namespace> (the namespace group dropped)',
-    area: 'authentication',
-    catchers: ['authentication/service-account/user-and-groups'],
     response: (r, res) =>
       isReview(r, SSR) || isReview(r, TOKEN_REVIEW)
         ? mapJson(res, (j) => {
             const u = j?.status?.userInfo ?? j?.status?.user;
-            if (u?.groups) u.groups = u.groups.filter((g: string) => !g.startsWith('system:serviceaccounts:'));
+            if (u?.groups)
+              u.groups = u.groups.filter((g: string) => !g.startsWith('system:serviceaccounts:'));
             return j;
           })
         : res,
   },
   {
     name: 'auth-revoked-token-served',
-    breaks: 'doc3 § Authentication: with --service-account-lookup, tokens deleted through the API are revoked (a token once accepted is served on)',
-    area: 'authentication',
-    catchers: ['authentication/service-account/lookup-revokes'],
     ...resentAsAdmin(admin, (r, res) => {
       const auth = header(r, 'authorization');
       if (!auth) return false;
@@ -76,9 +63,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'auth-token-review-failure-as-401',
-    breaks: 'doc3 § Errors: token review failure is authenticated: false with an optional error (answered as a 401 Status)',
-    area: 'authentication',
-    catchers: ['authentication/token-review/failure'],
     response: (r, res) => {
       if (!isReview(r, TOKEN_REVIEW) || res.status !== 201) return res;
       const j = bodyOf(res.body);
@@ -88,9 +72,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'auth-token-review-audiences-dropped',
-    breaks: 'Kubernetes (beyond doc3 § Review objects): a TokenReview answers the audiences the token is valid for in status.audiences (dropped)',
-    area: 'authentication',
-    catchers: ['authentication/token-review/audiences'],
     response: (r, res) =>
       isReview(r, TOKEN_REVIEW)
         ? mapJson(res, (j) => {
@@ -101,9 +82,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'auth-user-uid-dropped',
-    breaks: "doc3 § Self review: status.userInfo is filled with username, uid, groups, extra (the uid dropped)",
-    area: 'authentication',
-    catchers: ['authentication/self-review/user-info', 'authentication/service-account/user-and-groups'],
     response: (r, res) =>
       isReview(r, SSR)
         ? mapJson(res, (j) => {

@@ -3,7 +3,7 @@
 // map literals of mixed types, or declares the strings extension's `format`. The answers of the
 // three places that compile an expression are rewritten alike (a definition, a policy, a
 // webhook configuration), the `format` call only in the rules of the definitions forwarded.
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
 import { answer, bodyOf, mapJson } from '../util.ts';
 import { editRules, rewriteCalls } from './faults.ts';
 
@@ -14,10 +14,6 @@ const COMPILING = [
 ];
 
 const compiles = (r: ProxiedRequest) => r.method === 'POST' && COMPILING.some((p) => p.test(r.url.pathname));
-
-const PLACES = ['rule', 'policy', 'match-condition'];
-/** The cases of environment rows, at every place. */
-const everywhere = (...rows: string[]) => rows.flatMap((r) => PLACES.map((p) => `cel/environment/${r}/${p}`));
 
 /** Rewrites the message of each cause (and the summary) of a refusal of a write that compiles. */
 function mapMessages(r: ProxiedRequest, res: ProxiedResponse, f: (m: string) => string): ProxiedResponse {
@@ -37,27 +33,13 @@ const causesOf = (res: ProxiedResponse): { message?: string }[] => {
   }
 };
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'cel-compile-errors-first-only',
-    breaks:
-      'doc2 § Expression language inputs, as Kubernetes 1.28 reports a compile error: every error of the expression is listed (the proxy keeps the first)',
-    area: 'cel',
-    catchers: [
-      ...everywhere('no-overload-method', 'no-overload-operator', 'no-overload-unary', 'no-overload-index'),
-      ...everywhere('no-field-selection', 'macro-predicate', 'list-mixed-again', 'map-mixed'),
-      ...everywhere('format', 'quote', 'optional-values', 'bind', 'bytes-helpers', 'quantity'),
-      ...everywhere('numbers-across-types', 'undeclared-method'),
-      'cel/environment/has-no-field-selection/rule',
-    ],
     response: (r, res) => mapMessages(r, res, (m) => m.split('\nERROR: <input>:')[0]!),
   },
   {
     name: 'cel-compile-error-columns-from-zero',
-    breaks:
-      'doc2 § Expression language inputs, as Kubernetes 1.28 reports a compile error: `<input>:<line>:<column>` counts columns from 1 (the proxy gives each one less)',
-    area: 'cel',
-    catchers: ['cel/environment/'],
     response: (r, res) =>
       mapMessages(r, res, (m) =>
         m.replace(/<input>:(\d+):(\d+):/g, (_, l, c) => `<input>:${l}:${Number(c) - 1}:`),
@@ -65,13 +47,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'cel-literals-mixed-accepted',
-    breaks:
-      'doc2 § Expression language inputs, as Kubernetes 1.28 type checks a literal: the elements of a list or map literal are of one type (a refusal that says only that is answered as a success, and nothing is stored)',
-    area: 'cel',
-    catchers: [
-      ...everywhere('list-mixed', 'list-mixed-again', 'list-nested', 'list-null', 'map-mixed'),
-      'cel/environment/in-mixed-list/rule',
-    ],
     response: (r, res) => {
       if (!compiles(r) || res.status !== 422) return res;
       const causes = causesOf(res);
@@ -82,10 +57,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'cel-strings-format-declared',
-    breaks:
-      "doc2 § Expression language inputs (the community libraries), as Kubernetes 1.28 has them: the strings extension is at version 0, without `format` (the proxy takes the call out of a definition's rules, so that it compiles)",
-    area: 'cel',
-    catchers: ['cel/environment/format/rule'],
     request: (r) => editRules(r, (x) => ({ ...x, rule: rewriteCalls(x.rule, 'format', true, () => '') })),
   },
 ];

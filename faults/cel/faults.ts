@@ -4,7 +4,7 @@
 // exchanged for its neighbour, an argument dropped, a rule left out): what a server with that bug
 // would do. The others rewrite the answers (a refusal passed off as success, an evaluation error
 // answered as a server error, violations cut to the first).
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
 import { answer, bodyOf, failure, mapJson } from '../util.ts';
 
 const CRD_PATH = /^\/apis\/apiextensions\.orch\.io\/v1\/customresourcedefinitions\/?$/;
@@ -128,15 +128,14 @@ export function rewriteCalls(
 
 /** A fault that rewrites each call of a function in the rules of the definitions it forwards. */
 function callFault(
-  f: Omit<Fault, 'area' | 'request'>,
+  f: { name: string },
   name: string,
   method: boolean,
   replace: (args: string[]) => string,
   only: (rule: string) => boolean = () => true,
-): Fault {
+): FaultHooks {
   return {
     ...f,
-    area: 'cel',
     request: (r) =>
       editRules(r, (x) => (only(x.rule) ? { ...x, rule: rewriteCalls(x.rule, name, method, replace) } : x)),
   };
@@ -146,13 +145,9 @@ function callFault(
 const rename = (other: string) => (args: string[]) => `.${other}(${args.join(', ')})`;
 
 /** A fault that leaves out the rules `drop` picks from the definitions it forwards. */
-function dropFault(
-  f: Omit<Fault, 'area' | 'request'>,
-  drop: (rule: Rule, node: Node, at: Place) => boolean,
-): Fault {
+function dropFault(f: { name: string }, drop: (rule: Rule, node: Node, at: Place) => boolean): FaultHooks {
   return {
     ...f,
-    area: 'cel',
     request: (r) => editRules(r, (x, n, at) => (drop(x, n, at) ? undefined : x)),
   };
 }
@@ -180,16 +175,12 @@ function passOff(r: ProxiedRequest, status: number): ProxiedResponse {
 const textOf = (res: ProxiedResponse) => res.body.toString('utf8');
 
 const LAW_LIST = 'cel/law/list-functions';
-const LAW_REGEX = 'cel/law/regex-functions';
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   // ------------------------------------------------------------------------ list library
   callFault(
     {
       name: 'cel-index-of-as-last-index-of',
-      breaks:
-        'doc2 § Expression language inputs: list `indexOf` (the index of the last equal element is given)',
-      catchers: [...twin('cel/list/index-of'), LAW_LIST],
     },
     'indexOf',
     true,
@@ -198,9 +189,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-last-index-of-as-index-of',
-      breaks:
-        'doc2 § Expression language inputs: list `lastIndexOf` (the index of the first equal element is given)',
-      catchers: [...twin('cel/list/last-index-of'), LAW_LIST],
     },
     'lastIndexOf',
     true,
@@ -209,8 +197,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-min-as-max',
-      breaks: 'doc2 § Expression language inputs: list `min` (the largest element is given)',
-      catchers: [...twin('cel/list/min'), ...twin('cel/list/min-max-doubles'), LAW_LIST],
     },
     'min',
     true,
@@ -219,8 +205,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-max-as-min',
-      breaks: 'doc2 § Expression language inputs: list `max` (the smallest element is given)',
-      catchers: [...twin('cel/list/max'), ...twin('cel/list/min-max-doubles'), LAW_LIST],
     },
     'max',
     true,
@@ -229,14 +213,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-sum-as-max',
-      breaks:
-        'doc2 § Expression language inputs: list `sum` over numbers and durations (the largest element is given, and an empty list is an error)',
-      catchers: [
-        ...twin('cel/list/sum-ints'),
-        ...twin('cel/list/sum-doubles'),
-        ...twin('cel/list/sum-durations'),
-        LAW_LIST,
-      ],
     },
     'sum',
     true,
@@ -245,8 +221,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-is-sorted-always-true',
-      breaks: 'doc2 § Expression language inputs: list `isSorted` (true for every list)',
-      catchers: [...twin('cel/list/is-sorted'), LAW_LIST],
     },
     'isSorted',
     true,
@@ -256,9 +230,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-matches-anchored',
-      breaks:
-        'doc2 § Expression language inputs: regex `matches` (the pattern must match at the start of the string)',
-      catchers: [...twin('cel/regex/matches'), LAW_REGEX],
     },
     'matches',
     true,
@@ -267,9 +238,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-find-anchored',
-      breaks:
-        'doc2 § Expression language inputs: regex `find` (only a match at the start of the string is found)',
-      catchers: [...twin('cel/regex/find'), LAW_REGEX],
     },
     'find',
     true,
@@ -278,9 +246,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-find-all-first-only',
-      breaks:
-        'doc2 § Expression language inputs: regex `findAll` without a limit (only the first match is given)',
-      catchers: [...twin('cel/regex/find-all'), LAW_REGEX],
     },
     'findAll',
     true,
@@ -289,8 +254,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-find-all-limit-ignored',
-      breaks: 'doc2 § Expression language inputs: regex `findAll` with a limit (the limit is ignored)',
-      catchers: [...twin('cel/regex/find-all-limit'), LAW_REGEX],
     },
     'findAll',
     true,
@@ -300,8 +263,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-is-url-any-string',
-      breaks: 'doc2 § Expression language inputs: `isURL(string)` for absolute URLs (true for any string)',
-      catchers: twin('cel/url/is-url'),
     },
     'isURL',
     false,
@@ -310,9 +271,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-url-never-errs',
-      breaks:
-        'doc2 § Expression language inputs: `url(string)` returning a URL or an error (a string that is no URL gives some URL)',
-      catchers: twin('cel/url/url-error'),
     },
     'url',
     false,
@@ -321,8 +279,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-get-scheme-as-hostname',
-      breaks: 'doc2 § Expression language inputs: URL accessor `getScheme` (the hostname is given)',
-      catchers: twin('cel/url/get-scheme'),
     },
     'getScheme',
     true,
@@ -331,8 +287,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-get-host-without-port',
-      breaks: 'doc2 § Expression language inputs: URL accessor `getHost` (the port is left out)',
-      catchers: twin('cel/url/get-host'),
     },
     'getHost',
     true,
@@ -341,9 +295,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-get-hostname-with-port',
-      breaks:
-        'doc2 § Expression language inputs: URL accessor `getHostname` (the port and brackets are kept)',
-      catchers: twin('cel/url/get-hostname'),
     },
     'getHostname',
     true,
@@ -352,8 +303,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-get-port-as-hostname',
-      breaks: 'doc2 § Expression language inputs: URL accessor `getPort` (the hostname is given)',
-      catchers: twin('cel/url/get-port'),
     },
     'getPort',
     true,
@@ -361,10 +310,6 @@ export const FAULTS: Fault[] = [
   ),
   {
     name: 'cel-get-escaped-path-unescaped',
-    breaks:
-      'doc2 § Expression language inputs: URL accessor `getEscapedPath` (an escaped space is given unescaped)',
-    area: 'cel',
-    catchers: twin('cel/url/get-escaped-path'),
     // the path with escaped spaces given unescaped; a replace() on the path would do it for every
     // path, but its cost cannot be estimated (the path has no bound) and refuses the definition
     request: (r) =>
@@ -379,9 +324,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-get-query-empty',
-      breaks:
-        'doc2 § Expression language inputs: URL accessor `getQuery` (the query is not read: always empty)',
-      catchers: twin('cel/url/get-query'),
     },
     'url',
     false,
@@ -392,9 +334,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-char-at-off-by-one',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `charAt` (the next character is given)',
-      catchers: ['cel/strings/char-at'],
     },
     'charAt',
     true,
@@ -403,9 +342,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-lower-ascii-as-upper',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `lowerAscii` (capitals are given)',
-      catchers: ['cel/strings/lower-ascii'],
     },
     'lowerAscii',
     true,
@@ -414,9 +350,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-upper-ascii-as-lower',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `upperAscii` (small letters are given)',
-      catchers: ['cel/strings/upper-ascii'],
     },
     'upperAscii',
     true,
@@ -425,9 +358,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-replace-first-only',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `replace` (only the first occurrence is replaced)',
-      catchers: ['cel/strings/replace'],
     },
     'replace',
     true,
@@ -436,9 +366,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-split-limit-ignored',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `split` with a limit (the limit is ignored)',
-      catchers: ['cel/strings/split'],
     },
     'split',
     true,
@@ -447,9 +374,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-substring-start-off-by-one',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `substring` (the start index is one too far)',
-      catchers: ['cel/strings/substring'],
     },
     'substring',
     true,
@@ -458,9 +382,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-trim-keeps-space',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `trim` (the white space is kept)',
-      catchers: ['cel/strings/trim'],
     },
     'trim',
     true,
@@ -469,9 +390,6 @@ export const FAULTS: Fault[] = [
   callFault(
     {
       name: 'cel-join-separator-ignored',
-      breaks:
-        'doc2 § Expression language inputs: the community strings library, `join` with a separator (the separator is ignored)',
-      catchers: ['cel/strings/join'],
     },
     'join',
     true,
@@ -480,18 +398,6 @@ export const FAULTS: Fault[] = [
   // ------------------------------------------------------------------------ definition time
   {
     name: 'cel-compile-errors-ignored',
-    breaks:
-      'doc2 § Expression language inputs: custom-definition validation rules are fully type checked (a definition whose rule does not compile is answered as created, and is not)',
-    area: 'cel',
-    catchers: [
-      ...twin('cel/definition/parse-error'),
-      ...twin('cel/definition/unknown-field'),
-      ...twin('cel/definition/not-bool'),
-      ...twin('cel/definition/union-not-bool'),
-      ...twin('cel/types/unknown-field'),
-      ...twin('cel/types/type-mismatch'),
-      ...twin('cel/types/preserve-unknown-inaccessible'),
-    ],
     response: (r, res) =>
       r.method === 'POST' && CRD_PATH.test(r.url.pathname) && res.status === 422 && !/cost/i.test(textOf(res))
         ? passOff(r, 201)
@@ -499,15 +405,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'cel-cost-estimate-skipped',
-    breaks:
-      'doc2 § Limits: the server estimates worst-case cost at write time and rejects an expression that could exceed the runtime budget (the refusal is answered as created, and nothing is)',
-    area: 'cel',
-    catchers: [
-      ...twin('cel/limits/cost-unbounded'),
-      ...twin('cel/estimate/unbounded-nested'),
-      ...twin('cel/estimate/message-expression'),
-      'cel/estimate/list-literal',
-    ],
     response: (r, res) =>
       r.method === 'POST' && CRD_PATH.test(r.url.pathname) && res.status === 422 && /cost/i.test(textOf(res))
         ? passOff(r, 201)
@@ -515,14 +412,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'cel-cost-contributors-unnamed',
-    breaks:
-      'Kubernetes: a definition over its total estimate names its costliest expressions, each a Forbidden cause "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema" (the proxy leaves those causes out)',
-    area: 'cel',
-    catchers: [
-      'cel/estimate/total',
-      'cel/estimate/unbounded-nested/kubernetes-shape',
-      'cel/estimate/message-expression/kubernetes-shape',
-    ],
     response: (r, res) =>
       r.method === 'POST' && CRD_PATH.test(r.url.pathname) && res.status === 422
         ? mapJson(res, (j) =>
@@ -532,7 +421,8 @@ export const FAULTS: Fault[] = [
                   details: {
                     ...j.details,
                     causes: j.details.causes.filter(
-                      (c: { message?: string }) => !String(c.message).includes('contributed to estimated rule cost'),
+                      (c: { message?: string }) =>
+                        !String(c.message).includes('contributed to estimated rule cost'),
                     ),
                   },
                 }
@@ -542,10 +432,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'cel-cost-bounds-ignored',
-    breaks:
-      'doc2 § Limits: the worst-case cost is estimated from the schema (its maxItems, maxLength and maxProperties are left out of the estimate, so a bounded rule is refused)',
-    area: 'cel',
-    catchers: ['cel/limits/cost-bounded'],
     request: (r) =>
       editSchemas(r, (n) => {
         const rules = (n['x-orch-validations'] ?? []) as Rule[];
@@ -559,10 +445,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'cel-runtime-budget-unlimited',
-    breaks:
-      'doc2 § Limits: every expression runs under a runtime budget; when exceeded, evaluation halts with an error (the write that ran out of budget is answered as created, and is not)',
-    area: 'cel',
-    catchers: ['cel/limits/runtime-budget'],
     response: (r, res) =>
       CEL_RESOURCE.test(r.url.pathname) && res.status === 422 && /cost budget/i.test(textOf(res))
         ? passOff(r, r.method === 'POST' ? 201 : 200)
@@ -571,18 +453,6 @@ export const FAULTS: Fault[] = [
   // ------------------------------------------------------------------------ evaluation
   {
     name: 'cel-evaluation-error-is-server-error',
-    breaks:
-      'doc2 § What the service does: rules are evaluated inside the API server (a rule that fails to evaluate on the object, a division by zero, a missing key, is answered 500)',
-    area: 'cel',
-    catchers: [
-      ...twin('cel/evaluation/division-by-zero'),
-      ...twin('cel/evaluation/modulo-by-zero'),
-      ...twin('cel/evaluation/index-out-of-range'),
-      ...twin('cel/evaluation/missing-map-key'),
-      ...twin('cel/list/min-empty'),
-      ...twin('cel/list/max-empty'),
-      ...twin('cel/url/url-error'),
-    ],
     response: (r, res) =>
       CEL_RESOURCE.test(r.url.pathname) && res.status === 422 && /evaluating rule/.test(textOf(res))
         ? failure(500, 'InternalError', 'Internal error occurred: the rule could not be evaluated')
@@ -591,54 +461,33 @@ export const FAULTS: Fault[] = [
   // ------------------------------------------------------------------------ self and oldSelf
   {
     name: 'cel-old-self-is-self',
-    breaks:
-      'doc2 § Expression language inputs: `self` and `oldSelf` are the current and previous data (oldSelf is the new data, and the rule runs on create too)',
-    area: 'cel',
-    catchers: [...twin('cel/rules/transition'), ...twin('cel/rules/transition-immutable')],
     request: (r) => editRules(r, (x) => ({ ...x, rule: x.rule.replace(/\boldSelf\b/g, 'self') })),
   },
   {
     name: 'cel-updates-not-validated',
-    breaks:
-      'doc2 § Expression language inputs: `self` is the current data of every write (a refused update of a custom resource is answered as done, and is not)',
-    area: 'cel',
-    catchers: [...twin('cel/rules/self-object')],
     response: (r, res) =>
       r.method === 'PUT' && CEL_RESOURCE.test(r.url.pathname) && res.status === 422 ? passOff(r, 200) : res,
   },
   dropFault(
     {
       name: 'cel-item-rules-not-run',
-      breaks:
-        "doc2 § Expression language inputs: `self` is the data at the rule's place (rules on the items of a list are not run)",
-      catchers: twin('cel/rules/self-items'),
     },
     (_x, _n, at) => at === 'items',
   ),
   dropFault(
     {
       name: 'cel-root-rules-not-run',
-      breaks:
-        'doc2 § Expression language inputs: `self` is the current data (a rule at the root of the schema, on the whole object, is not run)',
-      catchers: twin('cel/rules/root-object'),
     },
     (_x, _n, at) => at === 'root',
   ),
   dropFault(
     {
       name: 'cel-only-first-rule-runs',
-      breaks:
-        'doc2 § Expression language inputs: validation rules of custom definitions (of the rules at one place only the first is run)',
-      catchers: twin('cel/rules/all-violations'),
     },
     (x, n) => (n['x-orch-validations'] as Rule[]).findIndex((y) => y.rule === x.rule) > 0,
   ),
   {
     name: 'cel-first-violation-only',
-    breaks:
-      'Kubernetes: every violation of a write is a cause of the one 422 answer (only the first cause is kept)',
-    area: 'cel',
-    catchers: ['cel/rules/self-items/kubernetes-shape', 'cel/rules/all-violations/kubernetes-shape'],
     response: (r, res) =>
       CEL_RESOURCE.test(r.url.pathname) && res.status === 422
         ? mapJson(res, (j) =>
@@ -651,31 +500,18 @@ export const FAULTS: Fault[] = [
   // ------------------------------------------------------------------------ the parts of a rule
   {
     name: 'cel-message-ignored',
-    breaks: "Kubernetes: a rule's message is the message of its violation (the default message is given)",
-    area: 'cel',
-    catchers: ['cel/rules/message'],
     request: (r) => editRules(r, ({ message: _m, ...x }) => x),
   },
   {
     name: 'cel-message-expression-ignored',
-    breaks:
-      "Kubernetes: a rule's messageExpression gives the message of its violation (it is neither compiled nor evaluated)",
-    area: 'cel',
-    catchers: ['cel/rules/message-expression'],
     request: (r) => editRules(r, ({ messageExpression: _m, ...x }) => x),
   },
   {
     name: 'cel-reason-ignored',
-    breaks: "Kubernetes: a rule's reason is the reason of its violation (FieldValueInvalid is given)",
-    area: 'cel',
-    catchers: ['cel/rules/reason-forbidden'],
     request: (r) => editRules(r, ({ reason: _m, ...x }) => x),
   },
   {
     name: 'cel-field-path-ignored',
-    breaks: "Kubernetes: a rule's fieldPath is the field of its violation (the rule's place is given)",
-    area: 'cel',
-    catchers: ['cel/rules/field-path', 'cel/rules/root-object/kubernetes-shape'],
     request: (r) => editRules(r, ({ fieldPath: _m, ...x }) => x),
   },
   // ------------------------------------------------------------------------ escaped names
@@ -691,8 +527,6 @@ export const FAULTS: Fault[] = [
     dropFault(
       {
         name: `cel-escape-${what}-unresolved`,
-        breaks: `doc2 § Expression language inputs: escapes of property names (a rule that names a property through ${escaped.replace('|', ' or ')} is not run)`,
-        catchers: rows.flatMap(twin),
       },
       (x) => new RegExp(`\\bself\\.\\w*(${escaped})`).test(x.rule),
     ),
@@ -785,9 +619,7 @@ export const FAULTS: Fault[] = [
     dropFault(
       {
         name: `cel-type-${what}-rules-not-run`,
-        breaks: `doc2 § Expression language inputs, schema type to expression type: ${row} (a rule that reads such a field is not run)`,
-        catchers: rows.flatMap(twin),
-        ...(also.length ? { } : {}),
+        ...(also.length ? {} : {}),
       },
       drop,
     ),

@@ -1,14 +1,10 @@
 // Faults against doc1's core rules that suites/chunking catches.
-import type { Fault } from '../proxy.ts';
+import type { FaultHooks } from '../proxy.ts';
 import { mapJson } from '../util.ts';
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'drop-continue',
-    breaks:
-      'doc1 § Chunked lists: metadata.continue is set when more remain (dropped from the chunks after the first)',
-    area: 'chunking',
-    catchers: ['chunking/law/continue-until-last', 'chunking/law/concatenation'],
     // narrowed: the first chunk keeps its token (the cases that need one token to run keep their
     // setup); a walk of three chunks or more stops early
     response: (r, res) =>

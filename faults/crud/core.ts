@@ -1,12 +1,9 @@
 // Faults against doc1's core rules that suites/crud catches.
-import type { Fault } from '../proxy.ts';
+import type { FaultHooks } from '../proxy.ts';
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'stale-update-accepted',
-    breaks: 'doc1 § Update mechanisms: a stale resourceVersion yields 409',
-    area: 'crud',
-    catchers: ['crud/update/stale-version-conflict'],
     request: async (r) => r,
     response: async (r, res, up) => {
       if (r.method !== 'PUT' || res.status !== 409) return res;

@@ -1,7 +1,7 @@
 // Faults against doc1 § States and transitions (two-phase deletion, namespace deletion) and
 // doc3's NamespaceLifecycle; one rule each; suites/deletion must catch every one. None of
 // them deletes a protected namespace for real: the proxy only rewrites answers.
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
 import { mapJson } from '../util.ts';
 
 const NS_RESOURCE = /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+\/[^/]+$/;
@@ -64,13 +64,9 @@ function requested(r: ProxiedRequest, before: string[]): string[] | undefined {
   return undefined;
 }
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'deletion-ignores-finalizers',
-    breaks:
-      'doc1 § States and transitions: a delete request on an object with finalizers makes it Finalizing (it is removed at once)',
-    area: 'deletion',
-    catchers: ['deletion/finalizers/first-delete-marks'],
     response: async (r, res, up) => {
       if (r.method !== 'DELETE' || !NS_RESOURCE.test(r.url.pathname) || res.status >= 300) return res;
       if (parse(res.body)?.metadata?.finalizers?.length) await up.send(stripFinalizers(r));
@@ -79,10 +75,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'finalizer-removal-completes-early',
-    breaks:
-      'doc1 § States and transitions: Finalizing, a finalizer is removed, finalizers remain: Finalizing (removed with the first)',
-    area: 'deletion',
-    catchers: ['deletion/finalizers/remove-one-keeps', 'deletion/law/any-removal-order'],
     response: async (r, res, up) => {
       if (
         (r.method !== 'PUT' && r.method !== 'PATCH') ||
@@ -97,10 +89,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'finalizer-order-enforced',
-    breaks:
-      'doc1 § States and transitions: no order is enforced among finalizers (only the first may be removed)',
-    area: 'deletion',
-    catchers: ['deletion/law/any-removal-order'],
     request: (r) => {
       if ((r.method !== 'PUT' && r.method !== 'PATCH') || !NS_RESOURCE.test(r.url.pathname)) return r;
       const seen = lastSeen.get(r.url.pathname);
@@ -139,10 +127,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'second-delete-resets-timestamp',
-    breaks:
-      'doc1 § Resources and their fields: deletionTimestamp is set when a delete is first requested (every delete answers a new one)',
-    area: 'deletion',
-    catchers: ['deletion/finalizers/second-delete-keeps-timestamp'],
     response: (r, res) =>
       r.method === 'DELETE' && res.status === 200
         ? mapJson(res, (j) =>
@@ -154,10 +138,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'namespace-delete-ignored',
-    breaks:
-      'doc1 § States and transitions: deleting a namespace also deletes its namespace-scoped resources (answered 200, nothing happens)',
-    area: 'deletion',
-    catchers: ['deletion/namespace/deletes-contents', 'deletion/namespace/terminating-until-empty'],
     request: (r) => {
       // narrowed: the three protected namespaces are left alone (their refusal is another rule)
       if (
@@ -181,12 +161,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'terminating-namespace-accepts-create',
-    breaks: 'doc3 NamespaceLifecycle: creation in a terminating namespace is blocked (answered 201)',
-    area: 'deletion',
-    catchers: [
-      'deletion/namespace/no-create-when-terminating',
-      'deletion/namespace/no-create-when-terminating-forbidden',
-    ],
     response: (r, res) => {
       if (r.method !== 'POST' || res.status !== 403 || !NS_COLLECTION.test(r.url.pathname)) return res;
       const body = parse(r.body) ?? {};
@@ -198,15 +172,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'protected-namespace-deletable',
-    breaks:
-      'doc3 NamespaceLifecycle: three system namespaces are protected from deletion (the refusal answered as a success)',
-    area: 'deletion',
-    catchers: [
-      'deletion/protected/default',
-      'deletion/protected/orch-public',
-      'deletion/protected/orch-system',
-      'deletion/protected/forbidden',
-    ],
     response: async (r, res, up) => {
       const m = NAMESPACE.exec(r.url.pathname);
       if (r.method !== 'DELETE' || !m || !PROTECTED.includes(decodeURIComponent(m[1]!)) || res.status < 400)
@@ -218,10 +183,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'finalizers-block-live-updates',
-    breaks:
-      'doc1 § States and transitions: a Live object with finalizers is updated as any other (its updates are refused with 409)',
-    area: 'deletion',
-    catchers: ['deletion/finalizers/live-object-not-held'],
     // the write is held: what goes upstream first is a read of the object; a Live object with
     // finalizers is refused, any other gets the write
     request: (r) => {
@@ -248,10 +209,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'delete-without-finalizers-kept',
-    breaks:
-      'doc1 § States and transitions: a delete request on an object without finalizers removes it (answered 200, the object stays)',
-    area: 'deletion',
-    catchers: ['deletion/finalizers/none-removed-at-once'],
     // the delete is held: a read of the object goes first; an object with finalizers gets the
     // delete (its Finalizing state is other rules), one without is answered and kept
     request: (r) => {
@@ -270,10 +227,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'finalized-object-still-served',
-    breaks:
-      'doc1 § States and transitions: Finalizing, last finalizer removed, none remain: Removed, the object is removed from the backing store (the proxy goes on answering it, on a get and in lists of its collection)',
-    area: 'deletion',
-    catchers: ['deletion/finalizers/remove-last-removes'],
     // narrowed: the server does remove the object (nothing is left behind to hold the clean-up
     // of the case's namespace); only the answers through the proxy keep showing it
     response: (r, res) => {

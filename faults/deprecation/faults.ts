@@ -4,26 +4,12 @@
 // version listed by discovery or answering at its paths, the deprecation annotations missing
 // from the audit events, an object losing what it holds on a round trip through an older
 // version.
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
 import { mapJson } from '../util.ts';
 
-/** The built-in deprecated versions' cases (rows of suites/deprecation/rows/deprecated-versions.yaml). */
-const ROWS = [
-  'flowschema-flowcontrol-v1beta2',
-  'prioritylevelconfiguration-flowcontrol-v1beta2',
-  'componentstatus-v1',
-];
-const rowCases = (topic: string) => ROWS.map((r) => `deprecation/${topic}/${r}`);
-/** The retired-versions rows announced for after 1.28: still served, deprecated. */
-const SERVED_DEPRECATED = 'deprecation/retired/served-deprecated/';
-/** The field-change rows: each fault of the new versions' field rules breaks several of them. */
-const FIELD_CHANGES = 'deprecation/field-change/';
 const GAUGE = 'apiserver_requested_deprecated_apis';
 /** The group whose retired v1beta1 the faults serve again (its rows: ClusterRole, ClusterRoleBinding, Role, RoleBinding). */
 const RBAC = 'rbac.authorization.orch.io';
-const RBAC_ROWS = ['clusterrole', 'clusterrolebinding', 'role', 'rolebinding'].map(
-  (k) => `deprecation/retired/not-served/${k}-rbac-v1beta1`,
-);
 /** A path of a built-in group (the suite's custom definitions are in example.com groups). */
 const builtIn = (path: string) =>
   (path.startsWith('/api/') || path.startsWith('/apis/')) && !/^\/apis\/[^/]+\.example\.com(\/|$)/.test(path);
@@ -88,31 +74,13 @@ function mapGaugeLines(
 
 const RETIRED_PATH = new RegExp(`^/apis/${RBAC.replace(/\./g, '\\.')}/v1beta1(/|$)`);
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'deprecation-warning-dropped',
-    breaks:
-      'doc2 § Deprecation policy: a request to a deprecated endpoint answers a Warning header (the proxy drops every deprecation Warning)',
-    area: 'deprecation',
-    catchers: [
-      ...rowCases('warning'),
-      'deprecation/custom/warning-text',
-      'deprecation/custom/warning-default',
-      SERVED_DEPRECATED,
-    ],
     response: (_r, res) => mapWarnings(res, (t) => (isDeprecation(t) ? null : t)),
   },
   {
     name: 'deprecation-warning-altered',
-    breaks:
-      "doc2 § Deprecation policy: the Warning of a deprecated endpoint in Kubernetes' wording, or the definition's deprecationWarning (the proxy moves the removal release and adds a word)",
-    area: 'deprecation',
-    catchers: [
-      ...rowCases('warning'),
-      'deprecation/custom/warning-text',
-      'deprecation/custom/warning-default',
-      SERVED_DEPRECATED,
-    ],
     response: (_r, res) =>
       mapWarnings(res, (t) =>
         isDeprecation(t)
@@ -122,16 +90,10 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-metric-missing',
-    breaks: `doc2 § Deprecation policy: a request to a deprecated endpoint sets the gauge ${GAUGE} (the proxy leaves its samples out of /metrics)`,
-    area: 'deprecation',
-    catchers: [...rowCases('metric'), 'deprecation/custom/metric'],
     response: (r, res) => mapGaugeLines(r, res, () => null),
   },
   {
     name: 'deprecation-metric-mislabelled',
-    breaks: `doc2 § Deprecation policy: the gauge ${GAUGE} has the labels group, version, resource, subresource and removed_release (the proxy writes a wrong removed_release)`,
-    area: 'deprecation',
-    catchers: [...rowCases('metric'), 'deprecation/custom/metric'],
     response: (r, res) =>
       mapGaugeLines(r, res, (l) =>
         l.replace(/removed_release="([^"]*)"/, (_, v: string) => `removed_release="${v ? '' : '1.29'}"`),
@@ -139,9 +101,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-retired-version-listed',
-    breaks: `doc2 § Retired API versions and replacements: a retired version is absent from discovery (the proxy lists ${RBAC}/v1beta1 in /apis and /apis/${RBAC})`,
-    area: 'deprecation',
-    catchers: RBAC_ROWS,
     response: (r, res) => {
       if (r.method !== 'GET' || res.status !== 200) return res;
       const add = (g: any) => {
@@ -164,9 +123,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-retired-version-answers',
-    breaks: `doc2 § Retired API versions and replacements: a retired version answers 404 at its paths (the proxy serves ${RBAC}/v1beta1 from v1)`,
-    area: 'deprecation',
-    catchers: RBAC_ROWS,
     request: (r) =>
       RETIRED_PATH.test(r.url.pathname)
         ? { ...r, url: new URL(`${r.url.pathname.replace('/v1beta1', '/v1')}${r.url.search}`, r.url) }
@@ -174,11 +130,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-audit-annotation-missing',
-    breaks:
-      'doc2 § Deprecation policy: the audit event of a request to a deprecated endpoint gets orch.io/deprecated "true" (the audit log the suite reads has the deprecation annotations taken out)',
-    area: 'deprecation',
-    catchers: [...rowCases('audit'), 'deprecation/custom/audit'],
-    server: { auditLog: true },
     auditEvent: (e) => {
       if (e?.annotations) {
         delete e.annotations['orch.io/deprecated'];
@@ -189,10 +140,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-round-trip-loses-field',
-    breaks:
-      'doc2 § Deprecation policy, rule 2: objects round-trip between versions without loss (the proxy drops the labels, and the first field of a custom spec, from objects read at alpha and beta versions)',
-    area: 'deprecation',
-    catchers: ['deprecation/round-trip/custom', 'deprecation/round-trip/built-in'],
     response: (r, res) => {
       const m = /^\/apis\/([^/]+)\/v\d+(alpha|beta)\d+\/(namespaces\/[^/]+\/)?[^/]+\/[^/]+$/.exec(
         r.url.pathname,
@@ -210,10 +157,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-retired-paths-answer',
-    breaks:
-      'doc2 § Retired API versions and replacements: a retired version answers 404 for its paths (the proxy answers an empty list where an alpha or beta version answers 404)',
-    area: 'deprecation',
-    catchers: ['deprecation/retired/not-served/'],
     response: (r, res) =>
       res.status === 404 &&
       PRE_RELEASE.test(r.url.pathname) &&
@@ -227,10 +170,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-discovery-scope-flipped',
-    breaks:
-      'doc2 § Retired API versions and replacements: the replacement serves the type (the proxy has discovery call every built-in resource namespaced when it is not, and the other way round)',
-    area: 'deprecation',
-    catchers: ['deprecation/retired/replacement-served/'],
     response: (r, res) =>
       r.method === 'GET' && /^\/(api\/v1|apis\/[^/]+\/[^/]+)$/.test(r.url.pathname) && builtIn(r.url.pathname)
         ? mapJson(res, (j) => {
@@ -242,9 +181,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-read-another-object',
-    breaks: 'doc2 § Retired API versions and replacements: objects written before stay reachable through the new version (the proxy answers a read of one object with another object\'s uid)',
-    area: 'deprecation',
-    catchers: ['deprecation/retired/reachable/'],
     response: (r, res) =>
       r.method === 'GET' && res.status === 200 && OBJECT_PATH.test(r.url.pathname) && builtIn(r.url.pathname)
         ? mapJson(res, (j) => {
@@ -255,10 +191,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-warning-on-current-version',
-    breaks:
-      'doc2 § Deprecation policy: requests to versions that are not deprecated carry no deprecation Warning (the proxy adds one to every answer at a v1 version)',
-    area: 'deprecation',
-    catchers: ['deprecation/warning/only-deprecated-versions', 'deprecation/custom/no-warning-current'],
     response: (r, res) => {
       const m = /^\/(?:api|apis\/([^/]+))\/v1(\/|$)/.exec(r.url.pathname);
       if (!m || r.url.pathname.startsWith('/api/v1/componentstatuses')) return res;
@@ -275,9 +207,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-metric-for-current-version',
-    breaks: `doc2 § Deprecation policy: the gauge ${GAUGE} is set for requests to deprecated endpoints (the proxy adds a sample of core v1 namespaces)`,
-    area: 'deprecation',
-    catchers: ['deprecation/metric/only-deprecated-versions'],
     response: (r, res) =>
       r.url.pathname === '/metrics' && res.status === 200
         ? {
@@ -293,10 +222,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-field-refusal-accepted',
-    breaks:
-      'doc2 § Retired API versions and replacements, field changes: what the new versions refuse (Event type, required fields, webhook sideEffects and review versions, the CRD v1 rules, the CSR v1 rules, pathType, selectors required and immutable) is refused (the proxy answers a 422 with the object sent, as accepted)',
-    area: 'deprecation',
-    catchers: [FIELD_CHANGES],
     response: (r, res) => {
       if (res.status !== 422 || (r.method !== 'POST' && r.method !== 'PUT')) return res;
       const body = sent(r) ?? {};
@@ -309,10 +234,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-strict-field-validation-ignored',
-    breaks:
-      'doc2 § Retired API versions and replacements, field changes: the fields the new versions removed or moved (spec.version, spec.validation, webhookClientConfig, spec.group, spec.backend, serviceName, rollbackTo, templateGeneration) are not fields of them (the proxy drops fieldValidation=Strict, so they are ignored, not refused)',
-    area: 'deprecation',
-    catchers: [FIELD_CHANGES],
     request: (r) => {
       if (!r.url.searchParams.has('fieldValidation')) return r;
       const url = new URL(r.url);
@@ -322,10 +243,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-defaults-missing',
-    breaks:
-      'doc2 § Retired API versions and replacements, field changes: the v1 defaults (webhook failurePolicy, matchPolicy, timeoutSeconds; Deployment progressDeadlineSeconds, revisionHistoryLimit, maxSurge, maxUnavailable; DaemonSet and StatefulSet updateStrategy) (the proxy answers a create with only the fields sent)',
-    area: 'deprecation',
-    catchers: [FIELD_CHANGES],
     response: (r, res) =>
       r.method === 'POST' && res.status === 201 && builtIn(r.url.pathname)
         ? mapJson(res, (j) => {
@@ -336,10 +253,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-renamed-fields-lost',
-    breaks:
-      'doc2 § Retired API versions and replacements, field changes: a renamed field reads under its new name through the other version (Event involvedObject as regarding, count and timestamps under the deprecated prefix; assuredConcurrencyShares as nominalConcurrencyShares) (the proxy drops the renamed fields from objects read)',
-    area: 'deprecation',
-    catchers: [FIELD_CHANGES],
     response: (r, res) =>
       r.method === 'GET' && OBJECT_PATH.test(r.url.pathname) && builtIn(r.url.pathname)
         ? mapJson(res, (j) => {
@@ -361,10 +274,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-empty-selector-unset',
-    breaks:
-      'doc2 § Retired API versions and replacements: in policy/v1 an empty PodDisruptionBudget selector selects all pods, an unset one none (the proxy drops an empty selector, so the two read the same)',
-    area: 'deprecation',
-    catchers: ['deprecation/field-change/poddisruptionbudget-empty-selector'],
     response: (r, res) =>
       /\/poddisruptionbudgets(\/|$)/.test(r.url.pathname)
         ? mapJson(res, (j) => {
@@ -376,13 +285,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deprecation-endpoint-topology',
-    breaks:
-      "doc2 § Retired API versions and replacements: EndpointSlice's per-endpoint nodeName and zone, and deprecatedTopology not writable (the proxy drops zone and keeps the deprecatedTopology a client sent)",
-    area: 'deprecation',
-    catchers: [
-      'deprecation/field-change/endpointslice-node-name-zone',
-      'deprecation/field-change/endpointslice-deprecated-topology-not-writable',
-    ],
     response: (r, res) => {
       if (!/\/endpointslices(\/|$)/.test(r.url.pathname)) return res;
       const req = sent(r);

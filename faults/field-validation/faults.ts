@@ -1,7 +1,7 @@
 // Faults against doc1's field validation (the fieldValidation levels, the Warning header and
 // the 400 rows of § Errors), one rule each; suites/field-validation must catch every one.
 // (strip-warnings lives in doc1-core.ts.)
-import type { Fault, ProxiedRequest } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest } from '../proxy.ts';
 import { bodyOf, mapJson } from '../util.ts';
 
 function level(r: ProxiedRequest, from: string, to: string): ProxiedRequest {
@@ -65,17 +65,9 @@ const zeroOf = (type: string | undefined) =>
 const requiredSchemas = specSchemas();
 const typedSchemas = specSchemas();
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'preserve-unknown-fields-ignored',
-    breaks:
-      'doc1 § Resources and their fields: a custom definition opts out of pruning with the preserve-unknown-fields extension (the proxy removes the extension from the definitions it creates, so their unknown fields are pruned)',
-    area: 'field-validation',
-    catchers: [
-      'field-validation/custom/preserved-ignore',
-      'field-validation/custom/preserved-strict',
-      'field-validation/custom/preserved-warn',
-    ],
     request: (r) => {
       if (r.method !== 'POST' || !CRD_PATH.test(r.url.pathname)) return r;
       const d = bodyOf(r.body);
@@ -94,10 +86,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'custom-required-defaulted',
-    breaks:
-      "doc1 § Resources and their fields: omitting a required field is an error (a custom resource without a field its definition's schema requires gets the field's zero value)",
-    area: 'field-validation',
-    catchers: ['field-validation/custom/required'],
     request: (r) => {
       const c = customCreate(requiredSchemas, r);
       const missing = (c?.schema.required ?? []).filter((k) => !(k in c!.body.spec));
@@ -109,10 +97,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'custom-wrong-type-coerced',
-    breaks:
-      "doc1 § Errors: a field of the wrong type is 400 (a custom resource's text given for an integer of its definition's schema is read as a number, 0 when it is none)",
-    area: 'field-validation',
-    catchers: ['field-validation/custom/wrong-type'],
     request: (r) => {
       const c = customCreate(typedSchemas, r);
       if (!c) return r;
@@ -128,26 +112,14 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'strict-as-warn',
-    breaks:
-      'doc1 § Errors: Strict validation met unknown or duplicate fields is 400 (the proxy turns Strict into Warn)',
-    area: 'field-validation',
-    catchers: ['field-validation/strict/', 'field-validation/custom/strict'],
     request: (r) => level(r, 'Strict', 'Warn'),
   },
   {
     name: 'ignore-as-warn',
-    breaks:
-      'doc1 § Query parameters: Ignore drops fields silently (the proxy turns Ignore into Warn, so warnings appear)',
-    area: 'field-validation',
-    catchers: ['field-validation/ignore/'],
     request: (r) => level(r, 'Ignore', 'Warn'),
   },
   {
     name: 'warnings-merged',
-    breaks:
-      'doc1 § Headers: Warning, one entry per dropped unknown or duplicate field (all merged into one entry)',
-    area: 'field-validation',
-    catchers: ['field-validation/warn/'],
     response: (_r, res) => {
       const k = warningHeader(res.headers);
       if (!k) return res;
@@ -160,10 +132,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'strict-message-lists-one',
-    breaks:
-      'doc1 § Errors: Strict 400, the message lists all unknown and duplicate fields (only the first is kept)',
-    area: 'field-validation',
-    catchers: ['field-validation/strict/', 'field-validation/custom/strict'],
     response: (_r, res) =>
       res.status === 400
         ? mapJson(res, (j) => {
@@ -174,14 +142,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'type-error-with-unknown-fields',
-    breaks:
-      'doc1 § Errors: a field of the wrong type is 400 with no unknown-field detail (the proxy adds the unknown fields to the message)',
-    area: 'field-validation',
-    catchers: [
-      'field-validation/wrong-type/ignore',
-      'field-validation/wrong-type/strict',
-      'field-validation/wrong-type/warn',
-    ],
     response: (r, res) => {
       if (res.status !== 400 || !['POST', 'PUT', 'PATCH'].includes(r.method)) return res;
       let body: any;
@@ -200,10 +160,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'wrong-type-coerced',
-    breaks:
-      'doc1 § Query parameters: field types are always validated (a string finalizers is read as a one-item list, a number generateName as text)',
-    area: 'field-validation',
-    catchers: ['field-validation/wrong-type/array', 'field-validation/wrong-type/string-field'],
     request: (r) => {
       const b = r.method === 'POST' || r.method === 'PUT' ? bodyOf(r.body) : undefined;
       const md = b?.metadata;
@@ -218,10 +174,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'pod-containers-defaulted',
-    breaks:
-      'doc1 § Query parameters: omitting a required field is an error (a Pod without spec.containers gets one)',
-    area: 'field-validation',
-    catchers: ['field-validation/required/pod-containers'],
     request: (r) => {
       const b = r.method === 'POST' && /\/pods$/.test(r.url.pathname) ? bodyOf(r.body) : undefined;
       if (!b || b.spec?.containers) return r;
@@ -231,10 +183,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'warning-on-clean-body',
-    breaks:
-      'doc1 § Headers: Warning, one entry per dropped unknown or duplicate field (a write of a built-in kind with none gets one)',
-    area: 'field-validation',
-    catchers: ['field-validation/clean-body-no-warning'],
     response: (r, res) =>
       (r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH') &&
       r.url.pathname.startsWith('/api/') &&

@@ -1,7 +1,7 @@
 // Faults against doc3's health endpoints, one rule each; suites/health must catch every one.
 // The store and shutdown faults sit in front of the server processes the harness starts itself
 // (`serverProcess`): a check that stays green when its part failed.
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
 
 const HEALTH = /^\/(healthz|livez|readyz)$/;
 
@@ -27,12 +27,9 @@ function greenWhenOnly(names: string[]) {
   };
 }
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'health-exclude-ignored',
-    breaks: 'doc3 § Health: `exclude=<check-name>` skips a check and prints it as `excluded: ok` (the proxy drops the parameter)',
-    area: 'health',
-    catchers: ['health/exclude/one', 'health/exclude/repeated', 'health/exclude/unknown-warned'],
     request: (r) => {
       if (!HEALTH.test(r.url.pathname) || !r.url.searchParams.has('exclude')) return r;
       const url = new URL(r.url);
@@ -42,26 +39,17 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'health-verbose-reduced-to-ok',
-    breaks: 'doc3 § Health: `verbose` prints each check and a last line saying the check passed (the proxy answers /healthz?verbose with just "ok")',
-    area: 'health',
-    catchers: ['health/verbose/healthz', 'health/verbose/kubernetes-wording'],
     response: (r, res) =>
-      r.url.pathname === '/healthz' && r.url.searchParams.has('verbose') && res.status === 200 ? text(200, 'ok') : res,
+      r.url.pathname === '/healthz' && r.url.searchParams.has('verbose') && res.status === 200
+        ? text(200, 'ok')
+        : res,
   },
   {
     name: 'health-store-check-stays-green',
-    breaks: 'doc3 § Health: 200 means healthy (a server whose store is gone answers its store checks as passing)',
-    area: 'health',
-    catchers: ['health/store/gone', 'health/store/etcd-check-named'],
-    serverProcess: true,
     response: greenWhenOnly(['etcd', 'etcd-readiness']),
   },
   {
     name: 'health-ready-through-shutdown',
-    breaks: 'doc3 § Health: a graceful shutdown is observed through /readyz (the shutdown check answered as passing)',
-    area: 'health',
-    catchers: ['health/shutdown/readyz-fails-while-serving'],
-    serverProcess: true,
     response: greenWhenOnly(['shutdown']),
   },
 ];

@@ -1,6 +1,6 @@
 // Faults against doc1's PATCH content types and update mechanisms, one rule each;
 // suites/patch must catch every one.
-import type { Fault, ProxiedRequest } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest } from '../proxy.ts';
 import { divert, failure, header, unlessDiverted } from '../util.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -66,14 +66,9 @@ const arrayPatches = new WeakMap<ProxiedRequest, unknown>();
 /** The version of each object as the proxy last answered it to a read, a create or a patch. */
 const seenVersion = new Map<string, string>();
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'merge-patch-arrays-merged',
-    breaks:
-      'doc1 § Operations: JSON Merge Patch (RFC 7386) replaces an array as a whole (the proxy merges the array of a merge patch into the stored one, index by index)',
-    area: 'patch',
-    // the law over random nested objects meets arrays too, and catches the fault when it does
-    catchers: ['patch/merge/array-replaced', 'patch/strategic/merge-patch-replaces-list', 'patch/merge/law-nested-json'],
     request: (r) => {
       const body = isPatch(r, MERGE_PATCH) && !r.url.search ? parse(r.body) : undefined;
       if (!isObject(body) || !hasArray(body)) return r;
@@ -95,10 +90,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'patch-checked-against-last-seen-version',
-    breaks:
-      'doc1 § What the service does: a patch needs no resourceVersion, it applies to the current object (the proxy gives a merge patch without one the version of the object as it last answered a read, create or patch of it, so a patch after an update by PUT is refused as stale)',
-    area: 'patch',
-    catchers: ['patch/verb/no-resource-version'],
     request: (r) => {
       const body = isPatch(r, MERGE_PATCH) ? parse(r.body) : undefined;
       const rv = seenVersion.get(r.url.pathname);
@@ -119,14 +110,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'json-patch-test-ignored',
-    breaks:
-      'doc1 § Update mechanisms: a test operation gives conditional updates (the proxy removes test operations)',
-    area: 'patch',
-    catchers: [
-      'patch/json-patch/test-fails-unchanged',
-      'patch/json-patch/lost-update',
-      'patch/json-patch/test-fails-422',
-    ],
     request: (r) => {
       const ops = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
       return Array.isArray(ops)
@@ -139,10 +122,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'json-patch-not-atomic',
-    breaks:
-      'doc1 § Operations: JSON Patch (RFC 6902) is one patch (the operations before a failing one are applied one by one and stay)',
-    area: 'patch',
-    catchers: ['patch/json-patch/law-atomic', 'patch/json-patch/test-fails-unchanged'],
     response: async (r, res, up) => {
       const ops = isPatch(r, JSON_PATCH) && res.status >= 400 ? parse(r.body) : undefined;
       if (!Array.isArray(ops)) return res;
@@ -155,13 +134,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'merge-patch-null-kept',
-    breaks: 'doc1 § Operations: JSON Merge Patch (RFC 7386), null deletes (the proxy rewrites null to "")',
-    area: 'patch',
-    catchers: [
-      'patch/merge/set-replace-delete',
-      'patch/merge/law-string-maps',
-      'patch/merge/law-nested-json',
-    ],
     request: (r) => {
       const body = isPatch(r, MERGE_PATCH) ? parse(r.body) : undefined;
       return body && typeof body === 'object' ? withBody(r, nullsToEmpty(body)) : r;
@@ -171,10 +143,6 @@ export const FAULTS: Fault[] = [
   // resources accepted); each half is a fault of its own
   {
     name: 'strategic-lists-replaced',
-    breaks:
-      'doc1 § Operations: Strategic Merge Patch, for built-in APIs (a strategic merge patch of a built-in kind is read as a JSON merge patch: lists replaced)',
-    area: 'patch',
-    catchers: ['patch/strategic/list-merge-by-key', 'patch/strategic/delete-directive'],
     request: (r) =>
       isPatch(r, STRATEGIC) && !isCustom(r)
         ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } }
@@ -182,10 +150,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'strategic-custom-resource-accepted',
-    breaks:
-      'doc1 § Operations: Strategic Merge Patch, only for built-in APIs (a strategic merge patch of a custom resource is applied as a JSON merge patch)',
-    area: 'patch',
-    catchers: ['patch/strategic/custom-resource-refused', 'patch/strategic/custom-resource-415'],
     request: (r) =>
       isPatch(r, STRATEGIC) && isCustom(r)
         ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } }
@@ -193,13 +157,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'unknown-patch-type-as-merge',
-    breaks:
-      'doc1 § Operations: PATCH content types are the four of the table (others are read as a merge patch)',
-    area: 'patch',
-    catchers: [
-      'patch/verb/unsupported-type-415-application-json',
-      'patch/verb/unsupported-type-415-text-plain',
-    ],
     request: (r) =>
       r.method === 'PATCH' && r.body.length && !TABLE_TYPES.has(contentType(r))
         ? { ...r, headers: { ...r.headers, 'content-type': MERGE_PATCH } }
@@ -207,10 +164,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'json-patch-move-as-copy',
-    breaks:
-      'doc1 § Operations: JSON Patch (RFC 6902), move takes the value away from its source (move is done as copy)',
-    area: 'patch',
-    catchers: ['patch/json-patch/move-copy'],
     request: (r) => {
       const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
       if (!Array.isArray(b) || !b.some((op) => op?.op === 'move')) return r;
@@ -222,10 +175,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'json-patch-pointer-not-unescaped',
-    breaks:
-      'doc1 § Operations: JSON Patch paths are JSON Pointers (RFC 6901): ~1 is "/" (the proxy makes it a literal "~1")',
-    area: 'patch',
-    catchers: ['patch/json-patch/pointer-escapes'],
     request: (r) => {
       const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
       if (!Array.isArray(b) || !b.some((op) => String(op?.path ?? '').includes('~1'))) return r;
@@ -237,9 +186,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'apply-patch-type-refused',
-    breaks: 'doc1 § Operations: PATCH content types include application/apply-patch+yaml (refused with 415)',
-    area: 'patch',
-    catchers: ['patch/verb/apply-type-served'],
     request: (r) =>
       r.method === 'PATCH' && contentType(r) === 'application/apply-patch+yaml'
         ? divert(r, () =>
@@ -250,10 +196,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'strategic-refused-on-builtin',
-    breaks:
-      'doc1 § Operations: Strategic Merge Patch for built-in APIs (refused with 415 on a built-in kind)',
-    area: 'patch',
-    catchers: ['patch/strategic/builtin-accepted'],
     request: (r) =>
       isPatch(r, STRATEGIC) && !isCustom(r)
         ? divert(r, () =>
@@ -264,10 +206,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'json-patch-operations-reversed',
-    breaks:
-      'doc1 § Operations: JSON Patch (RFC 6902) is a sequence of operations, applied in order (the proxy reverses it)',
-    area: 'patch',
-    catchers: ['patch/json-patch/operations'],
     request: (r) => {
       const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
       return Array.isArray(b) && b.length > 1 && !b.some((op) => op?.op === 'test')
@@ -277,10 +215,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'json-patch-test-always-fails',
-    breaks:
-      'doc1 § Update mechanisms: a test operation gives conditional updates (a JSON Patch whose tests hold is refused as if one failed)',
-    area: 'patch',
-    catchers: ['patch/json-patch/test-passes'],
     request: (r) => {
       const b = isPatch(r, JSON_PATCH) ? parse(r.body) : undefined;
       return Array.isArray(b) && b.some((op) => op?.op === 'test')

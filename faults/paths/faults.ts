@@ -1,6 +1,6 @@
 // Faults against doc1 § Path shapes, the discovery documents and deletecollection, one rule
 // each; suites/paths must catch every one.
-import type { Fault, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse } from '../proxy.ts';
 import { answer, bodyOf, divert, failure, mapJson, unlessDiverted } from '../util.ts';
 
 const PREFIX = '(api/v1|apis/[^/]+/[^/]+)';
@@ -22,17 +22,9 @@ const mapResources = (res: ProxiedResponse, f: (r: any) => any) =>
     j?.kind === 'APIResourceList' && Array.isArray(j.resources) ? { ...j, resources: j.resources.map(f) } : j,
   );
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'discovery-drops-namespaced',
-    breaks:
-      'discovery (Kubernetes, beyond doc1): every resource entry says whether it is namespaced (the field is left out)',
-    area: 'paths',
-    catchers: [
-      'paths/discovery/core-resources',
-      'paths/discovery/group-resources',
-      'paths/discovery/scope-matches-paths',
-    ],
     response: (r, res) =>
       isRead(r) && DISCOVERY.test(r.url.pathname)
         ? mapResources(res, (x) => {
@@ -43,10 +35,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'discovery-scope-flipped',
-    breaks:
-      'doc1 § Path shapes: a namespace is a cluster-scoped type (discovery says namespaced where it is not, and the reverse)',
-    area: 'paths',
-    catchers: ['paths/discovery/core-resources', 'paths/discovery/scope-matches-paths'],
     response: (r, res) =>
       isRead(r) && DISCOVERY.test(r.url.pathname)
         ? mapResources(res, (x) => ({ ...x, namespaced: !x.namespaced }))
@@ -54,10 +42,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'resource-path-answers-other-object',
-    breaks:
-      'doc1 § Path shapes: `.../<resource-type>/<name>` is one resource (answered with another object of the collection)',
-    area: 'paths',
-    catchers: ['paths/core/one-resource'],
     response: async (r, res, up) => {
       if (!isRead(r) || res.status !== 200 || !NS_RESOURCE.test(r.url.pathname)) return res;
       const obj = bodyOf(res.body);
@@ -69,10 +53,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'all-namespaces-collection-one-namespace',
-    breaks:
-      'doc1 § Path shapes: a namespaced type has a collection across all namespaces (it lists one namespace only)',
-    area: 'paths',
-    catchers: ['paths/core/all-namespaces-collection', 'paths/named-group/all-namespaces-collection'],
     response: (r, res) =>
       isRead(r) && res.status === 200 && TOP_COLLECTION.test(r.url.pathname)
         ? mapJson(res, (j) => {
@@ -84,9 +64,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'named-group-core-apiversion',
-    breaks: 'doc1 § Versioning: named groups are written `apiVersion: <group>/<version>` (answered as "v1")',
-    area: 'paths',
-    catchers: ['paths/named-group/namespaced-collection-and-resource'],
     response: (r, res) =>
       r.url.pathname.startsWith('/apis/') && !DISCOVERY.test(r.url.pathname)
         ? mapJson(res, (j) => (j?.apiVersion && j.kind !== 'Status' ? { ...j, apiVersion: 'v1' } : j))
@@ -94,10 +71,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'subresource-across-collection',
-    breaks:
-      'doc1 § Path shapes: subresources cannot be accessed across several resources (status of a whole collection served)',
-    area: 'paths',
-    catchers: ['paths/subresource/status-not-across-pods'],
     response: async (r, res, up) => {
       if (!isRead(r) || !r.url.pathname.endsWith('/status') || res.status !== 404) return res;
       const coll = r.url.pathname.slice(0, -'/status'.length);
@@ -107,9 +80,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'eviction-ignored',
-    breaks: 'doc1 § Operations: eviction triggers API-initiated eviction (answered 201, pod left running)',
-    area: 'paths',
-    catchers: ['paths/subresource/eviction'],
     request: (r) => {
       if (r.method !== 'POST' || !EVICTION.test(r.url.pathname)) return r;
       // read the pod instead, and answer as if the eviction had been done
@@ -129,10 +99,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deletecollection-ignores-selector',
-    breaks:
-      'deletecollection (Kubernetes, beyond doc1): DELETE on a collection path deletes the selected objects only',
-    area: 'paths',
-    catchers: ['paths/deletecollection/label-selector'],
     request: (r) => {
       if (r.method !== 'DELETE' || !NS_COLLECTION.test(r.url.pathname)) return r;
       const url = new URL(r.url);
@@ -142,10 +108,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'namespace-shows-namespace',
-    breaks:
-      'doc1 § Path shapes: a namespace is itself a cluster-scoped type (a Namespace is answered with a metadata.namespace)',
-    area: 'paths',
-    catchers: ['paths/namespaces/get', 'paths/namespaces/list'],
     response: (_r, res) =>
       mapJson(res, (j) => {
         const mark = (o: any) =>
@@ -159,10 +121,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'namespaced-list-all-namespaces',
-    breaks:
-      "doc1 § Path shapes: `/api/v1/namespaces/<namespace>/<resource-type>` is one namespace's collection (a list of it answers every namespace)",
-    area: 'paths',
-    catchers: ['paths/core/namespaced-collection'],
     request: (r) => {
       const m = /^\/api\/v1\/namespaces\/[^/]+\/(configmaps)$/.exec(r.url.pathname);
       if (!isRead(r) || !m) return r;
@@ -173,10 +131,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'status-subresource-missing',
-    breaks:
-      'doc1 § Path shapes: a subresource is `<resource path>/<name>/<subresource>`, for cluster and namespace scope (status answered 404)',
-    area: 'paths',
-    catchers: ['paths/subresource/status-namespaced', 'paths/subresource/status-cluster-scoped'],
     request: (r) =>
       r.method === 'GET' &&
       /\/[^/]+\/[^/]+\/status$/.test(r.url.pathname) &&
@@ -187,10 +141,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'eviction-across-pods',
-    breaks:
-      'doc1 § Path shapes: subresources cannot be accessed across several resources (an Eviction posted to `.../pods/eviction` evicts every pod of the namespace)',
-    area: 'paths',
-    catchers: ['paths/subresource/eviction-not-across-pods'],
     response: async (r, res, up) => {
       const m = /^(\/api\/v1\/namespaces\/[^/]+\/pods)\/eviction$/.exec(r.url.pathname);
       if (r.method !== 'POST' || !m) return res;

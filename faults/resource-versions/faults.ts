@@ -1,6 +1,6 @@
 // Faults against doc1 § Resource version semantics (the get, watch and list tables), one rule
 // each; suites/resource-versions must catch every one.
-import type { Fault, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, ProxiedResponse, Upstream } from '../proxy.ts';
 import { bodyOf, mapJson } from '../util.ts';
 
 const isRead = (r: ProxiedRequest) => r.method === 'GET' && !r.url.searchParams.has('watch');
@@ -89,13 +89,9 @@ const chunkEnds = new Map<string, { after: string; rv: string }>();
 const continuedFrom = new WeakMap<ProxiedRequest, { after: string; rv: string; limit: number }>();
 let minted = 0;
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'get-unset-served-stale',
-    breaks:
-      'doc1 § Resource version semantics: get, unset = Most Recent (a get without resourceVersion answers the object as it was before its last write)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/get/rv-unset'],
     response: async (r, res, up) => {
       if (!isRead(r) || r.url.searchParams.has('resourceVersion') || res.status !== 200) return res;
       if (!OBJECT.exec(r.url.pathname) || COLLECTION.test(r.url.pathname)) return res;
@@ -105,10 +101,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'get-rv-served-older',
-    breaks:
-      'doc1 § Resource version semantics: get, other value = Not older than (a get at a version answers the object as it was before its write that the version includes)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/get/rv-current', 'resource-versions/get/rv-past'],
     // the object's own version at the requested one, not the requested one less one: other
     // namespaces' writes (the suite's other cases, other faults' runs) move the global version
     response: async (r, res, up) => {
@@ -121,10 +113,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'list-rv-unset-match-served-older',
-    breaks:
-      'doc1 § Resource version semantics: list, resourceVersionMatch unset, limit unset, rv=other = Not older than (answered as the collection was before the newest write the given version includes)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/list/match-unset/no-limit/rv-past'],
     response: async (r, res, up) => {
       const q = r.url.searchParams;
       if (
@@ -146,13 +134,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'most-recent-list-served-stale',
-    breaks:
-      'doc1 § Resource version semantics: list, rv unset = Most Recent (a list without resourceVersion, read again with no write since the last one, is answered as the collection was before its newest write)',
-    area: 'resource-versions',
-    catchers: [
-      'resource-versions/list/match-unset/no-limit/rv-unset',
-      'resource-versions/list/match-unset/limit/rv-unset',
-    ],
     // the setup of every row marks versions with a list without parameters right after its
     // writes: that read is left alone, the row's own read after it is the stale one
     request: (r) => {
@@ -187,13 +168,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'continue-served-current',
-    breaks:
-      "doc1 § Resource version semantics: list, limit=n, continue=token, rv unset or 0 = Continue Token, Exact (the rest of a list whose first chunk was read without a version comes from the current collection, under the first chunk's version)",
-    area: 'resource-versions',
-    catchers: [
-      'resource-versions/list/match-unset/continue/rv-unset',
-      'resource-versions/list/match-unset/continue/rv-0',
-    ],
     request: (r) => {
       const q = r.url.searchParams;
       const token = q.get('continue');
@@ -243,10 +217,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'exact-list-served-current',
-    breaks:
-      'doc1 § Resource version semantics: resourceVersionMatch=Exact, rv=other is Exact (an Exact list at a past version gets the current collection)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/list/exact/no-limit/rv-past', 'resource-versions/list/exact/limit/rv-past'],
     // narrowed: a continued request is left alone (dropping its resourceVersionMatch made the
     // invalid continue+Exact combination valid, which is another rule's case)
     request: (r) =>
@@ -259,10 +229,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'paged-list-ignores-rv',
-    breaks:
-      'doc1 § Resource version semantics: resourceVersionMatch unset, limit=n, rv=other is Exact (the version is dropped from a paged list)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/list/match-unset/limit/rv-past'],
     request: (r) =>
       isRead(r) &&
       r.url.searchParams.has('limit') &&
@@ -274,10 +240,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'exact-list-names-other-version',
-    breaks:
-      'doc1 § Resource version semantics, Meanings: Exact, the collection version equals the requested one',
-    area: 'resource-versions',
-    catchers: ['resource-versions/list/exact/no-limit/rv-past', 'resource-versions/list/exact/limit/rv-past'],
     response: (r, res) =>
       isRead(r) && r.url.searchParams.get('resourceVersionMatch') === 'Exact' && res.status === 200
         ? mapJson(res, (j) =>
@@ -289,13 +251,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'not-older-than-served-older',
-    breaks:
-      'doc1 § Resource version semantics, Meanings: Not older than, at least as new as the given version (a NotOlderThan list is answered from an older version)',
-    area: 'resource-versions',
-    catchers: [
-      'resource-versions/list/not-older-than/no-limit/rv-past',
-      'resource-versions/list/not-older-than/limit/rv-past',
-    ],
     request: (r) => {
       const rv = r.url.searchParams.get('resourceVersion') ?? '';
       if (
@@ -310,10 +265,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'future-rv-served',
-    breaks:
-      "doc1 § Resource version semantics: an unrecognized resource version on get or list answers 504 or Retry-After ('Too large resource version'), not data",
-    area: 'resource-versions',
-    catchers: ['resource-versions/get/rv-future', 'resource-versions/list/not-older-than/no-limit/rv-future'],
     response: (r, res, up) =>
       isRead(r) && res.status === 504
         ? up.send(withQuery(r, ['resourceVersion', 'resourceVersionMatch']))
@@ -321,10 +272,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'too-large-as-500',
-    breaks:
-      'doc1 § Errors: 504 Gateway Timeout when an unrecognized resource version did not become available (answered 500 without Retry-After)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/get/rv-future', 'resource-versions/list/not-older-than/no-limit/rv-future'],
     response: (_r, res) => {
       if (res.status !== 504) return res;
       const headers = { ...res.headers };
@@ -334,40 +281,16 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'invalid-list-options-accepted',
-    breaks:
-      'doc1 § Resource version semantics: the cells marked invalid are refused (Kubernetes: 422 Invalid), not served as if resourceVersionMatch were unset',
-    area: 'resource-versions',
-    catchers: [
-      'resource-versions/list/exact/limit/rv-0',
-      'resource-versions/list/exact/limit/rv-unset',
-      'resource-versions/list/exact/no-limit/rv-0',
-      'resource-versions/list/exact/no-limit/rv-unset',
-      'resource-versions/list/not-older-than/limit/rv-unset',
-      'resource-versions/list/not-older-than/no-limit/rv-unset',
-      'resource-versions/list/unknown-match/no-limit/rv-past',
-      'resource-versions/list/exact/continue/rv-past',
-    ],
     response: (r, res, up) =>
       isRead(r) && res.status === 422 ? up.send(withQuery(r, ['resourceVersionMatch'])) : res,
   },
   {
     name: 'continue-with-rv-accepted',
-    breaks: 'doc1 § Resource version semantics: limit=n, continue=token, rv=other is invalid, HTTP 400',
-    area: 'resource-versions',
-    catchers: ['resource-versions/list/match-unset/continue/rv-other'],
     request: (r) =>
       isRead(r) && r.url.searchParams.has('continue') && nonZeroRv(r) ? withQuery(r, ['resourceVersion']) : r,
   },
   {
     name: 'expired-exact-list-served',
-    breaks:
-      'doc1 § Errors: 410 Gone for an Exact list at a version no longer retained (answered with current data)',
-    area: 'resource-versions',
-    catchers: [
-      'resource-versions/list/exact/no-limit/rv-expired',
-      'resource-versions/list/match-unset/limit/rv-expired',
-    ],
-    server: { historySeconds: 2 },
     response: (r, res, up) =>
       isRead(r) && res.status === 410 && nonZeroRv(r)
         ? up.send(withQuery(r, ['resourceVersion', 'resourceVersionMatch']))
@@ -375,11 +298,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'expired-watch-wrong-code',
-    breaks:
-      'doc1 § Errors: 410 Gone for a watch at a version no longer retained (the error in the stream says 500)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/watch/rv-expired', 'resource-versions/watch/rv-expired-error-event'],
-    server: { historySeconds: 2 },
     watch: (_s, line) => {
       if (!line.includes('"ERROR"')) return [line];
       try {
@@ -393,17 +311,10 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'watch-exact-sends-initial-state',
-    breaks: 'doc1 § Resource version semantics: watch, other value = Start at Exact (no synthetic events)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/watch/rv-current', 'resource-versions/watch/rv-past'],
     request: (r) => (isWatch(r) && nonZeroRv(r) ? withQuery(r, ['resourceVersion']) : r),
   },
   {
     name: 'watch-drops-initial-state',
-    breaks:
-      'doc1 § Resource version semantics: watch, unset or 0 = Get State (synthetic ADDED events for all existing instances)',
-    area: 'resource-versions',
-    catchers: ['resource-versions/watch/rv-unset', 'resource-versions/watch/rv-0'],
     // the ADDED events before the first other event of a stream are the synthetic ones
     watch: (s, line) => {
       if (!s.live && line.includes('"ADDED"')) return [];

@@ -40,8 +40,6 @@ describe('the fault proxy records its own errors', () => {
       target,
       fault: {
         name: 'throws',
-        breaks: 'nothing',
-        area: 'crud',
         response: () => {
           throw new Error('hook failed');
         },
@@ -60,8 +58,6 @@ describe('the fault proxy records its own errors', () => {
       target,
       fault: {
         name: 'throws-on-watch',
-        breaks: 'nothing',
-        area: 'watch',
         watch: () => {
           throw new Error('watch hook failed');
         },

@@ -1,12 +1,9 @@
 // Faults against doc1's core rules that suites/watch catches.
-import type { Fault } from '../proxy.ts';
+import type { FaultHooks } from '../proxy.ts';
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'reorder-watch-events',
-    breaks: 'doc1 § Events: the watch stream delivers changes in order',
-    area: 'watch',
-    catchers: ['watch/law/exactly-once-in-order'],
     watch: (s, line) => {
       if (line.includes('"BOOKMARK"') || line.includes('"ERROR"')) return [line];
       if (s.held === undefined) {
@@ -20,9 +17,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'drop-watch-events',
-    breaks: 'doc1 § Watch recovery: no change is lost',
-    area: 'watch',
-    catchers: ['watch/law/restart-at-any-cut', 'watch/law/exactly-once-in-order'],
     watch: (s, line) =>
       line.includes('"MODIFIED"') && (s.dropped = ((s.dropped as number) ?? 0) + 1) % 2 === 1 ? [] : [line],
   },

@@ -1,7 +1,7 @@
 // Faults against the watch stream (doc1 § Events, § Watch recovery, § Streaming initial state,
 // the watch row of § Resource version semantics), one rule each; suites/watch must catch every
 // one. (reorder-watch-events and drop-watch-events live in core.ts.)
-import type { Fault, ProxiedRequest, WatchState } from '../proxy.ts';
+import type { FaultHooks, ProxiedRequest, WatchState } from '../proxy.ts';
 import { bodyOf } from '../util.ts';
 
 interface Event {
@@ -61,13 +61,9 @@ const refusedWrites: { collection: string; object: any; at: number }[] = [];
 /** When the proxy first passed on each resource version (in an answer other than a watch). */
 const versionSeen = new Map<string, number>();
 
-export const FAULTS: Fault[] = [
+export const HOOKS: FaultHooks[] = [
   {
     name: 'duplicate-watch-event',
-    breaks:
-      'doc1 § Watch recovery: each change is delivered once (the first MODIFIED or DELETED of a stream is sent twice)',
-    area: 'watch',
-    catchers: ['watch/law/exactly-once-in-order'],
     watch: (s, line) => {
       const e = parse(line);
       if (s.duped || !(e?.type === 'MODIFIED' || e?.type === 'DELETED')) return [line];
@@ -77,9 +73,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deleted-as-modified',
-    breaks: 'doc1 § Events: MODIFIED is for an object updated or patched (a deletion is sent as MODIFIED)',
-    area: 'watch',
-    catchers: ['watch/events/deleted-on-delete', 'watch/scopes/namespace-deletion'],
     watch: (_s, line) => {
       const e = parse(line);
       return e?.type === 'DELETED' ? [JSON.stringify({ ...e, type: 'MODIFIED' })] : [line];
@@ -87,9 +80,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'modified-as-added',
-    breaks: 'doc1 § Events: an update or patch is MODIFIED (sent as ADDED)',
-    area: 'watch',
-    catchers: ['watch/events/modified-on-update', 'watch/events/modified-on-patch'],
     watch: (_s, line) => {
       const e = parse(line);
       return e?.type === 'MODIFIED' ? [JSON.stringify({ ...e, type: 'ADDED' })] : [line];
@@ -97,10 +87,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'deleted-object-emptied',
-    breaks:
-      'doc1 § Events, deletion (Kubernetes): the DELETED event holds the last state of the object (its data is dropped)',
-    area: 'watch',
-    catchers: ['watch/events/deleted-on-delete'],
     watch: (_s, line) => {
       const e = parse(line);
       if (e?.type !== 'DELETED' || !e.object?.data) return [line];
@@ -110,10 +96,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'partial-initial-state',
-    breaks:
-      'doc1 § Resource version semantics: Get State, synthetic ADDED events for all existing instances (all but the first are dropped)',
-    area: 'watch',
-    catchers: ['watch/start/unset-current-state', 'watch/start/zero-any-state'],
     watch: (s, line) => {
       const e = parse(line);
       if (!getsState(s) || s.live) return [line];
@@ -127,10 +109,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'unrequested-bookmarks',
-    breaks:
-      'doc1 § Events: BOOKMARK only when requested (a BOOKMARK follows every change on a watch that did not ask)',
-    area: 'watch',
-    catchers: ['watch/bookmarks/none-unless-asked'],
     watch: (s, line) => {
       const e = parse(line);
       if (!isChange(e) || s.url?.searchParams.get('allowWatchBookmarks') === 'true') return [line];
@@ -148,9 +126,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'end-watch-early',
-    breaks: 'doc1 § Events: the watch stream carries the changes (the stream is ended after two events)',
-    area: 'watch',
-    catchers: ['watch/verb/collection-stream', 'watch/law/exactly-once-in-order'],
     watch: (s, line) => {
       if (s.n >= 1) s.end = true;
       return [line];
@@ -158,10 +133,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'event-version-off-by-one',
-    breaks:
-      "doc1 § Resources and their fields: resourceVersion is the object's version in the store (MODIFIED events carry the previous version)",
-    area: 'watch',
-    catchers: ['watch/events/modified-on-update', 'watch/events/modified-on-patch'],
     watch: (_s, line) => {
       const e = parse(line);
       const rv = e?.object?.metadata?.resourceVersion;
@@ -177,34 +148,18 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'expired-watch-silent',
-    breaks:
-      'doc1 § Errors: 410 Gone for a watch at a version no longer retained (the ERROR event is dropped: the stream just ends)',
-    area: 'watch',
-    catchers: ['watch/start/expired-gone', 'watch/start/expired-error-event'],
-    server: { historySeconds: 2 },
     watch: (_s, line) => (parse(line)?.type === 'ERROR' ? [] : [line]),
   },
   {
     name: 'watch-ignores-label-selector',
-    breaks:
-      'Kubernetes: a watch with a labelSelector streams matching objects only (the selector is dropped)',
-    area: 'watch',
-    catchers: ['watch/selectors/label-filter', 'watch/selectors/enter-and-leave'],
     request: (r) => (isWatch(r) && r.url.searchParams.has('labelSelector') ? without(r, 'labelSelector') : r),
   },
   {
     name: 'watch-ignores-field-selector',
-    breaks:
-      'Kubernetes: a watch with fieldSelector metadata.name streams that object only (the selector is dropped)',
-    area: 'watch',
-    catchers: ['watch/verb/field-selector-name'],
     request: (r) => (isWatch(r) && r.url.searchParams.has('fieldSelector') ? without(r, 'fieldSelector') : r),
   },
   {
     name: 'resource-path-watch-widened',
-    breaks: 'doc1 § Operations: watch on a resource path (the watch covers the whole collection)',
-    area: 'watch',
-    catchers: ['watch/verb/resource-path'],
     request: (r) => {
       const m = /^(.*\/namespaces\/[^/]+\/[^/]+)\/[^/]+$/.exec(r.url.pathname);
       if (!isWatch(r) || !m) return r;
@@ -215,19 +170,11 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'watch-ignores-timeout',
-    breaks: 'Kubernetes: timeoutSeconds ends a watch (the parameter is dropped)',
-    area: 'watch',
-    catchers: ['watch/timeout/ends-stream'],
     request: (r) =>
       isWatch(r) && r.url.searchParams.has('timeoutSeconds') ? without(r, 'timeoutSeconds') : r,
   },
   {
     name: 'strip-initial-events-end',
-    breaks:
-      'doc1 § Streaming initial state, the mark of the BOOKMARK that ends the initial events (Kubernetes: the initial-events-end annotation is removed)',
-    area: 'watch',
-    catchers: ['watch/initial-events/end-annotation'],
-    server: { featureGates: { WatchList: true } },
     watch: (_s, line) => {
       const e = parse(line);
       const ann = e?.object?.metadata?.annotations;
@@ -239,11 +186,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'initial-bookmark-first',
-    breaks:
-      'doc1 § Streaming initial state: synthetic ADDED events, then the BOOKMARK (the BOOKMARK comes before the ADDED events)',
-    area: 'watch',
-    catchers: ['watch/initial-events/stream-order'],
-    server: { featureGates: { WatchList: true } },
     watch: (s, line) => {
       if (s.url?.searchParams.get('sendInitialEvents') !== 'true' || s.released) return [line];
       const e = parse(line);
@@ -258,15 +200,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'bookmark-carries-fields',
-    breaks:
-      'doc1 § Resources and their fields: a BOOKMARK object has only metadata.resourceVersion (it carries data)',
-    area: 'watch',
-    catchers: [
-      'watch/initial-events/end-annotation',
-      'watch/scopes/named-group',
-      'watch/bookmarks/shape-and-meaning',
-    ],
-    server: { featureGates: { WatchList: true } },
     watch: (_s, line) => {
       const e = parse(line);
       if (e?.type !== 'BOOKMARK') return [line];
@@ -275,10 +208,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'history-under-a-second',
-    breaks:
-      'doc1 § Limits: watch history retained, changes of the last 5 minutes by default (a watch from a version first seen more than 0.9 s ago gets 410 Expired)',
-    area: 'watch',
-    catchers: ['watch/limits/history-retained'],
     response: (_r, res) => {
       const rv = res.status < 300 ? bodyOf(res.body)?.metadata?.resourceVersion : undefined;
       if (typeof rv === 'string' && rv && !versionSeen.has(rv)) versionSeen.set(rv, Date.now());
@@ -308,10 +237,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'added-event-other-object',
-    breaks:
-      'doc1 § Events: ADDED, an object was created; the event holds the created object (the proxy gives it another uid)',
-    area: 'watch',
-    catchers: ['watch/events/added-on-create'],
     watch: (_s, line) => {
       const e = parse(line);
       if (e?.type !== 'ADDED' || typeof e.object?.metadata?.uid !== 'string') return [line];
@@ -321,10 +246,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'refused-write-streamed',
-    breaks:
-      'doc1 § Update mechanisms: a stale resourceVersion yields 409 (and changes nothing: the proxy streams the refused update as a MODIFIED event to the watches of its collection)',
-    area: 'watch',
-    catchers: ['watch/events/refused-write-silent'],
     response: (r, res) => {
       if (r.method === 'PUT' && res.status === 409) {
         try {
@@ -352,18 +273,10 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'cluster-scoped-watch-silent',
-    breaks:
-      'doc1 § Path shapes: a namespace is a cluster-scoped type, its collection is watched like any other (a watch of namespaces streams no change)',
-    area: 'watch',
-    catchers: ['watch/scopes/cluster-scoped'],
     watch: (s, line) => (s.url?.pathname === '/api/v1/namespaces' && isChange(parse(line)) ? [] : [line]),
   },
   {
     name: 'all-namespaces-watch-drops-modified',
-    breaks:
-      'doc1 § Path shapes: a namespaced type also has a collection across all namespaces (a watch of it carries no MODIFIED event)',
-    area: 'watch',
-    catchers: ['watch/verb/all-namespaces'],
     watch: (s, line) =>
       /^\/(api\/v1|apis\/[^/]+\/[^/]+)\/[^/]+$/.test(s.url?.pathname ?? '') &&
       !s.url?.pathname.includes('/namespaces') &&
@@ -373,10 +286,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'watch-object-envelope-dropped',
-    breaks:
-      'doc1 § Resources and their fields: a watch event is a JSON document with type and object, the object serialized with kind and apiVersion (the proxy drops them)',
-    area: 'watch',
-    catchers: ['watch/verb/event-documents'],
     watch: (_s, line) => {
       const e = parse(line);
       if (!isChange(e) || !e!.object) return [line];
@@ -386,10 +295,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'watch-history-skipped',
-    breaks:
-      'doc1 § Resource version semantics: watch, other value = Start at Exact, the changes after the given version (a watch from a version older than the newest the proxy has seen starts at the newest one: the retained changes between them are skipped)',
-    area: 'watch',
-    catchers: ['watch/start/exact-after-write', 'watch/start/exact-from-list-version'],
     response: (_r, res) => {
       try {
         const rv = JSON.parse(res.body.toString('utf8'))?.metadata?.resourceVersion;
@@ -416,12 +321,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'relist-misses-newest',
-    breaks:
-      "doc1 § Watch recovery: a client that redoes the list and watches from the list's resourceVersion reaches the state (in the rooms of the two relist laws, a list leaves out its newest object: the watch from its version never brings it)",
-    area: 'watch',
-    catchers: ['watch/law/relist-reaches-state', 'watch/law/relist-after-gone'],
-    // a short history, so that the 410 law finds an expired version and runs
-    server: { historySeconds: 2 },
     response: (r, res) => {
       const ns = roomOf(r.url.pathname);
       if (
@@ -449,10 +348,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'concurrent-restart-skips-first',
-    breaks:
-      "doc1 § Watch recovery: a watch restarted from a version received continues exactly the stream (in the concurrent-writes law's rooms, a restart loses its first change)",
-    area: 'watch',
-    catchers: ['watch/law/concurrent-writes'],
     response: (r, res) => {
       if (r.method === 'GET' && /^wcon-/.test(roomOf(r.url.pathname)) && !r.url.searchParams.has('watch'))
         try {
@@ -474,11 +369,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'initial-events-miss-newest',
-    breaks:
-      'doc1 § Streaming initial state: the initial events are the state, at least as new as the given version, or a consistent read without one (the newest object of the state is left out of them)',
-    area: 'watch',
-    catchers: ['watch/initial-events/consistent-read', 'watch/initial-events/not-older-than'],
-    server: { featureGates: { WatchList: true } },
     // only a stream whose initial events end with a BOOKMARK (allowWatchBookmarks=true) is held
     watch: (s, line) => {
       if (!initialWithBookmark(s) || s.synced) return [line];
@@ -504,11 +394,6 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'initial-bookmark-version-behind',
-    breaks:
-      'doc1 § Streaming initial state: then a BOOKMARK whose resourceVersion is the version synced to (it names the version before it)',
-    area: 'watch',
-    catchers: ['watch/initial-events/bookmark-version-synced'],
-    server: { featureGates: { WatchList: true } },
     // the version just before the newest object of the state was written
     watch: (s, line) => {
       if (!initialWithBookmark(s) || s.synced) return [line];

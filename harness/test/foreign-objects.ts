@@ -44,9 +44,6 @@ export function withForeignObjects(fault?: FaultHooks): ForeignWriter {
   };
   const hooks: FaultHooks = {
     name: `foreign-objects${fault ? `+${fault.name}` : ''}`,
-    breaks: fault?.breaks ?? 'nothing: objects of another writer, as a live cluster has',
-    area: fault?.area ?? 'none',
-    server: fault?.server,
     request: fault?.request,
     watch: fault?.watch,
     response: async (r, res, up) => {

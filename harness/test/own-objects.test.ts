@@ -28,8 +28,6 @@ const FILES = [
 /** An object of the case's own ("b", which the cases above write) missing from every list and stream. */
 const DROP_B: FaultHooks = {
   name: 'drop-own-object',
-  breaks: 'a list or watch stream of ConfigMaps leaves out the object named b',
-  area: 'none',
   response: (r, res) => {
     if (r.method !== 'GET' || !/\/configmaps$/.test(r.url.pathname) || res.status !== 200) return res;
     const j = JSON.parse(res.body.toString('utf8'));
@@ -132,6 +130,8 @@ describe("list and watch cases judge the case's own objects", () => {
       'resource-versions/list/exact/no-limit/rv-past'
     ]!;
     expect(msg).toContain('the collection at the requested version');
-    expect(msg).toContain('(left out, not made by the case: 0-controller-made, orch-root-ca.crt, zz-namespace-made)');
+    expect(msg).toContain(
+      '(left out, not made by the case: 0-controller-made, orch-root-ca.crt, zz-namespace-made)',
+    );
   });
 });

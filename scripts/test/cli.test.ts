@@ -175,8 +175,6 @@ describe('run: end to end against a reference server', () => {
       target: server.url!,
       fault: {
         name: 'test-switch',
-        breaks: 'whatever the test sets',
-        area: 'crud',
         request: (r) => {
           seen.push({ method: r.method, path: r.url.pathname });
           return r;

@@ -16,10 +16,9 @@ import { cleanupTempDirs, cli, readSummary, tail, tempDir } from './helpers.ts';
 
 const HISTORY = 20;
 
+/** Breaks doc1 § Errors, 410 Gone: every 410 is answered as 200. */
 const GONE_TO_OK: FaultHooks = {
   name: 'gone-to-ok',
-  breaks: 'doc1 § Errors: 410 Gone (every 410 answered as 200)',
-  area: 'resource-versions',
   response: (_r, res) => (res.status === 410 ? { ...res, status: 200 } : res),
   watch: (_s, line) => {
     try {
