@@ -21,17 +21,23 @@ const LAYERS = [
   { name: 'registry', folders: ['registry'] },
   // 4. controllers: clients of the store (the controller manager's work), never of requests
   { name: 'controllers', folders: ['controllers'] },
-  // 5. pipeline stages: may import each other
-  {
-    name: 'stages',
-    folders: ['authentication', 'impersonation', 'authorization', 'admission', 'audit', 'health', 'metrics', 'pipeline'],
-  },
-  // 6. one handler per verb
+  // 5-11. the stages of a request, each a layer of its own, in the order of what they use: a
+  // stage may import the stages before it, never one after. Impersonation asks the authorizer
+  // whether the user may impersonate (as Kubernetes' impersonation filter does), so it comes after
+  // authorization although a request meets it first; admission plugins ask the authorizer too.
+  { name: 'authentication', folders: ['authentication'] },
+  { name: 'authorization', folders: ['authorization'] },
+  { name: 'impersonation', folders: ['impersonation'] },
+  { name: 'admission', folders: ['admission'] },
+  { name: 'audit', folders: ['audit'] },
+  { name: 'metrics', folders: ['metrics'] },
+  { name: 'health', folders: ['health'] },
+  // 12. one handler per verb
   { name: 'handlers', folders: ['handlers'] },
-  // 7. HTTP: the only layer that sees a request
+  // 13. HTTP: the only layer that sees a request
   { name: 'http', folders: ['http'] },
 ].map((layer) => ({ ...layer, path: `${SRC}(${layer.folders.join('|')})/` }));
-// 8. wiring: may import anything in reference/src that belongs to a layer
+// 14. wiring: may import anything in reference/src that belongs to a layer
 const WIRING = `${SRC}(index|cli|config|kubeconfig|etcd-process)\\.ts$`;
 const CONFIG = `${SRC}config\\.ts$`;
 const LAYERED = [...LAYERS.map((layer) => layer.path), WIRING];
@@ -127,6 +133,16 @@ export default {
       severity: 'error',
       from: { path: '^lifeline/', pathNot: '^lifeline/test/' },
       to: { path: '^(reference|harness|suites|scripts|reports|faults)/' },
+    },
+    {
+      name: 'reports-apart',
+      comment:
+        'reports/ turns a run\'s results into pages and files: it reads the harness\'s case and ' +
+        'expectation types, npm packages and node builtins, never the scripts that call it, the ' +
+        'suites, the faults or the reference (a report that knew them could not be reused).',
+      severity: 'error',
+      from: { path: '^reports/' },
+      to: { path: '^(scripts|suites|faults|reference|lifeline)/' },
     },
     {
       name: 'reference-self-contained',

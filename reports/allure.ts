@@ -11,8 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DOCS } from '../harness/src/spec.ts';
-import type { ManifestEntry } from '../scripts/manifest.ts';
+import { type CaseDef, DOCS } from '../harness/src/spec.ts';
 import type { CaseResult } from './outcomes.ts';
 
 interface AllureLabel {
@@ -52,7 +51,7 @@ function resultFiles(dir: string): string[] {
 export function completeAllureResults(
   dir: string,
   results: CaseResult[],
-  cases: ManifestEntry[],
+  cases: CaseDef[],
   runLabels: { endpoint?: string; dialect: string; implementation?: string },
 ): { updated: number; added: number } {
   mkdirSync(dir, { recursive: true });

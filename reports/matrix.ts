@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { ManifestEntry } from '../scripts/manifest.ts';
+import type { CaseDef } from '../harness/src/spec.ts';
 import { esc } from './html.ts';
 import type { CaseResult } from './outcomes.ts';
 import { readSections, SPEC_FILES } from './spec-sections.ts';
@@ -46,7 +46,7 @@ export function notesOf(results: CaseResult[]): Map<string, string> {
 
 export function buildMatrix(
   root: string,
-  cases: ManifestEntry[],
+  cases: CaseDef[],
   outcomes: Map<string, Outcome>,
   notes: Map<string, string> = new Map(),
 ): MatrixRow[] {
@@ -72,7 +72,7 @@ export function buildMatrix(
 
 
 /** Cases whose (doc, section) is not a heading of the spec: listed apart so none goes missing. */
-export function unplacedCases(root: string, cases: ManifestEntry[]): ManifestEntry[] {
+export function unplacedCases(root: string, cases: CaseDef[]): CaseDef[] {
   const known = new Set(readSections(root).map((s) => `${s.doc}\u0000${s.title}`));
   return cases.filter((c) => !known.has(`${c.doc}\u0000${c.section}`));
 }

@@ -3,7 +3,7 @@
 // selected. The run's summary (summary.json) and its verdict come from these outcomes.
 import { existsSync, readFileSync } from 'node:fs';
 import { type ExpectationFile, expectationFor } from '../harness/src/expectations.ts';
-import type { ManifestEntry } from '../scripts/manifest.ts';
+import type { CaseDef } from '../harness/src/spec.ts';
 
 /** How much of a failure's message a result keeps: the requirement, Expected, Actual and a hint. */
 const MESSAGE_LINES = 4;
@@ -110,12 +110,12 @@ export function readVitestJson(path: string): VitestJson | undefined {
 }
 
 /** Reads cases.jsonl (one declared case a line, written by `conformance()`), without duplicates. */
-export function readCases(path: string): ManifestEntry[] {
+export function readCases(path: string): CaseDef[] {
   if (!existsSync(path)) return [];
-  const seen = new Map<string, ManifestEntry>();
+  const seen = new Map<string, CaseDef>();
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    const e = JSON.parse(line) as ManifestEntry;
+    const e = JSON.parse(line) as CaseDef;
     seen.set(e.id, e);
   }
   return [...seen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

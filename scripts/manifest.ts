@@ -14,23 +14,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CaseDef } from '../harness/src/spec.ts';
 import { readSections, SPEC_FILES, specDir } from '../reports/spec-sections.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const MANIFEST = join(ROOT, 'suites', 'MANIFEST.json');
 
-export interface ManifestEntry {
-  id: string;
-  title: string;
-  doc: 1 | 2 | 3;
-  section: string;
-  place: string;
-  level: string;
-}
-
 export interface Collected {
   /** Every declared case, sorted by id (one entry per id). */
-  cases: ManifestEntry[];
+  cases: CaseDef[];
   /** Each conformance test vitest collected: its case id and file (relative to the repo). */
   tests: { id: string; file: string }[];
   /** Tests vitest collected under suites/ that declare no case (self-tests belong in harness/test). */
@@ -58,10 +50,10 @@ export function collectCases(): Collected {
       { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
     );
     if (r.status !== 0) throw new Error(`vitest list failed:\n${r.stdout}\n${r.stderr}`);
-    const seen = new Map<string, ManifestEntry>();
+    const seen = new Map<string, CaseDef>();
     for (const line of readFileSync(out, 'utf8').split('\n')) {
       if (!line.trim()) continue;
-      const e = JSON.parse(line) as ManifestEntry;
+      const e = JSON.parse(line) as CaseDef;
       seen.set(e.id, e);
     }
     const listed = JSON.parse(readFileSync(listFile, 'utf8')) as { name: string; file: string }[];
@@ -82,16 +74,16 @@ export function collectCases(): Collected {
   }
 }
 
-export function manifestText(cases: ManifestEntry[]): string {
+export function manifestText(cases: CaseDef[]): string {
   return `${JSON.stringify(cases, null, 2)}\n`;
 }
 
-export function readManifest(path = MANIFEST): ManifestEntry[] {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as ManifestEntry[]) : [];
+export function readManifest(path = MANIFEST): CaseDef[] {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as CaseDef[]) : [];
 }
 
 /** What differs between the checked-in manifest and the code, one line per case. */
-export function diffManifest(checkedIn: ManifestEntry[], collected: ManifestEntry[]): string[] {
+export function diffManifest(checkedIn: CaseDef[], collected: CaseDef[]): string[] {
   const before = new Map(checkedIn.map((c) => [c.id, c]));
   const now = new Map(collected.map((c) => [c.id, c]));
   const out: string[] = [];
@@ -115,10 +107,10 @@ export function diffManifest(checkedIn: ManifestEntry[], collected: ManifestEntr
 }
 
 /** diffManifest against the file, plus its layout (as `manifestText` writes it). */
-export function manifestDrift(collected: ManifestEntry[], path = MANIFEST): string[] {
+export function manifestDrift(collected: CaseDef[], path = MANIFEST): string[] {
   if (!existsSync(path)) return [`${path} does not exist`];
   const raw = readFileSync(path, 'utf8');
-  const checkedIn = JSON.parse(raw) as ManifestEntry[];
+  const checkedIn = JSON.parse(raw) as CaseDef[];
   const drift = diffManifest(checkedIn, collected);
   if (drift.length === 0 && raw !== manifestText(checkedIn))
     drift.push('MANIFEST.json is not laid out as `npm run manifest` writes it');
@@ -126,7 +118,7 @@ export function manifestDrift(collected: ManifestEntry[], path = MANIFEST): stri
 }
 
 /** Every case must name a heading (##, ### or ####) of its document. */
-export function checkSections(cases: ManifestEntry[], root = ROOT): string[] {
+export function checkSections(cases: CaseDef[], root = ROOT): string[] {
   const sections = readSections(root);
   const problems: string[] = [];
   for (const c of cases) {

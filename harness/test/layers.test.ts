@@ -113,11 +113,15 @@ describe('npm run layers', () => {
       // controllers are clients of the registry
       'reference/src/controllers/manager.ts':
         "import { pod } from '../registry/kinds/pod.ts';\nexport const manager = pod;\n",
-      // stages import each other and everything below
+      // a stage imports the stages before it and everything below
       'reference/src/authentication/authn.ts':
         "import { manager } from '../controllers/manager.ts';\nimport { type ServerOptions } from '../config.ts';\nexport const authn = (o: ServerOptions) => [o, manager];\n",
+      'reference/src/authorization/authz.ts':
+        "import { authn } from '../authentication/authn.ts';\nexport const authz = authn;\n",
+      'reference/src/impersonation/as.ts':
+        "import { authz } from '../authorization/authz.ts';\nexport const as = authz;\n",
       'reference/src/admission/chain.ts':
-        "import { authn } from '../authentication/authn.ts';\nexport const chain = authn;\n",
+        "import { authn } from '../authentication/authn.ts';\nimport { authz } from '../authorization/authz.ts';\nimport { as } from '../impersonation/as.ts';\nexport const chain = [authn, authz, as];\n",
       'reference/src/handlers/read.ts':
         "import { chain } from '../admission/chain.ts';\nexport const read = chain;\n",
       // http/ sees requests
@@ -281,13 +285,38 @@ describe('npm run layers', () => {
       'layer-registry: reference/src/registry/r.ts → reference/src/controllers/c.ts',
     ],
     [
-      'layer-stages',
+      'layer-authorization (handlers are above the stages)',
       {
         'reference/src/authorization/authz.ts':
           "import { read } from '../handlers/read.ts';\nexport const z = read;\n",
         'reference/src/handlers/read.ts': 'export const read = 1;\n',
       },
-      'layer-stages: reference/src/authorization/authz.ts → reference/src/handlers/read.ts',
+      'layer-authorization: reference/src/authorization/authz.ts → reference/src/handlers/read.ts',
+    ],
+    [
+      'layer-authorization (admission is a later stage)',
+      {
+        'reference/src/authorization/configure.ts':
+          "import type { AdmissionChain } from '../admission/chain.ts';\nexport type C = AdmissionChain;\n",
+        'reference/src/admission/chain.ts': 'export interface AdmissionChain { n: number }\n',
+      },
+      'layer-authorization: reference/src/authorization/configure.ts → reference/src/admission/chain.ts',
+    ],
+    [
+      'layer-authentication (no stage before it)',
+      {
+        'reference/src/authentication/a.ts': "import { z } from '../impersonation/z.ts';\nexport const a = z;\n",
+        'reference/src/impersonation/z.ts': 'export const z = 1;\n',
+      },
+      'layer-authentication: reference/src/authentication/a.ts → reference/src/impersonation/z.ts',
+    ],
+    [
+      'reports-apart (type-only)',
+      {
+        'reports/matrix.ts': "import type { ManifestEntry } from '../scripts/manifest.ts';\nexport type M = ManifestEntry;\n",
+        'scripts/manifest.ts': 'export interface ManifestEntry { id: string }\n',
+      },
+      'reports-apart: reports/matrix.ts → scripts/manifest.ts',
     ],
     [
       'layer-handlers',

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { AdmissionChain } from './admission/chain.ts';
 import { loadAdmissionConfig } from './admission/config-file.ts';
 import { enabledPlugins, FACTORIES } from './admission/plugins/catalog.ts';
+import { escalationPlugin } from './admission/plugins/rbac-escalation.ts';
 import { PolicyStatusController } from './admission/policy/status-controller.ts';
-import { PolicyEvaluator, loadAuditPolicyFile } from './audit/policy.ts';
+import { loadAuditPolicyFile, PolicyEvaluator } from './audit/policy.ts';
 import { LogAuditSink, MemoryAuditSink } from './audit/sinks.ts';
 import type { AuditSink } from './audit/types.ts';
 import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
@@ -24,12 +25,16 @@ import { AuthenticationUnion } from './authentication/union.ts';
 import type { AuthorizerChain } from './authorization/chain.ts';
 import { type AuthorizationSetup, configureAuthorization } from './authorization/configure.ts';
 import { installReviews } from './authorization/reviews.ts';
-import { type ServerOptions, type ServerOptionsInput, resolveOptions } from './config.ts';
+import { resolveOptions, type ServerOptions, type ServerOptionsInput } from './config.ts';
+import type { AdmissionFor } from './controllers/client.ts';
+import { startControllers } from './controllers/manager.ts';
 import { ConfigurationError } from './errors/config-error.ts';
+import { unlessExists } from './errors/status.ts';
+import { tokenRequestHandler } from './handlers/token-request.ts';
 import { HealthChecks } from './health/checks.ts';
 import { addHealthChecks } from './health/server-checks.ts';
 import { healthHandler } from './http/health.ts';
-import { tokenRequestHandler } from './handlers/token-request.ts';
+import { metricsRoute } from './http/metrics.ts';
 import { openapiRoute } from './http/openapi/index.ts';
 import {
   clientErrorHandler,
@@ -37,26 +42,22 @@ import {
   createHandlerFn,
   type NonResourceRoute,
 } from './http/server.ts';
-import { metricsRoute } from './http/metrics.ts';
+import { type CertBundle, ensureCertificate } from './http/tls.ts';
 import { registerBuildInfo } from './metrics/build-info.ts';
 import { showHiddenProblem } from './metrics/lifecycle.ts';
 import { MetricsRegistry } from './metrics/registry.ts';
 import { RequestMetrics } from './metrics/requests.ts';
 import { registerStorageMetrics } from './metrics/storage.ts';
-
 import { ActiveWatches } from './registry/active-watches.ts';
+import { startAPIServices } from './registry/apiservices.ts';
 import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
 import { loadSigningCa } from './registry/certificates/signing-ca.ts';
-import { startCrdController } from './registry/kinds/crd/index.ts';
 import {
   ensureFlowControlConfiguration,
   keepFlowControlConfiguration,
   startFlowSchemaStatus,
 } from './registry/flowcontrol-config.ts';
-import { startAPIServices } from './registry/apiservices.ts';
-import type { AdmissionFor } from './controllers/client.ts';
-import { startControllers } from './controllers/manager.ts';
-import { type CertBundle, ensureCertificate } from './http/tls.ts';
+import { startCrdController } from './registry/kinds/crd/index.ts';
 import { installBuiltins } from './registry/kinds/index.ts';
 import { SYSTEM_NAMESPACES } from './registry/kinds/namespace.ts';
 import { SYSTEM_PRIORITY_CLASSES, systemPriorityClass } from './registry/kinds/priorityclass.ts';
@@ -68,7 +69,6 @@ import {
   RuntimeConfigError,
 } from './registry/runtime-config.ts';
 import type { RequestContext } from './registry/types.ts';
-import { unlessExists } from './errors/status.ts';
 import { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
 import { WriteAheadLog } from './storage/wal.ts';
@@ -234,13 +234,16 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     await storage.close();
     throw e;
   }
-  const authz = configureAuthorization(options.authorizationModes, registry, admission, {
+  const authz = configureAuthorization(options.authorizationModes, registry, {
     configFile: options.authorizationWebhookConfigFile,
     version: options.authorizationWebhookVersion,
     authorizedTtlMs: options.authorizationWebhookCacheAuthorizedTtlMs,
     unauthorizedTtlMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
   });
   const authorization = authz.chain;
+  // escalation prevention runs before the configured plugins, whatever they are
+  const escalation = escalationPlugin(authz.rbac, authorization);
+  admission.addSource(() => [escalation]);
   // the built-in plugins, in the catalog's order; each made once with its configuration
   const pluginConfig = options.admissionControlConfigFile
     ? loadAdmissionConfig(options.admissionControlConfigFile)

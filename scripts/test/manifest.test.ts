@@ -6,6 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaseDef } from '../../harness/src/spec.ts';
 import { readSections, SPEC_FILES, specDir } from '../../reports/spec-sections.ts';
 import {
   type Collected,
@@ -14,7 +15,6 @@ import {
   checkSections,
   collectCases,
   diffManifest,
-  type ManifestEntry,
   manifestDrift,
   manifestText,
 } from '../manifest.ts';
@@ -22,7 +22,7 @@ import { cleanupTempDirs, ROOT, tempDir } from './helpers.ts';
 
 afterAll(cleanupTempDirs);
 
-const entry = (id: string, over: Partial<ManifestEntry> = {}): ManifestEntry => ({
+const entry = (id: string, over: Partial<CaseDef> = {}): CaseDef => ({
   id,
   title: `title of ${id}`,
   doc: 1,

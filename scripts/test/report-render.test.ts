@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaseDef } from '../../harness/src/spec.ts';
 import type { Summary } from '../../reports/finish.ts';
 import { readCases } from '../../reports/outcomes.ts';
-import type { ManifestEntry } from '../manifest.ts';
 import { type CliResult, cleanupTempDirs, cli, readSummary, tail, tempDir } from './helpers.ts';
 
 const CANDIDATES = [
@@ -75,7 +75,7 @@ describe('the HTML reports render the run', () => {
   const dir = tempDir('render');
   let run: CliResult;
   let summary: Summary;
-  let cases: ManifestEntry[];
+  let cases: CaseDef[];
   let site: Awaited<ReturnType<typeof serve>> | undefined;
   let browser: BrowserContext | undefined;
   const outside: string[] = [];

@@ -1,18 +1,19 @@
 // Every section of doc1 and doc2 has cases, or a note in suites/SECTION-NOTES.yaml saying why
 // not; a note never stands on a section that has cases or that the spec does not have.
-import { dirname, join, resolve } from 'node:path';
+
 import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { CaseDef } from '../../harness/src/spec.ts';
 import { readSectionNotes } from '../../reports/matrix.ts';
-import type { ManifestEntry } from '../manifest.ts';
 import { readSections } from '../../reports/spec-sections.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 describe('section coverage', () => {
   const sections = readSections(ROOT);
-  const cases = JSON.parse(readFileSync(join(ROOT, 'suites', 'MANIFEST.json'), 'utf8')) as ManifestEntry[];
+  const cases = JSON.parse(readFileSync(join(ROOT, 'suites', 'MANIFEST.json'), 'utf8')) as CaseDef[];
   const notes = readSectionNotes(ROOT);
   const key = (doc: number, title: string) => `doc${doc}\u0000${title}`;
   const withCases = new Set(cases.map((c) => key(c.doc, c.section)));

@@ -1,9 +1,9 @@
 // The authorization stage as `--authorization-mode` configures it: the privileged group
 // first, then each mode in order (AlwaysAllow, AlwaysDeny, RBAC, Webhook). The RBAC API is served
 // whatever the modes (as in Kubernetes), so its machinery always runs: the policy held in
-// memory, the default roles and bindings created when missing, the aggregation controller,
-// and escalation prevention on writes of roles and bindings.
-import type { AdmissionChain } from '../admission/chain.ts';
+// memory, the default roles and bindings created when missing, and the aggregation controller
+// (escalation prevention on writes of roles and bindings is an admission plugin the server
+// adds: admission/plugins/rbac-escalation.ts).
 import type { RulesAnswer } from '../registry/kinds/review-common.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { UserInfo } from '../registry/types.ts';
@@ -13,7 +13,6 @@ import { SuperuserAuthorizer } from './default.ts';
 import { type Controller, startAggregation } from './rbac/aggregation.ts';
 import { RbacAuthorizer } from './rbac/authorizer.ts';
 import { ensureDefaults } from './rbac/bootstrap.ts';
-import { escalationPlugin } from './rbac/escalation.ts';
 import { aggregate, RbacIndex } from './rbac/rbac-index.ts';
 import type { PolicyRule } from './rbac/rules.ts';
 import type { Authorizer } from './types.ts';
@@ -65,7 +64,6 @@ export interface WebhookSettings {
 export function configureAuthorization(
   modes: readonly string[],
   registry: Registry,
-  admission: AdmissionChain,
   webhook?: WebhookSettings,
 ): AuthorizationSetup {
   const problem = modesProblem(modes);
@@ -90,8 +88,6 @@ export function configureAuthorization(
     else list.push(new RbacAuthorizer(rbac));
   }
   const chain = new AuthorizerChain(list);
-  const plugin = escalationPlugin(rbac, chain);
-  admission.addSource(() => [plugin]);
   let aggregation: Controller | undefined;
   let stopped = false;
   const rulesFor = (user: UserInfo, namespace: string): RulesAnswer => {

@@ -1,16 +1,17 @@
 // Escalation prevention (Kubernetes' policy-based RBAC storage), as an admission plugin that
-// runs first: creating or updating a Role or ClusterRole needs every permission it grants
+// runs first (the server adds it before the configured plugins; it is not one of them, as
+// Kubernetes checks this in the RBAC kinds' storage whatever the plugins): creating or updating a Role or ClusterRole needs every permission it grants
 // (or `escalate` on it), setting an aggregationRule needs full authority, and creating a
 // binding needs the referenced role's permissions (or `bind` on it). Members of
 // system:masters pass; the server's own writes are not admitted and so not checked.
-import type { AdmissionAttributes, AdmissionPlugin } from '../../admission/types.ts';
+import type { AuthorizerChain } from '../../authorization/chain.ts';
+import type { RbacIndex } from '../../authorization/rbac/rbac-index.ts';
+import { missingRules, type PolicyRule, toRules } from '../../authorization/rbac/rules.ts';
 import { errors } from '../../errors/status.ts';
 import { RBAC_GROUP } from '../../registry/kinds/rbac-common.ts';
 import type { UserInfo } from '../../registry/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import type { AuthorizerChain } from '../chain.ts';
-import type { RbacIndex } from './rbac-index.ts';
-import { missingRules, type PolicyRule, toRules } from './rules.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 
 const FULL_AUTHORITY: PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
