@@ -14,7 +14,21 @@ const SRC = '^reference/src/';
 // reference/src layers, lowest first. A layer may import itself and the layers before it.
 const LAYERS = [
   // 1. leaf libraries (the server-side apply engine included): no server state; may import each other
-  { name: 'leaf', folders: ['util', 'errors', 'schema', 'selectors', 'content', 'patch', 'apply', 'cel', 'nodeagent', 'features'] },
+  {
+    name: 'leaf',
+    folders: [
+      'util',
+      'errors',
+      'schema',
+      'selectors',
+      'content',
+      'patch',
+      'apply',
+      'cel',
+      'nodeagent',
+      'features',
+    ],
+  },
   // 2. storage
   { name: 'storage', folders: ['storage'] },
   // 3. registry (with registry/kinds/)
@@ -120,7 +134,7 @@ export default {
       name: 'faults-not-to-suites',
       comment:
         'Faults break the rules the suites check from the outside, through the proxy: they read no ' +
-        'suite code (a fault shaped by a suite\'s internals would test the suite, not the rule).',
+        "suite code (a fault shaped by a suite's internals would test the suite, not the rule).",
       severity: 'error',
       from: { path: '^faults/', pathNot: '^faults/test/' },
       to: { path: '^suites/' },
@@ -137,7 +151,7 @@ export default {
     {
       name: 'reports-apart',
       comment:
-        'reports/ turns a run\'s results into pages and files: it reads the harness\'s case and ' +
+        "reports/ turns a run's results into pages and files: it reads the harness's case and " +
         'expectation types, npm packages and node builtins, never the scripts that call it, the ' +
         'suites, the faults or the reference (a report that knew them could not be reused).',
       severity: 'error',

@@ -7,7 +7,10 @@ const LONGEST = /faults\/test\/(node-config-)?meta\.test\.ts$/;
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    return [...sorted.filter((f) => LONGEST.test(f.moduleId)), ...sorted.filter((f) => !LONGEST.test(f.moduleId))];
+    return [
+      ...sorted.filter((f) => LONGEST.test(f.moduleId)),
+      ...sorted.filter((f) => !LONGEST.test(f.moduleId)),
+    ];
   }
 }
 
@@ -25,7 +28,13 @@ export default defineConfig({
       {
         test: {
           name: 'reference',
-          include: ['reference/test/**/*.test.ts', 'harness/test/**/*.test.ts', 'lifeline/test/**/*.test.ts', 'faults/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
+          include: [
+            'reference/test/**/*.test.ts',
+            'harness/test/**/*.test.ts',
+            'lifeline/test/**/*.test.ts',
+            'faults/test/**/*.test.ts',
+            'scripts/test/**/*.test.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: 'forks',

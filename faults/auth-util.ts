@@ -16,7 +16,8 @@ export function withoutAuth(r: ProxiedRequest): ProxiedRequest {
 /** The request without its Impersonate-* headers. */
 export function withoutImpersonation(r: ProxiedRequest): ProxiedRequest {
   const headers: ProxiedRequest['headers'] = {};
-  for (const [k, v] of Object.entries(r.headers)) if (!k.toLowerCase().startsWith('impersonate-')) headers[k] = v;
+  for (const [k, v] of Object.entries(r.headers))
+    if (!k.toLowerCase().startsWith('impersonate-')) headers[k] = v;
   return { ...r, headers };
 }
 
@@ -31,7 +32,8 @@ export class AdminCredentials {
     const auth = header(r, 'authorization');
     if (!auth) return r;
     const isAdminRequest =
-      (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces') || header(r, 'impersonate-user') !== undefined;
+      (r.method === 'POST' && r.url.pathname === '/api/v1/namespaces') ||
+      header(r, 'impersonate-user') !== undefined;
     if (isAdminRequest) this.value = auth;
     return r;
   }
@@ -50,7 +52,10 @@ export class AdminCredentials {
 export function resentAsAdmin(
   admin: AdminCredentials,
   when: (r: ProxiedRequest, res: ProxiedResponse) => boolean,
-): { request: (r: ProxiedRequest) => ProxiedRequest; response: (r: ProxiedRequest, res: ProxiedResponse, up: Upstream) => Promise<ProxiedResponse> } {
+): {
+  request: (r: ProxiedRequest) => ProxiedRequest;
+  response: (r: ProxiedRequest, res: ProxiedResponse, up: Upstream) => Promise<ProxiedResponse>;
+} {
   return {
     request: (r) => admin.see(r),
     response: async (r, res, up) => {

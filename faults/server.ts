@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   }
   const fault = faultByName(name);
   const inner = await freePort('127.0.0.1');
-  const child = spawn('/bin/sh', ['-c', command.replaceAll('{innerPort}', String(inner))], { stdio: 'inherit' });
+  const child = spawn('/bin/sh', ['-c', command.replaceAll('{innerPort}', String(inner))], {
+    stdio: 'inherit',
+  });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => child.kill(sig));
   let proxy: Awaited<ReturnType<typeof startFaultProxy>> | undefined;
   child.on('exit', (code, signal) => {

@@ -28,7 +28,9 @@ export interface FaultVerdict {
 /** The slow cases of a run, slowest first, for the list of slowest runs. */
 const slowCases = (v: FaultVerdict) => {
   const cases = Object.entries(v.slowCases ?? {}).sort((a, b) => b[1] - a[1]);
-  return cases.length ? `: ${cases.map(([id, s]) => `<code>${esc(id)}</code> ${s.toFixed(1)} s`).join(', ')}` : '';
+  return cases.length
+    ? `: ${cases.map(([id, s]) => `<code>${esc(id)}</code> ${s.toFixed(1)} s`).join(', ')}`
+    : '';
 };
 
 export interface FaultTable {
@@ -45,7 +47,11 @@ const SLOWEST = 15;
 export function renderFaultsPage(t: FaultTable): string {
   const row = (v: FaultVerdict) => {
     const catchers = v.catchers
-      .map((c) => (v.caughtBy.some((id) => id === c || (c.endsWith('/') && id.startsWith(c))) ? `<b>${esc(c)}</b>` : esc(c)))
+      .map((c) =>
+        v.caughtBy.some((id) => id === c || (c.endsWith('/') && id.startsWith(c)))
+          ? `<b>${esc(c)}</b>`
+          : esc(c),
+      )
       .join('<br>');
     const problems = [
       ...(v.caughtBy.length ? [] : ['no catcher failed']),

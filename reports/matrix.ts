@@ -28,7 +28,8 @@ export function readSectionNotes(root: string): Map<string, string> {
   if (!existsSync(file)) return out;
   const data = parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>> | null;
   for (const [doc, sections] of Object.entries(data ?? {}))
-    for (const [title, note] of Object.entries(sections ?? {})) out.set(`${doc}\u0000${title}`, String(note).trim());
+    for (const [title, note] of Object.entries(sections ?? {}))
+      out.set(`${doc}\u0000${title}`, String(note).trim());
   return out;
 }
 
@@ -56,7 +57,9 @@ export function buildMatrix(
     section: s.title,
     path: s.path,
     depth: s.depth,
-    ...(sectionNotes.has(`doc${s.doc}\u0000${s.title}`) ? { note: sectionNotes.get(`doc${s.doc}\u0000${s.title}`) } : {}),
+    ...(sectionNotes.has(`doc${s.doc}\u0000${s.title}`)
+      ? { note: sectionNotes.get(`doc${s.doc}\u0000${s.title}`) }
+      : {}),
     cases: cases
       .filter((c) => c.doc === s.doc && c.section === s.title)
       .map((c) => ({
@@ -69,7 +72,6 @@ export function buildMatrix(
       })),
   }));
 }
-
 
 /** Cases whose (doc, section) is not a heading of the spec: listed apart so none goes missing. */
 export function unplacedCases(root: string, cases: CaseDef[]): CaseDef[] {

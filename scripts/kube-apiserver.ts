@@ -52,7 +52,9 @@ export async function kubeApiserver(argv: string[]): Promise<number> {
     if (!/^\d+$/.test(String(values.port ?? ''))) throw new Error('--port N is required');
     if (!values['data-dir']) throw new Error('--data-dir DIR is required');
   } catch (e) {
-    process.stderr.write(`orch-conformance kube-apiserver: ${(e as Error).message}\n\n${KUBE_APISERVER_HELP}`);
+    process.stderr.write(
+      `orch-conformance kube-apiserver: ${(e as Error).message}\n\n${KUBE_APISERVER_HELP}`,
+    );
     return 2;
   }
   const dir = assetsDir(values['kubernetes-assets'] as string | undefined);

@@ -81,7 +81,9 @@ describe('the fault catalogue load', () => {
     const unknown = catalogue({
       crud: { yaml: `${entry('a')}  alsoFails: [x]\n`, modules: { 'one.ts': ['a'] } },
     });
-    await expect(loadCatalogue(unknown)).rejects.toThrow(/must NOT have additional properties {"additionalProperty":"alsoFails"}/);
+    await expect(loadCatalogue(unknown)).rejects.toThrow(
+      /must NOT have additional properties {"additionalProperty":"alsoFails"}/,
+    );
   });
 
   it('refuses hooks in a folder without faults.yaml', async () => {

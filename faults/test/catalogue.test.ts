@@ -54,8 +54,13 @@ describe('the fault catalogue', () => {
     for (const f of FAULTS)
       for (const id of radius[f.name] ?? []) {
         expect(IDS, `${f.name}: radius case "${id}" is a case of the manifest`).toContain(id);
-        expect(id.startsWith(`${f.area}/`), `${f.name}: radius case "${id}" is in suites/${f.area}`).toBe(true);
-        expect(f.catchers.some((c) => matchesCase(c, id)), `${f.name}: radius case "${id}" is not a catcher`).toBe(false);
+        expect(id.startsWith(`${f.area}/`), `${f.name}: radius case "${id}" is in suites/${f.area}`).toBe(
+          true,
+        );
+        expect(
+          f.catchers.some((c) => matchesCase(c, id)),
+          `${f.name}: radius case "${id}" is not a catcher`,
+        ).toBe(false);
       }
   });
 

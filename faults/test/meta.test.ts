@@ -32,7 +32,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_RATE_LIMIT_CONFIGURATION } from '../../harness/src/admission/event-rate-limit.ts';
-import { startImagePolicyBackend, writeImagePolicyFiles } from '../../harness/src/admission/image-policy-backend.ts';
+import {
+  startImagePolicyBackend,
+  writeImagePolicyFiles,
+} from '../../harness/src/admission/image-policy-backend.ts';
 import { type AuditTap, startAuditTap } from '../../harness/src/audit-tap.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../../harness/src/server-command.ts';
 import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
@@ -84,7 +87,9 @@ let caseFiles: { id: string; file: string }[] | undefined;
 /** The files holding a fault's catchers: the files its run goes through. */
 function catcherFiles(fault: Fault): string[] {
   caseFiles ??= collectCases().tests;
-  const files = new Set(caseFiles.filter((t) => fault.catchers.some((c) => matchesCase(c, t.id))).map((t) => t.file));
+  const files = new Set(
+    caseFiles.filter((t) => fault.catchers.some((c) => matchesCase(c, t.id))).map((t) => t.file),
+  );
   // a catcher that names no collected case is the catalogue test's concern; run the whole area
   return files.size ? [...files].sort() : [];
 }
@@ -168,7 +173,11 @@ const QUICK = { futureRvWaitMs: FUTURE_RV_WAIT_MS, namespaceDeletionGraceMs: NAM
 const UPDATE = process.env.ORCH_FAULTS_UPDATE === '1';
 const radius: BlastRadius = existsSync(RADIUS_FILE) ? readRadius() : {};
 
-function judge(fault: Fault, run: Pick<AreaRun, 'failed' | 'skipped'>, proxyErrors: string[]): Omit<Verdict, 'seconds'> {
+function judge(
+  fault: Fault,
+  run: Pick<AreaRun, 'failed' | 'skipped'>,
+  proxyErrors: string[],
+): Omit<Verdict, 'seconds'> {
   const caughtBy = run.failed.filter((id) => fault.catchers.some((c) => matchesCase(c, id)));
   const rest = run.failed.filter((id) => !caughtBy.includes(id));
   const golden = radius[fault.name] ?? [];
@@ -198,7 +207,10 @@ describe('injected faults are caught by the cases that name them', () => {
   const verdicts: Verdict[] = [];
   const started = Date.now();
   /** The options of `build` for the fault's server options (a harness-made admission configuration written first). */
-  async function buildOptions(o: FaultServerOptions, cleanups: (() => Promise<void>)[]): Promise<Partial<ServerOptions>> {
+  async function buildOptions(
+    o: FaultServerOptions,
+    cleanups: (() => Promise<void>)[],
+  ): Promise<Partial<ServerOptions>> {
     const { harnessAdmissionConfig, auditLog, ...plain } = o;
     const rest: Partial<ServerOptions> = { ...(plain as Partial<ServerOptions>) };
     if (auditLog) {
@@ -233,7 +245,9 @@ describe('injected faults are caught by the cases that name them', () => {
    * the metric series of their custom definitions, a megabyte of /metrics a run) would make
    * the later batches slower and slower (the deprecation cases read /metrics many times).
    */
-  async function startTarget(o?: FaultServerOptions): Promise<{ server: OrchServer; close: () => Promise<void> }> {
+  async function startTarget(
+    o?: FaultServerOptions,
+  ): Promise<{ server: OrchServer; close: () => Promise<void> }> {
     const cleanups: (() => Promise<void>)[] = [];
     const close = async () => {
       for (const c of cleanups.reverse()) await c();
@@ -307,13 +321,16 @@ describe('injected faults are caught by the cases that name them', () => {
   const groups: Group[] = [];
   for (const area of [...new Set(selected.map((f) => f.area))]) {
     const options = new Map<string, FaultServerOptions | undefined>([['', undefined]]);
-    for (const f of selected) if (f.area === area && f.server) options.set(JSON.stringify(f.server), f.server);
+    for (const f of selected)
+      if (f.area === area && f.server) options.set(JSON.stringify(f.server), f.server);
     for (const [key, o] of options)
       groups.push({
         area,
         key,
         options: o,
-        faults: selected.filter((f) => f.area === area && JSON.stringify(f.server ?? null) === JSON.stringify(o ?? null)),
+        faults: selected.filter(
+          (f) => f.area === area && JSON.stringify(f.server ?? null) === JSON.stringify(o ?? null),
+        ),
       });
   }
   const cleanName = (g: Group) => `clean ${g.area}${g.key ? ` ${g.key}` : ''}`;
@@ -380,44 +397,52 @@ describe('injected faults are caught by the cases that name them', () => {
 
   for (const g of groups) {
     const what = g.key ? `the files of its faults in suite "${g.area}" pass` : `suite "${g.area}" passes`;
-    it(`${what} through a proxy that injects no fault${g.key ? ` (server ${g.key})` : ''}`, async () => {
-      expect(existsSync(join(ROOT, 'suites', g.area)), `suites/${g.area} exists`).toBe(true);
-      const name = cleanName(g);
-      const { batch, proxies } = await done[jobOf.get(name)!]!;
-      const r = areaRun(batch, name);
-      expect(proxies.get(name)!.errors, 'proxy errors').toEqual([]);
-      expect(r.failed, r.out.slice(-3000)).toEqual([]);
-      expect(r.passed, `cases of suites/${g.area} passed\n${batch.out.slice(-3000)}`).toBeGreaterThan(0);
-      // an error outside any case of the batch (an unhandled rejection) is no run's verdict: it fails here
-      expect(batch.unhandled, 'errors outside any case').toEqual([]);
-    }, JOB_TIMEOUT);
+    it(
+      `${what} through a proxy that injects no fault${g.key ? ` (server ${g.key})` : ''}`,
+      async () => {
+        expect(existsSync(join(ROOT, 'suites', g.area)), `suites/${g.area} exists`).toBe(true);
+        const name = cleanName(g);
+        const { batch, proxies } = await done[jobOf.get(name)!]!;
+        const r = areaRun(batch, name);
+        expect(proxies.get(name)!.errors, 'proxy errors').toEqual([]);
+        expect(r.failed, r.out.slice(-3000)).toEqual([]);
+        expect(r.passed, `cases of suites/${g.area} passed\n${batch.out.slice(-3000)}`).toBeGreaterThan(0);
+        // an error outside any case of the batch (an unhandled rejection) is no run's verdict: it fails here
+        expect(batch.unhandled, 'errors outside any case').toEqual([]);
+      },
+      JOB_TIMEOUT,
+    );
   }
 
   // the verdicts, once the fault's batch is done
   for (const fault of selected) {
-    it.concurrent(`fault "${fault.name}" (${fault.breaks}) is caught by ${fault.catchers.join(', ')}`, async () => {
-      const { batch, proxies } = await done[jobOf.get(fault.name)!]!;
-      const p = proxies.get(fault.name)!;
-      const run = areaRun(batch, fault.name);
-      const v: Verdict = { ...judge(fault, run, p.errors), seconds: run.seconds, slowCases: run.slowCases };
-      verdicts.push(v);
-      process.stdout.write(
-        `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (its blast radius) ${v.alsoFailed.join(', ')}` : ''}${v.vanished.length ? `; RADIUS CASES PASSED ${v.vanished.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''}\n`,
-      );
-      expect(p.errors, 'the proxy went wrong (a fault hook threw and was answered 502)').toEqual([]);
-      expect(
-        v.caughtBy,
-        `none of the catchers (${fault.catchers.join(', ')}) failed; failed: ${run.failed.join(', ') || 'nothing'}\n${run.out.slice(-2000)}`,
-      ).not.toEqual([]);
-      if (UPDATE) return;
-      expect(
-        v.strayFailures,
-        `cases outside the fault's catchers and its blast radius (faults/blast-radius.json) failed: the fault is too broad, or it now rightly breaks them (then run \`npm run faults:update\` and commit the file)\n${run.out.slice(-3000)}`,
-      ).toEqual([]);
-      expect(
-        v.vanished,
-        'cases of the fault\'s blast radius (faults/blast-radius.json) no longer failed: run `npm run faults:update` and commit the file',
-      ).toEqual([]);
-    }, JOB_TIMEOUT);
+    it.concurrent(
+      `fault "${fault.name}" (${fault.breaks}) is caught by ${fault.catchers.join(', ')}`,
+      async () => {
+        const { batch, proxies } = await done[jobOf.get(fault.name)!]!;
+        const p = proxies.get(fault.name)!;
+        const run = areaRun(batch, fault.name);
+        const v: Verdict = { ...judge(fault, run, p.errors), seconds: run.seconds, slowCases: run.slowCases };
+        verdicts.push(v);
+        process.stdout.write(
+          `fault ${fault.name}: ${v.caughtBy.length ? `caught by ${v.caughtBy.join(', ')}` : 'NOT caught by a catcher'}${v.alsoFailed.length ? `; also failed (its blast radius) ${v.alsoFailed.join(', ')}` : ''}${v.vanished.length ? `; RADIUS CASES PASSED ${v.vanished.join(', ')}` : ''}${v.strayFailures.length ? `; STRAY failures ${v.strayFailures.join(', ')}` : ''}${v.proxyErrors.length ? `; PROXY ERRORS ${p.errors.length}` : ''}\n`,
+        );
+        expect(p.errors, 'the proxy went wrong (a fault hook threw and was answered 502)').toEqual([]);
+        expect(
+          v.caughtBy,
+          `none of the catchers (${fault.catchers.join(', ')}) failed; failed: ${run.failed.join(', ') || 'nothing'}\n${run.out.slice(-2000)}`,
+        ).not.toEqual([]);
+        if (UPDATE) return;
+        expect(
+          v.strayFailures,
+          `cases outside the fault's catchers and its blast radius (faults/blast-radius.json) failed: the fault is too broad, or it now rightly breaks them (then run \`npm run faults:update\` and commit the file)\n${run.out.slice(-3000)}`,
+        ).toEqual([]);
+        expect(
+          v.vanished,
+          "cases of the fault's blast radius (faults/blast-radius.json) no longer failed: run `npm run faults:update` and commit the file",
+        ).toEqual([]);
+      },
+      JOB_TIMEOUT,
+    );
   }
 });

@@ -30,7 +30,8 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 const asProcess = (faultyJs: string) => (cmd: 'validate' | 'default', cls: string) =>
   `${quote(process.execPath)} ${quote(faultyJs)} ${cmd} ${cls}`;
 /** The faulty command called in the suite's worker (suites/node-agent-config/commands.ts). */
-const inProcess = (cmd: 'validate' | 'default', cls: string) => `in-process:${JSON.stringify([FAULTY_TS, cmd, cls])}`;
+const inProcess = (cmd: 'validate' | 'default', cls: string) =>
+  `in-process:${JSON.stringify([FAULTY_TS, cmd, cls])}`;
 
 /** A suite run's result: failed case id -> its failure message. */
 interface SuiteRun {

@@ -16,7 +16,13 @@ export interface StatusObject {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[]; retryAfterSeconds?: number };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
   metadata?: Record<string, unknown>;
 }
 
@@ -62,7 +68,10 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 export const REQUEST_TIMEOUT_ENV = 'ORCH_REQUEST_TIMEOUT';
 
 /** A request's timeout: the one asked for (default 15 s), capped by ORCH_REQUEST_TIMEOUT seconds. */
-export function requestTimeoutMs(asked: number = DEFAULT_TIMEOUT_MS, env: NodeJS.ProcessEnv = process.env): number {
+export function requestTimeoutMs(
+  asked: number = DEFAULT_TIMEOUT_MS,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   const cap = Number(env[REQUEST_TIMEOUT_ENV]) * 1000;
   return Number.isFinite(cap) && cap > 0 ? Math.min(asked, cap) : asked;
 }
@@ -158,7 +167,8 @@ export class Client {
       else body = JSON.stringify(this.d.out(o.body));
       headers['content-type'] = this.d.w(o.contentType ?? 'application/json');
     }
-    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = Array.isArray(v) ? v.map((x) => this.d.w(x)) : this.d.w(v);
+    for (const [k, v] of Object.entries(o.headers ?? {}))
+      headers[k.toLowerCase()] = Array.isArray(v) ? v.map((x) => this.d.w(x)) : this.d.w(v);
     const timeout = requestTimeoutMs(o.timeoutMs);
     const method = (o.method ?? 'GET').toUpperCase();
     const use = this.endpoints.take(`${method} ${o.path}`);
@@ -193,17 +203,32 @@ export class Client {
       throw new Error(`${method} ${o.path}: no answer${at} (${why})`);
     }
     use.answer = String(status);
-    return makeResponse(method, o.path, status, resHeaders, Buffer.concat(chunks), this.d, this.endpoints.several ? use.url : undefined, url);
+    return makeResponse(
+      method,
+      o.path,
+      status,
+      resHeaders,
+      Buffer.concat(chunks),
+      this.d,
+      this.endpoints.several ? use.url : undefined,
+      url,
+    );
   }
 
-  get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'GET' });
+  get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) =>
+    this.request({ ...o, path, method: 'GET' });
   post = (path: string, body: unknown, o: Omit<RequestOptions, 'path' | 'method' | 'body'> = {}) =>
     this.request({ ...o, path, body, method: 'POST' });
   put = (path: string, body: unknown, o: Omit<RequestOptions, 'path' | 'method' | 'body'> = {}) =>
     this.request({ ...o, path, body, method: 'PUT' });
-  patch = (path: string, body: unknown, contentType: string, o: Omit<RequestOptions, 'path' | 'method' | 'body' | 'contentType'> = {}) =>
-    this.request({ ...o, path, body, contentType, method: 'PATCH' });
-  delete = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) => this.request({ ...o, path, method: 'DELETE' });
+  patch = (
+    path: string,
+    body: unknown,
+    contentType: string,
+    o: Omit<RequestOptions, 'path' | 'method' | 'body' | 'contentType'> = {},
+  ) => this.request({ ...o, path, body, contentType, method: 'PATCH' });
+  delete = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) =>
+    this.request({ ...o, path, method: 'DELETE' });
 
   async close(): Promise<void> {
     await Promise.all([this.agent.close(), this.bare?.close()]);
@@ -257,7 +282,9 @@ export function makeResponse(
     },
     describe: () => {
       if (jsonError) return jsonError;
-      const s = statusObj ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}` : ` ${text.slice(0, 200)}`;
+      const s = statusObj
+        ? ` ${statusObj.reason ?? ''}: ${statusObj.message ?? ''}`
+        : ` ${text.slice(0, 200)}`;
       return `${method} ${path} -> ${status}${s}${endpoint ? ` (answered by ${endpoint})` : ''}`;
     },
   };

@@ -63,9 +63,12 @@ export class ExecCredentialSource {
     if (!GROUP_VERSIONS.includes(v) && !K8S_VERSIONS.includes(v))
       throw new Error(`exec plugin: unsupported apiVersion "${v}" (want ${GROUP_VERSIONS.join(' or ')})`);
     if (!config.command) throw new Error('exec plugin: command is required');
-    if (v.endsWith('/v1') && !config.interactiveMode) throw new Error('exec plugin: interactiveMode is required in v1');
+    if (v.endsWith('/v1') && !config.interactiveMode)
+      throw new Error('exec plugin: interactiveMode is required in v1');
     if (config.interactiveMode !== undefined && !MODES.includes(config.interactiveMode))
-      throw new Error(`exec plugin: invalid interactiveMode "${config.interactiveMode}" (want ${MODES.join(', ')})`);
+      throw new Error(
+        `exec plugin: invalid interactiveMode "${config.interactiveMode}" (want ${MODES.join(', ')})`,
+      );
     this.mode = config.interactiveMode ?? 'IfAvailable';
   }
 
@@ -76,7 +79,8 @@ export class ExecCredentialSource {
 
   /** The credential: the cached one while it lasts, else one run of the plugin (shared by concurrent callers). */
   async get(): Promise<ExecResult> {
-    if (this.cached && (this.cached.expires === undefined || this.cached.expires > this.now())) return this.cached;
+    if (this.cached && (this.cached.expires === undefined || this.cached.expires > this.now()))
+      return this.cached;
     this.running ??= this.run().finally(() => {
       this.running = undefined;
     });
@@ -95,7 +99,9 @@ export class ExecCredentialSource {
     const c = this.config;
     const terminal = this.stdinIsTerminal();
     if (this.mode === 'Always' && !terminal)
-      return Promise.reject(new Error('exec plugin cannot support interactive mode: standard input is not a terminal'));
+      return Promise.reject(
+        new Error('exec plugin cannot support interactive mode: standard input is not a terminal'),
+      );
     const interactive = this.mode !== 'Never' && terminal;
     const k8s = K8S_VERSIONS.includes(c.apiVersion);
     const infoVar = k8s ? 'KUBERNETES_EXEC_INFO' : 'ORCH_EXEC_INFO';
@@ -154,7 +160,8 @@ export class ExecCredentialSource {
     } catch {
       throw new Error('exec plugin: output is not a JSON ExecCredential');
     }
-    if (out.kind !== 'ExecCredential') throw new Error(`exec plugin: kind is "${out.kind}", want ExecCredential`);
+    if (out.kind !== 'ExecCredential')
+      throw new Error(`exec plugin: kind is "${out.kind}", want ExecCredential`);
     if (out.apiVersion !== this.config.apiVersion)
       throw new Error(`exec plugin: answered in "${out.apiVersion}", want "${this.config.apiVersion}"`);
     const s = out.status ?? {};
@@ -169,7 +176,8 @@ export class ExecCredentialSource {
     if (!r.token && !r.cert) throw new Error('exec plugin: status has neither token nor client certificate');
     if (s.expirationTimestamp) {
       const t = Date.parse(s.expirationTimestamp);
-      if (!Number.isFinite(t)) throw new Error(`exec plugin: bad expirationTimestamp "${s.expirationTimestamp}"`);
+      if (!Number.isFinite(t))
+        throw new Error(`exec plugin: bad expirationTimestamp "${s.expirationTimestamp}"`);
       r.expires = t;
     }
     return r;

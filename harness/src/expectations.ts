@@ -23,7 +23,8 @@ export function loadExpectations(path: string | undefined): ExpectationFile {
     const x = e as Partial<Expectation>;
     if (x.expect !== 'fail' && x.expect !== 'flaky' && x.expect !== 'skip')
       throw new Error(`${path}: case "${id}": expect must be fail, flaky or skip`);
-    if (!x.note || typeof x.note !== 'string') throw new Error(`${path}: case "${id}": every expectation needs a note`);
+    if (!x.note || typeof x.note !== 'string')
+      throw new Error(`${path}: case "${id}": every expectation needs a note`);
     cases[id] = { expect: x.expect, note: x.note };
   }
   return { implementation: raw?.implementation, cases };

@@ -27,7 +27,11 @@ export function useNamespace(prefix = 'conf'): NamespaceFixture {
     const c = session();
     const name = `${prefix}-${randomBytes(4).toString('hex')}`.slice(0, 63);
     try {
-      const r = await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      const r = await c.post('/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+      });
       if (r.status !== 201) throw new Error(r.describe());
       created = name;
     } catch (e) {

@@ -40,7 +40,8 @@ export function parsePrometheusText(text: string): Exposition {
     if (!line) return;
     if (line.startsWith('#')) {
       const m = /^#\s+(HELP|TYPE)\s+([a-zA-Z_:][a-zA-Z0-9_:]*)\s?(.*)$/.exec(line);
-      if (m) (m[1] === 'HELP' ? out.help : out.type).set(m[2]!, m[1] === 'HELP' ? unescapeValue(m[3]!) : m[3]!);
+      if (m)
+        (m[1] === 'HELP' ? out.help : out.type).set(m[2]!, m[1] === 'HELP' ? unescapeValue(m[3]!) : m[3]!);
       return;
     }
     const bad = (why: string) => new Error(`/metrics line ${i + 1}: ${why}: ${raw.slice(0, 200)}`);

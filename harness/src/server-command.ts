@@ -32,4 +32,3 @@ export function referenceServerCommand(root: string): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return `exec ${q(process.execPath)} ${q(join(root, 'scripts', 'bin.mjs'))} serve --insecure-http --port {port} --data-dir {dataDir} --shutdown-delay-duration {shutdownDelay}s`;
 }
-

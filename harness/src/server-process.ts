@@ -58,12 +58,16 @@ export async function startServerProcess(
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
-      throw new Error(`the server command exited (${child.exitCode}) before it served /livez: ${cmd}\n${out().slice(-2000)}`);
+      throw new Error(
+        `the server command exited (${child.exitCode}) before it served /livez: ${cmd}\n${out().slice(-2000)}`,
+      );
     }
     if ((await get('/livez', 1000)).status === 200) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the server command did not serve /livez with 200 within ${o.startMs ?? 30_000} ms: ${cmd}\n${out().slice(-2000)}`);
+      throw new Error(
+        `the server command did not serve /livez with 200 within ${o.startMs ?? 30_000} ms: ${cmd}\n${out().slice(-2000)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -38,5 +38,8 @@ export function sessionExpectations(): ExpectationFile {
 export function propertySettings(defaultRuns: number): { numRuns: number; seed?: number } {
   const runs = Number(process.env.ORCH_RUNS);
   const seed = process.env.ORCH_SEED;
-  return { numRuns: Number.isFinite(runs) && runs > 0 ? runs : defaultRuns, ...(seed ? { seed: Number(seed) } : {}) };
+  return {
+    numRuns: Number.isFinite(runs) && runs > 0 ? runs : defaultRuns,
+    ...(seed ? { seed: Number(seed) } : {}),
+  };
 }

@@ -48,11 +48,15 @@ const read = (p: string) => readFileSync(p, 'utf8');
 
 /** Flags win over environment, environment over kubeconfig. */
 export function resolveTarget(flags: TargetFlags = {}, env: NodeJS.ProcessEnv = process.env): Target {
-  const dialectName = (flags.dialect ?? (env.ORCH_DIALECT as DialectName | undefined) ?? 'orch') as DialectName;
-  if (dialectName !== 'orch' && dialectName !== 'kubernetes') throw new Error(`unknown dialect "${dialectName}" (orch or kubernetes)`);
+  const dialectName = (flags.dialect ??
+    (env.ORCH_DIALECT as DialectName | undefined) ??
+    'orch') as DialectName;
+  if (dialectName !== 'orch' && dialectName !== 'kubernetes')
+    throw new Error(`unknown dialect "${dialectName}" (orch or kubernetes)`);
   const kubeconfig = flags.kubeconfig ?? env.ORCH_KUBECONFIG;
   let t: Target = { url: '', dialect: dialectName };
-  if (kubeconfig) t = { ...fromKubeconfig(kubeconfig, flags.context ?? env.ORCH_CONTEXT), dialect: dialectName };
+  if (kubeconfig)
+    t = { ...fromKubeconfig(kubeconfig, flags.context ?? env.ORCH_CONTEXT), dialect: dialectName };
   let urls: string[] | undefined;
   if (flags.endpoint !== undefined) urls = parseEndpointList(flags.endpoint, '--endpoint');
   else if (env.ORCH_ENDPOINT) urls = parseEndpointList(env.ORCH_ENDPOINT, 'ORCH_ENDPOINT');

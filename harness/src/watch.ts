@@ -36,7 +36,13 @@ export class WatchStream {
     const use = client.endpoints.take(`watch ${o.path}`);
     if (client.endpoints.several) s.endpoint = use.url;
     const url = client.url(o.path, q, use.url);
-    const state: ExchangeState = { method: 'GET', url, timeoutMs: connectTimeout, startedAt: Date.now(), phase: 'head' };
+    const state: ExchangeState = {
+      method: 'GET',
+      url,
+      timeoutMs: connectTimeout,
+      startedAt: Date.now(),
+      phase: 'head',
+    };
     s.state = state;
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -144,7 +150,8 @@ export class WatchStream {
     for (;;) {
       if (this.readIndex < this.events.length) return this.events[this.readIndex++]!;
       if (this.error) throw this.error;
-      if (this.ended) throw new Error(`watch stream of ${this.where()} ended after ${this.events.length} events`);
+      if (this.ended)
+        throw new Error(`watch stream of ${this.where()} ended after ${this.events.length} events`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(this.silence(timeoutMs));
       await new Promise<void>((resolve) => {
@@ -193,7 +200,8 @@ export class WatchStream {
   async waitEnd(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.ended) {
-      if (Date.now() > deadline) throw new Error(`watch stream of ${this.where()} still open after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`watch stream of ${this.where()} still open after ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.max(1, deadline - Date.now()));
         this.waiters.push(() => {

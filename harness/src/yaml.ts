@@ -5,5 +5,9 @@
 import { stringify } from 'yaml';
 
 export function portableYaml(value: unknown): string {
-  return stringify(value, { version: '1.1', defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'QUOTE_DOUBLE' });
+  return stringify(value, {
+    version: '1.1',
+    defaultStringType: 'QUOTE_DOUBLE',
+    defaultKeyType: 'QUOTE_DOUBLE',
+  });
 }

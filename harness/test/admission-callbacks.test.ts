@@ -16,10 +16,24 @@ async function call(s: WebhookServer, hook: string, body: unknown, timeoutMs = 5
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await r.body.text();
-  return { status: r.statusCode, text, json: (() => { try { return JSON.parse(text); } catch { return undefined; } })() };
+  return {
+    status: r.statusCode,
+    text,
+    json: (() => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        return undefined;
+      }
+    })(),
+  };
 }
 
-const review = (uid: string) => ({ apiVersion: 'admission.orch.io/v1', kind: 'AdmissionReview', request: { uid, operation: 'CREATE' } });
+const review = (uid: string) => ({
+  apiVersion: 'admission.orch.io/v1',
+  kind: 'AdmissionReview',
+  request: { uid, operation: 'CREATE' },
+});
 
 describe('admission webhook servers', () => {
   const servers: WebhookServer[] = [];
@@ -54,7 +68,9 @@ describe('admission webhook servers', () => {
     });
     const p = (await call(a, 'patch', review('u4'))).json.response;
     expect(p.patchType).toBe('JSONPatch');
-    expect(JSON.parse(Buffer.from(p.patch, 'base64').toString())).toEqual([{ op: 'add', path: '/metadata/labels/x', value: 'y' }]);
+    expect(JSON.parse(Buffer.from(p.patch, 'base64').toString())).toEqual([
+      { op: 'add', path: '/metadata/labels/x', value: 'y' },
+    ]);
     const w = (await call(a, 'wrong', review('u5'))).json;
     expect(w.apiVersion).toBe('admission.orch.io/v1beta1');
     expect(w.response.uid).not.toBe('u5');
@@ -81,7 +97,9 @@ describe('admission webhook servers', () => {
 
   test('a refused URL has nobody listening; selectors keep what a case gives', async () => {
     const u = new URL(await refusedUrl(where));
-    await expect(request(`https://127.0.0.1:${u.port}/`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+    await expect(
+      request(`https://127.0.0.1:${u.port}/`, { signal: AbortSignal.timeout(2000) }),
+    ).rejects.toThrow();
     expect(requireLabel({ matchLabels: { a: 'b' } }, 'k', 'v')).toEqual({
       matchLabels: { a: 'b' },
       matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }],

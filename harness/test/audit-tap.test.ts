@@ -14,12 +14,18 @@ describe('startAuditTap', () => {
     const dest = join(dir, 'copy.jsonl');
     writeFileSync(src, `${JSON.stringify({ auditID: 'before' })}\n`);
     const tap = startAuditTap(src, dest, (e) => (e.auditID === 'drop' ? undefined : { ...e, seen: true }));
-    appendFileSync(src, `${JSON.stringify({ auditID: 'a' })}\n${JSON.stringify({ auditID: 'drop' })}\n{"auditID":`);
+    appendFileSync(
+      src,
+      `${JSON.stringify({ auditID: 'a' })}\n${JSON.stringify({ auditID: 'drop' })}\n{"auditID":`,
+    );
     await new Promise((r) => setTimeout(r, 120));
     appendFileSync(src, '"b"}\n');
     await new Promise((r) => setTimeout(r, 120));
     tap.close();
-    const lines = readFileSync(dest, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(dest, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       { auditID: 'a', seen: true },
       { auditID: 'b', seen: true },

@@ -28,14 +28,30 @@ describe('authentication fixtures', () => {
 
   it('are described by a file that reads back as written, with private keys not world-readable', () => {
     expect(loadAuthFixtures(f.dir)).toEqual(f);
-    for (const p of [f.clientCa.key, f.serviceAccount.privateKey, f.requestHeader.proxyKey, f.oidc.signingJwk, f.tokenFile])
+    for (const p of [
+      f.clientCa.key,
+      f.serviceAccount.privateKey,
+      f.requestHeader.proxyKey,
+      f.oidc.signingJwk,
+      f.tokenFile,
+    ])
       expect(statSync(p).mode & 0o077, p).toBe(0);
   });
 
   it('print one flag per method, each naming an existing file', () => {
     const flags = serverFlags(f);
-    for (const name of ['--client-ca-file', '--token-auth-file', '--service-account-key-file', '--requestheader-client-ca-file', '--oidc-issuer-url', '--authentication-token-webhook-config-file'])
-      expect(flags.some((x) => x.startsWith(`${name}=`)), name).toBe(true);
+    for (const name of [
+      '--client-ca-file',
+      '--token-auth-file',
+      '--service-account-key-file',
+      '--requestheader-client-ca-file',
+      '--oidc-issuer-url',
+      '--authentication-token-webhook-config-file',
+    ])
+      expect(
+        flags.some((x) => x.startsWith(`${name}=`)),
+        name,
+      ).toBe(true);
     for (const x of flags) {
       const v = x.split('=').slice(1).join('=');
       if (v.startsWith('/')) expect(statSync(v).isFile(), x).toBe(true);
@@ -44,13 +60,18 @@ describe('authentication fixtures', () => {
 
   it('write a token file in the documented CSV shape (token, user, uid, quoted groups)', () => {
     const lines = readFileSync(f.tokenFile, 'utf8').trim().split('\n');
-    expect(lines[0]).toBe(`${f.tokens[0]!.token},conformance-alice,uid-alice,"conformance-devs,conformance-readers"`);
+    expect(lines[0]).toBe(
+      `${f.tokens[0]!.token},conformance-alice,uid-alice,"conformance-devs,conformance-readers"`,
+    );
     expect(lines[1]).toBe(`${f.tokens[1]!.token},conformance-bob,uid-bob`);
   });
 
   it('issue client certificates that chain to the client CA, with CN and each O in the subject', async () => {
     const ca = new X509Certificate(readFileSync(f.clientCa.cert));
-    const kp = await issue({ cert: readFileSync(f.clientCa.cert, 'utf8'), key: readFileSync(f.clientCa.key, 'utf8') }, { cn: 'jane', orgs: ['a', 'b,c'] });
+    const kp = await issue(
+      { cert: readFileSync(f.clientCa.cert, 'utf8'), key: readFileSync(f.clientCa.key, 'utf8') },
+      { cn: 'jane', orgs: ['a', 'b,c'] },
+    );
     const leaf = new X509Certificate(kp.cert);
     expect(leaf.verify(ca.publicKey)).toBe(true);
     expect(leaf.checkIssued(ca)).toBe(true);
@@ -77,7 +98,9 @@ describe('authentication fixtures', () => {
     expect(disc.statusCode).toBe(200);
     const doc = (await disc.body.json()) as { issuer: string; jwks_uri: string };
     expect(doc.issuer).toBe(f.oidc.issuerUrl);
-    const keys = (await (await request(doc.jwks_uri, { dispatcher })).body.json()) as { keys: Record<string, unknown>[] };
+    const keys = (await (await request(doc.jwks_uri, { dispatcher })).body.json()) as {
+      keys: Record<string, unknown>[];
+    };
     expect(keys.keys).toHaveLength(1);
     expect(keys.keys[0]).not.toHaveProperty('d'); // the private part stays private
     const jwks = createLocalJWKSet(keys as never);
@@ -99,7 +122,10 @@ describe('authentication fixtures', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ apiVersion, kind: 'TokenReview', spec: { token } }),
       });
-      return (await r.body.json()) as { apiVersion: string; status: { authenticated: boolean; user?: { username: string } } };
+      return (await r.body.json()) as {
+        apiVersion: string;
+        status: { authenticated: boolean; user?: { username: string } };
+      };
     };
     const yes = await ask(f.webhook.tokens[0]!.token, 'authentication.orch.io/v1');
     expect(yes.apiVersion).toBe('authentication.orch.io/v1');

@@ -20,18 +20,26 @@ const alive = (pid: number) => {
 
 describe('control plane', () => {
   it('ends with its starter: kill -9 of the starter leaves no process and no directory within 5 s', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
-    const ready = await new Promise<{ pids: Record<string, number>; dir: string; url: string }>((resolve, reject) => {
-      child.stdout.on('data', (d) => {
-        out += d;
-        const nl = out.indexOf('\n');
-        if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)));
-      });
-      child.on('exit', (c) => reject(new Error(`the starter exited (${c}) before the control plane was ready: ${err.slice(-2000)}`)));
-    });
+    const ready = await new Promise<{ pids: Record<string, number>; dir: string; url: string }>(
+      (resolve, reject) => {
+        child.stdout.on('data', (d) => {
+          out += d;
+          const nl = out.indexOf('\n');
+          if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)));
+        });
+        child.on('exit', (c) =>
+          reject(
+            new Error(`the starter exited (${c}) before the control plane was ready: ${err.slice(-2000)}`),
+          ),
+        );
+      },
+    );
     expect(Object.keys(ready.pids).sort()).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager']);
     for (const [name, pid] of Object.entries(ready.pids)) expect(alive(pid), `${name} runs`).toBe(true);
     expect(existsSync(ready.dir)).toBe(true);

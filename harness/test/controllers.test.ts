@@ -5,7 +5,8 @@ import { missingControllerHint, namespaceControllerHint } from '../src/controlle
 describe('missing controller hints', () => {
   it('a Pod refused for the missing default ServiceAccount names the service-account controller', () => {
     // kube-apiserver 1.28's ServiceAccount admission plugin, in a namespace no controller set up
-    const msg = 'pods "p" is forbidden: error looking up service account ns1/default: serviceaccount "default" not found';
+    const msg =
+      'pods "p" is forbidden: error looking up service account ns1/default: serviceaccount "default" not found';
     expect(missingControllerHint(msg)).toContain('no service-account controller');
     expect(missingControllerHint(msg)).toContain('kube-controller-manager');
   });

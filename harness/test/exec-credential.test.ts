@@ -34,7 +34,11 @@ process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: 'ExecCr
 
 let seq = 0;
 /** A kubeconfig in its own directory with the plugin under ./bin, returned with that directory. */
-function setup(exec: Record<string, unknown>, cluster: Record<string, unknown> = {}, server = 'https://127.0.0.1:6443') {
+function setup(
+  exec: Record<string, unknown>,
+  cluster: Record<string, unknown> = {},
+  server = 'https://127.0.0.1:6443',
+) {
   const dir = join(tmp, `kc-${++seq}`);
   mkdirSync(join(dir, 'bin'), { recursive: true });
   const plugin = join(dir, 'bin', 'plugin.mjs');
@@ -48,7 +52,14 @@ function setup(exec: Record<string, unknown>, cluster: Record<string, unknown> =
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'c', cluster: { server, ...cluster } }],
-      users: [{ name: 'u', user: { exec: { command: './bin/plugin.mjs', apiVersion: V1, interactiveMode: 'Never', ...exec, env } } }],
+      users: [
+        {
+          name: 'u',
+          user: {
+            exec: { command: './bin/plugin.mjs', apiVersion: V1, interactiveMode: 'Never', ...exec, env },
+          },
+        },
+      ],
       contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
       'current-context': 'x',
     }),
@@ -80,14 +91,20 @@ describe('running the plugin', () => {
   it('ORCH_EXEC_INFO carries apiVersion, kind and spec.interactive; spec.cluster only with provideClusterInfo', async () => {
     const without = setup({});
     await fromKubeconfig(without.kubeconfig).exec!.get();
-    expect(without.inputs()[0]).toEqual({ apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false } });
+    expect(without.inputs()[0]).toEqual({
+      apiVersion: V1,
+      kind: 'ExecCredential',
+      spec: { interactive: false },
+    });
     const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n').toString('base64');
     const withInfo = setup(
       { provideClusterInfo: true },
       {
         'certificate-authority-data': ca,
         'tls-server-name': 'api.example',
-        extensions: [{ name: 'client.authentication.orch.io/exec', extension: { audience: 'orch', region: 'eu' } }],
+        extensions: [
+          { name: 'client.authentication.orch.io/exec', extension: { audience: 'orch', region: 'eu' } },
+        ],
       },
     );
     await fromKubeconfig(withInfo.kubeconfig).exec!.get();
@@ -104,12 +121,17 @@ describe('running the plugin', () => {
 
   it('interactiveMode: Always needs a terminal; IfAvailable is interactive only with one; Never never', async () => {
     const k = setup({});
-    const cfg = (mode: 'Never' | 'IfAvailable' | 'Always') => ({ command: './bin/plugin.mjs', apiVersion: V1, interactiveMode: mode, env: [{ name: 'PLUGIN_DIR', value: k.dir }] });
+    const cfg = (mode: 'Never' | 'IfAvailable' | 'Always') => ({
+      command: './bin/plugin.mjs',
+      apiVersion: V1,
+      interactiveMode: mode,
+      env: [{ name: 'PLUGIN_DIR', value: k.dir }],
+    });
     const noTerminal = () => false;
     const terminal = () => true;
-    await expect(new ExecCredentialSource(cfg('Always'), k.dir, { server: 'x' }, Date.now, noTerminal).get()).rejects.toThrow(
-      'exec plugin cannot support interactive mode: standard input is not a terminal',
-    );
+    await expect(
+      new ExecCredentialSource(cfg('Always'), k.dir, { server: 'x' }, Date.now, noTerminal).get(),
+    ).rejects.toThrow('exec plugin cannot support interactive mode: standard input is not a terminal');
     expect(k.runs()).toBe(0);
     await new ExecCredentialSource(cfg('IfAvailable'), k.dir, { server: 'x' }, Date.now, noTerminal).get();
     await new ExecCredentialSource(cfg('IfAvailable'), k.dir, { server: 'x' }, Date.now, terminal).get();
@@ -117,27 +139,40 @@ describe('running the plugin', () => {
     await new ExecCredentialSource(cfg('Always'), k.dir, { server: 'x' }, Date.now, terminal).get();
     expect(k.inputs().map((i) => i.spec.interactive)).toEqual([false, true, false, true]);
     // v1beta1 may leave the mode out (IfAvailable); v1 may not; an unknown mode is refused
-    const beta = { command: './bin/plugin.mjs', apiVersion: 'client.authentication.orch.io/v1beta1', env: cfg('Never').env };
+    const beta = {
+      command: './bin/plugin.mjs',
+      apiVersion: 'client.authentication.orch.io/v1beta1',
+      env: cfg('Never').env,
+    };
     await new ExecCredentialSource(beta, k.dir, { server: 'x' }, Date.now, terminal).get();
     expect(k.inputs().at(-1).spec.interactive).toBe(true);
-    expect(() => new ExecCredentialSource({ ...cfg('Never'), interactiveMode: 'Sometimes' as 'Never' }, k.dir, { server: 'x' })).toThrow(
-      /invalid interactiveMode "Sometimes"/,
-    );
+    expect(
+      () =>
+        new ExecCredentialSource({ ...cfg('Never'), interactiveMode: 'Sometimes' as 'Never' }, k.dir, {
+          server: 'x',
+        }),
+    ).toThrow(/invalid interactiveMode "Sometimes"/);
   });
 
   it('a plugin that is not installed: the error names it and shows the installHint', async () => {
     const k = setup({ command: './bin/not-there', installHint: 'Install it with: orch-login --install' });
-    const err = (await fromKubeconfig(k.kubeconfig).exec!.get().catch((e) => e)) as Error;
+    const err = (await fromKubeconfig(k.kubeconfig)
+      .exec!.get()
+      .catch((e) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toContain(`exec: executable ${join(k.dir, 'bin', 'not-there')} not found`);
     expect(err.message).toContain('Install it with: orch-login --install');
     const bare = setup({ command: 'orch-no-such-plugin-on-path', installHint: 'see the docs' });
-    await expect(fromKubeconfig(bare.kubeconfig).exec!.get()).rejects.toThrow(/orch-no-such-plugin-on-path not found[\s\S]*see the docs/);
+    await expect(fromKubeconfig(bare.kubeconfig).exec!.get()).rejects.toThrow(
+      /orch-no-such-plugin-on-path not found[\s\S]*see the docs/,
+    );
   });
 
   it('a plugin that fails: exit code and its standard error in the error (no install hint)', async () => {
     const k = setup({ args: ['fail'], installHint: 'never shown' });
-    const err = (await fromKubeconfig(k.kubeconfig).exec!.get().catch((e) => e)) as Error;
+    const err = (await fromKubeconfig(k.kubeconfig)
+      .exec!.get()
+      .catch((e) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toMatch(/failed with exit code 3: boom: no credentials today/);
     expect(err.message).not.toContain('never shown');
@@ -146,7 +181,12 @@ describe('running the plugin', () => {
 
 describe('caching', () => {
   it('the credential is kept until expirationTimestamp, then the plugin runs again', async () => {
-    const k = setup({ env: [{ name: 'PLUGIN_TOKENS', value: 'first,second' }, { name: 'PLUGIN_EXPIRES_MS', value: '3600000' }] });
+    const k = setup({
+      env: [
+        { name: 'PLUGIN_TOKENS', value: 'first,second' },
+        { name: 'PLUGIN_EXPIRES_MS', value: '3600000' },
+      ],
+    });
     let now = Date.now();
     const t = fromKubeconfig(k.kubeconfig);
     const s = new ExecCredentialSource(t.exec!.config, k.dir, { server: 'x' }, () => now);

@@ -40,7 +40,8 @@ const WATCH_SAYS: Record<FaultMode, RegExp> = {
   'stalled-headers': NO_HEADERS,
   reset: /watch stream of GET .* broke: connection reset by the endpoint/,
   garbage: /answered bytes that are not HTTP\/1\.1/,
-  'half-closed': /watch stream of GET .* broke: the endpoint .* closed the connection in the middle of the body/,
+  'half-closed':
+    /watch stream of GET .* broke: the endpoint .* closed the connection in the middle of the body/,
   closed: /closed the connection without answering/,
   slow: /no watch event within 1000 ms .* unfinished event document arrived/,
   'bad-json': /ended the stream in the middle of an event document/,

@@ -24,15 +24,23 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe('dialect', () => {
   it('maps orch words to Kubernetes words and back', () => {
     const k = dialect('kubernetes');
-    expect(k.w('/apis/apiextensions.orch.io/v1/customresourcedefinitions')).toBe('/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
+    expect(k.w('/apis/apiextensions.orch.io/v1/customresourcedefinitions')).toBe(
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+    );
     expect(k.w('application/vnd.orch.protobuf')).toBe('application/vnd.kubernetes.protobuf');
     expect(k.w('x-orch-list-type')).toBe('x-kubernetes-list-type');
     expect(k.w('orch-system')).toBe('kube-system');
     expect(k.w('ORCH_EXEC_INFO')).toBe('KUBERNETES_EXEC_INFO');
     expect(k.back('meta.k8s.io')).toBe('meta.orch.io');
-    const obj = { metadata: { annotations: { 'orch.io/initial-events-end': 'true' } }, spec: { finalizers: ['orch'] } };
+    const obj = {
+      metadata: { annotations: { 'orch.io/initial-events-end': 'true' } },
+      spec: { finalizers: ['orch'] },
+    };
     const mapped = k.out(obj);
-    expect(mapped).toEqual({ metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } }, spec: { finalizers: ['kubernetes'] } });
+    expect(mapped).toEqual({
+      metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } },
+      spec: { finalizers: ['kubernetes'] },
+    });
     expect(k.in(mapped)).toEqual(obj);
   });
   it('leaves everything alone in the orch dialect', () => {
@@ -78,7 +86,9 @@ users:
     expect(t.url).toBe('http://127.0.0.1:9');
     expect(t.token).toBe('flag-token');
     expect(() => resolveTarget({}, {})).toThrow(/no endpoint/);
-    expect(() => resolveTarget({ endpoint: 'http://x', dialect: 'klingon' as 'orch' }, {})).toThrow(/dialect/);
+    expect(() => resolveTarget({ endpoint: 'http://x', dialect: 'klingon' as 'orch' }, {})).toThrow(
+      /dialect/,
+    );
   });
 });
 
@@ -100,14 +110,32 @@ describe('exec credential plugins', () => {
     writeFileSync(counter, '0');
     process.env.PLUGIN_COUNTER_FILE = counter;
     try {
-      const fresh = new ExecCredentialSource({ command: plugin, apiVersion: 'client.authentication.orch.io/v1', args: ['token'], interactiveMode: 'Never' }, tmp, { server: 'x' });
+      const fresh = new ExecCredentialSource(
+        {
+          command: plugin,
+          apiVersion: 'client.authentication.orch.io/v1',
+          args: ['token'],
+          interactiveMode: 'Never',
+        },
+        tmp,
+        { server: 'x' },
+      );
       const a = await fresh.get();
       const b = await fresh.get();
       expect(b.token).toBe(a.token);
       fresh.invalidate();
       const c = await fresh.get();
       expect(c.token).not.toBe(a.token);
-      const expiring = new ExecCredentialSource({ command: plugin, apiVersion: 'client.authentication.orch.io/v1', args: ['expired'], interactiveMode: 'Never' }, tmp, { server: 'x' });
+      const expiring = new ExecCredentialSource(
+        {
+          command: plugin,
+          apiVersion: 'client.authentication.orch.io/v1',
+          args: ['expired'],
+          interactiveMode: 'Never',
+        },
+        tmp,
+        { server: 'x' },
+      );
       const d = await expiring.get();
       const e = await expiring.get();
       expect(e.token).not.toBe(d.token);
@@ -116,18 +144,44 @@ describe('exec credential plugins', () => {
     }
   });
   it('rejects malformed plugin output', async () => {
-    const half = new ExecCredentialSource({ command: plugin, apiVersion: 'client.authentication.orch.io/v1', args: ['half-cert'], interactiveMode: 'Never' }, tmp, { server: 'x' });
+    const half = new ExecCredentialSource(
+      {
+        command: plugin,
+        apiVersion: 'client.authentication.orch.io/v1',
+        args: ['half-cert'],
+        interactiveMode: 'Never',
+      },
+      tmp,
+      { server: 'x' },
+    );
     await expect(half.get()).rejects.toThrow(/together/);
-    const wrong = new ExecCredentialSource({ command: plugin, apiVersion: 'client.authentication.orch.io/v1', args: ['wrong-version'], interactiveMode: 'Never' }, tmp, { server: 'x' });
+    const wrong = new ExecCredentialSource(
+      {
+        command: plugin,
+        apiVersion: 'client.authentication.orch.io/v1',
+        args: ['wrong-version'],
+        interactiveMode: 'Never',
+      },
+      tmp,
+      { server: 'x' },
+    );
     await expect(wrong.get()).rejects.toThrow(/answered in/);
-    expect(() => new ExecCredentialSource({ command: plugin, apiVersion: 'client.authentication.orch.io/v1' }, tmp, { server: 'x' })).toThrow(/interactiveMode/);
+    expect(
+      () =>
+        new ExecCredentialSource({ command: plugin, apiVersion: 'client.authentication.orch.io/v1' }, tmp, {
+          server: 'x',
+        }),
+    ).toThrow(/interactiveMode/);
   });
 });
 
 describe('expectations', () => {
   it('loads fail/flaky/skip with notes and matches ids and prefixes', () => {
     const p = join(tmp, 'exp.yaml');
-    writeFileSync(p, 'implementation: x\ncases:\n  watch/a: { expect: fail, note: known }\n  chunking/*: { expect: skip, note: off }\n');
+    writeFileSync(
+      p,
+      'implementation: x\ncases:\n  watch/a: { expect: fail, note: known }\n  chunking/*: { expect: skip, note: off }\n',
+    );
     const e = loadExpectations(p);
     expect(expectationFor(e, 'watch/a')?.expect).toBe('fail');
     expect(expectationFor(e, 'chunking/x/y')?.expect).toBe('skip');
@@ -164,7 +218,9 @@ describe('the client never hangs', () => {
         return;
       }
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end('{"kind":"Status","apiVersion":"v1","status":"Failure","code":500,"reason":"InternalError","message":"boom"}');
+      res.end(
+        '{"kind":"Status","apiVersion":"v1","status":"Failure","code":500,"reason":"InternalError","message":"boom"}',
+      );
     });
     server.on('connection', (s) => {
       sockets.add(s);
@@ -188,13 +244,19 @@ describe('the client never hangs', () => {
   it('ends a stalled request within its timeout', async () => {
     const c = new Client({ url, dialect: 'orch' });
     const t0 = Date.now();
-    await expect(c.get('/stall', { timeoutMs: 300 })).rejects.toThrow(/no response headers from http:\/\/127\.0\.0\.1:\d+ within 0\.3 s/);
+    await expect(c.get('/stall', { timeoutMs: 300 })).rejects.toThrow(
+      /no response headers from http:\/\/127\.0\.0\.1:\d+ within 0\.3 s/,
+    );
     expect(Date.now() - t0).toBeLessThan(5_000);
   });
   it('reports a reset connection and a garbage answer clearly', async () => {
     const c = new Client({ url, dialect: 'orch' });
-    await expect(c.get('/reset', { timeoutMs: 2_000 })).rejects.toThrow(/the endpoint http:\/\/127\.0\.0\.1:\d+ closed the connection without answering|connection reset by the endpoint/);
-    await expect(c.get('/garbage', { timeoutMs: 2_000 })).rejects.toThrow(/answered bytes that are not HTTP\/1\.1/);
+    await expect(c.get('/reset', { timeoutMs: 2_000 })).rejects.toThrow(
+      /the endpoint http:\/\/127\.0\.0\.1:\d+ closed the connection without answering|connection reset by the endpoint/,
+    );
+    await expect(c.get('/garbage', { timeoutMs: 2_000 })).rejects.toThrow(
+      /answered bytes that are not HTTP\/1\.1/,
+    );
   });
   it('fails a watch on a non-JSON line and on silence, within the timeout', async () => {
     const c = new Client({ url, dialect: 'orch' });

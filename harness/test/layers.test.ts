@@ -206,7 +206,8 @@ describe('npm run layers', () => {
     [
       'faults-apart (the reference)',
       {
-        'reference/src/util/u.ts': "import { FAULTS } from '../../../faults/watch/faults.ts';\nexport const u = FAULTS;\n",
+        'reference/src/util/u.ts':
+          "import { FAULTS } from '../../../faults/watch/faults.ts';\nexport const u = FAULTS;\n",
         'faults/watch/faults.ts': 'export const FAULTS = [];\n',
       },
       'faults-apart: reference/src/util/u.ts → faults/watch/faults.ts',
@@ -222,7 +223,8 @@ describe('npm run layers', () => {
     [
       'faults-not-to-suites',
       {
-        'faults/watch/faults.ts': "import { support } from '../../suites/support.ts';\nexport const FAULTS = [support];\n",
+        'faults/watch/faults.ts':
+          "import { support } from '../../suites/support.ts';\nexport const FAULTS = [support];\n",
         'suites/support.ts': 'export const support = 1;\n',
       },
       'faults-not-to-suites: faults/watch/faults.ts → suites/support.ts',
@@ -271,7 +273,8 @@ describe('npm run layers', () => {
     [
       'layer-controllers',
       {
-        'reference/src/controllers/c.ts': "import { chain } from '../admission/chain.ts';\nexport const c = chain;\n",
+        'reference/src/controllers/c.ts':
+          "import { chain } from '../admission/chain.ts';\nexport const c = chain;\n",
         'reference/src/admission/chain.ts': 'export const chain = 1;\n',
       },
       'layer-controllers: reference/src/controllers/c.ts → reference/src/admission/chain.ts',
@@ -305,7 +308,8 @@ describe('npm run layers', () => {
     [
       'layer-authentication (no stage before it)',
       {
-        'reference/src/authentication/a.ts': "import { z } from '../impersonation/z.ts';\nexport const a = z;\n",
+        'reference/src/authentication/a.ts':
+          "import { z } from '../impersonation/z.ts';\nexport const a = z;\n",
         'reference/src/impersonation/z.ts': 'export const z = 1;\n',
       },
       'layer-authentication: reference/src/authentication/a.ts → reference/src/impersonation/z.ts',
@@ -313,7 +317,8 @@ describe('npm run layers', () => {
     [
       'reports-apart (type-only)',
       {
-        'reports/matrix.ts': "import type { ManifestEntry } from '../scripts/manifest.ts';\nexport type M = ManifestEntry;\n",
+        'reports/matrix.ts':
+          "import type { ManifestEntry } from '../scripts/manifest.ts';\nexport type M = ManifestEntry;\n",
         'scripts/manifest.ts': 'export interface ManifestEntry { id: string }\n',
       },
       'reports-apart: reports/matrix.ts → scripts/manifest.ts',

@@ -21,7 +21,13 @@ describe('parsePrometheusText', () => {
     expect(e.help.get('apiserver_requested_deprecated_apis')).toMatch(/^\[STABLE\]/);
     expect(e.samples[0]).toEqual({
       name: 'apiserver_requested_deprecated_apis',
-      labels: { group: 'flowcontrol.apiserver.orch.io', removed_release: '1.29', resource: 'flowschemas', subresource: '', version: 'v1beta2' },
+      labels: {
+        group: 'flowcontrol.apiserver.orch.io',
+        removed_release: '1.29',
+        resource: 'flowschemas',
+        subresource: '',
+        version: 'v1beta2',
+      },
       value: 1,
     });
     expect(e.samples[1]).toEqual({ name: 'odd_metric', labels: { a: 'x"y\\z\nw', b: 'c,d' }, value: 2.5 });

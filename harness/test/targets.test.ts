@@ -137,14 +137,26 @@ describe('what a target lacks, and how to make the case run', () => {
     expect(declaredFromEnv({ ORCH_ADMISSION_PLUGINS: 'NamespaceLifecycle, AlwaysDeny' })).toEqual({
       admissionPlugins: ['NamespaceLifecycle', 'AlwaysDeny'],
     });
-    expect(() => declaredFromEnv({ ORCH_ADMISSION_PLUGINS: 'always-deny' })).toThrow(/not an admission plugin name/);
-    const [undeclared] = await unmet(named('x', 'https://127.0.0.1:1'), { admissionPlugins: ['AlwaysDeny'] }, none);
+    expect(() => declaredFromEnv({ ORCH_ADMISSION_PLUGINS: 'always-deny' })).toThrow(
+      /not an admission plugin name/,
+    );
+    const [undeclared] = await unmet(
+      named('x', 'https://127.0.0.1:1'),
+      { admissionPlugins: ['AlwaysDeny'] },
+      none,
+    );
     expect(undeclared).toMatch(/--enable-admission-plugins=AlwaysDeny.*ORCH_ADMISSION_PLUGINS=/);
-    const deny = named('deny', 'https://127.0.0.1:2', { admissionPlugins: ['NamespaceLifecycle', 'AlwaysDeny'] });
+    const deny = named('deny', 'https://127.0.0.1:2', {
+      admissionPlugins: ['NamespaceLifecycle', 'AlwaysDeny'],
+    });
     expect(await unmet(deny, { admissionPlugins: ['AlwaysDeny'] }, none)).toEqual([]);
     const [missing] = await unmet(deny, { admissionPlugins: ['AlwaysDeny', 'PodNodeSelector'] }, none);
     expect(missing).toMatch(/leaves out PodNodeSelector/);
-    const [on] = await unmet(deny, { admissionPlugins: ['AlwaysDeny'], admissionPluginsOff: ['NamespaceLifecycle'] }, none);
+    const [on] = await unmet(
+      deny,
+      { admissionPlugins: ['AlwaysDeny'], admissionPluginsOff: ['NamespaceLifecycle'] },
+      none,
+    );
     expect(on).toMatch(/has NamespaceLifecycle on.*--disable-admission-plugins=NamespaceLifecycle/);
     const run: RunTargets = {
       embedded: true,

@@ -74,7 +74,8 @@ function start(args: string[], bin = process.execPath): Started {
 async function until(cond: () => boolean, what: string, s: Started, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms; the starter wrote:\n${s.out().slice(-3000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} within ${ms} ms; the starter wrote:\n${s.out().slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -84,14 +85,20 @@ async function killAndCheck(s: Started): Promise<void> {
   s.child.kill('SIGKILL');
   const deadline = Date.now() + 5000;
   // tsx's cache of compiled files (tsx-<uid>) is a tool's cache, kept by design (as .ci/run allows it)
-  const left = () => ({ processes: marked(s.mark), files: readdirSync(s.tmp).filter((f) => !f.startsWith('tsx-')) });
+  const left = () => ({
+    processes: marked(s.mark),
+    files: readdirSync(s.tmp).filter((f) => !f.startsWith('tsx-')),
+  });
   while (Date.now() < deadline) {
     const l = left();
     if (!l.processes.length && !l.files.length) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   const l = left();
-  expect(l.processes.map((p) => `${p.pid}: ${p.cmd}`), 'processes still running 5 s after kill -9 of their starter').toEqual([]);
+  expect(
+    l.processes.map((p) => `${p.pid}: ${p.cmd}`),
+    'processes still running 5 s after kill -9 of their starter',
+  ).toEqual([]);
   expect(l.files, `left in the starter's TMPDIR ${s.tmp} 5 s after kill -9`).toEqual([]);
 }
 
@@ -119,7 +126,10 @@ describe('kill -9 of a starter leaves nothing behind', () => {
     const s = start([join(ROOT, 'scripts', 'bin.mjs'), 'serve', '--etcd', '--insecure-http', '--port', '0']);
     await until(() => /ready in \d+ ms/.test(s.out()), 'the server is ready', s);
     expect(running(s, /(^|\/)etcd /)(), 'its etcd runs').toBe(true);
-    expect(readdirSync(s.tmp).some((f) => f.startsWith('orch-etcd-')), 'the etcd data directory is in TMPDIR').toBe(true);
+    expect(
+      readdirSync(s.tmp).some((f) => f.startsWith('orch-etcd-')),
+      'the etcd data directory is in TMPDIR',
+    ).toBe(true);
     await killAndCheck(s);
   }, 90_000);
 
@@ -130,7 +140,10 @@ describe('kill -9 of a starter leaves nothing behind', () => {
   it('npm run server -- --etcd: the server npm started (--exit-with-parent), its etcd and the etcd data directory go', async () => {
     const data = mkdtempSync(join(tmpdir(), 'lifeline-data-'));
     try {
-      const s = start(['run', 'server', '--', '--etcd', '--insecure-http', '--port', '0', '--data-dir', data], 'npm');
+      const s = start(
+        ['run', 'server', '--', '--etcd', '--insecure-http', '--port', '0', '--data-dir', data],
+        'npm',
+      );
       await until(() => /ready in \d+ ms/.test(s.out()), 'the server is ready', s);
       expect(running(s, /(^|\/)etcd /)(), 'its etcd runs').toBe(true);
       await killAndCheck(s);

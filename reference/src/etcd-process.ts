@@ -134,7 +134,9 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
     for (;;) {
       if (!c.running()) {
         const e = await c.exited;
-        throw new Error(`etcd exited (${e.code ?? e.signal}) before answering:\n${c.output().slice(-20_000)}`);
+        throw new Error(
+          `etcd exited (${e.code ?? e.signal}) before answering:\n${c.output().slice(-20_000)}`,
+        );
       }
       if (await healthy(url, opts.tls)) return;
       if (Date.now() > deadline) {

@@ -8,9 +8,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
 import { loadAdmissionConfig } from '../src/admission/config-file.ts';
-import { DEFAULT_ENABLED, enabledPlugins, FACTORIES, PLUGIN_ORDER } from '../src/admission/plugins/catalog.ts';
+import {
+  DEFAULT_ENABLED,
+  enabledPlugins,
+  FACTORIES,
+  PLUGIN_ORDER,
+} from '../src/admission/plugins/catalog.ts';
 
-const FACTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/kubernetes-1.28/admission-plugins.txt');
+const FACTS = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '../../../shared/kubernetes-1.28/admission-plugins.txt',
+);
 const dir = mkdtempSync(join(tmpdir(), 'orch-admission-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -34,14 +42,21 @@ describe('catalog', () => {
   });
 
   it('refuses unknown names in either flag, and disabling works on default plugins', () => {
-    expect(() => enabledPlugins(['NoSuchPlugin'], [])).toThrow(/--enable-admission-plugins: unknown admission plugin "NoSuchPlugin"/);
-    expect(() => enabledPlugins([], ['Nope'])).toThrow(/--disable-admission-plugins: unknown admission plugin "Nope"/);
+    expect(() => enabledPlugins(['NoSuchPlugin'], [])).toThrow(
+      /--enable-admission-plugins: unknown admission plugin "NoSuchPlugin"/,
+    );
+    expect(() => enabledPlugins([], ['Nope'])).toThrow(
+      /--disable-admission-plugins: unknown admission plugin "Nope"/,
+    );
     expect(enabledPlugins([], [])).toContain('NamespaceLifecycle');
     expect(enabledPlugins([], ['NamespaceLifecycle'])).not.toContain('NamespaceLifecycle');
   });
 
   it('serve flags: comma lists in any order, repeated flags add up, unknown plugins are usage errors', () => {
-    const a = parseServeArgs(['--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins', 'NamespaceLifecycle'], dir)!;
+    const a = parseServeArgs(
+      ['--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins', 'NamespaceLifecycle'],
+      dir,
+    )!;
     expect(a.options.enableAdmissionPlugins).toEqual(['NamespaceLifecycle']);
     expect(a.options.disableAdmissionPlugins).toEqual(['NamespaceLifecycle']);
     expect(() => parseServeArgs(['--enable-admission-plugins=Bogus'], dir)).toThrow(UsageError);
@@ -50,7 +65,10 @@ describe('catalog', () => {
 
 describe('--admission-control-config-file', () => {
   it('reads inline configurations and files named by path, relative to the configuration file', () => {
-    writeFileSync(join(dir, 'rate.yaml'), 'kind: Configuration\nlimits:\n- type: Server\n  qps: 5\n  burst: 10\n');
+    writeFileSync(
+      join(dir, 'rate.yaml'),
+      'kind: Configuration\nlimits:\n- type: Server\n  qps: 5\n  burst: 10\n',
+    );
     const file = join(dir, 'admission.yaml');
     writeFileSync(
       file,
@@ -66,17 +84,36 @@ describe('--admission-control-config-file', () => {
       ].join('\n'),
     );
     const m = loadAdmissionConfig(file);
-    expect(m.get('EventRateLimit')).toEqual({ kind: 'Configuration', limits: [{ type: 'Server', qps: 5, burst: 10 }] });
-    expect(m.get('PodNodeSelector')).toEqual({ podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'zone=a' } });
-    expect(parseServeArgs(['--admission-control-config-file', file], dir)!.options.admissionControlConfigFile).toBe(file);
+    expect(m.get('EventRateLimit')).toEqual({
+      kind: 'Configuration',
+      limits: [{ type: 'Server', qps: 5, burst: 10 }],
+    });
+    expect(m.get('PodNodeSelector')).toEqual({
+      podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'zone=a' },
+    });
+    expect(
+      parseServeArgs(['--admission-control-config-file', file], dir)!.options.admissionControlConfigFile,
+    ).toBe(file);
   });
 
   it.each([
     ['kind: Other\napiVersion: apiserver.config.orch.io/v1\n', /want kind AdmissionConfiguration/],
-    ['kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: {a: 1}\n', /plugins must be a list/],
-    ['kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: [{configuration: {}}]\n', /plugins\[0\]: name is required/],
-    ['kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: [{name: A}, {name: A}]\n', /configured twice/],
-    ['kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: [{name: A, path: missing.yaml}]\n', /cannot read/],
+    [
+      'kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: {a: 1}\n',
+      /plugins must be a list/,
+    ],
+    [
+      'kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: [{configuration: {}}]\n',
+      /plugins\[0\]: name is required/,
+    ],
+    [
+      'kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: [{name: A}, {name: A}]\n',
+      /configured twice/,
+    ],
+    [
+      'kind: AdmissionConfiguration\napiVersion: apiserver.config.orch.io/v1\nplugins: [{name: A, path: missing.yaml}]\n',
+      /cannot read/,
+    ],
     ['{{{', /not YAML or JSON/],
   ])('refuses a bad file with a message that says what is wrong (%#)', (text, message) => {
     const file = join(dir, `bad-${Math.random().toString(36).slice(2)}.yaml`);

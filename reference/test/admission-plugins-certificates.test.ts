@@ -176,7 +176,9 @@ describe('OwnerReferencesPermissionEnforcement', () => {
 
   it("owner references need delete on the object; blockOwnerDeletion needs update on the owner's finalizers", async () => {
     const user = uniqueName('owner');
-    await grant(user, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'update', 'patch'] }]);
+    await grant(user, [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'update', 'patch'] },
+    ]);
     // kube-apiserver 1.28 (run --kubernetes-assets): a creation may set owner references
     // without delete; an update that adds them needs it
     const created = await ts.req(

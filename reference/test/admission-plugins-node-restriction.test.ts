@@ -141,22 +141,42 @@ describe('pods and leases', () => {
     // reference to its node's Node object, with the node's uid
     const unowned = await ts.req('POST', '/api/v1/namespaces/default/pods', mirror([]), asNode(n));
     expect(unowned.status).toBe(403);
-    expect(unowned.json.message).toContain(`node "${n}" can only create pods with an owner reference set to itself`);
+    expect(unowned.json.message).toContain(
+      `node "${n}" can only create pods with an owner reference set to itself`,
+    );
     const self = { apiVersion: 'v1', kind: 'Node', name: n, controller: true };
-    const noNode = await ts.req('POST', '/api/v1/namespaces/default/pods', mirror([{ ...self, uid: 'u' }]), asNode(n));
+    const noNode = await ts.req(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      mirror([{ ...self, uid: 'u' }]),
+      asNode(n),
+    );
     expect(noNode.status).toBe(404);
-    const node = await ts.req('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: n } });
+    const node = await ts.req('POST', '/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: n },
+    });
     expect(node.status, node.text).toBe(201);
-    const wrongUid = await ts.req('POST', '/api/v1/namespaces/default/pods', mirror([{ ...self, uid: 'u' }]), asNode(n));
+    const wrongUid = await ts.req(
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      mirror([{ ...self, uid: 'u' }]),
+      asNode(n),
+    );
     expect(wrongUid.status).toBe(403);
-    expect(wrongUid.json.message).toContain(`node ${n} UID mismatch: expected u got ${node.json.metadata.uid}`);
+    expect(wrongUid.json.message).toContain(
+      `node ${n} UID mismatch: expected u got ${node.json.metadata.uid}`,
+    );
     const notController = await ts.req(
       'POST',
       '/api/v1/namespaces/default/pods',
       mirror([{ ...self, controller: false, uid: node.json.metadata.uid }]),
       asNode(n),
     );
-    expect(notController.json.message).toContain('can only create pods with a controller owner reference set to itself');
+    expect(notController.json.message).toContain(
+      'can only create pods with a controller owner reference set to itself',
+    );
     const created = await ts.req(
       'POST',
       '/api/v1/namespaces/default/pods',

@@ -67,7 +67,11 @@ beforeAll(async () => {
       kind: 'AdmissionConfiguration',
       plugins: ['ValidatingAdmissionWebhook', 'MutatingAdmissionWebhook'].map((name) => ({
         name,
-        configuration: { apiVersion: 'apiserver.config.orch.io/v1', kind: 'WebhookAdmissionConfiguration', orchConfigFile: conn },
+        configuration: {
+          apiVersion: 'apiserver.config.orch.io/v1',
+          kind: 'WebhookAdmissionConfiguration',
+          orchConfigFile: conn,
+        },
       })),
     }),
   );
@@ -93,7 +97,15 @@ async function install(kind: 'Validating' | 'Mutating', hooks: Hook[]): Promise<
 
 async function namespace(): Promise<string> {
   const ns = uniqueName('ns');
-  expect((await ts.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
+  expect(
+    (
+      await ts.req('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+      })
+    ).status,
+  ).toBe(201);
   return ns;
 }
 
@@ -116,17 +128,34 @@ interface BadReply {
 }
 
 const BAD: BadReply[] = [
-  { what: 'hangs past timeoutSeconds', handler: (_r, res) => void hanging.push(res), words: 'context deadline exceeded' },
-  { what: 'answers garbage', handler: (_r, res) => json(res, '{"apiVersion": nope'), words: 'failed to call webhook' },
+  {
+    what: 'hangs past timeoutSeconds',
+    handler: (_r, res) => void hanging.push(res),
+    words: 'context deadline exceeded',
+  },
+  {
+    what: 'answers garbage',
+    handler: (_r, res) => json(res, '{"apiVersion": nope'),
+    words: 'failed to call webhook',
+  },
   {
     what: 'answers the wrong uid',
-    handler: (rv, res) => json(res, { apiVersion: rv.apiVersion, kind: 'AdmissionReview', response: { uid: 'other', allowed: true } }),
+    handler: (rv, res) =>
+      json(res, {
+        apiVersion: rv.apiVersion,
+        kind: 'AdmissionReview',
+        response: { uid: 'other', allowed: true },
+      }),
     words: 'received invalid webhook response: expected response.uid=',
   },
   {
     what: 'answers in another version',
     handler: (rv, res) =>
-      json(res, { apiVersion: 'admission.orch.io/v1beta1', kind: 'AdmissionReview', response: { uid: rv.request.uid, allowed: true } }),
+      json(res, {
+        apiVersion: 'admission.orch.io/v1beta1',
+        kind: 'AdmissionReview',
+        response: { uid: rv.request.uid, allowed: true },
+      }),
     words: 'expected webhook response of admission.orch.io/v1, got admission.orch.io/v1beta1',
   },
   {
@@ -136,18 +165,33 @@ const BAD: BadReply[] = [
   },
   {
     what: 'answers without allowed',
-    handler: (rv, res) => json(res, { apiVersion: rv.apiVersion, kind: 'AdmissionReview', response: { uid: rv.request.uid } }),
+    handler: (rv, res) =>
+      json(res, { apiVersion: rv.apiVersion, kind: 'AdmissionReview', response: { uid: rv.request.uid } }),
     words: 'response.allowed is required',
   },
   {
     what: 'answers allowed as a string',
-    handler: (rv, res) => json(res, { apiVersion: rv.apiVersion, kind: 'AdmissionReview', response: { uid: rv.request.uid, allowed: 'yes' } }),
+    handler: (rv, res) =>
+      json(res, {
+        apiVersion: rv.apiVersion,
+        kind: 'AdmissionReview',
+        response: { uid: rv.request.uid, allowed: 'yes' },
+      }),
     words: 'cannot unmarshal string',
   },
   {
     what: 'answers with the wrong content type',
     handler: (rv, res) =>
-      json(res, { apiVersion: rv.apiVersion, kind: 'AdmissionReview', response: { uid: rv.request.uid, allowed: true } }, 200, 'text/plain'),
+      json(
+        res,
+        {
+          apiVersion: rv.apiVersion,
+          kind: 'AdmissionReview',
+          response: { uid: rv.request.uid, allowed: true },
+        },
+        200,
+        'text/plain',
+      ),
     words: 'serializer for text/plain',
   },
   {
@@ -155,10 +199,15 @@ const BAD: BadReply[] = [
     handler: (_rv, res) => json(res, `{"pad": "${'x'.repeat(4 * 1024 * 1024)}"}`),
     words: 'larger than',
   },
-  { what: 'answers HTTP 500', handler: (_rv, res) => json(res, 'boom', 500, 'text/plain'), words: 'an error on the server ("boom")' },
+  {
+    what: 'answers HTTP 500',
+    handler: (_rv, res) => json(res, 'boom', 500, 'text/plain'),
+    words: 'an error on the server ("boom")',
+  },
   {
     what: 'answers a patch from a validating webhook',
-    handler: (rv, res) => answer(res, rv, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from('[]').toString('base64') }),
+    handler: (rv, res) =>
+      answer(res, rv, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from('[]').toString('base64') }),
     words: 'validating webhook may not return response.patch or response.patchType',
   },
 ];
@@ -174,7 +223,9 @@ describe('call failures and the failure policy (doc3 Errors)', () => {
       expect(r.status, r.text).toBe(500);
       expect(r.json.kind).toBe('Status');
       expect(r.json.reason).toBe('InternalError');
-      expect(r.json.message.startsWith(`Internal error occurred: failed calling webhook "${name}": `)).toBe(true);
+      expect(r.json.message.startsWith(`Internal error occurred: failed calling webhook "${name}": `)).toBe(
+        true,
+      );
       expect(r.json.message).toContain(bad.words);
       expect((await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/x`)).status).toBe(404);
       for (const c of created.splice(0)) await ts.req('DELETE', c);
@@ -189,20 +240,34 @@ describe('call failures and the failure policy (doc3 Errors)', () => {
     const port = closed.port;
     await closed.close();
     await install('Mutating', [
-      { ...webhook(hs, 'gone.example.orch.io', '/gone'), clientConfig: { url: `https://127.0.0.1:${port}/gone`, caBundle: hs.caBundle } },
+      {
+        ...webhook(hs, 'gone.example.orch.io', '/gone'),
+        clientConfig: { url: `https://127.0.0.1:${port}/gone`, caBundle: hs.caBundle },
+      },
     ]);
     const ns = await namespace();
     const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'));
     expect(r.status).toBe(500);
-    expect(r.json.message).toContain(`Post "https://127.0.0.1:${port}/gone?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`);
+    expect(r.json.message).toContain(
+      `Post "https://127.0.0.1:${port}/gone?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+    );
   });
 
   it('a certificate the caBundle does not trust (the system roots when absent) is a call failure', async () => {
     const other = await generateCertificate(['127.0.0.1']);
     const p = route(allow);
     await install('Validating', [
-      { ...webhook(hs, 'tls.example.orch.io', p), clientConfig: { url: `https://127.0.0.1:${hs.port}${p}`, caBundle: Buffer.from(other.ca).toString('base64') } },
-      { ...webhook(hs, 'roots.example.orch.io', p), clientConfig: { url: `https://127.0.0.1:${hs.port}${p}` } },
+      {
+        ...webhook(hs, 'tls.example.orch.io', p),
+        clientConfig: {
+          url: `https://127.0.0.1:${hs.port}${p}`,
+          caBundle: Buffer.from(other.ca).toString('base64'),
+        },
+      },
+      {
+        ...webhook(hs, 'roots.example.orch.io', p),
+        clientConfig: { url: `https://127.0.0.1:${hs.port}${p}` },
+      },
     ]);
     const ns = await namespace();
     const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'));
@@ -216,7 +281,10 @@ describe('call failures and the failure policy (doc3 Errors)', () => {
     await install('Validating', [
       {
         ...webhook(hs, 'garbageca.example.orch.io', p),
-        clientConfig: { url: `https://127.0.0.1:${hs.port}${p}`, caBundle: Buffer.from('not a certificate').toString('base64') },
+        clientConfig: {
+          url: `https://127.0.0.1:${hs.port}${p}`,
+          caBundle: Buffer.from('not a certificate').toString('base64'),
+        },
       },
     ]);
     const ns = await namespace();
@@ -244,9 +312,15 @@ describe('call failures and the failure policy (doc3 Errors)', () => {
 
   it('a patch that is not a JSON Patch list, and a patch without patchType, are refused', async () => {
     const notList = route((rv, res) =>
-      answer(res, rv, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from('{"op":"add"}').toString('base64') }),
+      answer(res, rv, {
+        allowed: true,
+        patchType: 'JSONPatch',
+        patch: Buffer.from('{"op":"add"}').toString('base64'),
+      }),
     );
-    const noType = route((rv, res) => answer(res, rv, { allowed: true, patch: Buffer.from('[]').toString('base64') }));
+    const noType = route((rv, res) =>
+      answer(res, rv, { allowed: true, patch: Buffer.from('[]').toString('base64') }),
+    );
     const ns = await namespace();
     await install('Mutating', [webhook(hs, 'notlist.example.orch.io', notList)]);
     const a = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'));
@@ -282,7 +356,9 @@ describe('dry run (doc3 Webhook contract)', () => {
     const bucket = 'admissionregistration.orch.io/validatingwebhookconfigurations';
     const name = uniqueName('legacy');
     await ts.server.storage.create(bucket, `${bucket}//${name}`, {
-      ...configuration('Validating', name, [webhook(hs, 'effects.example.orch.io', p, { sideEffects: 'Some' })]),
+      ...configuration('Validating', name, [
+        webhook(hs, 'effects.example.orch.io', p, { sideEffects: 'Some' }),
+      ]),
     } as any);
     created.push(`${VALIDATING}/${name}`);
     const ns = await namespace();
@@ -303,7 +379,10 @@ describe('review versions (doc3 Webhook contract: an older configuration with no
       const name = uniqueName('legacy');
       await ts.server.storage.create(bucket, `${bucket}//${name}`, {
         ...configuration('Validating', name, [
-          webhook(hs, 'versions.example.orch.io', p, { admissionReviewVersions: ['v2'], failurePolicy: policy }),
+          webhook(hs, 'versions.example.orch.io', p, {
+            admissionReviewVersions: ['v2'],
+            failurePolicy: policy,
+          }),
         ]),
       } as any);
       created.push(`${VALIDATING}/${name}`);
@@ -332,7 +411,10 @@ describe('client configuration and credentials (doc3 Webhook contract)', () => {
       await install('Validating', [
         {
           ...webhook(hs, 'svc.example.orch.io', p),
-          clientConfig: { service: { namespace: 'default', name: 'hook', path: p, port: hs.port }, caBundle: hs.caBundle },
+          clientConfig: {
+            service: { namespace: 'default', name: 'hook', path: p, port: hs.port },
+            caBundle: hs.caBundle,
+          },
         },
       ]);
       const ns = await namespace();
@@ -365,13 +447,18 @@ describe('client configuration and credentials (doc3 Webhook contract)', () => {
     await install('Validating', [webhook(hs, 'basic.example.orch.io', p)]);
     const ns = await namespace();
     expect((await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'))).status).toBe(201);
-    expect(hs.callsTo(p)[0]!.headers.authorization).toBe(`Basic ${Buffer.from('api:s3cret').toString('base64')}`);
+    expect(hs.callsTo(p)[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from('api:s3cret').toString('base64')}`,
+    );
   });
 
   it('a URL host without an entry gets the * entry', async () => {
     const p = route(allow);
     await install('Validating', [
-      { ...webhook(hs, 'star.example.orch.io', p), clientConfig: { url: `https://localhost:${hs.port}${p}`, caBundle: hs.caBundle } },
+      {
+        ...webhook(hs, 'star.example.orch.io', p),
+        clientConfig: { url: `https://localhost:${hs.port}${p}`, caBundle: hs.caBundle },
+      },
     ]);
     const ns = await namespace();
     expect((await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('x'))).status).toBe(201);

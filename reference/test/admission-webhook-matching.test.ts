@@ -44,7 +44,11 @@ async function install(hooks: Hook[]): Promise<void> {
 
 async function namespace(labels: Record<string, string> = {}): Promise<string> {
   const ns = uniqueName('ns');
-  const r = await ts.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels } });
+  const r = await ts.req('POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns, labels },
+  });
   expect(r.status, r.text).toBe(201);
   return ns;
 }
@@ -96,7 +100,12 @@ describe('rule matching (unit, doc3 resource patterns)', () => {
     expect(ruleMatches(rule(['*'], { scope: 'Namespaced' }), req('deployments'))).toBe(true);
     expect(ruleMatches(rule(['*'], { scope: 'Cluster' }), req('deployments'))).toBe(false);
     expect(ruleMatches(rule(['*'], { scope: 'Cluster' }), req('clusterroles', '', ''))).toBe(true);
-    const ns = { operation: 'CREATE' as const, resource: { group: '', version: 'v1', resource: 'namespaces' }, subresource: '', namespace: 'x' };
+    const ns = {
+      operation: 'CREATE' as const,
+      resource: { group: '', version: 'v1', resource: 'namespaces' },
+      subresource: '',
+      namespace: 'x',
+    };
     expect(ruleMatches(rule(['*'], { scope: 'Cluster' }), ns)).toBe(true);
     expect(ruleMatches(rule(['*'], { scope: 'Namespaced' }), ns)).toBe(false);
   });
@@ -104,8 +113,15 @@ describe('rule matching (unit, doc3 resource patterns)', () => {
   it('operations, groups and versions: exact or *', () => {
     expect(ruleMatches(rule(['*'], { operations: ['CREATE'] }), req('deployments'))).toBe(false);
     expect(ruleMatches(rule(['*'], { apiGroups: [''] }), req('deployments'))).toBe(false);
-    expect(ruleMatches(rule(['*'], { apiGroups: ['apps'], apiVersions: ['v1beta1'] }), req('deployments'))).toBe(false);
-    expect(ruleMatches(rule(['*'], { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['UPDATE'] }), req('deployments'))).toBe(true);
+    expect(
+      ruleMatches(rule(['*'], { apiGroups: ['apps'], apiVersions: ['v1beta1'] }), req('deployments')),
+    ).toBe(false);
+    expect(
+      ruleMatches(
+        rule(['*'], { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['UPDATE'] }),
+        req('deployments'),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -118,7 +134,15 @@ describe('rules against requests', () => {
         rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
       }),
       webhook(hs, 'status.example.orch.io', status, {
-        rules: [{ operations: ['UPDATE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/status'], scope: 'Cluster' }],
+        rules: [
+          {
+            operations: ['UPDATE'],
+            apiGroups: ['*'],
+            apiVersions: ['*'],
+            resources: ['*/status'],
+            scope: 'Cluster',
+          },
+        ],
       }),
     ]);
     const ns = await namespace();
@@ -126,7 +150,10 @@ describe('rules against requests', () => {
     expect(c.status).toBe(201);
     expect(hs.callsTo(upd)).toHaveLength(0);
     const nsObj = (await ts.req('GET', `/api/v1/namespaces/${ns}`)).json;
-    const u = await ts.req('PUT', `/api/v1/namespaces/${ns}`, { ...nsObj, metadata: { ...nsObj.metadata, labels: { x: 'y' } } });
+    const u = await ts.req('PUT', `/api/v1/namespaces/${ns}`, {
+      ...nsObj,
+      metadata: { ...nsObj.metadata, labels: { x: 'y' } },
+    });
     expect(u.status, u.text).toBe(200);
     expect(hs.callsTo(status)).toHaveLength(0);
     const s = await ts.req('PUT', `/api/v1/namespaces/${ns}/status`, u.json);
@@ -154,22 +181,32 @@ describe('exempt kinds (Kubernetes 1.28, beyond doc3)', () => {
     const ns = await namespace().catch(() => undefined);
     expect(ns).toBeUndefined();
     const other = uniqueName('cfg');
-    const r = await ts.req('POST', VALIDATING, configuration('Validating', other, [webhook(hs, 'x.example.orch.io', route())]));
+    const r = await ts.req(
+      'POST',
+      VALIDATING,
+      configuration('Validating', other, [webhook(hs, 'x.example.orch.io', route())]),
+    );
     expect(r.status, r.text).toBe(201);
     created.push(`${VALIDATING}/${other}`);
-    expect(hs.callsTo(p).some((c) => c.review.request.resource.resource === 'validatingwebhookconfigurations')).toBe(false);
+    expect(
+      hs.callsTo(p).some((c) => c.review.request.resource.resource === 'validatingwebhookconfigurations'),
+    ).toBe(false);
   });
 });
 
 describe('selectors', () => {
   it('namespaceSelector matches the namespace labels of namespaced objects', async () => {
     const p = route();
-    await install([webhook(hs, 'nssel.example.orch.io', p, { namespaceSelector: { matchLabels: { hooked: 'yes' } } })]);
+    await install([
+      webhook(hs, 'nssel.example.orch.io', p, { namespaceSelector: { matchLabels: { hooked: 'yes' } } }),
+    ]);
     const plain = await namespace();
     const labelled = await namespace({ hooked: 'yes' });
     expect((await ts.req('POST', `/api/v1/namespaces/${plain}/configmaps`, configMap('a'))).status).toBe(201);
     expect(hs.callsTo(p)).toHaveLength(0);
-    expect((await ts.req('POST', `/api/v1/namespaces/${labelled}/configmaps`, configMap('a'))).status).toBe(201);
+    expect((await ts.req('POST', `/api/v1/namespaces/${labelled}/configmaps`, configMap('a'))).status).toBe(
+      201,
+    );
     expect(hs.callsTo(p)).toHaveLength(1);
   });
 
@@ -180,7 +217,12 @@ describe('selectors', () => {
         namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['blue'] }] },
         rules: [
           { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'] },
-          { operations: ['CREATE'], apiGroups: ['rbac.authorization.orch.io'], apiVersions: ['v1'], resources: ['clusterroles'] },
+          {
+            operations: ['CREATE'],
+            apiGroups: ['rbac.authorization.orch.io'],
+            apiVersions: ['v1'],
+            resources: ['clusterroles'],
+          },
         ],
       }),
     ]);
@@ -206,14 +248,24 @@ describe('selectors', () => {
     await install([
       webhook(hs, 'objsel.example.orch.io', p, {
         objectSelector: { matchLabels: { watch: 'me' } },
-        rules: [{ operations: ['CREATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        rules: [
+          {
+            operations: ['CREATE', 'DELETE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+          },
+        ],
       }),
     ]);
     const ns = await namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
     expect((await ts.req('POST', base, configMap('plain'))).status).toBe(201);
     expect(hs.callsTo(p)).toHaveLength(0);
-    expect((await ts.req('POST', base, configMap('watched', {}, { metadata: { labels: { watch: 'me' } } }))).status).toBe(201);
+    expect(
+      (await ts.req('POST', base, configMap('watched', {}, { metadata: { labels: { watch: 'me' } } })))
+        .status,
+    ).toBe(201);
     expect(hs.callsTo(p)).toHaveLength(1);
     expect((await ts.req('DELETE', `${base}/plain`)).status).toBe(200);
     expect(hs.callsTo(p)).toHaveLength(1);
@@ -224,7 +276,9 @@ describe('selectors', () => {
 });
 
 describe('matchPolicy (doc3: Equivalent converts to the registered version)', () => {
-  const eventsRule = [{ operations: ['CREATE'], apiGroups: ['events.orch.io'], apiVersions: ['v1'], resources: ['events'] }];
+  const eventsRule = [
+    { operations: ['CREATE'], apiGroups: ['events.orch.io'], apiVersions: ['v1'], resources: ['events'] },
+  ];
   const coreEvent = (name: string, ns: string) => ({
     apiVersion: 'v1',
     kind: 'Event',
@@ -257,7 +311,11 @@ describe('matchPolicy (doc3: Equivalent converts to the registered version)', ()
     const p = `/${uniqueName('r')}`;
     hs.on(p, patchWith([{ op: 'replace', path: '/note', value: 'rewritten by the webhook' }]));
     const name = uniqueName('cfg');
-    const r0 = await ts.req('POST', MUTATING, configuration('Mutating', name, [webhook(hs, 'equivpatch.example.orch.io', p, { rules: eventsRule })]));
+    const r0 = await ts.req(
+      'POST',
+      MUTATING,
+      configuration('Mutating', name, [webhook(hs, 'equivpatch.example.orch.io', p, { rules: eventsRule })]),
+    );
     expect(r0.status, r0.text).toBe(201);
     created.push(`${MUTATING}/${name}`);
     const ns = await namespace();
@@ -310,7 +368,9 @@ describe('matchConditions (doc3 Errors; Kubernetes 1.28 for an error)', () => {
     expect(r.json.message).toContain('resulted in error');
     expect(hs.callsTo(failing)).toHaveLength(0);
     for (const c of created.splice(0)) await ts.req('DELETE', c);
-    await install([webhook(hs, 'ignore.example.orch.io', ignoring, { matchConditions: [bad], failurePolicy: 'Ignore' })]);
+    await install([
+      webhook(hs, 'ignore.example.orch.io', ignoring, { matchConditions: [bad], failurePolicy: 'Ignore' }),
+    ]);
     expect((await create(ns, 'err2', { other: 'y' })).status).toBe(201);
     expect(hs.callsTo(ignoring)).toHaveLength(0);
   });
@@ -335,10 +395,14 @@ describe('matchConditions (doc3 Errors; Kubernetes 1.28 for an error)', () => {
     await install([
       webhook(hs, 'authz.example.orch.io', p, {
         matchConditions: [
-          { name: 'can', expression: "authorizer.group('').resource('secrets').name('s').check('delete').allowed()" },
+          {
+            name: 'can',
+            expression: "authorizer.group('').resource('secrets').name('s').check('delete').allowed()",
+          },
           {
             name: 'sa-cannot',
-            expression: "!authorizer.serviceAccount('default', 'nobody').group('').resource('secrets').check('delete').allowed()",
+            expression:
+              "!authorizer.serviceAccount('default', 'nobody').group('').resource('secrets').check('delete').allowed()",
           },
         ],
       }),

@@ -5,7 +5,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CredentialResolver, credentialsFromConfig, loadConnectionUsers } from '../src/admission/webhook/credentials.ts';
+import {
+  CredentialResolver,
+  credentialsFromConfig,
+  loadConnectionUsers,
+} from '../src/admission/webhook/credentials.ts';
 import { rejection } from '../src/admission/webhook/errors.ts';
 import { InvalidReply, judgeReply } from '../src/admission/webhook/response.ts';
 
@@ -68,7 +72,10 @@ describe('connection-file users (doc3: service DNS name with the port when not 4
 
   it('a certificate without its key is refused when the file is read', () => {
     const f = join(dir, 'half.yaml');
-    writeFileSync(f, `users:\n- name: x\n  user:\n    client-certificate-data: ${Buffer.from('C').toString('base64')}\n`);
+    writeFileSync(
+      f,
+      `users:\n- name: x\n  user:\n    client-certificate-data: ${Buffer.from('C').toString('base64')}\n`,
+    );
     expect(() => loadConnectionUsers(f)).toThrow(/needs its key/);
   });
 });
@@ -90,8 +97,12 @@ describe('the plugin configuration (WebhookAdmissionConfiguration)', () => {
 
   it('refuses a relative path, another kind, a missing file', () => {
     expect(() => credentialsFromConfig('P', { orchConfigFile: 'rel.yaml' })).toThrow(/absolute/);
-    expect(() => credentialsFromConfig('P', { apiVersion: 'v1', kind: 'Other', orchConfigFile: conn })).toThrow(/WebhookAdmissionConfiguration/);
-    expect(() => credentialsFromConfig('P', { orchConfigFile: join(dir, 'absent.yaml') })).toThrow(/absent\.yaml/);
+    expect(() =>
+      credentialsFromConfig('P', { apiVersion: 'v1', kind: 'Other', orchConfigFile: conn }),
+    ).toThrow(/WebhookAdmissionConfiguration/);
+    expect(() => credentialsFromConfig('P', { orchConfigFile: join(dir, 'absent.yaml') })).toThrow(
+      /absent\.yaml/,
+    );
   });
 
   it('no configuration: no credentials', () => {
@@ -105,40 +116,65 @@ describe('judging replies (doc3 Webhook contract; Kubernetes 1.28 per version)',
     contentType,
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const v1 = (response: unknown) => reply({ apiVersion: 'admission.orch.io/v1', kind: 'AdmissionReview', response });
+  const v1 = (response: unknown) =>
+    reply({ apiVersion: 'admission.orch.io/v1', kind: 'AdmissionReview', response });
 
   it('uid must be the request uid; allowed is required (Kubernetes 1.28 reads its absence as a denial; doc3 requires it)', () => {
-    expect(() => judgeReply(v1({ uid: 'b', allowed: true }), 'v1', 'a', false)).toThrow(/expected response.uid="a", got "b"/);
+    expect(() => judgeReply(v1({ uid: 'b', allowed: true }), 'v1', 'a', false)).toThrow(
+      /expected response.uid="a", got "b"/,
+    );
     expect(() => judgeReply(v1({ uid: 'a' }), 'v1', 'a', false)).toThrow(/response.allowed is required/);
     expect(judgeReply(v1({ uid: 'a', allowed: true }), 'v1', 'a', false).allowed).toBe(true);
     expect(judgeReply(v1({ uid: 'a', allowed: false }), 'v1', 'a', false).allowed).toBe(false);
   });
 
   it('v1beta1 replies meet the same rules (doc3; Kubernetes 1.28 does not check uid, version or patchType there)', () => {
-    const beta = (response: unknown, apiVersion = 'admission.orch.io/v1beta1') => reply({ apiVersion, kind: 'AdmissionReview', response });
+    const beta = (response: unknown, apiVersion = 'admission.orch.io/v1beta1') =>
+      reply({ apiVersion, kind: 'AdmissionReview', response });
     expect(judgeReply(beta({ uid: 'a', allowed: true }), 'v1beta1', 'a', true).allowed).toBe(true);
-    expect(() => judgeReply(beta({ uid: 'other', allowed: true }), 'v1beta1', 'a', true)).toThrow(/response.uid/);
-    expect(() => judgeReply(beta({ uid: 'a', allowed: true }, 'admission.orch.io/v1'), 'v1beta1', 'a', true)).toThrow(
-      /expected webhook response of admission.orch.io\/v1beta1, got admission.orch.io\/v1/,
+    expect(() => judgeReply(beta({ uid: 'other', allowed: true }), 'v1beta1', 'a', true)).toThrow(
+      /response.uid/,
     );
+    expect(() =>
+      judgeReply(beta({ uid: 'a', allowed: true }, 'admission.orch.io/v1'), 'v1beta1', 'a', true),
+    ).toThrow(/expected webhook response of admission.orch.io\/v1beta1, got admission.orch.io\/v1/);
     const patch = Buffer.from('[]').toString('base64');
-    expect(() => judgeReply(beta({ uid: 'a', allowed: true, patch }), 'v1beta1', 'a', true)).toThrow(/patchType/);
+    expect(() => judgeReply(beta({ uid: 'a', allowed: true, patch }), 'v1beta1', 'a', true)).toThrow(
+      /patchType/,
+    );
   });
 
   it('v1 mutating: a patch needs its patchType; a status code must be an int32; 201 is a success, 204 without a body is not', () => {
     const patch = Buffer.from('[]').toString('base64');
-    expect(() => judgeReply(v1({ uid: 'a', allowed: true, patch }), 'v1', 'a', true)).toThrow(/not response.patchType/);
-    expect(() => judgeReply(v1({ uid: 'a', allowed: false, status: { code: 2 ** 40 } }), 'v1', 'a', true)).toThrow(/int32/);
-    expect(() => judgeReply(v1({ uid: 'a', allowed: true, patch: '%%%', patchType: 'JSONPatch' }), 'v1', 'a', true)).toThrow(/base64/);
-    const created = reply({ apiVersion: 'admission.orch.io/v1', kind: 'AdmissionReview', response: { uid: 'a', allowed: true } }, 201);
+    expect(() => judgeReply(v1({ uid: 'a', allowed: true, patch }), 'v1', 'a', true)).toThrow(
+      /not response.patchType/,
+    );
+    expect(() =>
+      judgeReply(v1({ uid: 'a', allowed: false, status: { code: 2 ** 40 } }), 'v1', 'a', true),
+    ).toThrow(/int32/);
+    expect(() =>
+      judgeReply(v1({ uid: 'a', allowed: true, patch: '%%%', patchType: 'JSONPatch' }), 'v1', 'a', true),
+    ).toThrow(/base64/);
+    const created = reply(
+      { apiVersion: 'admission.orch.io/v1', kind: 'AdmissionReview', response: { uid: 'a', allowed: true } },
+      201,
+    );
     expect(judgeReply(created, 'v1', 'a', true).allowed).toBe(true);
     expect(() => judgeReply(reply('', 204), 'v1', 'a', true)).toThrow(InvalidReply);
   });
 
   it('a missing content type is read as JSON; any other type than JSON is refused', () => {
-    const ok = { apiVersion: 'admission.orch.io/v1', kind: 'AdmissionReview', response: { uid: 'a', allowed: true } };
-    expect(judgeReply({ status: 200, contentType: undefined, body: JSON.stringify(ok) }, 'v1', 'a', false).allowed).toBe(true);
-    expect(judgeReply(reply(ok, 200, 'application/json; charset=utf-8'), 'v1', 'a', false).allowed).toBe(true);
+    const ok = {
+      apiVersion: 'admission.orch.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'a', allowed: true },
+    };
+    expect(
+      judgeReply({ status: 200, contentType: undefined, body: JSON.stringify(ok) }, 'v1', 'a', false).allowed,
+    ).toBe(true);
+    expect(judgeReply(reply(ok, 200, 'application/json; charset=utf-8'), 'v1', 'a', false).allowed).toBe(
+      true,
+    );
     expect(() => judgeReply(reply(ok, 200, 'text/html'), 'v1', 'a', false)).toThrow(/text\/html/);
   });
 });

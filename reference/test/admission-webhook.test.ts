@@ -34,7 +34,11 @@ afterEach(async () => {
   for (const path of created.splice(0)) await ts.req('DELETE', path);
 });
 
-async function install(kind: 'Validating' | 'Mutating', hooks: Hook[], name = uniqueName('cfg')): Promise<string> {
+async function install(
+  kind: 'Validating' | 'Mutating',
+  hooks: Hook[],
+  name = uniqueName('cfg'),
+): Promise<string> {
   const base = kind === 'Validating' ? VALIDATING : MUTATING;
   const r = await ts.req('POST', base, configuration(kind, name, hooks));
   expect(r.status, r.text).toBe(201);
@@ -44,7 +48,11 @@ async function install(kind: 'Validating' | 'Mutating', hooks: Hook[], name = un
 
 async function namespace(labels: Record<string, string> = {}): Promise<string> {
   const ns = uniqueName('ns');
-  const r = await ts.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels } });
+  const r = await ts.req('POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns, labels },
+  });
   expect(r.status, r.text).toBe(201);
   return ns;
 }
@@ -96,7 +104,9 @@ describe('the review sent (doc3 Webhook contract)', () => {
   it('uses the first admissionReviewVersions entry the server speaks (v1beta1 after an unknown one)', async () => {
     hs.on('/review-beta', allow);
     await install('Validating', [
-      webhook(hs, 'beta.example.orch.io', '/review-beta', { admissionReviewVersions: ['v9', 'v1beta1', 'v1'] }),
+      webhook(hs, 'beta.example.orch.io', '/review-beta', {
+        admissionReviewVersions: ['v9', 'v1beta1', 'v1'],
+      }),
     ]);
     const ns = await namespace();
     expect((await createCm(ns, 'b')).status).toBe(201);
@@ -107,7 +117,14 @@ describe('the review sent (doc3 Webhook contract)', () => {
     hs.on('/ops', allow);
     await install('Validating', [
       webhook(hs, 'ops.example.orch.io', '/ops', {
-        rules: [{ operations: ['UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        rules: [
+          {
+            operations: ['UPDATE', 'DELETE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+          },
+        ],
       }),
     ]);
     const ns = await namespace();
@@ -138,9 +155,14 @@ describe('the review sent (doc3 Webhook contract)', () => {
     ]);
     const ns = await namespace();
     expect((await createCm(ns, 'pt')).status).toBe(201);
-    const r = await ts.req('PATCH', `/api/v1/namespaces/${ns}/configmaps/pt?fieldManager=me`, { data: { a: '9' } }, {
-      'content-type': 'application/merge-patch+json',
-    });
+    const r = await ts.req(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/configmaps/pt?fieldManager=me`,
+      { data: { a: '9' } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
     expect(r.status, r.text).toBe(200);
     const [call] = hs.callsTo('/patched');
     expect(call!.review.request.operation).toBe('UPDATE');
@@ -152,7 +174,10 @@ describe('the review sent (doc3 Webhook contract)', () => {
 describe('rejections (doc3 Errors)', () => {
   it('allowed false rejects with the webhook message and code; nothing is stored', async () => {
     hs.on('/deny', (review, res) =>
-      answer(res, review, { allowed: false, status: { code: 422, message: 'no such thing', reason: 'Invalid' } }),
+      answer(res, review, {
+        allowed: false,
+        status: { code: 422, message: 'no such thing', reason: 'Invalid' },
+      }),
     );
     await install('Validating', [webhook(hs, 'deny.example.orch.io', '/deny')]);
     const ns = await namespace();
@@ -170,11 +195,15 @@ describe('rejections (doc3 Errors)', () => {
     const ns = await namespace();
     const r = await createCm(ns, 'x');
     expect(r.status).toBe(400);
-    expect(r.json.message).toBe('admission webhook "bare.example.orch.io" denied the request without explanation');
+    expect(r.json.message).toBe(
+      'admission webhook "bare.example.orch.io" denied the request without explanation',
+    );
   });
 
   it('a code below 400 becomes 400', async () => {
-    hs.on('/deny-200', (review, res) => answer(res, review, { allowed: false, status: { code: 200, message: 'm' } }));
+    hs.on('/deny-200', (review, res) =>
+      answer(res, review, { allowed: false, status: { code: 200, message: 'm' } }),
+    );
     await install('Validating', [webhook(hs, 'low.example.orch.io', '/deny-200')]);
     const ns = await namespace();
     const r = await createCm(ns, 'x');
@@ -268,7 +297,11 @@ describe('mutation and reinvocation (doc3 States and transitions)', () => {
         answer(res, review, { allowed: true });
       });
     await install('Mutating', [webhook(hs, 'o3.example.orch.io', '/o3')], 'zz-order');
-    await install('Mutating', [webhook(hs, 'o1.example.orch.io', '/o1'), webhook(hs, 'o2.example.orch.io', '/o2')], 'aa-order');
+    await install(
+      'Mutating',
+      [webhook(hs, 'o1.example.orch.io', '/o1'), webhook(hs, 'o2.example.orch.io', '/o2')],
+      'aa-order',
+    );
     const ns = await namespace();
     expect((await createCm(ns, 'o')).status).toBe(201);
     expect(order).toEqual(['/o1', '/o2', '/o3']);
@@ -278,10 +311,14 @@ describe('mutation and reinvocation (doc3 States and transitions)', () => {
     hs.on('/first', allow);
     hs.on('/never', allow);
     hs.on('/changer', patchWith([{ op: 'add', path: '/data/b', value: '2' }]));
-    await install('Mutating', [
-      webhook(hs, 'first.example.orch.io', '/first', { reinvocationPolicy: 'IfNeeded' }),
-      webhook(hs, 'never.example.orch.io', '/never'),
-    ], 'aa-reinvoke');
+    await install(
+      'Mutating',
+      [
+        webhook(hs, 'first.example.orch.io', '/first', { reinvocationPolicy: 'IfNeeded' }),
+        webhook(hs, 'never.example.orch.io', '/never'),
+      ],
+      'aa-reinvoke',
+    );
     await install('Mutating', [webhook(hs, 'changer.example.orch.io', '/changer')], 'bb-reinvoke');
     const ns = await namespace();
     const r = await createCm(ns, 'ri');
@@ -310,7 +347,9 @@ describe('mutation and reinvocation (doc3 States and transitions)', () => {
       },
     ]);
     hs.on('/self', patchWith([{ op: 'add', path: '/data/self', value: 'x' }]));
-    await install('Mutating', [webhook(hs, 'self.example.orch.io', '/self', { reinvocationPolicy: 'IfNeeded' })]);
+    await install('Mutating', [
+      webhook(hs, 'self.example.orch.io', '/self', { reinvocationPolicy: 'IfNeeded' }),
+    ]);
     const ns = await namespace();
     const r = await createCm(ns, 'stamp-1');
     expect(r.status, r.text).toBe(201);

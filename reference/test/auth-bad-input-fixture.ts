@@ -64,14 +64,20 @@ export interface Fixture {
   /** Signs a service-account token with the server's key: the reader's claims with overrides. */
   signSa(claims?: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>;
   /** An ID token of the issuer (email alice@example.com, verified, an hour long) with overrides. */
-  oidcToken(claims?: Record<string, unknown>, key?: KeyObject, header?: Record<string, unknown>): Promise<string>;
+  oidcToken(
+    claims?: Record<string, unknown>,
+    key?: KeyObject,
+    header?: Record<string, unknown>,
+  ): Promise<string>;
   send(a: Attempt): Promise<RawReply>;
   /** As the admin. */
   adminReq(method: string, path: string, body?: unknown): Promise<RawReply>;
   close(): Promise<void>;
 }
 
-async function httpsServer(handler: (path: string, body: string) => { code: number; body: unknown }): Promise<{ url: string; ca: string; server: Server }> {
+async function httpsServer(
+  handler: (path: string, body: string) => { code: number; body: unknown },
+): Promise<{ url: string; ca: string; server: Server }> {
   const tls = await generateCertificate(['127.0.0.1']);
   const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -87,13 +93,17 @@ async function httpsServer(handler: (path: string, body: string) => { code: numb
 }
 
 function head(a: Attempt): Buffer {
-  const lines: Buffer[] = [Buffer.from(`${a.method} ${a.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`)];
+  const lines: Buffer[] = [
+    Buffer.from(`${a.method} ${a.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`),
+  ];
   const headers = [...(a.headers ?? [])];
   if (a.body !== undefined) {
-    if (!headers.some(([k]) => k.toLowerCase() === 'content-type')) headers.push(['Content-Type', 'application/json']);
+    if (!headers.some(([k]) => k.toLowerCase() === 'content-type'))
+      headers.push(['Content-Type', 'application/json']);
     headers.push(['Content-Length', String(Buffer.byteLength(a.body))]);
   }
-  for (const [k, v] of headers) lines.push(Buffer.from(`${k}: `), Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8'), Buffer.from('\r\n'));
+  for (const [k, v] of headers)
+    lines.push(Buffer.from(`${k}: `), Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8'), Buffer.from('\r\n'));
   lines.push(Buffer.from('\r\n'));
   return Buffer.concat(lines);
 }
@@ -137,7 +147,14 @@ export async function startFixture(): Promise<Fixture> {
   const jwk = { ...(await exportJWK(oidcKey.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const issuer = await httpsServer((path) => {
     if (path === '/.well-known/openid-configuration')
-      return { code: 200, body: { issuer: issuerUrl, jwks_uri: `${issuerUrl}/keys`, id_token_signing_alg_values_supported: ['RS256'] } };
+      return {
+        code: 200,
+        body: {
+          issuer: issuerUrl,
+          jwks_uri: `${issuerUrl}/keys`,
+          id_token_signing_alg_values_supported: ['RS256'],
+        },
+      };
     if (path === '/keys') return { code: 200, body: { keys: [jwk] } };
     return { code: 404, body: {} };
   });
@@ -164,7 +181,15 @@ export async function startFixture(): Promise<Fixture> {
     stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'hook', cluster: { server: `${hook.url}/review`, 'certificate-authority-data': Buffer.from(hook.ca).toString('base64') } }],
+      clusters: [
+        {
+          name: 'hook',
+          cluster: {
+            server: `${hook.url}/review`,
+            'certificate-authority-data': Buffer.from(hook.ca).toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'apiserver', user: {} }],
       contexts: [{ name: 'hook', context: { cluster: 'hook', user: 'apiserver' } }],
       'current-context': 'hook',
@@ -181,9 +206,15 @@ export async function startFixture(): Promise<Fixture> {
     requestheaderUsernameHeaders: ['X-Remote-User'],
     requestheaderGroupHeaders: ['X-Remote-Group'],
     requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
-    tokenAuthFile: file('tokens.csv', `${TOKENS.alice},alice,uid-alice\n${TOKENS.imp},imp,uid-imp\n${TOKENS.nobody},nobody,uid-nobody\n`),
+    tokenAuthFile: file(
+      'tokens.csv',
+      `${TOKENS.alice},alice,uid-alice\n${TOKENS.imp},imp,uid-imp\n${TOKENS.nobody},nobody,uid-nobody\n`,
+    ),
     enableBootstrapTokenAuth: true,
-    serviceAccountSigningKeyFile: file('sa.key', sa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string),
+    serviceAccountSigningKeyFile: file(
+      'sa.key',
+      sa.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    ),
     oidc: {
       issuerUrl,
       clientId: OIDC_CLIENT,
@@ -192,7 +223,11 @@ export async function startFixture(): Promise<Fixture> {
       caFile: file('issuer-ca.pem', issuer.ca),
       refreshIntervalMs: 0,
     },
-    tokenWebhook: { configFile: hookConfig, timeoutMs: 2000, retry: { initialMs: 10, factor: 1.5, attempts: 2 } },
+    tokenWebhook: {
+      configFile: hookConfig,
+      timeoutMs: 2000,
+      retry: { initialMs: 10, factor: 1.5, attempts: 2 },
+    },
   });
   const admin = t.token;
   const send = (a: Attempt) => sendTls(t.url, a);
@@ -244,7 +279,9 @@ export async function startFixture(): Promise<Fixture> {
     apiVersion: `${G}/v1`,
     kind: 'ClusterRole',
     metadata: { name: 'abi-impersonate-anonymous' },
-    rules: [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['system:anonymous'] }],
+    rules: [
+      { apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['system:anonymous'] },
+    ],
   });
   await must('POST', `/apis/${G}/v1/clusterrolebindings`, {
     apiVersion: `${G}/v1`,
@@ -256,7 +293,11 @@ export async function startFixture(): Promise<Fixture> {
 
   // service accounts and their tokens
   const mint = async (name: string) => {
-    await must('POST', `/api/v1/namespaces/${NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+    await must('POST', `/api/v1/namespaces/${NS}/serviceaccounts`, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name },
+    });
     const r = await must('POST', `/api/v1/namespaces/${NS}/serviceaccounts/${name}/token`, {
       apiVersion: 'authentication.orch.io/v1',
       kind: 'TokenRequest',
@@ -279,7 +320,10 @@ export async function startFixture(): Promise<Fixture> {
       type: 'bootstrap.orch.io/token',
       stringData: { 'token-id': id, ...data },
     });
-  await bootstrapSecret(BOOTSTRAP.id, { 'token-secret': BOOTSTRAP.secret, 'usage-bootstrap-authentication': 'true' });
+  await bootstrapSecret(BOOTSTRAP.id, {
+    'token-secret': BOOTSTRAP.secret,
+    'usage-bootstrap-authentication': 'true',
+  });
   await bootstrapSecret('badexp', {
     'token-secret': BOOTSTRAP.secret,
     'usage-bootstrap-authentication': 'true',
@@ -316,7 +360,9 @@ export async function startFixture(): Promise<Fixture> {
     deletedSaToken,
     saKey: { privateKey: sa.privateKey, publicPem: saPublicPem },
     signSa: (claims = {}, header = { alg: 'RS256' }) =>
-      new SignJWT({ ...readerClaims, ...claims }).setProtectedHeader(header as { alg: string }).sign(sa.privateKey),
+      new SignJWT({ ...readerClaims, ...claims })
+        .setProtectedHeader(header as { alg: string })
+        .sign(sa.privateKey),
     oidcToken: (claims = {}, key = oidcKey.privateKey, header = { alg: 'RS256', kid: 'k1' }) => {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({

@@ -46,7 +46,12 @@ const READ: Guard = { kind: 'read' };
 const b64url = (s: string) => Buffer.from(s).toString('base64url');
 const now = () => Math.floor(Date.now() / 1000);
 
-const read = (headers: [string, string | Buffer][], cert?: Attempt['cert']): Attempt => ({ method: 'GET', path: TARGET, headers, cert });
+const read = (headers: [string, string | Buffer][], cert?: Attempt['cert']): Attempt => ({
+  method: 'GET',
+  path: TARGET,
+  headers,
+  cert,
+});
 const bearer = (token: string): [string, string] => ['Authorization', `Bearer ${token}`];
 const asToken = (token: string) => read([bearer(token)]);
 
@@ -57,14 +62,23 @@ const SSRR = '/apis/authorization.orch.io/v1/selfsubjectrulesreviews';
 const SSAR = '/apis/authorization.orch.io/v1/selfsubjectaccessreviews';
 const TOKEN_REQUEST = `/api/v1/namespaces/${NS}/serviceaccounts/reader/token`;
 
-const post = (f: Fixture, path: string, body: string | Buffer | object, contentType = 'application/json'): Attempt => ({
+const post = (
+  f: Fixture,
+  path: string,
+  body: string | Buffer | object,
+  contentType = 'application/json',
+): Attempt => ({
   method: 'POST',
   path,
   headers: [bearer(f.admin), ['Content-Type', contentType]],
   body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
 });
 
-const tokenReview = (spec: Record<string, unknown>, apiVersion = 'authentication.orch.io/v1', kind = 'TokenReview') => ({
+const tokenReview = (
+  spec: Record<string, unknown>,
+  apiVersion = 'authentication.orch.io/v1',
+  kind = 'TokenReview',
+) => ({
   apiVersion,
   kind,
   spec,
@@ -86,7 +100,10 @@ async function badSignatureCsr(): Promise<string> {
   const { pem } = await csrPem('CN=forged');
   const der = Buffer.from(pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, ''), 'base64');
   der[der.length - 1] = der[der.length - 1]! ^ 0x01;
-  const body = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const body = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN CERTIFICATE REQUEST-----\n${body}\n-----END CERTIFICATE REQUEST-----\n`;
 }
 
@@ -94,7 +111,12 @@ async function approval(f: Fixture, conditions: Record<string, unknown>[]): Prom
   const r = await f.adminReq('GET', `${CSR_PATH}/${PENDING_CSR}`);
   const o = r.json;
   o.status = { ...(o.status ?? {}), conditions };
-  return { method: 'PUT', path: `${CSR_PATH}/${PENDING_CSR}/approval`, headers: [bearer(f.admin)], body: JSON.stringify(o) };
+  return {
+    method: 'PUT',
+    path: `${CSR_PATH}/${PENDING_CSR}/approval`,
+    headers: [bearer(f.admin)],
+    body: JSON.stringify(o),
+  };
 }
 
 const rogue = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -134,7 +156,8 @@ export const ROWS: Row[] = [
     code: 403,
     reason: 'Forbidden',
     note: 'Kubernetes splits on single spaces: the token is the empty word between them, and the header is ignored ("extra space before the bearer token"): anonymous, forbidden',
-    warning: /^299 - "the provided Authorization header contains extra space before the bearer token, and is ignored"$/,
+    warning:
+      /^299 - "the provided Authorization header contains extra space before the bearer token, and is ignored"$/,
     attempt: () => read([['Authorization', `Bearer  ${TOKENS.alice}`]]),
     guard: READ,
   },
@@ -152,7 +175,17 @@ export const ROWS: Row[] = [
     name: 'non-ASCII bytes in the token',
     code: 401,
     reason: 'Unauthorized',
-    attempt: () => read([['Authorization', Buffer.concat([Buffer.from('Bearer Alice-T'), Buffer.from([0xc3, 0xb6, 0xff, 0x80]), Buffer.from('ken-1')])]]),
+    attempt: () =>
+      read([
+        [
+          'Authorization',
+          Buffer.concat([
+            Buffer.from('Bearer Alice-T'),
+            Buffer.from([0xc3, 0xb6, 0xff, 0x80]),
+            Buffer.from('ken-1'),
+          ]),
+        ],
+      ]),
     guard: READ,
   },
   {
@@ -195,7 +228,7 @@ export const ROWS: Row[] = [
     name: 'a 1.1 MiB token (past the 1 MiB header limit)',
     code: 431,
     reason: 'RequestHeaderFieldsTooLarge',
-    note: 'past Kubernetes\' header limit the request is not read: 431 (Go answers it in plain text, the reference with a Status)',
+    note: "past Kubernetes' header limit the request is not read: 431 (Go answers it in plain text, the reference with a Status)",
     attempt: () => asToken('x'.repeat(1100 * 1024)),
     guard: READ,
   },
@@ -205,7 +238,8 @@ export const ROWS: Row[] = [
     code: 403,
     reason: 'Forbidden',
     note: 'Kubernetes 1.28 has no basic authentication: the header is ignored, the request is anonymous',
-    attempt: () => read([['Authorization', `Basic ${Buffer.from('alice:Alice-Token-1').toString('base64')}`]]),
+    attempt: () =>
+      read([['Authorization', `Basic ${Buffer.from('alice:Alice-Token-1').toString('base64')}`]]),
     guard: READ,
   },
   {
@@ -304,7 +338,9 @@ export const ROWS: Row[] = [
     reason: 'Unauthorized',
     attempt: async (f) => {
       const claims = JSON.parse(Buffer.from(f.saToken.split('.')[1]!, 'base64url').toString('utf8'));
-      const jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.from(f.saKey.publicPem));
+      const jwt = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(Buffer.from(f.saKey.publicPem));
       return asToken(jwt);
     },
     guard: READ,
@@ -346,7 +382,8 @@ export const ROWS: Row[] = [
     name: 'an expired service-account token',
     code: 401,
     reason: 'Unauthorized',
-    attempt: async (f) => asToken(await f.signSa({ iat: now() - 7200, nbf: now() - 7200, exp: now() - 3600 })),
+    attempt: async (f) =>
+      asToken(await f.signSa({ iat: now() - 7200, nbf: now() - 7200, exp: now() - 3600 })),
     guard: READ,
   },
   {
@@ -370,7 +407,7 @@ export const ROWS: Row[] = [
     name: 'an OIDC token not yet valid (`nbf` an hour ahead)',
     code: 401,
     reason: 'Unauthorized',
-    note: 'Kubernetes\' OIDC verifier allows one minute of skew on nbf',
+    note: "Kubernetes' OIDC verifier allows one minute of skew on nbf",
     attempt: async (f) => asToken(await f.oidcToken({ nbf: now() + 3600 })),
     guard: READ,
   },
@@ -379,7 +416,7 @@ export const ROWS: Row[] = [
     name: 'an OIDC token without `exp`',
     code: 401,
     reason: 'Unauthorized',
-    note: 'doc3: the server verifies signature and expiry; a token without expiry is expired to Kubernetes\' verifier',
+    note: "doc3: the server verifies signature and expiry; a token without expiry is expired to Kubernetes' verifier",
     attempt: async (f) => asToken(await f.oidcToken({ exp: undefined })),
     guard: READ,
   },
@@ -428,7 +465,10 @@ export const ROWS: Row[] = [
     name: 'an OIDC token with 8 KB of claims, signed by a key the issuer does not publish',
     code: 401,
     reason: 'Unauthorized',
-    attempt: async (f) => asToken(await f.oidcToken({ junk: 'j'.repeat(8 * 1024), groups: Array(50).fill('g') }, rogue.privateKey)),
+    attempt: async (f) =>
+      asToken(
+        await f.oidcToken({ junk: 'j'.repeat(8 * 1024), groups: Array(50).fill('g') }, rogue.privateKey),
+      ),
     guard: READ,
   },
   {
@@ -463,7 +503,9 @@ export const ROWS: Row[] = [
     code: 401,
     reason: 'Unauthorized',
     attempt: async (f) => {
-      const claim = JSON.parse(Buffer.from(f.saToken.split('.')[1]!, 'base64url').toString('utf8'))['orch.io'];
+      const claim = JSON.parse(Buffer.from(f.saToken.split('.')[1]!, 'base64url').toString('utf8'))[
+        'orch.io'
+      ];
       return asToken(await f.signSa({ 'orch.io': { ...claim, pod: 'some-pod' } }));
     },
     guard: READ,
@@ -473,7 +515,7 @@ export const ROWS: Row[] = [
     name: 'an OIDC-signed token whose `iss` is a number',
     code: 401,
     reason: 'Unauthorized',
-    note: 'no method\'s issuer: refused as an invalid bearer token',
+    note: "no method's issuer: refused as an invalid bearer token",
     attempt: async (f) => asToken(await f.oidcToken({ iss: 42 })),
     guard: READ,
   },
@@ -584,7 +626,7 @@ export const ROWS: Row[] = [
   // ------------------------------------------------------------------ client certificates
   {
     area: 'certificate',
-    name: 'a certificate from another CA (with the client CA\'s name)',
+    name: "a certificate from another CA (with the client CA's name)",
     code: 401,
     reason: 'Unauthorized',
     attempt: (f) => read([], f.certs.otherCa),
@@ -603,16 +645,16 @@ export const ROWS: Row[] = [
     name: 'a certificate without a common name (O=system:masters)',
     code: 401,
     reason: 'Unauthorized',
-    note: 'Kubernetes\' common-name conversion claims no certificate without CN (no error, no user), but the authenticating proxy\'s verifier, on in this server, refuses every certificate its CA did not sign: that refusal makes it a 401 (without the proxy the request is anonymous)',
+    note: "Kubernetes' common-name conversion claims no certificate without CN (no error, no user), but the authenticating proxy's verifier, on in this server, refuses every certificate its CA did not sign: that refusal makes it a 401 (without the proxy the request is anonymous)",
     attempt: (f) => read([], f.certs.noCn),
     guard: READ,
   },
   {
     area: 'certificate',
-    name: 'the client CA\'s own certificate used as a client certificate',
+    name: "the client CA's own certificate used as a client certificate",
     code: 403,
     reason: 'Forbidden',
-    note: 'Go\'s verification accepts a trusted root presented as the leaf, so the CA\'s name is the user; RBAC grants that name nothing',
+    note: "Go's verification accepts a trusted root presented as the leaf, so the CA's name is the user; RBAC grants that name nothing",
     attempt: (f) => read([], f.certs.clientCa),
     guard: READ,
   },
@@ -652,7 +694,7 @@ export const ROWS: Row[] = [
     name: 'a verified proxy certificate with a group header but no username header',
     code: 401,
     reason: 'Unauthorized',
-    note: 'without a user name the proxy names nobody; the client CA does not trust the proxy\'s certificate, a refusal: 401',
+    note: "without a user name the proxy names nobody; the client CA does not trust the proxy's certificate, a refusal: 401",
     attempt: (f) => read([['X-Remote-Group', 'system:masters']], f.certs.proxy),
     guard: READ,
   },
@@ -662,7 +704,14 @@ export const ROWS: Row[] = [
     code: 401,
     reason: 'Unauthorized',
     note: 'Kubernetes: "x509: subject with cn=... is not in the allowed list", an authentication error',
-    attempt: (f) => read([['X-Remote-User', 'proxied-alice'], ['X-Remote-Group', 'system:masters']], f.certs.rogueProxy),
+    attempt: (f) =>
+      read(
+        [
+          ['X-Remote-User', 'proxied-alice'],
+          ['X-Remote-Group', 'system:masters'],
+        ],
+        f.certs.rogueProxy,
+      ),
     guard: READ,
   },
 
@@ -699,7 +748,8 @@ export const ROWS: Row[] = [
     code: 400,
     reason: 'BadRequest',
     note: 'an empty user header impersonates no user, so the group has none',
-    attempt: (f) => read([bearer(f.admin), ['Impersonate-User', ''], ['Impersonate-Group', 'system:masters']]),
+    attempt: (f) =>
+      read([bearer(f.admin), ['Impersonate-User', ''], ['Impersonate-Group', 'system:masters']]),
     guard: READ,
   },
   {
@@ -708,7 +758,8 @@ export const ROWS: Row[] = [
     code: 403,
     reason: 'Forbidden',
     note: 'Kubernetes keeps a key that does not unescape as sent; the admin may impersonate, and the impersonated user may not read',
-    attempt: (f) => read([bearer(f.admin), ['Impersonate-User', 'nobody'], ['Impersonate-Extra-bad%zz', 'x']]),
+    attempt: (f) =>
+      read([bearer(f.admin), ['Impersonate-User', 'nobody'], ['Impersonate-Extra-bad%zz', 'x']]),
     guard: READ,
   },
   {
@@ -717,7 +768,8 @@ export const ROWS: Row[] = [
     code: 403,
     reason: 'Forbidden',
     note: 'the admin may impersonate anyone; the user so named has no rights',
-    attempt: (f) => read([bearer(f.admin), ['Impersonate-User', Buffer.from([0x61, 0x6c, 0x69, 0xc3, 0xa7, 0x65, 0xff])]]),
+    attempt: (f) =>
+      read([bearer(f.admin), ['Impersonate-User', Buffer.from([0x61, 0x6c, 0x69, 0xc3, 0xa7, 0x65, 0xff])]]),
     guard: READ,
   },
   {
@@ -745,7 +797,12 @@ export const ROWS: Row[] = [
     reason: 'Forbidden',
     note: 'keys like any other (Kubernetes keeps them): the admin may impersonate, the impersonated user may not read',
     attempt: (f) =>
-      read([bearer(f.admin), ['Impersonate-User', 'nobody'], ['Impersonate-Extra-__proto__', 'x'], ['Impersonate-Extra-constructor', 'y']]),
+      read([
+        bearer(f.admin),
+        ['Impersonate-User', 'nobody'],
+        ['Impersonate-Extra-__proto__', 'x'],
+        ['Impersonate-Extra-constructor', 'y'],
+      ]),
     guard: READ,
   },
   {
@@ -754,7 +811,12 @@ export const ROWS: Row[] = [
     code: 403,
     reason: 'Forbidden',
     note: 'every extra key asked for needs impersonate on userextras/<key>; this one is not dropped on the way',
-    attempt: () => read([bearer(TOKENS.imp), ['Impersonate-User', 'system:anonymous'], ['Impersonate-Extra-__proto__', 'x']]),
+    attempt: () =>
+      read([
+        bearer(TOKENS.imp),
+        ['Impersonate-User', 'system:anonymous'],
+        ['Impersonate-Extra-__proto__', 'x'],
+      ]),
     guard: READ,
   },
   {
@@ -771,7 +833,12 @@ export const ROWS: Row[] = [
     code: 403,
     reason: 'Forbidden',
     note: 'every group asked for needs its own impersonate permission',
-    attempt: () => read([bearer(TOKENS.imp), ['Impersonate-User', 'system:anonymous'], ['Impersonate-Group', 'system:masters']]),
+    attempt: () =>
+      read([
+        bearer(TOKENS.imp),
+        ['Impersonate-User', 'system:anonymous'],
+        ['Impersonate-Group', 'system:masters'],
+      ]),
     guard: READ,
   },
   {
@@ -779,7 +846,8 @@ export const ROWS: Row[] = [
     name: 'impersonating a user with a uid the caller may not impersonate',
     code: 403,
     reason: 'Forbidden',
-    attempt: () => read([bearer(TOKENS.imp), ['Impersonate-User', 'system:anonymous'], ['Impersonate-Uid', 'uid-alice']]),
+    attempt: () =>
+      read([bearer(TOKENS.imp), ['Impersonate-User', 'system:anonymous'], ['Impersonate-Uid', 'uid-alice']]),
     guard: READ,
   },
 
@@ -789,7 +857,12 @@ export const ROWS: Row[] = [
     name: 'TokenRequest whose audiences is a string and expirationSeconds a string',
     code: 400,
     reason: 'BadRequest',
-    attempt: (f) => post(f, TOKEN_REQUEST, { apiVersion: 'authentication.orch.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 'x', audiences: 'y' } }),
+    attempt: (f) =>
+      post(f, TOKEN_REQUEST, {
+        apiVersion: 'authentication.orch.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 'x', audiences: 'y' },
+      }),
     guard: { kind: 'nothing-issued' },
   },
   {
@@ -798,7 +871,12 @@ export const ROWS: Row[] = [
     code: 422,
     reason: 'Invalid',
     note: 'Kubernetes: "may not specify a duration less than 10 minutes"',
-    attempt: (f) => post(f, TOKEN_REQUEST, { apiVersion: 'authentication.orch.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 1 } }),
+    attempt: (f) =>
+      post(f, TOKEN_REQUEST, {
+        apiVersion: 'authentication.orch.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 1 },
+      }),
     guard: { kind: 'nothing-issued' },
   },
   {
@@ -859,7 +937,12 @@ export const ROWS: Row[] = [
     name: 'a body of another kind (SubjectAccessReview) sent to tokenreviews',
     code: 400,
     reason: 'BadRequest',
-    attempt: (f) => post(f, TR, { apiVersion: 'authentication.orch.io/v1', kind: 'SubjectAccessReview', spec: { token: f.admin } }),
+    attempt: (f) =>
+      post(f, TR, {
+        apiVersion: 'authentication.orch.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { token: f.admin },
+      }),
     guard: { kind: 'absent', path: `${TR}/x` },
   },
   {
@@ -900,7 +983,13 @@ export const ROWS: Row[] = [
     name: 'a TokenReview as YAML that does not parse',
     code: 400,
     reason: 'BadRequest',
-    attempt: (f) => post(f, TR, 'apiVersion: authentication.orch.io/v1\nkind: TokenReview\nspec: {token: [unclosed\n', 'application/yaml'),
+    attempt: (f) =>
+      post(
+        f,
+        TR,
+        'apiVersion: authentication.orch.io/v1\nkind: TokenReview\nspec: {token: [unclosed\n',
+        'application/yaml',
+      ),
     guard: { kind: 'absent', path: `${TR}/x` },
   },
   {
@@ -908,7 +997,13 @@ export const ROWS: Row[] = [
     name: 'a TokenReview as protobuf that is garbage',
     code: 400,
     reason: 'BadRequest',
-    attempt: (f) => post(f, TR, Buffer.from([0x6b, 0x38, 0x73, 0x00, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x02]), 'application/vnd.orch.protobuf'),
+    attempt: (f) =>
+      post(
+        f,
+        TR,
+        Buffer.from([0x6b, 0x38, 0x73, 0x00, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x02]),
+        'application/vnd.orch.protobuf',
+      ),
     guard: { kind: 'absent', path: `${TR}/x` },
   },
   {
@@ -925,7 +1020,8 @@ export const ROWS: Row[] = [
     name: 'TokenReview whose audiences is a string',
     code: 400,
     reason: 'BadRequest',
-    attempt: (f) => post(f, TR, tokenReview({ token: f.admin, audiences: 'https://orch.default.svc.cluster.local' })),
+    attempt: (f) =>
+      post(f, TR, tokenReview({ token: f.admin, audiences: 'https://orch.default.svc.cluster.local' })),
     guard: { kind: 'absent', path: `${TR}/x` },
   },
   {
@@ -942,7 +1038,10 @@ export const ROWS: Row[] = [
     code: 400,
     reason: 'BadRequest',
     attempt: (f) =>
-      post(f, '/apis/authentication.orch.io/v1beta1/selfsubjectreviews', { apiVersion: 'authentication.orch.io/v1beta1', kind: 'TokenReview' }),
+      post(f, '/apis/authentication.orch.io/v1beta1/selfsubjectreviews', {
+        apiVersion: 'authentication.orch.io/v1beta1',
+        kind: 'TokenReview',
+      }),
     guard: { kind: 'absent', path: '/apis/authentication.orch.io/v1beta1/selfsubjectreviews/x' },
   },
   {
@@ -951,7 +1050,11 @@ export const ROWS: Row[] = [
     code: 400,
     reason: 'BadRequest',
     attempt: (f) =>
-      post(f, SAR, { apiVersion: 'authorization.orch.io/v1', kind: 'SubjectAccessReview', spec: { user: 'alice', resourceAttributes: 'secrets' } }),
+      post(f, SAR, {
+        apiVersion: 'authorization.orch.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'alice', resourceAttributes: 'secrets' },
+      }),
     guard: { kind: 'absent', path: `${SAR}/x` },
   },
   {
@@ -993,7 +1096,8 @@ export const ROWS: Row[] = [
     name: 'SelfSubjectAccessReview with neither resourceAttributes nor nonResourceAttributes',
     code: 422,
     reason: 'Invalid',
-    attempt: (f) => post(f, SSAR, { apiVersion: 'authorization.orch.io/v1', kind: 'SelfSubjectAccessReview', spec: {} }),
+    attempt: (f) =>
+      post(f, SSAR, { apiVersion: 'authorization.orch.io/v1', kind: 'SelfSubjectAccessReview', spec: {} }),
     guard: { kind: 'absent', path: `${SSAR}/x` },
   },
   {
@@ -1001,7 +1105,12 @@ export const ROWS: Row[] = [
     name: 'SubjectAccessReview with neither resourceAttributes nor nonResourceAttributes',
     code: 422,
     reason: 'Invalid',
-    attempt: (f) => post(f, SAR, { apiVersion: 'authorization.orch.io/v1', kind: 'SubjectAccessReview', spec: { user: 'alice' } }),
+    attempt: (f) =>
+      post(f, SAR, {
+        apiVersion: 'authorization.orch.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'alice' },
+      }),
     guard: { kind: 'absent', path: `${SAR}/x` },
   },
   {
@@ -1013,7 +1122,11 @@ export const ROWS: Row[] = [
       post(f, SAR, {
         apiVersion: 'authorization.orch.io/v1',
         kind: 'SubjectAccessReview',
-        spec: { user: 'alice', resourceAttributes: readSecret, nonResourceAttributes: { path: '/healthz', verb: 'get' } },
+        spec: {
+          user: 'alice',
+          resourceAttributes: readSecret,
+          nonResourceAttributes: { path: '/healthz', verb: 'get' },
+        },
       }),
     guard: { kind: 'absent', path: `${SAR}/x` },
   },
@@ -1023,12 +1136,16 @@ export const ROWS: Row[] = [
     code: 422,
     reason: 'Invalid',
     attempt: (f) =>
-      post(f, SAR, { apiVersion: 'authorization.orch.io/v1', kind: 'SubjectAccessReview', spec: { resourceAttributes: readSecret } }),
+      post(f, SAR, {
+        apiVersion: 'authorization.orch.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { resourceAttributes: readSecret },
+      }),
     guard: { kind: 'absent', path: `${SAR}/x` },
   },
   {
     area: 'review',
-    name: 'LocalSubjectAccessReview whose metadata.namespace is not the path\'s',
+    name: "LocalSubjectAccessReview whose metadata.namespace is not the path's",
     code: 400,
     reason: 'BadRequest',
     note: 'Kubernetes: "the namespace of the provided object does not match the namespace sent on the request"',
@@ -1061,7 +1178,8 @@ export const ROWS: Row[] = [
     code: 400,
     reason: 'BadRequest',
     note: 'Kubernetes\' SelfSubjectRulesReview storage: "no namespace on request"',
-    attempt: (f) => post(f, SSRR, { apiVersion: 'authorization.orch.io/v1', kind: 'SelfSubjectRulesReview', spec: {} }),
+    attempt: (f) =>
+      post(f, SSRR, { apiVersion: 'authorization.orch.io/v1', kind: 'SelfSubjectRulesReview', spec: {} }),
     guard: { kind: 'absent', path: `${SSRR}/x` },
   },
 
@@ -1071,7 +1189,8 @@ export const ROWS: Row[] = [
     name: 'a request that is not PEM',
     code: 422,
     reason: 'Invalid',
-    attempt: (f) => post(f, CSR_PATH, csr('abi-not-pem', { request: pem64('hello, I am a certificate request') })),
+    attempt: (f) =>
+      post(f, CSR_PATH, csr('abi-not-pem', { request: pem64('hello, I am a certificate request') })),
     guard: { kind: 'absent', path: `${CSR_PATH}/abi-not-pem` },
   },
   {
@@ -1105,8 +1224,9 @@ export const ROWS: Row[] = [
     name: 'a request whose signature does not verify',
     code: 422,
     reason: 'Invalid',
-    note: 'Kubernetes checks the request\'s self-signature on create',
-    attempt: async (f) => post(f, CSR_PATH, csr('abi-bad-signature', { request: pem64(await badSignatureCsr()) })),
+    note: "Kubernetes checks the request's self-signature on create",
+    attempt: async (f) =>
+      post(f, CSR_PATH, csr('abi-bad-signature', { request: pem64(await badSignatureCsr()) })),
     guard: { kind: 'absent', path: `${CSR_PATH}/abi-bad-signature` },
   },
   {
@@ -1116,7 +1236,11 @@ export const ROWS: Row[] = [
     reason: 'Invalid',
     note: 'a well-formed unknown signer name is accepted and left pending (Kubernetes); one that is not `<domain>/<path>` is invalid',
     attempt: async (f) =>
-      post(f, CSR_PATH, csr('abi-bad-signer', { request: pem64((await csrPem('CN=x')).pem), signerName: 'unknown' })),
+      post(
+        f,
+        CSR_PATH,
+        csr('abi-bad-signer', { request: pem64((await csrPem('CN=x')).pem), signerName: 'unknown' }),
+      ),
     guard: { kind: 'absent', path: `${CSR_PATH}/abi-bad-signer` },
   },
   {
@@ -1125,7 +1249,14 @@ export const ROWS: Row[] = [
     code: 422,
     reason: 'Invalid',
     attempt: async (f) =>
-      post(f, CSR_PATH, csr('abi-bad-usage', { request: pem64((await csrPem('CN=x')).pem), usages: ['client auth', 'flying'] })),
+      post(
+        f,
+        CSR_PATH,
+        csr('abi-bad-usage', {
+          request: pem64((await csrPem('CN=x')).pem),
+          usages: ['client auth', 'flying'],
+        }),
+      ),
     guard: { kind: 'absent', path: `${CSR_PATH}/abi-bad-usage` },
   },
   {
@@ -1134,7 +1265,11 @@ export const ROWS: Row[] = [
     code: 422,
     reason: 'Invalid',
     attempt: async (f) =>
-      post(f, CSR_PATH, csr('abi-short', { request: pem64((await csrPem('CN=x')).pem), expirationSeconds: 60 })),
+      post(
+        f,
+        CSR_PATH,
+        csr('abi-short', { request: pem64((await csrPem('CN=x')).pem), expirationSeconds: 60 }),
+      ),
     guard: { kind: 'absent', path: `${CSR_PATH}/abi-short` },
   },
   {
@@ -1170,7 +1305,12 @@ export const ROWS: Row[] = [
       const r = await f.adminReq('GET', `${CSR_PATH}/${PENDING_CSR}`);
       const o = r.json;
       o.status = { certificate: Buffer.from(f.certs.alice.certPem).toString('base64') };
-      return { method: 'PUT', path: `${CSR_PATH}/${PENDING_CSR}/status`, headers: [bearer(f.admin)], body: JSON.stringify(o) };
+      return {
+        method: 'PUT',
+        path: `${CSR_PATH}/${PENDING_CSR}/status`,
+        headers: [bearer(f.admin)],
+        body: JSON.stringify(o),
+      };
     },
     guard: { kind: 'pending-csr' },
   },
@@ -1249,16 +1389,32 @@ export const ROWS: Row[] = [
 export const CONTROLS: { name: string; attempt(f: Fixture): Attempt | Promise<Attempt> }[] = [
   { name: 'the token-file user alice', attempt: () => asToken(TOKENS.alice) },
   { name: 'the service account abi/reader', attempt: (f) => asToken(f.saToken) },
-  { name: 'a service-account token signed here with the reader\'s claims', attempt: async (f) => asToken(await f.signSa()) },
+  {
+    name: "a service-account token signed here with the reader's claims",
+    attempt: async (f) => asToken(await f.signSa()),
+  },
   { name: `the OIDC user ${OIDC_EMAIL}`, attempt: async (f) => asToken(await f.oidcToken()) },
   { name: 'the bootstrap token', attempt: () => asToken(`${BOOTSTRAP.id}.${BOOTSTRAP.secret}`) },
   { name: 'the webhook token', attempt: () => asToken('webhook-good-token') },
   { name: 'the client certificate cert-alice', attempt: (f) => read([], f.certs.alice) },
-  { name: 'the proxy naming proxied-alice', attempt: (f) => read([['X-Remote-User', 'proxied-alice']], f.certs.proxy) },
+  {
+    name: 'the proxy naming proxied-alice',
+    attempt: (f) => read([['X-Remote-User', 'proxied-alice']], f.certs.proxy),
+  },
   {
     name: 'the proxy naming proxied-alice with the extra keys __proto__ and constructor',
     attempt: (f) =>
-      read([['X-Remote-User', 'proxied-alice'], ['X-Remote-Extra-__proto__', 'x'], ['X-Remote-Extra-constructor', 'y']], f.certs.proxy),
+      read(
+        [
+          ['X-Remote-User', 'proxied-alice'],
+          ['X-Remote-Extra-__proto__', 'x'],
+          ['X-Remote-Extra-constructor', 'y'],
+        ],
+        f.certs.proxy,
+      ),
   },
-  { name: 'the admin impersonating alice', attempt: (f) => read([bearer(f.admin), ['Impersonate-User', 'alice']]) },
+  {
+    name: 'the admin impersonating alice',
+    attempt: (f) => read([bearer(f.admin), ['Impersonate-User', 'alice']]),
+  },
 ];

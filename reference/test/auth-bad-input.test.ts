@@ -6,7 +6,14 @@
 // or changes what it aimed at. The controls show each identity the rows spoil does read the
 // target when well-formed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CSR_PATH, type Fixture, PENDING_CSR, SECRET_VALUE, startFixture, TOKENS } from './auth-bad-input-fixture.ts';
+import {
+  CSR_PATH,
+  type Fixture,
+  PENDING_CSR,
+  SECRET_VALUE,
+  startFixture,
+  TOKENS,
+} from './auth-bad-input-fixture.ts';
 import { CONTROLS, ROWS, type Row } from './auth-bad-input-table.ts';
 
 let f: Fixture;
@@ -86,7 +93,13 @@ for (const area of [...new Set(ROWS.map((r) => r.area))]) {
       expect(r.status, r.text).toBeLessThan(500);
       expect(r.status, r.text).toBe(row.code);
       expect(r.headers['content-type'] ?? '').toMatch(/^application\/json/);
-      expect(r.json, r.text).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: row.code, reason: row.reason });
+      expect(r.json, r.text).toMatchObject({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: row.code,
+        reason: row.reason,
+      });
       expect(typeof r.json.message).toBe('string');
       expect(r.json.message.length).toBeGreaterThan(0);
       if (row.warning) expect(r.headers.warning ?? '').toMatch(row.warning);

@@ -101,7 +101,10 @@ describe('authenticating proxy', () => {
     const jane = await issue(clientCa, { subject: 'CN=front-proxy, O=system:masters' });
     const r = await call(jane, { 'X-Remote-User': 'alice', 'X-Remote-Group': 'other' });
     expect(r.status).toBe(200);
-    expect(lastEvent().user).toEqual({ username: 'front-proxy', groups: ['system:masters', 'system:authenticated'] });
+    expect(lastEvent().user).toEqual({
+      username: 'front-proxy',
+      groups: ['system:masters', 'system:authenticated'],
+    });
   });
 
   it('no certificate: the headers are ignored and the request is anonymous', async () => {
@@ -135,7 +138,12 @@ describe('authenticating proxy', () => {
     });
     try {
       const anyName = await issue(proxyCa, { subject: 'CN=whatever' });
-      const r = await call(anyName, { 'X-Remote-User': 'erin', 'X-Remote-Group': 'system:masters' }, '/version', open);
+      const r = await call(
+        anyName,
+        { 'X-Remote-User': 'erin', 'X-Remote-Group': 'system:masters' },
+        '/version',
+        open,
+      );
       expect(r.status).toBe(200);
       // no group headers configured: none taken
       expect(lastEvent(open).user).toEqual({ username: 'erin', groups: ['system:authenticated'] });
@@ -162,12 +170,18 @@ describe('request-header flags', () => {
   it('lists are comma-separated and repeatable', () => {
     const c = parseServeArgs(
       [
-        '--requestheader-client-ca-file', 'p.pem',
-        '--requestheader-username-headers', 'X-Remote-User,X-User',
-        '--requestheader-username-headers', 'X-Third',
-        '--requestheader-group-headers', 'X-Remote-Group',
-        '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
-        '--requestheader-allowed-names', 'front-proxy, other',
+        '--requestheader-client-ca-file',
+        'p.pem',
+        '--requestheader-username-headers',
+        'X-Remote-User,X-User',
+        '--requestheader-username-headers',
+        'X-Third',
+        '--requestheader-group-headers',
+        'X-Remote-Group',
+        '--requestheader-extra-headers-prefix',
+        'X-Remote-Extra-',
+        '--requestheader-allowed-names',
+        'front-proxy, other',
       ],
       '/d',
     )!;

@@ -60,11 +60,19 @@ describe('token file format', () => {
   });
 
   it('CSV syntax errors (a bare quote, an unterminated quoted field) name the line', () => {
-    expect(() => parseTokenFile('a,b,c\nt,us"er,u\n', 'x.csv')).toThrow(/^--token-auth-file: x\.csv: .*quote.* at line 2/i);
-    expect(() => parseTokenFile('a,b,c\nt,u,v,"g1,g2\n', 'x.csv')).toThrow(/^--token-auth-file: x\.csv: .*quote.* line 2/i);
+    expect(() => parseTokenFile('a,b,c\nt,us"er,u\n', 'x.csv')).toThrow(
+      /^--token-auth-file: x\.csv: .*quote.* at line 2/i,
+    );
+    expect(() => parseTokenFile('a,b,c\nt,u,v,"g1,g2\n', 'x.csv')).toThrow(
+      /^--token-auth-file: x\.csv: .*quote.* line 2/i,
+    );
     // text after a closing quote (a space included) is an error, as in the CSV format
-    expect(() => parseTokenFile('t,u,v,"g" \n', 'x.csv')).toThrow(/^--token-auth-file: x\.csv: .*quote.* at line 1/i);
-    expect(() => parseTokenFile('t,"u"x,v\n', 'x.csv')).toThrow(/^--token-auth-file: x\.csv: .*quote.* at line 1/i);
+    expect(() => parseTokenFile('t,u,v,"g" \n', 'x.csv')).toThrow(
+      /^--token-auth-file: x\.csv: .*quote.* at line 1/i,
+    );
+    expect(() => parseTokenFile('t,"u"x,v\n', 'x.csv')).toThrow(
+      /^--token-auth-file: x\.csv: .*quote.* at line 1/i,
+    );
   });
 });
 
@@ -127,14 +135,17 @@ describe('malformed or missing token file', () => {
     await expect(build({ inMemory: true, tls: false, tokenAuthFile: path })).rejects.toThrow(
       `--token-auth-file: ${path} line 2: must have at least 3 columns (token, user name, user uid), found 1`,
     );
-    await expect(build({ inMemory: true, tls: false, tokenAuthFile: join(dir, 'absent.csv') })).rejects.toThrow(
-      /--token-auth-file: cannot read .*absent\.csv/,
-    );
+    await expect(
+      build({ inMemory: true, tls: false, tokenAuthFile: join(dir, 'absent.csv') }),
+    ).rejects.toThrow(/--token-auth-file: cannot read .*absent\.csv/);
   });
 
   it('serve reports it as a usage error (exit code 2, no stack)', async () => {
     const path = file('t,"u\n');
-    const cfg = parseServeArgs(['--in-memory', '--port', '0', '--token-auth-file', path, '--data-dir', dir], '/')!;
+    const cfg = parseServeArgs(
+      ['--in-memory', '--port', '0', '--token-auth-file', path, '--data-dir', dir],
+      '/',
+    )!;
     expect(cfg.options.tokenAuthFile).toBe(path);
     await expect(serve(cfg)).rejects.toBeInstanceOf(UsageError);
     expect(() => parseServeArgs(['--token-auth-file', ''])).toThrow(/--token-auth-file: must not be empty/);

@@ -30,7 +30,12 @@ beforeAll(async () => {
   otherCa = await makeCa('not-trusted-ca');
   // a bundle of two CAs: certificates of either authenticate
   writeFileSync(join(dir, 'client-ca.pem'), clientCa.certPem + secondCa.certPem);
-  ts = await startServer({ tls: true, clientCaFile: join(dir, 'client-ca.pem'), auditInMemory: 200, anonymous: true });
+  ts = await startServer({
+    tls: true,
+    clientCaFile: join(dir, 'client-ca.pem'),
+    auditInMemory: 200,
+    anonymous: true,
+  });
 });
 afterAll(async () => {
   await ts?.close();
@@ -42,7 +47,11 @@ interface Answer {
   json: any;
 }
 
-async function call(client: { cert?: string; key?: string } | undefined, path: string, token?: string): Promise<Answer> {
+async function call(
+  client: { cert?: string; key?: string } | undefined,
+  path: string,
+  token?: string,
+): Promise<Answer> {
   const dispatcher = new Agent({ connect: { ca: ts.server.caPem, ...client } });
   try {
     const r = await request(ts.url + path, {
@@ -56,7 +65,8 @@ async function call(client: { cert?: string; key?: string } | undefined, path: s
   }
 }
 const withCert = (c: Issued, chain = '') => ({ cert: c.certPem + chain, key: c.keyPem });
-const lastUser = (name: string) => ts.server.audit!.events.filter((e) => e.user?.username === name).at(-1)?.user;
+const lastUser = (name: string) =>
+  ts.server.audit!.events.filter((e) => e.user?.username === name).at(-1)?.user;
 
 describe('client certificates over real TLS', () => {
   it('a certificate of the client CA: user = CN, groups = each O, plus system:authenticated', async () => {
@@ -64,7 +74,10 @@ describe('client certificates over real TLS', () => {
     const r = await call(withCert(jane), '/api/v1/namespaces');
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.kind).toBe('NamespaceList');
-    expect(lastUser('jane')).toEqual({ username: 'jane', groups: ['system:masters', 'team-a', 'system:authenticated'] });
+    expect(lastUser('jane')).toEqual({
+      username: 'jane',
+      groups: ['system:masters', 'team-a', 'system:authenticated'],
+    });
   });
 
   it('several O values each become a group; without system:masters the user is known but forbidden', async () => {
@@ -72,7 +85,10 @@ describe('client certificates over real TLS', () => {
     const r = await call(withCert(joe), '/api/v1/namespaces');
     expect(r.status).toBe(403);
     expect(r.json.message).toContain('User "joe"');
-    expect(lastUser('joe')).toEqual({ username: 'joe', groups: ['dev', 'ops', 'qa', 'system:authenticated'] });
+    expect(lastUser('joe')).toEqual({
+      username: 'joe',
+      groups: ['dev', 'ops', 'qa', 'system:authenticated'],
+    });
   });
 
   it('any CA of the bundle verifies; an intermediate sent with the leaf is followed to the CA', async () => {
@@ -91,14 +107,49 @@ describe('client certificates over real TLS', () => {
   });
 
   const refused: [string, () => Promise<{ cert: string; key: string }>][] = [
-    ['expired', async () => withCert(await issue(clientCa, { subject: 'CN=old, O=system:masters', notBefore: new Date(Date.now() - 10 * DAY), notAfter: new Date(Date.now() - DAY) }))],
-    ['not yet valid', async () => withCert(await issue(clientCa, { subject: 'CN=early, O=system:masters', notBefore: new Date(Date.now() + DAY), notAfter: new Date(Date.now() + 10 * DAY) }))],
-    ['issued by a CA that is not a client CA', async () => withCert(await issue(otherCa, { subject: 'CN=mallory, O=system:masters' }))],
-    ['for server authentication only', async () => withCert(await issue(clientCa, { subject: 'CN=server-only, O=system:masters', usages: [x509.ExtendedKeyUsage.serverAuth] }))],
-    ['self-signed, claiming the client CA\'s name', async () => {
-      const fake = await makeCa('client-ca');
-      return withCert(await issue(fake, { subject: 'CN=forger, O=system:masters' }));
-    }],
+    [
+      'expired',
+      async () =>
+        withCert(
+          await issue(clientCa, {
+            subject: 'CN=old, O=system:masters',
+            notBefore: new Date(Date.now() - 10 * DAY),
+            notAfter: new Date(Date.now() - DAY),
+          }),
+        ),
+    ],
+    [
+      'not yet valid',
+      async () =>
+        withCert(
+          await issue(clientCa, {
+            subject: 'CN=early, O=system:masters',
+            notBefore: new Date(Date.now() + DAY),
+            notAfter: new Date(Date.now() + 10 * DAY),
+          }),
+        ),
+    ],
+    [
+      'issued by a CA that is not a client CA',
+      async () => withCert(await issue(otherCa, { subject: 'CN=mallory, O=system:masters' })),
+    ],
+    [
+      'for server authentication only',
+      async () =>
+        withCert(
+          await issue(clientCa, {
+            subject: 'CN=server-only, O=system:masters',
+            usages: [x509.ExtendedKeyUsage.serverAuth],
+          }),
+        ),
+    ],
+    [
+      "self-signed, claiming the client CA's name",
+      async () => {
+        const fake = await makeCa('client-ca');
+        return withCert(await issue(fake, { subject: 'CN=forger, O=system:masters' }));
+      },
+    ],
   ];
   it.each(refused)('a certificate %s is a 401 Unauthorized, not anonymous', async (_what, make) => {
     const r = await call(await make(), '/version');
@@ -141,7 +192,7 @@ describe('client CA configuration', () => {
 
 describe('kubectl with a client certificate', () => {
   const bin = findKubectl();
-  it('kubectl get namespaces runs as the certificate\'s user', async () => {
+  it("kubectl get namespaces runs as the certificate's user", async () => {
     expect(kubectlMissing(bin), kubectlMissing(bin)).toBeUndefined();
     const user = await issue(clientCa, { subject: 'CN=kube-user, O=system:masters' });
     const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -151,8 +202,15 @@ describe('kubectl with a client certificate', () => {
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{ name: 'c', cluster: { server: ts.url, 'certificate-authority-data': b64(ts.server.caPem!) } }],
-        users: [{ name: 'u', user: { 'client-certificate-data': b64(user.certPem), 'client-key-data': b64(user.keyPem) } }],
+        clusters: [
+          { name: 'c', cluster: { server: ts.url, 'certificate-authority-data': b64(ts.server.caPem!) } },
+        ],
+        users: [
+          {
+            name: 'u',
+            user: { 'client-certificate-data': b64(user.certPem), 'client-key-data': b64(user.keyPem) },
+          },
+        ],
         contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
         'current-context': 'x',
       }),
@@ -161,9 +219,18 @@ describe('kubectl with a client certificate', () => {
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(
           bin!,
-          ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args],
+          [
+            '--kubeconfig',
+            kubeconfig,
+            '--cache-dir',
+            join(dir, 'cache'),
+            '--request-timeout',
+            '20s',
+            ...args,
+          ],
           { env: { ...process.env, HOME: dir }, timeout: 60_000 },
-          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+          (err, stdout, stderr) =>
+            resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });
     const r = await run('get', 'namespaces', '-o', 'name');

@@ -96,7 +96,8 @@ async function serverWith(opts: Record<string, unknown>): Promise<TestServer> {
   );
   return ts;
 }
-const as = (ts: TestServer, token: string, path: string) => ts.req('GET', path, undefined, { authorization: `Bearer ${token}` });
+const as = (ts: TestServer, token: string, path: string) =>
+  ts.req('GET', path, undefined, { authorization: `Bearer ${token}` });
 
 describe('Webhook mode (v1beta1 by default)', () => {
   let ts: TestServer;
@@ -129,7 +130,8 @@ describe('Webhook mode (v1beta1 by default)', () => {
 
   it('an allowed answer is cached: the same request is not sent again', async () => {
     calls.length = 0;
-    for (let i = 0; i < 3; i++) expect((await as(ts, 'wendy', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await as(ts, 'wendy', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
     expect(calls).toHaveLength(0);
   });
 
@@ -198,12 +200,20 @@ describe('Webhook mode over HTTPS', () => {
       const body = JSON.parse(await readAll(req));
       seen.push(body.spec.user);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ...body, status: { allowed: body.spec.user === 'wendy', reason: 'over TLS' } }));
+      res.end(
+        JSON.stringify({ ...body, status: { allowed: body.spec.user === 'wendy', reason: 'over TLS' } }),
+      );
     });
     await new Promise<void>((r) => tlsHook.listen(0, '127.0.0.1', () => r()));
     const url = `https://127.0.0.1:${(tlsHook.address() as AddressInfo).port}/`;
-    const trusted = await serverWith({ authorizationModes: ['Webhook'], authorizationWebhookConfigFile: connectionFile('tls.yaml', url, cert.ca) });
-    const untrusted = await serverWith({ authorizationModes: ['Webhook'], authorizationWebhookConfigFile: connectionFile('tls-no-ca.yaml', url) });
+    const trusted = await serverWith({
+      authorizationModes: ['Webhook'],
+      authorizationWebhookConfigFile: connectionFile('tls.yaml', url, cert.ca),
+    });
+    const untrusted = await serverWith({
+      authorizationModes: ['Webhook'],
+      authorizationWebhookConfigFile: connectionFile('tls-no-ca.yaml', url),
+    });
     try {
       expect((await as(trusted, 'wendy', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
       expect(seen).toEqual(['wendy']);

@@ -173,15 +173,35 @@ describe('wrong field types: 400 BadRequest', () => {
 
 describe('null items in lists of structures: decoded as empty structures (as Go does), so 422, never 500', () => {
   const cases: [string, string, Record<string, unknown>, string[]][] = [
-    ['a null container', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'null-c' }, spec: { containers: [null] } }, ['spec.containers[0].name', 'spec.containers[0].image']],
+    [
+      'a null container',
+      'pods',
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'null-c' }, spec: { containers: [null] } },
+      ['spec.containers[0].name', 'spec.containers[0].image'],
+    ],
     [
       'a null port and env entry of a container',
       'pods',
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'null-p' }, spec: { containers: [{ name: 'a', image: 'i', ports: [null], env: [null] }] } },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'null-p' },
+        spec: { containers: [{ name: 'a', image: 'i', ports: [null], env: [null] }] },
+      },
       ['spec.containers[0].ports[0].containerPort', 'spec.containers[0].env[0].name'],
     ],
-    ['a null service port', 'services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'null-s' }, spec: { ports: [null] } }, ['spec.ports[0].port']],
-    ['a null owner reference', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'null-o', ownerReferences: [null] } }, ['metadata.ownerReferences[0].uid']],
+    [
+      'a null service port',
+      'services',
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'null-s' }, spec: { ports: [null] } },
+      ['spec.ports[0].port'],
+    ],
+    [
+      'a null owner reference',
+      'configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'null-o', ownerReferences: [null] } },
+      ['metadata.ownerReferences[0].uid'],
+    ],
   ];
   it.each(cases)('%s', async (_, plural, body, fields) => {
     const r = await t.req('POST', `/api/v1/namespaces/default/${plural}`, body);

@@ -16,10 +16,21 @@ function ids(): { id: string; secret: string } {
   return { id, secret: `${id}0123456789`.slice(0, 16).padEnd(16, 'x') };
 }
 
-function tokenSecret(id: string, data: Record<string, string | undefined>, extra: Record<string, unknown> = {}) {
+function tokenSecret(
+  id: string,
+  data: Record<string, string | undefined>,
+  extra: Record<string, unknown> = {},
+) {
   const stringData: Record<string, string> = {};
   for (const [k, v] of Object.entries(data)) if (v !== undefined) stringData[k] = v;
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.orch.io/token', stringData, ...extra };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${id}` },
+    type: 'bootstrap.orch.io/token',
+    stringData,
+    ...extra,
+  };
 }
 
 async function create(s: TestServer, body: unknown, ns = NS): Promise<void> {
@@ -45,11 +56,19 @@ describe('bootstrap token authentication (--enable-bootstrap-token-auth)', () =>
   afterAll(() => s.close());
 
   /** A token secret with the given fields (defaults: a valid authentication token) and its token text. */
-  async function token(fields: Record<string, string | undefined> = {}, extra: Record<string, unknown> = {}, ns = NS) {
+  async function token(
+    fields: Record<string, string | undefined> = {},
+    extra: Record<string, unknown> = {},
+    ns = NS,
+  ) {
     const { id, secret } = ids();
     await create(
       s,
-      tokenSecret(id, { 'token-id': id, 'token-secret': secret, 'usage-bootstrap-authentication': 'true', ...fields }, extra),
+      tokenSecret(
+        id,
+        { 'token-id': id, 'token-secret': secret, 'usage-bootstrap-authentication': 'true', ...fields },
+        extra,
+      ),
       ns,
     );
     return { id, text: `${id}.${secret}` };
@@ -59,7 +78,8 @@ describe('bootstrap token authentication (--enable-bootstrap-token-auth)', () =>
     const t = await token({
       description: 'joins nodes',
       expiration: iso(Date.now() + 3_600_000),
-      'auth-extra-groups': 'system:bootstrappers:worker,system:bootstrappers:orch:default-node-token,system:bootstrappers:worker',
+      'auth-extra-groups':
+        'system:bootstrappers:worker,system:bootstrappers:orch:default-node-token,system:bootstrappers:worker',
     });
     expect(await who(s, t.text)).toMatchObject({
       user: {
@@ -73,9 +93,13 @@ describe('bootstrap token authentication (--enable-bootstrap-token-auth)', () =>
       },
       by: 'bootstrap-token',
     });
-    expect((await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${t.text}` })).status).toBe(403);
+    expect(
+      (await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${t.text}` })).status,
+    ).toBe(403);
     const plain = await token();
-    expect(await who(s, plain.text)).toMatchObject({ user: { groups: ['system:bootstrappers', 'system:authenticated'] } });
+    expect(await who(s, plain.text)).toMatchObject({
+      user: { groups: ['system:bootstrappers', 'system:authenticated'] },
+    });
   });
 
   it('refuses a wrong secret, an unknown id, or text that is not <6>.<16> of a-z0-9 (401)', async () => {
@@ -83,14 +107,29 @@ describe('bootstrap token authentication (--enable-bootstrap-token-auth)', () =>
     expect(await who(s, `${t.id}.zzzzzzzzzzzzzzzz`)).toEqual({ code: 401 });
     expect(await who(s, 'qqqqqq.0123456789abcdef')).toEqual({ code: 401 });
     const secret = t.text.split('.')[1]!;
-    for (const bad of [`${t.id}.${secret.slice(1)}`, `${t.id.slice(1)}.${secret}`, t.text.toUpperCase(), `${t.id}:${secret}`, `${t.text}x`])
+    for (const bad of [
+      `${t.id}.${secret.slice(1)}`,
+      `${t.id.slice(1)}.${secret}`,
+      t.text.toUpperCase(),
+      `${t.id}:${secret}`,
+      `${t.text}x`,
+    ])
       expect(await who(s, bad), bad).toEqual({ code: 401 });
-    expect((await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${t.id}.zzzzzzzzzzzzzzzz` })).status).toBe(401);
+    expect(
+      (
+        await s.req('GET', '/api/v1/namespaces', undefined, {
+          authorization: `Bearer ${t.id}.zzzzzzzzzzzzzzzz`,
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('needs usage-bootstrap-authentication to be exactly "true"', async () => {
     for (const usage of [undefined, 'false', 'True', 'yes', ''])
-      expect(await who(s, (await token({ 'usage-bootstrap-authentication': usage })).text), String(usage)).toEqual({ code: 401 });
+      expect(
+        await who(s, (await token({ 'usage-bootstrap-authentication': usage })).text),
+        String(usage),
+      ).toEqual({ code: 401 });
   });
 
   it('refuses an expired token and one whose expiration does not parse', async () => {
@@ -101,7 +140,13 @@ describe('bootstrap token authentication (--enable-bootstrap-token-auth)', () =>
   });
 
   it('refuses a token with an extra group outside system:bootstrappers:', async () => {
-    for (const g of ['system:masters', 'system:bootstrappers', 'system:bootstrappers:', 'system:bootstrappers:Upper', 'system:bootstrappers:a, system:bootstrappers:b'])
+    for (const g of [
+      'system:masters',
+      'system:bootstrappers',
+      'system:bootstrappers:',
+      'system:bootstrappers:Upper',
+      'system:bootstrappers:a, system:bootstrappers:b',
+    ])
       expect(await who(s, (await token({ 'auth-extra-groups': g })).text), g).toEqual({ code: 401 });
   });
 
@@ -130,7 +175,10 @@ describe('without --enable-bootstrap-token-auth', () => {
 
   it('a valid token secret authenticates nobody', async () => {
     const { id, secret } = ids();
-    await create(s, tokenSecret(id, { 'token-id': id, 'token-secret': secret, 'usage-bootstrap-authentication': 'true' }));
+    await create(
+      s,
+      tokenSecret(id, { 'token-id': id, 'token-secret': secret, 'usage-bootstrap-authentication': 'true' }),
+    );
     expect(await who(s, `${id}.${secret}`)).toEqual({ code: 401 });
   });
 });
@@ -154,7 +202,10 @@ describe('token cleaner (--controllers=*,tokencleaner)', () => {
 
   it('deletes an already expired token secret at once, and one with an unreadable expiration', async () => {
     const a = ids();
-    await create(s, tokenSecret(a.id, { 'token-id': a.id, 'token-secret': a.secret, expiration: iso(Date.now() - 60_000) }));
+    await create(
+      s,
+      tokenSecret(a.id, { 'token-id': a.id, 'token-secret': a.secret, expiration: iso(Date.now() - 60_000) }),
+    );
     expect(await waitExists(s, `bootstrap-token-${a.id}`, false, 2000)).toBe(false);
     const b = ids();
     await create(s, tokenSecret(b.id, { 'token-id': b.id, 'token-secret': b.secret, expiration: 'never' }));
@@ -164,10 +215,18 @@ describe('token cleaner (--controllers=*,tokencleaner)', () => {
   it('deletes a token secret when it expires, not before; keeps tokens without expiration and other secrets', async () => {
     const t = ids();
     const expires = Date.now() + 1500;
-    await create(s, tokenSecret(t.id, { 'token-id': t.id, 'token-secret': t.secret, expiration: iso(expires) }));
+    await create(
+      s,
+      tokenSecret(t.id, { 'token-id': t.id, 'token-secret': t.secret, expiration: iso(expires) }),
+    );
     const keep = ids();
     await create(s, tokenSecret(keep.id, { 'token-id': keep.id, 'token-secret': keep.secret }));
-    await create(s, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'not-a-token' }, stringData: { expiration: iso(Date.now() - 1000) } });
+    await create(s, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'not-a-token' },
+      stringData: { expiration: iso(Date.now() - 1000) },
+    });
     await new Promise((r) => setTimeout(r, 800));
     expect(await waitExists(s, `bootstrap-token-${t.id}`, true, 0)).toBe(true);
     expect(await waitExists(s, `bootstrap-token-${t.id}`, false, 4000)).toBe(false);
@@ -181,7 +240,14 @@ describe('token cleaner (--controllers=*,tokencleaner)', () => {
   it('follows a changed expiration', async () => {
     const t = ids();
     const name = `bootstrap-token-${t.id}`;
-    await create(s, tokenSecret(t.id, { 'token-id': t.id, 'token-secret': t.secret, expiration: iso(Date.now() + 3_600_000) }));
+    await create(
+      s,
+      tokenSecret(t.id, {
+        'token-id': t.id,
+        'token-secret': t.secret,
+        expiration: iso(Date.now() + 3_600_000),
+      }),
+    );
     const patch = await s.req(
       'PATCH',
       `/api/v1/namespaces/${NS}/secrets/${name}`,
@@ -202,7 +268,10 @@ describe('the token cleaner is off by default', () => {
 
   it('leaves an expired token secret alone', async () => {
     const t = ids();
-    await create(s, tokenSecret(t.id, { 'token-id': t.id, 'token-secret': t.secret, expiration: iso(Date.now() - 60_000) }));
+    await create(
+      s,
+      tokenSecret(t.id, { 'token-id': t.id, 'token-secret': t.secret, expiration: iso(Date.now() - 60_000) }),
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(await waitExists(s, `bootstrap-token-${t.id}`, true, 0)).toBe(true);
   });

@@ -92,7 +92,9 @@ describe('serve flags', () => {
   });
 
   it('--help', () => {
-    expect(parseServeArgs(['--authorization-mode', 'RBAC,AlwaysDeny', '--anonymous-auth', 'false'])!.options).toMatchObject({
+    expect(
+      parseServeArgs(['--authorization-mode', 'RBAC,AlwaysDeny', '--anonymous-auth', 'false'])!.options,
+    ).toMatchObject({
       authorizationModes: ['RBAC', 'AlwaysDeny'],
       anonymous: false,
     });
@@ -112,7 +114,10 @@ describe('serve flags', () => {
     [['--token', 'has space'], /token/],
     [['--nope'], /Unknown option/],
     [['--authorization-mode', 'ABAC'], /--authorization-mode: unknown authorization mode "ABAC"/],
-    [['--authorization-mode', 'RBAC,RBAC'], /--authorization-mode: authorization mode "RBAC" is given more than once/],
+    [
+      ['--authorization-mode', 'RBAC,RBAC'],
+      /--authorization-mode: authorization mode "RBAC" is given more than once/,
+    ],
     [['--authorization-mode', ''], /--authorization-mode: at least one authorization mode/],
     [['--anonymous-auth', 'yes'], /--anonymous-auth: "yes" is not true or false/],
     [['extra'], /positional/],

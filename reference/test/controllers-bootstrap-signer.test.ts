@@ -40,20 +40,41 @@ describe('bootstrap signer', () => {
   }
 
   it('signs cluster-info for each token that may sign, and only for those', async () => {
-    expect((await s.req('POST', SECRETS, token('abcdef', { 'usage-bootstrap-signing': 'true' }))).status).toBe(201);
-    expect((await s.req('POST', SECRETS, token('zzzzzz', { 'usage-bootstrap-authentication': 'true' }))).status).toBe(201);
-    expect((await s.req('POST', CM, { metadata: { name: 'cluster-info' }, data: { kubeconfig: KUBECONFIG } })).status).toBe(201);
+    expect(
+      (await s.req('POST', SECRETS, token('abcdef', { 'usage-bootstrap-signing': 'true' }))).status,
+    ).toBe(201);
+    expect(
+      (await s.req('POST', SECRETS, token('zzzzzz', { 'usage-bootstrap-authentication': 'true' }))).status,
+    ).toBe(201);
+    expect(
+      (await s.req('POST', CM, { metadata: { name: 'cluster-info' }, data: { kubeconfig: KUBECONFIG } }))
+        .status,
+    ).toBe(201);
     const d = await until((x) => 'jws-kubeconfig-abcdef' in x);
     expect(d).toEqual({ kubeconfig: KUBECONFIG, 'jws-kubeconfig-abcdef': SIGNED_ABCDEF });
   });
 
   it('an expired token signs nothing; a stray signature goes; a deleted token takes its signature', async () => {
     expect(
-      (await s.req('POST', SECRETS, token('qqqqqq', { 'usage-bootstrap-signing': 'true', expiration: '2000-01-01T00:00:00Z' }))).status,
+      (
+        await s.req(
+          'POST',
+          SECRETS,
+          token('qqqqqq', { 'usage-bootstrap-signing': 'true', expiration: '2000-01-01T00:00:00Z' }),
+        )
+      ).status,
     ).toBe(201);
-    const stray = await s.req('PATCH', `${CM}/cluster-info`, { data: { 'jws-kubeconfig-aaaaaa': 'x' } }, { 'content-type': 'application/merge-patch+json' });
+    const stray = await s.req(
+      'PATCH',
+      `${CM}/cluster-info`,
+      { data: { 'jws-kubeconfig-aaaaaa': 'x' } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expect(stray.status).toBe(200);
-    expect(await until((x) => !('jws-kubeconfig-aaaaaa' in x))).toEqual({ kubeconfig: KUBECONFIG, 'jws-kubeconfig-abcdef': SIGNED_ABCDEF });
+    expect(await until((x) => !('jws-kubeconfig-aaaaaa' in x))).toEqual({
+      kubeconfig: KUBECONFIG,
+      'jws-kubeconfig-abcdef': SIGNED_ABCDEF,
+    });
     expect((await s.req('DELETE', `${SECRETS}/bootstrap-token-abcdef`)).status).toBe(200);
     expect(await until((x) => !('jws-kubeconfig-abcdef' in x))).toEqual({ kubeconfig: KUBECONFIG });
   });

@@ -10,13 +10,22 @@ import { CONTROLLERS, controllerEnabled } from '../src/controllers/catalog.ts';
 describe('--controllers', () => {
   it('the default set `*` is every controller but the token cleaner and the bootstrap signer', () => {
     const on = CONTROLLERS.filter((c) => controllerEnabled(undefined, c.name)).map((c) => c.name);
-    expect(on.sort()).toEqual(['deployment', 'garbagecollector', 'namespace', 'replicaset', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount']);
+    expect(on.sort()).toEqual([
+      'deployment',
+      'garbagecollector',
+      'namespace',
+      'replicaset',
+      'resourcequota',
+      'root-ca-cert-publisher',
+      'serviceaccount',
+    ]);
     expect(controllerEnabled(['*'], 'tokencleaner')).toBe(false);
     expect(controllerEnabled(['*'], 'bootstrapsigner')).toBe(false);
   });
 
   it('what a cluster runs (*,tokencleaner,bootstrapsigner) is every controller', () => {
-    for (const c of CONTROLLERS) expect(controllerEnabled(['*', 'tokencleaner', 'bootstrapsigner'], c.name), c.name).toBe(true);
+    for (const c of CONTROLLERS)
+      expect(controllerEnabled(['*', 'tokencleaner', 'bootstrapsigner'], c.name), c.name).toBe(true);
   });
 
   it('a list without `*` runs only what it names; -name switches one off', () => {
@@ -28,12 +37,13 @@ describe('--controllers', () => {
   });
 
   it('the flag takes short and canonical names and refuses others', () => {
-    expect(parseServeArgs(['--controllers=*,root-ca-certificate-publisher-controller,-deployment'])!.options.controllers).toEqual([
-      '*',
-      'root-ca-certificate-publisher-controller',
-      '-deployment',
-    ]);
+    expect(
+      parseServeArgs(['--controllers=*,root-ca-certificate-publisher-controller,-deployment'])!.options
+        .controllers,
+    ).toEqual(['*', 'root-ca-certificate-publisher-controller', '-deployment']);
     expect(() => parseServeArgs(['--controllers=*,-bogus'])).toThrow(UsageError);
-    expect(() => parseServeArgs(['--controllers=*,-bogus'])).toThrow(/"bogus" is not in the list of known controllers/);
+    expect(() => parseServeArgs(['--controllers=*,-bogus'])).toThrow(
+      /"bogus" is not in the list of known controllers/,
+    );
   });
 });

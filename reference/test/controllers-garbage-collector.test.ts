@@ -39,7 +39,11 @@ interface Ref {
 }
 async function cm(name: string, owners: Ref[] = [], finalizers?: string[]): Promise<Ref> {
   const r = await s.req('POST', cms(), {
-    metadata: { name, ...(owners.length ? { ownerReferences: owners } : {}), ...(finalizers ? { finalizers } : {}) },
+    metadata: {
+      name,
+      ...(owners.length ? { ownerReferences: owners } : {}),
+      ...(finalizers ? { finalizers } : {}),
+    },
   });
   expect(r.status, r.text).toBe(201);
   return { apiVersion: 'v1', kind: 'ConfigMap', name, uid: r.json.metadata.uid };
@@ -50,7 +54,8 @@ const get = async (name: string) => {
 };
 const del = (name: string, policy?: string) =>
   s.req('DELETE', `${cms()}/${name}`, policy ? { propagationPolicy: policy } : undefined);
-const release = (name: string) => s.req('PATCH', `${cms()}/${name}`, { metadata: { finalizers: null } }, MERGE);
+const release = (name: string) =>
+  s.req('PATCH', `${cms()}/${name}`, { metadata: { finalizers: null } }, MERGE);
 /** Waits until `f` holds (or the time is up) and says whether it does. */
 async function eventually(f: () => Promise<boolean>, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;
@@ -123,15 +128,21 @@ describe('garbage collector', () => {
   it('the orphan finalizer of an object without dependents is removed too', async () => {
     await cm('or9', [], ['example.com/x']);
     expect((await del('or9', 'Orphan')).status).toBe(200);
-    expect(await eventually(async () => !(await get('or9'))?.metadata.finalizers.includes('orphan'))).toBe(true);
+    expect(await eventually(async () => !(await get('or9'))?.metadata.finalizers.includes('orphan'))).toBe(
+      true,
+    );
     expect((await get('or9')).metadata.finalizers).toEqual(['example.com/x']);
     await release('or9');
   });
 
   it('a reference to no object, or to another object of that name, has the dependent deleted', async () => {
-    await cm('dg-d', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: '6f1b7c4e-0000-4000-8000-000000000001' }]);
+    await cm('dg-d', [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: '6f1b7c4e-0000-4000-8000-000000000001' },
+    ]);
     await cm('dg-o');
-    await cm('dg-d2', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'dg-o', uid: '6f1b7c4e-0000-4000-8000-000000000003' }]);
+    await cm('dg-d2', [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'dg-o', uid: '6f1b7c4e-0000-4000-8000-000000000003' },
+    ]);
     expect(await gone('dg-d')).toBe(true);
     expect(await gone('dg-d2')).toBe(true);
     expect(await get('dg-o')).toBeDefined();
@@ -139,37 +150,65 @@ describe('garbage collector', () => {
 
   it('a standing owner keeps its dependent, whose reference to an absent owner goes', async () => {
     const o = await cm('st-o');
-    await cm('st-d', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: '6f1b7c4e-0000-4000-8000-000000000002' }, o]);
-    expect(await eventually(async () => (await get('st-d'))?.metadata.ownerReferences?.length === 1)).toBe(true);
+    await cm('st-d', [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: '6f1b7c4e-0000-4000-8000-000000000002' },
+      o,
+    ]);
+    expect(await eventually(async () => (await get('st-d'))?.metadata.ownerReferences?.length === 1)).toBe(
+      true,
+    );
     expect((await get('st-d')).metadata.ownerReferences).toEqual([o]);
   });
 
   it('a reference to a kind the server does not serve is left alone', async () => {
-    await cm('uk-d', [{ apiVersion: 'example.com/v1', kind: 'Nothing', name: 'n', uid: '6f1b7c4e-0000-4000-8000-000000000004' }]);
+    await cm('uk-d', [
+      {
+        apiVersion: 'example.com/v1',
+        kind: 'Nothing',
+        name: 'n',
+        uid: '6f1b7c4e-0000-4000-8000-000000000004',
+      },
+    ]);
     await sleep(300);
     expect(await get('uk-d')).toBeDefined();
   });
 });
 
 describe('the finalizers a delete leaves for the garbage collector', () => {
-  const owned = async (name: string, owner: { apiVersion: string; kind: string; name: string; uid: string }) =>
-    cm(name, [owner]);
+  const owned = async (
+    name: string,
+    owner: { apiVersion: string; kind: string; name: string; uid: string },
+  ) => cm(name, [owner]);
 
   it('a core/v1 ReplicationController orphans its dependents by default', async () => {
     const rc = await s.req('POST', `/api/v1/namespaces/${ns}/replicationcontrollers`, {
       metadata: { name: 'rc' },
-      spec: { replicas: 0, selector: { a: 'b' }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      spec: {
+        replicas: 0,
+        selector: { a: 'b' },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      },
     });
     expect(rc.status, rc.text).toBe(201);
-    await owned('rc-d', { apiVersion: 'v1', kind: 'ReplicationController', name: 'rc', uid: rc.json.metadata.uid });
+    await owned('rc-d', {
+      apiVersion: 'v1',
+      kind: 'ReplicationController',
+      name: 'rc',
+      uid: rc.json.metadata.uid,
+    });
     expect((await s.req('DELETE', `/api/v1/namespaces/${ns}/replicationcontrollers/rc`)).status).toBe(200);
-    expect(await eventually(async () => (await get('rc-d'))?.metadata.ownerReferences === undefined)).toBe(true);
+    expect(await eventually(async () => (await get('rc-d'))?.metadata.ownerReferences === undefined)).toBe(
+      true,
+    );
   });
 
   it('a batch/v1 Job orphans its dependents by default, and the delete warns', async () => {
     const job = await s.req('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, {
       metadata: { name: 'j' },
-      spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'i' }] } } },
+      spec: {
+        suspend: true,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'i' }] } },
+      },
     });
     expect(job.status, job.text).toBe(201);
     await owned('j-d', { apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: job.json.metadata.uid });
@@ -179,13 +218,19 @@ describe('the finalizers a delete leaves for the garbage collector', () => {
       '299 - "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"',
     );
     expect(r.json.metadata.finalizers).toEqual(['orphan']);
-    expect(await eventually(async () => (await get('j-d'))?.metadata.ownerReferences === undefined)).toBe(true);
+    expect(await eventually(async () => (await get('j-d'))?.metadata.ownerReferences === undefined)).toBe(
+      true,
+    );
   });
 
   const deployment = (name: string, finalizers?: string[]) =>
     s.req('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
       metadata: { name, ...(finalizers ? { finalizers } : {}) },
-      spec: { replicas: 0, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      },
     });
 
   it('a Deployment takes its dependents by default', async () => {
@@ -203,7 +248,12 @@ describe('the finalizers a delete leaves for the garbage collector', () => {
     expect(r.status).toBe(200);
     expect(r.json.metadata.generation).toBe(d.json.metadata.generation + 1);
     expect(r.json.metadata.finalizers).toEqual(['example.com/x']);
-    await s.req('PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/dg`, { metadata: { finalizers: null } }, MERGE);
+    await s.req(
+      'PATCH',
+      `/apis/apps/v1/namespaces/${ns}/deployments/dg`,
+      { metadata: { finalizers: null } },
+      MERGE,
+    );
   });
 
   it('an Event gets no finalizer from a foreground delete', async () => {
@@ -215,7 +265,9 @@ describe('the finalizers a delete leaves for the garbage collector', () => {
       type: 'Normal',
     });
     expect(ev.status, ev.text).toBe(201);
-    const r = await s.req('DELETE', `/api/v1/namespaces/${ns}/events/ev`, { propagationPolicy: 'Foreground' });
+    const r = await s.req('DELETE', `/api/v1/namespaces/${ns}/events/ev`, {
+      propagationPolicy: 'Foreground',
+    });
     expect(r.status).toBe(200);
     expect(r.json.metadata.finalizers).toEqual(['example.com/x']);
     await s.req('PATCH', `/api/v1/namespaces/${ns}/events/ev`, { metadata: { finalizers: null } }, MERGE);

@@ -22,9 +22,17 @@ describe('leader election (a shared store)', () => {
 
   it('only the Lease holder runs the controllers; another takes over once the lease expires', async () => {
     const env = { registry: s.server.registry, now };
-    const a = startControllers(env, { controllers: ['root-ca-cert-publisher'], caBundle: 'A', leaderElect: true });
+    const a = startControllers(env, {
+      controllers: ['root-ca-cert-publisher'],
+      caBundle: 'A',
+      leaderElect: true,
+    });
     await sleep(300);
-    const b = startControllers(env, { controllers: ['root-ca-cert-publisher'], caBundle: 'B', leaderElect: true });
+    const b = startControllers(env, {
+      controllers: ['root-ca-cert-publisher'],
+      caBundle: 'B',
+      leaderElect: true,
+    });
     try {
       await sleep(300);
       const lease = (await s.req('GET', LEASE)).json;

@@ -21,12 +21,26 @@ describe('namespace controller', () => {
   });
   afterAll(() => s.close());
 
-  it('deletes the content 5 s after the delete, reports what finalizers hold, and the namespace goes once it is empty', { timeout: 30_000 }, async () => {
+  it('deletes the content 5 s after the delete, reports what finalizers hold, and the namespace goes once it is empty', {
+    timeout: 30_000,
+  }, async () => {
     const ns = uniqueName('nsc');
     const base = `/api/v1/namespaces/${ns}`;
     expect((await s.req('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
-    expect((await s.req('POST', `${base}/configmaps`, { metadata: { name: 'held', finalizers: ['example.com/hold'] } })).status).toBe(201);
-    expect((await s.req('POST', `${base}/secrets`, { metadata: { name: 'held2', finalizers: ['example.com/hold', 'example.com/b'] } })).status).toBe(201);
+    expect(
+      (
+        await s.req('POST', `${base}/configmaps`, {
+          metadata: { name: 'held', finalizers: ['example.com/hold'] },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await s.req('POST', `${base}/secrets`, {
+          metadata: { name: 'held2', finalizers: ['example.com/hold', 'example.com/b'] },
+        })
+      ).status,
+    ).toBe(201);
     expect((await s.req('POST', `${base}/configmaps`, { metadata: { name: 'plain' } })).status).toBe(201);
     await sleep(200);
     expect((await s.req('DELETE', base)).status).toBe(200);
@@ -45,27 +59,48 @@ describe('namespace controller', () => {
       return c;
     });
     expect(conds).toEqual([
-      { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
-      { type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' },
-      { type: 'NamespaceDeletionContentFailure', status: 'False', reason: 'ContentDeleted', message: 'All content successfully deleted, may be waiting on finalization' },
+      {
+        type: 'NamespaceDeletionDiscoveryFailure',
+        status: 'False',
+        reason: 'ResourcesDiscovered',
+        message: 'All resources successfully discovered',
+      },
+      {
+        type: 'NamespaceDeletionGroupVersionParsingFailure',
+        status: 'False',
+        reason: 'ParsedGroupVersions',
+        message: 'All legacy kube types successfully parsed',
+      },
+      {
+        type: 'NamespaceDeletionContentFailure',
+        status: 'False',
+        reason: 'ContentDeleted',
+        message: 'All content successfully deleted, may be waiting on finalization',
+      },
       {
         type: 'NamespaceContentRemaining',
         status: 'True',
         reason: 'SomeResourcesRemain',
-        message: 'Some resources are remaining: configmaps. has 1 resource instances, secrets. has 1 resource instances',
+        message:
+          'Some resources are remaining: configmaps. has 1 resource instances, secrets. has 1 resource instances',
       },
       {
         type: 'NamespaceFinalizersRemaining',
         status: 'True',
         reason: 'SomeFinalizersRemain',
-        message: 'Some content in the namespace has finalizers remaining: example.com/b in 1 resource instances, example.com/hold in 2 resource instances',
+        message:
+          'Some content in the namespace has finalizers remaining: example.com/b in 1 resource instances, example.com/hold in 2 resource instances',
       },
     ]);
     expect(ns1.status.phase).toBe('Terminating');
     expect((await s.req('GET', `${base}/configmaps/plain`)).status).toBe(404);
     expect((await s.req('GET', `${base}/serviceaccounts/default`)).status).toBe(404);
-    expect((await s.req('PATCH', `${base}/configmaps/held`, { metadata: { finalizers: null } }, MERGE)).status).toBe(200);
-    expect((await s.req('PATCH', `${base}/secrets/held2`, { metadata: { finalizers: null } }, MERGE)).status).toBe(200);
+    expect(
+      (await s.req('PATCH', `${base}/configmaps/held`, { metadata: { finalizers: null } }, MERGE)).status,
+    ).toBe(200);
+    expect(
+      (await s.req('PATCH', `${base}/secrets/held2`, { metadata: { finalizers: null } }, MERGE)).status,
+    ).toBe(200);
     let status = 0;
     for (const end = Date.now() + 8000; Date.now() < end; await sleep(100)) {
       status = (await s.req('GET', base)).status;

@@ -33,17 +33,33 @@ describe('resource-quota controller', () => {
   const configMap = (name: string) => ({ metadata: { name }, data: { k: 'v' } });
 
   it('counts the objects already there, then follows creations and deletions', async () => {
-    for (const n of ['a', 'b']) expect((await s.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap(n))).status).toBe(201);
-    const q = { metadata: { name: 'q' }, spec: { hard: { configmaps: '5', 'count/secrets': '3', resourcequotas: '2' } } };
+    for (const n of ['a', 'b'])
+      expect((await s.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap(n))).status).toBe(201);
+    const q = {
+      metadata: { name: 'q' },
+      spec: { hard: { configmaps: '5', 'count/secrets': '3', resourcequotas: '2' } },
+    };
     expect((await s.req('POST', `/api/v1/namespaces/${ns}/resourcequotas`, q)).status).toBe(201);
     const hard = { configmaps: '5', 'count/secrets': '3', resourcequotas: '2' };
-    expect(await statusBecomes('q', { hard, used: { configmaps: '2', 'count/secrets': '0', resourcequotas: '1' } })).toEqual({
+    expect(
+      await statusBecomes('q', {
+        hard,
+        used: { configmaps: '2', 'count/secrets': '0', resourcequotas: '1' },
+      }),
+    ).toEqual({
       hard,
       used: { configmaps: '2', 'count/secrets': '0', resourcequotas: '1' },
     });
-    expect((await s.req('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 's' } })).status).toBe(201);
+    expect(
+      (await s.req('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 's' } })).status,
+    ).toBe(201);
     expect((await s.req('DELETE', `/api/v1/namespaces/${ns}/configmaps/a`)).status).toBe(200);
-    expect(await statusBecomes('q', { hard, used: { configmaps: '1', 'count/secrets': '1', resourcequotas: '1' } })).toEqual({
+    expect(
+      await statusBecomes('q', {
+        hard,
+        used: { configmaps: '1', 'count/secrets': '1', resourcequotas: '1' },
+      }),
+    ).toEqual({
       hard,
       used: { configmaps: '1', 'count/secrets': '1', resourcequotas: '1' },
     });
@@ -51,11 +67,23 @@ describe('resource-quota controller', () => {
 
   it('a changed hard limit is reflected, a second quota is counted by the first', async () => {
     const merge = { 'content-type': 'application/merge-patch+json' };
-    expect((await s.req('PATCH', quotaPath('q'), { spec: { hard: { configmaps: '7' } } }, merge)).status).toBe(200);
-    expect((await s.req('POST', `/api/v1/namespaces/${ns}/resourcequotas`, { metadata: { name: 'r' }, spec: { hard: { pods: '1' } } })).status).toBe(201);
+    expect(
+      (await s.req('PATCH', quotaPath('q'), { spec: { hard: { configmaps: '7' } } }, merge)).status,
+    ).toBe(200);
+    expect(
+      (
+        await s.req('POST', `/api/v1/namespaces/${ns}/resourcequotas`, {
+          metadata: { name: 'r' },
+          spec: { hard: { pods: '1' } },
+        })
+      ).status,
+    ).toBe(201);
     const hard = { configmaps: '7', 'count/secrets': '3', resourcequotas: '2' };
     const want = { hard, used: { configmaps: '1', 'count/secrets': '1', resourcequotas: '2' } };
     expect(await statusBecomes('q', want)).toEqual(want);
-    expect(await statusBecomes('r', { hard: { pods: '1' }, used: { pods: '0' } })).toEqual({ hard: { pods: '1' }, used: { pods: '0' } });
+    expect(await statusBecomes('r', { hard: { pods: '1' }, used: { pods: '0' } })).toEqual({
+      hard: { pods: '1' },
+      used: { pods: '0' },
+    });
   });
 });

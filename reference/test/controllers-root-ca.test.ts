@@ -119,7 +119,9 @@ describe('root-CA publisher (HTTPS server)', () => {
     expect(again?.data).toEqual({ 'ca.crt': s.server.caPem });
   });
 
-  it('a terminating namespace loses it with its content and gets no new one', { timeout: 15_000 }, async () => {
+  it('a terminating namespace loses it with its content and gets no new one', {
+    timeout: 15_000,
+  }, async () => {
     const ns = await namespace();
     await until(() => read(ns));
     // a finalizer keeps the namespace terminating

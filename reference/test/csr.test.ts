@@ -63,7 +63,10 @@ async function waitFor<T>(what: string, f: () => Promise<T | undefined>, ms = 10
 
 const approve = async (name: string, type = 'Approved') => {
   const cur = (await ts.req('GET', `${PATH}/${name}`)).json;
-  cur.status.conditions = [...(cur.status.conditions ?? []), { type, status: 'True', reason: 'TestApprove', message: 'approved by test' }];
+  cur.status.conditions = [
+    ...(cur.status.conditions ?? []),
+    { type, status: 'True', reason: 'TestApprove', message: 'approved by test' },
+  ];
   return ts.req('PUT', `${PATH}/${name}/approval`, cur);
 };
 
@@ -81,7 +84,12 @@ describe('create and validation', () => {
   });
 
   const invalid: [string, () => Promise<Record<string, unknown>>, string, string][] = [
-    ['a CERTIFICATE block as the request', async () => ({ request: b64(ca.certPem) }), 'spec.request', 'PEM block type must be CERTIFICATE REQUEST'],
+    [
+      'a CERTIFICATE block as the request',
+      async () => ({ request: b64(ca.certPem) }),
+      'spec.request',
+      'PEM block type must be CERTIFICATE REQUEST',
+    ],
     [
       'a request whose signature does not verify',
       async () => {
@@ -95,12 +103,37 @@ describe('create and validation', () => {
       '',
     ],
     ['no signer name', async () => ({ signerName: '' }), 'spec.signerName', 'Required value'],
-    ['a signer name that is not a qualified domain and path', async () => ({ signerName: 'signer' }), 'spec.signerName', 'fully qualified domain and path'],
-    ['the legacy unknown signer', async () => ({ signerName: 'orch.io/legacy-unknown' }), 'spec.signerName', 'the legacy signerName is not allowed via this API version'],
-    ['expirationSeconds under 600', async () => ({ expirationSeconds: 599 }), 'spec.expirationSeconds', 'may not specify a duration less than 600 seconds (10 minutes)'],
+    [
+      'a signer name that is not a qualified domain and path',
+      async () => ({ signerName: 'signer' }),
+      'spec.signerName',
+      'fully qualified domain and path',
+    ],
+    [
+      'the legacy unknown signer',
+      async () => ({ signerName: 'orch.io/legacy-unknown' }),
+      'spec.signerName',
+      'the legacy signerName is not allowed via this API version',
+    ],
+    [
+      'expirationSeconds under 600',
+      async () => ({ expirationSeconds: 599 }),
+      'spec.expirationSeconds',
+      'may not specify a duration less than 600 seconds (10 minutes)',
+    ],
     ['no usages', async () => ({ usages: [] }), 'spec.usages', 'Required value'],
-    ['an unknown usage', async () => ({ usages: ['client auth', 'flying'] }), 'spec.usages[1]', 'Unsupported value: "flying"'],
-    ['a repeated usage', async () => ({ usages: ['client auth', 'client auth'] }), 'spec.usages[1]', 'Duplicate value'],
+    [
+      'an unknown usage',
+      async () => ({ usages: ['client auth', 'flying'] }),
+      'spec.usages[1]',
+      'Unsupported value: "flying"',
+    ],
+    [
+      'a repeated usage',
+      async () => ({ usages: ['client auth', 'client auth'] }),
+      'spec.usages[1]',
+      'Duplicate value',
+    ],
   ];
   it.each(invalid)('%s: 422 Invalid naming the field', async (_what, spec, field, message) => {
     const { pem } = await csrPem('CN=alice');
@@ -114,7 +147,9 @@ describe('create and validation', () => {
 
   it('expirationSeconds of 600 is accepted; request that is not base64 is a 400', async () => {
     const { pem } = await csrPem('CN=alice');
-    expect((await ts.req('POST', PATH, csr(uniqueName('ok'), pem, { expirationSeconds: 600 }))).status).toBe(201);
+    expect((await ts.req('POST', PATH, csr(uniqueName('ok'), pem, { expirationSeconds: 600 }))).status).toBe(
+      201,
+    );
     const bad = csr(uniqueName('b64'), pem);
     bad.spec.request = '***';
     const r = await ts.req('POST', PATH, bad);
@@ -198,11 +233,27 @@ describe('updates, approval and status', () => {
     const signer = `example.com/${uniqueName('dur')}`;
     for (const [seconds] of cases) {
       const { pem } = await csrPem('CN=d');
-      expect((await ts.req('POST', PATH, csr(`dur-${seconds}-${signer.slice(12)}`, pem, { signerName: signer, expirationSeconds: seconds }))).status).toBe(201);
+      expect(
+        (
+          await ts.req(
+            'POST',
+            PATH,
+            csr(`dur-${seconds}-${signer.slice(12)}`, pem, {
+              signerName: signer,
+              expirationSeconds: seconds,
+            }),
+          )
+        ).status,
+      ).toBe(201);
     }
-    const table = await ts.req('GET', `${PATH}?fieldSelector=spec.signerName%3D${encodeURIComponent(signer)}`, undefined, {
-      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
-    });
+    const table = await ts.req(
+      'GET',
+      `${PATH}?fieldSelector=spec.signerName%3D${encodeURIComponent(signer)}`,
+      undefined,
+      {
+        accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+      },
+    );
     expect(table.status, table.text).toBe(200);
     const got = new Map(table.json.rows.map((r: { cells: string[] }) => [r.cells[0], r.cells[4]]));
     expect(got.size).toBe(cases.length);
@@ -210,10 +261,17 @@ describe('updates, approval and status', () => {
   });
 
   it('discovery lists the resource with approval and status subresources as 1.28 does', async () => {
-    const facts = JSON.parse(readFileSync('/work/shared/kubernetes-1.28/discovery.json', 'utf8')).resources['certificates.k8s.io/v1'];
+    const facts = JSON.parse(readFileSync('/work/shared/kubernetes-1.28/discovery.json', 'utf8')).resources[
+      'certificates.k8s.io/v1'
+    ];
     const r = await ts.req('GET', '/apis/certificates.orch.io/v1');
     expect(r.status).toBe(200);
-    for (const f of facts as { name: string; verbs: string[]; namespaced: boolean; shortNames?: string[] }[]) {
+    for (const f of facts as {
+      name: string;
+      verbs: string[];
+      namespaced: boolean;
+      shortNames?: string[];
+    }[]) {
       const mine = r.json.resources.find((x: { name: string }) => x.name === f.name);
       expect(mine, f.name).toBeDefined();
       expect([...mine.verbs].sort()).toEqual([...f.verbs].sort());
@@ -242,10 +300,14 @@ describe("under Kubernetes' group name too", () => {
     const made = await ts.req('POST', K8S, { ...csr(name, pem), apiVersion: 'certificates.k8s.io/v1' });
     expect(made.status, made.text).toBe(201);
     expect(made.json.apiVersion).toBe('certificates.k8s.io/v1');
-    expect(made.json.metadata.managedFields.map((m: { apiVersion: string }) => m.apiVersion)).toEqual(['certificates.k8s.io/v1']);
+    expect(made.json.metadata.managedFields.map((m: { apiVersion: string }) => m.apiVersion)).toEqual([
+      'certificates.k8s.io/v1',
+    ]);
     const own = (await ts.req('GET', `${PATH}/${name}`)).json;
     expect(own.apiVersion).toBe('certificates.orch.io/v1');
-    expect(own.metadata.managedFields.map((m: { apiVersion: string }) => m.apiVersion)).toEqual(['certificates.orch.io/v1']);
+    expect(own.metadata.managedFields.map((m: { apiVersion: string }) => m.apiVersion)).toEqual([
+      'certificates.orch.io/v1',
+    ]);
     expect(own.metadata.uid).toBe(made.json.metadata.uid);
     // the body must name the group of the path it is sent to
     const wrong = await ts.req('POST', K8S, csr(uniqueName('twin'), pem));
@@ -262,12 +324,23 @@ describe('the kube-apiserver-client signer', () => {
     // (system:masters is refused for this signer: the CertificateSubjectRestriction plugin)
     const { pem } = await csrPem('CN=signed-user, O=ops, O=team');
     const name = uniqueName('sign');
-    expect((await ts.req('POST', PATH, csr(name, pem, { expirationSeconds: 3600, usages: ['client auth', 'digital signature'] }))).status).toBe(201);
+    expect(
+      (
+        await ts.req(
+          'POST',
+          PATH,
+          csr(name, pem, { expirationSeconds: 3600, usages: ['client auth', 'digital signature'] }),
+        )
+      ).status,
+    ).toBe(201);
     // not approved: nothing issued
     await new Promise((r) => setTimeout(r, 200));
     expect((await ts.req('GET', `${PATH}/${name}`)).json.status.certificate).toBeUndefined();
     expect((await approve(name)).status).toBe(200);
-    const certB64 = await waitFor('the certificate', async () => (await ts.req('GET', `${PATH}/${name}`)).json.status?.certificate);
+    const certB64 = await waitFor(
+      'the certificate',
+      async () => (await ts.req('GET', `${PATH}/${name}`)).json.status?.certificate,
+    );
     const certPem = Buffer.from(certB64, 'base64').toString();
     const cert = new X509Certificate(certPem);
     expect(cert.subject.split('\n')).toEqual(['CN=signed-user', 'O=ops', 'O=team']);
@@ -277,11 +350,13 @@ describe('the kube-apiserver-client signer', () => {
     expect(span).toBeLessThanOrEqual(3600 * 1000);
     expect(span).toBeGreaterThan(3500 * 1000);
     expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
-    const table = await ts.req('GET', `${PATH}/${name}`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    const table = await ts.req('GET', `${PATH}/${name}`, undefined, {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
     expect(table.json.rows[0].cells.slice(2)).toEqual([SIGNER, 'orch-admin', '60m', 'Approved,Issued']);
   });
 
-  it('usages that are not a client certificate\'s make the request Failed (SignerValidationFailure)', async () => {
+  it("usages that are not a client certificate's make the request Failed (SignerValidationFailure)", async () => {
     const { pem } = await csrPem('CN=server-ish');
     const name = uniqueName('fail');
     await ts.req('POST', PATH, csr(name, pem, { usages: ['client auth', 'server auth'] }));
@@ -290,7 +365,11 @@ describe('the kube-apiserver-client signer', () => {
       const o = (await ts.req('GET', `${PATH}/${name}`)).json;
       return o.status.conditions?.find((c: { type: string }) => c.type === 'Failed');
     });
-    expect(failed).toMatchObject({ status: 'True', reason: 'SignerValidationFailure', message: 'invalid usage for client certificate: server auth' });
+    expect(failed).toMatchObject({
+      status: 'True',
+      reason: 'SignerValidationFailure',
+      message: 'invalid usage for client certificate: server auth',
+    });
     expect((await ts.req('GET', `${PATH}/${name}`)).json.status.certificate).toBeUndefined();
   });
 
@@ -308,7 +387,11 @@ describe('the kube-apiserver-client signer', () => {
     const other = await makeCa('other');
     writeFileSync(join(dir, 'other.key'), other.keyPem);
     await expect(
-      build({ inMemory: true, clusterSigningCertFile: join(dir, 'ca.crt'), clusterSigningKeyFile: join(dir, 'other.key') }),
+      build({
+        inMemory: true,
+        clusterSigningCertFile: join(dir, 'ca.crt'),
+        clusterSigningKeyFile: join(dir, 'other.key'),
+      }),
     ).rejects.toThrow(/--cluster-signing-key-file: .*other\.key: the key does not belong to the certificate/);
   });
 });
@@ -325,7 +408,9 @@ describe('kubectl: request, approve, use', () => {
         JSON.stringify({
           apiVersion: 'v1',
           kind: 'Config',
-          clusters: [{ name: 'c', cluster: { server: ts.url, 'certificate-authority-data': b64(ts.server.caPem!) } }],
+          clusters: [
+            { name: 'c', cluster: { server: ts.url, 'certificate-authority-data': b64(ts.server.caPem!) } },
+          ],
           users: [{ name: 'u', user }],
           contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
           'current-context': 'x',
@@ -339,7 +424,8 @@ describe('kubectl: request, approve, use', () => {
           bin!,
           ['--kubeconfig', config, '--cache-dir', join(kdir, 'cache'), '--request-timeout', '20s', ...args],
           { env: { ...process.env, HOME: kdir }, timeout: 60_000 },
-          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+          (err, stdout, stderr) =>
+            resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });
     const admin = kubeconfig({ token: ts.token });
@@ -367,10 +453,14 @@ describe('kubectl: request, approve, use', () => {
     expect(approved.code, approved.stderr).toBe(0);
     const listed = await run(admin, 'get', 'csr', name);
     expect(listed.stdout).toMatch(/Approved/);
-    const certB64 = await waitFor('the certificate', async () => {
-      const r = await run(admin, 'get', 'csr', name, '-o', 'jsonpath={.status.certificate}');
-      return r.code === 0 && r.stdout ? r.stdout : undefined;
-    }, 20_000);
+    const certB64 = await waitFor(
+      'the certificate',
+      async () => {
+        const r = await run(admin, 'get', 'csr', name, '-o', 'jsonpath={.status.certificate}');
+        return r.code === 0 && r.stdout ? r.stdout : undefined;
+      },
+      20_000,
+    );
     const certPem = Buffer.from(certB64, 'base64').toString();
     const asUser = kubeconfig({
       'client-certificate-data': b64(certPem),

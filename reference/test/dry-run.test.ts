@@ -41,23 +41,25 @@ describe('dry run', () => {
 
   beforeAll(async () => {
     srv = await startServer();
-    srv.server.admission.addSource(() => [{
-      name: 'test-admission',
-      mutate(a: AdmissionAttributes) {
-        if (a.resource.resource !== 'configmaps') return;
-        seen.set(a.name, [...(seen.get(a.name) ?? []), a.ctx.dryRun]);
-        const o = a.object;
-        if (o && o.metadata.labels?.mutate === 'yes')
-          o.metadata.annotations = { ...(o.metadata.annotations ?? {}), 'mutated-by': 'test-admission' };
+    srv.server.admission.addSource(() => [
+      {
+        name: 'test-admission',
+        mutate(a: AdmissionAttributes) {
+          if (a.resource.resource !== 'configmaps') return;
+          seen.set(a.name, [...(seen.get(a.name) ?? []), a.ctx.dryRun]);
+          const o = a.object;
+          if (o && o.metadata.labels?.mutate === 'yes')
+            o.metadata.annotations = { ...(o.metadata.annotations ?? {}), 'mutated-by': 'test-admission' };
+        },
+        validate(a: AdmissionAttributes) {
+          if (a.resource.resource !== 'configmaps') return;
+          if ((a.object?.data as Record<string, string> | undefined)?.deny === 'yes')
+            throw errors.forbidden(`configmaps "${a.name}" is forbidden: denied by test-admission`);
+          if (a.operation === 'DELETE' && a.oldObject?.metadata.labels?.protected === 'yes')
+            throw errors.forbidden(`configmaps "${a.name}" is forbidden: protected by test-admission`);
+        },
       },
-      validate(a: AdmissionAttributes) {
-        if (a.resource.resource !== 'configmaps') return;
-        if ((a.object?.data as Record<string, string> | undefined)?.deny === 'yes')
-          throw errors.forbidden(`configmaps "${a.name}" is forbidden: denied by test-admission`);
-        if (a.operation === 'DELETE' && a.oldObject?.metadata.labels?.protected === 'yes')
-          throw errors.forbidden(`configmaps "${a.name}" is forbidden: protected by test-admission`);
-      },
-    }]);
+    ]);
     ns = uniqueName('dry');
     const r = await srv.req('POST', '/api/v1/namespaces', {
       apiVersion: 'v1',

@@ -159,7 +159,9 @@ describe('internal errors never take the server down', () => {
     handler = createHandlerFn({
       registry: orch.registry,
       authn: new AuthenticationUnion([], true),
-      authz: new AuthorizerChain([{ name: 'all', authorize: async () => ({ decision: 'allow', reason: '' }) }]),
+      authz: new AuthorizerChain([
+        { name: 'all', authorize: async () => ({ decision: 'allow', reason: '' }) },
+      ]),
       admission: new AdmissionChain(),
       audit: [],
       maxBodyBytes: 1024,

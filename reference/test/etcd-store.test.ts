@@ -448,7 +448,10 @@ describe('serve with etcd (the command line)', () => {
       const etcdDir = /data in (\S+)\)/.exec(s.out)![1]!;
       expect(existsSync(etcdDir)).toBe(true);
       await s.kill();
-      expect(existsSync(etcdDir), `the private etcd's data directory is removed at exit; serve wrote:\n${s.out}`).toBe(false);
+      expect(
+        existsSync(etcdDir),
+        `the private etcd's data directory is removed at exit; serve wrote:\n${s.out}`,
+      ).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -16,7 +16,11 @@ describe('events: one storage for core/v1 and events.orch.io/v1', () => {
   beforeAll(async () => {
     ts = await startServer();
     ns = uniqueName('ev');
-    const r = await ts.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const r = await ts.req('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
     expect(r.status).toBe(201);
   });
   afterAll(() => ts?.close());
@@ -96,7 +100,10 @@ describe('events: one storage for core/v1 and events.orch.io/v1', () => {
   it('a write through one API is watched through the other, in that shape', async () => {
     const list = await ts.req('GET', V1(ns));
     const w = await openWatch(ts, `${V1(ns)}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);
-    const wc = await openWatch(ts, `${CORE(ns)}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);
+    const wc = await openWatch(
+      ts,
+      `${CORE(ns)}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`,
+    );
     try {
       const c = await ts.req('POST', CORE(ns), {
         apiVersion: 'v1',
@@ -108,7 +115,11 @@ describe('events: one storage for core/v1 and events.orch.io/v1', () => {
       expect(c.status, c.text).toBe(201);
       const ev = await w.next();
       expect(ev.type).toBe('ADDED');
-      expect(ev.object).toMatchObject({ apiVersion: 'events.orch.io/v1', metadata: { name: 'watched' }, note: 'hello' });
+      expect(ev.object).toMatchObject({
+        apiVersion: 'events.orch.io/v1',
+        metadata: { name: 'watched' },
+        note: 'hello',
+      });
       const evc = await wc.next();
       expect(evc.object).toMatchObject({ apiVersion: 'v1', metadata: { name: 'watched' }, message: 'hello' });
       const d = await ts.req('DELETE', `${V1(ns)}/watched`);

@@ -13,7 +13,8 @@ export function withFailingSync(real: typeof fs, fault: { failSync: boolean; fai
   };
   // a full disk: writes fail with ENOSPC while `fault.failWrite` is set
   const writeSync = ((...args: Parameters<typeof real.writeSync>) => {
-    if (fault.failWrite) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    if (fault.failWrite)
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     return (real.writeSync as (...a: unknown[]) => number)(...args);
   }) as typeof real.writeSync;
   return { ...real, default: { ...real, fdatasync, writeSync }, fdatasync, writeSync };

@@ -33,7 +33,12 @@ describe('health checks', () => {
 
   it('a component may add a check; a failing one fails its endpoint and names itself', async () => {
     let broken = false;
-    ts.server.health.add({ name: 'test-check', readyz: true, livez: false, check: () => (broken ? 'broken on purpose' : undefined) });
+    ts.server.health.add({
+      name: 'test-check',
+      readyz: true,
+      livez: false,
+      check: () => (broken ? 'broken on purpose' : undefined),
+    });
     expect((await ts.req('GET', '/readyz/test-check')).status).toBe(200);
     broken = true;
     const one = await ts.req('GET', '/readyz/test-check');
@@ -46,7 +51,7 @@ describe('health checks', () => {
     broken = false;
   });
 
-  it('the etcd check goes red once the store\'s log has failed, and stays red', async () => {
+  it("the etcd check goes red once the store's log has failed, and stays red", async () => {
     expect((await ts.req('GET', '/livez/etcd')).status).toBe(200);
     const errSpy = vi.spyOn(console, 'error').mockImplementation(() => {});
     fsFault.failSync = true;
@@ -77,13 +82,17 @@ describe('the store probe', () => {
     const errSpy = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       expect((await ts.req('GET', '/readyz/etcd')).status).toBe(200);
-      expect((await ts.req('POST', '/api/v1/namespaces/default/configmaps', configMap('before'))).status).toBe(201);
+      expect(
+        (await ts.req('POST', '/api/v1/namespaces/default/configmaps', configMap('before'))).status,
+      ).toBe(201);
       rmSync(dir, { recursive: true, force: true });
       const etcd = await ts.req('GET', '/livez/etcd');
       expect(etcd.status).toBe(500);
       expect(etcd.text).toContain('the data directory is not usable');
       // nothing written now would survive a restart: nothing more is acknowledged
-      expect((await ts.req('POST', '/api/v1/namespaces/default/configmaps', configMap('after'))).status).toBe(500);
+      expect((await ts.req('POST', '/api/v1/namespaces/default/configmaps', configMap('after'))).status).toBe(
+        500,
+      );
       expect((await ts.req('GET', '/readyz/etcd-readiness')).status).toBe(500);
     } finally {
       errSpy.mockRestore();
@@ -125,7 +134,11 @@ describe('--livez-grace-period', () => {
     const strict = await startServer();
     try {
       for (const ts of [graced, strict])
-        ts.server.health.add({ name: 'poststarthook/test-slow-hook', postStartHook: true, check: () => 'not finished' });
+        ts.server.health.add({
+          name: 'poststarthook/test-slow-hook',
+          postStartHook: true,
+          check: () => 'not finished',
+        });
       expect((await graced.req('GET', '/livez')).status).toBe(200);
       expect((await graced.req('GET', '/livez/poststarthook/test-slow-hook')).status).toBe(200);
       expect((await graced.req('GET', '/readyz')).status).toBe(500);
@@ -166,7 +179,11 @@ describe('graceful shutdown', () => {
     expect((await ts.req('GET', '/readyz?verbose')).text).toContain('[-]shutdown failed');
     expect((await ts.req('GET', '/livez')).status).toBe(200);
     expect((await ts.req('GET', '/api/v1/namespaces/default/configmaps/seen')).status).toBe(200);
-    const events = (t: string) => t.trim().split('\n').map((l) => JSON.parse(l));
+    const events = (t: string) =>
+      t
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
     const b = events(await bookmarked);
     expect(Date.now() - started).toBeGreaterThanOrEqual(550);
     expect(b.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);

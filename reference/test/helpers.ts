@@ -37,10 +37,21 @@ const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 export const TEST_CONTROLLERS = ['namespace', 'serviceaccount'];
 
 export async function startServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const server = await build({ inMemory: true, tls: false, futureRvWaitMs: 200, controllers: TEST_CONTROLLERS, ...opts });
+  const server = await build({
+    inMemory: true,
+    tls: false,
+    futureRvWaitMs: 200,
+    controllers: TEST_CONTROLLERS,
+    ...opts,
+  });
   const { url } = await server.listen();
   const token = server.adminToken;
-  const req = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+  const req = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> => {
     const h: Record<string, string> = { authorization: `Bearer ${token}`, ...headers };
     let payload: string | Buffer | undefined;
     if (body !== undefined) {
@@ -75,8 +86,18 @@ export function uniqueName(prefix = 't'): string {
   return `${prefix}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 7)}`;
 }
 
-export function configMap(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...((extra.metadata as object) ?? {}) }, data, ...omit(extra, 'metadata') };
+export function configMap(
+  name: string,
+  data: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...((extra.metadata as object) ?? {}) },
+    data,
+    ...omit(extra, 'metadata'),
+  };
 }
 
 function omit(o: Record<string, unknown>, k: string): Record<string, unknown> {

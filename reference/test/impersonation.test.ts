@@ -18,8 +18,17 @@ const WHOAMI = '/apis/authentication.orch.io/v1/selfsubjectreviews';
 
 let ts: TestServer;
 let ns: string;
-const as = (token: string, method: string, path: string, headers: Record<string, string | string[]> = {}, body: unknown = {}) =>
-  ts.req(method, path, method === 'POST' ? body : undefined, { authorization: `Bearer ${token}`, ...(headers as Record<string, string>) });
+const as = (
+  token: string,
+  method: string,
+  path: string,
+  headers: Record<string, string | string[]> = {},
+  body: unknown = {},
+) =>
+  ts.req(method, path, method === 'POST' ? body : undefined, {
+    authorization: `Bearer ${token}`,
+    ...(headers as Record<string, string>),
+  });
 const whoami = async (token: string, headers: Record<string, string | string[]>) => {
   const r = await as(token, 'POST', WHOAMI, headers);
   return r.status === 201 ? r.json.status.userInfo : r;
@@ -44,8 +53,18 @@ beforeAll(async () => {
     rules: [
       { verbs: ['impersonate'], apiGroups: [''], resources: ['users'], resourceNames: ['target'] },
       { verbs: ['impersonate'], apiGroups: [''], resources: ['groups'], resourceNames: ['team'] },
-      { verbs: ['impersonate'], apiGroups: ['authentication.orch.io'], resources: ['uids'], resourceNames: ['1234'] },
-      { verbs: ['impersonate'], apiGroups: ['authentication.orch.io'], resources: ['userextras/scopes'], resourceNames: ['read'] },
+      {
+        verbs: ['impersonate'],
+        apiGroups: ['authentication.orch.io'],
+        resources: ['uids'],
+        resourceNames: ['1234'],
+      },
+      {
+        verbs: ['impersonate'],
+        apiGroups: ['authentication.orch.io'],
+        resources: ['userextras/scopes'],
+        resourceNames: ['read'],
+      },
     ],
   });
   await ts.req('POST', `${RBAC}/clusterrolebindings`, {
@@ -55,7 +74,9 @@ beforeAll(async () => {
   });
   await ts.req('POST', `${RBAC}/namespaces/${ns}/roles`, {
     metadata: { name: 'sa-impersonator' },
-    rules: [{ verbs: ['impersonate'], apiGroups: [''], resources: ['serviceaccounts'], resourceNames: ['robot'] }],
+    rules: [
+      { verbs: ['impersonate'], apiGroups: [''], resources: ['serviceaccounts'], resourceNames: ['robot'] },
+    ],
   });
   await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, {
     metadata: { name: 'ivan-sa' },
@@ -81,13 +102,18 @@ describe('impersonation with RBAC', () => {
     expect(own.status).toBe(403);
     const r = await as('ivan', 'GET', `/api/v1/namespaces/${ns}/pods`, { 'impersonate-user': 'target' });
     expect(r.status, r.text).toBe(200);
-    expect(await whoami('ivan', { 'impersonate-user': 'target' })).toEqual({ username: 'target', groups: ['system:authenticated'] });
+    expect(await whoami('ivan', { 'impersonate-user': 'target' })).toEqual({
+      username: 'target',
+      groups: ['system:authenticated'],
+    });
   });
 
   it('resourceNames limit whom: another user is refused, named in the 403', async () => {
     const r = await as('ivan', 'GET', `/api/v1/namespaces/${ns}/pods`, { 'impersonate-user': 'other' });
     expect(r.status).toBe(403);
-    expect(r.json.message).toBe('users "other" is forbidden: User "ivan" cannot impersonate resource "users" in API group "" at the cluster scope');
+    expect(r.json.message).toBe(
+      'users "other" is forbidden: User "ivan" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
     const judy = await as('judy', 'GET', '/version', { 'impersonate-user': 'target' });
     expect(judy.status).toBe(403);
   });
@@ -100,16 +126,29 @@ describe('impersonation with RBAC', () => {
         'impersonate-uid': '1234',
         'impersonate-extra-scopes': 'read',
       }),
-    ).toEqual({ username: 'target', uid: '1234', groups: ['team', 'system:authenticated'], extra: { scopes: ['read'] } });
-    const group = await as('ivan', 'POST', WHOAMI, { 'impersonate-user': 'target', 'impersonate-group': 'admins' });
+    ).toEqual({
+      username: 'target',
+      uid: '1234',
+      groups: ['team', 'system:authenticated'],
+      extra: { scopes: ['read'] },
+    });
+    const group = await as('ivan', 'POST', WHOAMI, {
+      'impersonate-user': 'target',
+      'impersonate-group': 'admins',
+    });
     expect(group.status).toBe(403);
-    expect(group.json.message).toBe('groups "admins" is forbidden: User "ivan" cannot impersonate resource "groups" in API group "" at the cluster scope');
+    expect(group.json.message).toBe(
+      'groups "admins" is forbidden: User "ivan" cannot impersonate resource "groups" in API group "" at the cluster scope',
+    );
     const uid = await as('ivan', 'POST', WHOAMI, { 'impersonate-user': 'target', 'impersonate-uid': '9' });
     expect(uid.status).toBe(403);
     expect(uid.json.message).toBe(
       'uids.authentication.orch.io "9" is forbidden: User "ivan" cannot impersonate resource "uids" in API group "authentication.orch.io" at the cluster scope',
     );
-    const extra = await as('ivan', 'POST', WHOAMI, { 'impersonate-user': 'target', 'impersonate-extra-scopes': 'write' });
+    const extra = await as('ivan', 'POST', WHOAMI, {
+      'impersonate-user': 'target',
+      'impersonate-extra-scopes': 'write',
+    });
     expect(extra.status).toBe(403);
     expect(extra.json.message).toBe(
       'userextras.authentication.orch.io "write" is forbidden: User "ivan" cannot impersonate resource "userextras/scopes" in API group "authentication.orch.io" at the cluster scope',
@@ -126,7 +165,9 @@ describe('impersonation with RBAC', () => {
       username: robot,
       groups: ['team', 'system:authenticated'],
     });
-    const other = await as('ivan', 'POST', WHOAMI, { 'impersonate-user': `system:serviceaccount:${ns}:other` });
+    const other = await as('ivan', 'POST', WHOAMI, {
+      'impersonate-user': `system:serviceaccount:${ns}:other`,
+    });
     expect(other.status).toBe(403);
     expect(other.json.message).toBe(
       `serviceaccounts "other" is forbidden: User "ivan" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "${ns}"`,
@@ -148,7 +189,11 @@ describe('impersonation with RBAC', () => {
   });
 
   it('groups, uid or extras without a user: 400', async () => {
-    const cases: Record<string, string>[] = [{ 'impersonate-group': 'team' }, { 'impersonate-uid': '1234' }, { 'impersonate-extra-scopes': 'read' }];
+    const cases: Record<string, string>[] = [
+      { 'impersonate-group': 'team' },
+      { 'impersonate-uid': '1234' },
+      { 'impersonate-extra-scopes': 'read' },
+    ];
     for (const h of cases) {
       const r = await as('ivan', 'GET', '/version', h);
       expect(r.status, JSON.stringify(h)).toBe(400);
@@ -158,7 +203,12 @@ describe('impersonation with RBAC', () => {
 
   it('repeated group headers are separate groups; a comma stays inside a group name', async () => {
     // the admin may impersonate anything
-    const r = await ts.req('POST', WHOAMI, {}, { 'impersonate-user': 'x', 'impersonate-group': ['a,b', 'c'] as unknown as string });
+    const r = await ts.req(
+      'POST',
+      WHOAMI,
+      {},
+      { 'impersonate-user': 'x', 'impersonate-group': ['a,b', 'c'] as unknown as string },
+    );
     expect(r.json.status.userInfo.groups).toEqual(['a,b', 'c', 'system:authenticated']);
   });
 });
@@ -175,7 +225,11 @@ describe('kubectl --as and --as-group', () => {
         ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args],
         { env: { ...process.env, HOME: dir }, timeout: 25_000 },
         (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+          resolve({
+            code: err ? Number((err as { code?: number }).code ?? -1) : 0,
+            stdout: String(stdout),
+            stderr: String(stderr),
+          }),
       ),
     );
   beforeAll(() => {
@@ -196,13 +250,18 @@ describe('kubectl --as and --as-group', () => {
     expect(ok.stderr + ok.stdout).toContain('No resources found');
     const no = await run('get', 'pods', '-n', ns, '--as', 'other');
     expect(no.code).toBe(1);
-    expect(no.stderr).toContain('users "other" is forbidden: User "ivan" cannot impersonate resource "users" in API group "" at the cluster scope');
+    expect(no.stderr).toContain(
+      'users "other" is forbidden: User "ivan" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
   });
 
   it('auth whoami --as --as-group', async () => {
     const r = await run('auth', 'whoami', '--as', 'target', '--as-group', 'team', '-o', 'json');
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).status.userInfo).toEqual({ username: 'target', groups: ['team', 'system:authenticated'] });
+    expect(JSON.parse(r.stdout).status.userInfo).toEqual({
+      username: 'target',
+      groups: ['team', 'system:authenticated'],
+    });
     const no = await run('auth', 'whoami', '--as', 'target', '--as-group', 'admins');
     expect(no.code).toBe(1);
     // kubectl words a refused self review its own way

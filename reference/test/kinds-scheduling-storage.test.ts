@@ -393,7 +393,9 @@ describe('the system priority classes', () => {
     const PATH = '/apis/scheduling.orch.io/v1/priorityclasses';
     const d = await ts.req('DELETE', `${PATH}/system-node-critical`);
     expect(d.status).toBe(403);
-    expect(d.json.message).toBe('priorityclasses.scheduling.orch.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted');
+    expect(d.json.message).toBe(
+      'priorityclasses.scheduling.orch.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted',
+    );
     const all = await ts.req('DELETE', PATH);
     expect(all.status, all.text).toBe(200);
     expect((await ts.req('GET', `${PATH}/system-cluster-critical`)).status).toBe(200);

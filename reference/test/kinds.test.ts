@@ -1316,7 +1316,11 @@ describe('Event', () => {
     // one storage: the event is a core event too, with the core field names
     const coreOne = await srv.req('GET', `${core('events')}/n1`);
     expect(coreOne.status).toBe(200);
-    expect(coreOne.json).toMatchObject({ apiVersion: 'v1', involvedObject: { name: 'web-1' }, message: 'pulled' });
+    expect(coreOne.json).toMatchObject({
+      apiVersion: 'v1',
+      involvedObject: { name: 'web-1' },
+      message: 'pulled',
+    });
     const changed = await srv.req('PUT', `${base}/n1`, { ...ok.json, reason: 'Other' });
     expectInvalid(changed, 'reason');
     const t = await srv.req('GET', `${base}/n1`, undefined, { accept: TABLE });

@@ -41,7 +41,12 @@ const newest = process.env.KUBECTL ? undefined : newestSdkKubectl();
 if (newest && newest !== primary) binaries.push(newest);
 
 /** The rows of the catch-all configuration objects, as 1.28 makes them. */
-const FLOW_SCHEMA_ROW = { PRIORITYLEVEL: 'catch-all', MATCHINGPRECEDENCE: '10000', DISTINGUISHERMETHOD: 'ByUser', MISSINGPL: 'False' };
+const FLOW_SCHEMA_ROW = {
+  PRIORITYLEVEL: 'catch-all',
+  MATCHINGPRECEDENCE: '10000',
+  DISTINGUISHERMETHOD: 'ByUser',
+  MISSINGPL: 'False',
+};
 const PRIORITY_LEVEL_ROW = {
   TYPE: 'Limited',
   NOMINALCONCURRENCYSHARES: '5',
@@ -57,7 +62,6 @@ describe('kubectl for the tests below', () => {
     expect(why, why).toBeUndefined();
   });
 });
-
 
 function until(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -179,8 +183,19 @@ describe.each(binaries)('kubectl %s', (bin) => {
     expect(row('daemonsets')).toEqual(['daemonsets', 'ds', 'apps/v1', 'true', 'DaemonSet']);
     expect(row('statefulsets')).toEqual(['statefulsets', 'sts', 'apps/v1', 'true', 'StatefulSet']);
     expect(row('replicasets')).toEqual(['replicasets', 'rs', 'apps/v1', 'true', 'ReplicaSet']);
-    expect(row('controllerrevisions')).toEqual(['controllerrevisions', 'apps/v1', 'true', 'ControllerRevision']);
-    expect(row('replicationcontrollers')).toEqual(['replicationcontrollers', 'rc', 'v1', 'true', 'ReplicationController']);
+    expect(row('controllerrevisions')).toEqual([
+      'controllerrevisions',
+      'apps/v1',
+      'true',
+      'ControllerRevision',
+    ]);
+    expect(row('replicationcontrollers')).toEqual([
+      'replicationcontrollers',
+      'rc',
+      'v1',
+      'true',
+      'ReplicationController',
+    ]);
     expect(row('podtemplates')).toEqual(['podtemplates', 'v1', 'true', 'PodTemplate']);
   });
 
@@ -240,15 +255,17 @@ data:
       // listable kinds only (core bindings are create-only: nothing to get)
       .filter((def) => def.verbs.includes('list'))
       .flatMap((def) =>
-      // group versions a default server does not serve (the policy API) have no captured columns
-      def.versions.filter((v) => !POLICY_GROUP_VERSIONS.includes(`${def.group}/${v}`)).map((version) => ({
-        key: factKey(def.group, version, def.plural),
-        // `plural.version.group` names the one resource even where two groups share a plural (events)
-        resource: def.group ? `${def.plural}.${version}.${def.group}` : def.plural,
-        namespaced: def.namespaced,
-        cols: columnsOf(def.group, version, def.plural),
-      })),
-    );
+        // group versions a default server does not serve (the policy API) have no captured columns
+        def.versions
+          .filter((v) => !POLICY_GROUP_VERSIONS.includes(`${def.group}/${v}`))
+          .map((version) => ({
+            key: factKey(def.group, version, def.plural),
+            // `plural.version.group` names the one resource even where two groups share a plural (events)
+            resource: def.group ? `${def.plural}.${version}.${def.group}` : def.plural,
+            namespaced: def.namespaced,
+            cols: columnsOf(def.group, version, def.plural),
+          })),
+      );
     const ago = (minutes: number) =>
       new Date(Date.now() - minutes * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const nodeName = `${tns}-node`;
@@ -426,7 +443,10 @@ data:
           spec: {
             replicas: 2,
             selector: { matchLabels: { app: 'web-rs' } },
-            template: { metadata: { labels: { app: 'web-rs' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } },
+            template: {
+              metadata: { labels: { app: 'web-rs' } },
+              spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] },
+            },
           },
         });
         await patchStatus(`${base}/web-rs`, { replicas: 2, readyReplicas: 1 });
@@ -461,7 +481,10 @@ data:
             replicas: 3,
             serviceName: 'db',
             selector: { matchLabels: { app: 'db' } },
-            template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'postgres:16' }] } },
+            template: {
+              metadata: { labels: { app: 'db' } },
+              spec: { containers: [{ name: 'db', image: 'postgres:16' }] },
+            },
           },
         });
         await patchStatus(`${base}/db`, { replicas: 3, readyReplicas: 2, availableReplicas: 2 });
@@ -472,7 +495,13 @@ data:
           metadata: {
             name: 'db-7d4b9c',
             ownerReferences: [
-              { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: '6f1c0a9e-0000-4000-8000-000000000001', controller: true },
+              {
+                apiVersion: 'apps/v1',
+                kind: 'StatefulSet',
+                name: 'db',
+                uid: '6f1c0a9e-0000-4000-8000-000000000001',
+                controller: true,
+              },
             ],
           },
           data: { spec: { template: { spec: {} } } },
@@ -486,7 +515,10 @@ data:
           metadata: { name: 'legacy' },
           spec: {
             replicas: 2,
-            template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } },
+            template: {
+              metadata: { labels: { app: 'legacy' } },
+              spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] },
+            },
           },
         });
         await patchStatus(`${base}/legacy`, { replicas: 2, readyReplicas: 2 });
@@ -495,7 +527,10 @@ data:
       'v1/podtemplates': async () => {
         await post(inNs('podtemplates'), {
           metadata: { name: 'tpl' },
-          template: { metadata: { labels: { app: 'tpl' } }, spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] } },
+          template: {
+            metadata: { labels: { app: 'tpl' } },
+            spec: { containers: [{ name: 'app', image: 'nginx:1.25' }] },
+          },
         });
         return 'tpl';
       },
@@ -561,7 +596,10 @@ data:
         await post('/apis/rbac.authorization.orch.io/v1/clusterrolebindings', {
           metadata: { name: `${tns}-readers` },
           roleRef: { apiGroup: 'rbac.authorization.orch.io', kind: 'ClusterRole', name: `${tns}-reader` },
-          subjects: [{ kind: 'User', name: 'alice' }, { kind: 'User', name: 'bob' }],
+          subjects: [
+            { kind: 'User', name: 'alice' },
+            { kind: 'User', name: 'bob' },
+          ],
         });
         return `${tns}-readers`;
       },
@@ -592,7 +630,10 @@ data:
         return `${tns}-defaults`;
       },
       'v1/limitranges': async () => {
-        await post(inNs('limitranges'), { metadata: { name: 'limits' }, spec: { limits: [{ type: 'Container', max: { cpu: '2' } }] } });
+        await post(inNs('limitranges'), {
+          metadata: { name: 'limits' },
+          spec: { limits: [{ type: 'Container', max: { cpu: '2' } }] },
+        });
         return 'limits';
       },
       'v1/resourcequotas': async () => {
@@ -617,22 +658,35 @@ data:
       'v1/persistentvolumeclaims': async () => {
         await post(inNs('persistentvolumeclaims'), {
           metadata: { name: 'data' },
-          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: 'fast',
+            resources: { requests: { storage: '1Gi' } },
+          },
         });
         return 'data';
       },
       'scheduling.k8s.io/v1/priorityclasses': async () => {
-        await post('/apis/scheduling.orch.io/v1/priorityclasses', { metadata: { name: `${tns}-high` }, value: 1000 });
+        await post('/apis/scheduling.orch.io/v1/priorityclasses', {
+          metadata: { name: `${tns}-high` },
+          value: 1000,
+        });
         return `${tns}-high`;
       },
       'node.k8s.io/v1/runtimeclasses': async () => {
-        await post('/apis/node.orch.io/v1/runtimeclasses', { metadata: { name: `${tns}-kata` }, handler: 'kata' });
+        await post('/apis/node.orch.io/v1/runtimeclasses', {
+          metadata: { name: `${tns}-kata` },
+          handler: 'kata',
+        });
         return `${tns}-kata`;
       },
       'networking.k8s.io/v1/ingressclasses': async () => {
         await post('/apis/networking.orch.io/v1/ingressclasses', {
           metadata: { name: `${tns}-nginx` },
-          spec: { controller: 'example.com/ingress', parameters: { apiGroup: 'example.com', kind: 'Config', name: 'main' } },
+          spec: {
+            controller: 'example.com/ingress',
+            parameters: { apiGroup: 'example.com', kind: 'Config', name: 'main' },
+          },
         });
         return `${tns}-nginx`;
       },
@@ -644,7 +698,15 @@ data:
             tls: [{ hosts: ['a.example.com'] }],
             rules: ['a.example.com', 'b.example.com'].map((host) => ({
               host,
-              http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] },
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'web', port: { number: 80 } } },
+                  },
+                ],
+              },
             })),
           },
         });
@@ -668,7 +730,12 @@ data:
       'storage.k8s.io/v1/csinodes': async () => {
         await post('/apis/storage.orch.io/v1/csinodes', {
           metadata: { name: nodeName },
-          spec: { drivers: [{ name: 'a.csi.example.com', nodeID: 'n1' }, { name: 'b.csi.example.com', nodeID: 'n1' }] },
+          spec: {
+            drivers: [
+              { name: 'a.csi.example.com', nodeID: 'n1' },
+              { name: 'b.csi.example.com', nodeID: 'n1' },
+            ],
+          },
         });
         return nodeName;
       },
@@ -694,7 +761,12 @@ data:
           metadata: { name: 'web' },
           subsets: [
             {
-              addresses: [{ ip: '10.244.1.7' }, { ip: '10.244.1.8' }, { ip: '10.244.1.9' }, { ip: '10.244.2.1' }],
+              addresses: [
+                { ip: '10.244.1.7' },
+                { ip: '10.244.1.8' },
+                { ip: '10.244.1.9' },
+                { ip: '10.244.2.1' },
+              ],
               ports: [{ port: 8080 }],
             },
           ],
@@ -714,7 +786,12 @@ data:
         const base = inNs('jobs', 'batch/v1');
         await post(base, {
           metadata: { name: 'backup' },
-          spec: { completions: 3, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox:1.36' }] } } },
+          spec: {
+            completions: 3,
+            template: {
+              spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox:1.36' }] },
+            },
+          },
         });
         await patchStatus(`${base}/backup`, { succeeded: 1 });
         return 'backup';
@@ -724,7 +801,13 @@ data:
           metadata: { name: 'nightly' },
           spec: {
             schedule: '*/5 * * * *',
-            jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'app', image: 'busybox:1.36' }] } } } },
+            jobTemplate: {
+              spec: {
+                template: {
+                  spec: { restartPolicy: 'OnFailure', containers: [{ name: 'app', image: 'busybox:1.36' }] },
+                },
+              },
+            },
           },
         });
         return 'nightly';
@@ -735,7 +818,12 @@ data:
           spec: {
             scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
             maxReplicas: 5,
-            metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }],
+            metrics: [
+              {
+                type: 'Resource',
+                resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } },
+              },
+            ],
           },
         });
         return 'web';
@@ -743,7 +831,11 @@ data:
       'autoscaling/v1/horizontalpodautoscalers': async () => {
         await post(inNs('horizontalpodautoscalers', 'autoscaling/v1'), {
           metadata: { name: 'web-v1' },
-          spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 4, targetCPUUtilizationPercentage: 70 },
+          spec: {
+            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+            maxReplicas: 4,
+            targetCPUUtilizationPercentage: 70,
+          },
         });
         return 'web-v1';
       },
@@ -854,7 +946,10 @@ data:
       'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': () => ({ WEBHOOKS: '2' }),
       'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': () => ({ WEBHOOKS: '1' }),
       // the namespace's pod web-0 counts; it asks for no cpu and sets no memory limit
-      'v1/resourcequotas': () => ({ REQUEST: 'pods: 1/10, requests.cpu: 0/4', LIMIT: 'limits.memory: 0/8Gi' }),
+      'v1/resourcequotas': () => ({
+        REQUEST: 'pods: 1/10, requests.cpu: 0/4',
+        LIMIT: 'limits.memory: 0/8Gi',
+      }),
       'v1/persistentvolumes': (wide) => ({
         CAPACITY: '5Gi',
         'ACCESS MODES': 'RWO,ROX',
@@ -866,7 +961,10 @@ data:
       'v1/persistentvolumeclaims': () => ({ STATUS: 'Pending', STORAGECLASS: 'fast' }),
       'scheduling.k8s.io/v1/priorityclasses': () => ({ VALUE: '1000', 'GLOBAL-DEFAULT': 'false' }),
       'node.k8s.io/v1/runtimeclasses': () => ({ HANDLER: 'kata' }),
-      'networking.k8s.io/v1/ingressclasses': () => ({ CONTROLLER: 'example.com/ingress', PARAMETERS: 'Config.example.com/main' }),
+      'networking.k8s.io/v1/ingressclasses': () => ({
+        CONTROLLER: 'example.com/ingress',
+        PARAMETERS: 'Config.example.com/main',
+      }),
       'networking.k8s.io/v1/ingresses': () => ({ HOSTS: 'a.example.com,b.example.com', PORTS: '80, 443' }),
       'storage.k8s.io/v1/storageclasses': () => ({
         PROVISIONER: 'example.com/disk',
@@ -897,7 +995,13 @@ data:
       }),
       'batch/v1/jobs': (wide) => ({
         COMPLETIONS: '1/3',
-        ...(wide ? { CONTAINERS: 'app', IMAGES: 'busybox:1.36', SELECTOR: /^batch\.orch\.io\/controller-uid=[0-9a-f-]+$/ } : {}),
+        ...(wide
+          ? {
+              CONTAINERS: 'app',
+              IMAGES: 'busybox:1.36',
+              SELECTOR: /^batch\.orch\.io\/controller-uid=[0-9a-f-]+$/,
+            }
+          : {}),
       }),
       'batch/v1/cronjobs': (wide) => ({
         SCHEDULE: '*/5 * * * *',
@@ -913,8 +1017,16 @@ data:
         MAXPODS: '5',
         REPLICAS: '0',
       }),
-      'autoscaling/v1/horizontalpodautoscalers': () => ({ REFERENCE: 'Deployment/web', TARGETS: '<unknown>/70%', MAXPODS: '4' }),
-      'policy/v1/poddisruptionbudgets': () => ({ 'MIN AVAILABLE': '1', 'MAX UNAVAILABLE': 'N/A', 'ALLOWED DISRUPTIONS': '0' }),
+      'autoscaling/v1/horizontalpodautoscalers': () => ({
+        REFERENCE: 'Deployment/web',
+        TARGETS: '<unknown>/70%',
+        MAXPODS: '4',
+      }),
+      'policy/v1/poddisruptionbudgets': () => ({
+        'MIN AVAILABLE': '1',
+        'MAX UNAVAILABLE': 'N/A',
+        'ALLOWED DISRUPTIONS': '0',
+      }),
       'networking.k8s.io/v1/networkpolicies': () => ({ 'POD-SELECTOR': 'app=web' }),
       'flowcontrol.apiserver.k8s.io/v1beta3/flowschemas': () => FLOW_SCHEMA_ROW,
       'flowcontrol.apiserver.k8s.io/v1beta2/flowschemas': () => FLOW_SCHEMA_ROW,
@@ -992,7 +1104,13 @@ data:
     it('get all: the kinds of the `all` category, the workloads among them', async () => {
       const out = await ok('get', 'all', '-n', tns);
       const names = out.split('\n').map((l) => l.split(/\s+/)[0]);
-      for (const n of ['deployment.apps/web', 'replicaset.apps/web-rs', 'daemonset.apps/agent', 'statefulset.apps/db', 'replicationcontroller/legacy'])
+      for (const n of [
+        'deployment.apps/web',
+        'replicaset.apps/web-rs',
+        'daemonset.apps/agent',
+        'statefulset.apps/db',
+        'replicationcontroller/legacy',
+      ])
         expect(names, out).toContain(n);
       expect(out).not.toContain('controllerrevision');
       expect(out).not.toContain('podtemplate');

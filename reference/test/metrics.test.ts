@@ -65,7 +65,8 @@ function parseExposition(text: string): Map<string, Family> {
     m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`not a line of the text format: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!;
     family(owner(m[1]!)).samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return out;
@@ -89,7 +90,11 @@ async function scrape(ts: TestServer): Promise<Map<string, Family>> {
 
 // ------------------------------------------------------------------ the life cycle rules
 
-const d = (stability: MetricDescriptor['stability'], deprecatedVersion?: string) => ({ stability, deprecatedVersion, help: 'h' });
+const d = (stability: MetricDescriptor['stability'], deprecatedVersion?: string) => ({
+  stability,
+  deprecatedVersion,
+  help: 'h',
+});
 
 describe('metric life cycle (doc2 rules 9a/9b and the metric paragraph)', () => {
   it('a STABLE metric deprecated in x.y is shown until x.y+3, where it is hidden', () => {
@@ -118,8 +123,12 @@ describe('metric life cycle (doc2 rules 9a/9b and the metric paragraph)', () => 
   });
 
   it("a deprecated metric's description starts '(Deprecated from x.y)'", () => {
-    expect(describeMetric({ ...d('STABLE', '1.27'), help: 'Counts.' }, '1.28')).toBe('(Deprecated from 1.27) [STABLE] Counts.');
-    expect(describeMetric({ ...d('ALPHA', '1.28.0'), help: 'Counts.' }, '1.28')).toBe('(Deprecated from 1.28) [ALPHA] Counts.');
+    expect(describeMetric({ ...d('STABLE', '1.27'), help: 'Counts.' }, '1.28')).toBe(
+      '(Deprecated from 1.27) [STABLE] Counts.',
+    );
+    expect(describeMetric({ ...d('ALPHA', '1.28.0'), help: 'Counts.' }, '1.28')).toBe(
+      '(Deprecated from 1.28) [ALPHA] Counts.',
+    );
   });
 
   it('the flag shows what the previous release still showed, and nothing hidden before it', () => {
@@ -149,7 +158,11 @@ describe('metric life cycle (doc2 rules 9a/9b and the metric paragraph)', () => 
   it('the registry: hidden metrics are not registered and counted; a deprecated one logs a warning once', async () => {
     const warnings: string[] = [];
     const reg = new MetricsRegistry({ release: '1.28', warn: (m) => warnings.push(m) });
-    const desc = (name: string, stability: MetricDescriptor['stability'], deprecatedVersion?: string): MetricDescriptor => ({
+    const desc = (
+      name: string,
+      stability: MetricDescriptor['stability'],
+      deprecatedVersion?: string,
+    ): MetricDescriptor => ({
       name,
       help: 'Test metric.',
       type: 'gauge',
@@ -170,10 +183,18 @@ describe('metric life cycle (doc2 rules 9a/9b and the metric paragraph)', () => 
     expect(fams.has('test_hidden')).toBe(false);
     expect(fams.has('test_alpha_hidden')).toBe(false);
     expect(sample(fams, 'hidden_metrics_total', {})).toBe(2);
-    expect(sample(fams, 'registered_metrics_total', { stability_level: 'STABLE', deprecated_version: '1.26' })).toBe(1);
-    expect(sample(fams, 'registered_metrics_total', { stability_level: 'STABLE', deprecated_version: '' })).toBe(1);
+    expect(
+      sample(fams, 'registered_metrics_total', { stability_level: 'STABLE', deprecated_version: '1.26' }),
+    ).toBe(1);
+    expect(
+      sample(fams, 'registered_metrics_total', { stability_level: 'STABLE', deprecated_version: '' }),
+    ).toBe(1);
 
-    const shown = new MetricsRegistry({ release: '1.28', showHiddenFor: '1.27', warn: (m) => warnings.push(m) });
+    const shown = new MetricsRegistry({
+      release: '1.28',
+      showHiddenFor: '1.27',
+      warn: (m) => warnings.push(m),
+    });
     expect(shown.gauge(desc('test_hidden', 'STABLE', '1.25'), (emit) => emit(['a'], 3))).toBe(true);
     expect(shown.gauge(desc('test_alpha_hidden', 'ALPHA', '1.27'), (emit) => emit(['a'], 4))).toBe(true);
     expect(shown.gauge(desc('test_long_gone', 'STABLE', '1.24'), (emit) => emit(['a'], 5))).toBe(false);
@@ -182,7 +203,9 @@ describe('metric life cycle (doc2 rules 9a/9b and the metric paragraph)', () => 
     expect(sample(f2, 'test_hidden', { x: 'a' })).toBe(3);
     expect(sample(f2, 'hidden_metrics_total', {})).toBe(1);
 
-    expect(() => new MetricsRegistry({ release: '1.28', showHiddenFor: '1.26' })).toThrow(/only the previous minor version/i);
+    expect(() => new MetricsRegistry({ release: '1.28', showHiddenFor: '1.26' })).toThrow(
+      /only the previous minor version/i,
+    );
   });
 });
 
@@ -230,7 +253,17 @@ describe('GET /metrics on the reference server', () => {
   it('the request counter, latency and size histograms move with requests, labelled as Kubernetes does', async () => {
     const ns = uniqueName('m');
     await ts.req('POST', '/api/v1/namespaces', { metadata: { name: ns } });
-    const list = { code: '200', verb: 'LIST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver', dry_run: '' };
+    const list = {
+      code: '200',
+      verb: 'LIST',
+      group: '',
+      version: 'v1',
+      resource: 'configmaps',
+      subresource: '',
+      scope: 'namespace',
+      component: 'apiserver',
+      dry_run: '',
+    };
     const create = { ...list, code: '201', verb: 'POST', scope: 'resource' };
     const dryCreate = { ...create, dry_run: 'All' };
     const get = { ...list, verb: 'GET', scope: 'resource' };
@@ -241,12 +274,18 @@ describe('GET /metrics on the reference server', () => {
       expect(r.status).toBe(200);
       listBytes.push(r.body.length);
     }
-    expect((await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'a' } })).status).toBe(201);
-    expect((await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { metadata: { name: 'b' } })).status).toBe(201);
+    expect(
+      (await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'a' } })).status,
+    ).toBe(201);
+    expect(
+      (await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { metadata: { name: 'b' } }))
+        .status,
+    ).toBe(201);
     expect((await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/a`)).status).toBe(200);
     expect((await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/missing`)).status).toBe(404);
     const after = await scrape(ts);
-    const moved = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+    const moved = (name: string, labels: Record<string, string>) =>
+      sample(after, name, labels) - sample(before, name, labels);
     expect(moved('apiserver_request_total', list)).toBe(3);
     expect(moved('apiserver_request_total', create)).toBe(1);
     expect(moved('apiserver_request_total', dryCreate)).toBe(1);
@@ -259,11 +298,16 @@ describe('GET /metrics on the reference server', () => {
     const { dry_run: _d, ...sizeSeries } = listSeries;
     expect(moved('apiserver_response_sizes_count', sizeSeries)).toBe(3);
     // 1.28's size buckets: 100, 1000, ... 1e9 bytes (cumulative); the bodies the client received
-    expect(moved('apiserver_response_sizes_sum', sizeSeries)).toBe(listBytes[0]! + listBytes[1]! + listBytes[2]!);
+    expect(moved('apiserver_response_sizes_sum', sizeSeries)).toBe(
+      listBytes[0]! + listBytes[1]! + listBytes[2]!,
+    );
     const bounds = [100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000];
     const fits = bounds.findIndex((b) => listBytes[0]! <= b);
     expect(moved('apiserver_response_sizes_bucket', { ...sizeSeries, le: String(bounds[fits]) })).toBe(3);
-    if (fits > 0) expect(moved('apiserver_response_sizes_bucket', { ...sizeSeries, le: String(bounds[fits - 1]) })).toBe(0);
+    if (fits > 0)
+      expect(moved('apiserver_response_sizes_bucket', { ...sizeSeries, le: String(bounds[fits - 1]) })).toBe(
+        0,
+      );
     // sizes are recorded for reads only
     const { code: _c2, dry_run: _d2, ...createSeries } = create;
     expect(sample(after, 'apiserver_response_sizes_count', createSeries)).toBe(0);
@@ -279,13 +323,28 @@ describe('GET /metrics on the reference server', () => {
     expect(r.text).not.toContain(junk);
     expect(r.text).not.toContain('nothing.example.com');
     const fams = parseExposition(r.text);
-    expect(sample(fams, 'apiserver_request_total', { code: '200', verb: 'GET', subresource: '/metrics', scope: '' })).toBeGreaterThan(0);
+    expect(
+      sample(fams, 'apiserver_request_total', {
+        code: '200',
+        verb: 'GET',
+        subresource: '/metrics',
+        scope: '',
+      }),
+    ).toBeGreaterThan(0);
   });
 
   it('a watch is long-running while it lasts', async () => {
     const ns = uniqueName('w');
     await ts.req('POST', '/api/v1/namespaces', { metadata: { name: ns } });
-    const labels = { verb: 'WATCH', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver' };
+    const labels = {
+      verb: 'WATCH',
+      group: '',
+      version: 'v1',
+      resource: 'configmaps',
+      subresource: '',
+      scope: 'namespace',
+      component: 'apiserver',
+    };
     const ac = new AbortController();
     const { request } = await import('undici');
     const watch = await request(`${ts.url}/api/v1/namespaces/${ns}/configmaps?watch=true`, {
@@ -314,7 +373,12 @@ describe('GET /metrics on the reference server', () => {
         scope: 'Namespaced',
         names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
         versions: [
-          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-orch-preserve-unknown-fields': true } } },
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-orch-preserve-unknown-fields': true } },
+          },
           {
             name: 'v1beta1',
             served: true,
@@ -349,7 +413,9 @@ describe('GET /metrics on the reference server', () => {
     const fams = await scrape(ts);
     const gauge = fams.get('apiserver_requested_deprecated_apis')!;
     expect(gauge.type).toBe('gauge');
-    const mine = gauge.samples.filter((s) => s.labels.group === group).sort((a, b) => a.labels.version!.localeCompare(b.labels.version!));
+    const mine = gauge.samples
+      .filter((s) => s.labels.group === group)
+      .sort((a, b) => a.labels.version!.localeCompare(b.labels.version!));
     expect(mine).toEqual(
       ['v1alpha1', 'v1beta1'].map((version) => ({
         name: 'apiserver_requested_deprecated_apis',
@@ -374,24 +440,52 @@ describe('GET /metrics on the reference server', () => {
       strategy: { allowUnconditionalUpdate: true },
       versionInfo: {
         v1: { served: true, storage: true },
-        v1beta1: { served: true, storage: false, deprecated: true, deprecatedIn: '1.27', removedIn: '1.30', replacement: `${group}/v1 Meter` },
+        v1beta1: {
+          served: true,
+          storage: false,
+          deprecated: true,
+          deprecatedIn: '1.27',
+          removedIn: '1.30',
+          replacement: `${group}/v1 Meter`,
+        },
       },
     };
     ts.server.registry.add(def);
     const base = `/apis/${group}/v1beta1/namespaces/default/meters`;
-    expect((await ts.req('POST', base, { apiVersion: `${group}/v1beta1`, kind: 'Meter', metadata: { name: 'm1' } })).status).toBe(201);
+    expect(
+      (
+        await ts.req('POST', base, {
+          apiVersion: `${group}/v1beta1`,
+          kind: 'Meter',
+          metadata: { name: 'm1' },
+        })
+      ).status,
+    ).toBe(201);
     const status = await ts.req('GET', `${base}/m1/status`);
     expect(status.status).toBe(200);
-    expect(status.headers.warning).toBe(`299 - "${group}/v1beta1 Meter is deprecated in v1.27+, unavailable in v1.30+; use ${group}/v1 Meter"`);
+    expect(status.headers.warning).toBe(
+      `299 - "${group}/v1beta1 Meter is deprecated in v1.27+, unavailable in v1.30+; use ${group}/v1 Meter"`,
+    );
     expect((await ts.req('GET', `/apis/${group}/v1/namespaces/default/meters/m1`)).status).toBe(200);
     const fams = await scrape(ts);
-    const mine = fams.get('apiserver_requested_deprecated_apis')!.samples.filter((x) => x.labels.group === group);
+    const mine = fams
+      .get('apiserver_requested_deprecated_apis')!
+      .samples.filter((x) => x.labels.group === group);
     expect(mine.map((x) => x.labels).sort((a, b) => a.subresource!.localeCompare(b.subresource!))).toEqual([
       { group, removed_release: '1.30', resource: 'meters', subresource: '', version: 'v1beta1' },
       { group, removed_release: '1.30', resource: 'meters', subresource: 'status', version: 'v1beta1' },
     ]);
     expect(mine.every((x) => x.value === 1)).toBe(true);
-    expect(sample(fams, 'apiserver_request_total', { group, version: 'v1beta1', resource: 'meters', subresource: 'status', verb: 'GET', code: '200' })).toBe(1);
+    expect(
+      sample(fams, 'apiserver_request_total', {
+        group,
+        version: 'v1beta1',
+        resource: 'meters',
+        subresource: 'status',
+        verb: 'GET',
+        code: '200',
+      }),
+    ).toBe(1);
   });
 
   it('every metric a 1.28 server also exposes has its type and label names (metrics.json)', async () => {
@@ -452,13 +546,17 @@ describe('GET /metrics on the reference server', () => {
         ]),
       ),
     );
-    expect((await ts.req('GET', '/metrics', undefined, { authorization: 'Bearer plain-reader' })).status).toBe(403);
+    expect(
+      (await ts.req('GET', '/metrics', undefined, { authorization: 'Bearer plain-reader' })).status,
+    ).toBe(403);
     const allowed = await ts.req('GET', '/metrics', undefined, { authorization: 'Bearer monitor' });
     expect(allowed.status).toBe(200);
     expect(allowed.text).toContain('# TYPE apiserver_request_total counter');
     // the refusals are requests too
     const fams = await scrape(ts);
-    expect(sample(fams, 'apiserver_request_total', { code: '403', verb: 'GET', subresource: '', scope: '' })).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(fams, 'apiserver_request_total', { code: '403', verb: 'GET', subresource: '', scope: '' }),
+    ).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -481,13 +579,17 @@ describe('--show-hidden-metrics-for-version', () => {
 
   it('any other value fails at start with a clear message', async () => {
     for (const v of ['1.26', '1.28', '1.27.0']) {
-      await expect(build({ inMemory: true, tls: false, showHiddenMetricsForVersion: v })).rejects.toThrow(ConfigurationError);
+      await expect(build({ inMemory: true, tls: false, showHiddenMetricsForVersion: v })).rejects.toThrow(
+        ConfigurationError,
+      );
       await expect(build({ inMemory: true, tls: false, showHiddenMetricsForVersion: v })).rejects.toThrow(
         "--show-hidden-metrics-for-version must be omitted or have the value '1.27'",
       );
       expect(() => parseServeArgs(['--show-hidden-metrics-for-version', v])).toThrow(UsageError);
     }
-    expect(parseServeArgs(['--show-hidden-metrics-for-version=1.27'])?.options.showHiddenMetricsForVersion).toBe('1.27');
+    expect(
+      parseServeArgs(['--show-hidden-metrics-for-version=1.27'])?.options.showHiddenMetricsForVersion,
+    ).toBe('1.27');
     expect(SERVE_USAGE).toMatch(/--show-hidden-metrics-for-version V[\s\S]*1\.27/);
   });
 });
@@ -513,9 +615,18 @@ describe('kubectl get --raw /metrics', () => {
     const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(
         bin!,
-        ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', '--raw', '/metrics'],
+        [
+          '--kubeconfig',
+          join(dir, 'kubeconfig'),
+          '--cache-dir',
+          join(dir, 'cache'),
+          'get',
+          '--raw',
+          '/metrics',
+        ],
         { env: { ...process.env, HOME: dir }, timeout: 25_000, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout: String(stdout), stderr: String(stderr) }),
+        (err, stdout, stderr) =>
+          resolve({ code: err ? 1 : 0, stdout: String(stdout), stderr: String(stderr) }),
       ),
     );
     expect(out.code, out.stderr).toBe(0);

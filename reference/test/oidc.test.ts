@@ -54,7 +54,11 @@ async function startIssuer(): Promise<Issuer> {
         send(503, {});
         return;
       }
-      send(200, { issuer: issuer.url, jwks_uri: `${issuer.url}/keys`, id_token_signing_alg_values_supported: ['RS256'] });
+      send(200, {
+        issuer: issuer.url,
+        jwks_uri: `${issuer.url}/keys`,
+        id_token_signing_alg_values_supported: ['RS256'],
+      });
     } else if (req.url === '/keys') {
       issuer.counts.keys++;
       send(200, { keys: issuer.keys });
@@ -85,7 +89,9 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
 /** The user a token authenticates as, or { code: 401 }, through a union holding only the authenticator. */
 async function who(a: OidcAuthenticator, token: string) {
   try {
-    return await new AuthenticationUnion([a], true).authenticate({ headers: { authorization: `Bearer ${token}` } });
+    return await new AuthenticationUnion([a], true).authenticate({
+      headers: { authorization: `Bearer ${token}` },
+    });
   } catch (e) {
     return { code: (e as { code: number }).code };
   }
@@ -94,10 +100,20 @@ async function who(a: OidcAuthenticator, token: string) {
 describe('OpenID Connect', () => {
   let issuer: Issuer;
   /** Signs an ID token of the issuer (valid for an hour) with overrides. */
-  let idToken: (claims?: Record<string, unknown>, key?: KeyObject, header?: Record<string, unknown>) => Promise<string>;
+  let idToken: (
+    claims?: Record<string, unknown>,
+    key?: KeyObject,
+    header?: Record<string, unknown>,
+  ) => Promise<string>;
   const authenticators: OidcAuthenticator[] = [];
-  async function authenticator(s: Partial<OidcSettings> = {}, refreshIntervalMs = 10_000): Promise<OidcAuthenticator> {
-    const a = new OidcAuthenticator({ issuerUrl: issuer.url, clientId: CLIENT, caPem: issuer.caPem, ...s }, { refreshIntervalMs });
+  async function authenticator(
+    s: Partial<OidcSettings> = {},
+    refreshIntervalMs = 10_000,
+  ): Promise<OidcAuthenticator> {
+    const a = new OidcAuthenticator(
+      { issuerUrl: issuer.url, clientId: CLIENT, caPem: issuer.caPem, ...s },
+      { refreshIntervalMs },
+    );
     authenticators.push(a);
     expect(await waitFor(() => a.ready, 3000)).toBe(true);
     return a;
@@ -123,7 +139,13 @@ describe('OpenID Connect', () => {
     let s: TestServer;
     beforeAll(async () => {
       s = await startServer({
-        oidc: { issuerUrl: issuer.url, clientId: CLIENT, caFile: issuer.caFile, groupsClaim: 'groups', groupsPrefix: 'oidc:' },
+        oidc: {
+          issuerUrl: issuer.url,
+          clientId: CLIENT,
+          caFile: issuer.caFile,
+          groupsClaim: 'groups',
+          groupsPrefix: 'oidc:',
+        },
         auditInMemory: 100,
       });
     });
@@ -135,10 +157,15 @@ describe('OpenID Connect', () => {
       expect(await waitFor(() => oidc.ready, 3000)).toBe(true);
       const before = { ...issuer.counts };
       const r = await s.server.authentication.authenticate({ headers: { authorization: `Bearer ${token}` } });
-      expect(r.user).toEqual({ username: `${issuer.url}#alice`, groups: ['oidc:dev', 'oidc:ops', 'system:authenticated'] });
+      expect(r.user).toEqual({
+        username: `${issuer.url}#alice`,
+        groups: ['oidc:dev', 'oidc:ops', 'system:authenticated'],
+      });
       expect(r.by).toBe('oidc');
       for (let i = 0; i < 30; i++)
-        expect((await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${token}` })).status).toBe(403);
+        expect(
+          (await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${token}` })).status,
+        ).toBe(403);
       expect(issuer.counts).toEqual(before);
       expect(issuer.counts.discovery).toBe(1);
       expect(issuer.counts.keys).toBe(1);
@@ -146,7 +173,9 @@ describe('OpenID Connect', () => {
 
     it('refuses a token of the issuer signed by a key it does not publish (401)', async () => {
       const forged = await idToken({}, rogue.privateKey);
-      expect((await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${forged}` })).status).toBe(401);
+      expect(
+        (await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${forged}` })).status,
+      ).toBe(401);
     });
   });
 
@@ -170,7 +199,11 @@ describe('OpenID Connect', () => {
     // past the interval, an unknown key id may refresh once more (and is still refused)
     await new Promise((r) => setTimeout(r, 350));
     const unknown = await idToken({}, rogue.privateKey, { alg: 'RS256', kid: 'k6' });
-    expect(await Promise.all([who(a, unknown), who(a, unknown), who(a, unknown)])).toEqual([{ code: 401 }, { code: 401 }, { code: 401 }]);
+    expect(await Promise.all([who(a, unknown), who(a, unknown), who(a, unknown)])).toEqual([
+      { code: 401 },
+      { code: 401 },
+      { code: 401 },
+    ]);
     expect(issuer.counts.keys).toBe(fetched + 2);
   });
 
@@ -201,33 +234,51 @@ describe('OpenID Connect', () => {
 
   it('username claim and prefix rules (email without prefix, email_verified, "-")', async () => {
     const email = await authenticator({ usernameClaim: 'email' });
-    expect(await who(email, await idToken({ email: 'a@example.com' }))).toMatchObject({ user: { username: 'a@example.com' } });
-    expect(await who(email, await idToken({ email: 'a@example.com', email_verified: true }))).toHaveProperty('user');
-    expect(await who(email, await idToken({ email: 'a@example.com', email_verified: false }))).toEqual({ code: 401 });
-    expect(await who(email, await idToken({ email: 'a@example.com', email_verified: 'true' }))).toEqual({ code: 401 });
+    expect(await who(email, await idToken({ email: 'a@example.com' }))).toMatchObject({
+      user: { username: 'a@example.com' },
+    });
+    expect(await who(email, await idToken({ email: 'a@example.com', email_verified: true }))).toHaveProperty(
+      'user',
+    );
+    expect(await who(email, await idToken({ email: 'a@example.com', email_verified: false }))).toEqual({
+      code: 401,
+    });
+    expect(await who(email, await idToken({ email: 'a@example.com', email_verified: 'true' }))).toEqual({
+      code: 401,
+    });
     expect(await who(email, await idToken())).toEqual({ code: 401 });
     const named = await authenticator({ usernameClaim: 'name' });
-    expect(await who(named, await idToken({ name: 'Alice' }))).toMatchObject({ user: { username: `${issuer.url}#Alice` } });
+    expect(await who(named, await idToken({ name: 'Alice' }))).toMatchObject({
+      user: { username: `${issuer.url}#Alice` },
+    });
     expect(await who(named, await idToken({ name: 42 }))).toEqual({ code: 401 });
     const none = await authenticator({ usernamePrefix: '-' });
     expect(await who(none, await idToken())).toMatchObject({ user: { username: 'alice' } });
     const prefixed = await authenticator({ usernameClaim: 'email', usernamePrefix: 'oidc:' });
-    expect(await who(prefixed, await idToken({ email: 'b@example.com' }))).toMatchObject({ user: { username: 'oidc:b@example.com' } });
+    expect(await who(prefixed, await idToken({ email: 'b@example.com' }))).toMatchObject({
+      user: { username: 'oidc:b@example.com' },
+    });
   });
 
   it('groups claim as a list or a string; required claims must match', async () => {
     const a = await authenticator({ groupsClaim: 'roles', requiredClaims: { tenant: 'blue', tier: 'gold' } });
     const ok = { tenant: 'blue', tier: 'gold' };
-    expect(await who(a, await idToken({ ...ok, roles: 'admin' }))).toMatchObject({ user: { groups: ['admin', 'system:authenticated'] } });
-    expect(await who(a, await idToken({ ...ok, roles: ['a', 'b'] }))).toMatchObject({ user: { groups: ['a', 'b', 'system:authenticated'] } });
-    expect(await who(a, await idToken({ ...ok }))).toMatchObject({ user: { groups: ['system:authenticated'] } });
+    expect(await who(a, await idToken({ ...ok, roles: 'admin' }))).toMatchObject({
+      user: { groups: ['admin', 'system:authenticated'] },
+    });
+    expect(await who(a, await idToken({ ...ok, roles: ['a', 'b'] }))).toMatchObject({
+      user: { groups: ['a', 'b', 'system:authenticated'] },
+    });
+    expect(await who(a, await idToken({ ...ok }))).toMatchObject({
+      user: { groups: ['system:authenticated'] },
+    });
     expect(await who(a, await idToken({ ...ok, roles: [1] }))).toEqual({ code: 401 });
     expect(await who(a, await idToken({ ...ok, roles: { a: 1 } }))).toEqual({ code: 401 });
     expect(await who(a, await idToken({ tenant: 'blue' }))).toEqual({ code: 401 });
     expect(await who(a, await idToken({ tenant: 'red', tier: 'gold' }))).toEqual({ code: 401 });
   });
 
-  it('a token of another issuer is not this method\'s', async () => {
+  it("a token of another issuer is not this method's", async () => {
     const a = await authenticator();
     const other = await idToken({ iss: 'https://elsewhere.example' });
     expect(a.authenticate({ headers: { authorization: `Bearer ${other}` } })).toEqual({ status: 'none' });
@@ -256,7 +307,8 @@ describe('OpenID Connect before the issuer answers', () => {
       const token = await new SignJWT({ iss: issuer.url, aud: CLIENT, sub: 'bob', iat: now, exp: now + 600 })
         .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
         .sign(k1.privateKey);
-      const status = async () => (await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${token}` })).status;
+      const status = async () =>
+        (await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${token}` })).status;
       expect(await status()).toBe(401);
       const until = Date.now() + 8000;
       let last = 401;

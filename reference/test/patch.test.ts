@@ -117,19 +117,21 @@ describe('PATCH over HTTP', () => {
     srv = await startServer();
     srv.server.registry.add(widgetDef);
     srv.server.registry.add(gadgetDef);
-    srv.server.admission.addSource(() => [{
-      name: 'test-race',
-      async mutate(a: AdmissionAttributes) {
-        const extra = race.get(a.name);
-        if (a.operation !== 'UPDATE' || a.resource.resource !== 'configmaps' || !extra) return;
-        race.delete(a.name);
-        const store = srv.server.registry.byResource('', 'configmaps')!.store;
-        const cur = store.getStored(a.namespace, a.name)!;
-        const next = structuredClone(cur.obj) as KObject;
-        next.data = { ...((next.data as object) ?? {}), ...extra };
-        await store.update(a.namespace, a.name, next, system, 'v1');
+    srv.server.admission.addSource(() => [
+      {
+        name: 'test-race',
+        async mutate(a: AdmissionAttributes) {
+          const extra = race.get(a.name);
+          if (a.operation !== 'UPDATE' || a.resource.resource !== 'configmaps' || !extra) return;
+          race.delete(a.name);
+          const store = srv.server.registry.byResource('', 'configmaps')!.store;
+          const cur = store.getStored(a.namespace, a.name)!;
+          const next = structuredClone(cur.obj) as KObject;
+          next.data = { ...((next.data as object) ?? {}), ...extra };
+          await store.update(a.namespace, a.name, next, system, 'v1');
+        },
       },
-    }]);
+    ]);
     ns = uniqueName('patch');
     const r = await srv.req('POST', '/api/v1/namespaces', {
       apiVersion: 'v1',

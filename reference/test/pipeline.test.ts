@@ -22,7 +22,8 @@ const tokens = (t: Record<string, string>) =>
 /** An authenticator that refuses any request carrying `X-Refuse` (as a broken credential of its kind). */
 const refuser: Authenticator = {
   name: 'refuser',
-  authenticate: async (r) => (r.headers['x-refuse'] ? { status: 'error', message: 'refused by test' } : { status: 'none' }),
+  authenticate: async (r) =>
+    r.headers['x-refuse'] ? { status: 'error', message: 'refused by test' } : { status: 'none' },
 };
 
 describe('authentication union', () => {
@@ -60,7 +61,10 @@ describe('authentication union', () => {
   });
 
   it('a method that throws refuses (it never lets the request through)', async () => {
-    const broken: Authenticator = { name: 'broken', authenticate: async () => Promise.reject(new Error('backend down')) };
+    const broken: Authenticator = {
+      name: 'broken',
+      authenticate: async () => Promise.reject(new Error('backend down')),
+    };
     const u = new AuthenticationUnion([broken], true);
     await expect(u.authenticate(req({}))).rejects.toMatchObject({ code: 401 });
   });
@@ -75,13 +79,20 @@ describe('authentication union', () => {
     const slow: Authenticator = {
       name: 'slow',
       authenticate: (r) =>
-        new Promise((ok) => setTimeout(() => ok(r.headers['x-refuse'] ? { status: 'error', message: 'later' } : { status: 'none' }), 5)),
+        new Promise((ok) =>
+          setTimeout(
+            () => ok(r.headers['x-refuse'] ? { status: 'error', message: 'later' } : { status: 'none' }),
+            5,
+          ),
+        ),
     };
     const mixed = new AuthenticationUnion([tokens({}), slow, tokens({ b: 'bob' })], false);
     const later = mixed.authenticate(req({ authorization: 'Bearer b' }));
     expect(later).toBeInstanceOf(Promise);
     expect((await later).user.username).toBe('bob');
-    const e = await Promise.resolve(mixed.authenticate(req({ authorization: 'Bearer zzz', 'x-refuse': '1' }))).catch((x) => x);
+    const e = await Promise.resolve(
+      mixed.authenticate(req({ authorization: 'Bearer zzz', 'x-refuse': '1' })),
+    ).catch((x) => x);
     expect(e.refusals).toEqual(['slow: later']);
     // a 401 is always a rejected promise, never a synchronous throw
     const none = sync.authenticate(req({}));
@@ -111,7 +122,11 @@ describe('authorization chain', () => {
   });
 
   it('the first allow or deny decides, with its reason and its name', async () => {
-    const c = new AuthorizerChain([fixed('a', 'no-opinion', 'not mine'), fixed('b', 'deny', 'nope'), fixed('c', 'allow')]);
+    const c = new AuthorizerChain([
+      fixed('a', 'no-opinion', 'not mine'),
+      fixed('b', 'deny', 'nope'),
+      fixed('c', 'allow'),
+    ]);
     expect(await c.authorize(attrs())).toEqual({ decision: 'deny', reason: 'nope', by: 'b' });
   });
 
@@ -146,20 +161,30 @@ describe('the pipeline in a running server', () => {
   let ts: TestServer;
   let ns: string;
   const auditDir = scratchDir('orch-audit-');
-  const as = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    ts.req(method, path, body, { authorization: `Bearer ${token}`, ...headers });
+  const as = (
+    token: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => ts.req(method, path, body, { authorization: `Bearer ${token}`, ...headers });
 
   beforeAll(async () => {
     ts = await startServer({ auditLogPath: join(auditDir, 'audit.log'), auditInMemory: 1000 });
     // a second token method added at run time: the admin token table must not refuse its tokens
     ts.server.authentication.add(
-      new StaticTokenAuthenticator(new Map([['alice-token', { username: 'alice', uid: 'u-alice', groups: ['devs'] }]])),
+      new StaticTokenAuthenticator(
+        new Map([['alice-token', { username: 'alice', uid: 'u-alice', groups: ['devs'] }]]),
+      ),
     );
     // alice may list configmaps in namespaces whose name starts with "alice-", nothing else
     ts.server.authorization.add({
       name: 'test-policy',
       authorize: async (a) =>
-        a.user.username === 'alice' && a.resource === 'configmaps' && a.verb === 'list' && a.namespace.startsWith('alice-')
+        a.user.username === 'alice' &&
+        a.resource === 'configmaps' &&
+        a.verb === 'list' &&
+        a.namespace.startsWith('alice-')
           ? { decision: 'allow', reason: 'alice lists her configmaps' }
           : { decision: 'no-opinion', reason: '' },
     });
@@ -189,13 +214,19 @@ describe('the pipeline in a running server', () => {
 
   it('impersonation: authorized per part, then the request runs as the target', async () => {
     // the admin may impersonate anyone: alice's permissions then apply
-    const r = await ts.req('GET', '/api/v1/namespaces/default/configmaps', undefined, { 'impersonate-user': 'alice' });
+    const r = await ts.req('GET', '/api/v1/namespaces/default/configmaps', undefined, {
+      'impersonate-user': 'alice',
+    });
     expect(r.status).toBe(403);
     expect(r.json.message).toContain('User "alice" cannot list');
-    const ok = await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { 'impersonate-user': 'alice' });
+    const ok = await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, {
+      'impersonate-user': 'alice',
+    });
     expect(ok.status, ok.text).toBe(200);
     // alice may not impersonate
-    const no = await as('alice-token', 'GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { 'impersonate-user': 'bob' });
+    const no = await as('alice-token', 'GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, {
+      'impersonate-user': 'bob',
+    });
     expect(no.status).toBe(403);
     expect(no.json.message).toContain('User "alice" cannot impersonate resource "users"');
     // a group without a user is malformed
@@ -212,11 +243,16 @@ describe('the pipeline in a running server', () => {
         validate(a) {
           seen.push(a);
           a.ctx.audit?.annotate('test.orch.io/seen', a.operation);
-          if (a.name.startsWith('deny-')) throw errors.forbidden(`configmaps "${a.name}" is forbidden: denied by test-recorder`);
+          if (a.name.startsWith('deny-'))
+            throw errors.forbidden(`configmaps "${a.name}" is forbidden: denied by test-recorder`);
         },
       },
     ]);
-    const c = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=tester&dryRun=All`, configMap('cm-1'));
+    const c = await ts.req(
+      'POST',
+      `/api/v1/namespaces/${ns}/configmaps?fieldManager=tester&dryRun=All`,
+      configMap('cm-1'),
+    );
     expect(c.status, c.text).toBe(201);
     const d = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('deny-1'));
     expect(d.status).toBe(403);
@@ -231,9 +267,11 @@ describe('the pipeline in a running server', () => {
     expect(first.ctx.user.username).toBe('orch-admin');
   });
 
-  it('one audit event per request, with who, what, the outcome and the stages\' annotations', async () => {
+  it("one audit event per request, with who, what, the outcome and the stages' annotations", async () => {
     const before = ts.server.audit!.events.length;
-    const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('audited'), { 'audit-id': 'test-audit-1' });
+    const r = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('audited'), {
+      'audit-id': 'test-audit-1',
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.headers['audit-id']).toBe('test-audit-1');
     const forbidden = await as('alice-token', 'DELETE', `/api/v1/namespaces/${ns}/configmaps/audited`);

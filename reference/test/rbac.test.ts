@@ -23,14 +23,20 @@ function orchWords(v: unknown): unknown {
       .replaceAll('k8s.io', 'orch.io')
       .replaceAll('kubernetes.io', 'orch.io');
   if (Array.isArray(v)) return v.map(orchWords);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [orchWords(k), orchWords(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [orchWords(k), orchWords(x)]));
   return v;
 }
 
 function withUsers(ts: TestServer, users: Record<string, UserInfo>) {
   ts.server.authentication.add(new StaticTokenAuthenticator(new Map(Object.entries(users))));
-  return (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    ts.req(method, path, body, { authorization: `Bearer ${token}`, ...headers });
+  return (
+    token: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => ts.req(method, path, body, { authorization: `Bearer ${token}`, ...headers });
 }
 
 const role = (name: string, rules: unknown[], extra: Record<string, unknown> = {}) => ({
@@ -47,7 +53,12 @@ const clusterRole = (name: string, rules: unknown[] | null, extra: Record<string
   rules,
   ...(extra.aggregationRule ? { aggregationRule: extra.aggregationRule } : {}),
 });
-const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleRef: unknown, subjects: unknown[]) => ({
+const binding = (
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  name: string,
+  roleRef: unknown,
+  subjects: unknown[],
+) => ({
   apiVersion: `${G}/v1`,
   kind,
   metadata: { name },
@@ -82,13 +93,22 @@ describe('the default policy of a 1.28 server', () => {
         expect(o.metadata.annotations).toEqual(f.annotations);
         if (plural.endsWith('bindings')) {
           expect(o.roleRef).toEqual(f.roleRef);
-          expect(got.some((x) => JSON.stringify(x.subjects) === JSON.stringify(f.subjects)), f.name).toBe(true);
+          expect(
+            got.some((x) => JSON.stringify(x.subjects) === JSON.stringify(f.subjects)),
+            f.name,
+          ).toBe(true);
         } else if (f.aggregationRule) expect(o.aggregationRule).toEqual(f.aggregationRule);
-        else expect(got.some((x) => JSON.stringify(x.rules) === JSON.stringify(f.rules)), f.name).toBe(true);
+        else
+          expect(
+            got.some((x) => JSON.stringify(x.rules) === JSON.stringify(f.rules)),
+            f.name,
+          ).toBe(true);
       }
     }
     // the namespaced ones live in the system namespaces
-    const nss = new Set(((await ts.req('GET', `${RBAC}/roles`)).json.items as any[]).map((o) => o.metadata.namespace));
+    const nss = new Set(
+      ((await ts.req('GET', `${RBAC}/roles`)).json.items as any[]).map((o) => o.metadata.namespace),
+    );
     expect([...nss].sort()).toEqual(['orch-public', 'orch-system']);
   });
 
@@ -106,7 +126,8 @@ describe('the default policy of a 1.28 server', () => {
 
   it('anonymous users may read the version and health; authenticated users discovery too', async () => {
     const as = withUsers(ts, { 'plain-token': { username: 'plain', groups: [] } });
-    for (const p of ['/version', '/healthz', '/livez', '/readyz']) expect((await ts.req('GET', p, undefined, { authorization: '' })).status, p).toBe(200);
+    for (const p of ['/version', '/healthz', '/livez', '/readyz'])
+      expect((await ts.req('GET', p, undefined, { authorization: '' })).status, p).toBe(200);
     for (const p of ['/api', '/apis', '/openapi/v2']) {
       expect((await ts.req('GET', p, undefined, { authorization: '' })).status, p).toBe(403);
       expect((await as('plain-token', 'GET', p)).status, p).toBe(200);
@@ -131,7 +152,9 @@ describe('a durable server restarts without duplicating the defaults', () => {
     const grant = await a.req(
       'POST',
       `${RBAC}/clusterrolebindings`,
-      binding('ClusterRoleBinding', 'kept-view', { apiGroup: G, kind: 'ClusterRole', name: 'view' }, [user('keeper')]),
+      binding('ClusterRoleBinding', 'kept-view', { apiGroup: G, kind: 'ClusterRole', name: 'view' }, [
+        user('keeper'),
+      ]),
     );
     expect(grant.status, grant.text).toBe(201);
     await a.close();
@@ -160,10 +183,15 @@ describe('the kinds: 1.28 validation and defaults', () => {
   });
   afterAll(() => ts?.close());
 
-  const causes = (r: { json: any }) => (r.json.details?.causes ?? []).map((c: any) => `${c.field}: ${c.message}`);
+  const causes = (r: { json: any }) =>
+    (r.json.details?.causes ?? []).map((c: any) => `${c.field}: ${c.message}`);
 
   it('rules need verbs, groups and resources; a Role may not name non-resource URLs', async () => {
-    const r = await ts.req('POST', `${RBAC}/namespaces/${ns}/roles`, role('bad', [{ apiGroups: [''] }, { verbs: ['get'], nonResourceURLs: ['/x'] }]));
+    const r = await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/roles`,
+      role('bad', [{ apiGroups: [''] }, { verbs: ['get'], nonResourceURLs: ['/x'] }]),
+    );
     expect(r.status).toBe(422);
     expect(r.json.reason).toBe('Invalid');
     expect(causes(r)).toEqual([
@@ -179,7 +207,11 @@ describe('the kinds: 1.28 validation and defaults', () => {
     expect(causes(both)).toEqual([
       'rules[0].nonResourceURLs: Invalid value: []string{"/x"}: rules cannot apply to both regular resources and non-resource URLs',
     ]);
-    const agg = await ts.req('POST', `${RBAC}/clusterroles`, clusterRole(uniqueName('cr'), null, { aggregationRule: {} }));
+    const agg = await ts.req(
+      'POST',
+      `${RBAC}/clusterroles`,
+      clusterRole(uniqueName('cr'), null, { aggregationRule: {} }),
+    );
     expect(causes(agg)).toEqual([
       'aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil',
     ]);
@@ -206,7 +238,9 @@ describe('the kinds: 1.28 validation and defaults', () => {
     const crb = await ts.req(
       'POST',
       `${RBAC}/clusterrolebindings`,
-      binding('ClusterRoleBinding', uniqueName('crb'), { apiGroup: G, kind: 'Role', name: 'x' }, [{ kind: 'ServiceAccount', name: 'sa' }]),
+      binding('ClusterRoleBinding', uniqueName('crb'), { apiGroup: G, kind: 'Role', name: 'x' }, [
+        { kind: 'ServiceAccount', name: 'sa' },
+      ]),
     );
     expect(causes(crb)).toEqual([
       'roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"',
@@ -215,11 +249,17 @@ describe('the kinds: 1.28 validation and defaults', () => {
     const ok = await ts.req(
       'POST',
       `${RBAC}/namespaces/${ns}/rolebindings`,
-      binding('RoleBinding', 'defaulted', { kind: 'ClusterRole', name: 'view' }, [{ kind: 'User', name: 'u' }, { kind: 'ServiceAccount', name: 'sa' }]),
+      binding('RoleBinding', 'defaulted', { kind: 'ClusterRole', name: 'view' }, [
+        { kind: 'User', name: 'u' },
+        { kind: 'ServiceAccount', name: 'sa' },
+      ]),
     );
     expect(ok.status, ok.text).toBe(201);
     expect(ok.json.roleRef).toEqual({ apiGroup: G, kind: 'ClusterRole', name: 'view' });
-    expect(ok.json.subjects).toEqual([{ kind: 'User', apiGroup: G, name: 'u' }, { kind: 'ServiceAccount', name: 'sa' }]);
+    expect(ok.json.subjects).toEqual([
+      { kind: 'User', apiGroup: G, name: 'u' },
+      { kind: 'ServiceAccount', name: 'sa' },
+    ]);
   });
 
   it('roleRef is immutable', async () => {
@@ -237,9 +277,22 @@ describe('the kinds: 1.28 validation and defaults', () => {
     const r = await ts.req('GET', `${RBAC}/namespaces/${ns}/rolebindings/defaulted`, undefined, {
       accept: 'application/json;as=Table;v=v1;g=meta.orch.io',
     });
-    expect(r.json.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Role', 'Age', 'Users', 'Groups', 'ServiceAccounts']);
+    expect(r.json.columnDefinitions.map((c: any) => c.name)).toEqual([
+      'Name',
+      'Role',
+      'Age',
+      'Users',
+      'Groups',
+      'ServiceAccounts',
+    ]);
     const cells = r.json.rows[0].cells;
-    expect([cells[0], cells[1], cells[3], cells[4], cells[5]]).toEqual(['defaulted', 'ClusterRole/view', 'u', '', '/sa']);
+    expect([cells[0], cells[1], cells[3], cells[4], cells[5]]).toEqual([
+      'defaulted',
+      'ClusterRole/view',
+      'u',
+      '',
+      '/sa',
+    ]);
   });
 });
 
@@ -256,13 +309,23 @@ describe('aggregation follows the selected cluster roles live', () => {
     const c = await ts.req(
       'POST',
       `${RBAC}/clusterroles`,
-      clusterRole(agg, null, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [label]: 'true' } }] } }),
+      clusterRole(agg, null, {
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [label]: 'true' } }] },
+      }),
     );
     expect(c.status, c.text).toBe(201);
     const rulesA = [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }];
     const rulesB = [{ verbs: ['list'], apiGroups: ['apps'], resources: ['deployments'] }, rulesA[0]];
-    await ts.req('POST', `${RBAC}/clusterroles`, clusterRole('b-part', rulesB, { metadata: { labels: { [label]: 'true' } } }));
-    await ts.req('POST', `${RBAC}/clusterroles`, clusterRole('a-part', rulesA, { metadata: { labels: { [label]: 'true' } } }));
+    await ts.req(
+      'POST',
+      `${RBAC}/clusterroles`,
+      clusterRole('b-part', rulesB, { metadata: { labels: { [label]: 'true' } } }),
+    );
+    await ts.req(
+      'POST',
+      `${RBAC}/clusterroles`,
+      clusterRole('a-part', rulesA, { metadata: { labels: { [label]: 'true' } } }),
+    );
     const rulesOf = async () => {
       await ts.server.authz.idle();
       return (await ts.req('GET', `${RBAC}/clusterroles/${agg}`)).json.rules;
@@ -308,11 +371,21 @@ describe('the RBAC authorizer', () => {
   });
 
   it('a Role bound in its namespace allows there only; the reason names the binding', async () => {
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/roles`, role('cm-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }]));
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'alice-cm', { apiGroup: G, kind: 'Role', name: 'cm-reader' }, [user('alice')]));
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/roles`,
+      role('cm-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }]),
+    );
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'alice-cm', { apiGroup: G, kind: 'Role', name: 'cm-reader' }, [user('alice')]),
+    );
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     expect((await as('alice', 'GET', path)).status).toBe(200);
-    expect(reason(path)).toBe(`RBAC: allowed by RoleBinding "alice-cm/${ns}" of Role "cm-reader" to User "alice"`);
+    expect(reason(path)).toBe(
+      `RBAC: allowed by RoleBinding "alice-cm/${ns}" of Role "cm-reader" to User "alice"`,
+    );
     expect((await as('alice', 'GET', `/api/v1/namespaces/${other}/configmaps`)).status).toBe(403);
     expect((await as('alice', 'GET', '/api/v1/configmaps')).status).toBe(403);
     expect((await as('alice', 'POST', path, { metadata: { name: 'x' } })).status).toBe(403);
@@ -320,14 +393,35 @@ describe('the RBAC authorizer', () => {
   });
 
   it('a ClusterRole through a RoleBinding applies in the binding namespace only; through a ClusterRoleBinding everywhere', async () => {
-    await ts.req('POST', `${RBAC}/clusterroles`, clusterRole('secret-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['secrets'] }]));
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'bob-secrets', { apiGroup: G, kind: 'ClusterRole', name: 'secret-reader' }, [user('bob')]));
+    await ts.req(
+      'POST',
+      `${RBAC}/clusterroles`,
+      clusterRole('secret-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['secrets'] }]),
+    );
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'bob-secrets', { apiGroup: G, kind: 'ClusterRole', name: 'secret-reader' }, [
+        user('bob'),
+      ]),
+    );
     expect((await as('bob', 'GET', `/api/v1/namespaces/${ns}/secrets`)).status).toBe(200);
     expect((await as('bob', 'GET', `/api/v1/namespaces/${other}/secrets`)).status).toBe(403);
-    await ts.req('POST', `${RBAC}/clusterrolebindings`, binding('ClusterRoleBinding', 'devs-secrets', { apiGroup: G, kind: 'ClusterRole', name: 'secret-reader' }, [group('devs')]));
+    await ts.req(
+      'POST',
+      `${RBAC}/clusterrolebindings`,
+      binding(
+        'ClusterRoleBinding',
+        'devs-secrets',
+        { apiGroup: G, kind: 'ClusterRole', name: 'secret-reader' },
+        [group('devs')],
+      ),
+    );
     const all = '/api/v1/secrets';
     expect((await as('alice', 'GET', all)).status).toBe(200);
-    expect(reason(all)).toBe('RBAC: allowed by ClusterRoleBinding "devs-secrets" of ClusterRole "secret-reader" to Group "devs"');
+    expect(reason(all)).toBe(
+      'RBAC: allowed by ClusterRoleBinding "devs-secrets" of ClusterRole "secret-reader" to Group "devs"',
+    );
     expect((await as('alice', 'GET', `/api/v1/namespaces/${other}/secrets`)).status).toBe(200);
     // a deleted binding no longer allows, at once
     await ts.req('DELETE', `${RBAC}/clusterrolebindings/devs-secrets`);
@@ -346,8 +440,16 @@ describe('the RBAC authorizer', () => {
         { verbs: ['get'], nonResourceURLs: ['/healthz/*'] },
       ]),
     );
-    await ts.req('POST', `${RBAC}/clusterrolebindings`, binding('ClusterRoleBinding', 'carol-fine', { apiGroup: G, kind: 'ClusterRole', name: 'fine' }, [user('carol')]));
-    ts.server.authentication.add(new StaticTokenAuthenticator(new Map([['carol', { username: 'carol', groups: [] }]])));
+    await ts.req(
+      'POST',
+      `${RBAC}/clusterrolebindings`,
+      binding('ClusterRoleBinding', 'carol-fine', { apiGroup: G, kind: 'ClusterRole', name: 'fine' }, [
+        user('carol'),
+      ]),
+    );
+    ts.server.authentication.add(
+      new StaticTokenAuthenticator(new Map([['carol', { username: 'carol', groups: [] }]])),
+    );
     await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'named' } });
     await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'unnamed' } });
     expect((await as('carol', 'GET', `/api/v1/namespaces/${ns}/configmaps/named`)).status).toBe(200);
@@ -358,25 +460,45 @@ describe('the RBAC authorizer', () => {
     expect((await as('carol', 'GET', `/api/v1/namespaces/${ns}/pods/p`)).status).toBe(403);
     expect((await as('carol', 'GET', `/apis/apps/v1/namespaces/${ns}/deployments/d/scale`)).status).toBe(404);
     expect((await as('carol', 'GET', `/apis/apps/v1/namespaces/${ns}/deployments/d`)).status).toBe(403);
-    expect((await as('carol', 'GET', `/apis/coordination.orch.io/v1/namespaces/${ns}/leases`)).status).toBe(200);
+    expect((await as('carol', 'GET', `/apis/coordination.orch.io/v1/namespaces/${ns}/leases`)).status).toBe(
+      200,
+    );
     expect((await as('carol', 'GET', '/healthz/ping')).status).toBe(200);
     expect((await as('carol', 'GET', '/healthz')).status).toBe(200); // system:public-info-viewer
     expect((await as('carol', 'GET', '/metrics')).status).toBe(403);
   });
 
   it('service account subjects match system:serviceaccount:<ns>:<name>, in the binding namespace by default', async () => {
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'sa-cm', { apiGroup: G, kind: 'Role', name: 'cm-reader' }, [{ kind: 'ServiceAccount', name: 'robot' }]));
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'sa-cm', { apiGroup: G, kind: 'Role', name: 'cm-reader' }, [
+        { kind: 'ServiceAccount', name: 'robot' },
+      ]),
+    );
     const path = `/api/v1/namespaces/${ns}/configmaps`;
-    const r = await ts.req('GET', path, undefined, { 'impersonate-user': `system:serviceaccount:${ns}:robot` });
+    const r = await ts.req('GET', path, undefined, {
+      'impersonate-user': `system:serviceaccount:${ns}:robot`,
+    });
     expect(r.status, r.text).toBe(200);
-    expect(reason(path)).toBe(`RBAC: allowed by RoleBinding "sa-cm/${ns}" of Role "cm-reader" to ServiceAccount "robot/${ns}"`);
-    const elsewhere = await ts.req('GET', path, undefined, { 'impersonate-user': `system:serviceaccount:${other}:robot` });
+    expect(reason(path)).toBe(
+      `RBAC: allowed by RoleBinding "sa-cm/${ns}" of Role "cm-reader" to ServiceAccount "robot/${ns}"`,
+    );
+    const elsewhere = await ts.req('GET', path, undefined, {
+      'impersonate-user': `system:serviceaccount:${other}:robot`,
+    });
     expect(elsewhere.status).toBe(403);
   });
 
   it('a binding to a role that does not exist: the 403 says so', async () => {
-    await ts.req('POST', `${RBAC}/namespaces/${other}/rolebindings`, binding('RoleBinding', 'dangling', { apiGroup: G, kind: 'ClusterRole', name: 'nope' }, [user('dave')]));
-    ts.server.authentication.add(new StaticTokenAuthenticator(new Map([['dave', { username: 'dave', groups: [] }]])));
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${other}/rolebindings`,
+      binding('RoleBinding', 'dangling', { apiGroup: G, kind: 'ClusterRole', name: 'nope' }, [user('dave')]),
+    );
+    ts.server.authentication.add(
+      new StaticTokenAuthenticator(new Map([['dave', { username: 'dave', groups: [] }]])),
+    );
     const r = await as('dave', 'GET', `/api/v1/namespaces/${other}/pods`);
     expect(r.status).toBe(403);
     expect(r.json.message).toBe(
@@ -403,20 +525,27 @@ describe('escalation prevention', () => {
         { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
       ]),
     );
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'erin', { apiGroup: G, kind: 'Role', name: 'role-admin' }, [user('erin')]));
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'erin', { apiGroup: G, kind: 'Role', name: 'role-admin' }, [user('erin')]),
+    );
   });
   afterAll(() => ts?.close());
 
   it('a role granting only what the creator holds is created; more is refused with the missing rules', async () => {
-    const ok = await as('erin', 'POST', `${RBAC}/namespaces/${ns}/roles`, role('cm-get', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]));
+    const ok = await as(
+      'erin',
+      'POST',
+      `${RBAC}/namespaces/${ns}/roles`,
+      role('cm-get', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]),
+    );
     expect(ok.status, ok.text).toBe(201);
     const no = await as(
       'erin',
       'POST',
       `${RBAC}/namespaces/${ns}/roles`,
-      role('more', [
-        { verbs: ['get', 'delete'], apiGroups: [''], resources: ['configmaps', 'secrets'] },
-      ]),
+      role('more', [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['configmaps', 'secrets'] }]),
     );
     expect(no.status).toBe(403);
     expect(no.json.reason).toBe('Forbidden');
@@ -428,39 +557,104 @@ describe('escalation prevention', () => {
   });
 
   it('`escalate` on roles lifts the check', async () => {
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/roles`, role('escalator', [{ verbs: ['escalate'], apiGroups: [G], resources: ['roles'] }]));
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'erin-escalate', { apiGroup: G, kind: 'Role', name: 'escalator' }, [user('erin')]));
-    const r = await as('erin', 'POST', `${RBAC}/namespaces/${ns}/roles`, role('secrets-all', [{ verbs: ['*'], apiGroups: [''], resources: ['secrets'] }]));
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/roles`,
+      role('escalator', [{ verbs: ['escalate'], apiGroups: [G], resources: ['roles'] }]),
+    );
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'erin-escalate', { apiGroup: G, kind: 'Role', name: 'escalator' }, [
+        user('erin'),
+      ]),
+    );
+    const r = await as(
+      'erin',
+      'POST',
+      `${RBAC}/namespaces/${ns}/roles`,
+      role('secrets-all', [{ verbs: ['*'], apiGroups: [''], resources: ['secrets'] }]),
+    );
     expect(r.status, r.text).toBe(201);
   });
 
   it('a binding needs the role permissions or `bind`; a missing role is 404', async () => {
-    const no = await as('erin', 'POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'give-secrets', { apiGroup: G, kind: 'Role', name: 'secrets-all' }, [user('frank')]));
+    const no = await as(
+      'erin',
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'give-secrets', { apiGroup: G, kind: 'Role', name: 'secrets-all' }, [
+        user('frank'),
+      ]),
+    );
     expect(no.status).toBe(403);
-    expect(no.json.message).toContain(`rolebindings.${G} "give-secrets" is forbidden: user "erin" (groups=["team" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`);
-    const held = await as('erin', 'POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'give-cm', { apiGroup: G, kind: 'Role', name: 'cm-get' }, [user('frank')]));
+    expect(no.json.message).toContain(
+      `rolebindings.${G} "give-secrets" is forbidden: user "erin" (groups=["team" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`,
+    );
+    const held = await as(
+      'erin',
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'give-cm', { apiGroup: G, kind: 'Role', name: 'cm-get' }, [user('frank')]),
+    );
     expect(held.status, held.text).toBe(201);
-    const missing = await as('erin', 'POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'give-none', { apiGroup: G, kind: 'Role', name: 'absent' }, [user('frank')]));
+    const missing = await as(
+      'erin',
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'give-none', { apiGroup: G, kind: 'Role', name: 'absent' }, [user('frank')]),
+    );
     expect(missing.status).toBe(404);
     expect(missing.json.message).toBe(`role.${G} "absent" not found`);
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/roles`, role('binder', [{ verbs: ['bind'], apiGroups: [G], resources: ['roles'], resourceNames: ['secrets-all'] }]));
-    await ts.req('POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'erin-bind', { apiGroup: G, kind: 'Role', name: 'binder' }, [user('erin')]));
-    const bound = await as('erin', 'POST', `${RBAC}/namespaces/${ns}/rolebindings`, binding('RoleBinding', 'give-secrets', { apiGroup: G, kind: 'Role', name: 'secrets-all' }, [user('frank')]));
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/roles`,
+      role('binder', [
+        { verbs: ['bind'], apiGroups: [G], resources: ['roles'], resourceNames: ['secrets-all'] },
+      ]),
+    );
+    await ts.req(
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'erin-bind', { apiGroup: G, kind: 'Role', name: 'binder' }, [user('erin')]),
+    );
+    const bound = await as(
+      'erin',
+      'POST',
+      `${RBAC}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', 'give-secrets', { apiGroup: G, kind: 'Role', name: 'secrets-all' }, [
+        user('frank'),
+      ]),
+    );
     expect(bound.status, bound.text).toBe(201);
   });
 
   it('an aggregationRule needs full authority', async () => {
     // (`escalate` would lift this check too, as in Kubernetes)
-    await ts.req('POST', `${RBAC}/clusterroles`, clusterRole('cr-creator', [{ verbs: ['create'], apiGroups: [G], resources: ['clusterroles'] }]));
-    await ts.req('POST', `${RBAC}/clusterrolebindings`, binding('ClusterRoleBinding', 'erin-cr', { apiGroup: G, kind: 'ClusterRole', name: 'cr-creator' }, [user('erin')]));
+    await ts.req(
+      'POST',
+      `${RBAC}/clusterroles`,
+      clusterRole('cr-creator', [{ verbs: ['create'], apiGroups: [G], resources: ['clusterroles'] }]),
+    );
+    await ts.req(
+      'POST',
+      `${RBAC}/clusterrolebindings`,
+      binding('ClusterRoleBinding', 'erin-cr', { apiGroup: G, kind: 'ClusterRole', name: 'cr-creator' }, [
+        user('erin'),
+      ]),
+    );
     const r = await as(
       'erin',
       'POST',
       `${RBAC}/clusterroles`,
-      clusterRole('sneaky', null, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } }),
+      clusterRole('sneaky', null, {
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] },
+      }),
     );
     expect(r.status).toBe(403);
-    expect(r.json.message).toBe(`clusterroles.${G} "sneaky" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
+    expect(r.json.message).toBe(
+      `clusterroles.${G} "sneaky" is forbidden: must have cluster-admin privileges to use the aggregationRule`,
+    );
   });
 });
 

@@ -18,8 +18,13 @@ const G = 'rbac.authorization.orch.io';
 
 let ts: TestServer;
 let ns: string;
-const as = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  ts.req(method, path, body, { authorization: `Bearer ${token}`, ...headers });
+const as = (
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) => ts.req(method, path, body, { authorization: `Bearer ${token}`, ...headers });
 
 beforeAll(async () => {
   // HTTPS: kubectl sends bearer tokens over TLS only
@@ -86,7 +91,11 @@ describe('served as 1.28 serves them', () => {
 });
 
 describe('SubjectAccessReview', () => {
-  const sar = (spec: unknown) => ({ apiVersion: 'authorization.orch.io/v1', kind: 'SubjectAccessReview', spec });
+  const sar = (spec: unknown) => ({
+    apiVersion: 'authorization.orch.io/v1',
+    kind: 'SubjectAccessReview',
+    spec,
+  });
 
   it('answers for the user it names, with the RBAC reason; 201 and nothing stored', async () => {
     const yes = await ts.req(
@@ -126,13 +135,22 @@ describe('SubjectAccessReview', () => {
     const r = await ts.req(
       'POST',
       `${AUTHZ}/subjectaccessreviews`,
-      sar({ user: 'root', groups: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n1' } }),
+      sar({
+        user: 'root',
+        groups: ['system:masters'],
+        resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n1' },
+      }),
     );
     expect(r.json.status.allowed).toBe(true);
   });
 
   it('a user may not ask about others without the permission', async () => {
-    const r = await as('alice-token', 'POST', `${AUTHZ}/subjectaccessreviews`, sar({ user: 'bob', nonResourceAttributes: { path: '/x', verb: 'get' } }));
+    const r = await as(
+      'alice-token',
+      'POST',
+      `${AUTHZ}/subjectaccessreviews`,
+      sar({ user: 'bob', nonResourceAttributes: { path: '/x', verb: 'get' } }),
+    );
     expect(r.status).toBe(403);
     expect(r.json.message).toBe(
       'subjectaccessreviews.authorization.orch.io is forbidden: User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.orch.io" at the cluster scope',
@@ -145,10 +163,18 @@ describe('SubjectAccessReview', () => {
     expect(neither.json.message).toBe(
       'SubjectAccessReview.authorization.orch.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
     );
-    const nobody = await ts.req('POST', `${AUTHZ}/subjectaccessreviews`, sar({ nonResourceAttributes: { path: '/x', verb: 'get' } }));
+    const nobody = await ts.req(
+      'POST',
+      `${AUTHZ}/subjectaccessreviews`,
+      sar({ nonResourceAttributes: { path: '/x', verb: 'get' } }),
+    );
     expect(nobody.status).toBe(422);
     expect(nobody.json.details.causes).toEqual([
-      { reason: 'FieldValueInvalid', field: 'spec.user', message: 'Invalid value: "": at least one of user or group must be specified' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.user',
+        message: 'Invalid value: "": at least one of user or group must be specified',
+      },
     ]);
     const both = await ts.req(
       'POST',
@@ -184,7 +210,10 @@ describe('SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesRev
     expect(body.status).toBe(400);
     expect(body.json.reason).toBe('BadRequest');
     const attrs = await ts.req('POST', path, {
-      spec: { user: 'alice', resourceAttributes: { namespace: 'other', verb: 'get', resource: 'configmaps' } },
+      spec: {
+        user: 'alice',
+        resourceAttributes: { namespace: 'other', verb: 'get', resource: 'configmaps' },
+      },
     });
     // kube-apiserver 1.28 answers this 422 with one cause (seen on the real server, run --kubernetes-assets)
     expect(attrs.status).toBe(422);
@@ -198,10 +227,16 @@ describe('SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesRev
   });
 
   it('rules: what the caller may do in a namespace', async () => {
-    const r = await as('alice-token', 'POST', `${AUTHZ}/selfsubjectrulesreviews`, { spec: { namespace: ns } });
+    const r = await as('alice-token', 'POST', `${AUTHZ}/selfsubjectrulesreviews`, {
+      spec: { namespace: ns },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.json.status.incomplete).toBe(false);
-    expect(r.json.status.resourceRules).toContainEqual({ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] });
+    expect(r.json.status.resourceRules).toContainEqual({
+      verbs: ['get', 'list'],
+      apiGroups: [''],
+      resources: ['configmaps'],
+    });
     // from system:basic-user and system:discovery
     expect(r.json.status.resourceRules).toContainEqual({
       verbs: ['create'],
@@ -209,8 +244,14 @@ describe('SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesRev
       resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
     });
     expect(r.json.status.nonResourceRules.some((x: any) => x.nonResourceURLs.includes('/apis/*'))).toBe(true);
-    const elsewhere = await as('alice-token', 'POST', `${AUTHZ}/selfsubjectrulesreviews`, { spec: { namespace: 'default' } });
-    expect(elsewhere.json.status.resourceRules).not.toContainEqual({ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] });
+    const elsewhere = await as('alice-token', 'POST', `${AUTHZ}/selfsubjectrulesreviews`, {
+      spec: { namespace: 'default' },
+    });
+    expect(elsewhere.json.status.resourceRules).not.toContainEqual({
+      verbs: ['get', 'list'],
+      apiGroups: [''],
+      resources: ['configmaps'],
+    });
   });
 });
 
@@ -232,13 +273,20 @@ describe('TokenReview and SelfSubjectReview', () => {
       expect(r.json.apiVersion).toBe(`authentication.orch.io/${v}`);
       expect(r.json.status).toEqual({
         authenticated: true,
-        user: { username: 'alice', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a', 'b'] } },
+        user: {
+          username: 'alice',
+          uid: 'u-1',
+          groups: ['devs', 'system:authenticated'],
+          extra: { scopes: ['a', 'b'] },
+        },
       });
     }
   });
 
   it('a token nobody knows: authenticated false with an error; no token: 400', async () => {
-    const r = await ts.req('POST', '/apis/authentication.orch.io/v1/tokenreviews', { spec: { token: 'nope' } });
+    const r = await ts.req('POST', '/apis/authentication.orch.io/v1/tokenreviews', {
+      spec: { token: 'nope' },
+    });
     expect(r.status).toBe(201);
     expect(r.json.status.authenticated).toBe(false);
     expect(r.json.status.error).toBe('invalid bearer token');
@@ -254,12 +302,29 @@ describe('TokenReview and SelfSubjectReview', () => {
       expect(r.json).toMatchObject({
         apiVersion: `authentication.orch.io/${v}`,
         kind: 'SelfSubjectReview',
-        status: { userInfo: { username: 'alice', uid: 'u-1', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a', 'b'] } } },
+        status: {
+          userInfo: {
+            username: 'alice',
+            uid: 'u-1',
+            groups: ['devs', 'system:authenticated'],
+            extra: { scopes: ['a', 'b'] },
+          },
+        },
       });
     }
-    const imp = await ts.req('POST', '/apis/authentication.orch.io/v1/selfsubjectreviews', {}, { 'impersonate-user': 'carol', 'impersonate-group': 'g1' });
+    const imp = await ts.req(
+      'POST',
+      '/apis/authentication.orch.io/v1/selfsubjectreviews',
+      {},
+      { 'impersonate-user': 'carol', 'impersonate-group': 'g1' },
+    );
     expect(imp.json.status.userInfo).toEqual({ username: 'carol', groups: ['g1', 'system:authenticated'] });
-    const anon = await ts.req('POST', '/apis/authentication.orch.io/v1/selfsubjectreviews', {}, { authorization: '' });
+    const anon = await ts.req(
+      'POST',
+      '/apis/authentication.orch.io/v1/selfsubjectreviews',
+      {},
+      { authorization: '' },
+    );
     expect(anon.status).toBe(403);
   });
 });
@@ -268,7 +333,10 @@ const kubectlBin = findKubectl();
 
 describe('kubectl auth', () => {
   let dir: string;
-  const run = (token: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const run = (
+    token: string,
+    ...args: string[]
+  ): Promise<{ code: number; stdout: string; stderr: string }> => {
     const kc = join(dir, `${token}.kubeconfig`);
     writeKubeconfig(kc, { server: ts.url, token, caPem: ts.server.caPem });
     return new Promise((resolve) =>
@@ -277,7 +345,11 @@ describe('kubectl auth', () => {
         ['--kubeconfig', kc, '--cache-dir', join(dir, 'cache'), ...args],
         { env: { ...process.env, HOME: dir }, timeout: 25_000 },
         (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+          resolve({
+            code: err ? Number((err as { code?: number }).code ?? -1) : 0,
+            stdout: String(stdout),
+            stderr: String(stderr),
+          }),
       ),
     );
   };
@@ -294,7 +366,10 @@ describe('kubectl auth', () => {
   it('whoami, as a table and as JSON', async () => {
     const t = await run('alice-token', 'auth', 'whoami');
     expect(t.code, t.stderr).toBe(0);
-    const lines = t.stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+    const lines = t.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s{2,}/));
     expect(lines[0]).toEqual(['ATTRIBUTE', 'VALUE']);
     expect(lines).toContainEqual(['Username', 'alice']);
     expect(lines).toContainEqual(['UID', 'u-1']);
@@ -320,18 +395,33 @@ describe('kubectl auth', () => {
     expect([yes.code, yes.stdout.trim()]).toEqual([0, 'yes']);
     const no = await run(ts.token, 'auth', 'can-i', 'get', 'configmaps', '-n', ns, '--as', 'bob');
     expect([no.code, no.stdout.trim()]).toEqual([1, 'no']);
-    const masters = await run(ts.token, 'auth', 'can-i', 'delete', 'nodes', '--as', 'bob', '--as-group', 'system:masters');
+    const masters = await run(
+      ts.token,
+      'auth',
+      'can-i',
+      'delete',
+      'nodes',
+      '--as',
+      'bob',
+      '--as-group',
+      'system:masters',
+    );
     expect([masters.code, masters.stdout.trim()]).toEqual([0, 'yes']);
     // bob may not impersonate: kubectl reports the 403
     const refused = await run('bob-token', 'auth', 'can-i', 'get', 'pods', '--as', 'alice');
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain('cannot impersonate resource "users" in API group "" at the cluster scope');
+    expect(refused.stderr).toContain(
+      'cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
   });
 
   it('can-i --list: the rules of the caller in a namespace', async () => {
     const r = await run('alice-token', 'auth', 'can-i', '--list', '-n', ns);
     expect(r.code, r.stderr).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s{2,}/));
     expect(rows[0]).toEqual(['Resources', 'Non-Resource URLs', 'Resource Names', 'Verbs']);
     expect(rows).toContainEqual(['configmaps', '[]', '[]', '[get list]']);
     expect(rows).toContainEqual(['selfsubjectreviews.authentication.orch.io', '[]', '[]', '[create]']);

@@ -39,7 +39,11 @@ async function httpStatus(s: TestServer, token: string): Promise<number> {
 }
 
 async function account(s: TestServer, ns: string, name: string): Promise<string> {
-  const r = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+  const r = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name },
+  });
   expect(r.status).toBe(201);
   return r.json.metadata.uid;
 }
@@ -57,7 +61,11 @@ describe('service-account tokens with the defaults (no flags)', () => {
   const ns = uniqueName('sa');
   beforeAll(async () => {
     s = await startServer();
-    await s.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await s.req('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
   });
   afterAll(() => s.close());
 
@@ -105,10 +113,16 @@ describe('service-account tokens with the defaults (no flags)', () => {
   it('lists serviceaccounts/token in discovery as a create-only TokenRequest subresource', async () => {
     const r = await s.req('GET', '/api/v1');
     const sub = r.json.resources.find((x: { name: string }) => x.name === 'serviceaccounts/token');
-    expect(sub).toMatchObject({ namespaced: true, group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
+    expect(sub).toMatchObject({
+      namespaced: true,
+      group: 'authentication.orch.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
   });
 
-  it('answers a TokenRequest written with Kubernetes\' group name (the real kubectl) in that name', async () => {
+  it("answers a TokenRequest written with Kubernetes' group name (the real kubectl) in that name", async () => {
     await account(s, ns, 'kubectl');
     const r = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/kubectl/token`, {
       apiVersion: 'authentication.k8s.io/v1',
@@ -118,7 +132,10 @@ describe('service-account tokens with the defaults (no flags)', () => {
     expect(r.status).toBe(201);
     expect(r.json.apiVersion).toBe('authentication.k8s.io/v1');
     expect(await httpStatus(s, r.json.status.token)).toBe(403);
-    const other = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/kubectl/token`, { apiVersion: 'authentication.orch.io/v2', kind: 'TokenRequest' });
+    const other = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/kubectl/token`, {
+      apiVersion: 'authentication.orch.io/v2',
+      kind: 'TokenRequest',
+    });
     expect(other.status).toBe(400);
   });
 
@@ -133,17 +150,34 @@ describe('service-account tokens with the defaults (no flags)', () => {
     const missing = await tokenRequest(s, ns, 'nobody');
     expect(missing.status).toBe(404);
     expect(missing.json.message).toBe('serviceaccounts "nobody" not found');
-    const node = await tokenRequest(s, ns, 'short', { boundObjectRef: { apiVersion: 'v1', kind: 'Node', name: 'n1' } });
+    const node = await tokenRequest(s, ns, 'short', {
+      boundObjectRef: { apiVersion: 'v1', kind: 'Node', name: 'n1' },
+    });
     expect(node.status).toBe(400);
     expect(node.json.message).toBe('cannot bind token for object of type /v1, Kind=Node');
     const wrongName = await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`, {
-      apiVersion: 'authentication.orch.io/v1', kind: 'TokenRequest', metadata: { name: 'other' }, spec: {},
+      apiVersion: 'authentication.orch.io/v1',
+      kind: 'TokenRequest',
+      metadata: { name: 'other' },
+      spec: {},
     });
     expect(wrongName.status).toBe(422);
     expect((await s.req('GET', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`)).status).toBe(405);
-    expect((await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`, 'not json')).status).toBe(400);
-    for (const body of [[], { metadata: 'x' }, { spec: [] }, { spec: { audiences: 'x' } }, { spec: { expirationSeconds: '3600' } }, { spec: { boundObjectRef: 'p' } }])
-      expect((await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`, body)).status, JSON.stringify(body)).toBe(400);
+    expect(
+      (await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`, 'not json')).status,
+    ).toBe(400);
+    for (const body of [
+      [],
+      { metadata: 'x' },
+      { spec: [] },
+      { spec: { audiences: 'x' } },
+      { spec: { expirationSeconds: '3600' } },
+      { spec: { boundObjectRef: 'p' } },
+    ])
+      expect(
+        (await s.req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/short/token`, body)).status,
+        JSON.stringify(body),
+      ).toBe(400);
   });
 });
 
@@ -154,12 +188,19 @@ describe('service-account tokens with configured keys, issuers and audiences', (
   beforeAll(async () => {
     s = await startServer({
       serviceAccountSigningKeyFile: pemFile('signer.key', signer.privateKey, 'pkcs8'),
-      serviceAccountKeyFiles: [pemFile('signer.pub', signer.publicKey, 'spki'), pemFile('extra.pub', extra.publicKey, 'spki')],
+      serviceAccountKeyFiles: [
+        pemFile('signer.pub', signer.publicKey, 'spki'),
+        pemFile('extra.pub', extra.publicKey, 'spki'),
+      ],
       serviceAccountIssuers: [ISSUER, OLD_ISSUER],
       apiAudiences: ['api', 'api-too'],
       clock: () => now,
     });
-    await s.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await s.req('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
   });
   afterAll(() => s.close());
 
@@ -177,13 +218,21 @@ describe('service-account tokens with configured keys, issuers and audiences', (
     const c = decodeJwt(r.json.status.token);
     expect(c.iss).toBe(ISSUER);
     expect(c.aud).toEqual(['api', 'api-too']);
-    expect((await whoami(s, r.json.status.token)) as object).toHaveProperty('user.username', `system:serviceaccount:${ns}:a`);
+    expect((await whoami(s, r.json.status.token)) as object).toHaveProperty(
+      'user.username',
+      `system:serviceaccount:${ns}:a`,
+    );
   });
 
   it('accepts every issuer and every configured key; refuses other signers, alg none, HMAC and garbage (401)', async () => {
     const uid = await account(s, ns, 'b');
-    const claims = { sub: `system:serviceaccount:${ns}:b`, 'orch.io': { namespace: ns, serviceaccount: { name: 'b', uid } } };
-    expect(await httpStatus(s, await forge(signer.privateKey, 'RS256', { ...claims, iss: OLD_ISSUER }))).toBe(403);
+    const claims = {
+      sub: `system:serviceaccount:${ns}:b`,
+      'orch.io': { namespace: ns, serviceaccount: { name: 'b', uid } },
+    };
+    expect(await httpStatus(s, await forge(signer.privateKey, 'RS256', { ...claims, iss: OLD_ISSUER }))).toBe(
+      403,
+    );
     expect(await httpStatus(s, await forge(extra.privateKey, 'ES256', claims))).toBe(403);
     // a key nobody configured, with or without a kid that names a trusted key
     expect(await httpStatus(s, await forge(stranger.privateKey, 'RS256', claims))).toBe(401);
@@ -192,7 +241,14 @@ describe('service-account tokens with configured keys, issuers and audiences', (
     expect(await httpStatus(s, await forge(stranger.privateKey, 'RS256', claims, 'unknown-kid'))).toBe(401);
     // alg none
     const iat = Math.floor(now / 1000);
-    const unsigned = new UnsecuredJWT({ ...claims, iss: ISSUER, aud: ['api'], iat, nbf: iat, exp: iat + 3600 }).encode();
+    const unsigned = new UnsecuredJWT({
+      ...claims,
+      iss: ISSUER,
+      aud: ['api'],
+      iat,
+      nbf: iat,
+      exp: iat + 3600,
+    }).encode();
     expect(await httpStatus(s, unsigned)).toBe(401);
     // HMAC keyed with the public key's PEM (the classic algorithm confusion)
     const pub = Buffer.from(signer.publicKey.export({ type: 'spki', format: 'pem' }) as string);
@@ -202,19 +258,47 @@ describe('service-account tokens with configured keys, issuers and audiences', (
     expect(await httpStatus(s, good)).toBe(403);
     expect(await httpStatus(s, `${good.slice(0, -4)}AAAA`)).toBe(401);
     // garbage
-    for (const g of ['garbage', 'a.b.c', `${good.split('.')[0]}.!!!.x`, 'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.x'])
+    for (const g of [
+      'garbage',
+      'a.b.c',
+      `${good.split('.')[0]}.!!!.x`,
+      'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.x',
+    ])
       expect(await httpStatus(s, g)).toBe(401);
     // an issuer the server does not accept: not a service-account token, and no other method knows it
-    expect(await httpStatus(s, await forge(signer.privateKey, 'RS256', { ...claims, iss: 'https://elsewhere' }))).toBe(401);
+    expect(
+      await httpStatus(s, await forge(signer.privateKey, 'RS256', { ...claims, iss: 'https://elsewhere' })),
+    ).toBe(401);
   });
 
   it('refuses tokens without the orch.io claim, without exp, or whose subject is not the account', async () => {
     const uid = await account(s, ns, 'c');
     const priv = { 'orch.io': { namespace: ns, serviceaccount: { name: 'c', uid } } };
-    expect(await httpStatus(s, await forge(signer.privateKey, 'RS256', { sub: `system:serviceaccount:${ns}:c`, ...priv }))).toBe(403);
-    expect(await httpStatus(s, await forge(signer.privateKey, 'RS256', { sub: `system:serviceaccount:${ns}:c` }))).toBe(401);
-    expect(await httpStatus(s, await forge(signer.privateKey, 'RS256', { sub: `system:serviceaccount:${ns}:c`, ...priv, exp: undefined }))).toBe(401);
-    expect(await httpStatus(s, await forge(signer.privateKey, 'RS256', { sub: 'system:serviceaccount:other:c', ...priv }))).toBe(401);
+    expect(
+      await httpStatus(
+        s,
+        await forge(signer.privateKey, 'RS256', { sub: `system:serviceaccount:${ns}:c`, ...priv }),
+      ),
+    ).toBe(403);
+    expect(
+      await httpStatus(s, await forge(signer.privateKey, 'RS256', { sub: `system:serviceaccount:${ns}:c` })),
+    ).toBe(401);
+    expect(
+      await httpStatus(
+        s,
+        await forge(signer.privateKey, 'RS256', {
+          sub: `system:serviceaccount:${ns}:c`,
+          ...priv,
+          exp: undefined,
+        }),
+      ),
+    ).toBe(401);
+    expect(
+      await httpStatus(
+        s,
+        await forge(signer.privateKey, 'RS256', { sub: 'system:serviceaccount:other:c', ...priv }),
+      ),
+    ).toBe(401);
   });
 
   it('refuses a token for another audience (401)', async () => {
@@ -263,21 +347,34 @@ describe('service-account tokens with configured keys, issuers and audiences', (
     });
     expect(pod.status).toBe(201);
     const podUid = pod.json.metadata.uid;
-    const bad = await tokenRequest(s, ns, 'g', { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'not-the-uid' } });
+    const bad = await tokenRequest(s, ns, 'g', {
+      boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'not-the-uid' },
+    });
     expect(bad.status).toBe(409);
     expect(bad.json.message).toContain('does not match the UID in record');
     await account(s, ns, 'h');
-    const other = await tokenRequest(s, ns, 'h', { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p' } });
+    const other = await tokenRequest(s, ns, 'h', {
+      boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p' },
+    });
     expect(other.status).toBe(400);
-    expect(other.json.message).toBe('cannot bind token for serviceaccount "h" to pod running with different serviceaccount name.');
-    expect((await tokenRequest(s, ns, 'g', { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'nope' } })).status).toBe(404);
+    expect(other.json.message).toBe(
+      'cannot bind token for serviceaccount "h" to pod running with different serviceaccount name.',
+    );
+    expect(
+      (await tokenRequest(s, ns, 'g', { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'nope' } }))
+        .status,
+    ).toBe(404);
 
-    const r = await tokenRequest(s, ns, 'g', { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: podUid } });
+    const r = await tokenRequest(s, ns, 'g', {
+      boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: podUid },
+    });
     expect(r.status).toBe(201);
     const token = r.json.status.token as string;
     expect(decodeJwt(token)['orch.io']).toMatchObject({ pod: { name: 'p', uid: podUid } });
     expect(await whoami(s, token)).toMatchObject({
-      user: { extra: { 'authentication.orch.io/pod-name': ['p'], 'authentication.orch.io/pod-uid': [podUid] } },
+      user: {
+        extra: { 'authentication.orch.io/pod-name': ['p'], 'authentication.orch.io/pod-uid': [podUid] },
+      },
     });
     expect((await s.req('DELETE', `/api/v1/namespaces/${ns}/pods/p?gracePeriodSeconds=0`)).status).toBe(200);
     expect(await httpStatus(s, token)).toBe(401);
@@ -285,9 +382,17 @@ describe('service-account tokens with configured keys, issuers and audiences', (
 
   it('binds a token to a secret, refused once the secret is gone', async () => {
     await account(s, ns, 'i');
-    const sec = await s.req('POST', `/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sec' } });
-    const r = await tokenRequest(s, ns, 'i', { boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name: 'sec' } });
-    expect(decodeJwt(r.json.status.token)['orch.io']).toMatchObject({ secret: { name: 'sec', uid: sec.json.metadata.uid } });
+    const sec = await s.req('POST', `/api/v1/namespaces/${ns}/secrets`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'sec' },
+    });
+    const r = await tokenRequest(s, ns, 'i', {
+      boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name: 'sec' },
+    });
+    expect(decodeJwt(r.json.status.token)['orch.io']).toMatchObject({
+      secret: { name: 'sec', uid: sec.json.metadata.uid },
+    });
     expect(await httpStatus(s, r.json.status.token)).toBe(403);
     await s.req('DELETE', `/api/v1/namespaces/${ns}/secrets/sec`);
     expect(await httpStatus(s, r.json.status.token)).toBe(401);
@@ -299,7 +404,11 @@ describe('--service-account-lookup=false', () => {
   const ns = uniqueName('sa');
   beforeAll(async () => {
     s = await startServer({ serviceAccountLookup: false });
-    await s.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await s.req('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
   });
   afterAll(() => s.close());
 
@@ -318,7 +427,11 @@ describe('the signing key of a server with a data directory', () => {
     const first = await startServer({ inMemory: false, dataDir, fsync: false });
     let token: string;
     try {
-      await first.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      await first.req('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+      });
       await account(first, ns, 'kept');
       token = (await tokenRequest(first, ns, 'kept')).json.status.token;
       expect(await httpStatus(first, token)).toBe(403);
@@ -340,9 +453,15 @@ describe('without --service-account-key-file', () => {
   it('the TLS key verifies tokens (as well as the signing key)', async () => {
     const tlsKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const ns = uniqueName('sa');
-    const s = await startServer({ tlsKey: tlsKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string });
+    const s = await startServer({
+      tlsKey: tlsKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    });
     try {
-      await s.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      await s.req('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+      });
       const uid = await account(s, ns, 'tls');
       const iat = Math.floor(Date.now() / 1000);
       const claims = {
@@ -356,7 +475,9 @@ describe('without --service-account-key-file', () => {
       };
       const byTls = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).sign(tlsKey.privateKey);
       expect(await httpStatus(s, byTls)).toBe(403);
-      const byStranger = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(stranger.privateKey);
+      const byStranger = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256' })
+        .sign(stranger.privateKey);
       expect(await httpStatus(s, byStranger)).toBe(401);
     } finally {
       await s.close();

@@ -20,15 +20,17 @@ const RESOURCES = builtinKinds(() => {
   // the capture has the columns of listable resources only (core bindings are create-only)
   .filter((def) => def.verbs.includes('list'))
   .flatMap((def) =>
-  // group versions a default server does not serve (the policy API) have no captured columns
-  def.versions.filter((v) => !POLICY_GROUP_VERSIONS.includes(`${def.group}/${v}`)).map((version) => ({
-    key: factKey(def.group, version, def.plural),
-    path: def.group ? `/apis/${def.group}/${version}/${def.plural}` : `/api/${version}/${def.plural}`,
-    group: def.group,
-    version,
-    plural: def.plural,
-  })),
-);
+    // group versions a default server does not serve (the policy API) have no captured columns
+    def.versions
+      .filter((v) => !POLICY_GROUP_VERSIONS.includes(`${def.group}/${v}`))
+      .map((version) => ({
+        key: factKey(def.group, version, def.plural),
+        path: def.group ? `/apis/${def.group}/${version}/${def.plural}` : `/api/${version}/${def.plural}`,
+        group: def.group,
+        version,
+        plural: def.plural,
+      })),
+  );
 
 const shape = (defs: any[]) =>
   defs.map((c) => ({ name: c.name, type: c.type, format: c.format, priority: c.priority }));

@@ -56,7 +56,8 @@ const dialDef: ResourceDef = {
   },
 };
 
-const path = (v: string, ns: string, name = '') => `/apis/${GROUP}/${v}/namespaces/${ns}/dials${name ? `/${name}` : ''}`;
+const path = (v: string, ns: string, name = '') =>
+  `/apis/${GROUP}/${v}/namespaces/${ns}/dials${name ? `/${name}` : ''}`;
 
 describe('one resource, two versions, one storage', () => {
   let ts: TestServer;
@@ -87,13 +88,24 @@ describe('one resource, two versions, one storage', () => {
   });
 
   it('written through the storage version, read and listed through the deprecated one', async () => {
-    const c = await ts.req('POST', path('v2', ns), { apiVersion: `${GROUP}/v2`, kind: 'Dial', metadata: { name: 'new' }, spec: { level: 7 } });
+    const c = await ts.req('POST', path('v2', ns), {
+      apiVersion: `${GROUP}/v2`,
+      kind: 'Dial',
+      metadata: { name: 'new' },
+      spec: { level: 7 },
+    });
     expect(c.status, c.text).toBe(201);
     const g = await ts.req('GET', path('v1beta1', ns, 'new'));
     expect(g.json).toMatchObject({ apiVersion: `${GROUP}/v1beta1`, spec: { setting: 7 } });
     const l = await ts.req('GET', path('v1beta1', ns));
     expect(l.json.apiVersion).toBe(`${GROUP}/v1beta1`);
-    expect(l.json.items.map((i: KObject) => [i.metadata.name, i.apiVersion, (i.spec as { setting: number }).setting])).toEqual([
+    expect(
+      l.json.items.map((i: KObject) => [
+        i.metadata.name,
+        i.apiVersion,
+        (i.spec as { setting: number }).setting,
+      ]),
+    ).toEqual([
       ['new', `${GROUP}/v1beta1`, 7],
       ['old', `${GROUP}/v1beta1`, 3],
     ]);
@@ -104,10 +116,20 @@ describe('one resource, two versions, one storage', () => {
     const u = await ts.req('PUT', path('v1beta1', ns, 'new'), { ...g.json, spec: { setting: 8 } });
     expect(u.status, u.text).toBe(200);
     expect(u.json.spec).toEqual({ setting: 8 });
-    const p = await ts.req('PATCH', path('v1beta1', ns, 'new'), { spec: { setting: 9 } }, { 'content-type': 'application/merge-patch+json' });
+    const p = await ts.req(
+      'PATCH',
+      path('v1beta1', ns, 'new'),
+      { spec: { setting: 9 } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expect(p.status, p.text).toBe(200);
     expect((await ts.req('GET', path('v2', ns, 'new'))).json.spec).toEqual({ level: 9 });
-    const bad = await ts.req('PATCH', path('v1beta1', ns, 'new'), { spec: { setting: 11 } }, { 'content-type': 'application/merge-patch+json' });
+    const bad = await ts.req(
+      'PATCH',
+      path('v1beta1', ns, 'new'),
+      { spec: { setting: 11 } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     expect(bad.status).toBe(422);
     expect((await ts.req('GET', path('v2', ns, 'new'))).json.spec).toEqual({ level: 9 });
   });
@@ -118,7 +140,9 @@ describe('one resource, two versions, one storage', () => {
     const w1 = await openWatch(ts, `${path('v1beta1', ns)}?watch=1&resourceVersion=${rv}`);
     const w2 = await openWatch(ts, `${path('v2', ns)}?watch=1&resourceVersion=${rv}`);
     try {
-      expect((await ts.req('POST', path('v2', ns), { metadata: { name: 'w' }, spec: { level: 1 } })).status).toBe(201);
+      expect(
+        (await ts.req('POST', path('v2', ns), { metadata: { name: 'w' }, spec: { level: 1 } })).status,
+      ).toBe(201);
       const e1 = await w1.next();
       const e2 = await w2.next();
       expect(e1.object).toMatchObject({ apiVersion: `${GROUP}/v1beta1`, spec: { setting: 1 } });

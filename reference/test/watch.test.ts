@@ -142,7 +142,10 @@ describe('the watch stream', () => {
       const ns = await q.ns('wpre');
       const a = await q.create(ns, 'a');
       const started = Date.now();
-      const w = await openWatch(quiet, `${q.base(ns)}?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${a.metadata.resourceVersion}`);
+      const w = await openWatch(
+        quiet,
+        `${q.base(ns)}?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${a.metadata.resourceVersion}`,
+      );
       const evs = await w.rest();
       expect(evs.map((e) => e.type)).toEqual(['BOOKMARK']);
       expect(evs[0]!.object.metadata.resourceVersion).toBe(a.metadata.resourceVersion);

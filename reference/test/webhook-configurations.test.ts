@@ -34,7 +34,11 @@ function hook(extra: Hook = {}): Hook {
   };
 }
 
-function config(kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration', name: string, webhooks: Hook[]) {
+function config(
+  kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration',
+  name: string,
+  webhooks: Hook[],
+) {
   return { apiVersion: `${GROUP}/v1`, kind, metadata: { name }, webhooks };
 }
 
@@ -89,58 +93,401 @@ const SUBDOMAIN =
 
 /** Invalid webhooks (both kinds), each with the cause Kubernetes 1.28 answers. */
 const INVALID: [string, Hook[], Cause][] = [
-  ['a webhook name of two segments', [hook({ name: 'example.com' })], invalid(`${W}.name`, q('example.com'), 'should be a domain with at least three segments separated by dots')],
-  ['a webhook name that is no subdomain', [hook({ name: 'Check.Example.com' })], invalid(`${W}.name`, q('Check.Example.com'), SUBDOMAIN)],
+  [
+    'a webhook name of two segments',
+    [hook({ name: 'example.com' })],
+    invalid(
+      `${W}.name`,
+      q('example.com'),
+      'should be a domain with at least three segments separated by dots',
+    ),
+  ],
+  [
+    'a webhook name that is no subdomain',
+    [hook({ name: 'Check.Example.com' })],
+    invalid(`${W}.name`, q('Check.Example.com'), SUBDOMAIN),
+  ],
   ['no webhook name', [hook({ name: '' })], required(`${W}.name`)],
-  ['a duplicate webhook name', [hook(), hook()], { field: 'webhooks[1].name', reason: 'FieldValueDuplicate', message: `Duplicate value: ${q('check.example.orch.io')}` }],
-  ['an unknown operation', [hook({ rules: [{ operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })], notSupported(`${W}.rules[0].operations[0]`, 'PATCH', ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'])],
-  ['no operations', [hook({ rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })], required(`${W}.rules[0].operations`)],
-  ["'*' with another operation", [hook({ rules: [{ operations: ['*', 'CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })], invalid(`${W}.rules[0].operations`, goList(['*', 'CREATE']), "if '*' is present, must not specify other operations")],
-  ['no apiGroups', [hook({ rules: [{ operations: ['CREATE'], apiVersions: ['v1'], resources: ['pods'] }] })], required(`${W}.rules[0].apiGroups`)],
-  ["'*' with another group", [hook({ rules: [{ operations: ['CREATE'], apiGroups: ['*', 'apps'], apiVersions: ['v1'], resources: ['pods'] }] })], invalid(`${W}.rules[0].apiGroups`, goList(['*', 'apps']), "if '*' is present, must not specify other API groups")],
-  ["'*' with another version", [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['*', 'v1'], resources: ['pods'] }] })], invalid(`${W}.rules[0].apiVersions`, goList(['*', 'v1']), "if '*' is present, must not specify other API versions")],
-  ['an empty version', [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: [''], resources: ['pods'] }] })], required(`${W}.rules[0].apiVersions[0]`)],
-  ['no resources', [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'] }] })], required(`${W}.rules[0].resources`)],
-  ["'*/*' with another resource", [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*/*', 'pods'] }] })], invalid(`${W}.rules[0].resources`, goList(['*/*', 'pods']), "if '*/*' is present, must not specify other resources")],
-  ["'*' with a resource without subresource", [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*', 'pods'] }] })], invalid(`${W}.rules[0].resources`, goList(['*', 'pods']), "if '*' is present, must not specify other resources without subresources")],
-  ["'pods/*' then 'pods/status'", [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*', 'pods/status'] }] })], invalid(`${W}.rules[0].resources[1]`, q('pods/status'), "if 'pods/*' is present, must not specify pods/status")],
-  ["'*/status' then 'pods/status'", [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*/status', 'pods/status'] }] })], invalid(`${W}.rules[0].resources[1]`, q('pods/status'), "if '*/status' is present, must not specify pods/status")],
-  ['an unknown scope', [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Global' }] })], notSupported(`${W}.rules[0].scope`, 'Global', ['*', 'Cluster', 'Namespaced'])],
-  ['an unknown failurePolicy', [hook({ failurePolicy: 'Retry' })], notSupported(`${W}.failurePolicy`, 'Retry', ['Fail', 'Ignore'])],
-  ['an unknown matchPolicy', [hook({ matchPolicy: 'Loose' })], notSupported(`${W}.matchPolicy`, 'Loose', ['Equivalent', 'Exact'])],
-  ['no sideEffects', [hook({ sideEffects: undefined })], required(`${W}.sideEffects`, 'must specify one of None, NoneOnDryRun')],
-  ['sideEffects Some (v1beta1 only)', [hook({ sideEffects: 'Some' })], notSupported(`${W}.sideEffects`, 'Some', ['None', 'NoneOnDryRun'])],
-  ['timeoutSeconds 31', [hook({ timeoutSeconds: 31 })], invalid(`${W}.timeoutSeconds`, '31', 'the timeout value must be between 1 and 30 seconds')],
-  ['timeoutSeconds 0', [hook({ timeoutSeconds: 0 })], invalid(`${W}.timeoutSeconds`, '0', 'the timeout value must be between 1 and 30 seconds')],
-  ['a namespaceSelector with a bad operator', [hook({ namespaceSelector: { matchExpressions: [{ key: 'env', operator: 'Equals', values: ['a'] }] } })], invalid(`${W}.namespaceSelector.matchExpressions[0].operator`, q('Equals'), 'not a valid selector operator')],
-  ['an objectSelector In without values', [hook({ objectSelector: { matchExpressions: [{ key: 'env', operator: 'In' }] } })], required(`${W}.objectSelector.matchExpressions[0].values`, "must be specified when `operator` is 'In' or 'NotIn'")],
-  ['both url and service', [hook({ clientConfig: { url: 'https://a.example.com', service: { namespace: 'ns', name: 'svc' } } })], required(`${W}.clientConfig`, 'exactly one of url or service is required')],
-  ['neither url nor service', [hook({ clientConfig: {} })], required(`${W}.clientConfig`, 'exactly one of url or service is required')],
-  ['an http URL', [hook({ clientConfig: { url: 'http://x' } })], invalid(`${W}.clientConfig.url`, q('http'), `'https' is the only allowed URL scheme${FORM}`)],
-  ['a URL without host', [hook({ clientConfig: { url: 'https:///path' } })], invalid(`${W}.clientConfig.url`, q(''), `host must be specified${FORM}`)],
-  ['a relative URL', [hook({ clientConfig: { url: 'hooks.example.com/check' } })], invalid(`${W}.clientConfig.url`, q(''), `'https' is the only allowed URL scheme${FORM}`)],
-  ['a URL with user info', [hook({ clientConfig: { url: 'https://admin:secret@hooks.example.com/' } })], invalid(`${W}.clientConfig.url`, q('admin:secret'), 'user information is not permitted in the URL')],
-  ['a URL with a fragment', [hook({ clientConfig: { url: 'https://hooks.example.com/check#frag' } })], invalid(`${W}.clientConfig.url`, q('frag'), 'fragments are not permitted in the URL')],
-  ['a URL with a query', [hook({ clientConfig: { url: 'https://hooks.example.com/check?a=b' } })], invalid(`${W}.clientConfig.url`, q('a=b'), 'query parameters are not permitted in the URL')],
-  ['a URL Go cannot parse', [hook({ clientConfig: { url: '://x' } })], required(`${W}.clientConfig.url`, `url must be a valid URL: parse "://x": missing protocol scheme${FORM}`)],
-  ['a URL with an unclosed IPv6 host', [hook({ clientConfig: { url: 'https://[::1' } })], required(`${W}.clientConfig.url`, `url must be a valid URL: parse "https://[::1": missing ']' in host${FORM}`)],
-  ['a URL with a bad escape', [hook({ clientConfig: { url: 'https://x/%zz' } })], required(`${W}.clientConfig.url`, `url must be a valid URL: parse "https://x/%zz": invalid URL escape "%zz"${FORM}`)],
-  ['a service without name', [hook({ clientConfig: { service: { namespace: 'ns' } } })], required(`${W}.clientConfig.service.name`, 'service name is required')],
-  ['a service without namespace', [hook({ clientConfig: { service: { name: 'svc' } } })], required(`${W}.clientConfig.service.namespace`, 'service namespace is required')],
-  ['a service port 0', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', port: 0 } } })], invalid(`${W}.clientConfig.service.port`, '0', 'port is not valid: must be between 1 and 65535, inclusive')],
-  ['a service port 65536', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', port: 65536 } } })], invalid(`${W}.clientConfig.service.port`, '65536', 'port is not valid: must be between 1 and 65535, inclusive')],
-  ['a service path without leading slash', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: 'check' } } })], invalid(`${W}.clientConfig.service.path`, q('check'), "must start with a '/'")],
-  ['a service path with an empty segment', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/a//b' } } })], invalid(`${W}.clientConfig.service.path`, q('/a//b'), 'segment[1] may not be empty')],
-  ['a service path segment that is no subdomain', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/Check' } } })], invalid(`${W}.clientConfig.service.path`, q('/Check'), `segment[0]: ${SUBDOMAIN}`)],
-  ['no admissionReviewVersions', [hook({ admissionReviewVersions: [] })], required(`${W}.admissionReviewVersions`, 'must specify one of v1, v1beta1')],
-  ['only unknown admissionReviewVersions', [hook({ admissionReviewVersions: ['v2'] })], invalid(`${W}.admissionReviewVersions`, goList(['v2']), 'must include at least one of v1, v1beta1')],
-  ['a duplicate admissionReviewVersion', [hook({ admissionReviewVersions: ['v1', 'v1'] })], invalid(`${W}.admissionReviewVersions[1]`, q('v1'), 'duplicate version')],
-  ['a match condition without expression', [hook({ matchConditions: [{ name: 'a', expression: '  ' }] })], required(`${W}.matchConditions[0].expression`)],
-  ['a match condition without name', [hook({ matchConditions: [{ name: '', expression: 'true' }] })], required(`${W}.matchConditions[0].name`)],
-  ['duplicate match condition names', [hook({ matchConditions: [{ name: 'a', expression: 'true' }, { name: 'a', expression: 'false' }] })], { field: `${W}.matchConditions[1].name`, reason: 'FieldValueDuplicate', message: `Duplicate value: ${q('a')}` }],
-  ['a match condition that is not bool', [hook({ matchConditions: [{ name: 'a', expression: "'yes'" }] })], invalid(`${W}.matchConditions[0].expression`, q("'yes'"), 'must evaluate to bool')],
-  ['a match condition reading the request\'s object (the request has none)', [hook({ matchConditions: [{ name: 'a', expression: 'request.object == null' }] })], invalid(`${W}.matchConditions[0].expression`, q('request.object == null'), "compilation failed: ERROR: <input>:1:8: undefined field 'object'\n | request.object == null\n | .......^")],
-  ['65 match conditions', [hook({ matchConditions: Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' })) })], { field: `${W}.matchConditions`, reason: 'FieldValueTooMany', message: 'Too many: 65: must have at most 64 items' }],
+  [
+    'a duplicate webhook name',
+    [hook(), hook()],
+    {
+      field: 'webhooks[1].name',
+      reason: 'FieldValueDuplicate',
+      message: `Duplicate value: ${q('check.example.orch.io')}`,
+    },
+  ],
+  [
+    'an unknown operation',
+    [hook({ rules: [{ operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })],
+    notSupported(`${W}.rules[0].operations[0]`, 'PATCH', ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE']),
+  ],
+  [
+    'no operations',
+    [hook({ rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] })],
+    required(`${W}.rules[0].operations`),
+  ],
+  [
+    "'*' with another operation",
+    [
+      hook({
+        rules: [{ operations: ['*', 'CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      }),
+    ],
+    invalid(
+      `${W}.rules[0].operations`,
+      goList(['*', 'CREATE']),
+      "if '*' is present, must not specify other operations",
+    ),
+  ],
+  [
+    'no apiGroups',
+    [hook({ rules: [{ operations: ['CREATE'], apiVersions: ['v1'], resources: ['pods'] }] })],
+    required(`${W}.rules[0].apiGroups`),
+  ],
+  [
+    "'*' with another group",
+    [
+      hook({
+        rules: [
+          { operations: ['CREATE'], apiGroups: ['*', 'apps'], apiVersions: ['v1'], resources: ['pods'] },
+        ],
+      }),
+    ],
+    invalid(
+      `${W}.rules[0].apiGroups`,
+      goList(['*', 'apps']),
+      "if '*' is present, must not specify other API groups",
+    ),
+  ],
+  [
+    "'*' with another version",
+    [
+      hook({
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['*', 'v1'], resources: ['pods'] }],
+      }),
+    ],
+    invalid(
+      `${W}.rules[0].apiVersions`,
+      goList(['*', 'v1']),
+      "if '*' is present, must not specify other API versions",
+    ),
+  ],
+  [
+    'an empty version',
+    [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: [''], resources: ['pods'] }] })],
+    required(`${W}.rules[0].apiVersions[0]`),
+  ],
+  [
+    'no resources',
+    [hook({ rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'] }] })],
+    required(`${W}.rules[0].resources`),
+  ],
+  [
+    "'*/*' with another resource",
+    [
+      hook({
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*/*', 'pods'] }],
+      }),
+    ],
+    invalid(
+      `${W}.rules[0].resources`,
+      goList(['*/*', 'pods']),
+      "if '*/*' is present, must not specify other resources",
+    ),
+  ],
+  [
+    "'*' with a resource without subresource",
+    [
+      hook({
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*', 'pods'] }],
+      }),
+    ],
+    invalid(
+      `${W}.rules[0].resources`,
+      goList(['*', 'pods']),
+      "if '*' is present, must not specify other resources without subresources",
+    ),
+  ],
+  [
+    "'pods/*' then 'pods/status'",
+    [
+      hook({
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['pods/*', 'pods/status'],
+          },
+        ],
+      }),
+    ],
+    invalid(
+      `${W}.rules[0].resources[1]`,
+      q('pods/status'),
+      "if 'pods/*' is present, must not specify pods/status",
+    ),
+  ],
+  [
+    "'*/status' then 'pods/status'",
+    [
+      hook({
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['*/status', 'pods/status'],
+          },
+        ],
+      }),
+    ],
+    invalid(
+      `${W}.rules[0].resources[1]`,
+      q('pods/status'),
+      "if '*/status' is present, must not specify pods/status",
+    ),
+  ],
+  [
+    'an unknown scope',
+    [
+      hook({
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['pods'],
+            scope: 'Global',
+          },
+        ],
+      }),
+    ],
+    notSupported(`${W}.rules[0].scope`, 'Global', ['*', 'Cluster', 'Namespaced']),
+  ],
+  [
+    'an unknown failurePolicy',
+    [hook({ failurePolicy: 'Retry' })],
+    notSupported(`${W}.failurePolicy`, 'Retry', ['Fail', 'Ignore']),
+  ],
+  [
+    'an unknown matchPolicy',
+    [hook({ matchPolicy: 'Loose' })],
+    notSupported(`${W}.matchPolicy`, 'Loose', ['Equivalent', 'Exact']),
+  ],
+  [
+    'no sideEffects',
+    [hook({ sideEffects: undefined })],
+    required(`${W}.sideEffects`, 'must specify one of None, NoneOnDryRun'),
+  ],
+  [
+    'sideEffects Some (v1beta1 only)',
+    [hook({ sideEffects: 'Some' })],
+    notSupported(`${W}.sideEffects`, 'Some', ['None', 'NoneOnDryRun']),
+  ],
+  [
+    'timeoutSeconds 31',
+    [hook({ timeoutSeconds: 31 })],
+    invalid(`${W}.timeoutSeconds`, '31', 'the timeout value must be between 1 and 30 seconds'),
+  ],
+  [
+    'timeoutSeconds 0',
+    [hook({ timeoutSeconds: 0 })],
+    invalid(`${W}.timeoutSeconds`, '0', 'the timeout value must be between 1 and 30 seconds'),
+  ],
+  [
+    'a namespaceSelector with a bad operator',
+    [hook({ namespaceSelector: { matchExpressions: [{ key: 'env', operator: 'Equals', values: ['a'] }] } })],
+    invalid(
+      `${W}.namespaceSelector.matchExpressions[0].operator`,
+      q('Equals'),
+      'not a valid selector operator',
+    ),
+  ],
+  [
+    'an objectSelector In without values',
+    [hook({ objectSelector: { matchExpressions: [{ key: 'env', operator: 'In' }] } })],
+    required(
+      `${W}.objectSelector.matchExpressions[0].values`,
+      "must be specified when `operator` is 'In' or 'NotIn'",
+    ),
+  ],
+  [
+    'both url and service',
+    [hook({ clientConfig: { url: 'https://a.example.com', service: { namespace: 'ns', name: 'svc' } } })],
+    required(`${W}.clientConfig`, 'exactly one of url or service is required'),
+  ],
+  [
+    'neither url nor service',
+    [hook({ clientConfig: {} })],
+    required(`${W}.clientConfig`, 'exactly one of url or service is required'),
+  ],
+  [
+    'an http URL',
+    [hook({ clientConfig: { url: 'http://x' } })],
+    invalid(`${W}.clientConfig.url`, q('http'), `'https' is the only allowed URL scheme${FORM}`),
+  ],
+  [
+    'a URL without host',
+    [hook({ clientConfig: { url: 'https:///path' } })],
+    invalid(`${W}.clientConfig.url`, q(''), `host must be specified${FORM}`),
+  ],
+  [
+    'a relative URL',
+    [hook({ clientConfig: { url: 'hooks.example.com/check' } })],
+    invalid(`${W}.clientConfig.url`, q(''), `'https' is the only allowed URL scheme${FORM}`),
+  ],
+  [
+    'a URL with user info',
+    [hook({ clientConfig: { url: 'https://admin:secret@hooks.example.com/' } })],
+    invalid(`${W}.clientConfig.url`, q('admin:secret'), 'user information is not permitted in the URL'),
+  ],
+  [
+    'a URL with a fragment',
+    [hook({ clientConfig: { url: 'https://hooks.example.com/check#frag' } })],
+    invalid(`${W}.clientConfig.url`, q('frag'), 'fragments are not permitted in the URL'),
+  ],
+  [
+    'a URL with a query',
+    [hook({ clientConfig: { url: 'https://hooks.example.com/check?a=b' } })],
+    invalid(`${W}.clientConfig.url`, q('a=b'), 'query parameters are not permitted in the URL'),
+  ],
+  [
+    'a URL Go cannot parse',
+    [hook({ clientConfig: { url: '://x' } })],
+    required(
+      `${W}.clientConfig.url`,
+      `url must be a valid URL: parse "://x": missing protocol scheme${FORM}`,
+    ),
+  ],
+  [
+    'a URL with an unclosed IPv6 host',
+    [hook({ clientConfig: { url: 'https://[::1' } })],
+    required(
+      `${W}.clientConfig.url`,
+      `url must be a valid URL: parse "https://[::1": missing ']' in host${FORM}`,
+    ),
+  ],
+  [
+    'a URL with a bad escape',
+    [hook({ clientConfig: { url: 'https://x/%zz' } })],
+    required(
+      `${W}.clientConfig.url`,
+      `url must be a valid URL: parse "https://x/%zz": invalid URL escape "%zz"${FORM}`,
+    ),
+  ],
+  [
+    'a service without name',
+    [hook({ clientConfig: { service: { namespace: 'ns' } } })],
+    required(`${W}.clientConfig.service.name`, 'service name is required'),
+  ],
+  [
+    'a service without namespace',
+    [hook({ clientConfig: { service: { name: 'svc' } } })],
+    required(`${W}.clientConfig.service.namespace`, 'service namespace is required'),
+  ],
+  [
+    'a service port 0',
+    [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', port: 0 } } })],
+    invalid(
+      `${W}.clientConfig.service.port`,
+      '0',
+      'port is not valid: must be between 1 and 65535, inclusive',
+    ),
+  ],
+  [
+    'a service port 65536',
+    [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', port: 65536 } } })],
+    invalid(
+      `${W}.clientConfig.service.port`,
+      '65536',
+      'port is not valid: must be between 1 and 65535, inclusive',
+    ),
+  ],
+  [
+    'a service path without leading slash',
+    [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: 'check' } } })],
+    invalid(`${W}.clientConfig.service.path`, q('check'), "must start with a '/'"),
+  ],
+  [
+    'a service path with an empty segment',
+    [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/a//b' } } })],
+    invalid(`${W}.clientConfig.service.path`, q('/a//b'), 'segment[1] may not be empty'),
+  ],
+  [
+    'a service path segment that is no subdomain',
+    [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/Check' } } })],
+    invalid(`${W}.clientConfig.service.path`, q('/Check'), `segment[0]: ${SUBDOMAIN}`),
+  ],
+  [
+    'no admissionReviewVersions',
+    [hook({ admissionReviewVersions: [] })],
+    required(`${W}.admissionReviewVersions`, 'must specify one of v1, v1beta1'),
+  ],
+  [
+    'only unknown admissionReviewVersions',
+    [hook({ admissionReviewVersions: ['v2'] })],
+    invalid(`${W}.admissionReviewVersions`, goList(['v2']), 'must include at least one of v1, v1beta1'),
+  ],
+  [
+    'a duplicate admissionReviewVersion',
+    [hook({ admissionReviewVersions: ['v1', 'v1'] })],
+    invalid(`${W}.admissionReviewVersions[1]`, q('v1'), 'duplicate version'),
+  ],
+  [
+    'a match condition without expression',
+    [hook({ matchConditions: [{ name: 'a', expression: '  ' }] })],
+    required(`${W}.matchConditions[0].expression`),
+  ],
+  [
+    'a match condition without name',
+    [hook({ matchConditions: [{ name: '', expression: 'true' }] })],
+    required(`${W}.matchConditions[0].name`),
+  ],
+  [
+    'duplicate match condition names',
+    [
+      hook({
+        matchConditions: [
+          { name: 'a', expression: 'true' },
+          { name: 'a', expression: 'false' },
+        ],
+      }),
+    ],
+    {
+      field: `${W}.matchConditions[1].name`,
+      reason: 'FieldValueDuplicate',
+      message: `Duplicate value: ${q('a')}`,
+    },
+  ],
+  [
+    'a match condition that is not bool',
+    [hook({ matchConditions: [{ name: 'a', expression: "'yes'" }] })],
+    invalid(`${W}.matchConditions[0].expression`, q("'yes'"), 'must evaluate to bool'),
+  ],
+  [
+    "a match condition reading the request's object (the request has none)",
+    [hook({ matchConditions: [{ name: 'a', expression: 'request.object == null' }] })],
+    invalid(
+      `${W}.matchConditions[0].expression`,
+      q('request.object == null'),
+      "compilation failed: ERROR: <input>:1:8: undefined field 'object'\n | request.object == null\n | .......^",
+    ),
+  ],
+  [
+    '65 match conditions',
+    [
+      hook({
+        matchConditions: Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' })),
+      }),
+    ],
+    {
+      field: `${W}.matchConditions`,
+      reason: 'FieldValueTooMany',
+      message: 'Too many: 65: must have at most 64 items',
+    },
+  ],
 ];
 
 describe('webhook configurations: validation on create (both kinds)', () => {
@@ -157,7 +504,9 @@ describe('webhook configurations: validation on create (both kinds)', () => {
     expect(r.status).toBe(422);
     const c = causes(r.json).find((x) => x.field === `${W}.matchConditions[0].expression`);
     expect(c?.reason).toBe('FieldValueInvalid');
-    expect(c?.message).toContain(`Invalid value: ${q('nope == 1')}: compilation failed: ERROR: <input>:1:1: undeclared reference to 'nope'`);
+    expect(c?.message).toContain(
+      `Invalid value: ${q('nope == 1')}: compilation failed: ERROR: <input>:1:1: undeclared reference to 'nope'`,
+    );
   });
 
   it('an invalid object name (not a DNS subdomain)', async () => {
@@ -171,13 +520,17 @@ describe('webhook configurations: validation on create (both kinds)', () => {
   });
 
   it('a caBundle that is not base64 is a 400', async () => {
-    const r = await create(false, [hook({ clientConfig: { url: 'https://a.example.com', caBundle: '!!!' } })]);
+    const r = await create(false, [
+      hook({ clientConfig: { url: 'https://a.example.com', caBundle: '!!!' } }),
+    ]);
     expect(r.status).toBe(400);
     expect(r.json.kind).toBe('Status');
   });
 
   it('several violations in one answer', async () => {
-    const r = await create(false, [hook({ timeoutSeconds: 99, failurePolicy: 'Maybe', clientConfig: { url: 'http://x' } })]);
+    const r = await create(false, [
+      hook({ timeoutSeconds: 99, failurePolicy: 'Maybe', clientConfig: { url: 'http://x' } }),
+    ]);
     expect(r.status).toBe(422);
     expect(causes(r.json).map((c) => c.field)).toEqual(
       expect.arrayContaining([`${W}.timeoutSeconds`, `${W}.failurePolicy`, `${W}.clientConfig.url`]),
@@ -188,14 +541,94 @@ describe('webhook configurations: validation on create (both kinds)', () => {
 /** Valid webhooks: each is created (201). */
 const VALID: [string, Hook[]][] = [
   ['a URL with a port and a path', [hook({ clientConfig: { url: 'https://hooks.example.com:8443/a/b' } })]],
-  ['a service with path and port', [hook({ clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/validate/pods', port: 8443 } } })]],
-  ['every resource pattern', [hook({ rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }, { operations: ['UPDATE', 'DELETE', 'CONNECT'], apiGroups: ['', 'apps'], apiVersions: ['v1'], resources: ['*/*'] }, { operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/*', '*/status'] }, { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*', 'pods/status'], scope: 'Namespaced' }] })]],
+  [
+    'a service with path and port',
+    [
+      hook({
+        clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/validate/pods', port: 8443 } },
+      }),
+    ],
+  ],
+  [
+    'every resource pattern',
+    [
+      hook({
+        rules: [
+          { operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] },
+          {
+            operations: ['UPDATE', 'DELETE', 'CONNECT'],
+            apiGroups: ['', 'apps'],
+            apiVersions: ['v1'],
+            resources: ['*/*'],
+          },
+          {
+            operations: ['CREATE'],
+            apiGroups: ['apps'],
+            apiVersions: ['v1'],
+            resources: ['deployments/*', '*/status'],
+          },
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['*', 'pods/status'],
+            scope: 'Namespaced',
+          },
+        ],
+      }),
+    ],
+  ],
   ['no rules at all', [hook({ rules: [] })]],
-  ['sideEffects NoneOnDryRun, matchPolicy Exact, failurePolicy Ignore, timeout 30', [hook({ sideEffects: 'NoneOnDryRun', matchPolicy: 'Exact', failurePolicy: 'Ignore', timeoutSeconds: 30 })]],
-  ['admissionReviewVersions with an unknown one first', [hook({ admissionReviewVersions: ['v2', 'v1beta1'] })]],
-  ['selectors with expressions', [hook({ namespaceSelector: { matchExpressions: [{ key: 'orch.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] }, objectSelector: { matchLabels: { 'webhook.example.com/enabled': 'true' } } })]],
-  ['match conditions on every variable', [hook({ matchConditions: [{ name: 'not-lease', expression: "request.resource.resource != 'leases'" }, { name: 'labelled', expression: "has(object.metadata.labels) && 'x' in object.metadata.labels" }, { name: 'old', expression: 'oldObject == null || oldObject.metadata.name != ""' }, { name: 'example.com/allowed', expression: "authorizer.group('').resource('pods').check('get').allowed()" }] })]],
-  ['64 match conditions', [hook({ matchConditions: Array.from({ length: 64 }, (_, i) => ({ name: `c${i}`, expression: 'true' })) })]],
+  [
+    'sideEffects NoneOnDryRun, matchPolicy Exact, failurePolicy Ignore, timeout 30',
+    [
+      hook({
+        sideEffects: 'NoneOnDryRun',
+        matchPolicy: 'Exact',
+        failurePolicy: 'Ignore',
+        timeoutSeconds: 30,
+      }),
+    ],
+  ],
+  [
+    'admissionReviewVersions with an unknown one first',
+    [hook({ admissionReviewVersions: ['v2', 'v1beta1'] })],
+  ],
+  [
+    'selectors with expressions',
+    [
+      hook({
+        namespaceSelector: {
+          matchExpressions: [{ key: 'orch.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }],
+        },
+        objectSelector: { matchLabels: { 'webhook.example.com/enabled': 'true' } },
+      }),
+    ],
+  ],
+  [
+    'match conditions on every variable',
+    [
+      hook({
+        matchConditions: [
+          { name: 'not-lease', expression: "request.resource.resource != 'leases'" },
+          { name: 'labelled', expression: "has(object.metadata.labels) && 'x' in object.metadata.labels" },
+          { name: 'old', expression: 'oldObject == null || oldObject.metadata.name != ""' },
+          {
+            name: 'example.com/allowed',
+            expression: "authorizer.group('').resource('pods').check('get').allowed()",
+          },
+        ],
+      }),
+    ],
+  ],
+  [
+    '64 match conditions',
+    [
+      hook({
+        matchConditions: Array.from({ length: 64 }, (_, i) => ({ name: `c${i}`, expression: 'true' })),
+      }),
+    ],
+  ],
   ['two webhooks with different names', [hook(), hook({ name: 'other.example.orch.io' })]],
   ['no webhooks', []],
 ];
@@ -228,13 +661,38 @@ describe('webhook configurations: v1 defaults', () => {
   it('a mutating webhook also gets reinvocationPolicy Never', async () => {
     const r = await create(true, [hook()]);
     expect(r.status).toBe(201);
-    expect(r.json.webhooks[0]).toMatchObject({ reinvocationPolicy: 'Never', failurePolicy: 'Fail', timeoutSeconds: 10 });
+    expect(r.json.webhooks[0]).toMatchObject({
+      reinvocationPolicy: 'Never',
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+    });
   });
 
   it('given values are kept', async () => {
-    const r = await create(true, [hook({ failurePolicy: 'Ignore', matchPolicy: 'Exact', timeoutSeconds: 5, reinvocationPolicy: 'IfNeeded', rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Cluster' }] })]);
+    const r = await create(true, [
+      hook({
+        failurePolicy: 'Ignore',
+        matchPolicy: 'Exact',
+        timeoutSeconds: 5,
+        reinvocationPolicy: 'IfNeeded',
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['pods'],
+            scope: 'Cluster',
+          },
+        ],
+      }),
+    ]);
     expect(r.status).toBe(201);
-    expect(r.json.webhooks[0]).toMatchObject({ failurePolicy: 'Ignore', matchPolicy: 'Exact', timeoutSeconds: 5, reinvocationPolicy: 'IfNeeded' });
+    expect(r.json.webhooks[0]).toMatchObject({
+      failurePolicy: 'Ignore',
+      matchPolicy: 'Exact',
+      timeoutSeconds: 5,
+      reinvocationPolicy: 'IfNeeded',
+    });
     expect(r.json.webhooks[0].rules[0].scope).toBe('Cluster');
   });
 
@@ -251,7 +709,10 @@ describe('webhook configurations: update, round trip, table, discovery', () => {
     expect(c.status).toBe(201);
     const bad = { ...c.json, webhooks: [{ ...c.json.webhooks[0], clientConfig: { url: 'http://x' } }] };
     const r1 = await ts.req('PUT', `${VALIDATING}/${name}`, bad);
-    expectCause(r1, invalid(`${W}.clientConfig.url`, q('http'), `'https' is the only allowed URL scheme${FORM}`));
+    expectCause(
+      r1,
+      invalid(`${W}.clientConfig.url`, q('http'), `'https' is the only allowed URL scheme${FORM}`),
+    );
     const dup = { ...c.json, webhooks: [c.json.webhooks[0], c.json.webhooks[0]] };
     expectCause(await ts.req('PUT', `${VALIDATING}/${name}`, dup), {
       field: 'webhooks[1].name',
@@ -276,7 +737,9 @@ describe('webhook configurations: update, round trip, table, discovery', () => {
 
   it('round trip: what was written is read back, caBundle included', async () => {
     const name = uniqueName('rt');
-    const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64');
+    const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString(
+      'base64',
+    );
     const sent = hook({
       clientConfig: { url: 'https://hooks.example.com/v', caBundle: ca },
       matchConditions: [{ name: 'skip-leases', expression: "request.resource.resource != 'leases'" }],
@@ -303,7 +766,9 @@ describe('webhook configurations: update, round trip, table, discovery', () => {
   it('the table: Name, Webhooks (a count), Age', async () => {
     const name = uniqueName('tbl');
     await create(true, [hook(), hook({ name: 'two.example.orch.io' })], name);
-    const r = await ts.req('GET', MUTATING, undefined, { accept: 'application/json;as=Table;g=meta.orch.io;v=v1' });
+    const r = await ts.req('GET', MUTATING, undefined, {
+      accept: 'application/json;as=Table;g=meta.orch.io;v=v1',
+    });
     expect(r.status).toBe(200);
     expect(r.json.columnDefinitions.map((c: any) => [c.name, c.type])).toEqual([
       ['Name', 'string'],
@@ -323,7 +788,16 @@ describe('webhook configurations: update, round trip, table, discovery', () => {
     ]) {
       const res = r.json.resources.find((x: any) => x.name === plural);
       expect(res, plural).toMatchObject({ kind, namespaced: false, categories: ['api-extensions'] });
-      expect([...res.verbs].sort()).toEqual(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+      expect([...res.verbs].sort()).toEqual([
+        'create',
+        'delete',
+        'deletecollection',
+        'get',
+        'list',
+        'patch',
+        'update',
+        'watch',
+      ]);
     }
   });
 });
@@ -335,7 +809,8 @@ function pathsOf(v: unknown, at: (string | number)[] = []): (string | number)[][
     v.forEach((x, i) => {
       out.push(...pathsOf(x, [...at, i]));
     });
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...pathsOf(x, [...at, k]));
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) out.push(...pathsOf(x, [...at, k]));
   return out;
 }
 
@@ -361,11 +836,17 @@ describe('webhook configurations: bad input', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.boolean(),
-        fc.array(fc.tuple(fc.constantFrom(...PATHS), fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.constantFrom(...PATHS), fc.jsonValue({ maxDepth: 2 })), {
+          minLength: 1,
+          maxLength: 3,
+        }),
         async (mutating, changes) => {
           let webhooks: any = [full];
           for (const [path, value] of changes) webhooks = setAt(webhooks, path, value);
-          const r = await ts.req('POST', pathOf(mutating), { ...config(kindOf(mutating), uniqueName('fz'), []), webhooks });
+          const r = await ts.req('POST', pathOf(mutating), {
+            ...config(kindOf(mutating), uniqueName('fz'), []),
+            webhooks,
+          });
           expect(r.status, JSON.stringify({ webhooks, answer: r.json })).toBeLessThan(500);
           if (r.status >= 400) expect(r.json?.kind).toBe('Status');
         },

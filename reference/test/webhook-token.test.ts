@@ -51,7 +51,10 @@ async function clientCertificate(): Promise<{ ca: string; cert: string; key: str
     notAfter,
     keys: caKeys,
     signingAlgorithm: ALG,
-    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
+    ],
   });
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
@@ -83,7 +86,11 @@ async function startWebhook(clientCa?: string): Promise<Webhook> {
     close: () => new Promise((r) => server.close(() => r())),
   };
   const server: Server = createServer(
-    { key: tls.key, cert: tls.cert, ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: true } : {}) },
+    {
+      key: tls.key,
+      cert: tls.cert,
+      ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+    },
     (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
@@ -102,7 +109,10 @@ async function startWebhook(clientCa?: string): Promise<Webhook> {
         const a = hook.answer(review);
         if (a === 'hang') return;
         const text = typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
-        res.writeHead(a.code ?? 200, { 'content-type': 'application/json', ...(a.retryAfter ? { 'retry-after': '0' } : {}) });
+        res.writeHead(a.code ?? 200, {
+          'content-type': 'application/json',
+          ...(a.retryAfter ? { 'retry-after': '0' } : {}),
+        });
         res.end(text);
       });
     },
@@ -130,7 +140,9 @@ function connectionFile(cluster: Record<string, unknown>, user: Record<string, u
 }
 
 /** A TokenReview reply in the version of the review. */
-const reply = (review: any, status: Record<string, unknown>) => ({ body: { apiVersion: review.apiVersion, kind: 'TokenReview', status } });
+const reply = (review: any, status: Record<string, unknown>) => ({
+  body: { apiVersion: review.apiVersion, kind: 'TokenReview', status },
+});
 const alice = { username: 'alice', uid: 'u-1', groups: ['dev'], extra: { scopes: ['read', 'write'] } };
 
 async function who(s: TestServer, token: string) {
@@ -147,7 +159,10 @@ describe('webhook token authentication', () => {
   let now = Date.now();
   beforeAll(async () => {
     hook = await startWebhook();
-    const cfg = connectionFile({ server: hook.url, 'certificate-authority-data': Buffer.from(hook.caPem).toString('base64') }, { token: 'hook-secret' });
+    const cfg = connectionFile(
+      { server: hook.url, 'certificate-authority-data': Buffer.from(hook.caPem).toString('base64') },
+      { token: 'hook-secret' },
+    );
     s = await startServer({
       tokenWebhook: { configFile: cfg, timeoutMs: 1000, retry: { initialMs: 10, factor: 1.5, attempts: 5 } },
       clock: () => now,
@@ -163,7 +178,12 @@ describe('webhook token authentication', () => {
     hook.answer = (r) => reply(r, { authenticated: true, user: alice });
     const r = await who(s, 'tok-accept');
     expect(r).toMatchObject({
-      user: { username: 'alice', uid: 'u-1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['read', 'write'] } },
+      user: {
+        username: 'alice',
+        uid: 'u-1',
+        groups: ['dev', 'system:authenticated'],
+        extra: { scopes: ['read', 'write'] },
+      },
       by: 'webhook-token',
       audiences: [DEFAULT_AUDIENCE],
     });
@@ -174,7 +194,9 @@ describe('webhook token authentication', () => {
       spec: { token: 'tok-accept', audiences: [DEFAULT_AUDIENCE] },
     });
     expect(hook.calls[0]!.authorization).toBe('Bearer hook-secret');
-    expect((await s.req('GET', '/api/v1/namespaces', undefined, { authorization: 'Bearer tok-accept' })).status).toBe(403);
+    expect(
+      (await s.req('GET', '/api/v1/namespaces', undefined, { authorization: 'Bearer tok-accept' })).status,
+    ).toBe(403);
   });
 
   it('caches answers by token for the TTL (2 minutes by default)', async () => {
@@ -185,7 +207,8 @@ describe('webhook token authentication', () => {
       expect(await who(s, 'tok-cache-a')).toHaveProperty('user.username', 'user-of-tok-cache-a');
       expect(await who(s, 'tok-cache-b')).toHaveProperty('user.username', 'user-of-tok-cache-b');
       expect(hook.calls).toHaveLength(2);
-      for (let i = 0; i < 20; i++) expect(await who(s, 'tok-cache-a')).toHaveProperty('user.username', 'user-of-tok-cache-a');
+      for (let i = 0; i < 20; i++)
+        expect(await who(s, 'tok-cache-a')).toHaveProperty('user.username', 'user-of-tok-cache-a');
       expect(hook.calls).toHaveLength(2);
       now = start + 119_000;
       expect(await who(s, 'tok-cache-a')).toHaveProperty('user');
@@ -227,13 +250,30 @@ describe('webhook token authentication', () => {
     const cases: [string, Webhook['answer']][] = [
       ['500', () => ({ code: 500, body: { message: 'boom' } })],
       ['not json', () => ({ body: 'not json' })],
-      ['other version', () => ({ body: { apiVersion: 'authentication.orch.io/v1', kind: 'TokenReview', status: { authenticated: true, user: alice } } })],
-      ['other kind', (r) => ({ body: { apiVersion: r.apiVersion, kind: 'Status', status: { authenticated: true, user: alice } } })],
+      [
+        'other version',
+        () => ({
+          body: {
+            apiVersion: 'authentication.orch.io/v1',
+            kind: 'TokenReview',
+            status: { authenticated: true, user: alice },
+          },
+        }),
+      ],
+      [
+        'other kind',
+        (r) => ({
+          body: { apiVersion: r.apiVersion, kind: 'Status', status: { authenticated: true, user: alice } },
+        }),
+      ],
       ['no status', (r) => ({ body: { apiVersion: r.apiVersion, kind: 'TokenReview' } })],
       ['authenticated as a string', (r) => reply(r, { authenticated: 'true', user: alice })],
       ['no username', (r) => reply(r, { authenticated: true, user: { groups: ['x'] } })],
       ['groups not strings', (r) => reply(r, { authenticated: true, user: { username: 'a', groups: [1] } })],
-      ['extra not lists', (r) => reply(r, { authenticated: true, user: { username: 'a', extra: { k: 'v' } } })],
+      [
+        'extra not lists',
+        (r) => reply(r, { authenticated: true, user: { username: 'a', extra: { k: 'v' } } }),
+      ],
     ];
     for (const [name, answer] of cases) {
       hook.calls = [];
@@ -261,8 +301,12 @@ describe('webhook token authentication', () => {
     for (const first of [{ code: 500 }, { code: 429 }, { code: 503, retryAfter: true }]) {
       hook.calls = [];
       let n = 0;
-      hook.answer = (r) => (n++ === 0 ? { ...first, body: {} } : reply(r, { authenticated: true, user: alice }));
-      expect(await who(s, `tok-transient-${first.code}`), String(first.code)).toHaveProperty('user.username', 'alice');
+      hook.answer = (r) =>
+        n++ === 0 ? { ...first, body: {} } : reply(r, { authenticated: true, user: alice });
+      expect(await who(s, `tok-transient-${first.code}`), String(first.code)).toHaveProperty(
+        'user.username',
+        'alice',
+      );
       expect(hook.calls, String(first.code)).toHaveLength(2);
     }
     for (const code of [401, 403, 503]) {
@@ -276,7 +320,8 @@ describe('webhook token authentication', () => {
   it('audiences: a reply naming none of the API audiences is refused, one naming some is accepted for those', async () => {
     hook.answer = (r) => reply(r, { authenticated: true, user: alice, audiences: ['elsewhere'] });
     expect(await who(s, 'tok-aud-other')).toEqual({ code: 401 });
-    hook.answer = (r) => reply(r, { authenticated: true, user: alice, audiences: ['elsewhere', DEFAULT_AUDIENCE] });
+    hook.answer = (r) =>
+      reply(r, { authenticated: true, user: alice, audiences: ['elsewhere', DEFAULT_AUDIENCE] });
     expect(await who(s, 'tok-aud-some')).toMatchObject({ audiences: [DEFAULT_AUDIENCE] });
   });
 });
@@ -305,9 +350,15 @@ describe('webhook version v1, a client certificate, and a cache TTL of 0', () =>
       await s.close();
     }
     // without the client certificate the webhook refuses the connection: 401, never allow
-    const noCert = new WebhookTokenAuthenticator({ connection: { server: hook.url, ca: hook.caPem }, apiAudiences: ['api'], timeoutMs: 2000 });
+    const noCert = new WebhookTokenAuthenticator({
+      connection: { server: hook.url, ca: hook.caPem },
+      apiAudiences: ['api'],
+      timeoutMs: 2000,
+    });
     try {
-      await expect(new AuthenticationUnion([noCert], true).authenticate({ headers: { authorization: 'Bearer t' } })).rejects.toMatchObject({ code: 401 });
+      await expect(
+        new AuthenticationUnion([noCert], true).authenticate({ headers: { authorization: 'Bearer t' } }),
+      ).rejects.toMatchObject({ code: 401 });
     } finally {
       noCert.stop();
       await hook.close();
@@ -318,9 +369,15 @@ describe('webhook version v1, a client certificate, and a cache TTL of 0', () =>
     const hook = await startWebhook();
     hook.answer = (r) => reply(r, { authenticated: true, user: alice });
     const other = await generateCertificate(['127.0.0.1']);
-    const a = new WebhookTokenAuthenticator({ connection: { server: hook.url, ca: other.ca }, apiAudiences: ['api'], timeoutMs: 2000 });
+    const a = new WebhookTokenAuthenticator({
+      connection: { server: hook.url, ca: other.ca },
+      apiAudiences: ['api'],
+      timeoutMs: 2000,
+    });
     try {
-      await expect(new AuthenticationUnion([a], true).authenticate({ headers: { authorization: 'Bearer t' } })).rejects.toMatchObject({ code: 401 });
+      await expect(
+        new AuthenticationUnion([a], true).authenticate({ headers: { authorization: 'Bearer t' } }),
+      ).rejects.toMatchObject({ code: 401 });
       expect(hook.calls).toHaveLength(0);
     } finally {
       a.stop();
@@ -330,7 +387,13 @@ describe('webhook version v1, a client certificate, and a cache TTL of 0', () =>
 });
 
 describe('--authentication-token-webhook-* flags and the connection file', () => {
-  const good = connectionFile({ server: 'https://127.0.0.1:1/review', 'certificate-authority-data': Buffer.from('x').toString('base64') }, { token: 't' });
+  const good = connectionFile(
+    {
+      server: 'https://127.0.0.1:1/review',
+      'certificate-authority-data': Buffer.from('x').toString('base64'),
+    },
+    { token: 't' },
+  );
 
   it('parses them (TTL as a Go duration, default version left to the server)', () => {
     const cfg = parseServeArgs([
@@ -339,21 +402,36 @@ describe('--authentication-token-webhook-* flags and the connection file', () =>
       '--authentication-token-webhook-version=v1',
     ])!;
     expect(cfg.options.tokenWebhook).toEqual({ configFile: good, cacheTtlMs: 90_000, version: 'v1' });
-    expect(parseServeArgs([`--authentication-token-webhook-config-file=${good}`, '--authentication-token-webhook-cache-ttl=0'])!.options.tokenWebhook).toEqual({
+    expect(
+      parseServeArgs([
+        `--authentication-token-webhook-config-file=${good}`,
+        '--authentication-token-webhook-cache-ttl=0',
+      ])!.options.tokenWebhook,
+    ).toEqual({
       configFile: good,
       cacheTtlMs: 0,
     });
-    expect(loadWebhookConnection(good)).toEqual({ server: 'https://127.0.0.1:1/review', ca: 'x', token: 't' });
+    expect(loadWebhookConnection(good)).toEqual({
+      server: 'https://127.0.0.1:1/review',
+      ca: 'x',
+      token: 't',
+    });
   });
 
   it('refuses bad values with a usage error', () => {
     const plain = connectionFile({ server: 'http://127.0.0.1:1/review' });
     const noServer = connectionFile({ 'certificate-authority-data': 'eA==' });
-    const certOnly = connectionFile({ server: 'https://127.0.0.1:1/' }, { 'client-certificate-data': 'eA==' });
+    const certOnly = connectionFile(
+      { server: 'https://127.0.0.1:1/' },
+      { 'client-certificate-data': 'eA==' },
+    );
     const notYaml = join(dir, 'not-yaml');
     writeFileSync(notYaml, 'clusters: [');
     for (const bad of [
-      [`--authentication-token-webhook-config-file=${good}`, '--authentication-token-webhook-cache-ttl=2 minutes'],
+      [
+        `--authentication-token-webhook-config-file=${good}`,
+        '--authentication-token-webhook-cache-ttl=2 minutes',
+      ],
       [`--authentication-token-webhook-config-file=${good}`, '--authentication-token-webhook-cache-ttl=-1m'],
       [`--authentication-token-webhook-config-file=${good}`, '--authentication-token-webhook-version=v2'],
       ['--authentication-token-webhook-version=v1'],

@@ -7,7 +7,15 @@
 import { Worker } from 'node:worker_threads';
 import type { AutocannonRequest, Options } from 'autocannon';
 import { generateCertificate } from '../../reference/src/http/tls.ts';
-import { type CompareOpts, type Comparison, call, configMapBody, type Load, load, type ServerProc } from './lib.ts';
+import {
+  type CompareOpts,
+  type Comparison,
+  call,
+  configMapBody,
+  type Load,
+  load,
+  type ServerProc,
+} from './lib.ts';
 
 export interface WebhookComparison extends Comparison {
   /** Webhook calls answered, and TLS connections the server opened to make them. */
@@ -68,7 +76,8 @@ async function startNoopHooks(): Promise<HookServer> {
 
 async function must(p: ReturnType<typeof call>, ...ok: number[]) {
   const r = await p;
-  if (!ok.includes(r.status)) throw new Error(`unexpected ${r.status}: ${r.body.toString('utf8').slice(0, 300)}`);
+  if (!ok.includes(r.status))
+    throw new Error(`unexpected ${r.status}: ${r.body.toString('utf8').slice(0, 300)}`);
   return r;
 }
 
@@ -117,11 +126,15 @@ export async function benchCreateWebhooks(s: ServerProc, o: CompareOpts): Promis
       201,
     );
     // both webhooks are called for the hooked namespace, neither for the plain one
-    const probe = await must(call(s, 'POST', `/api/v1/namespaces/${ns.hooked}/configmaps`, configMapBody('probe')), 201);
+    const probe = await must(
+      call(s, 'POST', `/api/v1/namespaces/${ns.hooked}/configmaps`, configMapBody('probe')),
+      201,
+    );
     const afterProbe = (await hs.count()).calls;
     if (afterProbe !== 2) throw new Error(`the probe creation called ${afterProbe} webhooks, want 2`);
     await must(call(s, 'POST', `/api/v1/namespaces/${ns.plain}/configmaps`, configMapBody('probe')), 201);
-    if ((await hs.count()).calls !== 2) throw new Error('a creation outside the selected namespace called a webhook');
+    if ((await hs.count()).calls !== 2)
+      throw new Error('a creation outside the selected namespace called a webhook');
     let n = 0;
     const mk = (side: 'hooked' | 'plain'): Options => ({
       url: s.url,
@@ -137,12 +150,15 @@ export async function benchCreateWebhooks(s: ServerProc, o: CompareOpts): Promis
     });
     const span = o.amount ? { amount: o.amount } : { duration: o.duration };
     const best: Record<'hooked' | 'plain', Load | undefined> = { hooked: undefined, plain: undefined };
-    if (o.warmup > 0) for (const side of ['hooked', 'plain'] as const) await load({ ...mk(side), duration: o.warmup });
+    if (o.warmup > 0)
+      for (const side of ['hooked', 'plain'] as const) await load({ ...mk(side), duration: o.warmup });
     for (let round = 0; round < o.rounds; round++) {
       for (const side of round % 2 ? (['plain', 'hooked'] as const) : (['hooked', 'plain'] as const)) {
         const r = await load({ ...mk(side), ...span }, s);
         if (r.errors || r.non2xx)
-          throw new Error(`CREATE with webhooks (${side}): ${r.errors} errors, ${r.non2xx} non-2xx of ${r.requests}`);
+          throw new Error(
+            `CREATE with webhooks (${side}): ${r.errors} errors, ${r.non2xx} non-2xx of ${r.requests}`,
+          );
         if (!best[side] || r.rps > best[side]!.rps) best[side] = r;
       }
     }

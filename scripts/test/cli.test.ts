@@ -67,19 +67,40 @@ describe('run: help and usage', () => {
         /--feature-gates: "WatchList" is not Gate=true or Gate=false/,
       ],
       [['run', '--continue-ttl-seconds', '3'], /describe a target given with --endpoint or --kubeconfig/],
-      [['run', '--admission-plugins', 'always-deny'], /--admission-plugins: "always-deny" is not an admission plugin name/],
-      [['run', '--admission-plugins', 'AlwaysDeny'], /--admission-plugins and --audit-log describe a target given with --endpoint or --kubeconfig/],
+      [
+        ['run', '--admission-plugins', 'always-deny'],
+        /--admission-plugins: "always-deny" is not an admission plugin name/,
+      ],
+      [
+        ['run', '--admission-plugins', 'AlwaysDeny'],
+        /--admission-plugins and --audit-log describe a target given with --endpoint or --kubeconfig/,
+      ],
       [['run', '--audit-log', ''], /--audit-log: no file given/],
-      [['run', '--audit-log', 'audit.jsonl'], /--audit-log describe a target given with --endpoint or --kubeconfig/],
-      [['run', '--endpoint', 'http://127.0.0.1:1', '--endpoint='], /--endpoint: an empty endpoint URL in the list/],
-      [['run', '--endpoint', '127.0.0.1:6443'], /--endpoint: "127.0.0.1:6443" is not a URL \(give each endpoint as http\(s\):\/\/HOST:PORT\)/],
-      [['run', '--endpoint', 'http://h:1', '--endpoint', 'http://h:1/'], /--endpoint: "http:\/\/h:1\/" is named twice/],
+      [
+        ['run', '--audit-log', 'audit.jsonl'],
+        /--audit-log describe a target given with --endpoint or --kubeconfig/,
+      ],
+      [
+        ['run', '--endpoint', 'http://127.0.0.1:1', '--endpoint='],
+        /--endpoint: an empty endpoint URL in the list/,
+      ],
+      [
+        ['run', '--endpoint', '127.0.0.1:6443'],
+        /--endpoint: "127.0.0.1:6443" is not a URL \(give each endpoint as http\(s\):\/\/HOST:PORT\)/,
+      ],
+      [
+        ['run', '--endpoint', 'http://h:1', '--endpoint', 'http://h:1/'],
+        /--endpoint: "http:\/\/h:1\/" is named twice/,
+      ],
       [
         ['run', '--kubernetes-assets', '../shared/kubernetes-1.28/bin', '--endpoint', 'http://127.0.0.1:1'],
         /--kubernetes-assets starts its own target: leave out --endpoint, --kubeconfig and --etcd/,
       ],
       [['run', '--kubernetes-assets', ''], /--kubernetes-assets: no folder given/],
-      [['run', '--kubernetes-assets', '/no/such/folder'], /target: no folder \/no\/such\/folder: point --kubernetes-assets/],
+      [
+        ['run', '--kubernetes-assets', '/no/such/folder'],
+        /target: no folder \/no\/such\/folder: point --kubernetes-assets/,
+      ],
       [['kube-apiserver', '--port', 'x'], /--port N is required/],
       [['merge'], /no report directory given/],
       [['nonsense'], /unknown command "nonsense"/],
@@ -143,13 +164,13 @@ describe('run: selection and settings reach vitest and the suites', () => {
     expect(o.reportDir, 'a shard writes its own report directory').toMatch(/out\/report-shard-2-of-3$/);
   });
 
-  it('--request-timeout caps the suites\' requests and watch openings (ORCH_REQUEST_TIMEOUT, seconds)', () => {
+  it("--request-timeout caps the suites' requests and watch openings (ORCH_REQUEST_TIMEOUT, seconds)", () => {
     expect(optionEnv(parseRunArgs(['--request-timeout', '2.5']))).toEqual({ ORCH_REQUEST_TIMEOUT: '2.5' });
     for (const bad of ['0', '-1', 'soon'])
       expect(() => parseRunArgs([`--request-timeout=${bad}`]), bad).toThrow(/--request-timeout/);
   });
 
-  it('--audit-log declares the file of the target\'s audit events to the suites (ORCH_AUDIT_LOG)', () => {
+  it("--audit-log declares the file of the target's audit events to the suites (ORCH_AUDIT_LOG)", () => {
     expect(optionEnv(parseRunArgs(['--audit-log', 'logs/audit.jsonl']))).toEqual({
       ORCH_AUDIT_LOG: expect.stringMatching(/^\/.*\/logs\/audit\.jsonl$/),
     });

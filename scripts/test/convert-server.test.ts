@@ -18,7 +18,10 @@ let ns: string;
 let docs: any[];
 
 /** The plural and scope of a kind at a group version, from the server's discovery. */
-async function resourceOf(apiVersion: string, kind: string): Promise<{ plural: string; namespaced: boolean } | undefined> {
+async function resourceOf(
+  apiVersion: string,
+  kind: string,
+): Promise<{ plural: string; namespaced: boolean } | undefined> {
   const r = await ts.req('GET', apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`);
   const res = r.json?.resources?.find((x: any) => x.kind === kind && !x.name.includes('/'));
   return res && { plural: res.name, namespaced: res.namespaced };
@@ -27,7 +30,15 @@ async function resourceOf(apiVersion: string, kind: string): Promise<{ plural: s
 beforeAll(async () => {
   ts = await startServer();
   ns = uniqueName('convert');
-  expect((await ts.req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBe(201);
+  expect(
+    (
+      await ts.req('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+      })
+    ).status,
+  ).toBe(201);
   const { pem } = await csrPem('convert');
   const text = readFileSync(FIXTURE, 'utf8')
     .replaceAll('NS', ns)
@@ -67,9 +78,15 @@ describe('converted manifests are accepted by the reference at their replacement
     const ing = await ts.req('GET', `/apis/networking.orch.io/v1/namespaces/${ns}/ingresses/web`);
     expect(ing.json.spec.defaultBackend.service).toEqual({ name: 'fallback', port: { number: 80 } });
     expect(ing.json.spec.rules[0].http.paths[0].pathType).toBe('ImplementationSpecific');
-    const plc = await ts.req('GET', `/apis/flowcontrol.apiserver.orch.io/v1beta3/prioritylevelconfigurations/${ns}-batch`);
+    const plc = await ts.req(
+      'GET',
+      `/apis/flowcontrol.apiserver.orch.io/v1beta3/prioritylevelconfigurations/${ns}-batch`,
+    );
     expect(plc.json.spec.limited.nominalConcurrencyShares).toBe(7);
-    const crd = await ts.req('GET', `/apis/apiextensions.orch.io/v1/customresourcedefinitions/${ns}.example.com`);
+    const crd = await ts.req(
+      'GET',
+      `/apis/apiextensions.orch.io/v1/customresourcedefinitions/${ns}.example.com`,
+    );
     expect(crd.json.spec.versions[0].additionalPrinterColumns[0].jsonPath).toBe('.spec.size');
     const dep = await ts.req('GET', `/apis/apps/v1/namespaces/${ns}/deployments/web`);
     expect(dep.json.spec.selector).toEqual({ matchLabels: { app: 'web' } });

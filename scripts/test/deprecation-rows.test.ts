@@ -30,10 +30,14 @@ interface FactResource {
 }
 
 const k8s = dialect('kubernetes');
-const discovery = readFact('discovery.json') as { preferred: Record<string, string>; resources: Record<string, FactResource[]> };
+const discovery = readFact('discovery.json') as {
+  preferred: Record<string, string>;
+  resources: Record<string, FactResource[]>;
+};
 const warnings = readFact('deprecation-warnings.json') as Record<string, string>;
 /** The fixture's entry of a resource at a group version (orch words in, Kubernetes' looked up). */
-const served = (gv: string, resource: string) => discovery.resources[k8s.w(gv)]?.find((r) => r.name === resource);
+const served = (gv: string, resource: string) =>
+  discovery.resources[k8s.w(gv)]?.find((r) => r.name === resource);
 
 describe('deprecation rows against a 1.28 server', () => {
   const rows = loadRetiredRows();
@@ -43,32 +47,43 @@ describe('deprecation rows against a 1.28 server', () => {
     expect(TARGET_RELEASE).toBe('1.28');
   });
 
-  it.each(rows.map((r) => [r.id, r] as const))('%s: the retired version is served only when its removal is after 1.28', (_, r) => {
-    const gv = gvOf(r.group, r.version);
-    if (stillServed(r)) expect(served(gv, r.resource), `${gv} ${r.resource} is served (deprecated) by 1.28`).toBeDefined();
-    else {
-      expect(served(gv, r.resource), `${gv} ${r.resource} is not served by 1.28`).toBeUndefined();
-      expect(Object.keys(discovery.resources), `1.28 serves nothing at ${gv}`).not.toContain(k8s.w(gv));
-    }
-  });
+  it.each(rows.map((r) => [r.id, r] as const))(
+    '%s: the retired version is served only when its removal is after 1.28',
+    (_, r) => {
+      const gv = gvOf(r.group, r.version);
+      if (stillServed(r))
+        expect(served(gv, r.resource), `${gv} ${r.resource} is served (deprecated) by 1.28`).toBeDefined();
+      else {
+        expect(served(gv, r.resource), `${gv} ${r.resource} is not served by 1.28`).toBeUndefined();
+        expect(Object.keys(discovery.resources), `1.28 serves nothing at ${gv}`).not.toContain(k8s.w(gv));
+      }
+    },
+  );
 
-  it.each(rows.map((r) => [r.id, r] as const))('%s: the replacement is served with the kind and scope of the row', (_, r) => {
-    const rep = servedReplacement(r);
-    if (!rep) {
-      // a replacement retired itself, or none (a note)
-      if (r.replacement.groupVersion) expect(served(r.replacement.groupVersion, r.resource)).toBeUndefined();
-      return;
-    }
-    const e = served(rep, r.resource);
-    expect(e, `${rep} ${r.resource} is served by 1.28`).toBeDefined();
-    expect(e!.kind).toBe(r.kind);
-    expect(e!.namespaced).toBe(r.namespaced);
-    expect(laterRelease(r.replacement.since!, TARGET_RELEASE)).toBe(false);
-  });
+  it.each(rows.map((r) => [r.id, r] as const))(
+    '%s: the replacement is served with the kind and scope of the row',
+    (_, r) => {
+      const rep = servedReplacement(r);
+      if (!rep) {
+        // a replacement retired itself, or none (a note)
+        if (r.replacement.groupVersion)
+          expect(served(r.replacement.groupVersion, r.resource)).toBeUndefined();
+        return;
+      }
+      const e = served(rep, r.resource);
+      expect(e, `${rep} ${r.resource} is served by 1.28`).toBeDefined();
+      expect(e!.kind).toBe(r.kind);
+      expect(e!.namespaced).toBe(r.namespaced);
+      expect(laterRelease(r.replacement.since!, TARGET_RELEASE)).toBe(false);
+    },
+  );
 
   it('the deprecated-version rows are the resources 1.28 answers a deprecation Warning for, with its texts', () => {
     const mine = Object.fromEntries(
-      deprecated.map((r) => [k8s.w(`${gvOf(r.group, r.version)}/${r.resource}`), k8s.w(`299 - "${kubernetesWarning(r)}"`)]),
+      deprecated.map((r) => [
+        k8s.w(`${gvOf(r.group, r.version)}/${r.resource}`),
+        k8s.w(`299 - "${kubernetesWarning(r)}"`),
+      ]),
     );
     expect(mine).toEqual(warnings);
     for (const r of deprecated) expect(served(gvOf(r.group, r.version), r.resource)?.kind).toBe(r.kind);
@@ -76,7 +91,9 @@ describe('deprecation rows against a 1.28 server', () => {
 
   it('every retired-versions row still served by 1.28 is a deprecated-version row announcing its release and replacement', () => {
     for (const r of rows.filter(stillServed)) {
-      const d = deprecated.find((x) => x.group === r.group && x.version === r.version && x.resource === r.resource);
+      const d = deprecated.find(
+        (x) => x.group === r.group && x.version === r.version && x.resource === r.resource,
+      );
       expect(d, `${r.id} among the deprecated versions`).toBeDefined();
       expect(d!.removedIn).toBe(r.release);
       expect(d!.replacement).toBe(servedReplacement(r));

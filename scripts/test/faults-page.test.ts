@@ -42,7 +42,9 @@ describe('faults page', () => {
   });
 
   it('marks a fault not caught, with its stray failures, and lists the slowest run first', () => {
-    expect(page).toMatch(/<tr class="bad"><td><code>slow-and-loose<\/code>.*no catcher failed; stray failures: crud\/create\/basic/);
+    expect(page).toMatch(
+      /<tr class="bad"><td><code>slow-and-loose<\/code>.*no catcher failed; stray failures: crud\/create\/basic/,
+    );
     const slowest = page.slice(page.indexOf('<ol id="slowest">'));
     expect(slowest.indexOf('slow-and-loose')).toBeLessThan(slowest.indexOf('quick'));
   });

@@ -29,7 +29,10 @@ describe('section coverage', () => {
     const known = new Set(sections.map((s) => key(s.doc, s.title)));
     const wrong = [...notes.keys()]
       .filter((k) => !known.has(k) || withCases.has(k))
-      .map((k) => k.replace('\u0000', ' § ') + (known.has(k) ? ' (has cases: drop the note)' : ' (no such section)'));
+      .map(
+        (k) =>
+          k.replace('\u0000', ' § ') + (known.has(k) ? ' (has cases: drop the note)' : ' (no such section)'),
+      );
     expect(wrong).toEqual([]);
   });
 });

@@ -13,7 +13,14 @@ import { runRow } from './runner.ts';
 const SECTION = 'Webhook configuration objects';
 
 function caseDef(row: LoadedRow): CaseDef {
-  return { id: row.id, title: row.title, doc: 3, section: row.section ?? SECTION, place: row.place, level: row.level };
+  return {
+    id: row.id,
+    title: row.title,
+    doc: 3,
+    section: row.section ?? SECTION,
+    place: row.place,
+    level: row.level,
+  };
 }
 
 /** The BEYOND twin of a refused row checked leniently at its own level. */

@@ -16,10 +16,20 @@ export function contractCases(file: string): void {
   if (!rows.length) throw new Error(`no contract rows in rows/contract/${file}`);
   describe(`admission: webhook contract (${file})`, () => {
     for (const row of rows) {
-      const def: CaseDef = { id: row.id, title: row.title, doc: 3, section: row.section, place: row.place, level: row.level };
+      const def: CaseDef = {
+        id: row.id,
+        title: row.title,
+        doc: 3,
+        section: row.section,
+        place: row.place,
+        level: row.level,
+      };
       // a row on the audit event runs against a target whose audit log the suites read
       const audit = !!(row.expect.audit || row.expect.noAudit);
-      conformance(def, (t) => runContractRow(row, t), { timeout: 60_000, ...(audit ? { needs: { auditLog: true } } : {}) });
+      conformance(def, (t) => runContractRow(row, t), {
+        timeout: 60_000,
+        ...(audit ? { needs: { auditLog: true } } : {}),
+      });
     }
   });
 }

@@ -18,9 +18,13 @@ export function mismatches(actual: unknown, want: unknown, b: Bindings, path = '
     const here = path || '(the value)';
     switch (want) {
       case '$any':
-        return actual === undefined || actual === null ? [`${here}: present and not null, got ${show(actual)}`] : [];
+        return actual === undefined || actual === null
+          ? [`${here}: present and not null, got ${show(actual)}`]
+          : [];
       case '$string':
-        return typeof actual === 'string' && actual ? [] : [`${here}: a non-empty string, got ${show(actual)}`];
+        return typeof actual === 'string' && actual
+          ? []
+          : [`${here}: a non-empty string, got ${show(actual)}`];
       case '$null':
         return actual === undefined || actual === null ? [] : [`${here}: null, got ${show(actual)}`];
       case '$absent':
@@ -37,13 +41,16 @@ export function mismatches(actual: unknown, want: unknown, b: Bindings, path = '
         throw new Error(`unknown placeholder ${want}`);
     }
   }
-  if (want === null) return actual === null || actual === undefined ? [] : [`${path}: null, got ${show(actual)}`];
+  if (want === null)
+    return actual === null || actual === undefined ? [] : [`${path}: null, got ${show(actual)}`];
   if (Array.isArray(want)) {
-    if (!Array.isArray(actual) || actual.length !== want.length) return [`${path}: ${show(want)}, got ${show(actual)}`];
+    if (!Array.isArray(actual) || actual.length !== want.length)
+      return [`${path}: ${show(want)}, got ${show(actual)}`];
     return want.flatMap((w, i) => mismatches(actual[i], w, b, `${path}[${i}]`));
   }
   if (typeof want === 'object') {
-    if (!actual || typeof actual !== 'object' || Array.isArray(actual)) return [`${path}: an object, got ${show(actual)}`];
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: an object, got ${show(actual)}`];
     return Object.entries(want as Record<string, unknown>).flatMap(([k, w]) =>
       mismatches((actual as Record<string, unknown>)[k], w, b, path ? `${path}.${k}` : k),
     );

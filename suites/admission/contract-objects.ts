@@ -18,7 +18,12 @@ export const RESOURCES: Record<Resource, ResourceDef> = {
   configmaps: {
     namespaced: true,
     collection: (ns) => `/api/v1/namespaces/${ns}/configmaps`,
-    make: (name, _ns, labels) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { key: 'old' } }),
+    make: (name, _ns, labels) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, labels },
+      data: { key: 'old' },
+    }),
     change: (o) => {
       o.data = { key: 'new' };
     },

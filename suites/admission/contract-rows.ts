@@ -82,7 +82,10 @@ function merged(base: Record<string, unknown>, over: Record<string, unknown>): R
 export function loadContractRows(): LoadedContractRow[] {
   const out: LoadedContractRow[] = [];
   const ids = new Set<string>();
-  for (const f of loadTableFiles<{ base: Record<string, unknown>; rows: ContractRow[] }>(DIR, join(HERE, 'contract.schema.json'))) {
+  for (const f of loadTableFiles<{ base: Record<string, unknown>; rows: ContractRow[] }>(
+    DIR,
+    join(HERE, 'contract.schema.json'),
+  )) {
     for (const row of f.doc.rows) {
       uniqueId(ids, row.id, f.path);
       const names = new Set(row.webhooks.map((w) => w.name));
@@ -93,7 +96,9 @@ export function loadContractRows(): LoadedContractRow[] {
         ...(row.expect.order ?? []),
         ...(row.expect.concurrent ?? []),
       ];
-      for (const n of named) if (!names.has(n)) throw new Error(`${f.path}: ${row.id} expects of webhook "${n}", which it does not register`);
+      for (const n of named)
+        if (!names.has(n))
+          throw new Error(`${f.path}: ${row.id} expects of webhook "${n}", which it does not register`);
       out.push({ ...row, fields: row.webhooks.map((w) => merged(f.doc.base, w)), file: f.name });
     }
   }

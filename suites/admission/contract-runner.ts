@@ -8,7 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { makeCa } from '../../harness/src/auth/pki.ts';
 import { auditOffset, waitAuditEvent } from '../../harness/src/admission/audit-log.ts';
-import { type Answer, type Call, refusedUrl, type Script, startWebhookServer } from '../../harness/src/admission/callbacks.ts';
+import {
+  type Answer,
+  type Call,
+  refusedUrl,
+  type Script,
+  startWebhookServer,
+} from '../../harness/src/admission/callbacks.ts';
 import { openScope, type WebhookKind } from '../../harness/src/admission/webhook-scope.ts';
 import type { CaseContext } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
@@ -33,7 +39,8 @@ export function warningTexts(r: Response): string[] {
   const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   const out: string[] = [];
   for (const v of values)
-    for (const m of v.matchAll(/(\d{3}) \S+ "((?:[^"\\]|\\.)*)"/g)) if (m[1] === '299') out.push(m[2]!.replace(/\\(.)/g, '$1'));
+    for (const m of v.matchAll(/(\d{3}) \S+ "((?:[^"\\]|\\.)*)"/g))
+      if (m[1] === '299') out.push(m[2]!.replace(/\\(.)/g, '$1'));
   return out;
 }
 
@@ -57,7 +64,12 @@ const atIndex = (key: string, n: number) =>
 type AuditWant = NonNullable<LoadedContractRow['expect']['audit']>[number];
 
 const wildcard = (pattern: string, any: string) =>
-  new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join(any)}$`);
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+      .join(any)}$`,
+  );
 
 /**
  * The audit event of the row's request holds the annotations the row names: the event of the
@@ -103,10 +115,17 @@ async function checkAudit(
   const wants = row.expect.audit ?? [];
   const indexed = wants.filter((w) => INDEX.test(w.key));
   for (const want of wants.filter((w) => !INDEX.test(w.key)))
-    check(holds(want, want.key), `an audit annotation ${want.key} holding ${show(want.text ?? want.value)}`, show(ann), why);
+    check(
+      holds(want, want.key),
+      `an audit annotation ${want.key} holding ${show(want.text ?? want.value)}`,
+      show(ann),
+      why,
+    );
   if (indexed.length) {
     // one index n for all the row's keys: a live cluster numbers other tests' webhooks too
-    const numbers = [...new Set(Object.keys(ann).flatMap((k) => [...k.matchAll(/\d+/g)].map((m) => Number(m[0]))))];
+    const numbers = [
+      ...new Set(Object.keys(ann).flatMap((k) => [...k.matchAll(/\d+/g)].map((m) => Number(m[0])))),
+    ];
     const n = numbers.find((i) => indexed.every((w) => holds(w, atIndex(w.key, i))));
     check(
       n !== undefined,
@@ -137,11 +156,20 @@ export async function runContractRow(row: LoadedContractRow, t: CaseContext): Pr
     const path = `${collection}/${name}`;
     if (!def.namespaced) scope.track(path);
     const labels = { ...(row.request.labels ?? {}), ...scope.labels };
-    const b: Bindings = { ns, name, user: JSON.stringify(row.expect).includes('$user') ? await userName(t.client) : undefined };
+    const b: Bindings = {
+      ns,
+      name,
+      user: JSON.stringify(row.expect).includes('$user') ? await userName(t.client) : undefined,
+    };
 
     if (op !== 'CREATE') {
-      const before = def.make(name, ns, { ...(row.request.oldLabels ?? row.request.labels ?? {}), ...scope.labels });
-      const c = await t.step(`create ${resource} ${name} before the webhooks exist`, () => t.client.post(collection, before));
+      const before = def.make(name, ns, {
+        ...(row.request.oldLabels ?? row.request.labels ?? {}),
+        ...scope.labels,
+      });
+      const c = await t.step(`create ${resource} ${name} before the webhooks exist`, () =>
+        t.client.post(collection, before),
+      );
       checkStatus(c, 201, undefined, `setup of ${row.id}`);
     }
 
@@ -154,9 +182,13 @@ export async function runContractRow(row: LoadedContractRow, t: CaseContext): Pr
       const webhooks: Record<string, unknown>[] = [];
       for (const { w, fields } of hooks) {
         let clientConfig: { url: string; caBundle: string } = server.clientConfig(w.name);
-        if (w.clientConfig === 'refused') clientConfig = { url: await refusedUrl(), caBundle: server.caBundle };
+        if (w.clientConfig === 'refused')
+          clientConfig = { url: await refusedUrl(), caBundle: server.caBundle };
         if (w.clientConfig === 'untrusted')
-          clientConfig = { url: server.url(w.name), caBundle: Buffer.from((await makeCa('not the webhook server\'s')).cert).toString('base64') };
+          clientConfig = {
+            url: server.url(w.name),
+            caBundle: Buffer.from((await makeCa("not the webhook server's")).cert).toString('base64'),
+          };
         webhooks.push({ ...fields, name: hookName(w.name), clientConfig });
       }
       const r = await t.step(`register the ${kind} webhooks ${hooks.map(({ w }) => w.name).join(', ')}`, () =>
@@ -199,10 +231,20 @@ export async function runContractRow(row: LoadedContractRow, t: CaseContext): Pr
     for (const m of e.message ?? [])
       check(!!r.statusObj?.message?.includes(m), `a Status message containing ${show(m)}`, r.describe(), why);
     if (e.withinSeconds !== undefined)
-      check(elapsed <= e.withinSeconds, `an answer within ${e.withinSeconds} s`, `${elapsed.toFixed(2)} s (${r.describe()})`, why);
+      check(
+        elapsed <= e.withinSeconds,
+        `an answer within ${e.withinSeconds} s`,
+        `${elapsed.toFixed(2)} s (${r.describe()})`,
+        why,
+      );
     for (const [w, n] of Object.entries(e.calls ?? {})) {
       const got = server.callsTo(w);
-      check(got.length === n, `${n} call(s) of webhook ${w}`, `${got.length}: ${show(got.map((c) => c.review?.request?.operation ?? c.text.slice(0, 80)))} (${r.describe()})`, why);
+      check(
+        got.length === n,
+        `${n} call(s) of webhook ${w}`,
+        `${got.length}: ${show(got.map((c) => c.review?.request?.operation ?? c.text.slice(0, 80)))} (${r.describe()})`,
+        why,
+      );
     }
     for (const [w, want] of Object.entries(e.review ?? {})) {
       const c = server.callsTo(w)[0];
@@ -217,18 +259,37 @@ export async function runContractRow(row: LoadedContractRow, t: CaseContext): Pr
     if (e.answered) checkSubset(r.json, e.answered, b, 'the answer', why);
     if (e.warnings) {
       const got = warningTexts(r);
-      for (const w of e.warnings) check(got.includes(w), `a Warning header 299 with text ${show(w)}`, `${show(got)} (raw ${show(r.headers.warning)})`, why);
+      for (const w of e.warnings)
+        check(
+          got.includes(w),
+          `a Warning header 299 with text ${show(w)}`,
+          `${show(got)} (raw ${show(r.headers.warning)})`,
+          why,
+        );
     }
-    if (e.noWarnings) check(warningTexts(r).length === 0, 'no Warning header 299', show(r.headers.warning), why);
+    if (e.noWarnings)
+      check(warningTexts(r).length === 0, 'no Warning header 299', show(r.headers.warning), why);
     if (e.order) {
       const seqs = e.order.map((w) => server.callsTo(w)[0]?.seq ?? Number.NaN);
-      check(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!), `first calls in the order ${e.order.join(', ')}`, show(seqs), why);
+      check(
+        seqs.every((s, i) => i === 0 || s > seqs[i - 1]!),
+        `first calls in the order ${e.order.join(', ')}`,
+        show(seqs),
+        why,
+      );
     }
     if (e.concurrent) {
-      const delays = row.webhooks.filter((w) => e.concurrent!.includes(w.name)).map((w) => (w.answer as Answer | undefined)?.delayMs ?? 0);
+      const delays = row.webhooks
+        .filter((w) => e.concurrent!.includes(w.name))
+        .map((w) => (w.answer as Answer | undefined)?.delayMs ?? 0);
       const at = e.concurrent.map((w) => server.callsTo(w)[0]?.at ?? Number.NaN);
       const spread = Math.max(...at) - Math.min(...at);
-      check(spread < Math.min(...delays), `every one of ${e.concurrent.join(', ')} called before the first answered (${Math.min(...delays)} ms)`, `calls ${spread} ms apart`, why);
+      check(
+        spread < Math.min(...delays),
+        `every one of ${e.concurrent.join(', ')} called before the first answered (${Math.min(...delays)} ms)`,
+        `calls ${spread} ms apart`,
+        why,
+      );
     }
     if (auditLog) await checkAudit(row, t, auditLog, auditFrom, collection, r.header('audit-id'), b, why);
     if (e.stored !== undefined) {

@@ -64,7 +64,9 @@ export interface ModelOutcome {
 export function mutatingOrder(hooks: readonly ModelWebhook[]): ModelWebhook[] {
   return hooks
     .filter((h) => h.phase === 'mutating')
-    .sort((a, b) => (a.configuration < b.configuration ? -1 : a.configuration > b.configuration ? 1 : a.index - b.index));
+    .sort((a, b) =>
+      a.configuration < b.configuration ? -1 : a.configuration > b.configuration ? 1 : a.index - b.index,
+    );
 }
 
 export function labelOf(id: string): string {
@@ -77,7 +79,10 @@ function rejects(h: ModelWebhook): boolean {
   return h.behaviour === 'deny' || (fails && h.failurePolicy === 'Fail');
 }
 
-export function expectedOutcome(hooks: readonly ModelWebhook[], initial: Record<string, string>): ModelOutcome {
+export function expectedOutcome(
+  hooks: readonly ModelWebhook[],
+  initial: Record<string, string>,
+): ModelOutcome {
   const labels = { ...initial };
   const mutating: ModelCall[] = [];
   const order = mutatingOrder(hooks).filter((h) => h.matches);
@@ -101,7 +106,9 @@ export function expectedOutcome(hooks: readonly ModelWebhook[], initial: Record<
     }
     due = nextDue;
   }
-  const validators = hooks.filter((h) => h.phase === 'validating' && h.matches).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const validators = hooks
+    .filter((h) => h.phase === 'validating' && h.matches)
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
   const validating = validators.map((h) => ({ id: h.id, round: 0 as const, labels: { ...labels } }));
   const rejecting = validators.filter(rejects).map((h) => h.id);
   if (rejecting.length) return { mutating, validating, result: { rejectedBy: rejecting } };

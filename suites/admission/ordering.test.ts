@@ -10,13 +10,24 @@
 // included. fast-check prints the seed and path of a failure (replay with ORCH_SEED).
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { type Call, type Script, startWebhookServer, type WebhookServer } from '../../harness/src/admission/callbacks.ts';
+import {
+  type Call,
+  type Script,
+  startWebhookServer,
+  type WebhookServer,
+} from '../../harness/src/admission/callbacks.ts';
 import { CASE_LABEL, type CaseScope, openScope } from '../../harness/src/admission/webhook-scope.ts';
 import { check, show } from '../../harness/src/assert.ts';
 import { type CaseContext, conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
 import { propertySettings } from '../../harness/src/session.ts';
-import { type Behaviour, expectedOutcome, labelOf, type ModelOutcome, type ModelWebhook } from './ordering-model.ts';
+import {
+  type Behaviour,
+  expectedOutcome,
+  labelOf,
+  type ModelOutcome,
+  type ModelWebhook,
+} from './ordering-model.ts';
 
 const SECTION = 'States and transitions';
 const RUNS = 10;
@@ -39,7 +50,10 @@ const hookArb = (phase: 'mutating' | 'validating') =>
     miss: fc.constantFrom<Miss>('operation', 'objectSelector', 'matchCondition'),
     behaviour: behaviourArb,
     failurePolicy: fc.constantFrom<'Fail' | 'Ignore'>('Fail', 'Ignore'),
-    reinvocation: phase === 'mutating' ? fc.constantFrom<'Never' | 'IfNeeded'>('Never', 'IfNeeded', 'IfNeeded') : fc.constant('Never' as const),
+    reinvocation:
+      phase === 'mutating'
+        ? fc.constantFrom<'Never' | 'IfNeeded'>('Never', 'IfNeeded', 'IfNeeded')
+        : fc.constant('Never' as const),
   });
 
 const scenarioArb: fc.Arbitrary<Scenario> = fc
@@ -60,7 +74,13 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
     return { operation, hooks };
   });
 
-const m = (id: string, configuration: string, index: number, behaviour: Behaviour, o: Partial<GenHook> = {}): GenHook => ({
+const m = (
+  id: string,
+  configuration: string,
+  index: number,
+  behaviour: Behaviour,
+  o: Partial<GenHook> = {},
+): GenHook => ({
   id,
   phase: 'mutating',
   configuration,
@@ -80,19 +100,50 @@ const v = (id: string, index: number, behaviour: Behaviour, o: Partial<GenHook> 
 /** Scenarios worth running every time: the edges of the model. */
 const EDGES: Scenario[] = [
   // a patch before a webhook that wants reinvocation: it is called again and sees the patch
-  { operation: 'CREATE', hooks: [m('m0', 'a', 0, 'allow', { reinvocation: 'IfNeeded' }), m('m1', 'b', 0, 'patch'), v('v0', 0, 'allow')] },
+  {
+    operation: 'CREATE',
+    hooks: [
+      m('m0', 'a', 0, 'allow', { reinvocation: 'IfNeeded' }),
+      m('m1', 'b', 0, 'patch'),
+      v('v0', 0, 'allow'),
+    ],
+  },
   // configurations run by name, not by creation: c is created first, a runs first
-  { operation: 'UPDATE', hooks: [m('m0', 'c', 0, 'patch'), m('m1', 'a', 0, 'patch', { reinvocation: 'IfNeeded' }), v('v0', 0, 'allow')] },
+  {
+    operation: 'UPDATE',
+    hooks: [
+      m('m0', 'c', 0, 'patch'),
+      m('m1', 'a', 0, 'patch', { reinvocation: 'IfNeeded' }),
+      v('v0', 0, 'allow'),
+    ],
+  },
   // a denial in the mutating phase: no later webhook, no validating webhook
   { operation: 'CREATE', hooks: [m('m0', 'a', 0, 'deny'), m('m1', 'b', 0, 'patch'), v('v0', 0, 'allow')] },
   // failures: ignored under Ignore, fatal under Fail
-  { operation: 'CREATE', hooks: [m('m0', 'a', 0, 'fail', { failurePolicy: 'Ignore' }), v('v0', 0, 'fail', { failurePolicy: 'Fail' }), v('v1', 1, 'allow')] },
+  {
+    operation: 'CREATE',
+    hooks: [
+      m('m0', 'a', 0, 'fail', { failurePolicy: 'Ignore' }),
+      v('v0', 0, 'fail', { failurePolicy: 'Fail' }),
+      v('v1', 1, 'allow'),
+    ],
+  },
   // a webhook whose failure was ignored was still called: with IfNeeded it is called again after a later patch
-  { operation: 'CREATE', hooks: [m('m0', 'c', 0, 'patch'), m('m1', 'a', 0, 'fail', { failurePolicy: 'Ignore', reinvocation: 'IfNeeded' })] },
+  {
+    operation: 'CREATE',
+    hooks: [
+      m('m0', 'c', 0, 'patch'),
+      m('m1', 'a', 0, 'fail', { failurePolicy: 'Ignore', reinvocation: 'IfNeeded' }),
+    ],
+  },
   // webhooks that do not match are never called
   {
     operation: 'UPDATE',
-    hooks: [m('m0', 'a', 0, 'deny', { matches: false, miss: 'matchCondition' }), m('m1', 'a', 1, 'deny', { matches: false, miss: 'objectSelector' }), v('v0', 0, 'deny', { matches: false, miss: 'operation' })],
+    hooks: [
+      m('m0', 'a', 0, 'deny', { matches: false, miss: 'matchCondition' }),
+      m('m1', 'a', 1, 'deny', { matches: false, miss: 'objectSelector' }),
+      v('v0', 0, 'deny', { matches: false, miss: 'operation' }),
+    ],
   },
 ];
 
@@ -113,7 +164,12 @@ function scriptOf(h: GenHook): Script {
   }
 }
 
-function webhookOf(scope: CaseScope, server: WebhookServer, h: GenHook, operation: string): Record<string, unknown> {
+function webhookOf(
+  scope: CaseScope,
+  server: WebhookServer,
+  h: GenHook,
+  operation: string,
+): Record<string, unknown> {
   const hit = h.matches || h.miss !== 'operation';
   const hook: Record<string, unknown> = {
     name: nameOf(h),
@@ -133,14 +189,18 @@ function webhookOf(scope: CaseScope, server: WebhookServer, h: GenHook, operatio
     timeoutSeconds: 5,
   };
   if (!h.matches && h.miss === 'objectSelector') hook.objectSelector = { matchLabels: { 'never-set': 'x' } };
-  if (!h.matches && h.miss === 'matchCondition') hook.matchConditions = [{ name: 'never', expression: "object.metadata.name == 'no-such-name'" }];
+  if (!h.matches && h.miss === 'matchCondition')
+    hook.matchConditions = [{ name: 'never', expression: "object.metadata.name == 'no-such-name'" }];
   if (h.phase === 'mutating') hook.reinvocationPolicy = h.reinvocation;
   return hook;
 }
 
 /** The labels a call's object carried, without the case's own. */
 function seenLabels(c: Call): Record<string, string> {
-  const { [CASE_LABEL]: _case, ...rest } = (c.review?.request?.object?.metadata?.labels ?? {}) as Record<string, string>;
+  const { [CASE_LABEL]: _case, ...rest } = (c.review?.request?.object?.metadata?.labels ?? {}) as Record<
+    string,
+    string
+  >;
   return rest;
 }
 
@@ -171,22 +231,38 @@ async function runScenario(t: CaseContext, s: Scenario, server: WebhookServer): 
     }
     for (const h of s.hooks) server.script(pathOf(scope, h), scriptOf(h));
     // mutating configurations created in reverse name order, so creation order never explains a by-name order
-    const configs = [...new Set(s.hooks.filter((h) => h.phase === 'mutating').map((h) => h.configuration))].sort().reverse();
+    const configs = [...new Set(s.hooks.filter((h) => h.phase === 'mutating').map((h) => h.configuration))]
+      .sort()
+      .reverse();
     for (const c of configs) {
-      const hooks = s.hooks.filter((h) => h.phase === 'mutating' && h.configuration === c).sort((a, b) => a.index - b.index);
-      const r = await scope.register('mutating', hooks.map((h) => webhookOf(scope, server, h, s.operation)), server, { name: `${scope.id}-${c}` });
+      const hooks = s.hooks
+        .filter((h) => h.phase === 'mutating' && h.configuration === c)
+        .sort((a, b) => a.index - b.index);
+      const r = await scope.register(
+        'mutating',
+        hooks.map((h) => webhookOf(scope, server, h, s.operation)),
+        server,
+        { name: `${scope.id}-${c}` },
+      );
       check(r.status === 201, `setup: the mutating configuration ${c} is created (201)`, r.describe());
     }
     const validating = s.hooks.filter((h) => h.phase === 'validating');
     if (validating.length) {
-      const r = await scope.register('validating', validating.map((h) => webhookOf(scope, server, h, s.operation)), server);
+      const r = await scope.register(
+        'validating',
+        validating.map((h) => webhookOf(scope, server, h, s.operation)),
+        server,
+      );
       check(r.status === 201, 'setup: the validating configuration is created (201)', r.describe());
     }
     const first = server.calls.length;
     const answer =
       s.operation === 'CREATE'
         ? await t.client.post(path, obj(BASE))
-        : await t.client.put(`${path}/subject`, obj(BASE, { resourceVersion: old!.json.metadata.resourceVersion }));
+        : await t.client.put(
+            `${path}/subject`,
+            obj(BASE, { resourceVersion: old!.json.metadata.resourceVersion }),
+          );
     const ours = new Map(s.hooks.map((h) => [pathOf(scope, h), h]));
     const calls = server.calls.slice(first).filter((c) => ours.has(c.webhook));
     const pick = (phase: 'mutating' | 'validating') =>
@@ -205,9 +281,11 @@ async function runScenario(t: CaseContext, s: Scenario, server: WebhookServer): 
   }
 }
 
-const sortById = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+const sortById = <T extends { id: string }>(xs: T[]) =>
+  [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 const eq = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const labelsEq = (a: Record<string, string>, b: Record<string, string>) => eq(Object.entries(a).sort(), Object.entries(b).sort());
+const labelsEq = (a: Record<string, string>, b: Record<string, string>) =>
+  eq(Object.entries(a).sort(), Object.entries(b).sort());
 
 function describeScenario(s: Scenario): string {
   return s.hooks
@@ -222,7 +300,12 @@ function describeScenario(s: Scenario): string {
 function checkResult(s: Scenario, want: ModelOutcome, o: Observed, why: string): void {
   const ctx = `${s.operation} with webhooks ${describeScenario(s)}`;
   if ('stored' in want.result) {
-    check(o.answer.status === 200 || o.answer.status === 201, `${ctx}: the write succeeds (no webhook rejects)`, o.answer.describe(), why);
+    check(
+      o.answer.status === 200 || o.answer.status === 201,
+      `${ctx}: the write succeeds (no webhook rejects)`,
+      o.answer.describe(),
+      why,
+    );
     check(
       !!o.stored && labelsEq(o.stored, want.result.stored),
       `${ctx}: the stored object carries the labels the mutating phase left: ${show(want.result.stored)}`,
@@ -233,7 +316,12 @@ function checkResult(s: Scenario, want: ModelOutcome, o: Observed, why: string):
   }
   const by = want.result.rejectedBy.map((id) => s.hooks.find((h) => h.id === id)!);
   const message = String(o.answer.statusObj?.message ?? '');
-  check(o.answer.status >= 400, `${ctx}: the write is refused (rejected by ${by.map(nameOf).join(' or ')})`, o.answer.describe(), why);
+  check(
+    o.answer.status >= 400,
+    `${ctx}: the write is refused (rejected by ${by.map(nameOf).join(' or ')})`,
+    o.answer.describe(),
+    why,
+  );
   check(
     by.some((h) => message.includes(nameOf(h))),
     `${ctx}: the refusal names the webhook that rejected it (${by.map(nameOf).join(' or ')})`,
@@ -251,24 +339,48 @@ function checkResult(s: Scenario, want: ModelOutcome, o: Observed, why: string):
 
 /** doc3's phases, whatever order a server picks inside one. */
 function checkPhases(s: Scenario, o: Observed): void {
-  const why = 'doc3 § States and transitions: mutating phase, then validating phase; any rejection rejects the write at once';
+  const why =
+    'doc3 § States and transitions: mutating phase, then validating phase; any rejection rejects the write at once';
   const ctx = `${s.operation} with webhooks ${describeScenario(s)}`;
   const byId = new Map(s.hooks.map((h) => [h.id, h]));
   for (const c of [...o.mutating, ...o.validating])
-    check(byId.get(c.id)!.matches, `${ctx}: only webhooks that match the write are called`, `${c.id} was called`, 'doc3 § Webhook configuration objects: rules, selectors and match conditions choose the webhooks');
+    check(
+      byId.get(c.id)!.matches,
+      `${ctx}: only webhooks that match the write are called`,
+      `${c.id} was called`,
+      'doc3 § Webhook configuration objects: rules, selectors and match conditions choose the webhooks',
+    );
   const lastMutating = Math.max(0, ...o.mutating.map((c) => c.seq));
   for (const c of o.validating)
-    check(c.seq > lastMutating, `${ctx}: every validating webhook is called after the last mutating call`, `${c.id} was called before a mutating webhook`, why);
+    check(
+      c.seq > lastMutating,
+      `${ctx}: every validating webhook is called after the last mutating call`,
+      `${c.id} was called before a mutating webhook`,
+      why,
+    );
   for (const h of s.hooks.filter((x) => x.phase === 'mutating' && x.reinvocation === 'Never'))
-    check(o.mutating.filter((c) => c.id === h.id).length <= 1, `${ctx}: ${h.id} (reinvocationPolicy Never) is called at most once`, `${o.mutating.filter((c) => c.id === h.id).length} calls`, 'doc3 § Webhook configuration objects: reinvocationPolicy Never');
+    check(
+      o.mutating.filter((c) => c.id === h.id).length <= 1,
+      `${ctx}: ${h.id} (reinvocationPolicy Never) is called at most once`,
+      `${o.mutating.filter((c) => c.id === h.id).length} calls`,
+      'doc3 § Webhook configuration objects: reinvocationPolicy Never',
+    );
   const mutators = s.hooks.filter((h) => h.phase === 'mutating' && h.matches);
-  const mutatingRejects = mutators.filter((h) => h.behaviour === 'deny' || (h.behaviour === 'fail' && h.failurePolicy === 'Fail'));
+  const mutatingRejects = mutators.filter(
+    (h) => h.behaviour === 'deny' || (h.behaviour === 'fail' && h.failurePolicy === 'Fail'),
+  );
   const validators = s.hooks.filter((h) => h.phase === 'validating' && h.matches);
   if (mutatingRejects.length) {
-    check(o.validating.length === 0, `${ctx}: a rejection in the mutating phase means no validating webhook is called`, show(o.validating.map((c) => c.id)), why);
+    check(
+      o.validating.length === 0,
+      `${ctx}: a rejection in the mutating phase means no validating webhook is called`,
+      show(o.validating.map((c) => c.id)),
+      why,
+    );
     const ids = mutatingRejects.map((h) => h.id);
     check(
-      o.answer.status >= 400 && mutatingRejects.some((h) => String(o.answer.statusObj?.message ?? '').includes(nameOf(h))),
+      o.answer.status >= 400 &&
+        mutatingRejects.some((h) => String(o.answer.statusObj?.message ?? '').includes(nameOf(h))),
       `${ctx}: refused, naming one of ${ids.join(', ')}`,
       o.answer.describe(),
       why,
@@ -276,24 +388,45 @@ function checkPhases(s: Scenario, o: Observed): void {
     return;
   }
   // every matching mutating webhook was called; the patches of all of them are in what validating webhooks saw and what is stored
-  for (const h of mutators) check(o.mutating.some((c) => c.id === h.id), `${ctx}: the matching mutating webhook ${h.id} is called`, show(o.mutating.map((c) => c.id)), why);
+  for (const h of mutators)
+    check(
+      o.mutating.some((c) => c.id === h.id),
+      `${ctx}: the matching mutating webhook ${h.id} is called`,
+      show(o.mutating.map((c) => c.id)),
+      why,
+    );
   const final: Record<string, string> = { ...BASE };
   for (const h of mutators) if (h.behaviour === 'patch') final[labelOf(h.id)] = '1';
-  check(eq(sortById(o.validating).map((c) => c.id), validators.map((h) => h.id).sort()), `${ctx}: each matching validating webhook is called once: ${validators.map((h) => h.id).join(', ') || 'none'}`, show(o.validating.map((c) => c.id)), why);
+  check(
+    eq(
+      sortById(o.validating).map((c) => c.id),
+      validators.map((h) => h.id).sort(),
+    ),
+    `${ctx}: each matching validating webhook is called once: ${validators.map((h) => h.id).join(', ') || 'none'}`,
+    show(o.validating.map((c) => c.id)),
+    why,
+  );
   for (const c of o.validating)
-    check(labelsEq(c.labels, final), `${ctx}: validating webhook ${c.id} sees the object as the mutating phase left it: ${show(final)}`, show(c.labels), why);
+    check(
+      labelsEq(c.labels, final),
+      `${ctx}: validating webhook ${c.id} sees the object as the mutating phase left it: ${show(final)}`,
+      show(c.labels),
+      why,
+    );
   checkResult(s, expectedOutcome(s.hooks, BASE), o, why);
 }
 
 /** The whole model: Kubernetes 1.28's order (configurations by name, webhooks in order) and its reinvocation round. */
 function checkModel(s: Scenario, o: Observed): void {
-  const why = 'Kubernetes 1.28 (beyond doc3): mutating webhooks in configuration name order, then in order; webhooks with reinvocationPolicy IfNeeded called once more, in order, when a later webhook changed the object';
+  const why =
+    'Kubernetes 1.28 (beyond doc3): mutating webhooks in configuration name order, then in order; webhooks with reinvocationPolicy IfNeeded called once more, in order, when a later webhook changed the object';
   const want = expectedOutcome(s.hooks, BASE);
   const ctx = `${s.operation} with webhooks ${describeScenario(s)}`;
   const gotM = o.mutating.map((c) => ({ id: c.id, labels: c.labels }));
   const wantM = want.mutating.map((c) => ({ id: c.id, labels: c.labels }));
   check(
-    gotM.length === wantM.length && gotM.every((c, i) => c.id === wantM[i]!.id && labelsEq(c.labels, wantM[i]!.labels)),
+    gotM.length === wantM.length &&
+      gotM.every((c, i) => c.id === wantM[i]!.id && labelsEq(c.labels, wantM[i]!.labels)),
     `${ctx}: mutating calls (webhook and the labels it saw) ${show(wantM)}`,
     show(gotM),
     why,
@@ -301,7 +434,8 @@ function checkModel(s: Scenario, o: Observed): void {
   const gotV = sortById(o.validating).map((c) => ({ id: c.id, labels: c.labels }));
   const wantV = want.validating.map((c) => ({ id: c.id, labels: c.labels }));
   check(
-    gotV.length === wantV.length && gotV.every((c, i) => c.id === wantV[i]!.id && labelsEq(c.labels, wantV[i]!.labels)),
+    gotV.length === wantV.length &&
+      gotV.every((c, i) => c.id === wantV[i]!.id && labelsEq(c.labels, wantV[i]!.labels)),
     `${ctx}: validating calls ${show(wantV)}`,
     show(gotV),
     why,
@@ -311,11 +445,28 @@ function checkModel(s: Scenario, o: Observed): void {
 
 describe('admission: ordering of webhooks (property-based)', () => {
   for (const [id, title, level, checkFn] of [
-    ['phases', 'for random webhooks and writes: mutating calls before validating ones, only matching webhooks called, Never-webhooks called once, validating webhooks see the mutated object, any rejection (a denial, a failure under Fail) refuses the write and leaves nothing written', 'MUST', checkPhases],
-    ['kubernetes-order', "for random webhooks and writes: the calls, their order, what each saw and the result match Kubernetes 1.28's order (configurations by name) and reinvocation round", 'BEYOND', checkModel],
+    [
+      'phases',
+      'for random webhooks and writes: mutating calls before validating ones, only matching webhooks called, Never-webhooks called once, validating webhooks see the mutated object, any rejection (a denial, a failure under Fail) refuses the write and leaves nothing written',
+      'MUST',
+      checkPhases,
+    ],
+    [
+      'kubernetes-order',
+      "for random webhooks and writes: the calls, their order, what each saw and the result match Kubernetes 1.28's order (configurations by name) and reinvocation round",
+      'BEYOND',
+      checkModel,
+    ],
   ] as const) {
     conformance(
-      { id: `admission/ordering/${id}`, title, doc: 3, section: SECTION, place: 'Admission order per write request (table)', level },
+      {
+        id: `admission/ordering/${id}`,
+        title,
+        doc: 3,
+        section: SECTION,
+        place: 'Admission order per write request (table)',
+        level,
+      },
       async (t) => {
         const server = await startWebhookServer();
         try {

@@ -17,17 +17,29 @@ import type { Level } from '../../harness/src/spec.ts';
 const SECTION = 'Webhook configuration objects';
 const ROW = {
   priority: 'Priority | M+V | Fills priority from `priorityClassName`; unknown class rejects',
-  runtimeClass: 'RuntimeClass | M+V | Rejects workload units that set `overhead`; fills `.spec.overhead` from the runtime class',
+  runtimeClass:
+    'RuntimeClass | M+V | Rejects workload units that set `overhead`; fills `.spec.overhead` from the runtime class',
   limitRanger: 'LimitRanger | M+V | Enforces per-namespace limit ranges and applies default requests',
   quota: 'ResourceQuota | V | Enforces quota objects',
-  ingress: 'DefaultIngressClass | M | Adds the default ingress class to creations lacking one; more than one default rejects all creations',
+  ingress:
+    'DefaultIngressClass | M | Adds the default ingress class to creations lacking one; more than one default rejects all creations',
   storage: 'DefaultStorageClass | M | Same for volume claims and storage classes',
-  resize: 'PersistentVolumeClaimResize | V | Blocks size changes unless the class sets `allowVolumeExpansion` true',
-  protection: 'StorageObjectInUseProtection | M | Adds protection finalizers to new volume claims and volumes',
+  resize:
+    'PersistentVolumeClaimResize | V | Blocks size changes unless the class sets `allowVolumeExpansion` true',
+  protection:
+    'StorageObjectInUseProtection | M | Adds protection finalizers to new volume claims and volumes',
 };
 
-function kase(id: string, title: string, place: string, level: Level, fn: (t: CaseContext) => Promise<void>): void {
-  conformance({ id: `admission/plugins/${id}`, title, doc: 3, section: SECTION, place, level }, fn, { timeout: 60_000 });
+function kase(
+  id: string,
+  title: string,
+  place: string,
+  level: Level,
+  fn: (t: CaseContext) => Promise<void>,
+): void {
+  conformance({ id: `admission/plugins/${id}`, title, doc: 3, section: SECTION, place, level }, fn, {
+    timeout: 60_000,
+  });
 }
 
 // ---------------------------------------------------------------- helpers
@@ -43,7 +55,11 @@ const ingresses = (ns: string) => `/apis/networking.orch.io/v1/namespaces/${ns}/
 /** A namespace for one case, removed (with what it holds) when the case ends. */
 async function inNamespace(t: CaseContext, fn: (ns: string) => Promise<void>): Promise<void> {
   const ns = uniqueName('adm');
-  const r = await t.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const r = await t.client.post('/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns },
+  });
   checkStatus(r, 201, undefined, `setup: namespace ${ns}`);
   try {
     await fn(ns);
@@ -62,7 +78,12 @@ async function withCleanup(t: CaseContext, fn: (made: string[]) => Promise<void>
   }
 }
 
-async function create(t: CaseContext, path: string, body: Record<string, unknown>, made?: string[]): Promise<any> {
+async function create(
+  t: CaseContext,
+  path: string,
+  body: Record<string, unknown>,
+  made?: string[],
+): Promise<any> {
   const r = await t.step(`POST ${path} ${show(body)}`, () => t.client.post(path, body));
   checkStatus(r, 201, undefined, `setup: create ${show((body.metadata as { name?: string })?.name)}`);
   made?.push(`${path}/${r.json.metadata.name}`);
@@ -74,7 +95,11 @@ async function create(t: CaseContext, path: string, body: Record<string, unknown
  * classes) are shared by every client of the target, this suite's other runs included: a
  * case whose outcome another client's default explains tries again, a bounded number of times.
  */
-async function untilSettled(t: CaseContext, what: string, attempt: () => Promise<'again' | undefined>): Promise<void> {
+async function untilSettled(
+  t: CaseContext,
+  what: string,
+  attempt: () => Promise<'again' | undefined>,
+): Promise<void> {
   for (let i = 0; i < 30; i++) {
     if ((await t.step(`${what} (attempt ${i + 1})`, attempt)) !== 'again') return;
     await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 300)));
@@ -96,7 +121,13 @@ const pod = (name: string, spec: Record<string, unknown> = {}, containers = [con
 });
 
 /** A refusal by an admission plugin: 403 Forbidden (Kubernetes' admission refusal), nothing written. */
-async function checkRefused(t: CaseContext, r: Response, readBack: string, why: string, message?: string): Promise<void> {
+async function checkRefused(
+  t: CaseContext,
+  r: Response,
+  readBack: string,
+  why: string,
+  message?: string,
+): Promise<void> {
   checkStatus(r, 403, 'Forbidden', why);
   if (message !== undefined)
     check(r.statusObj?.message === message, `the message ${show(message)}`, show(r.statusObj?.message), why);
@@ -115,30 +146,52 @@ const priorityClass = (name: string, value: number, extra: Record<string, unknow
 // ---------------------------------------------------------------- Priority
 
 describe('admission plugins: Priority', () => {
-  kase('priority-from-class', 'A new pod naming a priority class gets the class\'s value as spec.priority', ROW.priority, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      const cls = uniqueName('pc');
-      await create(t, PCS, priorityClass(cls, 4242), made);
-      await inNamespace(t, async (ns) => {
-        const p = await create(t, pods(ns), pod('p', { priorityClassName: cls }));
-        check(p.spec?.priority === 4242, 'spec.priority 4242 (the class value)', show(p.spec?.priority));
-        const read = await t.client.get(`${pods(ns)}/p`);
-        check(read.json?.spec?.priority === 4242, 'the stored pod has spec.priority 4242', show(read.json?.spec?.priority));
-      });
-    }),
+  kase(
+    'priority-from-class',
+    "A new pod naming a priority class gets the class's value as spec.priority",
+    ROW.priority,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        const cls = uniqueName('pc');
+        await create(t, PCS, priorityClass(cls, 4242), made);
+        await inNamespace(t, async (ns) => {
+          const p = await create(t, pods(ns), pod('p', { priorityClassName: cls }));
+          check(p.spec?.priority === 4242, 'spec.priority 4242 (the class value)', show(p.spec?.priority));
+          const read = await t.client.get(`${pods(ns)}/p`);
+          check(
+            read.json?.spec?.priority === 4242,
+            'the stored pod has spec.priority 4242',
+            show(read.json?.spec?.priority),
+          );
+        });
+      }),
   );
 
-  kase('priority-unknown-class', 'A new pod naming a priority class that does not exist is refused', ROW.priority, 'MUST', (t) =>
-    inNamespace(t, async (ns) => {
-      const cls = uniqueName('missing');
-      const r = await t.step('create a pod naming a missing class', () => t.client.post(pods(ns), pod('p', { priorityClassName: cls })));
-      await checkRefused(t, r, `${pods(ns)}/p`, 'an unknown class rejects', `pods "p" is forbidden: no PriorityClass with name ${cls} was found`);
-    }),
+  kase(
+    'priority-unknown-class',
+    'A new pod naming a priority class that does not exist is refused',
+    ROW.priority,
+    'MUST',
+    (t) =>
+      inNamespace(t, async (ns) => {
+        const cls = uniqueName('missing');
+        const r = await t.step('create a pod naming a missing class', () =>
+          t.client.post(pods(ns), pod('p', { priorityClassName: cls })),
+        );
+        await checkRefused(
+          t,
+          r,
+          `${pods(ns)}/p`,
+          'an unknown class rejects',
+          `pods "p" is forbidden: no PriorityClass with name ${cls} was found`,
+        );
+      }),
   );
 
   kase(
     'priority-preemption-and-mismatch',
-    'The pod gets the class\'s preemptionPolicy; a pod whose own priority differs from its class\'s is refused',
+    "The pod gets the class's preemptionPolicy; a pod whose own priority differs from its class's is refused",
     `${ROW.priority} (Kubernetes 1.28: the pod may not set another priority than its class's)`,
     'BEYOND',
     (t) =>
@@ -147,7 +200,11 @@ describe('admission plugins: Priority', () => {
         await create(t, PCS, priorityClass(cls, 77, { preemptionPolicy: 'Never' }), made);
         await inNamespace(t, async (ns) => {
           const p = await create(t, pods(ns), pod('p', { priorityClassName: cls }));
-          check(p.spec?.preemptionPolicy === 'Never', 'spec.preemptionPolicy Never (the class\'s)', show(p.spec?.preemptionPolicy));
+          check(
+            p.spec?.preemptionPolicy === 'Never',
+            "spec.preemptionPolicy Never (the class's)",
+            show(p.spec?.preemptionPolicy),
+          );
           const r = await t.client.post(pods(ns), pod('q', { priorityClassName: cls, priority: 5 }));
           await checkRefused(
             t,
@@ -167,12 +224,17 @@ describe('admission plugins: Priority', () => {
     'BEYOND',
     (t) =>
       inNamespace(t, async (ns) => {
-        const globalDefaults = async () => ((await t.client.get(PCS)).json?.items ?? []).filter((c: any) => c.globalDefault === true);
+        const globalDefaults = async () =>
+          ((await t.client.get(PCS)).json?.items ?? []).filter((c: any) => c.globalDefault === true);
         await untilSettled(t, 'a pod created while no global default exists', async () => {
           if ((await globalDefaults()).length) return 'again';
           const plain = await create(t, pods(ns), pod(uniqueName('plain')));
           if ((await globalDefaults()).length) return 'again';
-          check(plain.spec?.priority === 0, 'spec.priority 0 without a default class', show(plain.spec?.priority));
+          check(
+            plain.spec?.priority === 0,
+            'spec.priority 0 without a default class',
+            show(plain.spec?.priority),
+          );
           return undefined;
         });
         await withCleanup(t, async (made) => {
@@ -195,8 +257,9 @@ describe('admission plugins: Priority', () => {
           if (second.status === 201) made.push(`${PCS}/${other}`);
           checkStatus(second, 403, 'Forbidden', 'only one global default may exist');
           check(
-            second.statusObj?.message === `priorityclasses.scheduling.orch.io "${other}" is forbidden: PriorityClass ${cls} is already marked as default. Only one default can exist`,
-            'Kubernetes 1.28\'s message naming the existing default',
+            second.statusObj?.message ===
+              `priorityclasses.scheduling.orch.io "${other}" is forbidden: PriorityClass ${cls} is already marked as default. Only one default can exist`,
+            "Kubernetes 1.28's message naming the existing default",
             show(second.statusObj?.message),
           );
         });
@@ -207,51 +270,107 @@ describe('admission plugins: Priority', () => {
 // ---------------------------------------------------------------- RuntimeClass
 
 describe('admission plugins: RuntimeClass', () => {
-  const runtimeClass = (name: string, extra: Record<string, unknown>) => ({ apiVersion: 'node.orch.io/v1', kind: 'RuntimeClass', metadata: { name }, handler: 'sandbox', ...extra });
+  const runtimeClass = (name: string, extra: Record<string, unknown>) => ({
+    apiVersion: 'node.orch.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name },
+    handler: 'sandbox',
+    ...extra,
+  });
 
-  kase('runtimeclass-fills-overhead', 'A new pod naming a runtime class gets the class\'s overhead.podFixed as spec.overhead', ROW.runtimeClass, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      const rc = uniqueName('rc');
-      await create(t, RCS, runtimeClass(rc, { overhead: { podFixed: { cpu: '250m', memory: '120Mi' } } }), made);
-      await inNamespace(t, async (ns) => {
-        const p = await create(t, pods(ns), pod('p', { runtimeClassName: rc }));
-        check(
-          p.spec?.overhead?.cpu === '250m' && p.spec?.overhead?.memory === '120Mi',
-          'spec.overhead {cpu: 250m, memory: 120Mi}',
-          show(p.spec?.overhead),
+  kase(
+    'runtimeclass-fills-overhead',
+    "A new pod naming a runtime class gets the class's overhead.podFixed as spec.overhead",
+    ROW.runtimeClass,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        const rc = uniqueName('rc');
+        await create(
+          t,
+          RCS,
+          runtimeClass(rc, { overhead: { podFixed: { cpu: '250m', memory: '120Mi' } } }),
+          made,
         );
-      });
-    }),
+        await inNamespace(t, async (ns) => {
+          const p = await create(t, pods(ns), pod('p', { runtimeClassName: rc }));
+          check(
+            p.spec?.overhead?.cpu === '250m' && p.spec?.overhead?.memory === '120Mi',
+            'spec.overhead {cpu: 250m, memory: 120Mi}',
+            show(p.spec?.overhead),
+          );
+        });
+      }),
   );
 
-  kase('runtimeclass-rejects-pod-overhead', 'A new pod that sets spec.overhead itself (its runtime class defines none) is refused', ROW.runtimeClass, 'MUST', (t) =>
-    inNamespace(t, async (ns) => {
-      const r = await t.step('create a pod with its own overhead', () => t.client.post(pods(ns), pod('p', { overhead: { cpu: '1' } })));
-      await checkRefused(t, r, `${pods(ns)}/p`, 'a pod may not set overhead', 'pods "p" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
-    }),
+  kase(
+    'runtimeclass-rejects-pod-overhead',
+    'A new pod that sets spec.overhead itself (its runtime class defines none) is refused',
+    ROW.runtimeClass,
+    'MUST',
+    (t) =>
+      inNamespace(t, async (ns) => {
+        const r = await t.step('create a pod with its own overhead', () =>
+          t.client.post(pods(ns), pod('p', { overhead: { cpu: '1' } })),
+        );
+        await checkRefused(
+          t,
+          r,
+          `${pods(ns)}/p`,
+          'a pod may not set overhead',
+          'pods "p" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+        );
+      }),
   );
 
   kase(
     'runtimeclass-scheduling',
-    'The runtime class\'s node selector and tolerations join the pod\'s; a conflicting node selector or an unknown class is refused',
+    "The runtime class's node selector and tolerations join the pod's; a conflicting node selector or an unknown class is refused",
     `${ROW.runtimeClass} (Kubernetes 1.28: also the class's scheduling)`,
     'BEYOND',
     (t) =>
       withCleanup(t, async (made) => {
         const rc = uniqueName('rc');
         const toleration = { key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' };
-        await create(t, RCS, runtimeClass(rc, { scheduling: { nodeSelector: { sandbox: 'yes' }, tolerations: [toleration] } }), made);
+        await create(
+          t,
+          RCS,
+          runtimeClass(rc, { scheduling: { nodeSelector: { sandbox: 'yes' }, tolerations: [toleration] } }),
+          made,
+        );
         await inNamespace(t, async (ns) => {
-          const p = await create(t, pods(ns), pod('p', { runtimeClassName: rc, nodeSelector: { zone: 'a' } }));
-          check(p.spec?.nodeSelector?.sandbox === 'yes' && p.spec?.nodeSelector?.zone === 'a', 'spec.nodeSelector {sandbox: yes, zone: a}', show(p.spec?.nodeSelector));
+          const p = await create(
+            t,
+            pods(ns),
+            pod('p', { runtimeClassName: rc, nodeSelector: { zone: 'a' } }),
+          );
           check(
-            (p.spec?.tolerations ?? []).some((x: any) => x.key === 'sandbox' && x.operator === 'Exists' && x.effect === 'NoSchedule'),
-            'the class\'s toleration among spec.tolerations',
+            p.spec?.nodeSelector?.sandbox === 'yes' && p.spec?.nodeSelector?.zone === 'a',
+            'spec.nodeSelector {sandbox: yes, zone: a}',
+            show(p.spec?.nodeSelector),
+          );
+          check(
+            (p.spec?.tolerations ?? []).some(
+              (x: any) => x.key === 'sandbox' && x.operator === 'Exists' && x.effect === 'NoSchedule',
+            ),
+            "the class's toleration among spec.tolerations",
             show(p.spec?.tolerations),
           );
-          const conflict = await t.client.post(pods(ns), pod('q', { runtimeClassName: rc, nodeSelector: { sandbox: 'no' } }));
-          await checkRefused(t, conflict, `${pods(ns)}/q`, 'a conflicting node selector', 'pods "q" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no');
-          const unknown = await t.client.post(pods(ns), pod('u', { runtimeClassName: uniqueName('missing') }));
+          const conflict = await t.client.post(
+            pods(ns),
+            pod('q', { runtimeClassName: rc, nodeSelector: { sandbox: 'no' } }),
+          );
+          await checkRefused(
+            t,
+            conflict,
+            `${pods(ns)}/q`,
+            'a conflicting node selector',
+            'pods "q" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no',
+          );
+          const unknown = await t.client.post(
+            pods(ns),
+            pod('u', { runtimeClassName: uniqueName('missing') }),
+          );
           await checkRefused(t, unknown, `${pods(ns)}/u`, 'an unknown runtime class');
         });
       }),
@@ -261,41 +380,86 @@ describe('admission plugins: RuntimeClass', () => {
 // ---------------------------------------------------------------- LimitRanger
 
 describe('admission plugins: LimitRanger', () => {
-  const limitRange = (limits: Record<string, unknown>[]) => ({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'limits' }, spec: { limits } });
+  const limitRange = (limits: Record<string, unknown>[]) => ({
+    apiVersion: 'v1',
+    kind: 'LimitRange',
+    metadata: { name: 'limits' },
+    spec: { limits },
+  });
   const ranges = (ns: string) => `/api/v1/namespaces/${ns}/limitranges`;
 
-  kase('limitranger-defaults', 'A new pod\'s containers get the limit range\'s default requests and limits for what they leave unset', ROW.limitRanger, 'MUST', (t) =>
-    inNamespace(t, async (ns) => {
-      await create(t, ranges(ns), limitRange([{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m', memory: '128Mi' } }]));
-      const p = await create(t, pods(ns), pod('p', {}, [container({ requests: { memory: '64Mi' } })]));
-      const res = p.spec?.containers?.[0]?.resources ?? {};
-      check(
-        res.requests?.cpu === '100m' && res.requests?.memory === '64Mi' && res.limits?.cpu === '500m' && res.limits?.memory === '256Mi',
-        'requests {cpu: 100m, memory: 64Mi (its own)}, limits {cpu: 500m, memory: 256Mi}',
-        show(res),
-      );
-    }),
+  kase(
+    'limitranger-defaults',
+    "A new pod's containers get the limit range's default requests and limits for what they leave unset",
+    ROW.limitRanger,
+    'MUST',
+    (t) =>
+      inNamespace(t, async (ns) => {
+        await create(
+          t,
+          ranges(ns),
+          limitRange([
+            {
+              type: 'Container',
+              default: { cpu: '500m', memory: '256Mi' },
+              defaultRequest: { cpu: '100m', memory: '128Mi' },
+            },
+          ]),
+        );
+        const p = await create(t, pods(ns), pod('p', {}, [container({ requests: { memory: '64Mi' } })]));
+        const res = p.spec?.containers?.[0]?.resources ?? {};
+        check(
+          res.requests?.cpu === '100m' &&
+            res.requests?.memory === '64Mi' &&
+            res.limits?.cpu === '500m' &&
+            res.limits?.memory === '256Mi',
+          'requests {cpu: 100m, memory: 64Mi (its own)}, limits {cpu: 500m, memory: 256Mi}',
+          show(res),
+        );
+      }),
   );
 
-  kase('limitranger-max', 'A new pod whose container limit is above the limit range\'s max is refused', ROW.limitRanger, 'MUST', (t) =>
-    inNamespace(t, async (ns) => {
-      await create(t, ranges(ns), limitRange([{ type: 'Container', max: { cpu: '1' } }]));
-      const r = await t.client.post(pods(ns), pod('p', {}, [container({ limits: { cpu: '2' } })]));
-      await checkRefused(t, r, `${pods(ns)}/p`, 'above max', 'pods "p" is forbidden: maximum cpu usage per Container is 1, but limit is 2');
-    }),
+  kase(
+    'limitranger-max',
+    "A new pod whose container limit is above the limit range's max is refused",
+    ROW.limitRanger,
+    'MUST',
+    (t) =>
+      inNamespace(t, async (ns) => {
+        await create(t, ranges(ns), limitRange([{ type: 'Container', max: { cpu: '1' } }]));
+        const r = await t.client.post(pods(ns), pod('p', {}, [container({ limits: { cpu: '2' } })]));
+        await checkRefused(
+          t,
+          r,
+          `${pods(ns)}/p`,
+          'above max',
+          'pods "p" is forbidden: maximum cpu usage per Container is 1, but limit is 2',
+        );
+      }),
   );
 
-  kase('limitranger-min', 'A new pod whose container request is below the limit range\'s min is refused', ROW.limitRanger, 'MUST', (t) =>
-    inNamespace(t, async (ns) => {
-      await create(t, ranges(ns), limitRange([{ type: 'Container', min: { memory: '64Mi' } }]));
-      const r = await t.client.post(pods(ns), pod('p', {}, [container({ requests: { memory: '32Mi' } })]));
-      await checkRefused(t, r, `${pods(ns)}/p`, 'below min', 'pods "p" is forbidden: minimum memory usage per Container is 64Mi, but request is 32Mi');
-    }),
+  kase(
+    'limitranger-min',
+    "A new pod whose container request is below the limit range's min is refused",
+    ROW.limitRanger,
+    'MUST',
+    (t) =>
+      inNamespace(t, async (ns) => {
+        await create(t, ranges(ns), limitRange([{ type: 'Container', min: { memory: '64Mi' } }]));
+        const r = await t.client.post(pods(ns), pod('p', {}, [container({ requests: { memory: '32Mi' } })]));
+        await checkRefused(
+          t,
+          r,
+          `${pods(ns)}/p`,
+          'below min',
+          'pods "p" is forbidden: minimum memory usage per Container is 64Mi, but request is 32Mi',
+        );
+      }),
   );
 
   kase(
     'limitranger-pod-and-claim',
-    'A Pod item bounds the sum of a pod\'s containers, a ratio item the limit-to-request ratio, a PersistentVolumeClaim item a claim\'s storage',
+    "A Pod item bounds the sum of a pod's containers, a ratio item the limit-to-request ratio, a PersistentVolumeClaim item a claim's storage",
     `${ROW.limitRanger} (Kubernetes 1.28: Pod, Container and PersistentVolumeClaim items, maxLimitRequestRatio)`,
     'BEYOND',
     (t) =>
@@ -314,11 +478,43 @@ describe('admission plugins: LimitRanger', () => {
           { ...container({ limits: { cpu: '600m', memory: '64Mi' } }), name: 'b' },
         ];
         const sum = await t.client.post(pods(ns), pod('p', {}, two));
-        await checkRefused(t, sum, `${pods(ns)}/p`, 'the pod as a whole above max', 'pods "p" is forbidden: maximum cpu usage per Pod is 1, but limit is 1200m');
-        const ratio = await t.client.post(pods(ns), pod('r', {}, [container({ limits: { cpu: '100m', memory: '256Mi' }, requests: { memory: '64Mi' } })]));
-        await checkRefused(t, ratio, `${pods(ns)}/r`, 'limit 4 times the request', 'pods "r" is forbidden: memory max limit to request ratio per Container is 2, but provided ratio is 4.000000');
-        const claim = await t.client.post(claims(ns), { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: '', resources: { requests: { storage: '5Gi' } } } });
-        await checkRefused(t, claim, `${claims(ns)}/c`, 'a claim above max', 'persistentvolumeclaims "c" is forbidden: maximum storage usage per PersistentVolumeClaim is 1Gi, but request is 5Gi');
+        await checkRefused(
+          t,
+          sum,
+          `${pods(ns)}/p`,
+          'the pod as a whole above max',
+          'pods "p" is forbidden: maximum cpu usage per Pod is 1, but limit is 1200m',
+        );
+        const ratio = await t.client.post(
+          pods(ns),
+          pod('r', {}, [
+            container({ limits: { cpu: '100m', memory: '256Mi' }, requests: { memory: '64Mi' } }),
+          ]),
+        );
+        await checkRefused(
+          t,
+          ratio,
+          `${pods(ns)}/r`,
+          'limit 4 times the request',
+          'pods "r" is forbidden: memory max limit to request ratio per Container is 2, but provided ratio is 4.000000',
+        );
+        const claim = await t.client.post(claims(ns), {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: { name: 'c' },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: '',
+            resources: { requests: { storage: '5Gi' } },
+          },
+        });
+        await checkRefused(
+          t,
+          claim,
+          `${claims(ns)}/c`,
+          'a claim above max',
+          'persistentvolumeclaims "c" is forbidden: maximum storage usage per PersistentVolumeClaim is 1Gi, but request is 5Gi',
+        );
       }),
   );
 });
@@ -326,7 +522,12 @@ describe('admission plugins: LimitRanger', () => {
 // ---------------------------------------------------------------- ResourceQuota
 
 describe('admission plugins: ResourceQuota', () => {
-  const quota = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec });
+  const quota = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: { name },
+    spec,
+  });
   const quotas = (ns: string) => `/api/v1/namespaces/${ns}/resourcequotas`;
   const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
   /**
@@ -344,7 +545,12 @@ describe('admission plugins: ResourceQuota', () => {
       if (Object.keys(want).every((k) => status?.hard?.[k] !== undefined)) return;
       await new Promise((r) => setTimeout(r, 200));
     } while (Date.now() < until);
-    check(false, `quota ${body.metadata.name}'s status.hard holds ${show(want)} within 10 s`, show(status), 'setup');
+    check(
+      false,
+      `quota ${body.metadata.name}'s status.hard holds ${show(want)} within 10 s`,
+      show(status),
+      'setup',
+    );
   };
 
   const overQuota = (strict: boolean) => (t: CaseContext) =>
@@ -356,7 +562,8 @@ describe('admission plugins: ResourceQuota', () => {
       // (Kubernetes 1.28): so the namespace gets its config maps first (the root CA within 5 s,
       // else one of the case's own), then the quota, and the case waits (at most 10 s) until
       // the status counts what the namespace holds
-      const count = async () => (await t.client.get(`/api/v1/namespaces/${ns}/configmaps`)).json?.items?.length ?? 0;
+      const count = async () =>
+        (await t.client.get(`/api/v1/namespaces/${ns}/configmaps`)).json?.items?.length ?? 0;
       for (const until = Date.now() + 5_000; (await count()) === 0 && Date.now() < until; )
         await new Promise((res) => setTimeout(res, 200));
       if ((await count()) === 0) await create(t, `/api/v1/namespaces/${ns}/configmaps`, configMap('one'));
@@ -371,14 +578,37 @@ describe('admission plugins: ResourceQuota', () => {
         }
       };
       const used = await counted();
-      check(used !== '' && Number(used) >= 1, 'the quota\'s status counts the namespace\'s config maps (at least 1) within 10 s', show(used), 'setup');
-      const r = await t.step('create a config map over the quota', () => t.client.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('two')));
+      check(
+        used !== '' && Number(used) >= 1,
+        "the quota's status counts the namespace's config maps (at least 1) within 10 s",
+        show(used),
+        'setup',
+      );
+      const r = await t.step('create a config map over the quota', () =>
+        t.client.post(`/api/v1/namespaces/${ns}/configmaps`, configMap('two')),
+      );
       const secret = await t.step('create a secret over a zero quota', () =>
-        t.client.post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } }),
+        t.client.post(`/api/v1/namespaces/${ns}/secrets`, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 's' },
+        }),
       );
       if (strict) {
-        await checkRefused(t, r, `/api/v1/namespaces/${ns}/configmaps/two`, 'one config map allowed', `configmaps "two" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=${used}, limited: configmaps=1`);
-        await checkRefused(t, secret, `/api/v1/namespaces/${ns}/secrets/s`, 'no secret allowed', 'secrets "s" is forbidden: exceeded quota: q, requested: count/secrets=1, used: count/secrets=0, limited: count/secrets=0');
+        await checkRefused(
+          t,
+          r,
+          `/api/v1/namespaces/${ns}/configmaps/two`,
+          'one config map allowed',
+          `configmaps "two" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=${used}, limited: configmaps=1`,
+        );
+        await checkRefused(
+          t,
+          secret,
+          `/api/v1/namespaces/${ns}/secrets/s`,
+          'no secret allowed',
+          'secrets "s" is forbidden: exceeded quota: q, requested: count/secrets=1, used: count/secrets=0, limited: count/secrets=0',
+        );
       } else {
         for (const [res, path] of [
           [r, `/api/v1/namespaces/${ns}/configmaps/two`],
@@ -390,7 +620,13 @@ describe('admission plugins: ResourceQuota', () => {
       }
     });
 
-  kase('quota-exceeded', 'A creation that would take a namespace over a quota\'s hard limit is refused', ROW.quota, 'MUST', overQuota(false));
+  kase(
+    'quota-exceeded',
+    "A creation that would take a namespace over a quota's hard limit is refused",
+    ROW.quota,
+    'MUST',
+    overQuota(false),
+  );
   kase(
     'quota-exceeded/kubernetes-shape',
     'A creation over quota is refused as Kubernetes refuses it: 403 Forbidden, `exceeded quota: <name>, requested: ..., used: ..., limited: ...`',
@@ -401,12 +637,16 @@ describe('admission plugins: ResourceQuota', () => {
 
   kase(
     'quota-usage-in-status',
-    'A quota\'s status holds its hard limits and the namespace\'s usage, updated as objects come and go',
+    "A quota's status holds its hard limits and the namespace's usage, updated as objects come and go",
     `${ROW.quota} (Kubernetes 1.28: status.hard and status.used)`,
     'BEYOND',
     (t) =>
       inNamespace(t, async (ns) => {
-        await createQuota(t, ns, quota('q', { hard: { pods: '5', 'requests.cpu': '2', 'limits.memory': '1Gi' } }));
+        await createQuota(
+          t,
+          ns,
+          quota('q', { hard: { pods: '5', 'requests.cpu': '2', 'limits.memory': '1Gi' } }),
+        );
         const used = async (want: Record<string, string>, when: string) => {
           let q: any;
           for (let i = 0; i < 40; i++) {
@@ -414,14 +654,33 @@ describe('admission plugins: ResourceQuota', () => {
             if (Object.entries(want).every(([k, v]) => q?.status?.used?.[k] === v)) break;
             await new Promise((r) => setTimeout(r, 250));
           }
-          check(q?.status?.hard?.pods === '5' && q?.status?.hard?.['requests.cpu'] === '2', 'status.hard as spec.hard', show(q?.status?.hard), when);
-          for (const [k, v] of Object.entries(want)) check(q?.status?.used?.[k] === v, `status.used[${k}] ${v}`, show(q?.status?.used), when);
+          check(
+            q?.status?.hard?.pods === '5' && q?.status?.hard?.['requests.cpu'] === '2',
+            'status.hard as spec.hard',
+            show(q?.status?.hard),
+            when,
+          );
+          for (const [k, v] of Object.entries(want))
+            check(q?.status?.used?.[k] === v, `status.used[${k}] ${v}`, show(q?.status?.used), when);
         };
         await used({ pods: '0', 'requests.cpu': '0', 'limits.memory': '0' }, 'a new quota');
-        await create(t, pods(ns), pod('a', {}, [container({ requests: { cpu: '500m' }, limits: { memory: '256Mi' } })]));
-        await create(t, pods(ns), pod('b', {}, [container({ requests: { cpu: '250m' }, limits: { memory: '256Mi' } })]));
+        await create(
+          t,
+          pods(ns),
+          pod('a', {}, [container({ requests: { cpu: '500m' }, limits: { memory: '256Mi' } })]),
+        );
+        await create(
+          t,
+          pods(ns),
+          pod('b', {}, [container({ requests: { cpu: '250m' }, limits: { memory: '256Mi' } })]),
+        );
         await used({ pods: '2', 'requests.cpu': '750m', 'limits.memory': '512Mi' }, 'after two pods');
-        checkStatus(await t.client.delete(`${pods(ns)}/a?gracePeriodSeconds=0`), [200, 202], undefined, 'delete pod a');
+        checkStatus(
+          await t.client.delete(`${pods(ns)}/a?gracePeriodSeconds=0`),
+          [200, 202],
+          undefined,
+          'delete pod a',
+        );
         await used({ pods: '1', 'requests.cpu': '250m' }, 'after deleting one');
       }),
   );
@@ -435,7 +694,13 @@ describe('admission plugins: ResourceQuota', () => {
       inNamespace(t, async (ns) => {
         await createQuota(t, ns, quota('q', { hard: { 'limits.memory': '1Gi' } }));
         const r = await t.client.post(pods(ns), pod('p'));
-        await checkRefused(t, r, `${pods(ns)}/p`, 'no memory limit', 'pods "p" is forbidden: failed quota: q: must specify limits.memory for: app');
+        await checkRefused(
+          t,
+          r,
+          `${pods(ns)}/p`,
+          'no memory limit',
+          'pods "p" is forbidden: failed quota: q: must specify limits.memory for: app',
+        );
       }),
   );
 
@@ -460,7 +725,9 @@ describe('admission plugins: ResourceQuota', () => {
 /** The names of the classes annotated as the default. */
 async function defaults(t: CaseContext, path: string, annotation: string): Promise<string[]> {
   const items = (await t.client.get(path)).json?.items ?? [];
-  return items.filter((c: any) => c.metadata?.annotations?.[annotation] === 'true').map((c: any) => c.metadata.name);
+  return items
+    .filter((c: any) => c.metadata?.annotations?.[annotation] === 'true')
+    .map((c: any) => c.metadata.name);
 }
 
 /**
@@ -518,65 +785,117 @@ describe('admission plugins: DefaultIngressClass and DefaultStorageClass', () =>
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec },
   });
 
-  kase('default-ingress-class', 'A new ingress naming no class gets the default ingress class', ROW.ingress, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      await inNamespace(t, async (ns) => {
-        await untilSettled(t, 'an ingress created while one default ingress class exists', async () => {
-          const before = await settleDefaults(t, ICS, INGRESS_DEFAULT, () => ingressClass(uniqueName('ic')), made);
-          if (!before) return 'again';
-          const r = await t.client.post(ingresses(ns), ingress(uniqueName('i')));
-          const after = await defaults(t, ICS, INGRESS_DEFAULT);
-          // another client's default came and went in between
-          if (after.length !== 1 || after[0] !== before[0] || r.status === 403) return 'again';
-          checkStatus(r, 201, undefined, 'one default ingress class');
-          check(r.json?.spec?.ingressClassName === before[0], `spec.ingressClassName ${show(before[0])}`, show(r.json?.spec?.ingressClassName));
-          return undefined;
+  kase(
+    'default-ingress-class',
+    'A new ingress naming no class gets the default ingress class',
+    ROW.ingress,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        await inNamespace(t, async (ns) => {
+          await untilSettled(t, 'an ingress created while one default ingress class exists', async () => {
+            const before = await settleDefaults(
+              t,
+              ICS,
+              INGRESS_DEFAULT,
+              () => ingressClass(uniqueName('ic')),
+              made,
+            );
+            if (!before) return 'again';
+            const r = await t.client.post(ingresses(ns), ingress(uniqueName('i')));
+            const after = await defaults(t, ICS, INGRESS_DEFAULT);
+            // another client's default came and went in between
+            if (after.length !== 1 || after[0] !== before[0] || r.status === 403) return 'again';
+            checkStatus(r, 201, undefined, 'one default ingress class');
+            check(
+              r.json?.spec?.ingressClassName === before[0],
+              `spec.ingressClassName ${show(before[0])}`,
+              show(r.json?.spec?.ingressClassName),
+            );
+            return undefined;
+          });
+          const named = await create(t, ingresses(ns), ingress('n', { ingressClassName: 'other' }));
+          check(
+            named.spec?.ingressClassName === 'other',
+            'an ingress naming its class keeps it',
+            show(named.spec?.ingressClassName),
+          );
         });
-        const named = await create(t, ingresses(ns), ingress('n', { ingressClassName: 'other' }));
-        check(named.spec?.ingressClassName === 'other', 'an ingress naming its class keeps it', show(named.spec?.ingressClassName));
-      });
-    }),
+      }),
   );
 
-  kase('default-ingress-class-two-defaults', 'With more than one default ingress class, a new ingress naming no class is refused', ROW.ingress, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      for (let i = 0; i < 2; i++) await create(t, ICS, ingressClass(uniqueName('ic')), made);
-      await inNamespace(t, async (ns) => {
-        const r = await t.step('create an ingress naming no class', () => t.client.post(ingresses(ns), ingress('i')));
-        await checkRefused(t, r, `${ingresses(ns)}/i`, 'two defaults reject creations lacking a class');
-        await create(t, ingresses(ns), ingress('n', { ingressClassName: 'other' }));
-      });
-    }),
-  );
-
-  kase('default-storage-class', 'A new volume claim naming no class gets the default storage class', ROW.storage, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      await inNamespace(t, async (ns) => {
-        await untilSettled(t, 'a claim created while one default storage class exists', async () => {
-          const before = await settleDefaults(t, SCS, STORAGE_DEFAULT, () => storageClass(uniqueName('sc')), made);
-          if (!before) return 'again';
-          const r = await t.client.post(claims(ns), claim(uniqueName('c')));
-          const after = await defaults(t, SCS, STORAGE_DEFAULT);
-          // another client's default came and went in between
-          if (after.length !== 1 || after[0] !== before[0] || r.status === 403) return 'again';
-          checkStatus(r, 201, undefined, 'one default storage class');
-          check(r.json?.spec?.storageClassName === before[0], `spec.storageClassName ${show(before[0])}`, show(r.json?.spec?.storageClassName));
-          return undefined;
+  kase(
+    'default-ingress-class-two-defaults',
+    'With more than one default ingress class, a new ingress naming no class is refused',
+    ROW.ingress,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        for (let i = 0; i < 2; i++) await create(t, ICS, ingressClass(uniqueName('ic')), made);
+        await inNamespace(t, async (ns) => {
+          const r = await t.step('create an ingress naming no class', () =>
+            t.client.post(ingresses(ns), ingress('i')),
+          );
+          await checkRefused(t, r, `${ingresses(ns)}/i`, 'two defaults reject creations lacking a class');
+          await create(t, ingresses(ns), ingress('n', { ingressClassName: 'other' }));
         });
-        const none = await create(t, claims(ns), claim('e', { storageClassName: '' }));
-        check(none.spec?.storageClassName === '', 'a claim asking for no class ("") keeps it', show(none.spec?.storageClassName));
-      });
-    }),
+      }),
   );
 
-  kase('default-storage-class-two-defaults', 'With more than one default storage class, a new volume claim naming no class is refused', ROW.storage, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      for (let i = 0; i < 2; i++) await create(t, SCS, storageClass(uniqueName('sc')), made);
-      await inNamespace(t, async (ns) => {
-        const r = await t.step('create a claim naming no class', () => t.client.post(claims(ns), claim('c')));
-        await checkRefused(t, r, `${claims(ns)}/c`, 'two defaults reject claims lacking a class');
-      });
-    }),
+  kase(
+    'default-storage-class',
+    'A new volume claim naming no class gets the default storage class',
+    ROW.storage,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        await inNamespace(t, async (ns) => {
+          await untilSettled(t, 'a claim created while one default storage class exists', async () => {
+            const before = await settleDefaults(
+              t,
+              SCS,
+              STORAGE_DEFAULT,
+              () => storageClass(uniqueName('sc')),
+              made,
+            );
+            if (!before) return 'again';
+            const r = await t.client.post(claims(ns), claim(uniqueName('c')));
+            const after = await defaults(t, SCS, STORAGE_DEFAULT);
+            // another client's default came and went in between
+            if (after.length !== 1 || after[0] !== before[0] || r.status === 403) return 'again';
+            checkStatus(r, 201, undefined, 'one default storage class');
+            check(
+              r.json?.spec?.storageClassName === before[0],
+              `spec.storageClassName ${show(before[0])}`,
+              show(r.json?.spec?.storageClassName),
+            );
+            return undefined;
+          });
+          const none = await create(t, claims(ns), claim('e', { storageClassName: '' }));
+          check(
+            none.spec?.storageClassName === '',
+            'a claim asking for no class ("") keeps it',
+            show(none.spec?.storageClassName),
+          );
+        });
+      }),
+  );
+
+  kase(
+    'default-storage-class-two-defaults',
+    'With more than one default storage class, a new volume claim naming no class is refused',
+    ROW.storage,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        for (let i = 0; i < 2; i++) await create(t, SCS, storageClass(uniqueName('sc')), made);
+        await inNamespace(t, async (ns) => {
+          const r = await t.step('create a claim naming no class', () =>
+            t.client.post(claims(ns), claim('c')),
+          );
+          await checkRefused(t, r, `${claims(ns)}/c`, 'two defaults reject claims lacking a class');
+        });
+      }),
   );
 });
 
@@ -590,63 +909,133 @@ describe('admission plugins: PersistentVolumeClaimResize and StorageObjectInUseP
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: { name },
-      spec: { accessModes: ['ReadWriteOnce'], storageClassName: cls, resources: { requests: { storage: '1Gi' } } },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: cls,
+        resources: { requests: { storage: '1Gi' } },
+      },
     });
-    const s = await updateFresh(t.client, `${claims(ns)}/${name}`, (c) => ({ ...c, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } }), { subresource: 'status' });
+    const s = await updateFresh(
+      t.client,
+      `${claims(ns)}/${name}`,
+      (c) => ({
+        ...c,
+        status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } },
+      }),
+      { subresource: 'status' },
+    );
     checkStatus(s, 200, undefined, 'setup: the claim is bound (its status written)');
     return s.json;
   };
   const grow = (t: CaseContext, ns: string, o: any) =>
     t.step(`grow ${o.metadata.name} to 2Gi`, () =>
-      updateFresh(t.client, `${claims(ns)}/${o.metadata.name}`, (c) => ({ ...c, spec: { ...c.spec, resources: { requests: { storage: '2Gi' } } } })),
+      updateFresh(t.client, `${claims(ns)}/${o.metadata.name}`, (c) => ({
+        ...c,
+        spec: { ...c.spec, resources: { requests: { storage: '2Gi' } } },
+      })),
     );
-  const sc = (name: string, expand: boolean) => ({ apiVersion: 'storage.orch.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'example.com/disk', allowVolumeExpansion: expand });
+  const sc = (name: string, expand: boolean) => ({
+    apiVersion: 'storage.orch.io/v1',
+    kind: 'StorageClass',
+    metadata: { name },
+    provisioner: 'example.com/disk',
+    allowVolumeExpansion: expand,
+  });
 
-  kase('pvc-resize-allowed', 'A bound claim whose class sets allowVolumeExpansion true may grow', ROW.resize, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      const cls = uniqueName('grow');
-      await create(t, SCS, sc(cls, true), made);
-      await inNamespace(t, async (ns) => {
-        const r = await grow(t, ns, await bound(t, ns, 'c', cls));
-        checkStatus(r, 200, undefined, 'the class allows expansion');
-        check(r.json?.spec?.resources?.requests?.storage === '2Gi', 'spec.resources.requests.storage 2Gi', show(r.json?.spec?.resources));
-      });
-    }),
+  kase(
+    'pvc-resize-allowed',
+    'A bound claim whose class sets allowVolumeExpansion true may grow',
+    ROW.resize,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        const cls = uniqueName('grow');
+        await create(t, SCS, sc(cls, true), made);
+        await inNamespace(t, async (ns) => {
+          const r = await grow(t, ns, await bound(t, ns, 'c', cls));
+          checkStatus(r, 200, undefined, 'the class allows expansion');
+          check(
+            r.json?.spec?.resources?.requests?.storage === '2Gi',
+            'spec.resources.requests.storage 2Gi',
+            show(r.json?.spec?.resources),
+          );
+        });
+      }),
   );
 
-  kase('pvc-resize-refused', 'A bound claim whose class does not allow expansion may not grow', ROW.resize, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      const cls = uniqueName('fixed');
-      await create(t, SCS, sc(cls, false), made);
-      await inNamespace(t, async (ns) => {
-        const before = await bound(t, ns, 'c', cls);
-        const r = await grow(t, ns, before);
-        checkStatus(r, 403, 'Forbidden', 'the class does not allow expansion');
-        check(
-          r.statusObj?.message ===
-            'persistentvolumeclaims "c" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
-          'Kubernetes 1.28\'s message',
-          show(r.statusObj?.message),
+  kase(
+    'pvc-resize-refused',
+    'A bound claim whose class does not allow expansion may not grow',
+    ROW.resize,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        const cls = uniqueName('fixed');
+        await create(t, SCS, sc(cls, false), made);
+        await inNamespace(t, async (ns) => {
+          const before = await bound(t, ns, 'c', cls);
+          const r = await grow(t, ns, before);
+          checkStatus(r, 403, 'Forbidden', 'the class does not allow expansion');
+          check(
+            r.statusObj?.message ===
+              'persistentvolumeclaims "c" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+            "Kubernetes 1.28's message",
+            show(r.statusObj?.message),
+          );
+          const read = await t.client.get(`${claims(ns)}/c`);
+          check(
+            read.json?.spec?.resources?.requests?.storage === '1Gi',
+            'the claim still asks for 1Gi',
+            show(read.json?.spec?.resources),
+          );
+        });
+      }),
+  );
+
+  kase(
+    'protection-finalizers',
+    'A new volume claim gets the finalizer orch.io/pvc-protection, a new volume orch.io/pv-protection',
+    ROW.protection,
+    'MUST',
+    (t) =>
+      withCleanup(t, async (made) => {
+        await inNamespace(t, async (ns) => {
+          const c = await create(t, claims(ns), {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            metadata: { name: 'c' },
+            spec: {
+              accessModes: ['ReadWriteOnce'],
+              storageClassName: '',
+              resources: { requests: { storage: '1Gi' } },
+            },
+          });
+          check(
+            (c.metadata?.finalizers ?? []).includes('orch.io/pvc-protection'),
+            'metadata.finalizers holds orch.io/pvc-protection',
+            show(c.metadata?.finalizers),
+          );
+        });
+        const pv = await create(
+          t,
+          '/api/v1/persistentvolumes',
+          {
+            apiVersion: 'v1',
+            kind: 'PersistentVolume',
+            metadata: { name: uniqueName('pv') },
+            spec: {
+              capacity: { storage: '1Gi' },
+              accessModes: ['ReadWriteOnce'],
+              hostPath: { path: '/tmp/data' },
+            },
+          },
+          made,
         );
-        const read = await t.client.get(`${claims(ns)}/c`);
-        check(read.json?.spec?.resources?.requests?.storage === '1Gi', 'the claim still asks for 1Gi', show(read.json?.spec?.resources));
-      });
-    }),
-  );
-
-  kase('protection-finalizers', 'A new volume claim gets the finalizer orch.io/pvc-protection, a new volume orch.io/pv-protection', ROW.protection, 'MUST', (t) =>
-    withCleanup(t, async (made) => {
-      await inNamespace(t, async (ns) => {
-        const c = await create(t, claims(ns), { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: '', resources: { requests: { storage: '1Gi' } } } });
-        check((c.metadata?.finalizers ?? []).includes('orch.io/pvc-protection'), 'metadata.finalizers holds orch.io/pvc-protection', show(c.metadata?.finalizers));
-      });
-      const pv = await create(
-        t,
-        '/api/v1/persistentvolumes',
-        { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: uniqueName('pv') }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/data' } } },
-        made,
-      );
-      check((pv.metadata?.finalizers ?? []).includes('orch.io/pv-protection'), 'metadata.finalizers holds orch.io/pv-protection', show(pv.metadata?.finalizers));
-    }),
+        check(
+          (pv.metadata?.finalizers ?? []).includes('orch.io/pv-protection'),
+          'metadata.finalizers holds orch.io/pv-protection',
+          show(pv.metadata?.finalizers),
+        );
+      }),
   );
 });

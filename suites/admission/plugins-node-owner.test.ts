@@ -211,14 +211,23 @@ describe('admission: NodeRestriction', () => {
         );
         checkStatus(elsewhere, 403, 'Forbidden', 'a mirror pod bound to another node');
         // a node agent owns its mirror pods through its Node object, as a 1.28 node agent does
-        const self = await t.client.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
+        const self = await t.client.post('/api/v1/nodes', {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name: node },
+        });
         checkStatus(self, 201, undefined, 'setup: the node agent registers its Node');
         const body = podBody('mine', node, { 'orch.io/config.mirror': 'x' });
         const ownerReferences = [
           { apiVersion: 'v1', kind: 'Node', name: node, uid: self.json?.metadata?.uid, controller: true },
         ];
         const mirror = { ...body, metadata: { ...body.metadata, ownerReferences } };
-        checkStatus(await as.post(pods, mirror), 201, undefined, 'a mirror pod bound to itself, owned by its Node');
+        checkStatus(
+          await as.post(pods, mirror),
+          201,
+          undefined,
+          'a mirror pod bound to itself, owned by its Node',
+        );
         checkStatus(
           await t.client.post(pods, podBody('theirs', `${node}-other`)),
           201,
@@ -343,12 +352,7 @@ describe('admission: OwnerReferencesPermissionEnforcement', () => {
             { apiGroups: [''], resources: ['configmaps'], verbs: ['delete'] },
           ]),
         );
-        checkStatus(
-          await settle(addOwner, (r) => r.status !== 403),
-          200,
-          undefined,
-          'with delete',
-        );
+        checkStatus(await settle(addOwner, (r) => r.status !== 403), 200, undefined, 'with delete');
       } finally {
         await ns.remove();
         for (const u of undo) await u();

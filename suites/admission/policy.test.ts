@@ -133,7 +133,6 @@ async function withPolicies(
   }
 }
 
-
 const refused = (r: Response) => r.status >= 400 && r.status < 500;
 const admitted = (r: Response) => r.status >= 200 && r.status < 300;
 

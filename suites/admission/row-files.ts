@@ -54,7 +54,10 @@ function merged(base: Record<string, unknown>, over: Record<string, unknown>): R
 export function loadRows(): LoadedRow[] {
   const out: LoadedRow[] = [];
   const ids = new Set<string>();
-  for (const f of loadTableFiles<{ base: Record<string, unknown>; rows: Row[] }>(DIR, join(HERE, 'rows.schema.json'))) {
+  for (const f of loadTableFiles<{ base: Record<string, unknown>; rows: Row[] }>(
+    DIR,
+    join(HERE, 'rows.schema.json'),
+  )) {
     const { base, rows } = f.doc;
     for (const row of rows) {
       uniqueId(ids, row.id, f.path);

@@ -12,7 +12,10 @@ import type { Kind, LoadedRow, Violation } from './row-files.ts';
 const GROUP = 'admissionregistration.orch.io';
 
 export const KINDS: Record<Kind, { kind: string; path: string }> = {
-  validating: { kind: 'ValidatingWebhookConfiguration', path: `/apis/${GROUP}/v1/validatingwebhookconfigurations` },
+  validating: {
+    kind: 'ValidatingWebhookConfiguration',
+    path: `/apis/${GROUP}/v1/validatingwebhookconfigurations`,
+  },
   mutating: { kind: 'MutatingWebhookConfiguration', path: `/apis/${GROUP}/v1/mutatingwebhookconfigurations` },
 };
 
@@ -30,14 +33,20 @@ export const INERT_SELECTOR = { matchLabels: { 'conformance-inert': 'never-calle
  * no object matches, unless the row is about the objectSelector (it sets one, or shows one).
  */
 function inert(row: LoadedRow, hooks: Record<string, unknown>[]): Record<string, unknown>[] {
-  const about = row.webhooks.some((w) => 'objectSelector' in w) || (row.accepted?.shows ?? []).some((w) => 'objectSelector' in w);
-  return about ? hooks : hooks.map((h) => ('objectSelector' in h ? h : { ...h, objectSelector: INERT_SELECTOR }));
+  const about =
+    row.webhooks.some((w) => 'objectSelector' in w) ||
+    (row.accepted?.shows ?? []).some((w) => 'objectSelector' in w);
+  return about
+    ? hooks
+    : hooks.map((h) => ('objectSelector' in h ? h : { ...h, objectSelector: INERT_SELECTOR }));
 }
 
 function showCauses(r: Response): string {
   const causes = r.statusObj?.details?.causes ?? [];
   return causes.length
-    ? causes.map((c) => `{field: ${show(c.field)}, reason: ${show(c.reason)}, message: ${show(c.message)}}`).join(', ')
+    ? causes
+        .map((c) => `{field: ${show(c.field)}, reason: ${show(c.reason)}, message: ${show(c.message)}}`)
+        .join(', ')
     : '(no causes)';
 }
 
@@ -46,7 +55,11 @@ function checkViolations(r: Response, want: Violation[], why: string): void {
   const causes = r.statusObj?.details?.causes ?? [];
   for (const v of want) {
     const hit = causes.some(
-      (c) => c.field === v.field && typeof c.message === 'string' && c.message.includes(v.message) && (!v.reason || c.reason === v.reason),
+      (c) =>
+        c.field === v.field &&
+        typeof c.message === 'string' &&
+        c.message.includes(v.message) &&
+        (!v.reason || c.reason === v.reason),
     );
     check(
       hit,

@@ -16,17 +16,24 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
   conformance(
     {
       id: 'authentication/anonymous/identity',
-      title: 'A request without credentials is served as user system:anonymous in group system:unauthenticated (refused by authorization, not by authentication)',
+      title:
+        'A request without credentials is served as user system:anonymous in group system:unauthenticated (refused by authorization, not by authentication)',
       doc: 3,
       section: AUTH,
-      place: 'Anonymous requests: user `system:anonymous`, group `system:unauthenticated` ... from version 1.6 it is on by default',
+      place:
+        'Anonymous requests: user `system:anonymous`, group `system:unauthenticated` ... from version 1.6 it is on by default',
       level: 'MUST',
     },
     async ({ client }) => {
       const anon = clientWith(client.target, {});
       const r = await anon.get(`/api/v1/namespaces/${ns.name}/secrets`);
       // authenticated as anonymous, then refused by authorization: 403 naming the user
-      checkStatus(r, 403, 'Forbidden', 'an anonymous list of secrets (anonymous access on, no rule grants it)');
+      checkStatus(
+        r,
+        403,
+        'Forbidden',
+        'an anonymous list of secrets (anonymous access on, no rule grants it)',
+      );
       check(
         /User "system:anonymous"/.test(r.statusObj?.message ?? ''),
         'the refusal names the user system:anonymous (Kubernetes: `User "system:anonymous" cannot list resource ...`)',
@@ -38,10 +45,12 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
   conformance(
     {
       id: 'authentication/anonymous/public-info',
-      title: 'An anonymous request may read the version and health endpoints (system:public-info-viewer is bound to system:unauthenticated)',
+      title:
+        'An anonymous request may read the version and health endpoints (system:public-info-viewer is bound to system:unauthenticated)',
       doc: 3,
       section: AUTH,
-      place: 'Anonymous requests: ... role-based and attribute-based authorization grant nothing to anonymous users without explicit rules (Kubernetes 1.28 binds system:public-info-viewer to system:unauthenticated)',
+      place:
+        'Anonymous requests: ... role-based and attribute-based authorization grant nothing to anonymous users without explicit rules (Kubernetes 1.28 binds system:public-info-viewer to system:unauthenticated)',
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -54,7 +63,8 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
   conformance(
     {
       id: 'authentication/bearer/invalid-token-401',
-      title: 'A request with a bearer token no method accepts answers 401 Unauthorized, even where anonymous access is on',
+      title:
+        'A request with a bearer token no method accepts answers 401 Unauthorized, even where anonymous access is on',
       doc: 3,
       section: AUTH,
       place: 'A request with an invalid bearer token is rejected with 401, not treated as anonymous',

@@ -32,7 +32,11 @@ export async function seenAs(c: Client, why: string): Promise<SeenUser> {
 }
 
 /** Checks the identity: username, and uid and groups where given (groups: each present, order free). */
-export function checkUser(u: SeenUser, want: { username: string; uid?: string; groups?: string[]; noGroups?: string[] }, why: string): void {
+export function checkUser(
+  u: SeenUser,
+  want: { username: string; uid?: string; groups?: string[]; noGroups?: string[] },
+  why: string,
+): void {
   checkEqual(u.username, want.username, `${why}: username`);
   if (want.uid !== undefined) checkEqual(u.uid, want.uid, `${why}: uid`);
   for (const g of want.groups ?? [])
@@ -63,9 +67,18 @@ export async function checkRefusedWithin(c: Client, why: string, seconds = 15): 
  * Runs `body` with a fresh namespace on `c`'s target (a case routed to another target than
  * the main one cannot use the file's namespace fixture, which lives on the main target).
  */
-export async function withNamespace<T>(c: Client, prefix: string, body: (ns: string) => Promise<T>): Promise<T> {
+export async function withNamespace<T>(
+  c: Client,
+  prefix: string,
+  body: (ns: string) => Promise<T>,
+): Promise<T> {
   const name = uniqueName(prefix);
-  checkStatus(await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), 201, undefined, `create namespace ${name}`);
+  checkStatus(
+    await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+    201,
+    undefined,
+    `create namespace ${name}`,
+  );
   try {
     return await body(name);
   } finally {
@@ -74,8 +87,17 @@ export async function withNamespace<T>(c: Client, prefix: string, body: (ns: str
 }
 
 /** The token's own claims signed again with the fixtures' key, after `change`. */
-export async function resigned(f: AuthFixtures, token: string, change: (p: JWTPayload) => JWTPayload, key?: CryptoKey): Promise<string> {
-  const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg: string; kid?: string };
-  const k = key ?? ((await importPKCS8(readFileSync(f.serviceAccount.privateKey, 'utf8'), header.alg)) as CryptoKey);
+export async function resigned(
+  f: AuthFixtures,
+  token: string,
+  change: (p: JWTPayload) => JWTPayload,
+  key?: CryptoKey,
+): Promise<string> {
+  const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as {
+    alg: string;
+    kid?: string;
+  };
+  const k =
+    key ?? ((await importPKCS8(readFileSync(f.serviceAccount.privateKey, 'utf8'), header.alg)) as CryptoKey);
   return new SignJWT(change(decodeJwt(token))).setProtectedHeader(header).sign(k);
 }

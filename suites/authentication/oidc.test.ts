@@ -21,7 +21,8 @@ describe('authentication: OpenID Connect', () => {
   conformance(
     {
       id: 'authentication/oidc/claims-to-user',
-      title: 'An id_token from the issuer authenticates as its email claim (no prefix for email), with its groups claim prefixed',
+      title:
+        'An id_token from the issuer authenticates as its email claim (no prefix for email), with its groups claim prefixed',
       doc: 3,
       section: AUTH,
       place: `${FLAGS}: \`--oidc-username-claim\` ... claims other than \`email\` get the issuer URL plus \`#\` as prefix unless a prefix flag is set; \`--oidc-groups-claim\`; \`--oidc-groups-prefix\``,
@@ -30,9 +31,22 @@ describe('authentication: OpenID Connect', () => {
     async ({ client, target }) => {
       const f = fixturesOf(target);
       const email = `${uniqueName('jane')}@example.com`;
-      const tok = await oidcIdToken(f, { sub: uniqueName('sub'), email, email_verified: true, groups: ['devs', 'ops'] });
+      const tok = await oidcIdToken(f, {
+        sub: uniqueName('sub'),
+        email,
+        email_verified: true,
+        groups: ['devs', 'ops'],
+      });
       const u = await seenAs(clientWith(client.target, { token: tok }), 'an OIDC id_token');
-      checkUser(u, { username: email, groups: [`${f.oidc.groupsPrefix}devs`, `${f.oidc.groupsPrefix}ops`, 'system:authenticated'], noGroups: ['devs'] }, 'the OIDC user');
+      checkUser(
+        u,
+        {
+          username: email,
+          groups: [`${f.oidc.groupsPrefix}devs`, `${f.oidc.groupsPrefix}ops`, 'system:authenticated'],
+          noGroups: ['devs'],
+        },
+        'the OIDC user',
+      );
     },
     { needs },
   );
@@ -40,7 +54,8 @@ describe('authentication: OpenID Connect', () => {
   conformance(
     {
       id: 'authentication/oidc/issuer-prefixed-username',
-      title: 'With the username from a claim other than email and no prefix flag, the username is the issuer URL, `#`, then the claim',
+      title:
+        'With the username from a claim other than email and no prefix flag, the username is the issuer URL, `#`, then the claim',
       doc: 3,
       section: AUTH,
       place: `${FLAGS}: \`--oidc-username-claim\` | default \`sub\`; claims other than \`email\` get the issuer URL plus \`#\` as prefix unless a prefix flag is set`,
@@ -49,9 +64,21 @@ describe('authentication: OpenID Connect', () => {
     async ({ client, target }) => {
       const f = fixturesOf(target);
       const sub = uniqueName('sub');
-      const tok = await oidcIdToken(f, { sub, email: `${sub}@example.com`, email_verified: true, groups: ['devs'] });
+      const tok = await oidcIdToken(f, {
+        sub,
+        email: `${sub}@example.com`,
+        email_verified: true,
+        groups: ['devs'],
+      });
       const u = await seenAs(clientWith(client.target, { token: tok }), 'an OIDC id_token');
-      checkUser(u, { username: `${f.oidc.issuerUrl}#${sub}`, groups: [`${f.oidc.groupsPrefix}devs`, 'system:authenticated'] }, 'the OIDC user named by its sub claim');
+      checkUser(
+        u,
+        {
+          username: `${f.oidc.issuerUrl}#${sub}`,
+          groups: [`${f.oidc.groupsPrefix}devs`, 'system:authenticated'],
+        },
+        'the OIDC user named by its sub claim',
+      );
     },
     { needs: { auth: ['oidc-sub'] } },
   );
@@ -67,7 +94,12 @@ describe('authentication: OpenID Connect', () => {
     },
     async ({ client, target }) => {
       const f = fixturesOf(target);
-      const tok = await oidcIdToken(f, { sub: 's', email: 'a@example.com', email_verified: true, aud: 'some-other-client' });
+      const tok = await oidcIdToken(f, {
+        sub: 's',
+        email: 'a@example.com',
+        email_verified: true,
+        aud: 'some-other-client',
+      });
       await checkRefused(clientWith(client.target, { token: tok }), 'an id_token for another client');
     },
     { needs },
@@ -85,8 +117,15 @@ describe('authentication: OpenID Connect', () => {
     async ({ client, target }) => {
       const f = fixturesOf(target);
       const past = Math.floor(Date.now() / 1000) - 600;
-      const tok = await oidcIdToken(f, { sub: 's', email: 'a@example.com', email_verified: true, iat: past - 600 }, { expiresIn: past });
-      await checkRefused(clientWith(client.target, { token: tok }), 'an id_token that expired ten minutes ago');
+      const tok = await oidcIdToken(
+        f,
+        { sub: 's', email: 'a@example.com', email_verified: true, iat: past - 600 },
+        { expiresIn: past },
+      );
+      await checkRefused(
+        clientWith(client.target, { token: tok }),
+        'an id_token that expired ten minutes ago',
+      );
     },
     { needs },
   );
@@ -105,7 +144,15 @@ describe('authentication: OpenID Connect', () => {
       const kid = (JSON.parse(readFileSync(f.oidc.signingJwk, 'utf8')) as { kid: string }).kid;
       const { privateKey } = await generateKeyPair('RS256');
       const now = Math.floor(Date.now() / 1000);
-      const forged = await new SignJWT({ iss: f.oidc.issuerUrl, aud: f.oidc.clientId, sub: 's', email: 'a@example.com', email_verified: true, ...f.oidc.requiredClaims, iat: now })
+      const forged = await new SignJWT({
+        iss: f.oidc.issuerUrl,
+        aud: f.oidc.clientId,
+        sub: 's',
+        email: 'a@example.com',
+        email_verified: true,
+        ...f.oidc.requiredClaims,
+        iat: now,
+      })
         .setProtectedHeader({ alg: 'RS256', kid })
         .setExpirationTime('1h')
         .sign(privateKey);
@@ -126,8 +173,16 @@ describe('authentication: OpenID Connect', () => {
     async ({ client, target }) => {
       const f = fixturesOf(target);
       const [k] = Object.keys(f.oidc.requiredClaims);
-      const wrong = await oidcIdToken(f, { sub: 's', email: 'a@example.com', email_verified: true, [k!]: 'another-tenant' });
-      await checkRefused(clientWith(client.target, { token: wrong }), `required claim ${k} with another value`);
+      const wrong = await oidcIdToken(f, {
+        sub: 's',
+        email: 'a@example.com',
+        email_verified: true,
+        [k!]: 'another-tenant',
+      });
+      await checkRefused(
+        clientWith(client.target, { token: wrong }),
+        `required claim ${k} with another value`,
+      );
     },
     { needs },
   );
@@ -138,7 +193,8 @@ describe('authentication: OpenID Connect', () => {
       title: 'Authenticating id_tokens makes no request to the issuer once its keys are known',
       doc: 3,
       section: AUTH,
-      place: 'OpenID Connect | ... the server verifies signature and expiry and does not contact the identity provider per request',
+      place:
+        'OpenID Connect | ... the server verifies signature and expiry and does not contact the identity provider per request',
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -148,7 +204,11 @@ describe('authentication: OpenID Connect', () => {
       await seenAs(c, 'a first request (keys may be fetched now)');
       const before = await callbackCounts(f);
       for (let i = 0; i < 5; i++) {
-        const other = await oidcIdToken(f, { sub: `s${i}`, email: `n${i}@example.com`, email_verified: true });
+        const other = await oidcIdToken(f, {
+          sub: `s${i}`,
+          email: `n${i}@example.com`,
+          email_verified: true,
+        });
         await seenAs(clientWith(client.target, { token: other }), `request ${i + 2}`);
       }
       const after = await callbackCounts(f);

@@ -18,7 +18,8 @@ describe('authentication: authenticating proxy', () => {
   conformance(
     {
       id: 'authentication/requestheader/user-groups-extra',
-      title: "The proxy's headers name the user, every group header value becomes a group, and extra headers become extras with lower-cased, percent-decoded keys",
+      title:
+        "The proxy's headers name the user, every group header value becomes a group, and extra headers become extras with lower-cased, percent-decoded keys",
       doc: 3,
       section: AUTH,
       place: PROXY_PLACE,
@@ -38,8 +39,16 @@ describe('authentication: authenticating proxy', () => {
       );
       checkEqual(r.status, 201, `SelfSubjectReview through the proxy: ${r.describe()}`);
       const user = r.json?.status?.userInfo ?? {};
-      checkUser(user, { username: 'proxied-jane', groups: ['proxied-g1', 'system:authenticated'] }, 'the user the proxy names');
-      checkEqual(user.extra?.['scopes/read'], ['alpha'], 'extra key: prefix stripped, lower-cased, percent-decoded');
+      checkUser(
+        user,
+        { username: 'proxied-jane', groups: ['proxied-g1', 'system:authenticated'] },
+        'the user the proxy names',
+      );
+      checkEqual(
+        user.extra?.['scopes/read'],
+        ['alpha'],
+        'extra key: prefix stripped, lower-cased, percent-decoded',
+      );
     },
     { needs },
   );
@@ -47,7 +56,8 @@ describe('authentication: authenticating proxy', () => {
   conformance(
     {
       id: 'authentication/requestheader/extra-key-any-name',
-      title: 'Extra headers whose names end in __proto__ or constructor become extras of those keys, like any other name',
+      title:
+        'Extra headers whose names end in __proto__ or constructor become extras of those keys, like any other name',
       doc: 3,
       section: AUTH,
       place: PROXY_PLACE,
@@ -60,12 +70,22 @@ describe('authentication: authenticating proxy', () => {
       const r = await proxyClient(client.target, f).post(
         '/apis/authentication.orch.io/v1beta1/selfsubjectreviews',
         { apiVersion: 'authentication.orch.io/v1beta1', kind: 'SelfSubjectReview' },
-        { headers: { [rh.usernameHeaders[0]!.toLowerCase()]: 'proxied-proto', [`${x}__proto__`]: 'p', [`${x}Constructor`]: 'c' } },
+        {
+          headers: {
+            [rh.usernameHeaders[0]!.toLowerCase()]: 'proxied-proto',
+            [`${x}__proto__`]: 'p',
+            [`${x}Constructor`]: 'c',
+          },
+        },
       );
       checkEqual(r.status, 201, `SelfSubjectReview through the proxy: ${r.describe()}`);
       const extra = r.json?.status?.userInfo?.extra ?? {};
       checkEqual(Object.getOwnPropertyDescriptor(extra, '__proto__')?.value, ['p'], 'the extra __proto__');
-      checkEqual(Object.getOwnPropertyDescriptor(extra, 'constructor')?.value, ['c'], 'the extra constructor (lower-cased)');
+      checkEqual(
+        Object.getOwnPropertyDescriptor(extra, 'constructor')?.value,
+        ['c'],
+        'the extra constructor (lower-cased)',
+      );
     },
     { needs },
   );
@@ -73,10 +93,12 @@ describe('authentication: authenticating proxy', () => {
   conformance(
     {
       id: 'authentication/requestheader/untrusted-sender',
-      title: 'Proxy headers sent with a certificate that is not the proxy\'s (another CA, or a name not allowed) do not name the user',
+      title:
+        "Proxy headers sent with a certificate that is not the proxy's (another CA, or a name not allowed) do not name the user",
       doc: 3,
       section: AUTH,
-      place: '`--requestheader-client-ca-file` (required; the proxy must present a certificate verified by it), `--requestheader-allowed-names` (optional list of allowed common names)',
+      place:
+        '`--requestheader-client-ca-file` (required; the proxy must present a certificate verified by it), `--requestheader-allowed-names` (optional list of allowed common names)',
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -89,9 +111,16 @@ describe('authentication: authenticating proxy', () => {
         { apiVersion: 'authentication.orch.io/v1beta1', kind: 'SelfSubjectReview' },
         { headers: { [header]: 'system:admin-by-header' } },
       );
-      checkEqual(r1.json?.status?.userInfo?.username, 'ordinary-client', `a client-CA certificate with a username header: ${r1.describe()}`);
+      checkEqual(
+        r1.json?.status?.userInfo?.username,
+        'ordinary-client',
+        `a client-CA certificate with a username header: ${r1.describe()}`,
+      );
       // the proxy's CA, but a common name not among the allowed names: the header is ignored
-      const rhCa = { cert: readFileSync(f.requestHeader.ca, 'utf8'), key: readFileSync(f.requestHeader.caKey, 'utf8') };
+      const rhCa = {
+        cert: readFileSync(f.requestHeader.ca, 'utf8'),
+        key: readFileSync(f.requestHeader.caKey, 'utf8'),
+      };
       const other = clientWith(client.target, await issue(rhCa, { cn: 'not-the-proxy' }));
       const r2 = await other.post(
         '/apis/authentication.orch.io/v1beta1/selfsubjectreviews',
@@ -99,7 +128,11 @@ describe('authentication: authenticating proxy', () => {
         { headers: { [header]: 'system:admin-by-header' } },
       );
       const name2 = r2.json?.status?.userInfo?.username;
-      checkEqual(name2 === 'system:admin-by-header', false, `a request-header CA certificate with a name not allowed must not be the header's user: ${r2.describe()}`);
+      checkEqual(
+        name2 === 'system:admin-by-header',
+        false,
+        `a request-header CA certificate with a name not allowed must not be the header's user: ${r2.describe()}`,
+      );
     },
     { needs },
   );

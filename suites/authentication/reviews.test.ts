@@ -21,7 +21,8 @@ describe('authentication: review objects', () => {
         title: `A TokenReview sent as authentication.orch.io/${version} is answered in ${version}, with the token's user`,
         doc: 3,
         section: REVIEW,
-        place: 'TokenReview (`authentication.orch.io/v1` or `v1beta1`): ... `status.authenticated` (bool), `status.user` (`username` required, `uid`, `groups`, `extra` ...). The response must use the same API version as the request',
+        place:
+          'TokenReview (`authentication.orch.io/v1` or `v1beta1`): ... `status.authenticated` (bool), `status.user` (`username` required, `uid`, `groups`, `extra` ...). The response must use the same API version as the request',
         level: 'MUST',
       },
       async ({ client }) => {
@@ -33,12 +34,20 @@ describe('authentication: review objects', () => {
           spec: { token },
         });
         checkStatus(r, 201, undefined, `TokenReview in ${version}`);
-        checkEqual(r.json?.apiVersion, `authentication.orch.io/${version}`, 'the answer is in the version of the request');
+        checkEqual(
+          r.json?.apiVersion,
+          `authentication.orch.io/${version}`,
+          'the answer is in the version of the request',
+        );
         checkEqual(r.json?.kind, 'TokenReview', 'kind of the answer');
         checkEqual(r.json?.status?.authenticated, true, 'status.authenticated');
         checkUser(
           r.json?.status?.user ?? {},
-          { username: `system:serviceaccount:${ns.name}:${name}`, uid, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns.name}`] },
+          {
+            username: `system:serviceaccount:${ns.name}:${name}`,
+            uid,
+            groups: ['system:serviceaccounts', `system:serviceaccounts:${ns.name}`],
+          },
           'status.user',
         );
       },
@@ -47,7 +56,8 @@ describe('authentication: review objects', () => {
   conformance(
     {
       id: 'authentication/token-review/failure',
-      title: 'A TokenReview of a token no method accepts answers authenticated false (an error text is optional), not an HTTP error',
+      title:
+        'A TokenReview of a token no method accepts answers authenticated false (an error text is optional), not an HTTP error',
       doc: 3,
       section: 'Errors',
       place: 'Token review failure | `authenticated: false`, optional `error` text',
@@ -60,7 +70,11 @@ describe('authentication: review objects', () => {
         spec: { token: 'garbage.token.value' },
       });
       checkStatus(r, 201, undefined, 'TokenReview of an invalid token');
-      check(r.json?.status?.authenticated !== true, 'status.authenticated false or absent', show(r.json?.status));
+      check(
+        r.json?.status?.authenticated !== true,
+        'status.authenticated false or absent',
+        show(r.json?.status),
+      );
       check(!r.json?.status?.user?.username, 'no user for a refused token', show(r.json?.status));
     },
   );
@@ -68,15 +82,19 @@ describe('authentication: review objects', () => {
   conformance(
     {
       id: 'authentication/token-review/audiences',
-      title: 'A TokenReview with spec.audiences of a token bound to one of them answers that audience in status.audiences',
+      title:
+        'A TokenReview with spec.audiences of a token bound to one of them answers that audience in status.audiences',
       doc: 3,
       section: REVIEW,
-      place: 'TokenReview ...: `spec.audiences` (optional list of string); ... `status.audiences` (optional list)',
+      place:
+        'TokenReview ...: `spec.audiences` (optional list of string); ... `status.audiences` (optional list)',
       level: 'BEYOND',
     },
     async ({ client }) => {
       const aud = `https://${uniqueName('aud')}.example`;
-      const { token } = await serviceAccountToken(client, ns.name, uniqueName('tr-aud'), { audiences: [aud] });
+      const { token } = await serviceAccountToken(client, ns.name, uniqueName('tr-aud'), {
+        audiences: [aud],
+      });
       const r = await client.post('/apis/authentication.orch.io/v1/tokenreviews', {
         apiVersion: 'authentication.orch.io/v1',
         kind: 'TokenReview',
@@ -91,24 +109,38 @@ describe('authentication: review objects', () => {
   conformance(
     {
       id: 'authentication/self-review/user-info',
-      title: "A SelfSubjectReview without fields answers 201 with the caller's username, uid and groups in status.userInfo",
+      title:
+        "A SelfSubjectReview without fields answers 201 with the caller's username, uid and groups in status.userInfo",
       doc: 3,
       section: 'Self review',
-      place: 'POST `/apis/authentication.orch.io/v1beta1/selfsubjectreviews` with a SelfSubjectReview body without fields; the reply fills `status.userInfo`',
+      place:
+        'POST `/apis/authentication.orch.io/v1beta1/selfsubjectreviews` with a SelfSubjectReview body without fields; the reply fills `status.userInfo`',
       level: 'MUST',
     },
     async ({ client }) => {
       const name = uniqueName('ssr');
       const { token, uid } = await serviceAccountToken(client, ns.name, name);
-      const r = await clientWith(client.target, { token }).post('/apis/authentication.orch.io/v1beta1/selfsubjectreviews', {
-        apiVersion: 'authentication.orch.io/v1beta1',
-        kind: 'SelfSubjectReview',
-      });
+      const r = await clientWith(client.target, { token }).post(
+        '/apis/authentication.orch.io/v1beta1/selfsubjectreviews',
+        {
+          apiVersion: 'authentication.orch.io/v1beta1',
+          kind: 'SelfSubjectReview',
+        },
+      );
       // a plain service account holds no role but system:basic-user's: the review is allowed
-      checkStatus(r, 201, undefined, 'SelfSubjectReview by a service account (every authenticated user may create it)');
+      checkStatus(
+        r,
+        201,
+        undefined,
+        'SelfSubjectReview by a service account (every authenticated user may create it)',
+      );
       checkUser(
         r.json?.status?.userInfo ?? {},
-        { username: `system:serviceaccount:${ns.name}:${name}`, uid, groups: ['system:serviceaccounts', 'system:authenticated'] },
+        {
+          username: `system:serviceaccount:${ns.name}:${name}`,
+          uid,
+          groups: ['system:serviceaccounts', 'system:authenticated'],
+        },
         'status.userInfo',
       );
     },

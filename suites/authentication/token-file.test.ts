@@ -11,20 +11,33 @@ describe('authentication: static token file', () => {
   conformance(
     {
       id: 'authentication/token-file/user-uid-groups',
-      title: 'A token of the token file authenticates as its user, with its uid and its groups plus system:authenticated',
+      title:
+        'A token of the token file authenticates as its user, with its uid and its groups plus system:authenticated',
       doc: 3,
       section: AUTH,
-      place: 'Static token file | Flag `--token-auth-file=<file>`; CSV with columns token, user name, user uid, then optional group names',
+      place:
+        'Static token file | Flag `--token-auth-file=<file>`; CSV with columns token, user name, user uid, then optional group names',
       level: 'MUST',
     },
     async ({ client, target }) => {
       const f = fixturesOf(target);
       const alice = f.tokens[0]!;
       const u = await seenAs(clientWith(client.target, { token: alice.token }), 'token-file user');
-      checkUser(u, { username: alice.user, uid: alice.uid, groups: [...alice.groups, 'system:authenticated'] }, 'the token file user');
+      checkUser(
+        u,
+        { username: alice.user, uid: alice.uid, groups: [...alice.groups, 'system:authenticated'] },
+        'the token file user',
+      );
       const bob = f.tokens[1]!;
-      const b = await seenAs(clientWith(client.target, { token: bob.token }), 'token-file user without groups');
-      checkUser(b, { username: bob.user, uid: bob.uid, groups: ['system:authenticated'] }, 'a user with no groups in the file');
+      const b = await seenAs(
+        clientWith(client.target, { token: bob.token }),
+        'token-file user without groups',
+      );
+      checkUser(
+        b,
+        { username: bob.user, uid: bob.uid, groups: ['system:authenticated'] },
+        'a user with no groups in the file',
+      );
     },
     { needs },
   );
@@ -41,9 +54,15 @@ describe('authentication: static token file', () => {
     async ({ client, target }) => {
       const t = fixturesOf(target).tokens[0]!.token;
       const near = t.slice(0, -1) + (t.endsWith('A') ? 'B' : 'A');
-      await checkRefused(clientWith(client.target, { token: near }), 'a token one character off a listed one');
+      await checkRefused(
+        clientWith(client.target, { token: near }),
+        'a token one character off a listed one',
+      );
       // glued: Kubernetes takes the word after `Bearer ` as the token, so a second word is ignored
-      await checkRefused(clientWith(client.target, { token: `${t}${t}` }), 'a listed token followed by more text');
+      await checkRefused(
+        clientWith(client.target, { token: `${t}${t}` }),
+        'a listed token followed by more text',
+      );
     },
     { needs },
   );
@@ -61,7 +80,11 @@ describe('authentication: static token file', () => {
       const f = fixturesOf(target);
       for (const t of f.tokens) {
         const u = await seenAs(clientWith(client.target, { token: t.token }), t.user);
-        checkUser(u, { username: t.user, groups: ['system:authenticated'], noGroups: ['system:unauthenticated'] }, t.user);
+        checkUser(
+          u,
+          { username: t.user, groups: ['system:authenticated'], noGroups: ['system:unauthenticated'] },
+          t.user,
+        );
       }
     },
     { needs },

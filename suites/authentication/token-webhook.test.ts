@@ -16,18 +16,28 @@ describe('authentication: token webhook', () => {
   conformance(
     {
       id: 'authentication/token-webhook/user',
-      title: "A token the webhook accepts authenticates as the webhook's user, and the review was sent in the configured version",
+      title:
+        "A token the webhook accepts authenticates as the webhook's user, and the review was sent in the configured version",
       doc: 3,
       section: 'Other callbacks',
-      place: 'Authentication webhook: the server POSTs a TokenReview and expects the reply described above ... `--authentication-token-webhook-version` (`v1` or `v1beta1`; default `v1beta1`)',
+      place:
+        'Authentication webhook: the server POSTs a TokenReview and expects the reply described above ... `--authentication-token-webhook-version` (`v1` or `v1beta1`; default `v1beta1`)',
       level: 'MUST',
     },
     async ({ client, target }) => {
       const f = fixturesOf(target);
       const t = f.webhook.tokens[0]!;
       const u = await seenAs(clientWith(client.target, { token: t.token }), 'a webhook token');
-      checkUser(u, { username: t.user, uid: t.uid, groups: [...t.groups, 'system:authenticated'] }, 'the webhook user');
-      checkEqual((await callbackCounts(f)).lastReviewVersion, client.d.w(`authentication.orch.io/${f.webhook.version}`), 'apiVersion of the TokenReview the webhook got');
+      checkUser(
+        u,
+        { username: t.user, uid: t.uid, groups: [...t.groups, 'system:authenticated'] },
+        'the webhook user',
+      );
+      checkEqual(
+        (await callbackCounts(f)).lastReviewVersion,
+        client.d.w(`authentication.orch.io/${f.webhook.version}`),
+        'apiVersion of the TokenReview the webhook got',
+      );
     },
     { needs },
   );
@@ -38,11 +48,15 @@ describe('authentication: token webhook', () => {
       title: 'A token the webhook does not authenticate is refused with 401',
       doc: 3,
       section: 'Errors',
-      place: 'Token review failure | `authenticated: false`, optional `error` text (and an invalid bearer token is 401)',
+      place:
+        'Token review failure | `authenticated: false`, optional `error` text (and an invalid bearer token is 401)',
       level: 'MUST',
     },
     async ({ client }) => {
-      await checkRefused(clientWith(client.target, { token: 'wh-unknown-to-the-webhook' }), 'a token the webhook refuses');
+      await checkRefused(
+        clientWith(client.target, { token: 'wh-unknown-to-the-webhook' }),
+        'a token the webhook refuses',
+      );
     },
     { needs },
   );
@@ -64,7 +78,11 @@ describe('authentication: token webhook', () => {
       const sent = async () => (await callbackCounts(f)).byToken[tokenKey(token)] ?? 0;
       const before = await sent();
       for (let i = 0; i < 3; i++) await seenAs(c, `use ${i + 2} of the token`);
-      checkEqual((await sent()) - before, 0, 'TokenReviews of this token sent to the webhook for three more uses within the cache time');
+      checkEqual(
+        (await sent()) - before,
+        0,
+        'TokenReviews of this token sent to the webhook for three more uses within the cache time',
+      );
     },
     // the cache is each server's own: every use goes to the same one
     { needs, oneServer: true },

@@ -19,7 +19,8 @@ describe('authorization: access reviews', () => {
   conformance(
     {
       id: 'authorization/review/subject-access-review-groups',
-      title: 'A SubjectAccessReview decides for the user and groups in spec (spec.groups), as the real request would be decided',
+      title:
+        'A SubjectAccessReview decides for the user and groups in spec (spec.groups), as the real request would be decided',
       doc: 2,
       section: 'Retired API versions and replacements',
       place: 'SubjectAccessReview: `spec.group` renamed to `spec.groups` (in authorization.orch.io/v1)',
@@ -28,21 +29,34 @@ describe('authorization: access reviews', () => {
     async ({ client }) => {
       const group = uniqueName('sar-group');
       const role = uniqueName('sar-role');
-      await rbac.role(client, ns.name, role, [{ verbs: ['list'], apiGroups: [''], resources: ['configmaps'] }]);
-      await rbac.roleBinding(client, ns.name, role, { kind: 'Role', name: role }, [{ kind: 'Group', name: group }]);
+      await rbac.role(client, ns.name, role, [
+        { verbs: ['list'], apiGroups: [''], resources: ['configmaps'] },
+      ]);
+      await rbac.roleBinding(client, ns.name, role, { kind: 'Role', name: role }, [
+        { kind: 'Group', name: group },
+      ]);
       const sar = (groups: string[]) =>
         client.post(`${AZ}/subjectaccessreviews`, {
           apiVersion: 'authorization.orch.io/v1',
           kind: 'SubjectAccessReview',
-          spec: { user: 'sar-someone', groups, resourceAttributes: { namespace: ns.name, verb: 'list', resource: 'configmaps' } },
+          spec: {
+            user: 'sar-someone',
+            groups,
+            resourceAttributes: { namespace: ns.name, verb: 'list', resource: 'configmaps' },
+          },
         });
-      const yes = await settle(() => sar([group]), (r) => r.json?.status?.allowed === true);
+      const yes = await settle(
+        () => sar([group]),
+        (r) => r.json?.status?.allowed === true,
+      );
       checkStatus(yes, 201, undefined, 'SubjectAccessReview');
       checkEqual(yes.json?.status?.allowed, true, 'allowed through the group in spec.groups');
       const no = await sar([]);
       check(no.json?.status?.allowed !== true, 'not allowed without the group', show(no.json?.status));
       // the real request agrees
-      const real = await actingAs(client, { user: 'sar-someone', groups: [group] }).get(`/api/v1/namespaces/${ns.name}/configmaps`);
+      const real = await actingAs(client, { user: 'sar-someone', groups: [group] }).get(
+        `/api/v1/namespaces/${ns.name}/configmaps`,
+      );
       checkStatus(real, 200, undefined, 'the real list as that user and group');
     },
   );
@@ -50,7 +64,8 @@ describe('authorization: access reviews', () => {
   conformance(
     {
       id: 'authorization/review/self-subject-access-review',
-      title: "A SelfSubjectAccessReview answers for the caller: allowed for what it may do, not for what it may not",
+      title:
+        'A SelfSubjectAccessReview answers for the caller: allowed for what it may do, not for what it may not',
       doc: 3,
       section: SECTION,
       place: WHAT,
@@ -59,15 +74,22 @@ describe('authorization: access reviews', () => {
     async ({ client }) => {
       const user = uniqueName('ssar');
       const me = actingAs(client, { user });
-      await rbac.role(client, ns.name, user, [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]);
-      await rbac.roleBinding(client, ns.name, user, { kind: 'Role', name: user }, [{ kind: 'User', name: user }]);
+      await rbac.role(client, ns.name, user, [
+        { verbs: ['get'], apiGroups: [''], resources: ['configmaps'] },
+      ]);
+      await rbac.roleBinding(client, ns.name, user, { kind: 'Role', name: user }, [
+        { kind: 'User', name: user },
+      ]);
       const ask = (verb: string) =>
         me.post(`${AZ}/selfsubjectaccessreviews`, {
           apiVersion: 'authorization.orch.io/v1',
           kind: 'SelfSubjectAccessReview',
           spec: { resourceAttributes: { namespace: ns.name, verb, resource: 'configmaps' } },
         });
-      const yes = await settle(() => ask('get'), (r) => r.json?.status?.allowed === true);
+      const yes = await settle(
+        () => ask('get'),
+        (r) => r.json?.status?.allowed === true,
+      );
       checkStatus(yes, 201, undefined, 'SelfSubjectAccessReview (every authenticated user may create one)');
       checkEqual(yes.json?.status?.allowed, true, 'get configmaps: allowed');
       const no = await ask('delete');
@@ -78,7 +100,8 @@ describe('authorization: access reviews', () => {
   conformance(
     {
       id: 'authorization/review/local-namespace-match',
-      title: 'A LocalSubjectAccessReview whose spec names another namespace than its own (its path\'s) is refused with 422 Invalid on spec.resourceAttributes.namespace',
+      title:
+        "A LocalSubjectAccessReview whose spec names another namespace than its own (its path's) is refused with 422 Invalid on spec.resourceAttributes.namespace",
       doc: 3,
       section: SECTION,
       place: WHAT,
@@ -89,7 +112,10 @@ describe('authorization: access reviews', () => {
         apiVersion: 'authorization.orch.io/v1',
         kind: 'LocalSubjectAccessReview',
         metadata: { namespace: ns.name },
-        spec: { user: 'x', resourceAttributes: { namespace: 'elsewhere', verb: 'get', resource: 'configmaps' } },
+        spec: {
+          user: 'x',
+          resourceAttributes: { namespace: 'elsewhere', verb: 'get', resource: 'configmaps' },
+        },
       });
       checkStatus(
         r,
@@ -124,8 +150,12 @@ describe('authorization: access reviews', () => {
     },
     async ({ client }) => {
       const user = uniqueName('ssrr');
-      await rbac.role(client, ns.name, user, [{ verbs: ['watch'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['only-this'] }]);
-      await rbac.roleBinding(client, ns.name, user, { kind: 'Role', name: user }, [{ kind: 'User', name: user }]);
+      await rbac.role(client, ns.name, user, [
+        { verbs: ['watch'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['only-this'] },
+      ]);
+      await rbac.roleBinding(client, ns.name, user, { kind: 'Role', name: user }, [
+        { kind: 'User', name: user },
+      ]);
       const me = actingAs(client, { user });
       const ask = () =>
         me.post(`${AZ}/selfsubjectrulesreviews`, {
@@ -136,7 +166,9 @@ describe('authorization: access reviews', () => {
       const has = (r: Awaited<ReturnType<typeof ask>>) =>
         (r.json?.status?.resourceRules ?? []).some(
           (x: { verbs?: string[]; resources?: string[]; resourceNames?: string[] }) =>
-            x.verbs?.includes('watch') && x.resources?.includes('configmaps') && x.resourceNames?.includes('only-this'),
+            x.verbs?.includes('watch') &&
+            x.resources?.includes('configmaps') &&
+            x.resourceNames?.includes('only-this'),
         );
       const r = await settle(ask, has);
       checkStatus(r, 201, undefined, 'SelfSubjectRulesReview');

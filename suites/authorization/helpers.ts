@@ -17,15 +17,21 @@ export interface Rule {
   nonResourceURLs?: string[];
 }
 
-export type Subject = { kind: 'User' | 'Group'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
+export type Subject =
+  | { kind: 'User' | 'Group'; name: string }
+  | { kind: 'ServiceAccount'; name: string; namespace: string };
 
-const subjectOf = (s: Subject) => (s.kind === 'ServiceAccount' ? s : { ...s, apiGroup: 'rbac.authorization.orch.io' });
+const subjectOf = (s: Subject) =>
+  s.kind === 'ServiceAccount' ? s : { ...s, apiGroup: 'rbac.authorization.orch.io' };
 
 /** Creates RBAC objects and deletes the cluster-scoped ones after the file (namespaced ones go with the namespace). */
 export function rbacObjects() {
   const clusterScoped: string[] = [];
   afterAll(async () => {
-    for (const p of clusterScoped) await session().delete(p).catch(() => undefined);
+    for (const p of clusterScoped)
+      await session()
+        .delete(p)
+        .catch(() => undefined);
   });
   const create = async (c: Client, path: string, body: unknown, what: string, clusterWide: boolean) => {
     const r = await c.post(path, body);
@@ -34,16 +40,33 @@ export function rbacObjects() {
   };
   return {
     role: (c: Client, ns: string, name: string, rules: Rule[]) =>
-      create(c, `${RBAC}/namespaces/${ns}/roles`, { apiVersion: 'rbac.authorization.orch.io/v1', kind: 'Role', metadata: { name }, rules }, `Role ${ns}/${name}`, false),
+      create(
+        c,
+        `${RBAC}/namespaces/${ns}/roles`,
+        { apiVersion: 'rbac.authorization.orch.io/v1', kind: 'Role', metadata: { name }, rules },
+        `Role ${ns}/${name}`,
+        false,
+      ),
     clusterRole: (c: Client, name: string, rules: Rule[], labels?: Record<string, string>) =>
       create(
         c,
         `${RBAC}/clusterroles`,
-        { apiVersion: 'rbac.authorization.orch.io/v1', kind: 'ClusterRole', metadata: { name, ...(labels ? { labels } : {}) }, rules },
+        {
+          apiVersion: 'rbac.authorization.orch.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name, ...(labels ? { labels } : {}) },
+          rules,
+        },
         `ClusterRole ${name}`,
         true,
       ),
-    roleBinding: (c: Client, ns: string, name: string, role: { kind: 'Role' | 'ClusterRole'; name: string }, subjects: Subject[]) =>
+    roleBinding: (
+      c: Client,
+      ns: string,
+      name: string,
+      role: { kind: 'Role' | 'ClusterRole'; name: string },
+      subjects: Subject[],
+    ) =>
       create(
         c,
         `${RBAC}/namespaces/${ns}/rolebindings`,

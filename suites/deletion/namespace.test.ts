@@ -59,7 +59,11 @@ describe('deletion: namespaces', () => {
         const gone = await step('wait for the namespace to be removed', () =>
           poll(async () => (await client.get(paths.namespace(ns))).status === 404, TIMEOUT_MS),
         );
-        check(gone, `namespace ${ns} removed within ${TIMEOUT_MS / 1000} s`, namespaceControllerHint(ns, TIMEOUT_MS / 1000));
+        check(
+          gone,
+          `namespace ${ns} removed within ${TIMEOUT_MS / 1000} s`,
+          namespaceControllerHint(ns, TIMEOUT_MS / 1000),
+        );
         for (const [kind, plural] of [
           ['ConfigMap', 'configmaps'],
           ['Secret', 'secrets'],

@@ -11,7 +11,13 @@ import { conformance } from '../../harness/src/case.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { useNamespace } from '../../harness/src/fixtures.ts';
 import { KIND, makeDefinition, type MultiVersionDefinition, PLURAL, useDefinition } from './definition.ts';
-import { checkDeprecationWarning, checkGauge, DEPRECATED_ENDPOINT, deprecationWarnings, SECTION_POLICY } from './support.ts';
+import {
+  checkDeprecationWarning,
+  checkGauge,
+  DEPRECATED_ENDPOINT,
+  deprecationWarnings,
+  SECTION_POLICY,
+} from './support.ts';
 
 const CUSTOM = 'a custom definition version marked `deprecated`, with its `deprecationWarning`';
 

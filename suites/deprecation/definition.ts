@@ -45,7 +45,14 @@ export async function makeDefinition(c: Client): Promise<MultiVersionDefinition>
       versions: [
         { name: 'v1', served: true, storage: true, schema },
         { name: 'v1beta1', served: true, storage: false, deprecated: true, schema },
-        { name: 'v1alpha1', served: true, storage: false, deprecated: true, deprecationWarning: alphaWarning, schema },
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: false,
+          deprecated: true,
+          deprecationWarning: alphaWarning,
+          schema,
+        },
       ],
     },
   });

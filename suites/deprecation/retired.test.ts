@@ -71,7 +71,12 @@ async function checkNotServed(c: Client, r: RetiredRow): Promise<void> {
       show(resources.map((x) => x.name)),
       why,
     );
-    check(resources.length > 0, `${gvPath(gv)} answers 404 when it serves nothing`, 'an empty resource list', why);
+    check(
+      resources.length > 0,
+      `${gvPath(gv)} answers 404 when it serves nothing`,
+      'an empty resource list',
+      why,
+    );
   } else {
     const groups = await servedGroups(c);
     check(
@@ -89,7 +94,12 @@ async function checkNotServed(c: Client, r: RetiredRow): Promise<void> {
     const o = await c.get('/openapi/v3');
     checkStatus(o, 200, undefined, 'GET /openapi/v3');
     const listed = Object.keys(o.json?.paths ?? {});
-    check(!listed.includes(`apis/${gv}`), `/openapi/v3 without apis/${gv}`, show(listed.filter((p) => p.startsWith(`apis/${r.group}`))), why);
+    check(
+      !listed.includes(`apis/${gv}`),
+      `/openapi/v3 without apis/${gv}`,
+      show(listed.filter((p) => p.startsWith(`apis/${r.group}`))),
+      why,
+    );
     checkStatus(await c.get(`/openapi/v3/apis/${gv}`), 404, undefined, `${why}: GET /openapi/v3/apis/${gv}`);
   }
 }
@@ -99,13 +109,23 @@ async function checkServedDeprecated(c: Client, r: RetiredRow): Promise<void> {
   const gv = gvOf(r.group, r.version);
   const why = `${gv} ${r.kind} is served until ${r.release} (announced), deprecated`;
   const resources = await resourcesAt(c, gv);
-  check(!!resources?.some((x) => x.name === r.resource), `${gvPath(gv)} lists ${r.resource}`, show(resources?.map((x) => x.name) ?? '404'), why);
+  check(
+    !!resources?.some((x) => x.name === r.resource),
+    `${gvPath(gv)} lists ${r.resource}`,
+    show(resources?.map((x) => x.name) ?? '404'),
+    why,
+  );
   const res = await c.get(collectionPath(gv, r.resource, r.namespaced));
   checkStatus(res, 200, undefined, why);
   const ws = deprecationWarnings(res).map((w) => c.d.back(w.text));
   const rep = servedReplacement(r);
   check(
-    ws.some((w) => w.startsWith(`${gv} ${r.kind} is deprecated`) && w.includes(`unavailable in v${r.release}+`) && (!rep || w.includes(`use ${rep}`))),
+    ws.some(
+      (w) =>
+        w.startsWith(`${gv} ${r.kind} is deprecated`) &&
+        w.includes(`unavailable in v${r.release}+`) &&
+        (!rep || w.includes(`use ${rep}`)),
+    ),
     `a Warning "${gv} ${r.kind} is deprecated in ..., unavailable in v${r.release}+${rep ? `; use ${rep} ${r.kind}` : ''}"`,
     show(ws),
     why,
@@ -144,10 +164,19 @@ async function checkReachable(c: Client, r: RetiredRow, rep: string, ns: string)
     for (const v of versions) {
       const gv = gvOf(group, v);
       const got = await c.get(`${collectionPath(gv, r.resource, r.namespaced, ns)}/${name}`);
-      checkStatus(got, 200, undefined, `${REACHABLE}: the ${r.kind} written through ${rep} is read through ${gv}`);
+      checkStatus(
+        got,
+        200,
+        undefined,
+        `${REACHABLE}: the ${r.kind} written through ${rep} is read through ${gv}`,
+      );
       checkEqual(got.json?.apiVersion, gv, `the object read through ${gv} names it`);
       checkEqual(got.json?.kind, r.kind, `the kind read through ${gv}`);
-      checkEqual(got.json?.metadata?.uid, created.json.metadata.uid, `the object read through ${gv} is the one written`);
+      checkEqual(
+        got.json?.metadata?.uid,
+        created.json.metadata.uid,
+        `the object read through ${gv} is the one written`,
+      );
     }
   } finally {
     await c.delete(`${coll}/${name}`).catch(() => undefined);
@@ -160,18 +189,27 @@ describe('deprecation: retired versions', () => {
     const gv = gvOf(r.group, r.version);
     if (stillServed(r))
       conformance(
-        def(r, 'served-deprecated', `${gv} ${r.kind} is still served in ${TARGET_RELEASE} (removal announced for ${r.release}) and says it is deprecated`),
+        def(
+          r,
+          'served-deprecated',
+          `${gv} ${r.kind} is still served in ${TARGET_RELEASE} (removal announced for ${r.release}) and says it is deprecated`,
+        ),
         ({ client }) => checkServedDeprecated(client, r),
       );
     else
       conformance(
-        def(r, 'not-served', `${gv} ${r.kind} is not served: 404 for its paths, absent from discovery and from /openapi/v3`),
+        def(
+          r,
+          'not-served',
+          `${gv} ${r.kind} is not served: 404 for its paths, absent from discovery and from /openapi/v3`,
+        ),
         ({ client }) => checkNotServed(client, r),
       );
     const rep = servedReplacement(r);
     if (!rep) continue;
-    conformance(def(r, 'replacement-served', `${rep} serves ${r.kind} (${r.resource}) in place of ${gv}`), ({ client }) =>
-      checkReplacementServed(client, r, rep),
+    conformance(
+      def(r, 'replacement-served', `${rep} serves ${r.kind} (${r.resource}) in place of ${gv}`),
+      ({ client }) => checkReplacementServed(client, r, rep),
     );
     if (r.stored === false) continue;
     conformance(

@@ -91,7 +91,9 @@ export function loadRetiredRows(): RetiredRow[] {
     uniqueId(ids, r.id, f.path);
     const rep = servedReplacement(r);
     if (rep && r.stored !== false && !samples[sampleKey(groupOf(rep), r.resource)])
-      throw new Error(`${f.path}: row ${r.id}: no sample object ${sampleKey(groupOf(rep), r.resource)} in objects.yaml`);
+      throw new Error(
+        `${f.path}: row ${r.id}: no sample object ${sampleKey(groupOf(rep), r.resource)} in objects.yaml`,
+      );
   }
   return f.doc.rows;
 }
@@ -107,7 +109,8 @@ export function loadFieldRows(): FieldRow[] {
     uniqueId(ids, r.id, f.path);
     if (!r.steps[0]?.create) throw new Error(`${f.path}: row ${r.id}: the first step must create an object`);
     for (const s of r.steps)
-      if (s.create && !samples[s.create]) throw new Error(`${f.path}: row ${r.id}: no sample object ${s.create}`);
+      if (s.create && !samples[s.create])
+        throw new Error(`${f.path}: row ${r.id}: no sample object ${s.create}`);
   }
   return f.doc.rows;
 }
@@ -116,7 +119,8 @@ export function loadFieldRows(): FieldRow[] {
 export function fill(v: unknown, vars: Record<string, string>): any {
   if (typeof v === 'string') return v.replace(/\{(\w+)\}/g, (m, k: string) => vars[k] ?? m);
   if (Array.isArray(v)) return v.map((x) => fill(x, vars));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x, vars)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x, vars)]));
   return v;
 }
 

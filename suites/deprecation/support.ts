@@ -58,7 +58,9 @@ export async function resourcesAt(c: Client, gv: string): Promise<ServedResource
 }
 
 /** Every (group version, resource) discovery lists (subresources left out). */
-export async function discovered(c: Client): Promise<{ group: string; version: string; gv: string; r: ServedResource }[]> {
+export async function discovered(
+  c: Client,
+): Promise<{ group: string; version: string; gv: string; r: ServedResource }[]> {
   const out: { group: string; version: string; gv: string; r: ServedResource }[] = [];
   for (const [group, versions] of await servedGroups(c))
     for (const version of versions) {
@@ -90,7 +92,9 @@ export function checkDeprecationWarning(c: Client, r: Response, text: string, wh
   check(
     hit.length === 1,
     `one Warning: 299 - "${text}"`,
-    ws.length ? ws.map((w) => `${w.code} ${w.agent} "${c.d.back(w.text)}"`).join(' | ') : '(no Warning header)',
+    ws.length
+      ? ws.map((w) => `${w.code} ${w.agent} "${c.d.back(w.text)}"`).join(' | ')
+      : '(no Warning header)',
     why,
   );
 }
@@ -101,7 +105,10 @@ export async function deprecatedGauge(c: Client): Promise<Sample[]> {
   checkStatus(r, 200, undefined, 'GET /metrics (the gauge is read from it)');
   return parsePrometheusText(r.text)
     .samples.filter((s) => s.name === GAUGE)
-    .map((s) => ({ ...s, labels: Object.fromEntries(Object.entries(s.labels).map(([k, v]) => [k, c.d.back(v)])) }));
+    .map((s) => ({
+      ...s,
+      labels: Object.fromEntries(Object.entries(s.labels).map(([k, v]) => [k, c.d.back(v)])),
+    }));
 }
 
 /** Checks the gauge has the sample of (group, version, resource) with these labels, set to 1. */
@@ -112,14 +119,24 @@ export async function checkGauge(
 ): Promise<void> {
   const samples = await deprecatedGauge(c);
   const ours = samples.filter(
-    (s) => s.labels.group === want.group && s.labels.version === want.version && s.labels.resource === want.resource,
+    (s) =>
+      s.labels.group === want.group &&
+      s.labels.version === want.version &&
+      s.labels.resource === want.resource,
   );
   const expected = { ...want, subresource: want.subresource ?? '' };
   const showSample = (s: Sample) => `${s.name}${show(s.labels)} ${s.value}`;
   check(
-    ours.some((s) => s.value === 1 && Object.entries(expected).every(([k, v]) => s.labels[k] === v) && Object.keys(s.labels).length === 5),
+    ours.some(
+      (s) =>
+        s.value === 1 &&
+        Object.entries(expected).every(([k, v]) => s.labels[k] === v) &&
+        Object.keys(s.labels).length === 5,
+    ),
     `${GAUGE}${show(expected)} 1 (labels group, version, resource, subresource, removed_release)`,
-    ours.length ? ours.map(showSample).join(' | ') : `no sample of ${want.group}/${want.version} ${want.resource} (${samples.length} samples of ${GAUGE})`,
+    ours.length
+      ? ours.map(showSample).join(' | ')
+      : `no sample of ${want.group}/${want.version} ${want.resource} (${samples.length} samples of ${GAUGE})`,
     why,
   );
 }
@@ -132,7 +149,8 @@ export async function sampleObject(key: string, ns: string, name = uniqueName('d
   const s = samples[key];
   if (!s) throw new Error(`no sample object ${key} in suites/deprecation/objects.yaml`);
   const vars: Record<string, string> = { name, ns };
-  if (JSON.stringify(s).includes('{csr}')) vars.csr = Buffer.from((await makeCsr(name)).csr).toString('base64');
+  if (JSON.stringify(s).includes('{csr}'))
+    vars.csr = Buffer.from((await makeCsr(name)).csr).toString('base64');
   return fill(s, vars);
 }
 

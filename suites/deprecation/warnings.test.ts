@@ -38,12 +38,22 @@ const def = (r: DeprecatedRow, topic: string, title: string, place: string) => (
 async function listDeprecated(c: Client, r: DeprecatedRow, query: Record<string, string> = {}) {
   const path = collectionPath(gvOf(r.group, r.version), r.resource, false);
   const res = await c.get(path, { query: { limit: '1', ...query } });
-  checkStatus(res, 200, undefined, `${gvOf(r.group, r.version)} ${r.resource} is served (deprecated) in 1.28`);
+  checkStatus(
+    res,
+    200,
+    undefined,
+    `${gvOf(r.group, r.version)} ${r.resource} is served (deprecated) in 1.28`,
+  );
   return res;
 }
 
 /** Whether a custom definition marks this version of its resource deprecated. */
-async function customDeprecated(c: Client, group: string, version: string, resource: string): Promise<boolean | undefined> {
+async function customDeprecated(
+  c: Client,
+  group: string,
+  version: string,
+  resource: string,
+): Promise<boolean | undefined> {
   const r = await c.get(`/apis/apiextensions.orch.io/v1/customresourcedefinitions/${resource}.${group}`);
   if (r.status !== 200) return undefined;
   return !!(r.json?.spec?.versions ?? []).find((v: any) => v.name === version)?.deprecated;
@@ -53,11 +63,23 @@ describe('deprecation: built-in deprecated versions', () => {
   for (const r of rows) {
     const gv = gvOf(r.group, r.version);
     conformance(
-      def(r, 'warning', `a request to ${gv} ${r.resource} answers a 299 Warning "${kubernetesWarning(r)}"`, 'the `Warning` header'),
+      def(
+        r,
+        'warning',
+        `a request to ${gv} ${r.resource} answers a 299 Warning "${kubernetesWarning(r)}"`,
+        'the `Warning` header',
+      ),
       async ({ client: c }) => {
-        checkDeprecationWarning(c, await listDeprecated(c, r), kubernetesWarning(r), `GET of the ${gv} ${r.resource} list`);
+        checkDeprecationWarning(
+          c,
+          await listDeprecated(c, r),
+          kubernetesWarning(r),
+          `GET of the ${gv} ${r.resource} list`,
+        );
         if (r.replacement) {
-          const res = await c.get(collectionPath(r.replacement, r.resource, false), { query: { limit: '1' } });
+          const res = await c.get(collectionPath(r.replacement, r.resource, false), {
+            query: { limit: '1' },
+          });
           checkStatus(res, 200, undefined, `${r.replacement} serves ${r.resource}`);
           check(
             deprecationWarnings(res).length === 0,
@@ -100,15 +122,27 @@ describe('deprecation: built-in deprecated versions', () => {
         const e = await waitAuditEvent(
           log,
           from,
-          (x) => x?.stage === 'ResponseComplete' && typeof x.requestURI === 'string' && x.requestURI.includes(mark),
+          (x) =>
+            x?.stage === 'ResponseComplete' &&
+            typeof x.requestURI === 'string' &&
+            x.requestURI.includes(mark),
           { dialect: c.d },
         );
         check(!!e, `an audit event (ResponseComplete) of the request in ${log}`, 'none within 5 s');
         const ann = e.annotations ?? {};
         check(ann['orch.io/deprecated'] === 'true', 'annotation orch.io/deprecated: "true"', show(ann));
         if (r.removedIn)
-          check(ann['orch.io/removed-release'] === r.removedIn, `annotation orch.io/removed-release: "${r.removedIn}"`, show(ann));
-        else check(!('orch.io/removed-release' in ann), 'no orch.io/removed-release annotation (no removal announced)', show(ann));
+          check(
+            ann['orch.io/removed-release'] === r.removedIn,
+            `annotation orch.io/removed-release: "${r.removedIn}"`,
+            show(ann),
+          );
+        else
+          check(
+            !('orch.io/removed-release' in ann),
+            'no orch.io/removed-release annotation (no removal announced)',
+            show(ann),
+          );
       },
       { needs: { auditLog: true } },
     );
@@ -152,7 +186,8 @@ describe('deprecation: built-in deprecated versions', () => {
     async ({ client: c }) => {
       // a request to a version that is not deprecated first, so a gauge set for every request shows
       const first = rows.find((r) => r.replacement);
-      if (first) await c.get(collectionPath(first.replacement!, first.resource, false), { query: { limit: '1' } });
+      if (first)
+        await c.get(collectionPath(first.replacement!, first.resource, false), { query: { limit: '1' } });
       await c.get('/api/v1/namespaces', { query: { limit: '1' } });
       const wrong: string[] = [];
       for (const s of await deprecatedGauge(c)) {
@@ -165,8 +200,14 @@ describe('deprecation: built-in deprecated versions', () => {
         // as deprecated while its definition says so, and as gone once the definition is gone
         const custom = await customDeprecated(c, group, version, resource);
         if (custom === true) continue;
-        if (custom === undefined && (await c.get(collectionPath(gv, resource, false), { query: { limit: '1' } })).status === 404) continue;
-        wrong.push(`${show(s.labels)} ${s.value} (GET of the list answered ${res.status} without a deprecation Warning)`);
+        if (
+          custom === undefined &&
+          (await c.get(collectionPath(gv, resource, false), { query: { limit: '1' } })).status === 404
+        )
+          continue;
+        wrong.push(
+          `${show(s.labels)} ${s.value} (GET of the list answered ${res.status} without a deprecation Warning)`,
+        );
       }
       check(wrong.length === 0, `no ${GAUGE} sample of a version that is not deprecated`, show(wrong));
     },

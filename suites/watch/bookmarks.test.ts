@@ -27,7 +27,6 @@ const BOOKMARK_MARGIN_MS = 5_000;
  */
 const SHORT_WATCH_SECONDS = 5;
 
-
 describe('watch: bookmarks', () => {
   conformance(
     {
@@ -107,7 +106,11 @@ describe('watch: bookmarks', () => {
           timeoutSeconds: String(SHORT_WATCH_SECONDS),
         });
         const want = [await room.create('a', { v: '0' }), await room.update('a', { v: '1' })];
-        let events = await readUntilOrEnd(short, (read) => read.some(isBookmark), SHORT_WATCH_SECONDS * 1000 + 2_000);
+        let events = await readUntilOrEnd(
+          short,
+          (read) => read.some(isBookmark),
+          SHORT_WATCH_SECONDS * 1000 + 2_000,
+        );
         short.close();
         if (!events.some(isBookmark))
           // a stream that ends, breaks or stays silent past the interval fails here

@@ -41,7 +41,12 @@ async function initialPart(
   room: Room,
   s: WatchStream,
 ): Promise<{ added: WatchEvent[]; bookmark: WatchEvent }> {
-  const read = await readUntil(s, isBookmark, 'the synthetic ADDED events, then a BOOKMARK', INITIAL_EVENTS_BOOKMARK_MS);
+  const read = await readUntil(
+    s,
+    isBookmark,
+    'the synthetic ADDED events, then a BOOKMARK',
+    INITIAL_EVENTS_BOOKMARK_MS,
+  );
   return { added: room.mine(read.slice(0, -1)), bookmark: read[read.length - 1]! };
 }
 

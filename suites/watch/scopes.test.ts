@@ -169,7 +169,12 @@ describe('watch: scopes', () => {
           },
           leases(room.ns),
         );
-        const events = await readUntil(s, isBookmark, 'the synthetic ADDED Lease, then a BOOKMARK', INITIAL_EVENTS_BOOKMARK_MS);
+        const events = await readUntil(
+          s,
+          isBookmark,
+          'the synthetic ADDED Lease, then a BOOKMARK',
+          INITIAL_EVENTS_BOOKMARK_MS,
+        );
         const added = room.mine(events.slice(0, -1));
         check(
           added.length === 1 &&

@@ -257,7 +257,11 @@ export async function readUntil(
  * Reads until `pred` holds for the events read so far, or the stream ends, or `ms` pass; never
  * fails (the caller judges what it got).
  */
-export async function readUntilOrEnd(s: WatchStream, pred: (read: WatchEvent[]) => boolean, ms: number): Promise<WatchEvent[]> {
+export async function readUntilOrEnd(
+  s: WatchStream,
+  pred: (read: WatchEvent[]) => boolean,
+  ms: number,
+): Promise<WatchEvent[]> {
   const out: WatchEvent[] = [];
   const deadline = Date.now() + ms;
   while (!pred(out) && Date.now() < deadline) {

@@ -49,7 +49,9 @@ export default class BatchReporter implements Reporter {
       if (m.state() === 'failed' && !caseFailed)
         run.failed[`file ${m.relativeModuleId}: ${message(m.errors()).slice(0, 200)}`] = message(m.errors());
     }
-    const errors = unhandled.map((e) => `${e.name ?? 'Error'}: ${e.message} (${String((e as any).VITEST_TEST_PATH ?? '')})`);
+    const errors = unhandled.map(
+      (e) => `${e.name ?? 'Error'}: ${e.message} (${String((e as any).VITEST_TEST_PATH ?? '')})`,
+    );
     writeFileSync(this.options.outputFile, JSON.stringify({ runs, unhandled: errors }));
   }
 }

@@ -39,10 +39,20 @@ export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorke
   const started = Date.now();
   return new Promise((res) => {
     const args = ['run', '--config', CONFIG, `--maxWorkers=${maxWorkers}`];
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ORCH_REPORT_DIR: '', CI: '1', ...env, ORCH_BATCH: file };
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      ORCH_REPORT_DIR: '',
+      CI: '1',
+      ...env,
+      ORCH_BATCH: file,
+    };
     // the batch ends with the meta test however it ends (lifeline/owned.ts)
     let out = '';
-    const child = startOwned(VITEST, args, { cwd: ROOT, env: childEnv, onLine: (line) => (out += `${line}\n`) });
+    const child = startOwned(VITEST, args, {
+      cwd: ROOT,
+      env: childEnv,
+      onLine: (line) => (out += `${line}\n`),
+    });
     void child.exited.then(({ code: c }) => {
       const results = new Map<string, BatchResult>();
       let unhandled: string[] = [];
@@ -56,7 +66,8 @@ export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorke
         missing = `no results (${(e as Error).message})`;
       }
       for (const r of runs)
-        if (!results.has(r.name)) results.set(r.name, { failed: { [missing]: out.slice(-2000) }, passed: 0, skipped: [], files: {} });
+        if (!results.has(r.name))
+          results.set(r.name, { failed: { [missing]: out.slice(-2000) }, passed: 0, skipped: [], files: {} });
       removeOwnedDir(dir);
       res({ code: c ?? 1, runs: results, unhandled, out, ms: Date.now() - started });
     });

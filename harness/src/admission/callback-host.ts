@@ -45,7 +45,8 @@ export function callbackHost(env: NodeJS.ProcessEnv = runEnv()): CallbackHost {
     const m = /^(\d+)-(\d+)$/.exec(p.trim());
     const from = Number(m?.[1]);
     const to = Number(m?.[2]);
-    if (!m || from < 1 || to > 65535 || from > to) throw new Error(`${CALLBACK_ENV.ports}="${p}" is not a port range FROM-TO`);
+    if (!m || from < 1 || to > 65535 || from > to)
+      throw new Error(`${CALLBACK_ENV.ports}="${p}" is not a port range FROM-TO`);
     ports = { from, to };
   }
   return { host, bind, ports };
@@ -59,9 +60,12 @@ export function callbackCa(env: NodeJS.ProcessEnv = runEnv()): Promise<KeyPairPe
   const certFile = env[CALLBACK_ENV.caCert];
   const keyFile = env[CALLBACK_ENV.caKey];
   if (!!certFile !== !!keyFile)
-    throw new Error(`${CALLBACK_ENV.caCert} and ${CALLBACK_ENV.caKey} go together: give both PEM files or neither`);
-  ca = certFile && keyFile
-    ? Promise.resolve({ cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') })
-    : makeCa('orch-conformance admission webhooks');
+    throw new Error(
+      `${CALLBACK_ENV.caCert} and ${CALLBACK_ENV.caKey} go together: give both PEM files or neither`,
+    );
+  ca =
+    certFile && keyFile
+      ? Promise.resolve({ cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') })
+      : makeCa('orch-conformance admission webhooks');
   return ca;
 }

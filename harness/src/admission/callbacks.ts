@@ -159,7 +159,15 @@ export async function startWebhookServer(
       } catch {
         review = undefined;
       }
-      const call: Call = { webhook, seq: ++seq, at: Date.now(), method: req.method ?? '', headers: req.headers, text, review };
+      const call: Call = {
+        webhook,
+        seq: ++seq,
+        at: Date.now(),
+        method: req.method ?? '',
+        headers: req.headers,
+        text,
+        review,
+      };
       calls.push(call);
       const s = behaviours.get(webhook) ?? {};
       const a = typeof s === 'function' ? s(call, calls.filter((c) => c.webhook === webhook).length) : s;

@@ -16,7 +16,10 @@ const GROUP = 'admissionregistration.orch.io';
 export type WebhookKind = 'validating' | 'mutating';
 
 export const CONFIGURATION: Record<WebhookKind, { kind: string; path: string }> = {
-  validating: { kind: 'ValidatingWebhookConfiguration', path: `/apis/${GROUP}/v1/validatingwebhookconfigurations` },
+  validating: {
+    kind: 'ValidatingWebhookConfiguration',
+    path: `/apis/${GROUP}/v1/validatingwebhookconfigurations`,
+  },
   mutating: { kind: 'MutatingWebhookConfiguration', path: `/apis/${GROUP}/v1/mutatingwebhookconfigurations` },
 };
 
@@ -49,7 +52,12 @@ export interface CaseScope {
    * marker webhook on `server`, and waits until the server calls it. Returns the answer.
    * `name`: the configuration's name (default the case id, the kind and a count).
    */
-  register(kind: WebhookKind, webhooks: Record<string, unknown>[], server: WebhookServer, o?: { name?: string }): Promise<Response>;
+  register(
+    kind: WebhookKind,
+    webhooks: Record<string, unknown>[],
+    server: WebhookServer,
+    o?: { name?: string },
+  ): Promise<Response>;
   /** Deletes `path` when the case ends (objects outside the case namespace). */
   track(path: string): void;
   close(): Promise<void>;
@@ -65,7 +73,8 @@ export async function openScope(client: Client, nsLabels: Record<string, string>
     kind: 'Namespace',
     metadata: { name: namespace, labels: { ...nsLabels, ...labels } },
   });
-  if (r.status !== 201) throw new Error(`setup: cannot create the case namespace ${namespace}: ${r.describe()}`);
+  if (r.status !== 201)
+    throw new Error(`setup: cannot create the case namespace ${namespace}: ${r.describe()}`);
   const configurations: string[] = [];
   const tracked: string[] = [];
   const scoped = (hook: Record<string, unknown>) => ({
@@ -80,7 +89,11 @@ export async function openScope(client: Client, nsLabels: Record<string, string>
       const before = server.callsTo(MARKER_WEBHOOK(kind)).length;
       const probe = await client.post(
         `/api/v1/namespaces/${namespace}/configmaps`,
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `marker-${i}`, labels: { [MARKER_LABEL]: id } } },
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `marker-${i}`, labels: { [MARKER_LABEL]: id } },
+        },
         { query: { dryRun: 'All' } },
       );
       if (server.callsTo(MARKER_WEBHOOK(kind)).length > before) return;

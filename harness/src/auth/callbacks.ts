@@ -52,61 +52,71 @@ export async function startAuthCallbacks(f: AuthFixtures): Promise<AuthCallbacks
   const jwk = JSON.parse(readFileSync(f.oidc.signingJwk, 'utf8')) as Record<string, unknown>;
   const issuerPath = new URL(f.oidc.issuerUrl).pathname.replace(/\/$/, '');
 
-  const issuer = createServer({ cert: readFileSync(f.oidc.serverCert), key: readFileSync(f.oidc.serverKey) }, (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://x').pathname;
-    const json = (code: number, body: unknown) => {
-      res.writeHead(code, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (path === `${issuerPath}/.well-known/openid-configuration`) {
-      counts.discovery++;
-      return json(200, {
-        issuer: f.oidc.issuerUrl,
-        jwks_uri: `${f.oidc.issuerUrl}/keys`,
-        id_token_signing_alg_values_supported: ['RS256'],
-        response_types_supported: ['id_token'],
-        subject_types_supported: ['public'],
-      });
-    }
-    if (path === `${issuerPath}/keys`) {
-      counts.jwks++;
-      return json(200, { keys: [publicJwk(jwk)] });
-    }
-    json(404, { error: 'not found' });
-  });
+  const issuer = createServer(
+    { cert: readFileSync(f.oidc.serverCert), key: readFileSync(f.oidc.serverKey) },
+    (req, res) => {
+      const path = new URL(req.url ?? '/', 'https://x').pathname;
+      const json = (code: number, body: unknown) => {
+        res.writeHead(code, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (path === `${issuerPath}/.well-known/openid-configuration`) {
+        counts.discovery++;
+        return json(200, {
+          issuer: f.oidc.issuerUrl,
+          jwks_uri: `${f.oidc.issuerUrl}/keys`,
+          id_token_signing_alg_values_supported: ['RS256'],
+          response_types_supported: ['id_token'],
+          subject_types_supported: ['public'],
+        });
+      }
+      if (path === `${issuerPath}/keys`) {
+        counts.jwks++;
+        return json(200, { keys: [publicJwk(jwk)] });
+      }
+      json(404, { error: 'not found' });
+    },
+  );
 
   const known = new Map(f.webhook.tokens.map((t) => [t.token, t]));
-  const webhook = createServer({ cert: readFileSync(f.webhook.serverCert), key: readFileSync(f.webhook.serverKey) }, (req, res) => {
-    if (req.method === 'GET' && req.url === COUNTS_PATH) {
-      // the cases run in other processes: they read the counts here
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(counts));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      counts.tokenReviews++;
-      let review: { apiVersion?: string; spec?: { token?: string; audiences?: string[] } };
-      try {
-        review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        res.writeHead(400, { 'Content-Type': 'text/plain' });
-        res.end('not JSON');
+  const webhook = createServer(
+    { cert: readFileSync(f.webhook.serverCert), key: readFileSync(f.webhook.serverKey) },
+    (req, res) => {
+      if (req.method === 'GET' && req.url === COUNTS_PATH) {
+        // the cases run in other processes: they read the counts here
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(counts));
         return;
       }
-      reviews.push(review);
-      counts.lastReviewVersion = review.apiVersion;
-      const k = tokenKey(review.spec?.token ?? '');
-      counts.byToken[k] = (counts.byToken[k] ?? 0) + 1;
-      const t = known.get(review.spec?.token ?? '');
-      const status = t
-        ? { authenticated: true, user: { username: t.user, uid: t.uid, groups: t.groups }, audiences: review.spec?.audiences }
-        : { authenticated: false, error: 'token unknown to the conformance webhook' };
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status }));
-    });
-  });
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        counts.tokenReviews++;
+        let review: { apiVersion?: string; spec?: { token?: string; audiences?: string[] } };
+        try {
+          review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          res.writeHead(400, { 'Content-Type': 'text/plain' });
+          res.end('not JSON');
+          return;
+        }
+        reviews.push(review);
+        counts.lastReviewVersion = review.apiVersion;
+        const k = tokenKey(review.spec?.token ?? '');
+        counts.byToken[k] = (counts.byToken[k] ?? 0) + 1;
+        const t = known.get(review.spec?.token ?? '');
+        const status = t
+          ? {
+              authenticated: true,
+              user: { username: t.user, uid: t.uid, groups: t.groups },
+              audiences: review.spec?.audiences,
+            }
+          : { authenticated: false, error: 'token unknown to the conformance webhook' };
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status }));
+      });
+    },
+  );
 
   await listen(issuer, f.callbackHost, f.oidc.port);
   try {

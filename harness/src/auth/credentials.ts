@@ -15,12 +15,22 @@ import { issue, type LeafOptions } from './pki.ts';
 
 /** A client of `base`'s endpoints (its rotation shared) with other credentials (none of the base's own). */
 export function clientWith(base: Target, creds: { token?: string; cert?: string; key?: string }): Client {
-  return new Client({ url: base.url, endpoints: base.endpoints, ca: base.ca, insecure: base.insecure, dialect: base.dialect, ...creds });
+  return new Client({
+    url: base.url,
+    endpoints: base.endpoints,
+    ca: base.ca,
+    insecure: base.insecure,
+    dialect: base.dialect,
+    ...creds,
+  });
 }
 
 /** A client presenting a certificate issued by the fixtures' client CA. */
 export async function clientCertClient(base: Target, f: AuthFixtures, o: LeafOptions): Promise<Client> {
-  const kp = await issue({ cert: readFileSync(f.clientCa.cert, 'utf8'), key: readFileSync(f.clientCa.key, 'utf8') }, o);
+  const kp = await issue(
+    { cert: readFileSync(f.clientCa.cert, 'utf8'), key: readFileSync(f.clientCa.key, 'utf8') },
+    o,
+  );
   return clientWith(base, kp);
 }
 
@@ -33,7 +43,11 @@ export function proxyClient(base: Target, f: AuthFixtures): Client {
 }
 
 /** A service-account token signed with the fixtures' key, with the claims given (and sane defaults). */
-export async function serviceAccountJwt(f: AuthFixtures, claims: JWTPayload, o: { expiresIn?: number | string } = {}): Promise<string> {
+export async function serviceAccountJwt(
+  f: AuthFixtures,
+  claims: JWTPayload,
+  o: { expiresIn?: number | string } = {},
+): Promise<string> {
   const key = await importPKCS8(readFileSync(f.serviceAccount.privateKey, 'utf8'), f.serviceAccount.alg);
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ iss: f.serviceAccount.issuer, iat: now, nbf: now, ...claims })
@@ -43,11 +57,21 @@ export async function serviceAccountJwt(f: AuthFixtures, claims: JWTPayload, o: 
 }
 
 /** An id_token signed by the fixtures' OIDC issuer. */
-export async function oidcIdToken(f: AuthFixtures, claims: JWTPayload, o: { expiresIn?: number | string; kid?: string } = {}): Promise<string> {
+export async function oidcIdToken(
+  f: AuthFixtures,
+  claims: JWTPayload,
+  o: { expiresIn?: number | string; kid?: string } = {},
+): Promise<string> {
   const jwk = JSON.parse(readFileSync(f.oidc.signingJwk, 'utf8')) as { kid: string; alg: string };
   const key = await importJWK(jwk, 'RS256');
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ iss: f.oidc.issuerUrl, aud: f.oidc.clientId, iat: now, ...f.oidc.requiredClaims, ...claims })
+  return new SignJWT({
+    iss: f.oidc.issuerUrl,
+    aud: f.oidc.clientId,
+    iat: now,
+    ...f.oidc.requiredClaims,
+    ...claims,
+  })
     .setProtectedHeader({ alg: 'RS256', kid: o.kid ?? jwk.kid })
     .setExpirationTime(o.expiresIn ?? '1h')
     .sign(key);
@@ -58,7 +82,8 @@ export async function callbackCounts(f: AuthFixtures): Promise<CallbackCounts> {
   const r = await request(`${new URL(f.webhook.url).origin}${COUNTS_PATH}`, {
     dispatcher: new Agent({ connect: { ca: readFileSync(f.webhook.ca, 'utf8') } }),
   });
-  if (r.statusCode !== 200) throw new Error(`harness callback server: GET ${COUNTS_PATH} answered ${r.statusCode}`);
+  if (r.statusCode !== 200)
+    throw new Error(`harness callback server: GET ${COUNTS_PATH} answered ${r.statusCode}`);
   return (await r.body.json()) as CallbackCounts;
 }
 
@@ -88,8 +113,13 @@ export async function serviceAccountToken(
   name: string,
   spec: Record<string, unknown> = {},
 ): Promise<{ token: string; uid: string }> {
-  const sa = await c.post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-  if (sa.status !== 201 && sa.status !== 409) throw new Error(`cannot create ServiceAccount ${ns}/${name}: ${sa.describe()}`);
+  const sa = await c.post(`/api/v1/namespaces/${ns}/serviceaccounts`, {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name },
+  });
+  if (sa.status !== 201 && sa.status !== 409)
+    throw new Error(`cannot create ServiceAccount ${ns}/${name}: ${sa.describe()}`);
   const uid = (await c.get(`/api/v1/namespaces/${ns}/serviceaccounts/${name}`)).json?.metadata?.uid;
   const r = await c.post(`/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
     apiVersion: 'authentication.orch.io/v1',

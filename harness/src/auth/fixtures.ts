@@ -108,18 +108,28 @@ export async function makeAuthFixtures(dirIn: string, o: MakeOptions = {}): Prom
     writeFileSync(p, text, { mode });
     return p;
   };
-  const pair = (base: string, kp: KeyPairPem) => ({ cert: put(`${base}.crt`, kp.cert), key: put(`${base}.key`, kp.key, 0o600) });
+  const pair = (base: string, kp: KeyPairPem) => ({
+    cert: put(`${base}.crt`, kp.cert),
+    key: put(`${base}.key`, kp.key, 0o600),
+  });
 
   const clientCa = pair('client-ca', await makeCa('orch-conformance-client-ca'));
 
   const tokens: TokenUser[] = [
-    { token: token(), user: 'conformance-alice', uid: 'uid-alice', groups: ['conformance-devs', 'conformance-readers'] },
+    {
+      token: token(),
+      user: 'conformance-alice',
+      uid: 'uid-alice',
+      groups: ['conformance-devs', 'conformance-readers'],
+    },
     { token: token(), user: 'conformance-bob', uid: 'uid-bob', groups: [] },
   ];
   // CSV as the token file wants it: the groups column is one quoted field
   const tokenFile = put(
     'tokens.csv',
-    tokens.map((t) => `${t.token},${t.user},${t.uid}${t.groups.length ? `,"${t.groups.join(',')}"` : ''}`).join('\n') + '\n',
+    tokens
+      .map((t) => `${t.token},${t.user},${t.uid}${t.groups.length ? `,"${t.groups.join(',')}"` : ''}`)
+      .join('\n') + '\n',
     0o600,
   );
 
@@ -137,21 +147,40 @@ export async function makeAuthFixtures(dirIn: string, o: MakeOptions = {}): Prom
 
   const oidcPort = o.oidcPort ?? (await freePort(host));
   const oidcCa = await makeCa('orch-conformance-oidc-ca');
-  const oidcServer = pair('oidc', await issue(oidcCa, { cn: 'oidc-issuer', usage: 'server', hosts: [host, 'localhost'] }));
+  const oidcServer = pair(
+    'oidc',
+    await issue(oidcCa, { cn: 'oidc-issuer', usage: 'server', hosts: [host, 'localhost'] }),
+  );
   const signing = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(signing.privateKey)), kid: `k-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };
+  const jwk = {
+    ...(await exportJWK(signing.privateKey)),
+    kid: `k-${randomBytes(4).toString('hex')}`,
+    alg: 'RS256',
+    use: 'sig',
+  };
   const issuerUrl = `https://${urlHost(host)}:${oidcPort}/issuer`;
 
   const webhookPort = o.webhookPort ?? (await freePort(host));
   const whCa = await makeCa('orch-conformance-webhook-ca');
-  const whServer = pair('webhook', await issue(whCa, { cn: 'token-webhook', usage: 'server', hosts: [host, 'localhost'] }));
+  const whServer = pair(
+    'webhook',
+    await issue(whCa, { cn: 'token-webhook', usage: 'server', hosts: [host, 'localhost'] }),
+  );
   const webhookUrl = `https://${urlHost(host)}:${webhookPort}/authenticate`;
   const kubeconfig = put(
     'webhook-authn.kubeconfig',
     toYaml({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'token-webhook', cluster: { server: webhookUrl, 'certificate-authority-data': Buffer.from(whCa.cert).toString('base64') } }],
+      clusters: [
+        {
+          name: 'token-webhook',
+          cluster: {
+            server: webhookUrl,
+            'certificate-authority-data': Buffer.from(whCa.cert).toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'apiserver', user: {} }],
       contexts: [{ name: 'webhook', context: { cluster: 'token-webhook', user: 'apiserver' } }],
       'current-context': 'webhook',
@@ -198,7 +227,14 @@ export async function makeAuthFixtures(dirIn: string, o: MakeOptions = {}): Prom
       serverKey: whServer.key,
       kubeconfig,
       version: 'v1',
-      tokens: [{ token: `wh-${token()}`, user: 'conformance-webhook-user', uid: 'uid-webhook', groups: ['conformance-webhook-group'] }],
+      tokens: [
+        {
+          token: `wh-${token()}`,
+          user: 'conformance-webhook-user',
+          uid: 'uid-webhook',
+          groups: ['conformance-webhook-group'],
+        },
+      ],
     },
   };
   writeFileSync(join(dir, FIXTURES_FILE), `${JSON.stringify(f, null, 2)}\n`);

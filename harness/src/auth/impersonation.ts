@@ -32,7 +32,8 @@ export interface ActingClient {
 }
 
 export function actingAs(client: Client, who: Identity): ActingClient {
-  const request = (o: RequestOptions) => client.request({ ...o, headers: { ...(o.headers ?? {}), ...impersonationHeaders(who) } });
+  const request = (o: RequestOptions) =>
+    client.request({ ...o, headers: { ...(o.headers ?? {}), ...impersonationHeaders(who) } });
   return {
     who,
     client,

@@ -17,7 +17,9 @@ export interface KeyPairPem {
 }
 
 function pemKey(der: ArrayBuffer): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n');
   return `-----BEGIN PRIVATE KEY-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END PRIVATE KEY-----\n`;
 }
 
@@ -45,7 +47,10 @@ export async function makeCa(name: string): Promise<KeyPairPem> {
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { cert: `${cert.toString('pem')}\n`, key: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
+  return {
+    cert: `${cert.toString('pem')}\n`,
+    key: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
+  };
 }
 
 export interface LeafOptions {
@@ -87,13 +92,20 @@ export async function issue(ca: KeyPairPem, o: LeafOptions): Promise<KeyPairPem>
     signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([server ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
+      new x509.ExtendedKeyUsageExtension([
+        server ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth,
+      ]),
       ...(server
         ? [
             new x509.SubjectAlternativeNameExtension(
               (o.hosts ?? ['127.0.0.1', 'localhost']).map((h) =>
-                /^[\d.]+$/.test(h) || h.includes(':') ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h },
+                /^[\d.]+$/.test(h) || h.includes(':')
+                  ? { type: 'ip' as const, value: h }
+                  : { type: 'dns' as const, value: h },
               ),
             ),
           ]
@@ -101,7 +113,10 @@ export async function issue(ca: KeyPairPem, o: LeafOptions): Promise<KeyPairPem>
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
   });
-  return { cert: `${cert.toString('pem')}\n`, key: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
+  return {
+    cert: `${cert.toString('pem')}\n`,
+    key: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
+  };
 }
 
 /** A PEM certificate signing request (PKCS #10) for `CN=<cn>, O=<org>...`, with its key. */
@@ -112,5 +127,8 @@ export async function makeCsr(cn: string, orgs: string[] = []): Promise<{ csr: s
     keys,
     signingAlgorithm: ALG,
   });
-  return { csr: `${req.toString('pem')}\n`, key: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
+  return {
+    csr: `${req.toString('pem')}\n`,
+    key: pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
+  };
 }

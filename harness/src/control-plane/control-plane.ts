@@ -156,10 +156,20 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     const serving = await issue(ca, {
       cn: 'kube-apiserver',
       usage: 'server',
-      hosts: ['127.0.0.1', 'localhost', '10.96.0.1', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
+      hosts: [
+        '127.0.0.1',
+        'localhost',
+        '10.96.0.1',
+        'kubernetes',
+        'kubernetes.default',
+        'kubernetes.default.svc',
+      ],
     });
     // client certificates from the fixtures' client CA, which the API servers trust
-    const clientCa = { cert: readFileSync(fixtures.clientCa.cert, 'utf8'), key: readFileSync(fixtures.clientCa.key, 'utf8') };
+    const clientCa = {
+      cert: readFileSync(fixtures.clientCa.cert, 'utf8'),
+      key: readFileSync(fixtures.clientCa.key, 'utf8'),
+    };
     const admin = await issue(clientCa, { cn: 'conformance-admin', orgs: ['system:masters'] });
     const kcm = await issue(clientCa, { cn: 'system:kube-controller-manager' });
     const files = {
@@ -236,7 +246,10 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
 
     const main = servers[0]!;
     const kubeconfig = put('admin.kubeconfig', kubeconfigFor(main.url, ca.cert, admin, 'conformance-admin'));
-    const kcmConfig = put('controller-manager.kubeconfig', kubeconfigFor(main.url, ca.cert, kcm, 'kube-controller-manager'));
+    const kcmConfig = put(
+      'controller-manager.kubeconfig',
+      kubeconfigFor(main.url, ca.cert, kcm, 'kube-controller-manager'),
+    );
     processes['kube-controller-manager'] = startOwned(
       a.kubeControllerManager,
       [

@@ -36,7 +36,13 @@ export const RUNTIME_CONFIG = 'admissionregistration.k8s.io/v1beta1=true,authent
 const COMPACTION_SECONDS = 5;
 
 /** Plugins the admission-plugins server leaves off (each has a server of its own, or needs a cloud). */
-const NOT_TOGETHER = ['AlwaysDeny', 'NamespaceAutoProvision', 'EventRateLimit', 'ImagePolicyWebhook', 'PersistentVolumeLabel'];
+const NOT_TOGETHER = [
+  'AlwaysDeny',
+  'NamespaceAutoProvision',
+  'EventRateLimit',
+  'ImagePolicyWebhook',
+  'PersistentVolumeLabel',
+];
 
 export interface ServerSpec extends ApiserverSpec {
   /** What the suites may rely on (admission plugins: those it has on). */
@@ -59,7 +65,11 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
     // SecurityContextDeny is alpha in 1.28: the API server refuses it without its gate
     const g = extra.includes('SecurityContextDeny') ? { ...GATES, SecurityContextDeny: true } : GATES;
     return {
-      flags: () => [gateFlag(g), `--runtime-config=${RUNTIME_CONFIG}`, `--enable-admission-plugins=${extra.join(',')}`],
+      flags: () => [
+        gateFlag(g),
+        `--runtime-config=${RUNTIME_CONFIG}`,
+        `--enable-admission-plugins=${extra.join(',')}`,
+      ],
       declared: { featureGates: { ...gates, ...g }, admissionPlugins: [...defaults, ...extra] },
     };
   };
@@ -69,7 +79,11 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
     writeFileSync(
       file,
       JSON.stringify(
-        k8s.out({ apiVersion: 'apiserver.config.orch.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: plugin, configuration }] }),
+        k8s.out({
+          apiVersion: 'apiserver.config.orch.io/v1',
+          kind: 'AdmissionConfiguration',
+          plugins: [{ name: plugin, configuration }],
+        }),
       ),
     );
     return file;
@@ -101,7 +115,8 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
     },
     {
       name: 'admission-event-rate-limit',
-      about: 'kube-apiserver with EventRateLimit on (the Namespace bucket holds 5 events, refilled 1 a second)',
+      about:
+        'kube-apiserver with EventRateLimit on (the Namespace bucket holds 5 events, refilled 1 a second)',
       ...plugins(['EventRateLimit']),
       flags: ({ dir }) => [
         ...common,

@@ -37,7 +37,11 @@ export function celAuthorizer(chain: AuthorizerChain, user: UserInfo): Authorize
 
 /** A field of the request as JSON or as an expression value (a message is a Map). */
 function field(o: unknown, k: string): unknown {
-  return o instanceof Map ? o.get(k) : o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
+  return o instanceof Map
+    ? o.get(k)
+    : o && typeof o === 'object'
+      ? (o as Record<string, unknown>)[k]
+      : undefined;
 }
 
 /** `authorizer.requestResource` of an admission request (the review request, as JSON or as an expression value). */

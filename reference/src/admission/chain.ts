@@ -3,7 +3,12 @@
 // come from API objects take effect at once. The mutating phase runs a second time when a
 // plugin asks for it (Kubernetes 1.28's reinvocation: a webhook changed the object).
 import type { WriteAdmission, WriteAdmissionRequest } from '../registry/types.ts';
-import { type AdmissionAttributes, type AdmissionPlugin, type PluginSource, ReinvocationContext } from './types.ts';
+import {
+  type AdmissionAttributes,
+  type AdmissionPlugin,
+  type PluginSource,
+  ReinvocationContext,
+} from './types.ts';
 
 export class AdmissionChain {
   private readonly sources: PluginSource[] = [];

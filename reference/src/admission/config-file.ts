@@ -26,7 +26,8 @@ function readStructured(path: string, what: string): unknown {
 export function loadAdmissionConfig(file: string): Map<string, unknown> {
   const what = '--admission-control-config-file';
   const doc = readStructured(file, what) as Record<string, unknown> | null;
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${what}: ${file} is not an object`);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error(`${what}: ${file} is not an object`);
   if (doc.kind !== 'AdmissionConfiguration' || !GROUPS.includes(String(doc.apiVersion)))
     throw new Error(
       `${what}: ${file} is ${String(doc.apiVersion)} ${String(doc.kind)}, want kind AdmissionConfiguration of ${GROUPS.join(' or ')}`,
@@ -37,11 +38,13 @@ export function loadAdmissionConfig(file: string): Map<string, unknown> {
   plugins.forEach((p: unknown, i) => {
     const e = p as Record<string, unknown> | null;
     const at = `${what}: plugins[${i}]`;
-    if (!e || typeof e !== 'object' || typeof e.name !== 'string' || !e.name) throw new Error(`${at}: name is required`);
+    if (!e || typeof e !== 'object' || typeof e.name !== 'string' || !e.name)
+      throw new Error(`${at}: name is required`);
     if (out.has(e.name)) throw new Error(`${at}: plugin "${e.name}" is configured twice`);
     if (e.configuration !== undefined && e.path !== undefined)
       throw new Error(`${at} (${e.name}): give configuration or path, not both`);
-    if (typeof e.path === 'string') out.set(e.name, readStructured(resolve(dirname(file), e.path), `${at} (${e.name})`));
+    if (typeof e.path === 'string')
+      out.set(e.name, readStructured(resolve(dirname(file), e.path), `${at} (${e.name})`));
     else if (e.path !== undefined) throw new Error(`${at} (${e.name}): path must be a string`);
     else out.set(e.name, e.configuration ?? {});
   });

@@ -16,7 +16,13 @@ import {
   secretValue,
 } from '../registry/bootstrap-token.ts';
 import type { Registry } from '../registry/registry.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE, bearerToken } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  NOT_MINE,
+  bearerToken,
+} from './types.ts';
 
 const refuse = (message: string): AuthenticationResult => ({ status: 'error', message });
 
@@ -39,13 +45,18 @@ export class BootstrapTokenAuthenticator implements Authenticator {
     const parsed = token === undefined ? undefined : parseBootstrapToken(token);
     if (!parsed) return NOT_MINE;
     const name = BOOTSTRAP_TOKEN_SECRET_PREFIX + parsed.id;
-    const secret = this.registry.byResource('', 'secrets')?.store.getStored(BOOTSTRAP_TOKEN_NAMESPACE, name)?.obj;
+    const secret = this.registry
+      .byResource('', 'secrets')
+      ?.store.getStored(BOOTSTRAP_TOKEN_NAMESPACE, name)?.obj;
     const which = `bootstrap token secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${name}`;
     if (!secret) return refuse(`${which} not found`);
     if (secret.metadata.deletionTimestamp) return refuse(`${which} is deleted and awaiting removal`);
-    if (secret.type !== BOOTSTRAP_TOKEN_TYPE || !secret.data) return refuse(`${which} has invalid type, expected ${BOOTSTRAP_TOKEN_TYPE}`);
-    if (!sameText(secretValue(secret, 'token-secret'), parsed.secret)) return refuse(`${which} has invalid value for key token-secret`);
-    if (secretValue(secret, 'token-id') !== parsed.id) return refuse(`${which} has invalid value for key token-id`);
+    if (secret.type !== BOOTSTRAP_TOKEN_TYPE || !secret.data)
+      return refuse(`${which} has invalid type, expected ${BOOTSTRAP_TOKEN_TYPE}`);
+    if (!sameText(secretValue(secret, 'token-secret'), parsed.secret))
+      return refuse(`${which} has invalid value for key token-secret`);
+    if (secretValue(secret, 'token-id') !== parsed.id)
+      return refuse(`${which} has invalid value for key token-id`);
     if (hasExpired(secret, this.now())) return refuse(`${which} has expired`);
     if (secretValue(secret, 'usage-bootstrap-authentication') !== 'true')
       return refuse(`${which} is not marked usage-bootstrap-authentication=true`);

@@ -29,9 +29,15 @@ export function configureTokenAuthentication(
   union: AuthenticationUnion,
 ): TokenAuthentication {
   const now = o.clock ?? Date.now;
-  const issuers = o.serviceAccountIssuers?.length ? [...o.serviceAccountIssuers] : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  const issuers = o.serviceAccountIssuers?.length
+    ? [...o.serviceAccountIssuers]
+    : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
   const apiAudiences = o.apiAudiences?.length ? [...o.apiAudiences] : [issuers[0]!];
-  const signing = signingKeySource({ file: o.serviceAccountSigningKeyFile, dataDir: o.dataDir, inMemory: o.inMemory });
+  const signing = signingKeySource({
+    file: o.serviceAccountSigningKeyFile,
+    dataDir: o.dataDir,
+    inMemory: o.inMemory,
+  });
   const keys = verifyKeySet(signing, o.serviceAccountKeyFiles ?? [], o.tlsKey);
   union.add(
     new ServiceAccountTokenAuthenticator({

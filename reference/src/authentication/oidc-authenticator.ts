@@ -19,7 +19,13 @@ import {
 } from 'jose';
 import type { UserInfo } from '../registry/types.ts';
 import { HttpsJsonClient } from '../util/https-json.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE, bearerToken } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  NOT_MINE,
+  bearerToken,
+} from './types.ts';
 
 export interface OidcSettings {
   issuerUrl: string;
@@ -111,7 +117,9 @@ export class OidcAuthenticator implements Authenticator {
       const url = `${this.s.issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`;
       const doc = (await this.client.call(url, opts)) as { issuer?: unknown; jwks_uri?: unknown };
       if (doc?.issuer !== this.s.issuerUrl)
-        throw new Error(`oidc: issuer did not match the issuer returned by provider, expected "${this.s.issuerUrl}" got "${String(doc?.issuer)}"`);
+        throw new Error(
+          `oidc: issuer did not match the issuer returned by provider, expected "${this.s.issuerUrl}" got "${String(doc?.issuer)}"`,
+        );
       if (typeof doc.jwks_uri !== 'string') throw new Error('oidc: the discovery document has no jwks_uri');
       this.jwksUri = doc.jwks_uri;
     }
@@ -130,7 +138,8 @@ export class OidcAuthenticator implements Authenticator {
       return NOT_MINE;
     }
     if (iss !== this.s.issuerUrl) return NOT_MINE;
-    if (!this.keys) return refuse('oidc: authenticator not initialized (the issuer key set is not loaded yet)');
+    if (!this.keys)
+      return refuse('oidc: authenticator not initialized (the issuer key set is not loaded yet)');
     return this.verify(token);
   }
 
@@ -165,27 +174,39 @@ export class OidcAuthenticator implements Authenticator {
       // the skew is for `nbf`; `exp` is checked below without one
       clockTolerance: NBF_SKEW_SECONDS,
     });
-    if ((payload.exp as number) * 1000 < this.now()) throw new Error(`token is expired (Token Expiry: ${new Date((payload.exp as number) * 1000).toISOString()})`);
+    if ((payload.exp as number) * 1000 < this.now())
+      throw new Error(
+        `token is expired (Token Expiry: ${new Date((payload.exp as number) * 1000).toISOString()})`,
+      );
     return payload;
   }
 
   private claims(p: JWTPayload): AuthenticationResult {
     const name = p[this.usernameClaim];
-    if (name === undefined) return refuse(`oidc: parse username claims "${this.usernameClaim}": claim not present`);
-    if (typeof name !== 'string') return refuse(`oidc: parse username claims "${this.usernameClaim}": not a string`);
+    if (name === undefined)
+      return refuse(`oidc: parse username claims "${this.usernameClaim}": claim not present`);
+    if (typeof name !== 'string')
+      return refuse(`oidc: parse username claims "${this.usernameClaim}": not a string`);
     if (this.usernameClaim === 'email' && p.email_verified !== undefined && p.email_verified !== true)
       return refuse(`oidc: email not verified`);
     const user: UserInfo = { username: this.usernamePrefix + name, groups: [] };
     if (this.s.groupsClaim && p[this.s.groupsClaim] !== undefined) {
       const g = p[this.s.groupsClaim];
-      const groups = typeof g === 'string' ? [g] : Array.isArray(g) && g.every((x) => typeof x === 'string') ? (g as string[]) : undefined;
-      if (!groups) return refuse(`oidc: parse groups claim "${this.s.groupsClaim}": not a string or a list of strings`);
+      const groups =
+        typeof g === 'string'
+          ? [g]
+          : Array.isArray(g) && g.every((x) => typeof x === 'string')
+            ? (g as string[])
+            : undefined;
+      if (!groups)
+        return refuse(`oidc: parse groups claim "${this.s.groupsClaim}": not a string or a list of strings`);
       user.groups = groups.map((x) => (this.s.groupsPrefix ?? '') + x);
     }
     for (const [k, want] of Object.entries(this.s.requiredClaims ?? {})) {
       const got = p[k];
       if (got === undefined) return refuse(`oidc: required claim ${k} not found in token`);
-      if (got !== want) return refuse(`oidc: required claim ${k} value does not match. Got = ${String(got)}, want = ${want}`);
+      if (got !== want)
+        return refuse(`oidc: required claim ${k} value does not match. Got = ${String(got)}, want = ${want}`);
     }
     return { status: 'user', user };
   }

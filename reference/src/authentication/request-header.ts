@@ -10,7 +10,12 @@
 // request without a user name header is not this method's.
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  NOT_MINE,
+} from './types.ts';
 import { VerifiedChains } from './x509-chain.ts';
 import { subjectOf } from './x509-subject.ts';
 
@@ -92,7 +97,8 @@ function lower(names: readonly string[]): string[] {
 function headerList(r: AuthenticationRequest): [string, string][] {
   const out: [string, string][] = [];
   if (r.rawHeaders) {
-    for (let i = 0; i + 1 < r.rawHeaders.length; i += 2) out.push([r.rawHeaders[i]!.toLowerCase(), r.rawHeaders[i + 1]!]);
+    for (let i = 0; i + 1 < r.rawHeaders.length; i += 2)
+      out.push([r.rawHeaders[i]!.toLowerCase(), r.rawHeaders[i + 1]!]);
     return out;
   }
   for (const [name, v] of Object.entries(r.headers)) {

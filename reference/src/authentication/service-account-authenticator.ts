@@ -13,7 +13,13 @@ import type { UserInfo } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { PRIVATE_CLAIM, type OrchClaim, serviceAccountUsername } from './service-account-issuer.ts';
 import { algorithmOf, type VerifyKey } from './service-account-keys.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE, bearerToken } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  NOT_MINE,
+  bearerToken,
+} from './types.ts';
 
 export const POD_NAME_EXTRA = 'authentication.orch.io/pod-name';
 export const POD_UID_EXTRA = 'authentication.orch.io/pod-uid';
@@ -92,7 +98,9 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
   /** The verified payload: the key named by `kid` first, then every other key. */
   private async checkSignature(token: string): Promise<JWTPayload> {
     const header = decodeProtectedHeader(token);
-    const keys = [...this.o.keys()].sort((a, b) => Number(b.kid === header.kid) - Number(a.kid === header.kid));
+    const keys = [...this.o.keys()].sort(
+      (a, b) => Number(b.kid === header.kid) - Number(a.kid === header.kid),
+    );
     let last: unknown = new Error('no key verifies the token');
     for (const k of keys) {
       try {
@@ -118,11 +126,14 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
     const aud = typeof p.aud === 'string' ? [p.aud] : Array.isArray(p.aud) ? p.aud : [];
     const audiences = aud.filter((a) => targets.includes(a));
     if (!audiences.length)
-      return refuse(`token audiences ${JSON.stringify(aud)} is invalid for the target audiences ${JSON.stringify(targets)}`);
+      return refuse(
+        `token audiences ${JSON.stringify(aud)} is invalid for the target audiences ${JSON.stringify(targets)}`,
+      );
     const c = p[PRIVATE_CLAIM] as OrchClaim | undefined;
     if (!isClaim(c)) return refuse(`the token has no valid ${PRIVATE_CLAIM} claim`);
     const username = serviceAccountUsername(c.namespace, c.serviceaccount.name);
-    if (p.sub !== username) return refuse(`the subject ${JSON.stringify(p.sub)} does not name the service account ${username}`);
+    if (p.sub !== username)
+      return refuse(`the subject ${JSON.stringify(p.sub)} does not name the service account ${username}`);
     if (this.o.lookup) {
       const why = this.lookupRefusal(c);
       if (why) return refuse(why);
@@ -139,12 +150,21 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
   /** Why a token's account or bound object no longer holds, or undefined when they all do. */
   private lookupRefusal(c: OrchClaim): string | undefined {
     const ns = c.namespace;
-    const check = (plural: string, what: string, ref: { name: string; uid: string }, gracePassed: boolean) => {
-      const o = this.o.registry.byResource('', plural)?.store.getStored(ns, ref.name)?.obj as KObject | undefined;
+    const check = (
+      plural: string,
+      what: string,
+      ref: { name: string; uid: string },
+      gracePassed: boolean,
+    ) => {
+      const o = this.o.registry.byResource('', plural)?.store.getStored(ns, ref.name)?.obj as
+        | KObject
+        | undefined;
       if (!o) return `${what} ${ns}/${ref.name} has been deleted`;
       const del = o.metadata.deletionTimestamp;
-      if (del && (!gracePassed || Date.parse(del) <= this.now())) return `${what} ${ns}/${ref.name} has been deleted`;
-      if (o.metadata.uid !== ref.uid) return `${what} UID (${o.metadata.uid}) does not match claim (${ref.uid})`;
+      if (del && (!gracePassed || Date.parse(del) <= this.now()))
+        return `${what} ${ns}/${ref.name} has been deleted`;
+      if (o.metadata.uid !== ref.uid)
+        return `${what} UID (${o.metadata.uid}) does not match claim (${ref.uid})`;
       return undefined;
     };
     return (
@@ -158,7 +178,13 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
 
 function isRef(r: unknown): r is { name: string; uid: string } {
   const o = r as { name?: unknown; uid?: unknown } | null;
-  return typeof o === 'object' && o !== null && typeof o.name === 'string' && o.name !== '' && typeof o.uid === 'string';
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.name === 'string' &&
+    o.name !== '' &&
+    typeof o.uid === 'string'
+  );
 }
 
 function isClaim(c: unknown): c is OrchClaim {

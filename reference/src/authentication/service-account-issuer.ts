@@ -48,7 +48,10 @@ export class ServiceAccountTokenIssuer {
     const nowMs = this.now();
     const iat = Math.floor(nowMs / 1000);
     const exp = iat + c.expirationSeconds;
-    const priv: OrchClaim = { namespace: c.namespace, serviceaccount: { name: c.serviceAccount.name, uid: c.serviceAccount.uid } };
+    const priv: OrchClaim = {
+      namespace: c.namespace,
+      serviceaccount: { name: c.serviceAccount.name, uid: c.serviceAccount.uid },
+    };
     if (c.pod) priv.pod = { name: c.pod.name, uid: c.pod.uid };
     if (c.secret) priv.secret = { name: c.secret.name, uid: c.secret.uid };
     const token = await new SignJWT({ [PRIVATE_CLAIM]: priv })

@@ -4,7 +4,14 @@
 // keys or certificates; without it, the TLS key). The signing key's own public key always verifies.
 // An in-memory server's key is generated when first needed (an RSA key takes a good part of a
 // second to make), so servers that never mint a token never pay for one.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, X509Certificate } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  X509Certificate,
+} from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,7 +28,9 @@ export interface SigningKey extends VerifyKey {
 }
 
 export function keyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 /** The JWS algorithm of a key: only RSA and the three NIST EC curves sign service-account tokens. */
@@ -33,7 +42,9 @@ export function algorithmOf(k: KeyObject): string {
     if (curve === 'secp384r1' || curve === 'P-384') return 'ES384';
     if (curve === 'secp521r1' || curve === 'P-521') return 'ES512';
   }
-  throw new Error(`unsupported key type ${k.asymmetricKeyType ?? 'unknown'} (want an RSA or an EC P-256/P-384/P-521 key)`);
+  throw new Error(
+    `unsupported key type ${k.asymmetricKeyType ?? 'unknown'} (want an RSA or an EC P-256/P-384/P-521 key)`,
+  );
 }
 
 const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
@@ -121,7 +132,11 @@ function fixed(k: SigningKey): SigningKeySource {
  * The verifying keys: those of the key files (else of the TLS key), read now, plus the signing
  * key's once it exists.
  */
-export function verifyKeySet(signing: SigningKeySource, files: readonly string[], tlsKeyPem?: string): () => readonly VerifyKey[] {
+export function verifyKeySet(
+  signing: SigningKeySource,
+  files: readonly string[],
+  tlsKeyPem?: string,
+): () => readonly VerifyKey[] {
   const keys: KeyObject[] = [];
   if (files.length) for (const f of files) keys.push(...parsePublicKeys(readFileSync(f, 'utf8'), f));
   else if (tlsKeyPem) keys.push(...parsePublicKeys(tlsKeyPem, 'TLS key'));

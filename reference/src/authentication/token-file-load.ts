@@ -26,7 +26,12 @@ export function loadTokenFile(path: string): Map<string, UserInfo> {
 export function parseTokenFile(text: string, path: string): Map<string, UserInfo> {
   let records: { record: string[]; info: { lines: number } }[];
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, ltrim: true, info: true }) as unknown as typeof records;
+    records = parse(text, {
+      relax_column_count: true,
+      skip_empty_lines: true,
+      ltrim: true,
+      info: true,
+    }) as unknown as typeof records;
   } catch (e) {
     if (e instanceof CsvError) throw new ConfigurationError(`--token-auth-file: ${path}: ${e.message}`);
     throw e;
@@ -40,7 +45,11 @@ export function parseTokenFile(text: string, path: string): Map<string, UserInfo
       );
     const [token, username, uid, groups] = fields as [string, string, string, string | undefined];
     if (token === '') continue;
-    const user: UserInfo = { username, uid, groups: groups === undefined ? [] : groups.split(',').filter((g) => g !== '') };
+    const user: UserInfo = {
+      username,
+      uid,
+      groups: groups === undefined ? [] : groups.split(',').filter((g) => g !== ''),
+    };
     tokens.set(token, user);
   }
   return tokens;

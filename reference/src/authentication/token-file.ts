@@ -3,7 +3,13 @@
 // authenticator's to refuse, as other token methods may know it: "none", and the union
 // answers 401 when no method accepts it.
 import type { UserInfo } from '../registry/types.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE, bearerToken } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  NOT_MINE,
+  bearerToken,
+} from './types.ts';
 
 export class StaticTokenAuthenticator implements Authenticator {
   constructor(

@@ -66,5 +66,11 @@ export const EXTRA_SPACE_WARNING =
 export function extraSpaceBeforeToken(headers: AuthenticationRequest['headers']): boolean {
   const h = headers.authorization;
   const v = (Array.isArray(h) ? h[0] : h)?.trim();
-  return v !== undefined && v.length > 7 && v[6] === ' ' && v[7] === ' ' && v.slice(0, 6).toLowerCase() === 'bearer';
+  return (
+    v !== undefined &&
+    v.length > 7 &&
+    v[6] === ' ' &&
+    v[7] === ' ' &&
+    v.slice(0, 6).toLowerCase() === 'bearer'
+  );
 }

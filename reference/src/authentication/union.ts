@@ -6,7 +6,12 @@
 import { StatusError } from '../errors/status.ts';
 import type { UserInfo } from '../registry/types.ts';
 import { isPromise, type MaybePromise } from '../util/maybe-async.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, bearerToken } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  bearerToken,
+} from './types.ts';
 
 export const ANONYMOUS: UserInfo = Object.freeze({
   username: 'system:anonymous',
@@ -71,8 +76,13 @@ export class AuthenticationUnion {
 }
 
 /** The user a method accepted; a method's refusal is added to the refusals. */
-function accepted(a: Authenticator, res: AuthenticationResult, refusals: string[]): Authenticated | undefined {
-  if (res.status === 'user') return { user: withAuthenticatedGroup(res.user), by: a.name, audiences: res.audiences };
+function accepted(
+  a: Authenticator,
+  res: AuthenticationResult,
+  refusals: string[],
+): Authenticated | undefined {
+  if (res.status === 'user')
+    return { user: withAuthenticatedGroup(res.user), by: a.name, audiences: res.audiences };
   if (res.status === 'error') refusals.push(`${a.name}: ${res.message}`);
   return undefined;
 }

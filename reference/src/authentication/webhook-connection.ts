@@ -38,14 +38,16 @@ export function loadWebhookConnection(file: string): WebhookConnection {
   const cluster = isEntry(clusters[0]) && isEntry(clusters[0].cluster) ? clusters[0].cluster : undefined;
   if (!cluster) throw new Error(`${file}: no cluster (clusters[0].cluster)`);
   const server = cluster.server;
-  if (typeof server !== 'string' || !server) throw new Error(`${file}: clusters[0].cluster.server is required`);
+  if (typeof server !== 'string' || !server)
+    throw new Error(`${file}: clusters[0].cluster.server is required`);
   let u: URL;
   try {
     u = new URL(server);
   } catch {
     throw new Error(`${file}: clusters[0].cluster.server "${server}" is not a URL`);
   }
-  if (u.protocol !== 'https:') throw new Error(`${file}: clusters[0].cluster.server "${server}" must be an https URL`);
+  if (u.protocol !== 'https:')
+    throw new Error(`${file}: clusters[0].cluster.server "${server}" must be an https URL`);
   const out: WebhookConnection = { server };
   const pem = (entry: Entry, fileKey: string, dataKey: string, where: string): string | undefined => {
     const data = entry[dataKey];
@@ -66,7 +68,8 @@ export function loadWebhookConnection(file: string): WebhookConnection {
   if (user) {
     out.cert = pem(user, 'client-certificate', 'client-certificate-data', 'users[0].user');
     out.key = pem(user, 'client-key', 'client-key-data', 'users[0].user');
-    if (!out.cert !== !out.key) throw new Error(`${file}: users[0].user needs both a client certificate and its key`);
+    if (!out.cert !== !out.key)
+      throw new Error(`${file}: users[0].user needs both a client certificate and its key`);
     if (typeof user.token === 'string' && user.token) out.token = user.token;
   }
   return out;

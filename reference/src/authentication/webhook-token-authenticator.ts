@@ -12,7 +12,13 @@
 import { createHash } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
 import { HttpsJsonClient, HttpsJsonError } from '../util/https-json.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE, bearerToken } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  NOT_MINE,
+  bearerToken,
+} from './types.ts';
 import type { WebhookConnection } from './webhook-connection.ts';
 
 export const TOKEN_REVIEW_GROUP = 'authentication.orch.io';
@@ -48,7 +54,8 @@ interface Cached {
   until: number;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 export class WebhookTokenAuthenticator implements Authenticator {
@@ -62,7 +69,11 @@ export class WebhookTokenAuthenticator implements Authenticator {
   private readonly now: () => number;
 
   constructor(private readonly o: WebhookTokenOptions) {
-    this.client = new HttpsJsonClient({ ca: o.connection.ca, cert: o.connection.cert, key: o.connection.key });
+    this.client = new HttpsJsonClient({
+      ca: o.connection.ca,
+      cert: o.connection.cert,
+      key: o.connection.key,
+    });
     this.apiVersion = `${TOKEN_REVIEW_GROUP}/${o.version ?? 'v1beta1'}`;
     this.ttl = o.cacheTtlMs ?? DEFAULT_WEBHOOK_CACHE_TTL_MS;
     this.now = o.now ?? Date.now;
@@ -76,7 +87,11 @@ export class WebhookTokenAuthenticator implements Authenticator {
   authenticate(r: AuthenticationRequest): AuthenticationResult | Promise<AuthenticationResult> {
     const token = bearerToken(r);
     if (!token) return NOT_MINE;
-    const key = createHash('sha256').update(token).update('\0').update(this.o.apiAudiences.join('\0')).digest('base64');
+    const key = createHash('sha256')
+      .update(token)
+      .update('\0')
+      .update(this.o.apiAudiences.join('\0'))
+      .digest('base64');
     const hit = this.cache.get(key);
     if (hit) {
       if (hit.until > this.now()) return hit.result;
@@ -98,7 +113,12 @@ export class WebhookTokenAuthenticator implements Authenticator {
   }
 
   private async review(token: string): Promise<{ result: AuthenticationResult; cacheable: boolean }> {
-    const body = { apiVersion: this.apiVersion, kind: 'TokenReview', metadata: {}, spec: { token, audiences: [...this.o.apiAudiences] } };
+    const body = {
+      apiVersion: this.apiVersion,
+      kind: 'TokenReview',
+      metadata: {},
+      spec: { token, audiences: [...this.o.apiAudiences] },
+    };
     let reply: unknown;
     const retry = this.o.retry ?? DEFAULT_RETRY;
     for (let attempt = 1, wait = retry.initialMs; ; attempt++, wait *= retry.factor) {
@@ -112,11 +132,17 @@ export class WebhookTokenAuthenticator implements Authenticator {
         break;
       } catch (e) {
         if (attempt >= retry.attempts || !transient(e))
-          return { result: { status: 'error', message: `webhook: ${(e as Error).message}` }, cacheable: false };
+          return {
+            result: { status: 'error', message: `webhook: ${(e as Error).message}` },
+            cacheable: false,
+          };
         await new Promise((r) => setTimeout(r, wait));
       }
     }
-    const refuse = (message: string, cacheable = false) => ({ result: { status: 'error' as const, message: `webhook: ${message}` }, cacheable });
+    const refuse = (message: string, cacheable = false) => ({
+      result: { status: 'error' as const, message: `webhook: ${message}` },
+      cacheable,
+    });
     if (!isObject(reply) || reply.kind !== 'TokenReview' || reply.apiVersion !== this.apiVersion)
       return refuse(`the reply is not a ${this.apiVersion} TokenReview`);
     const st = reply.status;
@@ -133,7 +159,8 @@ export class WebhookTokenAuthenticator implements Authenticator {
     }
     if (!audiences.length) return refuse('the token is for none of the API audiences', true);
     const u = st.user;
-    if (!isObject(u) || typeof u.username !== 'string' || !u.username) return refuse('status.user.username is required');
+    if (!isObject(u) || typeof u.username !== 'string' || !u.username)
+      return refuse('status.user.username is required');
     const user: UserInfo = { username: u.username, groups: [] };
     if (u.uid !== undefined && u.uid !== null) {
       if (typeof u.uid !== 'string') return refuse('status.user.uid is not a string');
@@ -144,7 +171,8 @@ export class WebhookTokenAuthenticator implements Authenticator {
       user.groups = [...u.groups];
     }
     if (u.extra !== undefined && u.extra !== null) {
-      if (!isObject(u.extra) || !Object.values(u.extra).every(isStrings)) return refuse('status.user.extra is not a map of string lists');
+      if (!isObject(u.extra) || !Object.values(u.extra).every(isStrings))
+        return refuse('status.user.extra is not a map of string lists');
       user.extra = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...(v as string[])]]));
     }
     return { result: { status: 'user', user, audiences }, cacheable: true };

@@ -9,7 +9,12 @@
 // checked on every request.
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
-import { type AuthenticationRequest, type AuthenticationResult, type Authenticator, NOT_MINE } from './types.ts';
+import {
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+  NOT_MINE,
+} from './types.ts';
 import { VerifiedChains } from './x509-chain.ts';
 import { subjectOf } from './x509-subject.ts';
 

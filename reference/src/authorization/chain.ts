@@ -27,7 +27,11 @@ export class AuthorizerChain {
     return this.from(a, 0, []);
   }
 
-  private from(a: AuthorizationAttributes, start: number, reasons: string[]): MaybePromise<AuthorizationResult> {
+  private from(
+    a: AuthorizationAttributes,
+    start: number,
+    reasons: string[],
+  ): MaybePromise<AuthorizationResult> {
     for (let i = start; i < this.list.length; i++) {
       const z = this.list[i]!;
       let r: MaybePromise<AuthorizationResult>;

@@ -84,8 +84,7 @@ export function configureAuthorization(
       });
       closers.push(() => w.close());
       list.push(w);
-    }
-    else list.push(new RbacAuthorizer(rbac));
+    } else list.push(new RbacAuthorizer(rbac));
   }
   const chain = new AuthorizerChain(list);
   let aggregation: Controller | undefined;
@@ -101,7 +100,11 @@ export function configureAuthorization(
       all.push(...r.rules);
       errs.push(...r.errors);
     }
-    const out: RulesAnswer = { resourceRules: [], nonResourceRules: [], incomplete: modes.includes('Webhook') || chain.size > modes.length + 1 };
+    const out: RulesAnswer = {
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: modes.includes('Webhook') || chain.size > modes.length + 1,
+    };
     for (const r of all) {
       if (r.resources?.length) {
         const rr: Record<string, unknown> = { verbs: r.verbs };
@@ -110,7 +113,8 @@ export function configureAuthorization(
         if (r.resourceNames?.length) rr.resourceNames = r.resourceNames;
         out.resourceRules.push(rr);
       }
-      if (r.nonResourceURLs?.length) out.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+      if (r.nonResourceURLs?.length)
+        out.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
     }
     if (errs.length) out.evaluationError = aggregate(errs);
     return out;

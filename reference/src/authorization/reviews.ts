@@ -15,7 +15,11 @@ import { isPromise } from '../util/maybe-async.ts';
 import type { AuthorizationSetup } from './configure.ts';
 import { aggregate } from './rbac/rbac-index.ts';
 
-export function installReviews(registry: Registry, authz: AuthorizationSetup, authn: AuthenticationUnion): void {
+export function installReviews(
+  registry: Registry,
+  authz: AuthorizationSetup,
+  authn: AuthenticationUnion,
+): void {
   const reviewers: Reviewers = {
     authorize: (a) => authz.chain.authorize(a),
     rules: (user, namespace) => authz.rulesFor(user, namespace),
@@ -25,7 +29,8 @@ export function installReviews(registry: Registry, authz: AuthorizationSetup, au
         const r = isPromise(answer) ? await answer : answer;
         return { user: r.user, audiences: r.audiences };
       } catch (e) {
-        if (e instanceof Unauthenticated) return { error: aggregate(e.refusals.length ? e.refusals : ['Unauthorized']) };
+        if (e instanceof Unauthenticated)
+          return { error: aggregate(e.refusals.length ? e.refusals : ['Unauthorized']) };
         throw e;
       }
     },

@@ -43,19 +43,27 @@ export function loadWebhookConnection(file: string): WebhookConnection {
     throw new Error(`${file}: ${(e as Error).message}`);
   }
   const dir = dirname(file);
-  const contextName = typeof doc['current-context'] === 'string' && doc['current-context'] ? (doc['current-context'] as string) : undefined;
+  const contextName =
+    typeof doc['current-context'] === 'string' && doc['current-context']
+      ? (doc['current-context'] as string)
+      : undefined;
   const ctx = contextName ? named(doc.contexts, contextName, 'context', file) : undefined;
   const cluster = named(doc.clusters, ctx?.cluster as string | undefined, 'cluster', file);
-  const user = Array.isArray(doc.users) && doc.users.length ? named(doc.users, ctx?.user as string | undefined, 'user', file) : {};
+  const user =
+    Array.isArray(doc.users) && doc.users.length
+      ? named(doc.users, ctx?.user as string | undefined, 'user', file)
+      : {};
   let url: URL;
   try {
     url = new URL(String(cluster.server ?? ''));
   } catch {
     throw new Error(`${file}: the cluster's server is not a URL: ${JSON.stringify(cluster.server ?? '')}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${file}: the server must be an http(s) URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`${file}: the server must be an http(s) URL`);
   let token = typeof user.token === 'string' ? user.token : undefined;
-  if (!token && typeof user.tokenFile === 'string') token = readFileSync(resolve(dir, user.tokenFile), 'utf8').trim();
+  if (!token && typeof user.tokenFile === 'string')
+    token = readFileSync(resolve(dir, user.tokenFile), 'utf8').trim();
   return {
     url,
     ca: material(cluster, 'certificate-authority-data', 'certificate-authority', dir),
@@ -67,7 +75,11 @@ export function loadWebhookConnection(file: string): WebhookConnection {
 }
 
 /** POSTs a JSON body; resolves with the status code and the parsed reply. */
-export async function postJson(c: WebhookConnection, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown }> {
+export async function postJson(
+  c: WebhookConnection,
+  body: unknown,
+  timeoutMs: number,
+): Promise<{ status: number; json: unknown }> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (c.token) headers.authorization = `Bearer ${c.token}`;
   const { Agent, request } = await undici();

@@ -77,7 +77,11 @@ export class WebhookAuthorizer implements Authorizer {
         ? { decision: 'allow', reason }
         : st.denied === true
           ? { decision: 'deny', reason }
-          : { decision: 'no-opinion', reason: typeof st.evaluationError === 'string' && st.evaluationError ? st.evaluationError : reason };
+          : {
+              decision: 'no-opinion',
+              reason:
+                typeof st.evaluationError === 'string' && st.evaluationError ? st.evaluationError : reason,
+            };
     const ttl = result.decision === 'allow' ? this.o.authorizedTtlMs : this.o.unauthorizedTtlMs;
     if (ttl > 0) {
       if (this.cache.size > 10_000) this.cache.clear();

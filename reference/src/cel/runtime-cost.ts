@@ -118,7 +118,10 @@ export function instrument(root: AstNode): void {
   const overheads = new Map<AstNode, number>();
   for (const n of nodes)
     if (n.op === 'comprehension' && n.args.step)
-      overheads.set(n.args.step, n.args.kind === 'quantifier' ? QUANTIFIER_ITERATION_COST : ACCUMULATE_ITERATION_COST);
+      overheads.set(
+        n.args.step,
+        n.args.kind === 'quantifier' ? QUANTIFIER_ITERATION_COST : ACCUMULATE_ITERATION_COST,
+      );
   for (const n of nodes) {
     const meta = n.meta;
     // the evaluator's own dispatch: an expansion, a macro, or the operator itself

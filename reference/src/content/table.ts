@@ -24,7 +24,8 @@ export const DEFAULT_COLUMNS: TableColumn[] = [
   {
     name: 'Created At',
     type: 'date',
-    description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    description:
+      'CreationTimestamp is a timestamp representing the server time when this object was created.',
     cell: (o) => o.metadata.creationTimestamp ?? null,
   },
 ];
@@ -59,7 +60,13 @@ export function toTable(objects: KObject[], columns: TableColumn[] | undefined, 
     apiVersion,
     metadata: meta,
     columnDefinitions: cols.map((c) => {
-      const d: Record<string, unknown> = { name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 };
+      const d: Record<string, unknown> = {
+        name: c.name,
+        type: c.type,
+        format: c.format ?? '',
+        description: c.description ?? '',
+        priority: c.priority ?? 0,
+      };
       return d;
     }),
     rows,

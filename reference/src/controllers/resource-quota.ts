@@ -7,12 +7,7 @@
 // as the writes it admits go; this controller is what makes it true in the end.
 
 import type { ResourceQuota } from '../registry/kinds/resourcequota.ts';
-import {
-  countUsage,
-  hardOf,
-  resourceOfHard,
-  toList,
-} from '../registry/quota-usage.ts';
+import { countUsage, hardOf, resourceOfHard, toList } from '../registry/quota-usage.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { ControllerClient, type ControllerEnv, isNotFound } from './client.ts';

@@ -15,11 +15,17 @@ export function fieldValidation(q: URLSearchParams): FieldValidation {
   const v = q.get('fieldValidation');
   if (v === null || v === '') return 'Warn';
   if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
-  throw errors.badRequest(`fieldValidation parameter unsupported: ${v}; supported values: Ignore, Warn, Strict`);
+  throw errors.badRequest(
+    `fieldValidation parameter unsupported: ${v}; supported values: Ignore, Warn, Strict`,
+  );
 }
 
 /** Parses a body by its Content-Type; returns the value and the paths of duplicate keys. */
-export function parseBody(buf: Buffer, contentType: string | undefined, accepted: string[]): { value: unknown; duplicates: string[] } {
+export function parseBody(
+  buf: Buffer,
+  contentType: string | undefined,
+  accepted: string[],
+): { value: unknown; duplicates: string[] } {
   const mt = parseMediaType(contentType || 'application/json').type;
   if (mt === 'application/json' || mt === '*/*' || mt === '') {
     return parseJson(buf.toString('utf8'));
@@ -75,13 +81,16 @@ export function parseYaml(text: string): { value: unknown; duplicates: string[] 
   } catch (e) {
     if (e instanceof StatusError) throw e;
     // the library throws for what it refuses late (unresolved aliases, alias bombs, ...)
-    throw errors.badRequest(`error converting YAML to JSON: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
+    throw errors.badRequest(
+      `error converting YAML to JSON: ${String((e as Error)?.message ?? e).split('\n')[0]}`,
+    );
   }
 }
 
 function parseYamlDocument(text: string): { value: unknown; duplicates: string[] } {
   const doc = parseDocument(text, { uniqueKeys: false, strict: false, prettyErrors: false });
-  if (doc.errors.length) throw errors.badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (doc.errors.length)
+    throw errors.badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const duplicates: string[] = [];
   // the yaml library reports duplicate keys as warnings when uniqueKeys is off; find them ourselves
   const walk = (node: unknown, path: string) => {
@@ -128,8 +137,13 @@ export function validateFields(
   // a patch can build an object deeper than any body it came from
   if (valueNestingExceeds(value)) throw tooDeep();
   let obj = value as KObject;
-  if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)))
-    throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: metadata must be an object`);
+  if (
+    obj.metadata !== undefined &&
+    (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata))
+  )
+    throw errors.badRequest(
+      `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: metadata must be an object`,
+    );
   const schema = schemaFor(def, version);
   if (schema) {
     const r = decodeWithSchema(value, schema);
@@ -140,7 +154,10 @@ export function validateFields(
       );
     }
     obj = r.value as KObject;
-    const problems = [...r.unknown.map((p) => `unknown field "${p}"`), ...duplicates.map((p) => `duplicate field "${p}"`)];
+    const problems = [
+      ...r.unknown.map((p) => `unknown field "${p}"`),
+      ...duplicates.map((p) => `duplicate field "${p}"`),
+    ];
     if (problems.length) {
       if (level === 'Strict') throw strictError(def, version, problems);
       if (level === 'Warn') ctx.warnings.push(...problems);
@@ -167,7 +184,11 @@ function strictError(def: ResourceDef, version: string, problems: string[]) {
  */
 export function checkTypeMeta(obj: KObject, def: ResourceDef, apiVersion: string): void {
   if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== def.kind)
-    throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
+    throw errors.badRequest(
+      `the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`,
+    );
   if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion)
-    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    throw errors.badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
 }

@@ -50,17 +50,23 @@ function checkScaleBody(
 ): KObject {
   const scale = validateFields(value, duplicates, scaleDef, 'v1', level, ctx);
   if (scale.kind !== undefined && scale.kind !== '' && scale.kind !== 'Scale')
-    throw errors.badRequest(`the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`);
+    throw errors.badRequest(
+      `the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`,
+    );
   if (scale.apiVersion !== undefined && scale.apiVersion !== '' && scale.apiVersion !== SCALE_API_VERSION)
     throw errors.badRequest(
       `the API version in the data (${String(scale.apiVersion)}) does not match the expected API version (${SCALE_API_VERSION})`,
     );
   const name = scale.metadata?.name;
   if (name !== undefined && name !== s.name)
-    throw errors.badRequest(`the name of the object (${String(name)}) does not match the name on the URL (${s.name})`);
+    throw errors.badRequest(
+      `the name of the object (${String(name)}) does not match the name on the URL (${s.name})`,
+    );
   const ns = scale.metadata?.namespace;
   if (ns && ns !== s.namespace)
-    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    throw errors.badRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
   const replicas = (scale.spec as { replicas?: number } | undefined)?.replicas ?? 0;
   if (replicas < 0)
     throw errors.invalid({ group: 'autoscaling', kind: 'Scale' }, s.name, [
@@ -88,7 +94,13 @@ async function writeScale(s: Scope, a: ScaleAccess, scale: KObject, explicitRv: 
       s.reply(200, scaleOf(s, a, s.store.present(r.obj, s.version)));
       return;
     } catch (e) {
-      if (e instanceof StatusError && e.code === 409 && e.reason === 'Conflict' && !explicitRv && attempt < RETRIES)
+      if (
+        e instanceof StatusError &&
+        e.code === 409 &&
+        e.reason === 'Conflict' &&
+        !explicitRv &&
+        attempt < RETRIES
+      )
         continue;
       throw e;
     }
@@ -97,7 +109,10 @@ async function writeScale(s: Scope, a: ScaleAccess, scale: KObject, explicitRv: 
 
 function patchSetsRv(patch: unknown, ct: string): boolean {
   if (ct === 'application/json-patch+json')
-    return Array.isArray(patch) && patch.some((op) => op && (op as { path?: string }).path === '/metadata/resourceVersion');
+    return (
+      Array.isArray(patch) &&
+      patch.some((op) => op && (op as { path?: string }).path === '/metadata/resourceVersion')
+    );
   const m = (patch as { metadata?: { resourceVersion?: unknown } }).metadata;
   return !!m && typeof m === 'object' && m.resourceVersion !== undefined && m.resourceVersion !== null;
 }
@@ -137,6 +152,7 @@ export const scalePatchHandler: Handler = async (s) => {
   const patched = jsonPatch ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
   const scale = checkScaleBody(patched, s, level, duplicates, s.ctx);
   const rvChanged =
-    scale.metadata.resourceVersion !== undefined && scale.metadata.resourceVersion !== cur.metadata.resourceVersion;
+    scale.metadata.resourceVersion !== undefined &&
+    scale.metadata.resourceVersion !== cur.metadata.resourceVersion;
   await writeScale(s, a, scale, rvChanged || patchSetsRv(patch, ct));
 };

@@ -35,7 +35,8 @@ interface BoundRef {
   uid?: unknown;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
   return async (s) => {
@@ -44,8 +45,14 @@ export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
     const { value } = parseBody(buf, s.contentType, ['application/json', 'application/yaml']);
     if (!isObject(value)) throw errors.badRequest('the body of the request must be a JSON object');
     if (value.kind !== undefined && value.kind !== 'TokenRequest')
-      throw errors.badRequest(`the kind in the data (${String(value.kind)}) does not match the expected kind (TokenRequest)`);
-    if (value.apiVersion !== undefined && value.apiVersion !== API_VERSION && value.apiVersion !== KUBERNETES_API_VERSION)
+      throw errors.badRequest(
+        `the kind in the data (${String(value.kind)}) does not match the expected kind (TokenRequest)`,
+      );
+    if (
+      value.apiVersion !== undefined &&
+      value.apiVersion !== API_VERSION &&
+      value.apiVersion !== KUBERNETES_API_VERSION
+    )
       throw errors.badRequest(
         `the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${API_VERSION})`,
       );
@@ -56,11 +63,19 @@ export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
     if (!isObject(spec)) throw errors.badRequest('spec: must be an object');
     if (meta.name !== undefined && meta.name !== '' && meta.name !== s.name)
       throw errors.invalid(KIND, s.name, [
-        { reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(meta.name)}: must match the service account name if specified` },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.name',
+          message: `Invalid value: ${JSON.stringify(meta.name)}: must match the service account name if specified`,
+        },
       ]);
     if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== s.namespace)
       throw errors.invalid(KIND, s.name, [
-        { reason: 'FieldValueInvalid', field: 'metadata.namespace', message: `Invalid value: ${JSON.stringify(meta.namespace)}: must match the service account namespace if specified` },
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.namespace',
+          message: `Invalid value: ${JSON.stringify(meta.namespace)}: must match the service account namespace if specified`,
+        },
       ]);
     const account = await s.store.get(s.namespace, s.name);
 
@@ -73,9 +88,17 @@ export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
       throw errors.badRequest('spec.expirationSeconds: must be an integer');
     const causes: StatusCause[] = [];
     if (expirationSeconds < MIN_EXPIRATION)
-      causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: `Invalid value: ${expirationSeconds}: may not specify a duration less than 10 minutes` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'spec.expirationSeconds',
+        message: `Invalid value: ${expirationSeconds}: may not specify a duration less than 10 minutes`,
+      });
     if (expirationSeconds > MAX_EXPIRATION)
-      causes.push({ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: `Invalid value: ${expirationSeconds}: may not specify a duration larger than 2^32 seconds` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'spec.expirationSeconds',
+        message: `Invalid value: ${expirationSeconds}: may not specify a duration larger than 2^32 seconds`,
+      });
     if (causes.length) throw errors.invalid(KIND, '', causes);
 
     let pod: { name: string; uid: string } | undefined;
@@ -87,13 +110,17 @@ export function tokenRequestHandler(deps: TokenRequestDeps): Handler {
       const kind = typeof ref.kind === 'string' ? ref.kind : '';
       const name = typeof ref.name === 'string' ? ref.name : '';
       const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-      const plural = group === '' && kind === 'Pod' ? 'pods' : group === '' && kind === 'Secret' ? 'secrets' : undefined;
+      const plural =
+        group === '' && kind === 'Pod' ? 'pods' : group === '' && kind === 'Secret' ? 'secrets' : undefined;
       if (!plural) {
         const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
         throw errors.badRequest(`cannot bind token for object of type ${group}/${version}, Kind=${kind}`);
       }
       const bound = (await s.registry.byResource('', plural)!.store.get(s.namespace, name)) as KObject;
-      if (kind === 'Pod' && (bound.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName !== s.name)
+      if (
+        kind === 'Pod' &&
+        (bound.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName !== s.name
+      )
         throw errors.badRequest(
           `cannot bind token for serviceaccount ${JSON.stringify(s.name)} to pod running with different serviceaccount name.`,
         );

@@ -30,7 +30,10 @@ export const createHandler: Handler = async (s) => {
   const review = s.def.strategy.review;
   if (review) {
     // a kind that is not stored: the answer is computed, never written (a dry run alike)
-    s.reply(201, s.store.present(await review(obj, s.ctx, { namespace: s.namespace, version: s.version }), s.version));
+    s.reply(
+      201,
+      s.store.present(await review(obj, s.ctx, { namespace: s.namespace, version: s.version }), s.version),
+    );
     return;
   }
   const created = await s.store.create(s.namespace, obj, s.ctx, s.version);
@@ -128,7 +131,9 @@ async function deleteParams(s: Scope): Promise<DeleteParams> {
       throw errors.badRequest('DeleteOptions must be an object');
     const o = value as Record<string, unknown>;
     if (o.kind !== undefined && o.kind !== 'DeleteOptions')
-      throw errors.badRequest(`the kind in the data (${String(o.kind)}) does not match the expected kind (DeleteOptions)`);
+      throw errors.badRequest(
+        `the kind in the data (${String(o.kind)}) does not match the expected kind (DeleteOptions)`,
+      );
     if (o.preconditions !== undefined) {
       if (typeof o.preconditions !== 'object' || o.preconditions === null || Array.isArray(o.preconditions))
         throw errors.badRequest('preconditions must be an object');
@@ -182,7 +187,9 @@ async function deleteParams(s: Scope): Promise<DeleteParams> {
   const pp = s.query.get('propagationPolicy');
   if (pp) {
     if (!['Orphan', 'Background', 'Foreground'].includes(pp))
-      throw errors.badRequest(`propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan"`);
+      throw errors.badRequest(
+        `propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan"`,
+      );
     p.propagationPolicy = pp;
   }
   return p;
@@ -192,7 +199,15 @@ export const deleteHandler: Handler = async (s) => {
   const p = await deleteParams(s);
   const r = await s.store.delete(s.namespace, s.name, p, s.ctx, s.version);
   if (r.deleted && !s.def.strategy.returnDeletedObject) {
-    s.reply(200, successStatus({ name: s.name, group: s.def.group || undefined, kind: s.def.plural, uid: r.obj.metadata.uid }));
+    s.reply(
+      200,
+      successStatus({
+        name: s.name,
+        group: s.def.group || undefined,
+        kind: s.def.plural,
+        uid: r.obj.metadata.uid,
+      }),
+    );
     return;
   }
   s.reply(200, s.store.present(r.obj, s.version));

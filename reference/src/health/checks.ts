@@ -49,7 +49,8 @@ export class HealthChecks {
     } catch (e) {
       why = e instanceof Error ? e.message : String(e);
     }
-    if (why !== undefined && endpoint === 'livez' && c.postStartHook && this.now() < this.livezGraceUntil) return undefined;
+    if (why !== undefined && endpoint === 'livez' && c.postStartHook && this.now() < this.livezGraceUntil)
+      return undefined;
     return why;
   }
 }

@@ -24,7 +24,11 @@ export function healthHandler(checks: HealthChecks) {
     }
     const excluded = new Set(url.searchParams.getAll('exclude'));
     const verbose = url.searchParams.has('verbose');
-    const results = await Promise.all(list.map(async (c) => [c.name, excluded.has(c.name) ? undefined : await checks.run(c, endpoint)] as const));
+    const results = await Promise.all(
+      list.map(
+        async (c) => [c.name, excluded.has(c.name) ? undefined : await checks.run(c, endpoint)] as const,
+      ),
+    );
     let allOk = true;
     const lines: string[] = [];
     for (const [name, why] of results) {
@@ -36,8 +40,11 @@ export function healthHandler(checks: HealthChecks) {
     for (const c of excluded) if (names.includes(c)) lines.push(`[+]${c} excluded: ok`);
     const unknownExcluded = [...excluded].filter((c) => !names.includes(c));
     if (unknownExcluded.length)
-      lines.push(`warn: some health checks cannot be excluded: no matches for "${unknownExcluded.join('", "')}"`);
-    const body = verbose || !allOk ? `${lines.join('\n')}\n${endpoint} check ${allOk ? 'passed' : 'failed'}\n` : 'ok';
+      lines.push(
+        `warn: some health checks cannot be excluded: no matches for "${unknownExcluded.join('", "')}"`,
+      );
+    const body =
+      verbose || !allOk ? `${lines.join('\n')}\n${endpoint} check ${allOk ? 'passed' : 'failed'}\n` : 'ok';
     res.writeHead(allOk ? 200 : 500, TEXT);
     res.end(body);
     return true;

@@ -49,16 +49,27 @@ const RESOURCE_VERBS: Record<string, string> = {
  * an apply patch), the scope (`resource` for a named object or a create, `namespace`,
  * `cluster`), and the dry-run value (`All`, or `invalid`).
  */
-export function labelRequest(o: RequestObservation, info: RequestInfo, q: URLSearchParams, contentType: string | undefined): void {
+export function labelRequest(
+  o: RequestObservation,
+  info: RequestInfo,
+  q: URLSearchParams,
+  contentType: string | undefined,
+): void {
   if (info.resourceRequest) {
     let verb = RESOURCE_VERBS[info.verb] ?? 'other';
-    if (verb === 'PATCH' && (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/apply-patch+yaml') verb = 'APPLY';
+    if (
+      verb === 'PATCH' &&
+      (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/apply-patch+yaml'
+    )
+      verb = 'APPLY';
     o.verb = verb;
     o.scope = info.name || info.verb === 'create' ? 'resource' : info.namespace ? 'namespace' : 'cluster';
   }
   if (q.has('dryRun')) {
     const values = q.getAll('dryRun');
-    o.dryRun = values.every((v) => v === 'All' || v === '') ? [...new Set(values.filter(Boolean))].sort().join(',') : 'invalid';
+    o.dryRun = values.every((v) => v === 'All' || v === '')
+      ? [...new Set(values.filter(Boolean))].sort().join(',')
+      : 'invalid';
   }
 }
 
@@ -67,7 +78,12 @@ export function labelRequest(o: RequestObservation, info: RequestInfo, q: URLSea
  * non-resource path is a label only when a route answered it (a 404 for any path a client
  * makes up would make the label set grow without bound).
  */
-export function recordEnd(m: RequestMetrics, o: RequestObservation, res: ServerResponse, req: IncomingMessage): void {
+export function recordEnd(
+  m: RequestMetrics,
+  o: RequestObservation,
+  res: ServerResponse,
+  req: IncomingMessage,
+): void {
   // no closure for the usual reply, already written: only a reply still going (a watch) waits
   if (res.writableEnded) finish(m, o, res, req);
   else res.once('close', () => finish(m, o, res, req));

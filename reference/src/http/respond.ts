@@ -48,9 +48,12 @@ export function writeEncoded(
   } else {
     body = jsonBytes(obj);
     if (out.format !== 'json' && out.format !== 'table') contentType = 'application/json';
-    if (out.format === 'table' && (o2?.kind !== 'Table')) contentType = 'application/json';
+    if (out.format === 'table' && o2?.kind !== 'Table') contentType = 'application/json';
   }
-  const headers: Record<string, string | string[] | number> = { 'Content-Type': contentType, ...(o.headers ?? {}) };
+  const headers: Record<string, string | string[] | number> = {
+    'Content-Type': contentType,
+    ...(o.headers ?? {}),
+  };
   if (o.warnings?.length) headers.Warning = warningHeaders(o.warnings);
   if (o.gzip && o.compression !== false && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
     body = gzipSync(body, { level: 1 });
@@ -72,7 +75,13 @@ export function writeError(
   sized?: { bytes: number | undefined },
 ): void {
   const se = err instanceof StatusError ? err : undefined;
-  const status = se ? se.toStatus() : new StatusError(500, 'InternalError', `Internal error occurred: ${String((err as Error)?.message ?? err)}`).toStatus();
+  const status = se
+    ? se.toStatus()
+    : new StatusError(
+        500,
+        'InternalError',
+        `Internal error occurred: ${String((err as Error)?.message ?? err)}`,
+      ).toStatus();
   if (res.headersSent) {
     res.destroy();
     return;

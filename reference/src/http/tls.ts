@@ -18,11 +18,15 @@ export interface CertBundle {
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
 function pemKey(der: ArrayBuffer): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n');
   return `-----BEGIN PRIVATE KEY-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END PRIVATE KEY-----\n`;
 }
 
-export async function generateCertificate(hosts: string[] = ['127.0.0.1', '::1', 'localhost']): Promise<CertBundle> {
+export async function generateCertificate(
+  hosts: string[] = ['127.0.0.1', '::1', 'localhost'],
+): Promise<CertBundle> {
   const caKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = new Date(Date.now() - 60_000);
   const until = new Date(Date.now() + 365 * 24 * 3600 * 1000);
@@ -51,10 +55,17 @@ export async function generateCertificate(hosts: string[] = ['127.0.0.1', '::1',
     signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension(
-        hosts.map((h) => (/^[\d.]+$/.test(h) || h.includes(':') ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h })),
+        hosts.map((h) =>
+          /^[\d.]+$/.test(h) || h.includes(':')
+            ? { type: 'ip' as const, value: h }
+            : { type: 'dns' as const, value: h },
+        ),
       ),
       await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
     ],

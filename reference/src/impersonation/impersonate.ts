@@ -19,7 +19,9 @@ function values(h: string | string[] | undefined): string[] {
 }
 
 /** Whether the request asks to impersonate anyone. */
-export function wantsImpersonation(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+export function wantsImpersonation(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): boolean {
   return Object.keys(headers).some((k) => k.startsWith('impersonate-'));
 }
 
@@ -50,7 +52,12 @@ export async function impersonate(
     throw errors.badRequest('requested impersonation of groups, extras or uid without impersonating a user');
   if (!target) return user;
 
-  const check = async (a: Omit<AuthorizationAttributes, 'user' | 'verb' | 'resourceRequest' | 'apiVersion' | 'subresource' | 'path'> & { subresource?: string }) => {
+  const check = async (
+    a: Omit<
+      AuthorizationAttributes,
+      'user' | 'verb' | 'resourceRequest' | 'apiVersion' | 'subresource' | 'path'
+    > & { subresource?: string },
+  ) => {
     const attrs: AuthorizationAttributes = {
       user,
       verb: 'impersonate',
@@ -68,7 +75,13 @@ export async function impersonate(
   for (const g of groups) await check({ apiGroup: '', resource: 'groups', namespace: '', name: g });
   for (const [k, vs] of Object.entries(extra))
     for (const v of vs)
-      await check({ apiGroup: 'authentication.orch.io', resource: 'userextras', subresource: k, namespace: '', name: v });
+      await check({
+        apiGroup: 'authentication.orch.io',
+        resource: 'userextras',
+        subresource: k,
+        namespace: '',
+        name: v,
+      });
   const sa = serviceAccountOf(target);
   if (sa) await check({ apiGroup: '', resource: 'serviceaccounts', namespace: sa.namespace, name: sa.name });
   else await check({ apiGroup: '', resource: 'users', namespace: '', name: target });
@@ -77,13 +90,17 @@ export async function impersonate(
   // a service account's groups are known, unless groups were asked for
   const out: UserInfo = {
     username: target,
-    groups: sa && groups.length === 0 ? ['system:serviceaccounts', `system:serviceaccounts:${sa.namespace}`] : [...groups],
+    groups:
+      sa && groups.length === 0
+        ? ['system:serviceaccounts', `system:serviceaccounts:${sa.namespace}`]
+        : [...groups],
   };
   if (uid) out.uid = uid;
   if (Object.keys(extra).length) out.extra = extra;
   if (target === ANONYMOUS) {
     if (!out.groups.includes(UNAUTHENTICATED)) out.groups.push(UNAUTHENTICATED);
-  } else if (!out.groups.includes(AUTHENTICATED) && !out.groups.includes(UNAUTHENTICATED)) out.groups.push(AUTHENTICATED);
+  } else if (!out.groups.includes(AUTHENTICATED) && !out.groups.includes(UNAUTHENTICATED))
+    out.groups.push(AUTHENTICATED);
   return out;
 }
 
@@ -99,7 +116,8 @@ function serviceAccountOf(username: string): { namespace: string; name: string }
   const parts = username.slice(SA_PREFIX.length).split(':');
   if (parts.length !== 2) return undefined;
   const [namespace, name] = parts as [string, string];
-  if (namespace.length > 63 || !DNS_LABEL.test(namespace) || name.length > 253 || !DNS_SUBDOMAIN.test(name)) return undefined;
+  if (namespace.length > 63 || !DNS_LABEL.test(namespace) || name.length > 253 || !DNS_SUBDOMAIN.test(name))
+    return undefined;
   return { namespace, name };
 }
 

@@ -30,7 +30,16 @@ const LATENCY_BUCKETS = [
 const SLI_BUCKETS = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
 /** Labels of the request counter, in the order RequestMetrics gives them. */
-export const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+export const REQUEST_LABELS = [
+  'verb',
+  'dry_run',
+  'group',
+  'version',
+  'resource',
+  'subresource',
+  'scope',
+  'component',
+] as const;
 const NO_DRY_RUN = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
 export const REQUEST_TOTAL: MetricDescriptor = {
@@ -132,7 +141,17 @@ export const BUILD_INFO: MetricDescriptor = {
   name: 'kubernetes_build_info',
   help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
   type: 'gauge',
-  labels: ['major', 'minor', 'git_version', 'git_commit', 'git_tree_state', 'build_date', 'go_version', 'compiler', 'platform'],
+  labels: [
+    'major',
+    'minor',
+    'git_version',
+    'git_commit',
+    'git_tree_state',
+    'build_date',
+    'go_version',
+    'compiler',
+    'platform',
+  ],
   stability: 'ALPHA',
 };
 

@@ -47,7 +47,10 @@ export interface LifecycleFacts {
 
 /** Whether the metric is deprecated at release `current` (a deprecation announced for a later release is not in force yet). */
 export function isDeprecated(m: LifecycleFacts, current: string): boolean {
-  return m.deprecatedVersion !== undefined && releasesBetween(releaseOf(m.deprecatedVersion), releaseOf(current)) >= 0;
+  return (
+    m.deprecatedVersion !== undefined &&
+    releasesBetween(releaseOf(m.deprecatedVersion), releaseOf(current)) >= 0
+  );
 }
 
 /** Whether the metric is hidden at release `current` (not registered), without the show-hidden flag. */

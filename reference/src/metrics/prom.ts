@@ -12,7 +12,12 @@ export type EmitLabelled = (labels: Labels, value: number) => void;
 /** A registered metric: its descriptor (help already in its life-cycle form) and where its values come from. */
 export type Registered =
   | { type: 'counter' | 'gauge'; d: MetricDescriptor; help: string; collect: (emit: EmitLabelled) => void }
-  | { type: 'histogram'; d: MetricDescriptor; help: string; source: () => Iterable<readonly [Labels, Buckets]> };
+  | {
+      type: 'histogram';
+      d: MetricDescriptor;
+      help: string;
+      source: () => Iterable<readonly [Labels, Buckets]>;
+    };
 
 let processRegistry: Registry | undefined;
 /** The process and Node.js metrics (one set per process: their collectors are process-wide). */
@@ -38,7 +43,13 @@ class SeriesHistogram extends Histogram<string> {
 
   constructor(r: Extract<Registered, { type: 'histogram' }>, registry: Registry) {
     const bounds = r.d.buckets ?? [];
-    super({ name: r.d.name, help: r.help, labelNames: r.d.labels, buckets: [...bounds], registers: [registry] });
+    super({
+      name: r.d.name,
+      help: r.help,
+      labelNames: r.d.labels,
+      buckets: [...bounds],
+      registers: [registry],
+    });
     this.source = r.source;
     this.bounds = bounds;
     this.metricName = r.d.name;
@@ -62,7 +73,13 @@ class SeriesHistogram extends Histogram<string> {
     }
     // the fields prom-client's histograms give (`type` is the string prom-client writes; its
     // typings call it an enum)
-    return { name, help: this.helpText, type: 'histogram', aggregator: 'sum', values } as unknown as HistogramValues;
+    return {
+      name,
+      help: this.helpText,
+      type: 'histogram',
+      aggregator: 'sum',
+      values,
+    } as unknown as HistogramValues;
   }
 
   /** What prom-client's registry reads when it writes the text format. */

@@ -26,7 +26,9 @@ const warned = new WeakMap<(message: string) => void, Set<string>>();
 
 /** A label set as prom-client takes it, names in alphabetical order (as Kubernetes prints them). */
 function labeller(names: readonly string[]): (values: LabelValues) => Labels {
-  const order = names.map((_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
+  const order = names
+    .map((_, i) => i)
+    .sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
   return (values) => {
     const o: Labels = {};
     for (const i of order) o[names[i]!] = values[i] ?? '';
@@ -61,7 +63,12 @@ export class MetricsRegistry {
             emit({ deprecated_version: r.deprecated, stability_level: r.level }, r.n);
         },
       },
-      { type: 'counter', d: HIDDEN_METRICS, help: describe(HIDDEN_METRICS, o.release), collect: (emit) => emit({}, this.hidden) },
+      {
+        type: 'counter',
+        d: HIDDEN_METRICS,
+        help: describe(HIDDEN_METRICS, o.release),
+        collect: (emit) => emit({}, this.hidden),
+      },
     );
   }
 
@@ -81,7 +88,11 @@ export class MetricsRegistry {
     }
     const deprecated = isDeprecated(d, this.release);
     const key = `${d.stability}/${deprecated ? d.deprecatedVersion : ''}`;
-    const r = this.registeredByLevel.get(key) ?? { level: d.stability, deprecated: deprecated ? d.deprecatedVersion! : '', n: 0 };
+    const r = this.registeredByLevel.get(key) ?? {
+      level: d.stability,
+      deprecated: deprecated ? d.deprecatedVersion! : '',
+      n: 0,
+    };
     r.n++;
     this.registeredByLevel.set(key, r);
     if (deprecated) {
@@ -89,7 +100,9 @@ export class MetricsRegistry {
       if (!heard) warned.set(this.warn, (heard = new Set()));
       if (!heard.has(d.name)) {
         heard.add(d.name);
-        this.warn(`metric ${d.name} is deprecated from ${d.deprecatedVersion} (${d.stability}); it will be hidden in a later release`);
+        this.warn(
+          `metric ${d.name} is deprecated from ${d.deprecatedVersion} (${d.stability}); it will be hidden in a later release`,
+        );
       }
     }
     return true;
@@ -108,7 +121,12 @@ export class MetricsRegistry {
   private valued(type: 'counter' | 'gauge', d: MetricDescriptor, collect: (emit: Emit) => void): boolean {
     if (!this.admit(d)) return false;
     const labels = labeller(d.labels);
-    this.metrics.push({ type, d, help: describe(d, this.release), collect: (emit) => collect((values, v) => emit(labels(values), v)) });
+    this.metrics.push({
+      type,
+      d,
+      help: describe(d, this.release),
+      collect: (emit) => collect((values, v) => emit(labels(values), v)),
+    });
     return true;
   }
 
@@ -129,7 +147,10 @@ export class MetricsRegistry {
 
   /** The text exposition: the process metrics, then the server's own. */
   async text(): Promise<string> {
-    this.prom ??= import('./prom.ts').then((p) => ({ own: p.promRegistry(this.metrics), proc: p.processMetrics() }));
+    this.prom ??= import('./prom.ts').then((p) => ({
+      own: p.promRegistry(this.metrics),
+      proc: p.processMetrics(),
+    }));
     const { own, proc } = await this.prom;
     const [p, o] = await Promise.all([proc.metrics(), own.metrics()]);
     return `${p}\n${o}`;

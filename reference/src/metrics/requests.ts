@@ -198,8 +198,15 @@ export class RequestMetrics {
   }
 
   /** A request to a deprecated version: the gauge of that group, version, resource, subresource is 1. */
-  deprecatedRequest(group: string, version: string, resource: string, subresource: string, removedRelease: string): void {
+  deprecatedRequest(
+    group: string,
+    version: string,
+    resource: string,
+    subresource: string,
+    removedRelease: string,
+  ): void {
     const key = `${group}\u0000${version}\u0000${resource}\u0000${subresource}\u0000${removedRelease}`;
-    if (!this.deprecated.has(key)) this.deprecated.set(key, [group, version, resource, subresource, removedRelease]);
+    if (!this.deprecated.has(key))
+      this.deprecated.set(key, [group, version, resource, subresource, removedRelease]);
   }
 }

@@ -18,7 +18,8 @@ function groupResource(group: string, plural: string): string {
 function directoryBytes(dir: string): number | undefined {
   try {
     let n = 0;
-    for (const f of readdirSync(dir, { withFileTypes: true })) if (f.isFile()) n += statSync(join(dir, f.name)).size;
+    for (const f of readdirSync(dir, { withFileTypes: true }))
+      if (f.isFile()) n += statSync(join(dir, f.name)).size;
     return n;
   } catch {
     return undefined;

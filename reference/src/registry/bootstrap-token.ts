@@ -31,7 +31,10 @@ export function secretValue(o: KObject, key: string): string {
 }
 
 export function isBootstrapTokenSecret(o: KObject): boolean {
-  return o.type === BOOTSTRAP_TOKEN_TYPE && (o.metadata.namespace ?? BOOTSTRAP_TOKEN_NAMESPACE) === BOOTSTRAP_TOKEN_NAMESPACE;
+  return (
+    o.type === BOOTSTRAP_TOKEN_TYPE &&
+    (o.metadata.namespace ?? BOOTSTRAP_TOKEN_NAMESPACE) === BOOTSTRAP_TOKEN_NAMESPACE
+  );
 }
 
 /**

@@ -211,7 +211,9 @@ function versionDescriptors(spec: CrdSpec): Record<string, VersionDescriptor> {
 function defaultDeprecationWarning(version: string, spec: CrdSpec): string {
   const kind = spec.names.kind;
   const text = `${spec.group}/${version} ${kind} is deprecated`;
-  const candidates = (spec.versions ?? []).filter((v) => v.served && !v.deprecated && v.name !== version).map((v) => v.name);
+  const candidates = (spec.versions ?? [])
+    .filter((v) => v.served && !v.deprecated && v.name !== version)
+    .map((v) => v.name);
   const ordered = sortByPriority([version, ...candidates]);
   const above = ordered.slice(0, ordered.indexOf(version));
   return above.length ? `${text}; use ${spec.group}/${above[0]} ${kind}` : text;

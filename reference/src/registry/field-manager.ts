@@ -21,7 +21,6 @@ import { deepEqual } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
 import { type RequestContext, type ResourceDef, schemaFor } from './types.ts';
 
-
 function apiVersionOf(def: ResourceDef, version: string): string {
   return def.group ? `${def.group}/${version}` : version;
 }

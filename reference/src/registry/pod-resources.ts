@@ -51,7 +51,8 @@ export function podTotals(spec: PodResourcesSpec, which: 'requests' | 'limits'):
     if (!cur || v.n > cur.n) sum.set(k, v);
   }
   // the overhead adds to every request, and to the limits a container sets
-  if (spec.overhead) addInto(sum, which === 'requests' ? spec.overhead : filterKeys(spec.overhead, [...sum.keys()]));
+  if (spec.overhead)
+    addInto(sum, which === 'requests' ? spec.overhead : filterKeys(spec.overhead, [...sum.keys()]));
   return toList(sum);
 }
 

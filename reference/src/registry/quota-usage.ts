@@ -37,7 +37,14 @@ const POD_COMPUTE: Record<string, ['requests' | 'limits', string]> = {
   'limits.ephemeral-storage': ['limits', 'ephemeral-storage'],
 };
 /** The compute resources every container must set once a quota limits them. */
-export const MUST_SPECIFY = ['cpu', 'limits.cpu', 'limits.memory', 'memory', 'requests.cpu', 'requests.memory'];
+export const MUST_SPECIFY = [
+  'cpu',
+  'limits.cpu',
+  'limits.memory',
+  'memory',
+  'requests.cpu',
+  'requests.memory',
+];
 
 const one = { n: 1_000_000_000n, bin: false };
 
@@ -61,7 +68,8 @@ function podUsage(o: KObject, out: Usage): void {
   }
   // extended resources count by their requests
   for (const [res, v] of Object.entries(totals.requests))
-    if (!['cpu', 'memory', 'ephemeral-storage'].includes(res)) out[`requests.${res}`] = { n: nanosOf(v) ?? 0n, bin: isBinary(v) };
+    if (!['cpu', 'memory', 'ephemeral-storage'].includes(res))
+      out[`requests.${res}`] = { n: nanosOf(v) ?? 0n, bin: isBinary(v) };
 }
 
 function claimUsage(o: KObject, out: Usage): void {
@@ -100,11 +108,14 @@ export function resourceOfHard(key: string): { group: string; plural: string } |
   if (key.startsWith('count/')) {
     const rest = key.slice('count/'.length);
     const dot = rest.indexOf('.');
-    return dot < 0 ? { group: '', plural: rest } : { group: rest.slice(dot + 1).replace(/\.k8s\.io$/, '.orch.io'), plural: rest.slice(0, dot) };
+    return dot < 0
+      ? { group: '', plural: rest }
+      : { group: rest.slice(dot + 1).replace(/\.k8s\.io$/, '.orch.io'), plural: rest.slice(0, dot) };
   }
   if (LEGACY[key]) return { group: '', plural: key };
   if (key.startsWith('services.')) return { group: '', plural: 'services' };
-  if (key === 'requests.storage' || key.includes(`.${STORAGE_CLASS_GROUP}/`)) return { group: '', plural: 'persistentvolumeclaims' };
+  if (key === 'requests.storage' || key.includes(`.${STORAGE_CLASS_GROUP}/`))
+    return { group: '', plural: 'persistentvolumeclaims' };
   return { group: '', plural: 'pods' };
 }
 

@@ -108,7 +108,8 @@ export class Registry {
     this.byBucket.delete(`${group}/${plural}`);
     for (const v of e.def.versions) this.byPath.delete(`${group}/${v}/${plural}`);
     const still = new Set<string>();
-    for (const x of this.byBucket.values()) if (x.def.group === group) for (const v of x.def.versions) still.add(v);
+    for (const x of this.byBucket.values())
+      if (x.def.group === group) for (const v of x.def.versions) still.add(v);
     if (still.size) this.groups.set(group, sortVersions([...still]));
     else this.groups.delete(group);
     for (const f of this.onChange) f();
@@ -130,7 +131,9 @@ export class Registry {
   configure(rc: RuntimeConfig): void {
     checkRuntimeConfig(rc, this.builtinApis());
     this.enablement = new ApiEnablement(rc);
-    this.governed = new Set([...this.byBucket.entries()].filter(([, { def }]) => !def.custom).map(([k]) => k));
+    this.governed = new Set(
+      [...this.byBucket.entries()].filter(([, { def }]) => !def.custom).map(([k]) => k),
+    );
   }
 
   /** The built-in groups, versions and resources (custom resources and alias groups left out). */
@@ -195,7 +198,10 @@ export class Registry {
   apiGroupList(): unknown {
     const groups = [...this.groups.keys()]
       .filter((g) => g !== '')
-      .sort((a, b) => groupOrder(this.aliases.get(a) ?? a, this.aliases.get(b) ?? b) || twinFirst(this.aliases, a, b))
+      .sort(
+        (a, b) =>
+          groupOrder(this.aliases.get(a) ?? a, this.aliases.get(b) ?? b) || twinFirst(this.aliases, a, b),
+      )
       .map((g) => this.group(g))
       .filter(Boolean);
     return { kind: 'APIGroupList', apiVersion: 'v1', groups };
@@ -231,7 +237,12 @@ export class Registry {
         resources.push(s);
       }
     }
-    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(group, version), resources };
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: apiVersionOf(group, version),
+      resources,
+    };
   }
 }
 
@@ -266,7 +277,9 @@ function renameGroup(o: KObject, from: string, to: string): KObject {
   if (Array.isArray(mf))
     out.metadata = {
       ...(o.metadata as object),
-      managedFields: mf.map((e) => (e && typeof e === 'object' ? { ...e, apiVersion: swap(e.apiVersion) } : e)),
+      managedFields: mf.map((e) =>
+        e && typeof e === 'object' ? { ...e, apiVersion: swap(e.apiVersion) } : e,
+      ),
     };
   return out;
 }

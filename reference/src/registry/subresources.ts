@@ -20,7 +20,10 @@ export const SUBRESOURCES: Readonly<Record<string, SubresourceInfo>> = {
   eviction: { verbs: ['create'], kind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
   finalize: { verbs: ['update'] },
   approval: { verbs: ['get', 'patch', 'update'] },
-  token: { verbs: ['create'], kind: { group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' } },
+  token: {
+    verbs: ['create'],
+    kind: { group: 'authentication.orch.io', version: 'v1', kind: 'TokenRequest' },
+  },
   binding: { verbs: ['create'], kind: { group: '', version: 'v1', kind: 'Binding' } },
   ephemeralcontainers: { verbs: ['get', 'patch', 'update'] },
   log: { verbs: ['get'], connect: true },

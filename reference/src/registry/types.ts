@@ -141,7 +141,11 @@ export interface Strategy {
    * returns (its status computed from the request); nothing is written, and only `create` is
    * served.
    */
-  review?(obj: KObject, ctx: RequestContext, at: { namespace: string; version: string }): MaybePromise<KObject>;
+  review?(
+    obj: KObject,
+    ctx: RequestContext,
+    at: { namespace: string; version: string },
+  ): MaybePromise<KObject>;
   /**
    * Kinds whose objects are computed when read, never stored (ComponentStatus): get answers
    * `get(name)` (404 when undefined), list answers `list()` filtered by the selectors.

@@ -110,7 +110,11 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
   refs.forEach((r, i) => {
     if (r === null)
       for (const f of ['apiVersion', 'kind', 'name', 'uid'])
-        causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `metadata.ownerReferences[${i}].${f}` });
+        causes.push({
+          reason: 'FieldValueRequired',
+          message: 'Required value',
+          field: `metadata.ownerReferences[${i}].${f}`,
+        });
   });
   const fins: unknown[] = Array.isArray(m.finalizers) ? m.finalizers : [];
   for (const f of fins) {
@@ -126,4 +130,3 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
   }
   return causes;
 }
-

@@ -25,7 +25,8 @@ export function decodeWithSchema(value: unknown, schema: Schema): DecodeResult {
 
 function typeOk(v: unknown, s: Schema): boolean {
   if (v === null) return true; // null means "unset" for optional fields, as in Kubernetes' decoder
-  if (s['x-orch-int-or-string']) return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+  if (s['x-orch-int-or-string'])
+    return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
   switch (s.type) {
     case undefined:
       return true;
@@ -106,17 +107,21 @@ export function missingRequired(v: unknown, s: Schema, path = '', out: string[] 
     return out;
   }
   const obj = v as Record<string, unknown>;
-  if (s.required) for (const r of s.required) if (obj[r] === undefined || obj[r] === null) out.push(path ? `${path}.${r}` : r);
+  if (s.required)
+    for (const r of s.required)
+      if (obj[r] === undefined || obj[r] === null) out.push(path ? `${path}.${r}` : r);
   // only objects and lists can hold a missing field: scalars are passed over without a path
   if (s.properties) {
     for (const k in s.properties) {
       const val = obj[k];
-      if (val !== null && typeof val === 'object') missingRequired(val, s.properties[k]!, path ? `${path}.${k}` : k, out);
+      if (val !== null && typeof val === 'object')
+        missingRequired(val, s.properties[k]!, path ? `${path}.${k}` : k, out);
     }
   } else if (typeof s.additionalProperties === 'object') {
     for (const k in obj) {
       const val = obj[k];
-      if (val !== null && typeof val === 'object') missingRequired(val, s.additionalProperties, path ? `${path}.${k}` : k, out);
+      if (val !== null && typeof val === 'object')
+        missingRequired(val, s.additionalProperties, path ? `${path}.${k}` : k, out);
     }
   }
   return out;

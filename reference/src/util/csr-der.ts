@@ -69,7 +69,9 @@ export function certificateRequestProblem(pem: string): string | undefined {
     const ok = verify(hash, der.subarray(info.at, info.end), key, der.subarray(sig.start + 1, sig.end));
     return ok ? undefined : 'x509: signature verification failure';
   } catch (e) {
-    return (e as Error).message.startsWith('asn1') ? (e as Error).message : `x509: malformed certificate request: ${(e as Error).message}`;
+    return (e as Error).message.startsWith('asn1')
+      ? (e as Error).message
+      : `x509: malformed certificate request: ${(e as Error).message}`;
   }
 }
 

@@ -85,7 +85,8 @@ export class HttpsJsonClient {
       const err = e as { code?: string; cause?: { code?: string } };
       throw new HttpsJsonError(`${url}: ${(e as Error).message}`, undefined, err.cause?.code ?? err.code);
     }
-    if (status < 200 || status > 299) throw new HttpsJsonError(`${url}: HTTP ${status}`, status, undefined, retryAfter);
+    if (status < 200 || status > 299)
+      throw new HttpsJsonError(`${url}: HTTP ${status}`, status, undefined, retryAfter);
     try {
       return JSON.parse(text);
     } catch {

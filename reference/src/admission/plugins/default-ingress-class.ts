@@ -16,9 +16,14 @@ export function defaultIngressClassPlugin(registry: Registry): AdmissionPlugin {
       const ing = a.object as Ingress;
       if (ing.spec?.ingressClassName !== undefined) return;
       if (ing.metadata.annotations?.[INGRESS_CLASS_ANNOTATION] !== undefined) return;
-      const defaults = (await listAll(registry, 'networking.orch.io', 'ingressclasses')).filter(isDefaultIngressClass);
+      const defaults = (await listAll(registry, 'networking.orch.io', 'ingressclasses')).filter(
+        isDefaultIngressClass,
+      );
       if (defaults.length > 1)
-        throw admissionForbidden(a, `Internal error occurred: ${defaults.length} default IngressClasses were found, only 1 allowed`);
+        throw admissionForbidden(
+          a,
+          `Internal error occurred: ${defaults.length} default IngressClasses were found, only 1 allowed`,
+        );
       if (defaults.length === 0) return;
       ing.spec = { ...(ing.spec ?? {}), ingressClassName: defaults[0]!.metadata.name };
     },

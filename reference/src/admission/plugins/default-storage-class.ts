@@ -18,9 +18,14 @@ export function defaultStorageClassPlugin(registry: Registry): AdmissionPlugin {
       const pvc = a.object as PersistentVolumeClaim;
       if (pvc.spec?.storageClassName !== undefined) return;
       if (pvc.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION]) return;
-      const defaults = (await listAll(registry, 'storage.orch.io', 'storageclasses')).filter(isDefaultStorageClass);
+      const defaults = (await listAll(registry, 'storage.orch.io', 'storageclasses')).filter(
+        isDefaultStorageClass,
+      );
       if (defaults.length > 1)
-        throw admissionForbidden(a, `Internal error occurred: ${defaults.length} default StorageClasses were found`);
+        throw admissionForbidden(
+          a,
+          `Internal error occurred: ${defaults.length} default StorageClasses were found`,
+        );
       if (defaults.length === 0) return;
       pvc.spec = { ...(pvc.spec ?? {}), storageClassName: defaults[0]!.metadata.name };
     },

@@ -125,7 +125,10 @@ export function eventRateLimit(env: { config: unknown; now?: () => number }): Ad
     // creations and updates only, as 1.28's plugin (a deletion, the namespace controller's
     // emptying of a namespace among them, takes no token)
     handles: (a) =>
-      (a.operation === 'CREATE' || a.operation === 'UPDATE') && a.kind.group === '' && a.kind.kind === 'Event' && !a.dryRun,
+      (a.operation === 'CREATE' || a.operation === 'UPDATE') &&
+      a.kind.group === '' &&
+      a.kind.kind === 'Event' &&
+      !a.dryRun,
     validate(a) {
       const refused: string[] = [];
       for (const { limit, cache } of limits) {

@@ -39,34 +39,64 @@ function applyDefaults(pod: KObject, items: LimitRangeItem[]): void {
     }
   }
   if (set.length)
-    pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${set.join('; ')}` };
+    pod.metadata.annotations = {
+      ...(pod.metadata.annotations ?? {}),
+      [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${set.join('; ')}`,
+    };
 }
 
 // ------------------------------------------------------------------ constraints (Kubernetes' words)
 
 const n = (v: string | undefined) => nanosOf(v) ?? 0n;
 
-function minConstraint(type: string, k: string, enforced: string, req: ResourceList, lim: ResourceList): string | undefined {
+function minConstraint(
+  type: string,
+  k: string,
+  enforced: string,
+  req: ResourceList,
+  lim: ResourceList,
+): string | undefined {
   if (req[k] === undefined) return `minimum ${k} usage per ${type} is ${enforced}.  No request is specified`;
-  if (n(req[k]) < n(enforced)) return `minimum ${k} usage per ${type} is ${enforced}, but request is ${req[k]}`;
-  if (lim[k] !== undefined && n(lim[k]) < n(enforced)) return `minimum ${k} usage per ${type} is ${enforced}, but limit is ${lim[k]}`;
+  if (n(req[k]) < n(enforced))
+    return `minimum ${k} usage per ${type} is ${enforced}, but request is ${req[k]}`;
+  if (lim[k] !== undefined && n(lim[k]) < n(enforced))
+    return `minimum ${k} usage per ${type} is ${enforced}, but limit is ${lim[k]}`;
   return undefined;
 }
 
-function maxConstraint(type: string, k: string, enforced: string, req: ResourceList, lim: ResourceList): string | undefined {
+function maxConstraint(
+  type: string,
+  k: string,
+  enforced: string,
+  req: ResourceList,
+  lim: ResourceList,
+): string | undefined {
   if (lim[k] === undefined) return `maximum ${k} usage per ${type} is ${enforced}.  No limit is specified`;
   if (n(lim[k]) > n(enforced)) return `maximum ${k} usage per ${type} is ${enforced}, but limit is ${lim[k]}`;
-  if (req[k] !== undefined && n(req[k]) > n(enforced)) return `maximum ${k} usage per ${type} is ${enforced}, but request is ${req[k]}`;
+  if (req[k] !== undefined && n(req[k]) > n(enforced))
+    return `maximum ${k} usage per ${type} is ${enforced}, but request is ${req[k]}`;
   return undefined;
 }
 
-function maxRequestConstraint(type: string, k: string, enforced: string, req: ResourceList): string | undefined {
+function maxRequestConstraint(
+  type: string,
+  k: string,
+  enforced: string,
+  req: ResourceList,
+): string | undefined {
   if (req[k] === undefined) return `maximum ${k} usage per ${type} is ${enforced}.  No request is specified`;
-  if (n(req[k]) > n(enforced)) return `maximum ${k} usage per ${type} is ${enforced}, but request is ${req[k]}`;
+  if (n(req[k]) > n(enforced))
+    return `maximum ${k} usage per ${type} is ${enforced}, but request is ${req[k]}`;
   return undefined;
 }
 
-function ratioConstraint(type: string, k: string, enforced: string, req: ResourceList, lim: ResourceList): string | undefined {
+function ratioConstraint(
+  type: string,
+  k: string,
+  enforced: string,
+  req: ResourceList,
+  lim: ResourceList,
+): string | undefined {
   if (req[k] === undefined || n(req[k]) === 0n)
     return `${k} max limit to request ratio per ${type} is ${enforced}, but no request is specified or request is 0`;
   if (lim[k] === undefined || n(lim[k]) === 0n)
@@ -77,7 +107,13 @@ function ratioConstraint(type: string, k: string, enforced: string, req: Resourc
   return undefined;
 }
 
-function check(type: string, item: LimitRangeItem, req: ResourceList, lim: ResourceList, out: string[]): void {
+function check(
+  type: string,
+  item: LimitRangeItem,
+  req: ResourceList,
+  lim: ResourceList,
+  out: string[],
+): void {
   for (const [k, v] of Object.entries(item.min ?? {})) {
     const e = minConstraint(type, k, v, req, lim);
     if (e) out.push(e);
@@ -102,13 +138,17 @@ async function validatePod(registry: Registry, a: AdmissionAttributes): Promise<
   const spec = podSpecOf(pod);
   const errs: string[] = [];
   for (const item of await itemsOf(registry, a.namespace, 'Container'))
-    for (const c of containersOf(spec)) check('Container', item, c.resources?.requests ?? {}, c.resources?.limits ?? {}, errs);
-  for (const item of await itemsOf(registry, a.namespace, 'Pod')) check('Pod', item, podTotals(spec, 'requests'), podTotals(spec, 'limits'), errs);
+    for (const c of containersOf(spec))
+      check('Container', item, c.resources?.requests ?? {}, c.resources?.limits ?? {}, errs);
+  for (const item of await itemsOf(registry, a.namespace, 'Pod'))
+    check('Pod', item, podTotals(spec, 'requests'), podTotals(spec, 'limits'), errs);
   if (errs.length) throw admissionForbidden(a, aggregate(errs));
 }
 
 async function validateClaim(registry: Registry, a: AdmissionAttributes): Promise<void> {
-  const req = ((a.object as KObject).spec as { resources?: { requests?: ResourceList } } | undefined)?.resources?.requests ?? {};
+  const req =
+    ((a.object as KObject).spec as { resources?: { requests?: ResourceList } } | undefined)?.resources
+      ?.requests ?? {};
   const errs: string[] = [];
   for (const item of await itemsOf(registry, a.namespace, 'PersistentVolumeClaim')) {
     for (const [k, v] of Object.entries(item.min ?? {})) {
@@ -126,9 +166,12 @@ async function validateClaim(registry: Registry, a: AdmissionAttributes): Promis
 export function limitRangerPlugin(registry: Registry): AdmissionPlugin {
   return {
     name: 'LimitRanger',
-    handles: (a) => isWriteOf(a, '', 'pods', ['CREATE']) || isWriteOf(a, '', 'persistentvolumeclaims', ['CREATE', 'UPDATE']),
+    handles: (a) =>
+      isWriteOf(a, '', 'pods', ['CREATE']) ||
+      isWriteOf(a, '', 'persistentvolumeclaims', ['CREATE', 'UPDATE']),
     async mutate(a) {
-      if (a.resource.resource === 'pods') applyDefaults(a.object as KObject, await itemsOf(registry, a.namespace, 'Container'));
+      if (a.resource.resource === 'pods')
+        applyDefaults(a.object as KObject, await itemsOf(registry, a.namespace, 'Container'));
     },
     async validate(a) {
       if (a.resource.resource === 'pods') await validatePod(registry, a);

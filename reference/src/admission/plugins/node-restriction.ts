@@ -100,7 +100,10 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
     const changed = [...new Set([...Object.keys(now), ...Object.keys(old)])].filter((k) => now[k] !== old[k]);
     const bad = changed.filter(forbiddenLabel).sort();
     if (bad.length)
-      throw requestForbidden(a, `node ${JSON.stringify(node)} is not allowed to modify labels: ${bad.join(', ')}`);
+      throw requestForbidden(
+        a,
+        `node ${JSON.stringify(node)} is not allowed to modify labels: ${bad.join(', ')}`,
+      );
   }
 
   async function checkPod(a: AdmissionAttributes, node: string): Promise<void> {
@@ -133,18 +136,27 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
       // a mirror pod is owned by its Node, named and with its uid (as a 1.28 node agent sets it)
       const owners = Array.isArray(pod.metadata?.ownerReferences) ? pod.metadata.ownerReferences : [];
       if (owners.length > 1)
-        throw requestForbidden(a, `node ${n} can only create pods with a single owner reference set to itself`);
+        throw requestForbidden(
+          a,
+          `node ${n} can only create pods with a single owner reference set to itself`,
+        );
       const o = owners[0] ?? {};
       if (owners.length === 0 || o.apiVersion !== 'v1' || o.kind !== 'Node' || o.name !== node)
         throw requestForbidden(a, `node ${n} can only create pods with an owner reference set to itself`);
       if (o.controller !== true)
-        throw requestForbidden(a, `node ${n} can only create pods with a controller owner reference set to itself`);
+        throw requestForbidden(
+          a,
+          `node ${n} can only create pods with a controller owner reference set to itself`,
+        );
       if (o.blockOwnerDeletion === true)
         throw requestForbidden(a, `node ${n} must not set blockOwnerDeletion on an owner reference`);
       const self = await storedNode(node);
       if (!self) throw errors.notFound('', 'nodes', node);
       if (o.uid !== self.metadata?.uid)
-        throw requestForbidden(a, `node ${node} UID mismatch: expected ${o.uid ?? ''} got ${self.metadata?.uid ?? ''}`);
+        throw requestForbidden(
+          a,
+          `node ${node} UID mismatch: expected ${o.uid ?? ''} got ${self.metadata?.uid ?? ''}`,
+        );
       return;
     }
     if (a.operation === 'CREATE' && a.subresource === 'eviction') {
@@ -155,7 +167,10 @@ export function nodeRestriction(env: { registry: Registry }): AdmissionPlugin {
     }
     if (a.operation === 'UPDATE' && a.subresource === 'status') {
       if ((a.oldObject as any)?.spec?.nodeName !== node)
-        throw requestForbidden(a, `node ${n} can only update pod status for pods with spec.nodeName set to itself`);
+        throw requestForbidden(
+          a,
+          `node ${n} can only update pod status for pods with spec.nodeName set to itself`,
+        );
       return;
     }
     if (a.operation === 'DELETE' && !a.subresource) {

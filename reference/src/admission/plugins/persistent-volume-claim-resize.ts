@@ -23,8 +23,12 @@ export function persistentVolumeClaimResizePlugin(registry: Registry): Admission
     validate(a) {
       const now = a.object as PersistentVolumeClaim;
       const old = a.oldObject as PersistentVolumeClaim;
-      if (compareQuantities(now.spec?.resources?.requests?.storage, old.spec?.resources?.requests?.storage) <= 0) return;
-      if (old.status?.phase !== 'Bound') throw admissionForbidden(a, 'Only bound persistent volume claims can be expanded');
+      if (
+        compareQuantities(now.spec?.resources?.requests?.storage, old.spec?.resources?.requests?.storage) <= 0
+      )
+        return;
+      if (old.status?.phase !== 'Bound')
+        throw admissionForbidden(a, 'Only bound persistent volume claims can be expanded');
       if (!allowResize(a.object as KObject, a.oldObject as KObject))
         throw admissionForbidden(
           a,

@@ -32,7 +32,8 @@ async function admitPod(registry: Registry, a: AdmissionAttributes): Promise<voi
   if (a.operation === 'UPDATE') {
     const old = (a.oldObject?.spec ?? {}) as PodSpecPriority;
     if (spec.priority === undefined && old.priority !== undefined) spec.priority = old.priority;
-    if (spec.preemptionPolicy === undefined && old.preemptionPolicy !== undefined) spec.preemptionPolicy = old.preemptionPolicy;
+    if (spec.preemptionPolicy === undefined && old.preemptionPolicy !== undefined)
+      spec.preemptionPolicy = old.preemptionPolicy;
     return;
   }
   let priority = 0;
@@ -45,7 +46,9 @@ async function admitPod(registry: Registry, a: AdmissionAttributes): Promise<voi
       spec.priorityClassName = def.metadata.name;
     }
   } else {
-    const pc = getStored(registry, GROUP, 'priorityclasses', '', spec.priorityClassName) as PriorityClass | undefined;
+    const pc = getStored(registry, GROUP, 'priorityclasses', '', spec.priorityClassName) as
+      | PriorityClass
+      | undefined;
     if (!pc) throw admissionForbidden(a, `no PriorityClass with name ${spec.priorityClassName} was found`);
     priority = pc.value ?? 0;
     policy = pc.preemptionPolicy;
@@ -72,13 +75,18 @@ async function validateClass(registry: Registry, a: AdmissionAttributes): Promis
   const def = await defaultClass(registry);
   if (!def) return;
   if (a.operation === 'CREATE' || def.metadata.name !== pc.metadata.name)
-    throw admissionForbidden(a, `PriorityClass ${def.metadata.name} is already marked as default. Only one default can exist`);
+    throw admissionForbidden(
+      a,
+      `PriorityClass ${def.metadata.name} is already marked as default. Only one default can exist`,
+    );
 }
 
 export function priorityPlugin(registry: Registry): AdmissionPlugin {
   return {
     name: 'Priority',
-    handles: (a) => isWriteOf(a, '', 'pods', ['CREATE', 'UPDATE']) || isWriteOf(a, GROUP, 'priorityclasses', ['CREATE', 'UPDATE']),
+    handles: (a) =>
+      isWriteOf(a, '', 'pods', ['CREATE', 'UPDATE']) ||
+      isWriteOf(a, GROUP, 'priorityclasses', ['CREATE', 'UPDATE']),
     async mutate(a) {
       if (a.resource.resource === 'pods') await admitPod(registry, a);
     },

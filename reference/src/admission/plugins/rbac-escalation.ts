@@ -21,7 +21,13 @@ const FULL_AUTHORITY: PolicyRule[] = [
 const goStrings = (l: readonly string[]) => `[${l.map((s) => JSON.stringify(s)).join(' ')}]`;
 
 export function escalationPlugin(index: RbacIndex, authz: AuthorizerChain): AdmissionPlugin {
-  const allowedBy = async (user: UserInfo, verb: string, resource: string, name: string, namespace: string) => {
+  const allowedBy = async (
+    user: UserInfo,
+    verb: string,
+    resource: string,
+    name: string,
+    namespace: string,
+  ) => {
     const r = await authz.authorize({
       user,
       verb,
@@ -71,7 +77,8 @@ export function escalationPlugin(index: RbacIndex, authz: AuthorizerChain): Admi
         if (why) throw refuse(a, why);
         if (plural === 'clusterroles') {
           const agg = obj.aggregationRule ?? undefined;
-          const changed = a.operation === 'CREATE' ? !!agg : !deepEqual(agg, a.oldObject?.aggregationRule ?? undefined);
+          const changed =
+            a.operation === 'CREATE' ? !!agg : !deepEqual(agg, a.oldObject?.aggregationRule ?? undefined);
           if (changed && notHeld(user, '', FULL_AUTHORITY))
             throw refuse(a, 'must have cluster-admin privileges to use the aggregationRule');
         }

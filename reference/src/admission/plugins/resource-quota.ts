@@ -32,7 +32,9 @@ function missingCompute(q: ResourceQuota, o: KObject): string | undefined {
   for (const c of containersOf(podSpecOf(o))) {
     const r = c.resources ?? {};
     for (const k of required) {
-      const [which, res] = k.startsWith('limits.') ? ['limits', k.slice(7)] : ['requests', k.replace(/^requests\./, '')];
+      const [which, res] = k.startsWith('limits.')
+        ? ['limits', k.slice(7)]
+        : ['requests', k.replace(/^requests\./, '')];
       if ((r as Record<string, Record<string, string> | undefined>)[which]?.[res] === undefined) {
         const s = missing.get(k) ?? new Set<string>();
         s.add(c.name ?? '');
@@ -49,14 +51,23 @@ function missingCompute(q: ResourceQuota, o: KObject): string | undefined {
 
 async function writeStatus(registry: Registry, q: ResourceQuota, used: Usage): Promise<void> {
   const served = registry.byResource('', 'resourcequotas');
-  const cur = served?.store.getStored(q.metadata.namespace ?? '', q.metadata.name ?? '')?.obj as ResourceQuota | undefined;
+  const cur = served?.store.getStored(q.metadata.namespace ?? '', q.metadata.name ?? '')?.obj as
+    | ResourceQuota
+    | undefined;
   if (!served || !cur) return;
   const hard = hardOf(cur);
   const status = { hard: { ...hard }, used: toList(used, Object.keys(hard), hard) };
   if (JSON.stringify(cur.status) === JSON.stringify(status)) return;
   const next = { ...(cur as KObject), status };
   try {
-    await served.store.update(cur.metadata.namespace ?? '', cur.metadata.name ?? '', next, serverContext(), 'v1', 'status');
+    await served.store.update(
+      cur.metadata.namespace ?? '',
+      cur.metadata.name ?? '',
+      next,
+      serverContext(),
+      'v1',
+      'status',
+    );
   } catch {
     // a concurrent change of the quota: the next write counts again
   }
@@ -93,7 +104,9 @@ async function admit(registry: Registry, a: AdmissionAttributes): Promise<void> 
       const d = (newU[k]?.n ?? 0n) - (oldU[k]?.n ?? 0n);
       if (d > 0n) requested[k] = { n: d, bin: newU[k]!.bin };
     }
-    const exceeded = Object.keys(requested).filter((k) => (used[k]?.n ?? 0n) + requested[k]!.n > (nanosOf(hard[k]) ?? 0n));
+    const exceeded = Object.keys(requested).filter(
+      (k) => (used[k]?.n ?? 0n) + requested[k]!.n > (nanosOf(hard[k]) ?? 0n),
+    );
     if (exceeded.length)
       throw admissionForbidden(
         a,
@@ -118,7 +131,8 @@ async function fillQuotaStatus(registry: Registry, a: AdmissionAttributes): Prom
   const hard = hardOf(q);
   const used = await countUsage(registry, q, a.namespace);
   // a new quota counting quotas counts itself
-  if (a.operation === 'CREATE' && quotaMatches(q, '', 'resourcequotas', a.object as KObject)) addUsage(used, usageOf('', 'resourcequotas', a.object as KObject));
+  if (a.operation === 'CREATE' && quotaMatches(q, '', 'resourcequotas', a.object as KObject))
+    addUsage(used, usageOf('', 'resourcequotas', a.object as KObject));
   q.status = { hard: { ...hard }, used: toList(used, Object.keys(hard), hard) };
 }
 

@@ -48,7 +48,10 @@ function setScheduling(a: AdmissionAttributes, rc: RuntimeClass | undefined): vo
     const mine = { ...(spec.nodeSelector ?? {}) };
     for (const [k, v] of Object.entries(selector)) {
       if (mine[k] !== undefined && mine[k] !== v)
-        throw admissionForbidden(a, `conflict: runtimeClass.scheduling.nodeSelector[${k}] = ${v}; pod.spec.nodeSelector[${k}] = ${mine[k]}`);
+        throw admissionForbidden(
+          a,
+          `conflict: runtimeClass.scheduling.nodeSelector[${k}] = ${v}; pod.spec.nodeSelector[${k}] = ${mine[k]}`,
+        );
       mine[k] = v;
     }
     spec.nodeSelector = mine;
@@ -62,9 +65,15 @@ function validateOverhead(a: AdmissionAttributes, rc: RuntimeClass | undefined):
   const fixed = rc?.overhead?.podFixed;
   if (fixed) {
     if (!deepEqual(spec.overhead ?? {}, fixed))
-      throw admissionForbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      throw admissionForbidden(
+        a,
+        "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
+      );
   } else if (hasOverhead(spec))
-    throw admissionForbidden(a, 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
+    throw admissionForbidden(
+      a,
+      'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+    );
 }
 
 export function runtimeClassPlugin(registry: Registry): AdmissionPlugin {

@@ -9,10 +9,13 @@ import { isWriteOf } from './support.ts';
 
 export const storageObjectInUseProtection: AdmissionPlugin = {
   name: 'StorageObjectInUseProtection',
-  handles: (a) => isWriteOf(a, '', 'persistentvolumeclaims', ['CREATE']) || isWriteOf(a, '', 'persistentvolumes', ['CREATE']),
+  handles: (a) =>
+    isWriteOf(a, '', 'persistentvolumeclaims', ['CREATE']) ||
+    isWriteOf(a, '', 'persistentvolumes', ['CREATE']),
   mutate(a) {
     const o = a.object as KObject;
-    const f = a.resource.resource === 'persistentvolumes' ? PV_PROTECTION_FINALIZER : PVC_PROTECTION_FINALIZER;
+    const f =
+      a.resource.resource === 'persistentvolumes' ? PV_PROTECTION_FINALIZER : PVC_PROTECTION_FINALIZER;
     const list = o.metadata.finalizers ?? [];
     if (!list.includes(f)) o.metadata.finalizers = [...list, f];
   },

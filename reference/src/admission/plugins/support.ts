@@ -12,7 +12,11 @@ export function admissionForbidden(a: AdmissionAttributes, why: string): StatusE
   const resource = qualifiedResource(a.resource.group, a.resource.resource);
   const name = a.name || a.object?.metadata?.name || '';
   const message = name ? `${resource} "${name}" is forbidden: ${why}` : `${resource} is forbidden: ${why}`;
-  return errors.forbidden(message, { name: name || undefined, group: a.resource.group || undefined, kind: a.resource.resource });
+  return errors.forbidden(message, {
+    name: name || undefined,
+    group: a.resource.group || undefined,
+    kind: a.resource.resource,
+  });
 }
 
 /**
@@ -27,19 +31,40 @@ export function requestForbidden(a: AdmissionAttributes, why: string): StatusErr
 }
 
 /** Whether a request is a write of a resource itself (not a subresource) by the given operations. */
-export function isWriteOf(a: AdmissionAttributes, group: string, resource: string, ops: readonly string[]): boolean {
-  return a.resource.group === group && a.resource.resource === resource && a.subresource === '' && ops.includes(a.operation);
+export function isWriteOf(
+  a: AdmissionAttributes,
+  group: string,
+  resource: string,
+  ops: readonly string[],
+): boolean {
+  return (
+    a.resource.group === group &&
+    a.resource.resource === resource &&
+    a.subresource === '' &&
+    ops.includes(a.operation)
+  );
 }
 
 /** Every stored object of a resource (in a namespace, or everywhere when ''). */
-export async function listAll(registry: Registry, group: string, plural: string, namespace = ''): Promise<KObject[]> {
+export async function listAll(
+  registry: Registry,
+  group: string,
+  plural: string,
+  namespace = '',
+): Promise<KObject[]> {
   const served = registry.byResource(group, plural);
   if (!served) return [];
   return (await served.store.list(namespace, {})).items;
 }
 
 /** One stored object, or undefined. */
-export function getStored(registry: Registry, group: string, plural: string, namespace: string, name: string): KObject | undefined {
+export function getStored(
+  registry: Registry,
+  group: string,
+  plural: string,
+  namespace: string,
+  name: string,
+): KObject | undefined {
   return registry.byResource(group, plural)?.store.getStored(namespace, name)?.obj;
 }
 

@@ -12,7 +12,10 @@ const GROUP = 'admissionregistration.orch.io';
 const PLURAL = 'validatingadmissionpolicies';
 
 const SYSTEM: RequestContext = {
-  user: { username: 'system:serviceaccount:kube-system:validatingadmissionpolicy-status-controller', groups: ['system:masters'] },
+  user: {
+    username: 'system:serviceaccount:kube-system:validatingadmissionpolicy-status-controller',
+    groups: ['system:masters'],
+  },
   warnings: [],
   dryRun: false,
   fieldManager: 'validatingadmissionpolicy-status-controller',
@@ -27,7 +30,8 @@ export class PolicyStatusController {
       await this.reconcile(name);
     } catch (e) {
       // a conflict: the newer version is queued by the watch; anything else is logged
-      if ((e as { code?: number }).code !== 409) console.error(`validatingadmissionpolicy ${name}: status:`, e);
+      if ((e as { code?: number }).code !== 409)
+        console.error(`validatingadmissionpolicy ${name}: status:`, e);
     }
   });
   private stopped = false;

@@ -77,22 +77,42 @@ export function typeCheck(registry: Registry, policy: KObject): ExpressionWarnin
   const expressions: { fieldRef: string; source: string; messages: boolean }[] = [];
   list(spec.validations).forEach((raw, i) => {
     const v = rec(raw);
-    if (text(v.expression).trim()) expressions.push({ fieldRef: `spec.validations[${i}].expression`, source: text(v.expression), messages: false });
+    if (text(v.expression).trim())
+      expressions.push({
+        fieldRef: `spec.validations[${i}].expression`,
+        source: text(v.expression),
+        messages: false,
+      });
     if (text(v.messageExpression).trim())
-      expressions.push({ fieldRef: `spec.validations[${i}].messageExpression`, source: text(v.messageExpression), messages: true });
+      expressions.push({
+        fieldRef: `spec.validations[${i}].messageExpression`,
+        source: text(v.messageExpression),
+        messages: true,
+      });
   });
   list(spec.auditAnnotations).forEach((raw, i) => {
     const a = rec(raw);
     if (text(a.valueExpression).trim())
-      expressions.push({ fieldRef: `spec.auditAnnotations[${i}].valueExpression`, source: text(a.valueExpression), messages: false });
+      expressions.push({
+        fieldRef: `spec.auditAnnotations[${i}].valueExpression`,
+        source: text(a.valueExpression),
+        messages: false,
+      });
   });
   const problems = new Map<string, string[]>();
   for (const k of kinds) {
-    const withAuthorizer = typedCompiler({ hasParams, hasAuthorizer: true, variables }, { object: k.schema, params });
-    const withoutAuthorizer = typedCompiler({ hasParams, hasAuthorizer: false, variables }, { object: k.schema, params });
+    const withAuthorizer = typedCompiler(
+      { hasParams, hasAuthorizer: true, variables },
+      { object: k.schema, params },
+    );
+    const withoutAuthorizer = typedCompiler(
+      { hasParams, hasAuthorizer: false, variables },
+      { object: k.schema, params },
+    );
     for (const e of expressions) {
       const c = (e.messages ? withoutAuthorizer : withAuthorizer)(e.source);
-      if ('error' in c) problems.set(e.fieldRef, [...(problems.get(e.fieldRef) ?? []), `${k.gvk}: ${c.error}`]);
+      if ('error' in c)
+        problems.set(e.fieldRef, [...(problems.get(e.fieldRef) ?? []), `${k.gvk}: ${c.error}`]);
     }
   }
   return expressions

@@ -51,7 +51,8 @@ export interface WebhookAccessor {
 
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const strs = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 const text = (v: unknown, d = ''): string => (typeof v === 'string' ? v : d);
 
 /** The webhooks of one configuration object (defaults filled where an old object lacks them). */

@@ -23,7 +23,11 @@ export class WebhookRejection extends Error {
 
 const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
 
-export async function callWebhook(client: WebhookClient, m: Match, a: AdmissionAttributes): Promise<WebhookResult> {
+export async function callWebhook(
+  client: WebhookClient,
+  m: Match,
+  a: AdmissionAttributes,
+): Promise<WebhookResult> {
   const hook = m.hook;
   if (a.dryRun && !NO_SIDE_EFFECTS.includes(hook.sideEffects)) throw dryRunUnsupported(hook.name);
   const version = reviewVersionFor(hook.admissionReviewVersions);

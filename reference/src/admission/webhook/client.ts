@@ -59,7 +59,8 @@ export class WebhookClient {
       } catch {
         throw new CallFailure(`could not get REST client: invalid URL ${JSON.stringify(cc.url)}`);
       }
-      if (u.protocol !== 'https:') throw new CallFailure(`could not get REST client: ${cc.url}: only https is called`);
+      if (u.protocol !== 'https:')
+        throw new CallFailure(`could not get REST client: ${cc.url}: only https is called`);
       const hostPort = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)/i.exec(cc.url)?.[1] ?? u.host;
       u.searchParams.set('timeout', timeout);
       return { url: u, shown: goUrl(u), credentials: this.credentials.forHost(hostPort) };
@@ -68,7 +69,8 @@ export class WebhookClient {
     const stored = this.registry.storage.get(`core/services/${svc.namespace}/${svc.name}`)?.obj as
       | { spec?: { type?: string; externalName?: string; clusterIP?: string } }
       | undefined;
-    if (!stored) throw new CallFailure(`could not get REST client: service "${svc.namespace}/${svc.name}" not found`);
+    if (!stored)
+      throw new CallFailure(`could not get REST client: service "${svc.namespace}/${svc.name}" not found`);
     const spec = stored.spec ?? {};
     const host =
       spec.type === 'ExternalName'
@@ -77,7 +79,9 @@ export class WebhookClient {
           ? spec.clusterIP
           : undefined;
     if (!host)
-      throw new CallFailure(`could not get REST client: service "${svc.namespace}/${svc.name}" has no address to call`);
+      throw new CallFailure(
+        `could not get REST client: service "${svc.namespace}/${svc.name}" has no address to call`,
+      );
     const path = svc.path ?? '/';
     const dial = new URL(`https://${host.includes(':') ? `[${host}]` : host}:${svc.port}`);
     dial.pathname = path;
@@ -103,7 +107,13 @@ export class WebhookClient {
 
   private async pool(hook: WebhookAccessor, t: Target): Promise<Agent> {
     const c = t.credentials;
-    const key = JSON.stringify([hook.uid, hook.clientConfig.caBundle ?? '', t.servername ?? '', c?.cert ?? '', c?.key ?? '']);
+    const key = JSON.stringify([
+      hook.uid,
+      hook.clientConfig.caBundle ?? '',
+      t.servername ?? '',
+      c?.cert ?? '',
+      c?.key ?? '',
+    ]);
     let agent = this.pools.get(key);
     if (agent) {
       // most recently used last
@@ -112,7 +122,9 @@ export class WebhookClient {
       return agent;
     }
     const { Agent } = await undici();
-    const ca = hook.clientConfig.caBundle ? Buffer.from(hook.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
+    const ca = hook.clientConfig.caBundle
+      ? Buffer.from(hook.clientConfig.caBundle, 'base64').toString('utf8')
+      : undefined;
     agent = new Agent({
       connect: { ca, cert: c?.cert, key: c?.key, servername: t.servername },
       keepAliveTimeout: 30_000,

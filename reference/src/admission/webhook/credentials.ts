@@ -54,12 +54,19 @@ export class CredentialResolver {
   }
 
   private resolve(target: string): Credentials | undefined {
-    const hit = this.wildcard(target) ?? (target.endsWith(':443') ? this.wildcard(target.slice(0, -4)) : undefined);
+    const hit =
+      this.wildcard(target) ?? (target.endsWith(':443') ? this.wildcard(target.slice(0, -4)) : undefined);
     return hit ?? this.users.get('*') ?? this.current;
   }
 }
 
-function material(user: Rec, dataKey: string, fileKey: string, dir: string, where: string): string | undefined {
+function material(
+  user: Rec,
+  dataKey: string,
+  fileKey: string,
+  dir: string,
+  where: string,
+): string | undefined {
   const data = user[dataKey];
   if (typeof data === 'string' && data) return Buffer.from(data, 'base64').toString('utf8');
   const path = user[fileKey];
@@ -91,7 +98,8 @@ export function loadConnectionUsers(file: string): CredentialResolver {
       cert: material(u, 'client-certificate-data', 'client-certificate', dir, `${where}.user`),
       key: material(u, 'client-key-data', 'client-key', dir, `${where}.user`),
     };
-    if (!c.cert !== !c.key) throw new Error(`${where}.user: a client certificate needs its key, and a key its certificate`);
+    if (!c.cert !== !c.key)
+      throw new Error(`${where}.user: a client certificate needs its key, and a key its certificate`);
     if (typeof u.token === 'string' && u.token) c.token = u.token;
     else if (typeof u.tokenFile === 'string' && u.tokenFile)
       c.token = material({ f: u.tokenFile }, '', 'f', dir, `${where}.user`)?.trim();

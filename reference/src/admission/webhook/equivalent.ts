@@ -74,13 +74,16 @@ function findEquivalents(
     if (bucketName(def) !== bucket) continue;
     if (subresource && !def.subresources.includes(subresource)) continue;
     for (const version of def.versions) {
-      if (def.group === requested.group && version === requested.version && def.plural === requested.resource) continue;
+      if (def.group === requested.group && version === requested.version && def.plural === requested.resource)
+        continue;
       if (!registry.servesGroupVersion(def.group, version)) continue;
       if (def.versionInfo?.[version]?.served === false) continue;
       out.push({
         resource: { group: def.group, version, resource: def.plural },
         kind: keepsKind ? requestedKind : { group: def.group, version, kind: def.kind },
-        convert: keepsKind ? (o) => o : (o) => fromBucket(def, version, toBucket(own.def, requested.version, o)),
+        convert: keepsKind
+          ? (o) => o
+          : (o) => fromBucket(def, version, toBucket(own.def, requested.version, o)),
         back: keepsKind ? (o) => o : (o) => fromBucket(own.def, requested.version, toBucket(def, version, o)),
       });
     }

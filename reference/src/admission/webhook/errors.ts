@@ -30,8 +30,15 @@ export function rejection(webhook: string, status: Rec | undefined): StatusError
   const code = given > 999 ? 403 : Math.max(given, 400);
   const message = typeof s.message === 'string' && s.message ? s.message : '';
   const reason = typeof s.reason === 'string' ? s.reason : '';
-  const text = message ? `${deniedBy}: ${message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
-  const details = s.details && typeof s.details === 'object' && !Array.isArray(s.details) ? (s.details as StatusDetails) : undefined;
+  const text = message
+    ? `${deniedBy}: ${message}`
+    : reason
+      ? `${deniedBy}: ${reason}`
+      : `${deniedBy} without explanation`;
+  const details =
+    s.details && typeof s.details === 'object' && !Array.isArray(s.details)
+      ? (s.details as StatusDetails)
+      : undefined;
   return new WebhookStatusError(code, reason as Reason, text, details);
 }
 
@@ -42,9 +49,15 @@ export function callFailureText(webhook: string, why: string): string {
 
 /** Kubernetes' NewInternalError: the message prefixed, the error itself as the one cause. */
 export function internalError(text: string): StatusError {
-  return new StatusError(500, 'InternalError', `Internal error occurred: ${text}`, { causes: [{ message: text }] });
+  return new StatusError(500, 'InternalError', `Internal error occurred: ${text}`, {
+    causes: [{ message: text }],
+  });
 }
 
 export function dryRunUnsupported(webhook: string): StatusError {
-  return new StatusError(400, 'BadRequest', `admission webhook ${JSON.stringify(webhook)} does not support dry run`);
+  return new StatusError(
+    400,
+    'BadRequest',
+    `admission webhook ${JSON.stringify(webhook)} does not support dry run`,
+  );
 }

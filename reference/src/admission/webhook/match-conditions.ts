@@ -28,14 +28,17 @@ function programsOf(hook: WebhookAccessor): Compiled[] {
     const { env, vars } = matchEnv();
     out = hook.matchConditions.map((c) => {
       const r = compile(env, c.expression, vars);
-      return 'error' in r ? { expression: c.expression, error: `compilation error: ${r.error}` } : { expression: c.expression, program: r.program };
+      return 'error' in r
+        ? { expression: c.expression, error: `compilation error: ${r.error}` }
+        : { expression: c.expression, program: r.program };
     });
     compiled.set(hook, out);
   }
   return out;
 }
 
-const BUDGET_TEXT = 'validation failed due to running out of cost budget, no further validation rules will be run';
+const BUDGET_TEXT =
+  'validation failed due to running out of cost budget, no further validation rules will be run';
 
 interface Evaluated {
   falseFound: boolean;
@@ -54,32 +57,37 @@ export async function evaluateMatchConditions(
   const { vars } = matchEnv();
   const values = {
     object: objects.operation === 'DELETE' ? null : toCel(objects.object ?? null, vars.get('object')),
-    oldObject: objects.operation === 'CREATE' ? null : toCel(objects.oldObject ?? null, vars.get('oldObject')),
+    oldObject:
+      objects.operation === 'CREATE' ? null : toCel(objects.oldObject ?? null, vars.get('oldObject')),
     request: toCel(request, vars.get('request')),
   };
   let result: Evaluated;
   try {
-    result = await evaluateWithAuthorizer(authorizer, (authz) => {
-      const tracker = new CostTracker(RUNTIME_CEL_COST_BUDGET);
-      const out: Evaluated = { falseFound: false, errors: [] };
-      for (const p of programs) {
-        if (!p.program) {
-          out.errors.push(p.error!);
-          continue;
-        }
-        try {
-          const v = p.program.evaluate({ ...values, authorizer: authz }, tracker);
-          if (v === false) {
-            out.falseFound = true;
-            return out;
+    result = await evaluateWithAuthorizer(
+      authorizer,
+      (authz) => {
+        const tracker = new CostTracker(RUNTIME_CEL_COST_BUDGET);
+        const out: Evaluated = { falseFound: false, errors: [] };
+        for (const p of programs) {
+          if (!p.program) {
+            out.errors.push(p.error!);
+            continue;
           }
-        } catch (e) {
-          if (e instanceof CostLimitError) return { falseFound: false, errors: [], budget: true };
-          out.errors.push(`expression '${p.expression}' resulted in error: ${(e as Error).message}`);
+          try {
+            const v = p.program.evaluate({ ...values, authorizer: authz }, tracker);
+            if (v === false) {
+              out.falseFound = true;
+              return out;
+            }
+          } catch (e) {
+            if (e instanceof CostLimitError) return { falseFound: false, errors: [], budget: true };
+            out.errors.push(`expression '${p.expression}' resulted in error: ${(e as Error).message}`);
+          }
         }
-      }
-      return out;
-    }, requestResourceOf(request));
+        return out;
+      },
+      requestResourceOf(request),
+    );
   } catch (e) {
     result = { falseFound: false, errors: [(e as Error).message] };
   }

@@ -99,11 +99,16 @@ export async function matchWebhook(
       if (c.error === undefined) return {};
       const what = qualifiedResource(a.resource.group, a.resource.resource);
       return {
-        error: errors.forbidden(a.name ? `${what} ${JSON.stringify(a.name)} is forbidden: ${c.error}` : `${what} is forbidden: ${c.error}`, {
-          name: a.name || undefined,
-          group: a.resource.group || undefined,
-          kind: a.resource.resource,
-        }),
+        error: errors.forbidden(
+          a.name
+            ? `${what} ${JSON.stringify(a.name)} is forbidden: ${c.error}`
+            : `${what} is forbidden: ${c.error}`,
+          {
+            name: a.name || undefined,
+            group: a.resource.group || undefined,
+            kind: a.resource.resource,
+          },
+        ),
       };
     }
   }

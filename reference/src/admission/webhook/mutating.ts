@@ -40,7 +40,8 @@ export class MutatingDispatcher {
     const r = (a.reinvocation ??= new ReinvocationContext());
     const state = r.value(MUTATING_PLUGIN, () => new WebhookReinvocation());
     // the built-in plugins changed the object since the last webhook saw it: every IfNeeded webhook called is due
-    if (r.isReinvoke && state.outputChangedSinceLastCall(a.object)) state.requireReinvokingPreviouslyInvoked();
+    if (r.isReinvoke && state.outputChangedSinceLastCall(a.object))
+      state.requireReinvokingPreviouslyInvoked();
     const authorizer = () => celAuthorizer(this.authorizer, a.ctx.user);
     try {
       for (let i = 0; i < hooks.length; i++) {
@@ -98,7 +99,9 @@ export class MutatingDispatcher {
     const result = await callWebhook(this.client, m, a);
     if (!result.patch || result.patch.length === 0) return false;
     if (result.patchType !== 'JSONPatch')
-      throw new CallingWebhookError(`failed calling webhook ${JSON.stringify(hook.name)}: unsupported patch type ${JSON.stringify(result.patchType ?? '')}`);
+      throw new CallingWebhookError(
+        `failed calling webhook ${JSON.stringify(hook.name)}: unsupported patch type ${JSON.stringify(result.patchType ?? '')}`,
+      );
     const ops = decodePatch(result.patch);
     if (Array.isArray(ops) && ops.length === 0) return false;
     const before = m.versioned.object;
@@ -110,7 +113,12 @@ export class MutatingDispatcher {
     const changed = !isDeepStrictEqual(before, after);
     a.ctx.audit?.annotate(
       `patch.${GROUP}/${key}`,
-      JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: ops, patchType: 'JSONPatch' }),
+      JSON.stringify({
+        configuration: hook.configuration,
+        webhook: hook.name,
+        patch: ops,
+        patchType: 'JSONPatch',
+      }),
     );
     m.versioned.object = after;
     a.object = m.back(after);

@@ -26,10 +26,13 @@ export function applyPatch(o: KObject, ops: unknown): KObject {
     if (e instanceof StatusError) throw new PatchError(e.message);
     throw new PatchError((e as Error).message.split('\n')[0]!);
   }
-  if (!out || typeof out !== 'object' || Array.isArray(out)) throw new PatchError('the patched object is not an object');
+  if (!out || typeof out !== 'object' || Array.isArray(out))
+    throw new PatchError('the patched object is not an object');
   const p = out as KObject;
   if (p.apiVersion !== o.apiVersion || p.kind !== o.kind)
-    throw new PatchError(`the patch may not change apiVersion or kind (to ${String(p.apiVersion)} ${String(p.kind)})`);
+    throw new PatchError(
+      `the patch may not change apiVersion or kind (to ${String(p.apiVersion)} ${String(p.kind)})`,
+    );
   if (!p.metadata || typeof p.metadata !== 'object' || Array.isArray(p.metadata))
     throw new PatchError('the patched object has no metadata');
   return p;

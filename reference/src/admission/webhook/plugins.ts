@@ -20,7 +20,12 @@ interface PluginEnv {
 
 export function mutatingAdmissionWebhook(env: PluginEnv): AdmissionPlugin {
   const client = new WebhookClient(env.registry, credentialsFromConfig(MUTATING_PLUGIN, env.config));
-  const d = new MutatingDispatcher(env.registry, new WebhookSource(env.registry, true), client, env.authorizer);
+  const d = new MutatingDispatcher(
+    env.registry,
+    new WebhookSource(env.registry, true),
+    client,
+    env.authorizer,
+  );
   return {
     name: MUTATING_PLUGIN,
     handles: (a) => !isExempt(a),
@@ -31,7 +36,12 @@ export function mutatingAdmissionWebhook(env: PluginEnv): AdmissionPlugin {
 
 export function validatingAdmissionWebhook(env: PluginEnv): AdmissionPlugin {
   const client = new WebhookClient(env.registry, credentialsFromConfig(VALIDATING_PLUGIN, env.config));
-  const d = new ValidatingDispatcher(env.registry, new WebhookSource(env.registry, false), client, env.authorizer);
+  const d = new ValidatingDispatcher(
+    env.registry,
+    new WebhookSource(env.registry, false),
+    client,
+    env.authorizer,
+  );
   return {
     name: VALIDATING_PLUGIN,
     handles: (a) => !isExempt(a),

@@ -64,12 +64,17 @@ function typeError(field: string, want: string, got: unknown): InvalidReply {
 
 function readResponse(r: Rec, mutating: boolean): WebhookResult {
   const at = (f: string) => `AdmissionResponse.response.${f}`;
-  if (r.allowed !== undefined && r.allowed !== null && typeof r.allowed !== 'boolean') throw typeError(at('allowed'), 'bool', r.allowed);
+  if (r.allowed !== undefined && r.allowed !== null && typeof r.allowed !== 'boolean')
+    throw typeError(at('allowed'), 'bool', r.allowed);
   let status: Rec | undefined;
   if (r.status !== undefined && r.status !== null) {
     if (!isRec(r.status)) throw typeError(at('status'), 'v1.Status', r.status);
     const code = r.status.code;
-    if (code !== undefined && code !== null && !(typeof code === 'number' && Number.isInteger(code) && Math.abs(code) <= INT32_MAX))
+    if (
+      code !== undefined &&
+      code !== null &&
+      !(typeof code === 'number' && Number.isInteger(code) && Math.abs(code) <= INT32_MAX)
+    )
       throw typeError(at('status.code'), 'int32', code);
     for (const f of ['message', 'reason', 'status'])
       if (r.status[f] !== undefined && r.status[f] !== null && typeof r.status[f] !== 'string')
@@ -98,7 +103,8 @@ function readResponse(r: Rec, mutating: boolean): WebhookResult {
   }
   const auditAnnotations: Record<string, string> = {};
   if (r.auditAnnotations !== undefined && r.auditAnnotations !== null) {
-    if (!isRec(r.auditAnnotations)) throw typeError(at('auditAnnotations'), 'map[string]string', r.auditAnnotations);
+    if (!isRec(r.auditAnnotations))
+      throw typeError(at('auditAnnotations'), 'map[string]string', r.auditAnnotations);
     for (const [k, v] of Object.entries(r.auditAnnotations)) {
       if (typeof v !== 'string') throw typeError(at('auditAnnotations'), 'string', v);
       auditAnnotations[k] = v;
@@ -131,8 +137,11 @@ export function judgeReply(reply: Reply, version: string, uid: string, mutating:
     throw new InvalidReply('received invalid webhook response: webhook response was absent');
   if (!isRec(doc.response)) throw typeError('AdmissionReview.response', 'v1.AdmissionResponse', doc.response);
   const r = doc.response;
-  if (r.uid !== undefined && r.uid !== null && typeof r.uid !== 'string') throw typeError('AdmissionResponse.response.uid', 'types.UID', r.uid);
+  if (r.uid !== undefined && r.uid !== null && typeof r.uid !== 'string')
+    throw typeError('AdmissionResponse.response.uid', 'types.UID', r.uid);
   if ((r.uid ?? '') !== uid)
-    throw new InvalidReply(`received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(r.uid ?? '')}`);
+    throw new InvalidReply(
+      `received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(r.uid ?? '')}`,
+    );
   return readResponse(r, mutating);
 }

@@ -16,7 +16,8 @@ export interface RuleAttributes {
 const isNamespaceResource = (r: GroupVersionResource) =>
   r.group === '' && r.version === 'v1' && r.resource === 'namespaces';
 
-const exactOrWildcard = (items: string[], requested: string) => items.some((i) => i === '*' || i === requested);
+const exactOrWildcard = (items: string[], requested: string) =>
+  items.some((i) => i === '*' || i === requested);
 
 function scopeMatches(rule: WebhookRule, a: RuleAttributes): boolean {
   switch (rule.scope) {

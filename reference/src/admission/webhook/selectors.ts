@@ -12,9 +12,12 @@ import type { AdmissionAttributes } from '../types.ts';
 export type SelectorResult = { matches: boolean; error?: undefined } | { matches: false; error: StatusError };
 
 const labelsOf = (o: KObject | undefined): Record<string, string> | undefined =>
-  o?.metadata && typeof o.metadata === 'object' ? (o.metadata.labels as Record<string, string> | undefined) : undefined;
+  o?.metadata && typeof o.metadata === 'object'
+    ? (o.metadata.labels as Record<string, string> | undefined)
+    : undefined;
 
-const isNamespaces = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'namespaces';
+const isNamespaces = (a: AdmissionAttributes) =>
+  a.resource.group === '' && a.resource.resource === 'namespaces';
 
 export function matchNamespaceSelector(
   registry: Registry,

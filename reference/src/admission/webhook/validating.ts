@@ -40,7 +40,10 @@ export class ValidatingDispatcher {
         } catch (e) {
           if (e instanceof CallingWebhookError) {
             if (m.hook.failurePolicy === 'Ignore') {
-              a.ctx.audit?.annotate(`failed-open.validating.webhook.admission.orch.io/round_0_index_${idx}`, m.hook.name);
+              a.ctx.audit?.annotate(
+                `failed-open.validating.webhook.admission.orch.io/round_0_index_${idx}`,
+                m.hook.name,
+              );
               return;
             }
             refusals.push(internalError(e.message));

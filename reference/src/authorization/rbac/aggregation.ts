@@ -16,13 +16,15 @@ const SYSTEM: RequestContext = {
 
 /** The rules an aggregated cluster role should hold, from the others (sorted by name). */
 export function aggregatedRules(role: KObject, all: readonly KObject[]): unknown[] {
-  const sels = (role.aggregationRule as { clusterRoleSelectors?: LabelSelectorObj[] }).clusterRoleSelectors ?? [];
+  const sels =
+    (role.aggregationRule as { clusterRoleSelectors?: LabelSelectorObj[] }).clusterRoleSelectors ?? [];
   const out: unknown[] = [];
   for (const sel of sels)
     for (const other of all) {
       if (other.metadata.name === role.metadata.name) continue;
       if (!selectorMatches(sel, other.metadata.labels)) continue;
-      for (const r of Array.isArray(other.rules) ? other.rules : []) if (!out.some((x) => deepEqual(x, r))) out.push(r);
+      for (const r of Array.isArray(other.rules) ? other.rules : [])
+        if (!out.some((x) => deepEqual(x, r))) out.push(r);
     }
   return out;
 }

@@ -1,7 +1,12 @@
 // The RBAC authorization mode: allows what a binding of the user (by name, group or service
 // account) grants, answered synchronously from the in-memory policy; no opinion otherwise
 // (the reason then names roles that bindings refer to and that do not exist).
-import { NO_OPINION, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../types.ts';
+import {
+  NO_OPINION,
+  type AuthorizationAttributes,
+  type AuthorizationResult,
+  type Authorizer,
+} from '../types.ts';
 import type { RbacIndex } from './rbac-index.ts';
 
 export class RbacAuthorizer implements Authorizer {

@@ -61,7 +61,8 @@ function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
 }
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
-  if (s.kind === 'ServiceAccount') return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
+  if (s.kind === 'ServiceAccount')
+    return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
   return `${s.kind} ${JSON.stringify(s.name)}`;
 }
 
@@ -76,7 +77,11 @@ function toBinding(kind: Binding['kind'], o: KObject): Binding {
   if (Array.isArray(o.subjects))
     for (const s of o.subjects as Record<string, unknown>[])
       if (s && typeof s.kind === 'string' && typeof s.name === 'string')
-        subjects.push({ kind: s.kind, name: s.name, namespace: typeof s.namespace === 'string' ? s.namespace : undefined });
+        subjects.push({
+          kind: s.kind,
+          name: s.name,
+          namespace: typeof s.namespace === 'string' ? s.namespace : undefined,
+        });
   return {
     kind,
     name: o.metadata.name ?? '',

@@ -36,7 +36,8 @@ export function toRules(v: unknown): PolicyRule[] {
   return out;
 }
 
-const has = (list: readonly string[] | undefined, v: string) => !!list && (list.includes('*') || list.includes(v));
+const has = (list: readonly string[] | undefined, v: string) =>
+  !!list && (list.includes('*') || list.includes(v));
 
 function resourceMatches(rule: PolicyRule, combined: string, sub: string): boolean {
   for (const r of rule.resources ?? []) {
@@ -74,7 +75,8 @@ function breakdown(rule: PolicyRule): PolicyRule[] {
     for (const g of rule.apiGroups ?? [])
       for (const r of rule.resources ?? []) {
         if (rule.resourceNames?.length)
-          for (const n of rule.resourceNames) out.push({ verbs: [verb], apiGroups: [g], resources: [r], resourceNames: [n] });
+          for (const n of rule.resourceNames)
+            out.push({ verbs: [verb], apiGroups: [g], resources: [r], resourceNames: [n] });
         else out.push({ verbs: [verb], apiGroups: [g], resources: [r] });
       }
     for (const u of rule.nonResourceURLs ?? []) out.push({ verbs: [verb], nonResourceURLs: [u] });
@@ -99,9 +101,11 @@ function urlCovers(owner: readonly string[], u: string): boolean {
 /** Whether an owner rule covers a broken-down rule. */
 function covers(owner: PolicyRule, r: PolicyRule): boolean {
   if (!r.verbs.every((v) => owner.verbs.includes('*') || owner.verbs.includes(v))) return false;
-  if (r.nonResourceURLs?.length) return !!owner.nonResourceURLs && r.nonResourceURLs.every((u) => urlCovers(owner.nonResourceURLs!, u));
+  if (r.nonResourceURLs?.length)
+    return !!owner.nonResourceURLs && r.nonResourceURLs.every((u) => urlCovers(owner.nonResourceURLs!, u));
   if (!owner.apiGroups || !owner.resources) return false;
-  if (!(r.apiGroups ?? []).every((g) => owner.apiGroups!.includes('*') || owner.apiGroups!.includes(g))) return false;
+  if (!(r.apiGroups ?? []).every((g) => owner.apiGroups!.includes('*') || owner.apiGroups!.includes(g)))
+    return false;
   if (!(r.resources ?? []).every((x) => resourceCovers(owner.resources!, x))) return false;
   if (!owner.resourceNames?.length) return true;
   return !!r.resourceNames?.length && r.resourceNames.every((n) => owner.resourceNames!.includes(n));

@@ -487,7 +487,12 @@ function connectOps(c: {
         method: 'get',
         operationId: `read${c.gv}${c.scope}${c.kind}Log`,
         description: `read log of the specified ${c.kind}`,
-        produces: ['text/plain', 'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'],
+        produces: [
+          'text/plain',
+          'application/json',
+          'application/yaml',
+          'application/vnd.kubernetes.protobuf',
+        ],
         params: [...c.itemParams, ...query],
         action: 'get',
       },
@@ -507,7 +512,17 @@ function connectOps(c: {
         description: `connect ${m.toUpperCase()} requests to ${c.sub} of ${c.kind}`,
         params: [
           ...c.itemParams,
-          ...(suffix ? [{ name: 'path', in: 'path', type: 'string', required: true, description: 'path to the resource' } as Param] : []),
+          ...(suffix
+            ? [
+                {
+                  name: 'path',
+                  in: 'path',
+                  type: 'string',
+                  required: true,
+                  description: 'path to the resource',
+                } as Param,
+              ]
+            : []),
           ...query,
         ],
         action: 'connect',

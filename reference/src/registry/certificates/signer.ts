@@ -41,7 +41,8 @@ export function clientUsageProblem(usages: readonly string[]): string | undefine
   let clientAuth = false;
   for (const u of usages) {
     if (u === 'client auth') clientAuth = true;
-    else if (u !== 'digital signature' && u !== 'key encipherment') return `invalid usage for client certificate: ${u}`;
+    else if (u !== 'digital signature' && u !== 'key encipherment')
+      return `invalid usage for client certificate: ${u}`;
   }
   return clientAuth ? undefined : 'missing required usage for client certificate: client auth';
 }
@@ -71,7 +72,8 @@ export function startCsrSigner(registry: Registry, ca: SigningCa, now: () => num
   };
 
   const rv = registry.storage.revision();
-  for (const o of registry.storage.list(store.bucket, '')) if (o.obj.metadata.name) enqueue(o.obj.metadata.name);
+  for (const o of registry.storage.list(store.bucket, ''))
+    if (o.obj.metadata.name) enqueue(o.obj.metadata.name);
   const cancel = registry.storage.watch(store.bucket, rv, (ev) => {
     if (!stopped && ev.obj.metadata.name && ev.type !== 'DELETED') enqueue(ev.obj.metadata.name);
   });
@@ -100,7 +102,14 @@ async function handle(store: GenericStore, ca: SigningCa, name: string, now: () 
     const t = new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     status.conditions = [
       ...(status.conditions ?? []),
-      { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: t, lastTransitionTime: t },
+      {
+        type: 'Failed',
+        status: 'True',
+        reason: 'SignerValidationFailure',
+        message: problem,
+        lastUpdateTime: t,
+        lastTransitionTime: t,
+      },
     ];
   } else {
     const pem = await sign(ca, Buffer.from(spec.request ?? '', 'base64').toString('latin1'), spec, now());
@@ -110,7 +119,12 @@ async function handle(store: GenericStore, ca: SigningCa, name: string, now: () 
   await store.update('', name, next, CTX, 'v1', 'status', { expectRv: cur.rv });
 }
 
-async function sign(ca: SigningCa, requestPem: string, spec: ReturnType<typeof specOf>, t: number): Promise<string> {
+async function sign(
+  ca: SigningCa,
+  requestPem: string,
+  spec: ReturnType<typeof specOf>,
+  t: number,
+): Promise<string> {
   const req = new x509.Pkcs10CertificateRequest(requestPem);
   const seconds = Math.min(spec.expirationSeconds ?? MAX_SECONDS, MAX_SECONDS);
   const notBefore = Math.max(t - BACKDATE_MS, ca.notBefore);

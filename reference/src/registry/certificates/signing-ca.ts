@@ -34,19 +34,24 @@ export async function loadSigningCa(certFile: string, keyFile: string): Promise<
   try {
     nodeCert = new NodeCertificate(certPem);
   } catch (e) {
-    throw new ConfigurationError(`--cluster-signing-cert-file: ${certFile}: not a PEM certificate: ${(e as Error).message}`);
+    throw new ConfigurationError(
+      `--cluster-signing-cert-file: ${certFile}: not a PEM certificate: ${(e as Error).message}`,
+    );
   }
   let keyObject: ReturnType<typeof createPrivateKey>;
   try {
     keyObject = createPrivateKey(keyPem);
   } catch (e) {
-    throw new ConfigurationError(`--cluster-signing-key-file: ${keyFile}: not a PEM private key: ${(e as Error).message}`);
+    throw new ConfigurationError(
+      `--cluster-signing-key-file: ${keyFile}: not a PEM private key: ${(e as Error).message}`,
+    );
   }
   if (!nodeCert.checkPrivateKey(keyObject))
     throw new ConfigurationError(
       `--cluster-signing-key-file: ${keyFile}: the key does not belong to the certificate in ${certFile}`,
     );
-  if (!nodeCert.ca) throw new ConfigurationError(`--cluster-signing-cert-file: ${certFile}: the certificate is not a CA`);
+  if (!nodeCert.ca)
+    throw new ConfigurationError(`--cluster-signing-cert-file: ${certFile}: the certificate is not a CA`);
   const pkcs8 = keyObject.export({ type: 'pkcs8', format: 'der' });
   let importAlg: EcKeyImportParams | RsaHashedImportParams;
   let signingAlgorithm: Algorithm | EcdsaParams;
@@ -59,7 +64,9 @@ export async function loadSigningCa(certFile: string, keyFile: string): Promise<
     importAlg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
     signingAlgorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as Algorithm;
   } else {
-    throw new ConfigurationError(`--cluster-signing-key-file: ${keyFile}: only ECDSA and RSA keys are supported`);
+    throw new ConfigurationError(
+      `--cluster-signing-key-file: ${keyFile}: only ECDSA and RSA keys are supported`,
+    );
   }
   const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, importAlg, false, ['sign']);
   return {

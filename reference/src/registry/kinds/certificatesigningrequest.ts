@@ -124,7 +124,9 @@ function populateConditionTimestamps(o: KObject, old: KObject): void {
   for (const c of conditionsOf(o)) {
     if (!c.lastUpdateTime) c.lastUpdateTime = now;
     if (!c.lastTransitionTime) {
-      const before = conditionsOf(old).find((p) => p.type === c.type && p.status === c.status && p.lastTransitionTime);
+      const before = conditionsOf(old).find(
+        (p) => p.type === c.type && p.status === c.status && p.lastTransitionTime,
+      );
       c.lastTransitionTime = before?.lastTransitionTime ?? now;
     }
   }
@@ -172,9 +174,14 @@ function prepareStatus(o: KObject, old: KObject): void {
   for (const type of ['Approved', 'Denied']) {
     const before = count(old, type);
     const now = count(o, type);
-    if (now > before) causes.push(fieldErr.forbidden('status.conditions', `updates may not add a condition of type "${type}"`));
+    if (now > before)
+      causes.push(
+        fieldErr.forbidden('status.conditions', `updates may not add a condition of type "${type}"`),
+      );
     else if (now < before)
-      causes.push(fieldErr.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`));
+      causes.push(
+        fieldErr.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`),
+      );
     else {
       // the instances are the stored ones
       const olds = conditionsOf(old).filter((c) => c.type === type);
@@ -183,10 +190,18 @@ function prepareStatus(o: KObject, old: KObject): void {
     }
   }
   if (count(o, 'Failed') < count(old, 'Failed'))
-    causes.push(fieldErr.forbidden('status.conditions', 'updates may not remove a condition of type "Failed"'));
+    causes.push(
+      fieldErr.forbidden('status.conditions', 'updates may not remove a condition of type "Failed"'),
+    );
   const was = statusOf(old).certificate;
   if (was && was !== status.certificate)
-    causes.push(fieldErr.invalid('status.certificate', '[omitted]', 'updates may not modify existing certificate content'));
+    causes.push(
+      fieldErr.invalid(
+        'status.certificate',
+        '[omitted]',
+        'updates may not modify existing certificate content',
+      ),
+    );
   refuse(o, causes);
   populateConditionTimestamps(o, old);
 }
@@ -199,13 +214,15 @@ function prepareApproval(o: KObject, old: KObject): void {
   for (const k of Object.keys(o)) delete o[k];
   for (const [k, v] of Object.entries(old)) o[k] = structuredClone(v);
   o.metadata.resourceVersion = rv;
-  const status = ((o.status ??= {}) as CsrStatus);
+  const status = (o.status ??= {}) as CsrStatus;
   if (conditions === undefined) delete status.conditions;
   else status.conditions = conditions;
   const causes: StatusCause[] = [];
   for (const type of ['Approved', 'Denied', 'Failed'])
     if (count(o, type) < count(old, type))
-      causes.push(fieldErr.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`));
+      causes.push(
+        fieldErr.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`),
+      );
   refuse(o, causes);
   populateConditionTimestamps(o, old);
 }
@@ -215,15 +232,40 @@ function signerNameCauses(v: string): StatusCause[] {
   const field = 'spec.signerName';
   const slash = v.indexOf('/');
   if (slash <= 0 || slash === v.length - 1)
-    return [fieldErr.invalid(field, v, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
+    return [
+      fieldErr.invalid(
+        field,
+        v,
+        "must be a fully qualified domain and path of the form 'example.com/signer-name'",
+      ),
+    ];
   const domain = v.slice(0, slash);
   const path = v.slice(slash + 1);
   const out: StatusCause[] = [];
-  if (!domain.includes('.') || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(domain))
-    out.push(fieldErr.invalid(field, v, "must be a fully qualified domain and path of the form 'example.com/signer-name'"));
+  if (
+    !domain.includes('.') ||
+    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(domain)
+  )
+    out.push(
+      fieldErr.invalid(
+        field,
+        v,
+        "must be a fully qualified domain and path of the form 'example.com/signer-name'",
+      ),
+    );
   if (domain.length > 253) out.push(fieldErr.tooLong(field, 253));
-  if (path.length > 253 || !/^[-A-Za-z0-9_./]+$/.test(path) || path.split('/').some((s) => s === '' || s === '.' || s === '..'))
-    out.push(fieldErr.invalid(field, v, 'validating path part: must be a valid path of the form `name` or `name/name`'));
+  if (
+    path.length > 253 ||
+    !/^[-A-Za-z0-9_./]+$/.test(path) ||
+    path.split('/').some((s) => s === '' || s === '.' || s === '..')
+  )
+    out.push(
+      fieldErr.invalid(
+        field,
+        v,
+        'validating path part: must be a valid path of the form `name` or `name/name`',
+      ),
+    );
   return out;
 }
 
@@ -237,11 +279,21 @@ function validateSpec(o: KObject): StatusCause[] {
   }
   if (!spec.signerName) out.push(fieldErr.required('spec.signerName'));
   else if (spec.signerName === LEGACY_UNKNOWN_SIGNER)
-    out.push(fieldErr.invalid('spec.signerName', spec.signerName, 'the legacy signerName is not allowed via this API version'));
+    out.push(
+      fieldErr.invalid(
+        'spec.signerName',
+        spec.signerName,
+        'the legacy signerName is not allowed via this API version',
+      ),
+    );
   else out.push(...signerNameCauses(spec.signerName));
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < 600)
     out.push(
-      fieldErr.invalid('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'),
+      fieldErr.invalid(
+        'spec.expirationSeconds',
+        spec.expirationSeconds,
+        'may not specify a duration less than 600 seconds (10 minutes)',
+      ),
     );
   if (!spec.usages?.length) out.push(fieldErr.required('spec.usages', 'usages must be provided'));
   const seen = new Set<string>();
@@ -268,7 +320,13 @@ function validateStatus(o: KObject): StatusCause[] {
       out.push(fieldErr.notSupported(`${f}.status`, c.status, ['False', 'True', 'Unknown']));
   });
   if (types.has('Approved') && types.has('Denied'))
-    out.push(fieldErr.invalid('status.conditions', '[omitted]', 'Approved and Denied conditions are mutually exclusive'));
+    out.push(
+      fieldErr.invalid(
+        'status.conditions',
+        '[omitted]',
+        'Approved and Denied conditions are mutually exclusive',
+      ),
+    );
   const cert = statusOf(o).certificate;
   if (cert) {
     const problem = certificateChainProblem(Buffer.from(cert, 'base64').toString('latin1'));
@@ -324,8 +382,18 @@ export const certificateSigningRequestDef: ResourceDef = {
     table: [
       NAME_COLUMN,
       AGE_COLUMN,
-      { name: 'SignerName', type: 'string', description: 'The signer the request asks for.', cell: (o) => specOf(o).signerName || '<none>' },
-      { name: 'Requestor', type: 'string', description: 'The user that created the request.', cell: (o) => specOf(o).username ?? '' },
+      {
+        name: 'SignerName',
+        type: 'string',
+        description: 'The signer the request asks for.',
+        cell: (o) => specOf(o).signerName || '<none>',
+      },
+      {
+        name: 'Requestor',
+        type: 'string',
+        description: 'The user that created the request.',
+        cell: (o) => specOf(o).username ?? '',
+      },
       {
         name: 'RequestedDuration',
         type: 'string',
@@ -335,7 +403,12 @@ export const certificateSigningRequestDef: ResourceDef = {
           return s === undefined ? '<none>' : humanDuration(s);
         },
       },
-      { name: 'Condition', type: 'string', description: 'Pending, Approved or Denied; Failed; Issued.', cell: conditionCell },
+      {
+        name: 'Condition',
+        type: 'string',
+        description: 'Pending, Approved or Denied; Failed; Issued.',
+        cell: conditionCell,
+      },
     ],
     prepareForCreate: prepareCreate,
     prepareForUpdate: prepareUpdate,

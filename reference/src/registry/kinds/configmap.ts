@@ -28,13 +28,21 @@ export function validateDataKeys(obj: KObject, fields: string[]): StatusCause[] 
           message: `Invalid value: "${k}": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
         });
       if (seen.has(k))
-        causes.push({ reason: 'FieldValueDuplicate', field: `${f}[${k}]`, message: `Duplicate value: "${k}"` });
+        causes.push({
+          reason: 'FieldValueDuplicate',
+          field: `${f}[${k}]`,
+          message: `Duplicate value: "${k}"`,
+        });
       seen.add(k);
       size += k.length + String(v ?? '').length;
     }
   }
   if (size > 1024 * 1024)
-    causes.push({ reason: 'FieldValueTooLong', field: '', message: 'Too long: must have at most 1048576 bytes' });
+    causes.push({
+      reason: 'FieldValueTooLong',
+      field: '',
+      message: 'Too long: must have at most 1048576 bytes',
+    });
   return causes;
 }
 
@@ -60,7 +68,13 @@ export const configMap: ResourceDef = {
     allowUnconditionalUpdate: true,
     table: [
       NAME_COLUMN,
-      { name: 'Data', type: 'string', description: 'Number of data entries', cell: (o) => Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length },
+      {
+        name: 'Data',
+        type: 'string',
+        description: 'Number of data entries',
+        cell: (o) =>
+          Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length,
+      },
       AGE_COLUMN,
     ],
     validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
@@ -68,9 +82,17 @@ export const configMap: ResourceDef = {
       const causes = validateDataKeys(o, ['data', 'binaryData']);
       if (old.immutable === true) {
         if (!deepEqual(o.data, old.data) || !deepEqual(o.binaryData, old.binaryData))
-          causes.push({ reason: 'FieldValueForbidden', field: 'data', message: 'Forbidden: field is immutable when `immutable` is set' });
+          causes.push({
+            reason: 'FieldValueForbidden',
+            field: 'data',
+            message: 'Forbidden: field is immutable when `immutable` is set',
+          });
         if (o.immutable !== true)
-          causes.push({ reason: 'FieldValueForbidden', field: 'immutable', message: 'Forbidden: field is immutable when `immutable` is set' });
+          causes.push({
+            reason: 'FieldValueForbidden',
+            field: 'immutable',
+            message: 'Forbidden: field is immutable when `immutable` is set',
+          });
       }
       return causes;
     },

@@ -34,7 +34,9 @@ export function localSubjectAccessReviewDef(reviewers: Reviewers): ResourceDef {
     review: (o, _ctx, at) => {
       const bodyNs = o.metadata?.namespace;
       if (bodyNs && bodyNs !== at.namespace)
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       const spec = specOf(o);
       const causes = [...metadataProblems(o, true), ...accessSpecProblems(spec)];
       // Kubernetes 1.28 validates the spec against metadata.namespace (the path's, once defaulted)

@@ -768,7 +768,9 @@ const EPHEMERAL_FORBIDDEN = [
 ] as const;
 
 const isSet = (v: unknown): boolean =>
-  v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0) &&
+  v !== undefined &&
+  v !== null &&
+  !(Array.isArray(v) && v.length === 0) &&
   !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0);
 
 /**
@@ -783,7 +785,9 @@ export function validateEphemeralContainers(spec: PodSpec, path: string): Status
   if (list.length === 0) return causes;
   const volumeNames = new Set((spec.volumes ?? []).map((v) => v.name).filter((n): n is string => !!n));
   const others = new Set(
-    [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((c) => c?.name).filter((n): n is string => !!n),
+    [...(spec.containers ?? []), ...(spec.initContainers ?? [])]
+      .map((c) => c?.name)
+      .filter((n): n is string => !!n),
   );
   const all = new Set(others);
   list.forEach((c, i) => {
@@ -801,9 +805,17 @@ export function validateEphemeralContainers(spec: PodSpec, path: string): Status
         causes.push(fieldErr.forbidden(`${p}.${f}`, 'cannot be set for an Ephemeral Container'));
     (c.volumeMounts ?? []).forEach((m, j) => {
       const mm = m as { subPath?: string; subPathExpr?: string };
-      if (mm.subPath) causes.push(fieldErr.forbidden(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container'));
+      if (mm.subPath)
+        causes.push(
+          fieldErr.forbidden(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container'),
+        );
       if (mm.subPathExpr)
-        causes.push(fieldErr.forbidden(`${p}.volumeMounts[${j}].subPathExpr`, 'cannot be set for an Ephemeral Container'));
+        causes.push(
+          fieldErr.forbidden(
+            `${p}.volumeMounts[${j}].subPathExpr`,
+            'cannot be set for an Ephemeral Container',
+          ),
+        );
     });
   });
   return causes;

@@ -346,10 +346,22 @@ export const podDef: ResourceDef = {
   shortNames: ['po'],
   categories: ['all'],
   verbs: ALL_VERBS,
-  subresources: ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'status'],
+  subresources: [
+    'attach',
+    'binding',
+    'ephemeralcontainers',
+    'eviction',
+    'exec',
+    'log',
+    'portforward',
+    'proxy',
+    'status',
+  ],
   schema: podSchema,
   strategy: {
-    zeroValue: () => ({ spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' } }),
+    zeroValue: () => ({
+      spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' },
+    }),
     tracksGeneration: false,
     allowUnconditionalUpdate: true,
     returnDeletedObject: true,
@@ -499,7 +511,10 @@ function validateEphemeralUpdate(o: KObject, old: KObject): StatusCause[] {
     const cur = now.get(c.name ?? '');
     if (!cur)
       causes.push(
-        fieldErr.forbidden('spec.ephemeralContainers', `existing ephemeral containers ${JSON.stringify(c.name)} may not be removed\n`),
+        fieldErr.forbidden(
+          'spec.ephemeralContainers',
+          `existing ephemeral containers ${JSON.stringify(c.name)} may not be removed\n`,
+        ),
       );
     else if (!deepEqual(cur, c))
       causes.push(

@@ -38,27 +38,46 @@ export function validateRules(o: KObject, namespaced: boolean): StatusCause[] {
   list(o.rules).forEach((raw, i) => {
     const r = (raw && typeof raw === 'object' ? raw : {}) as Rec;
     const p = `rules[${i}]`;
-    if (len(r.verbs) === 0) out.push(fieldErr.required(`${p}.verbs`, 'verbs must contain at least one value'));
+    if (len(r.verbs) === 0)
+      out.push(fieldErr.required(`${p}.verbs`, 'verbs must contain at least one value'));
     if (len(r.nonResourceURLs) > 0) {
       if (namespaced)
-        out.push(fieldErr.invalid(`${p}.nonResourceURLs`, r.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+        out.push(
+          fieldErr.invalid(
+            `${p}.nonResourceURLs`,
+            r.nonResourceURLs,
+            'namespaced rules cannot apply to non-resource URLs',
+          ),
+        );
       if (len(r.apiGroups) > 0 || len(r.resources) > 0 || len(r.resourceNames) > 0)
         out.push(
-          fieldErr.invalid(`${p}.nonResourceURLs`, r.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'),
+          fieldErr.invalid(
+            `${p}.nonResourceURLs`,
+            r.nonResourceURLs,
+            'rules cannot apply to both regular resources and non-resource URLs',
+          ),
         );
       return;
     }
-    if (len(r.apiGroups) === 0) out.push(fieldErr.required(`${p}.apiGroups`, 'resource rules must supply at least one api group'));
-    if (len(r.resources) === 0) out.push(fieldErr.required(`${p}.resources`, 'resource rules must supply at least one resource'));
+    if (len(r.apiGroups) === 0)
+      out.push(fieldErr.required(`${p}.apiGroups`, 'resource rules must supply at least one api group'));
+    if (len(r.resources) === 0)
+      out.push(fieldErr.required(`${p}.resources`, 'resource rules must supply at least one resource'));
   });
   return out;
 }
 
 /** v1 defaults: a role reference and user or group subjects are in the RBAC group unless they say otherwise. */
 export function defaultBinding(o: KObject): void {
-  if (o.roleRef && typeof o.roleRef === 'object' && !(o.roleRef as Rec).apiGroup) (o.roleRef as Rec).apiGroup = RBAC_GROUP;
+  if (o.roleRef && typeof o.roleRef === 'object' && !(o.roleRef as Rec).apiGroup)
+    (o.roleRef as Rec).apiGroup = RBAC_GROUP;
   for (const s of list(o.subjects))
-    if (s && typeof s === 'object' && !(s as Rec).apiGroup && ((s as Rec).kind === 'User' || (s as Rec).kind === 'Group'))
+    if (
+      s &&
+      typeof s === 'object' &&
+      !(s as Rec).apiGroup &&
+      ((s as Rec).kind === 'User' || (s as Rec).kind === 'Group')
+    )
       (s as Rec).apiGroup = RBAC_GROUP;
 }
 
@@ -107,7 +126,13 @@ export function validateRoleRefUpdate(o: KObject, old: KObject): StatusCause[] {
   const a = (o.roleRef ?? {}) as Rec;
   const b = (old.roleRef ?? {}) as Rec;
   if (a.apiGroup === b.apiGroup && a.kind === b.kind && a.name === b.name) return [];
-  return [{ reason: 'FieldValueInvalid', field: 'roleRef', message: `Invalid value: ${goRoleRef(a)}: cannot change roleRef` }];
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field: 'roleRef',
+      message: `Invalid value: ${goRoleRef(a)}: cannot change roleRef`,
+    },
+  ];
 }
 
 /** A role reference as Go's %#v prints it (`rbac.RoleRef{APIGroup:"...", Kind:"...", Name:"..."}`). */
@@ -138,8 +163,20 @@ export const BINDING_TABLE: TableColumn[] = [
     },
   },
   AGE_COLUMN,
-  { name: 'Users', type: 'string', priority: 1, description: 'Users in the binding', cell: (o) => subjectsOf(o, 'User') },
-  { name: 'Groups', type: 'string', priority: 1, description: 'Groups in the binding', cell: (o) => subjectsOf(o, 'Group') },
+  {
+    name: 'Users',
+    type: 'string',
+    priority: 1,
+    description: 'Users in the binding',
+    cell: (o) => subjectsOf(o, 'User'),
+  },
+  {
+    name: 'Groups',
+    type: 'string',
+    priority: 1,
+    description: 'Groups in the binding',
+    cell: (o) => subjectsOf(o, 'Group'),
+  },
   {
     name: 'ServiceAccounts',
     type: 'string',

@@ -23,12 +23,19 @@ export interface TokenAnswer {
 }
 
 export interface Reviewers {
-  authorize(a: AuthorizationAttributes): MaybePromise<{ decision: 'allow' | 'deny' | 'no-opinion'; reason: string }>;
+  authorize(
+    a: AuthorizationAttributes,
+  ): MaybePromise<{ decision: 'allow' | 'deny' | 'no-opinion'; reason: string }>;
   rules(user: UserInfo, namespace: string): RulesAnswer;
   authenticateToken(token: string, audiences: string[] | undefined): Promise<TokenAnswer>;
 }
 
-export const userInfoSchema: Schema = obj({ username: str(), uid: str(), groups: arr(str()), extra: mapOf(arr(str())) });
+export const userInfoSchema: Schema = obj({
+  username: str(),
+  uid: str(),
+  groups: arr(str()),
+  extra: mapOf(arr(str())),
+});
 
 export const extraSchema: Schema = mapOf(arr(str()));
 
@@ -37,7 +44,9 @@ export function metadataProblems(o: KObject, allowNamespace: boolean): StatusCau
   const m = { ...(o.metadata ?? {}) } as Record<string, unknown>;
   if (m.creationTimestamp === null) delete m.creationTimestamp;
   if (allowNamespace) delete m.namespace;
-  for (const [k, v] of Object.entries(m)) if (v === undefined || v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0)) delete m[k];
+  for (const [k, v] of Object.entries(m))
+    if (v === undefined || v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0))
+      delete m[k];
   if (Object.keys(m).length === 0) return [];
   return [
     {
@@ -115,7 +124,8 @@ export function accessSpecProblems(spec: Rec): StatusCause[] {
       {
         reason: 'FieldValueInvalid',
         field: 'spec.resourceAttributes',
-        message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+        message:
+          'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
       },
     ];
   return [];
@@ -153,7 +163,11 @@ export function accessCheck(user: UserInfo, spec: Rec): AuthorizationAttributes 
 }
 
 /** The review answered: allowed, or denied (a deny decision), with the reason when there is one. */
-export async function answerAccess(reviewers: Reviewers, o: KObject, a: AuthorizationAttributes): Promise<KObject> {
+export async function answerAccess(
+  reviewers: Reviewers,
+  o: KObject,
+  a: AuthorizationAttributes,
+): Promise<KObject> {
   const r = await reviewers.authorize(a);
   const status: Rec = { allowed: r.decision === 'allow' };
   if (r.decision === 'deny') status.denied = true;

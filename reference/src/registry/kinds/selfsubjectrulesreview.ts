@@ -21,7 +21,9 @@ export function selfSubjectRulesReviewDef(reviewers: Reviewers): ResourceDef {
     schema: objectSchema({
       spec: obj({ namespace: str() }),
       status: obj({
-        resourceRules: arr(obj({ verbs: strings, apiGroups: strings, resources: strings, resourceNames: strings })),
+        resourceRules: arr(
+          obj({ verbs: strings, apiGroups: strings, resources: strings, resourceNames: strings }),
+        ),
         nonResourceRules: arr(obj({ verbs: strings, nonResourceURLs: strings })),
         incomplete: bool(),
         evaluationError: str(),

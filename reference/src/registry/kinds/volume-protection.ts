@@ -6,7 +6,11 @@ import type { KObject } from '../../storage/types.ts';
 import type { Registry } from '../registry.ts';
 import type { RequestContext } from '../types.ts';
 
-const SERVER: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, warnings: [], dryRun: false };
+const SERVER: RequestContext = {
+  user: { username: 'system:apiserver', groups: ['system:masters'] },
+  warnings: [],
+  dryRun: false,
+};
 const RETRY_MS = 100;
 
 interface PodVolumes {
@@ -52,7 +56,10 @@ export function releaseWhenUnused(
       setTimeout(() => void step().catch(() => undefined), RETRY_MS).unref();
       return;
     }
-    const next = { ...cur, metadata: { ...cur.metadata, finalizers: cur.metadata.finalizers.filter((f) => f !== finalizer) } };
+    const next = {
+      ...cur,
+      metadata: { ...cur.metadata, finalizers: cur.metadata.finalizers.filter((f) => f !== finalizer) },
+    };
     try {
       await served.store.update(ns, name, next, SERVER, 'v1');
     } catch {

@@ -102,7 +102,9 @@ function decode(o: KObject, kind: string, schema: Schema): void {
     if (typeof ca !== 'string') continue;
     const off = base64ErrorOffset(ca);
     if (off >= 0)
-      throw errors.badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: illegal base64 data at input byte ${off}`);
+      throw errors.badRequest(
+        `${kind} in version "v1" cannot be handled as a ${kind}: illegal base64 data at input byte ${off}`,
+      );
     cc.caBundle = Buffer.from(ca.replace(/[\r\n]/g, ''), 'base64').toString('base64');
   }
 }
@@ -205,7 +207,11 @@ function validateResources(field: string, resources: string[]): StatusCause[] {
     out.push(fieldErr.invalid(field, resources, "if '*/*' is present, must not specify other resources"));
   if (singleWildcard && plainResource)
     out.push(
-      fieldErr.invalid(field, resources, "if '*' is present, must not specify other resources without subresources"),
+      fieldErr.invalid(
+        field,
+        resources,
+        "if '*' is present, must not specify other resources without subresources",
+      ),
     );
   return out;
 }
@@ -216,7 +222,8 @@ export function validateRule(field: string, rule: Rec): StatusCause[] {
   if (operations.length === 0) out.push(fieldErr.required(`${field}.operations`));
   out.push(...wildcardAlone(`${field}.operations`, operations, 'operations'));
   operations.forEach((op, i) => {
-    if (!OPERATIONS.includes(op)) out.push(fieldErr.notSupported(`${field}.operations[${i}]`, op, OPERATIONS));
+    if (!OPERATIONS.includes(op))
+      out.push(fieldErr.notSupported(`${field}.operations[${i}]`, op, OPERATIONS));
   });
   const groups = strs(rule.apiGroups);
   if (groups.length === 0) out.push(fieldErr.required(`${field}.apiGroups`));
@@ -296,21 +303,27 @@ function validateUrl(field: string, raw: string): StatusCause[] {
   const u = parseUrl(raw);
   if ('error' in u) return [fieldErr.required(field, `url must be a valid URL: ${u.error}${URL_FORM}`)];
   const out: StatusCause[] = [];
-  if (u.scheme !== 'https') out.push(fieldErr.invalid(field, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
+  if (u.scheme !== 'https')
+    out.push(fieldErr.invalid(field, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
   if (!u.host) out.push(fieldErr.invalid(field, u.host, `host must be specified${URL_FORM}`));
-  if (u.user !== undefined) out.push(fieldErr.invalid(field, u.user, 'user information is not permitted in the URL'));
+  if (u.user !== undefined)
+    out.push(fieldErr.invalid(field, u.user, 'user information is not permitted in the URL'));
   if (u.fragment) out.push(fieldErr.invalid(field, u.fragment, 'fragments are not permitted in the URL'));
-  if (u.rawQuery) out.push(fieldErr.invalid(field, u.rawQuery, 'query parameters are not permitted in the URL'));
+  if (u.rawQuery)
+    out.push(fieldErr.invalid(field, u.rawQuery, 'query parameters are not permitted in the URL'));
   return out;
 }
 
 function validateService(field: string, svc: Rec): StatusCause[] {
   const out: StatusCause[] = [];
   if (!text(svc.name)) out.push(fieldErr.required(`${field}.name`, 'service name is required'));
-  if (!text(svc.namespace)) out.push(fieldErr.required(`${field}.namespace`, 'service namespace is required'));
+  if (!text(svc.namespace))
+    out.push(fieldErr.required(`${field}.namespace`, 'service namespace is required'));
   const port = svc.port;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
-    out.push(fieldErr.invalid(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
+    out.push(
+      fieldErr.invalid(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'),
+    );
   if (typeof svc.path !== 'string') return out;
   const path = svc.path;
   if (path === '/' || path === '') return out;
@@ -438,23 +451,48 @@ function validateWebhook(field: string, hook: Rec, mutating: boolean, opts: Opti
     out.push(fieldErr.notSupported(`${field}.sideEffects`, hook.sideEffects, sideEffects));
   const timeout = hook.timeoutSeconds;
   if (typeof timeout === 'number' && (timeout > 30 || timeout < 1))
-    out.push(fieldErr.invalid(`${field}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
+    out.push(
+      fieldErr.invalid(
+        `${field}.timeoutSeconds`,
+        timeout,
+        'the timeout value must be between 1 and 30 seconds',
+      ),
+    );
   if (hook.namespaceSelector !== undefined)
-    out.push(...validateLabelSelector(`${field}.namespaceSelector`, rec(hook.namespaceSelector) as LabelSelectorObj));
+    out.push(
+      ...validateLabelSelector(`${field}.namespaceSelector`, rec(hook.namespaceSelector) as LabelSelectorObj),
+    );
   if (hook.objectSelector !== undefined)
-    out.push(...validateLabelSelector(`${field}.objectSelector`, rec(hook.objectSelector) as LabelSelectorObj));
-  if (mutating && hook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(text(hook.reinvocationPolicy)))
-    out.push(fieldErr.notSupported(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES));
+    out.push(
+      ...validateLabelSelector(`${field}.objectSelector`, rec(hook.objectSelector) as LabelSelectorObj),
+    );
+  if (
+    mutating &&
+    hook.reinvocationPolicy !== undefined &&
+    !REINVOCATION_POLICIES.includes(text(hook.reinvocationPolicy))
+  )
+    out.push(
+      fieldErr.notSupported(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES),
+    );
   out.push(...validateClientConfig(`${field}.clientConfig`, rec(hook.clientConfig)));
   if (opts.checkMatchConditions)
     out.push(
-      ...validateMatchConditions(`${field}.matchConditions`, list(hook.matchConditions), webhookExpressionCauses),
+      ...validateMatchConditions(
+        `${field}.matchConditions`,
+        list(hook.matchConditions),
+        webhookExpressionCauses,
+      ),
     );
   return out;
 }
 
-function validateReviewVersions(field: string, versions: string[], requireRecognized: boolean): StatusCause[] {
-  if (versions.length === 0) return [fieldErr.required(field, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
+function validateReviewVersions(
+  field: string,
+  versions: string[],
+  requireRecognized: boolean,
+): StatusCause[] {
+  if (versions.length === 0)
+    return [fieldErr.required(field, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
   const out: StatusCause[] = [];
   const seen = new Set<string>();
   versions.forEach((v, i) => {
@@ -478,7 +516,13 @@ function validateConfiguration(o: KObject, mutating: boolean, opts: Options): St
     const hook = rec(raw);
     const p = `webhooks[${i}]`;
     out.push(...validateWebhook(p, hook, mutating, opts));
-    out.push(...validateReviewVersions(`${p}.admissionReviewVersions`, strs(hook.admissionReviewVersions), opts.requireRecognizedReviewVersion));
+    out.push(
+      ...validateReviewVersions(
+        `${p}.admissionReviewVersions`,
+        strs(hook.admissionReviewVersions),
+        opts.requireRecognizedReviewVersion,
+      ),
+    );
     const name = text(hook.name);
     if (opts.requireUniqueNames && name) {
       if (names.has(name)) out.push(fieldErr.duplicate(`${p}.name`, name));
@@ -494,7 +538,10 @@ function updateOptions(o: KObject, old: KObject): Options {
   const before = list(old.webhooks).map(rec);
   const sameConditions =
     now.length === before.length &&
-    now.every((h, i) => JSON.stringify(h.matchConditions ?? null) === JSON.stringify(before[i]!.matchConditions ?? null));
+    now.every(
+      (h, i) =>
+        JSON.stringify(h.matchConditions ?? null) === JSON.stringify(before[i]!.matchConditions ?? null),
+    );
   const oldNames = before.map((h) => text(h.name));
   return {
     checkMatchConditions: !sameConditions,

@@ -111,9 +111,7 @@ export class CrdController {
   /** Set once the definitions stored at start have all been reconciled (the crd-informer-synced check). */
   synced = false;
 
-  constructor(
-    private readonly registry: Registry,
-  ) {}
+  constructor(private readonly registry: Registry) {}
 
   private get store(): GenericStore {
     return this.registry.byResource(CRD_GROUP, CRD_PLURAL)!.store;
@@ -151,7 +149,8 @@ export class CrdController {
       // names freed or taken: the other definitions of the group are looked at again
       const group = specOf(ev.obj).group;
       for (const other of this.all())
-        if (specOf(other).group === group && other.metadata.name !== name) this.queue.add(other.metadata.name!);
+        if (specOf(other).group === group && other.metadata.name !== name)
+          this.queue.add(other.metadata.name!);
     });
   }
 

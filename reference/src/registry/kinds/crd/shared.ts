@@ -21,7 +21,6 @@ export type CrdStatus = {
   storedVersions?: string[];
 };
 
-
 export function specOf(o: KObject): CrdSpec {
   return (o.spec ?? {}) as CrdSpec;
 }
