@@ -23,6 +23,9 @@ const runs: BatchRun[] = JSON.parse(readFileSync(file, 'utf8'));
 export default defineConfig({
   test: {
     root: ROOT,
+    // each run is a project with a transform pipeline of its own: the transformed suite and
+    // harness modules are kept on disk and shared by all of them (and by the next batch)
+    experimental: { fsModuleCache: true },
     reporters: [[new URL('./reporter.ts', import.meta.url).pathname, { outputFile: `${file}.results.json` }]],
     projects: runs.map((r) => ({
       test: {
