@@ -10,6 +10,7 @@ import { setCurrentPlace } from './assert.ts';
 import type { Client } from './client.ts';
 import { namingEndpoints } from './endpoints.ts';
 import { expectationFor } from './expectations.ts';
+import { runEnv } from './run-env.ts';
 import { sessionExpectations } from './session.ts';
 import { type CaseDef, DOCS, describePlace } from './spec.ts';
 import { describeNeeds, type NamedTarget, type Needs, route, waitBoundMs } from './targets.ts';
@@ -50,8 +51,11 @@ export function withCause(e: unknown): unknown {
   return e;
 }
 
-/** Every case declared in this process (the manifest is built from it). */
-export const declared: CaseDef[] = [];
+/**
+ * The run each case id was declared in: an id declared twice in one run is a mistake. (A batch
+ * of runs in one worker, faults/test/batch, declares a suite's cases once for each run.)
+ */
+const declaredIn = new Map<string, NodeJS.ProcessEnv>();
 
 const SEVERITY: Record<CaseDef['level'], string> = {
   MUST: 'critical',
@@ -70,8 +74,9 @@ export function conformance(
 ): void {
   if (!/^[a-z0-9-]+(\/[a-z0-9.-]+)+$/.test(def.id))
     throw new Error(`case id "${def.id}" must look like area/topic/name`);
-  if (declared.some((d) => d.id === def.id)) throw new Error(`duplicate case id "${def.id}"`);
-  declared.push(def);
+  const run = runEnv();
+  if (declaredIn.get(def.id) === run) throw new Error(`duplicate case id "${def.id}"`);
+  declaredIn.set(def.id, run);
   const out = process.env.ORCH_MANIFEST_OUT;
   if (out)
     appendFileSync(

@@ -3,6 +3,11 @@
 // embedded servers over with vitest's provide/inject rather than process.env: a variable it
 // set would leak into every other test process of `npm test`, among them the ones that point
 // the suites at servers of their own.
+//
+// A batch of runs in one worker (the fault meta tests: faults/test/batch) names each test
+// file's run with useRunEnv before the file's suite loads and again before its cases run; what
+// the harness keeps per run (clients, targets) is keyed to the environment object runEnv
+// returns, so a new run starts with its own.
 import { inject } from 'vitest';
 
 declare module 'vitest' {
@@ -13,6 +18,8 @@ declare module 'vitest' {
 }
 
 let merged: NodeJS.ProcessEnv | undefined;
+/** What useRunEnv was last given. */
+let current: Record<string, string> | undefined;
 
 export function runEnv(): NodeJS.ProcessEnv {
   if (merged) return merged;
@@ -25,4 +32,11 @@ export function runEnv(): NodeJS.ProcessEnv {
   }
   merged = provided ? { ...process.env, ...provided } : process.env;
   return merged;
+}
+
+/** Makes `env` (over process.env) the run's environment from now on; the same object keeps the run's clients and targets. */
+export function useRunEnv(env: Record<string, string>): void {
+  if (merged && current === env) return;
+  current = env;
+  merged = { ...process.env, ...env };
 }

@@ -7,10 +7,23 @@ import { runEnv } from './run-env.ts';
 import { resolveTarget, type Target } from './target.ts';
 
 const clients = new Map<string, Client>();
+/** The run environment the clients were made for (a batch of runs changes it: run-env.ts). */
+let clientsEnv: NodeJS.ProcessEnv | undefined;
 let expectations: ExpectationFile | undefined;
+
+/** The clients of the current run. */
+function runClients(): Map<string, Client> {
+  const env = runEnv();
+  if (clientsEnv !== env) {
+    clients.clear();
+    clientsEnv = env;
+  }
+  return clients;
+}
 
 /** The client of the run's main target. */
 export function session(): Client {
+  const clients = runClients();
   let c = clients.get('main');
   if (!c) {
     c = new Client(resolveTarget({}, runEnv()));
@@ -21,6 +34,7 @@ export function session(): Client {
 
 /** The client of a named target of the run (one per name: "main" is `session()`'s). */
 export function clientFor(t: { name: string; target: Target }): Client {
+  const clients = runClients();
   let c = clients.get(t.name);
   if (!c) {
     c = new Client(t.target);

@@ -15,11 +15,12 @@
 //
 // Once a retention is declared the cases rely on it: a version older than the declared
 // history window, or a continue token older than its declared lifetime, must answer 410.
-import { HOW_TO_DECLARE, type ServerCommand, serverCommandFrom } from './server-command.ts';
+
+import { watchListGate } from './capabilities.ts';
 import type { Client } from './client.ts';
 import { Endpoints, parseEndpointList } from './endpoints.ts';
-import { watchListGate } from './capabilities.ts';
 import { runEnv } from './run-env.ts';
+import { HOW_TO_DECLARE, type ServerCommand, serverCommandFrom } from './server-command.ts';
 import { clientFor, session } from './session.ts';
 import { resolveTarget, type Target } from './target.ts';
 
@@ -254,13 +255,14 @@ export interface RunTargets {
   targets: NamedTarget[];
 }
 
-let cached: RunTargets | undefined;
+/** The run's targets, with the run environment they were read from (a batch of runs changes it: run-env.ts). */
+let cached: { env: NodeJS.ProcessEnv; targets: RunTargets } | undefined;
 
 /** The run's targets, from the environment the runner sets. */
 export function runTargets(env?: NodeJS.ProcessEnv): RunTargets {
-  if (!env && cached) return cached;
   const fromRun = !env;
   env ??= runEnv();
+  if (fromRun && cached?.env === env) return cached.targets;
   // the run's own main target is session()'s: one rotation of its endpoints for every case
   const main = fromRun ? session().target : resolveTarget({}, env);
   const targets: NamedTarget[] = [{ name: 'main', target: main, declared: declaredFromEnv(env) }];
@@ -294,7 +296,7 @@ export function runTargets(env?: NodeJS.ProcessEnv): RunTargets {
     }
   }
   const r = { embedded: env.ORCH_EMBEDDED === '1', targets };
-  if (fromRun) cached = r;
+  if (fromRun) cached = { env, targets: r };
   return r;
 }
 

@@ -1,6 +1,7 @@
 // vitest reporter of a batch of suite runs (faults/test/batch/vitest.config.ts): writes, per
-// project (one run), the cases that failed (by case id, with their messages), the number that
-// passed, and the test files that failed outside any case, as JSON to `outputFile`.
+// run (by its index: the test file `runs/<i>/<suite file>`), the cases that failed (by case id,
+// with their messages), the number that passed, and the test files that failed outside any
+// case, as JSON to `outputFile`.
 import { writeFileSync } from 'node:fs';
 import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
@@ -11,7 +12,7 @@ export interface BatchResult {
   passed: number;
   /** The case ids that skipped (a case that found its precondition missing, e.g. a version still retained). */
   skipped: string[];
-  /** Each test file's duration (ms), by its path from the repository's root. */
+  /** Each suite file's duration (ms), by its path from the repository's root. */
   files: Record<string, number>;
   /** The cases that took SLOW_MS or longer (case id -> ms): where a run's time went. */
   slow?: Record<string, number>;
@@ -32,8 +33,9 @@ export default class BatchReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): void {
     const runs: Record<string, BatchResult> = {};
     for (const m of modules) {
-      const run = (runs[m.project.name] ??= { failed: {}, passed: 0, skipped: [], files: {} });
-      run.files[m.relativeModuleId] = Math.round(m.diagnostic().duration);
+      const [, index = '?', suiteFile = m.relativeModuleId] = /\/runs\/(\d+)\/(.*)$/.exec(m.moduleId) ?? [];
+      const run = (runs[index] ??= { failed: {}, passed: 0, skipped: [], files: {} });
+      run.files[suiteFile] = Math.round(m.diagnostic().duration);
       let caseFailed = false;
       for (const t of m.children.allTests()) {
         const r = t.result();
@@ -47,7 +49,7 @@ export default class BatchReporter implements Reporter {
       }
       // a file that failed outside any case (it did not load, a hook threw)
       if (m.state() === 'failed' && !caseFailed)
-        run.failed[`file ${m.relativeModuleId}: ${message(m.errors()).slice(0, 200)}`] = message(m.errors());
+        run.failed[`file ${suiteFile}: ${message(m.errors()).slice(0, 200)}`] = message(m.errors());
     }
     const errors = unhandled.map(
       (e) => `${e.name ?? 'Error'}: ${e.message} (${String((e as any).VITEST_TEST_PATH ?? '')})`,

@@ -1,21 +1,64 @@
-// Runs suite areas, many runs in one vitest process: each run is a project of its own
-// (vitest.config.ts here) with its own run environment (the target, what is declared about
-// it, the commands the suites start), so the fault meta tests (faults/test/meta.test.ts,
-// faults/test/node-config-meta.test.ts) pay vitest's start once per batch instead of once
-// per fault. Each run goes through the whole area, as a run of its own would: the verdicts
-// need every case that failed, not only the catchers.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+// Runs suite areas, many runs in one vitest process (vitest.config.ts here): each run has its
+// own run environment (the target, what is declared about it, the commands the suites
+// start), entered by the test files written for it, so the fault meta tests
+// (faults/test/meta.test.ts, faults/test/node-config-meta.test.ts) pay vitest's start once per
+// batch, and the harness's loading once per worker, instead of once per fault. Each run goes
+// through its files (the whole area when it names none), as a run of its own would: the
+// verdicts need every case that failed, not only the catchers.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ownedTempDir, removeOwnedDir, startOwned } from '../../../lifeline/owned.ts';
 import type { BatchResult } from './reporter.ts';
-import type { BatchRun } from './vitest.config.ts';
 
-export type { BatchResult, BatchRun };
+export type { BatchResult };
+
+/** One run of a batch: a name, the area's folder under suites/, its environment. */
+export interface BatchRun {
+  name: string;
+  area: string;
+  env: Record<string, string>;
+  /** Only these test files (paths from the repository root); the whole area when absent. */
+  files?: string[];
+}
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const VITEST = join(ROOT, 'node_modules', '.bin', 'vitest');
 const CONFIG = join(ROOT, 'faults', 'test', 'batch', 'vitest.config.ts');
+const ENTER = join(ROOT, 'faults', 'test', 'batch', 'enter-run.ts');
+
+/** The test files of a suite area (paths from the repository's root). */
+function areaFiles(area: string): string[] {
+  const dir = join(ROOT, 'suites', area);
+  return (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => relative(ROOT, join(dir, f)))
+    .sort();
+}
+
+/**
+ * Writes the batch's test files: `runs/<i>/<suite file>` enters run i's environment and loads
+ * the suite file as a module of run i's own (the query makes it one), whose cases register as
+ * the written file's. Returns the run names by index.
+ */
+function writeRunFiles(dir: string, runs: BatchRun[]): string[] {
+  runs.forEach((r, i) => {
+    for (const f of r.files?.length ? r.files : areaFiles(r.area)) {
+      const file = join(dir, 'runs', String(i), f);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(
+        file,
+        [
+          `import { enterRun } from ${JSON.stringify(ENTER)};`,
+          `enterRun(${JSON.stringify(r.env)});`,
+          `await import(${JSON.stringify(`${join(ROOT, f)}?run=${i}`)});`,
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+  return runs.map((r) => r.name);
+}
 
 /** How a batch went: each run's result by name, errors outside any file, the whole output. */
 export interface Batch {
@@ -34,8 +77,7 @@ export interface Batch {
  */
 export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorkers = 2): Promise<Batch> {
   const dir = ownedTempDir('suite-batch-');
-  const file = join(dir, 'runs.json');
-  writeFileSync(file, JSON.stringify(runs));
+  const names = writeRunFiles(dir, runs);
   const started = Date.now();
   return new Promise((res) => {
     const args = ['run', '--config', CONFIG, `--maxWorkers=${maxWorkers}`];
@@ -44,7 +86,7 @@ export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorke
       ORCH_REPORT_DIR: '',
       CI: '1',
       ...env,
-      ORCH_BATCH: file,
+      ORCH_BATCH: dir,
     };
     // the batch ends with the meta test however it ends (lifeline/owned.ts)
     let out = '';
@@ -58,8 +100,8 @@ export function runBatch(runs: BatchRun[], env: Record<string, string>, maxWorke
       let unhandled: string[] = [];
       let missing = 'no results';
       try {
-        const r = JSON.parse(readFileSync(`${file}.results.json`, 'utf8'));
-        for (const [name, v] of Object.entries(r.runs)) results.set(name, v as BatchResult);
+        const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+        for (const [i, v] of Object.entries(r.runs)) results.set(names[Number(i)]!, v as BatchResult);
         unhandled = r.unhandled;
         missing = 'no test file ran';
       } catch (e) {
