@@ -48,12 +48,23 @@ export function sessionExpectations(): ExpectationFile {
   return expectations;
 }
 
+/**
+ * A run that needs only the verdicts (the fault meta tests) sets ORCH_SHRINK=0: a property
+ * ends at its first counterexample (still printed with its seed and path) instead of shrinking it.
+ */
+export const SHRINK_ENV = 'ORCH_SHRINK';
+
 /** fast-check settings from the runner (`--runs`, `--seed`). */
-export function propertySettings(defaultRuns: number): { numRuns: number; seed?: number } {
+export function propertySettings(defaultRuns: number): {
+  numRuns: number;
+  seed?: number;
+  endOnFailure?: boolean;
+} {
   const runs = Number(process.env.ORCH_RUNS);
   const seed = process.env.ORCH_SEED;
   return {
     numRuns: Number.isFinite(runs) && runs > 0 ? runs : defaultRuns,
     ...(seed ? { seed: Number(seed) } : {}),
+    ...(process.env[SHRINK_ENV] === '0' ? { endOnFailure: true } : {}),
   };
 }
