@@ -1,6 +1,7 @@
 // The subresources the server knows, declared once: the verbs each serves and the kind its
 // requests and replies carry when it is not the resource's own. The router, discovery and
-// OpenAPI all read this table.
+// OpenAPI all read this table; the HTTP layer's routing (http/routing.ts) only names the
+// handler of each subresource, for the verbs listed here.
 export interface SubresourceInfo {
   verbs: readonly string[];
   /** The kind of the subresource's body (absent: the resource's own kind). */

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseAccept } from '../../content/negotiate.ts';
 import { errors } from '../../errors/status.ts';
 import type { Registry } from '../../registry/registry.ts';
-import type { NonResourceRoute } from '../server.ts';
+import type { NonResourceRoute } from '../deps.ts';
 import { encodeOpenApiV2Protobuf, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from './gnostic.ts';
 import { type Built, buildModel } from './model.ts';
 import type { Json } from './names.ts';
