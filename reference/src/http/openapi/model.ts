@@ -1,8 +1,10 @@
 // The model: the operations and definitions built from the registry, which both documents render.
 import type { Registry } from '../../registry/registry.ts';
 import { schemaFor } from '../../registry/types.ts';
+import { discoveryOps } from './discovery-ops.ts';
 import { definitionPrefix, type Json, META, ref } from './names.ts';
-import { discoveryOps, type Op, resourceOps } from './operations.ts';
+import type { Op } from './op.ts';
+import { resourceOps } from './operations.ts';
 import { commonDefinitions, convertSchema, gvkExt, scaleDefinitions, TYPE_META } from './schemas.ts';
 
 export interface Built {

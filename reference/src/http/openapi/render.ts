@@ -1,7 +1,8 @@
 // The rendering of the model as the Swagger 2.0 document and as the OpenAPI 3.0 documents.
 import type { Built } from './model.ts';
 import { type Json, REF } from './names.ts';
-import { JSON_T, type Op } from './operations.ts';
+import type { Op } from './op.ts';
+import { JSON_T } from './params.ts';
 
 function sortedObject<T>(entries: [string, T][]): Record<string, T> {
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

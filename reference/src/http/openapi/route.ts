@@ -26,38 +26,54 @@ function etagOf(b: Buffer): string {
   return `"${createHash('sha512').update(b).digest('hex').toUpperCase()}"`;
 }
 
-/** The `/openapi/v2` and `/openapi/v3` routes (regenerated when the registry changes). */
-export function openapiRoute(registry: Registry, o: OpenApiOptions): NonResourceRoute {
-  const title = o.title ?? 'Orch';
-  let cache: Cached | undefined;
-  registry.changed(() => {
-    cache = undefined;
-  });
-  const current = (): Cached => (cache ??= { model: buildModel(registry) });
-  const v2 = () => {
-    const c = current();
+/** The documents of a registry, each built when first asked for, again after the registry changed. */
+class Documents {
+  private cache: Cached | undefined;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly title: string,
+    private readonly version: string,
+  ) {
+    registry.changed(() => {
+      this.cache = undefined;
+    });
+  }
+
+  private current(): Cached {
+    this.cache ??= { model: buildModel(this.registry) };
+    return this.cache;
+  }
+
+  v2(): NonNullable<Cached['v2']> {
+    const c = this.current();
     if (!c.v2) {
-      const doc = openapiV2(c.model, title, o.version);
+      const doc = openapiV2(c.model, this.title, this.version);
       const json = Buffer.from(JSON.stringify(doc));
       c.v2 = { doc, json, etag: etagOf(json) };
     }
     return c.v2;
-  };
-  const v3 = () => {
-    const c = current();
+  }
+
+  v3(): NonNullable<Cached['v3']> {
+    const c = this.current();
     if (!c.v3) {
       c.v3 = new Map();
       const docs = [...new Set(c.model.ops.map((x) => x.doc))].sort();
       for (const d of docs) {
-        const doc = openapiV3Doc(c.model, d, title, o.version);
+        const doc = openapiV3Doc(c.model, d, this.title, this.version);
         if (!doc) continue;
         const body = Buffer.from(JSON.stringify(doc));
         c.v3.set(d, { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() });
       }
     }
     return c.v3;
-  };
+  }
+}
 
+/** The `/openapi/v2` and `/openapi/v3` routes (regenerated when the registry changes). */
+export function openapiRoute(registry: Registry, o: OpenApiOptions): NonResourceRoute {
+  const docs = new Documents(registry, o.title ?? 'Orch', o.version);
   return (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
     const path = url.pathname;
     if (path !== '/openapi' && !path.startsWith('/openapi/')) return false;
@@ -65,54 +81,63 @@ export function openapiRoute(registry: Registry, o: OpenApiOptions): NonResource
     const p = path.replace(/\/+$/, '');
     if (p === '/openapi/v2') {
       checkMethod(method);
-      const accept = pickV2(req.headers.accept);
-      const doc = v2();
-      let body = doc.json;
-      let type = 'application/json';
-      if (accept === 'protobuf') {
-        body = doc.pb ??= encodeOpenApiV2Protobuf(doc.doc);
-        type = OPENAPI_V2_PROTOBUF_REPLY;
-      }
-      const etag = accept === 'protobuf' ? `${doc.etag.slice(0, -1)}-pb"` : doc.etag;
-      send(req, res, body, type, { ETag: etag, Vary: 'Accept', 'Cache-Control': 'no-cache, private' });
+      serveV2(docs, req, res);
       return true;
     }
     if (p === '/openapi/v3') {
       checkMethod(method);
       pickJson(req.headers.accept);
       const paths: Json = {};
-      for (const [d, e] of v3()) paths[d] = { serverRelativeURL: `/openapi/v3/${d}?hash=${e.hash}` };
+      for (const [d, e] of docs.v3()) paths[d] = { serverRelativeURL: `/openapi/v3/${d}?hash=${e.hash}` };
       const body = Buffer.from(JSON.stringify({ paths }));
       send(req, res, body, 'application/json', { ETag: etagOf(body), 'Cache-Control': 'no-cache, private' });
       return true;
     }
     if (p.startsWith('/openapi/v3/')) {
       checkMethod(method);
-      const d = p.slice('/openapi/v3/'.length);
-      const e = v3().get(d);
-      if (!e) throw errors.pathNotFound(path);
-      pickJson(req.headers.accept);
-      const hash = url.searchParams.get('hash');
-      if (hash !== null && hash !== e.hash) {
-        // an older document: send the client to the current one
-        res.writeHead(301, {
-          Location: `/openapi/v3/${d}?hash=${e.hash}`,
-          'Cache-Control': 'no-cache, private',
-          'Content-Length': 0,
-        });
-        res.end();
-        return true;
-      }
-      const headers: Record<string, string> = { ETag: `"${e.hash}"` };
-      if (hash !== null) {
-        headers['Cache-Control'] = 'public, immutable';
-        headers.Expires = new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString();
-      } else headers['Cache-Control'] = 'no-cache, private';
-      send(req, res, e.body, 'application/json', headers);
+      serveV3Doc(docs, req, res, url, p.slice('/openapi/v3/'.length));
       return true;
     }
     throw errors.pathNotFound(path);
   };
+}
+
+/** `/openapi/v2`, as JSON or in the gnostic Protobuf form. */
+function serveV2(docs: Documents, req: IncomingMessage, res: ServerResponse): void {
+  const accept = pickV2(req.headers.accept);
+  const doc = docs.v2();
+  let body = doc.json;
+  let type = 'application/json';
+  if (accept === 'protobuf') {
+    body = doc.pb ??= encodeOpenApiV2Protobuf(doc.doc);
+    type = OPENAPI_V2_PROTOBUF_REPLY;
+  }
+  const etag = accept === 'protobuf' ? `${doc.etag.slice(0, -1)}-pb"` : doc.etag;
+  send(req, res, body, type, { ETag: etag, Vary: 'Accept', 'Cache-Control': 'no-cache, private' });
+}
+
+/** `/openapi/v3/<doc>`: immutable at its current hash, a redirect to it from an older one. */
+function serveV3Doc(docs: Documents, req: IncomingMessage, res: ServerResponse, url: URL, d: string): void {
+  const e = docs.v3().get(d);
+  if (!e) throw errors.pathNotFound(url.pathname);
+  pickJson(req.headers.accept);
+  const hash = url.searchParams.get('hash');
+  if (hash !== null && hash !== e.hash) {
+    // an older document: send the client to the current one
+    res.writeHead(301, {
+      Location: `/openapi/v3/${d}?hash=${e.hash}`,
+      'Cache-Control': 'no-cache, private',
+      'Content-Length': 0,
+    });
+    res.end();
+    return;
+  }
+  const headers: Record<string, string> = { ETag: `"${e.hash}"` };
+  if (hash !== null) {
+    headers['Cache-Control'] = 'public, immutable';
+    headers.Expires = new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString();
+  } else headers['Cache-Control'] = 'no-cache, private';
+  send(req, res, e.body, 'application/json', headers);
 }
 
 function checkMethod(method: string): void {

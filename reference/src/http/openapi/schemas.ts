@@ -36,260 +36,295 @@ export const TYPE_META = {
 
 /** Definitions every document shares (the meta types). */
 export function commonDefinitions(): Record<string, Json> {
-  const d: Record<string, Json> = {};
-  d[`${META}.ObjectMeta`] = {
-    ...convertSchema(objectMeta),
-    description: 'ObjectMeta is metadata that all persisted resources must have.',
+  return {
+    ...metaDefinitions(),
+    ...requestDefinitions(),
+    ...discoveryDefinitions(),
+    ...resourceListDefinitions(),
   };
-  d[`${META}.ListMeta`] = {
-    description: 'ListMeta describes metadata that synthetic resources must have, including lists.',
-    type: 'object',
-    properties: {
-      continue: str(
-        'continue may be set if the user set a limit on the number of items returned; it is the token for the next page.',
-      ),
-      remainingItemCount: int(
-        'remainingItemCount is the number of subsequent items in the list which are not included in this list response.',
-      ),
-      resourceVersion: str("String that identifies the server's internal version of this object."),
-      selfLink: str('Deprecated: selfLink is a legacy read-only field that is no longer populated.'),
+}
+
+/** The meta types of objects, lists and replies: ObjectMeta, ListMeta, Status. */
+function metaDefinitions(): Record<string, Json> {
+  return {
+    [`${META}.ObjectMeta`]: {
+      ...convertSchema(objectMeta),
+      description: 'ObjectMeta is metadata that all persisted resources must have.',
     },
-  };
-  d[`${META}.StatusCause`] = {
-    description: 'StatusCause provides more information about an api.Status failure.',
-    type: 'object',
-    properties: {
-      field: str('The field of the resource that has caused this error, as named by its JSON serialization.'),
-      message: str('A human-readable description of the cause of the error.'),
-      reason: str('A machine-readable description of the cause of the error.'),
-    },
-  };
-  d[`${META}.StatusDetails`] = {
-    description:
-      'StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.',
-    type: 'object',
-    properties: {
-      causes: {
-        type: 'array',
-        items: ref(`${META}.StatusCause`),
-        description: 'The Causes array includes more details associated with the StatusReason failure.',
-      },
-      group: str('The group attribute of the resource associated with the status StatusReason.'),
-      kind: str('The kind attribute of the resource associated with the status StatusReason.'),
-      name: str('The name attribute of the resource associated with the status StatusReason.'),
-      retryAfterSeconds: int(
-        'If specified, the time in seconds before the operation should be retried.',
-        'int32',
-      ),
-      uid: str('UID of the resource.'),
-    },
-  };
-  d[`${META}.Status`] = {
-    description: 'Status is a return value for calls that do not return other objects.',
-    type: 'object',
-    properties: {
-      ...TYPE_META,
-      code: int('Suggested HTTP return code for this status, 0 if not set.', 'int32'),
-      details: ref(`${META}.StatusDetails`),
-      message: str('A human-readable description of the status of this operation.'),
-      metadata: ref(`${META}.ListMeta`),
-      reason: str('A machine-readable description of why this operation is in the "Failure" status.'),
-      status: str('Status of the operation. One of: "Success" or "Failure".'),
-    },
-    ...gvkExt('', 'v1', 'Status'),
-  };
-  d[`${META}.Preconditions`] = {
-    description: 'Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.',
-    type: 'object',
-    properties: {
-      resourceVersion: str('Specifies the target ResourceVersion'),
-      uid: str('Specifies the target UID.'),
-    },
-  };
-  d[`${META}.DeleteOptions`] = {
-    description: 'DeleteOptions may be provided when deleting an API object.',
-    type: 'object',
-    properties: {
-      ...TYPE_META,
-      dryRun: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'When present, indicates that modifications should not be persisted.',
-      },
-      gracePeriodSeconds: int('The duration in seconds before the object should be deleted.'),
-      preconditions: ref(`${META}.Preconditions`),
-      propagationPolicy: str('Whether and how garbage collection will be performed.'),
-    },
-    ...gvkExt('', 'v1', 'DeleteOptions'),
-  };
-  d[`${META}.WatchEvent`] = {
-    description: 'Event represents a single event to a watched resource.',
-    type: 'object',
-    required: ['type', 'object'],
-    properties: {
-      object: ref('io.orch.apimachinery.pkg.runtime.RawExtension'),
-      type: str('ADDED, MODIFIED, DELETED, BOOKMARK or ERROR'),
-    },
-    ...gvkExt('', 'v1', 'WatchEvent'),
-  };
-  d['io.orch.apimachinery.pkg.runtime.RawExtension'] = {
-    description:
-      'RawExtension holds a complete object: for a watch event, the object that changed (or a Status for ERROR).',
-    type: 'object',
-  };
-  d[`${META}.Patch`] = {
-    description:
-      'Patch is the body of a PATCH request: a JSON patch, a merge patch or a strategic merge patch.',
-    type: 'object',
-  };
-  // discovery documents
-  d[`${META}.GroupVersionForDiscovery`] = {
-    description: 'GroupVersion contains the "group/version" and "version" string of a version.',
-    type: 'object',
-    required: ['groupVersion', 'version'],
-    properties: {
-      groupVersion: str('groupVersion specifies the API group and version in the form "group/version"'),
-      version: str('version specifies the version in the form of "version".'),
-    },
-  };
-  d[`${META}.ServerAddressByClientCIDR`] = {
-    description:
-      'ServerAddressByClientCIDR helps the client to determine the server address that they should use.',
-    type: 'object',
-    required: ['clientCIDR', 'serverAddress'],
-    properties: {
-      clientCIDR: str('The CIDR with which clients can match their IP.'),
-      serverAddress: str('Address of this server.'),
-    },
-  };
-  d[`${META}.APIGroup`] = {
-    description: 'APIGroup contains the name, the supported versions, and the preferred version of a group.',
-    type: 'object',
-    required: ['name', 'versions'],
-    properties: {
-      ...TYPE_META,
-      name: str('name is the name of the group.'),
-      preferredVersion: ref(`${META}.GroupVersionForDiscovery`),
-      serverAddressByClientCIDRs: {
-        type: 'array',
-        items: ref(`${META}.ServerAddressByClientCIDR`),
-        description: 'a map of client CIDR to server address.',
-      },
-      versions: {
-        type: 'array',
-        items: ref(`${META}.GroupVersionForDiscovery`),
-        description: 'versions are the versions supported in this group.',
+    [`${META}.ListMeta`]: {
+      description: 'ListMeta describes metadata that synthetic resources must have, including lists.',
+      type: 'object',
+      properties: {
+        continue: str(
+          'continue may be set if the user set a limit on the number of items returned; it is the token for the next page.',
+        ),
+        remainingItemCount: int(
+          'remainingItemCount is the number of subsequent items in the list which are not included in this list response.',
+        ),
+        resourceVersion: str("String that identifies the server's internal version of this object."),
+        selfLink: str('Deprecated: selfLink is a legacy read-only field that is no longer populated.'),
       },
     },
-    ...gvkExt('', 'v1', 'APIGroup'),
-  };
-  d[`${META}.APIGroupList`] = {
-    description: 'APIGroupList is a list of APIGroup, to allow clients to discover the API at /apis.',
-    type: 'object',
-    required: ['groups'],
-    properties: {
-      ...TYPE_META,
-      groups: { type: 'array', items: ref(`${META}.APIGroup`), description: 'groups is a list of APIGroup.' },
-    },
-    ...gvkExt('', 'v1', 'APIGroupList'),
-  };
-  d[`${META}.APIVersions`] = {
-    description:
-      'APIVersions lists the versions that are available, to allow clients to discover the API at /api.',
-    type: 'object',
-    required: ['versions', 'serverAddressByClientCIDRs'],
-    properties: {
-      ...TYPE_META,
-      serverAddressByClientCIDRs: {
-        type: 'array',
-        items: ref(`${META}.ServerAddressByClientCIDR`),
-        description: 'a map of client CIDR to server address.',
-      },
-      versions: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'versions are the api versions that are available.',
+    [`${META}.StatusCause`]: {
+      description: 'StatusCause provides more information about an api.Status failure.',
+      type: 'object',
+      properties: {
+        field: str(
+          'The field of the resource that has caused this error, as named by its JSON serialization.',
+        ),
+        message: str('A human-readable description of the cause of the error.'),
+        reason: str('A machine-readable description of the cause of the error.'),
       },
     },
-    ...gvkExt('', 'v1', 'APIVersions'),
-  };
-  d[`${META}.APIResource`] = {
-    description: 'APIResource specifies the name of a resource and whether it is namespaced.',
-    type: 'object',
-    required: ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
-    properties: {
-      categories: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'categories is a list of the grouped resources this resource belongs to.',
-      },
-      group: str('group is the preferred group of the resource.'),
-      kind: str("kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')"),
-      name: str('name is the plural name of the resource.'),
-      namespaced: {
-        type: 'boolean',
-        description: 'namespaced indicates if a resource is namespaced or not.',
-      },
-      shortNames: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'shortNames is a list of suggested short names of the resource.',
-      },
-      singularName: str('singularName is the singular name of the resource.'),
-      storageVersionHash: str('The hash value of the storage version.'),
-      verbs: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'verbs is a list of supported kube verbs.',
-      },
-      version: str('version is the preferred version of the resource.'),
-    },
-  };
-  d[`${META}.APIResourceList`] = {
-    description:
-      'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.',
-    type: 'object',
-    required: ['groupVersion', 'resources'],
-    properties: {
-      ...TYPE_META,
-      groupVersion: str('groupVersion is the group and version this APIResourceList is for.'),
-      resources: {
-        type: 'array',
-        items: ref(`${META}.APIResource`),
-        description: 'resources contains the name of the resources and if they are namespaced.',
+    [`${META}.StatusDetails`]: {
+      description:
+        'StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.',
+      type: 'object',
+      properties: {
+        causes: {
+          type: 'array',
+          items: ref(`${META}.StatusCause`),
+          description: 'The Causes array includes more details associated with the StatusReason failure.',
+        },
+        group: str('The group attribute of the resource associated with the status StatusReason.'),
+        kind: str('The kind attribute of the resource associated with the status StatusReason.'),
+        name: str('The name attribute of the resource associated with the status StatusReason.'),
+        retryAfterSeconds: int(
+          'If specified, the time in seconds before the operation should be retried.',
+          'int32',
+        ),
+        uid: str('UID of the resource.'),
       },
     },
-    ...gvkExt('', 'v1', 'APIResourceList'),
+    [`${META}.Status`]: {
+      description: 'Status is a return value for calls that do not return other objects.',
+      type: 'object',
+      properties: {
+        ...TYPE_META,
+        code: int('Suggested HTTP return code for this status, 0 if not set.', 'int32'),
+        details: ref(`${META}.StatusDetails`),
+        message: str('A human-readable description of the status of this operation.'),
+        metadata: ref(`${META}.ListMeta`),
+        reason: str('A machine-readable description of why this operation is in the "Failure" status.'),
+        status: str('Status of the operation. One of: "Success" or "Failure".'),
+      },
+      ...gvkExt('', 'v1', 'Status'),
+    },
   };
-  d['io.orch.apimachinery.pkg.version.Info'] = {
-    description: 'Info contains versioning information.',
-    type: 'object',
-    required: [
-      'major',
-      'minor',
-      'gitVersion',
-      'gitCommit',
-      'gitTreeState',
-      'buildDate',
-      'goVersion',
-      'compiler',
-      'platform',
-    ],
-    properties: Object.fromEntries(
-      [
-        'buildDate',
-        'compiler',
-        'gitCommit',
-        'gitTreeState',
-        'gitVersion',
-        'goVersion',
+}
+
+/** The types of requests and watch events: DeleteOptions, Patch, WatchEvent. */
+function requestDefinitions(): Record<string, Json> {
+  return {
+    [`${META}.Preconditions`]: {
+      description:
+        'Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.',
+      type: 'object',
+      properties: {
+        resourceVersion: str('Specifies the target ResourceVersion'),
+        uid: str('Specifies the target UID.'),
+      },
+    },
+    [`${META}.DeleteOptions`]: {
+      description: 'DeleteOptions may be provided when deleting an API object.',
+      type: 'object',
+      properties: {
+        ...TYPE_META,
+        dryRun: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'When present, indicates that modifications should not be persisted.',
+        },
+        gracePeriodSeconds: int('The duration in seconds before the object should be deleted.'),
+        preconditions: ref(`${META}.Preconditions`),
+        propagationPolicy: str('Whether and how garbage collection will be performed.'),
+      },
+      ...gvkExt('', 'v1', 'DeleteOptions'),
+    },
+    [`${META}.WatchEvent`]: {
+      description: 'Event represents a single event to a watched resource.',
+      type: 'object',
+      required: ['type', 'object'],
+      properties: {
+        object: ref('io.orch.apimachinery.pkg.runtime.RawExtension'),
+        type: str('ADDED, MODIFIED, DELETED, BOOKMARK or ERROR'),
+      },
+      ...gvkExt('', 'v1', 'WatchEvent'),
+    },
+    ['io.orch.apimachinery.pkg.runtime.RawExtension']: {
+      description:
+        'RawExtension holds a complete object: for a watch event, the object that changed (or a Status for ERROR).',
+      type: 'object',
+    },
+    [`${META}.Patch`]: {
+      description:
+        'Patch is the body of a PATCH request: a JSON patch, a merge patch or a strategic merge patch.',
+      type: 'object',
+    },
+  };
+}
+
+/** The discovery documents of groups and versions. */
+function discoveryDefinitions(): Record<string, Json> {
+  return {
+    [`${META}.GroupVersionForDiscovery`]: {
+      description: 'GroupVersion contains the "group/version" and "version" string of a version.',
+      type: 'object',
+      required: ['groupVersion', 'version'],
+      properties: {
+        groupVersion: str('groupVersion specifies the API group and version in the form "group/version"'),
+        version: str('version specifies the version in the form of "version".'),
+      },
+    },
+    [`${META}.ServerAddressByClientCIDR`]: {
+      description:
+        'ServerAddressByClientCIDR helps the client to determine the server address that they should use.',
+      type: 'object',
+      required: ['clientCIDR', 'serverAddress'],
+      properties: {
+        clientCIDR: str('The CIDR with which clients can match their IP.'),
+        serverAddress: str('Address of this server.'),
+      },
+    },
+    [`${META}.APIGroup`]: {
+      description:
+        'APIGroup contains the name, the supported versions, and the preferred version of a group.',
+      type: 'object',
+      required: ['name', 'versions'],
+      properties: {
+        ...TYPE_META,
+        name: str('name is the name of the group.'),
+        preferredVersion: ref(`${META}.GroupVersionForDiscovery`),
+        serverAddressByClientCIDRs: {
+          type: 'array',
+          items: ref(`${META}.ServerAddressByClientCIDR`),
+          description: 'a map of client CIDR to server address.',
+        },
+        versions: {
+          type: 'array',
+          items: ref(`${META}.GroupVersionForDiscovery`),
+          description: 'versions are the versions supported in this group.',
+        },
+      },
+      ...gvkExt('', 'v1', 'APIGroup'),
+    },
+    [`${META}.APIGroupList`]: {
+      description: 'APIGroupList is a list of APIGroup, to allow clients to discover the API at /apis.',
+      type: 'object',
+      required: ['groups'],
+      properties: {
+        ...TYPE_META,
+        groups: {
+          type: 'array',
+          items: ref(`${META}.APIGroup`),
+          description: 'groups is a list of APIGroup.',
+        },
+      },
+      ...gvkExt('', 'v1', 'APIGroupList'),
+    },
+    [`${META}.APIVersions`]: {
+      description:
+        'APIVersions lists the versions that are available, to allow clients to discover the API at /api.',
+      type: 'object',
+      required: ['versions', 'serverAddressByClientCIDRs'],
+      properties: {
+        ...TYPE_META,
+        serverAddressByClientCIDRs: {
+          type: 'array',
+          items: ref(`${META}.ServerAddressByClientCIDR`),
+          description: 'a map of client CIDR to server address.',
+        },
+        versions: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'versions are the api versions that are available.',
+        },
+      },
+      ...gvkExt('', 'v1', 'APIVersions'),
+    },
+  };
+}
+
+/** The discovery documents of resources, and the version of the server. */
+function resourceListDefinitions(): Record<string, Json> {
+  return {
+    [`${META}.APIResource`]: {
+      description: 'APIResource specifies the name of a resource and whether it is namespaced.',
+      type: 'object',
+      required: ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
+      properties: {
+        categories: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'categories is a list of the grouped resources this resource belongs to.',
+        },
+        group: str('group is the preferred group of the resource.'),
+        kind: str("kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')"),
+        name: str('name is the plural name of the resource.'),
+        namespaced: {
+          type: 'boolean',
+          description: 'namespaced indicates if a resource is namespaced or not.',
+        },
+        shortNames: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'shortNames is a list of suggested short names of the resource.',
+        },
+        singularName: str('singularName is the singular name of the resource.'),
+        storageVersionHash: str('The hash value of the storage version.'),
+        verbs: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'verbs is a list of supported kube verbs.',
+        },
+        version: str('version is the preferred version of the resource.'),
+      },
+    },
+    [`${META}.APIResourceList`]: {
+      description:
+        'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.',
+      type: 'object',
+      required: ['groupVersion', 'resources'],
+      properties: {
+        ...TYPE_META,
+        groupVersion: str('groupVersion is the group and version this APIResourceList is for.'),
+        resources: {
+          type: 'array',
+          items: ref(`${META}.APIResource`),
+          description: 'resources contains the name of the resources and if they are namespaced.',
+        },
+      },
+      ...gvkExt('', 'v1', 'APIResourceList'),
+    },
+    ['io.orch.apimachinery.pkg.version.Info']: {
+      description: 'Info contains versioning information.',
+      type: 'object',
+      required: [
         'major',
         'minor',
+        'gitVersion',
+        'gitCommit',
+        'gitTreeState',
+        'buildDate',
+        'goVersion',
+        'compiler',
         'platform',
-      ].map((k) => [k, { type: 'string' }]),
-    ),
+      ],
+      properties: Object.fromEntries(
+        [
+          'buildDate',
+          'compiler',
+          'gitCommit',
+          'gitTreeState',
+          'gitVersion',
+          'goVersion',
+          'major',
+          'minor',
+          'platform',
+        ].map((k) => [k, { type: 'string' }]),
+      ),
+    },
   };
-  return d;
 }
 
 export const SCALE = 'io.orch.api.autoscaling.v1.Scale';
