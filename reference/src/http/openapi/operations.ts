@@ -153,18 +153,7 @@ function objectOps(c: ResourceOps, deleted: Json): void {
       action: 'put',
     });
   if (c.verbs.has('patch'))
-    add(c, {
-      path: c.item,
-      method: 'patch',
-      operationId: `patch${gv}${scope}${kind}`,
-      description: `partially update the specified ${kind}`,
-      consumes: c.patchConsumes,
-      produces: c.produces,
-      params: [...c.itemParams, ...WRITE_PARAMS],
-      body: { schema: ref(`${META}.Patch`), required: true, description: 'the patch' },
-      responses: ok(ref(kindDef)),
-      action: 'patch',
-    });
+    addPatch(c, c.item, `patch${gv}${scope}${kind}`, `partially update the specified ${kind}`, kindDef);
   if (c.verbs.has('delete'))
     add(c, {
       path: c.item,
@@ -178,6 +167,28 @@ function objectOps(c: ResourceOps, deleted: Json): void {
       responses: ok(deleted, { '202': { description: 'Accepted', schema: ref(kindDef) } }),
       action: 'delete',
     });
+}
+
+/** A patch of an object or of its subresource at `path`, answering `answer` (a definition). */
+function addPatch(
+  c: ResourceOps,
+  path: string,
+  operationId: string,
+  description: string,
+  answer: string,
+): void {
+  add(c, {
+    path,
+    method: 'patch',
+    operationId,
+    description,
+    consumes: c.patchConsumes,
+    produces: c.produces,
+    params: [...c.itemParams, ...WRITE_PARAMS],
+    body: { schema: ref(`${META}.Patch`), required: true, description: 'the patch' },
+    responses: ok(ref(answer)),
+    action: 'patch',
+  });
 }
 
 /** The deprecated `/watch/` paths: a collection's, an object's, and across namespaces. */
@@ -257,18 +268,13 @@ function subresourceOps(c: ResourceOps, sub: string): void {
         action: 'put',
       });
     else if (verb === 'patch')
-      add(c, {
+      addPatch(
+        c,
         path,
-        method: 'patch',
-        operationId: `patch${gv}${scope}${kind}${Sub}`,
-        description: `partially update ${sub} of the specified ${kind}`,
-        consumes: c.patchConsumes,
-        produces: c.produces,
-        params: [...c.itemParams, ...WRITE_PARAMS],
-        body: { schema: ref(`${META}.Patch`), required: true, description: 'the patch' },
-        responses: ok(ref(subDef)),
-        action: 'patch',
-      });
+        `patch${gv}${scope}${kind}${Sub}`,
+        `partially update ${sub} of the specified ${kind}`,
+        subDef,
+      );
     else if (verb === 'create')
       add(c, {
         path,

@@ -26,6 +26,7 @@ export function convertSchema(s: Schema): Json {
 
 const str = (description: string, extra: Json = {}): Json => ({ type: 'string', description, ...extra });
 const int = (description: string, format = 'int64'): Json => ({ type: 'integer', format, description });
+const arrayOf = (items: Json, description: string): Json => ({ type: 'array', items, description });
 export const gvkExt = (group: string, version: string, kind: string) => ({
   'x-orch-group-version-kind': [{ group, kind, version }],
 });
@@ -81,11 +82,10 @@ function metaDefinitions(): Record<string, Json> {
         'StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.',
       type: 'object',
       properties: {
-        causes: {
-          type: 'array',
-          items: ref(`${META}.StatusCause`),
-          description: 'The Causes array includes more details associated with the StatusReason failure.',
-        },
+        causes: arrayOf(
+          ref(`${META}.StatusCause`),
+          'The Causes array includes more details associated with the StatusReason failure.',
+        ),
         group: str('The group attribute of the resource associated with the status StatusReason.'),
         kind: str('The kind attribute of the resource associated with the status StatusReason.'),
         name: str('The name attribute of the resource associated with the status StatusReason.'),
@@ -130,11 +130,10 @@ function requestDefinitions(): Record<string, Json> {
       type: 'object',
       properties: {
         ...TYPE_META,
-        dryRun: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'When present, indicates that modifications should not be persisted.',
-        },
+        dryRun: arrayOf(
+          { type: 'string' },
+          'When present, indicates that modifications should not be persisted.',
+        ),
         gracePeriodSeconds: int('The duration in seconds before the object should be deleted.'),
         preconditions: ref(`${META}.Preconditions`),
         propagationPolicy: str('Whether and how garbage collection will be performed.'),
@@ -195,16 +194,14 @@ function discoveryDefinitions(): Record<string, Json> {
         ...TYPE_META,
         name: str('name is the name of the group.'),
         preferredVersion: ref(`${META}.GroupVersionForDiscovery`),
-        serverAddressByClientCIDRs: {
-          type: 'array',
-          items: ref(`${META}.ServerAddressByClientCIDR`),
-          description: 'a map of client CIDR to server address.',
-        },
-        versions: {
-          type: 'array',
-          items: ref(`${META}.GroupVersionForDiscovery`),
-          description: 'versions are the versions supported in this group.',
-        },
+        serverAddressByClientCIDRs: arrayOf(
+          ref(`${META}.ServerAddressByClientCIDR`),
+          'a map of client CIDR to server address.',
+        ),
+        versions: arrayOf(
+          ref(`${META}.GroupVersionForDiscovery`),
+          'versions are the versions supported in this group.',
+        ),
       },
       ...gvkExt('', 'v1', 'APIGroup'),
     },
@@ -214,11 +211,7 @@ function discoveryDefinitions(): Record<string, Json> {
       required: ['groups'],
       properties: {
         ...TYPE_META,
-        groups: {
-          type: 'array',
-          items: ref(`${META}.APIGroup`),
-          description: 'groups is a list of APIGroup.',
-        },
+        groups: arrayOf(ref(`${META}.APIGroup`), 'groups is a list of APIGroup.'),
       },
       ...gvkExt('', 'v1', 'APIGroupList'),
     },
@@ -229,16 +222,11 @@ function discoveryDefinitions(): Record<string, Json> {
       required: ['versions', 'serverAddressByClientCIDRs'],
       properties: {
         ...TYPE_META,
-        serverAddressByClientCIDRs: {
-          type: 'array',
-          items: ref(`${META}.ServerAddressByClientCIDR`),
-          description: 'a map of client CIDR to server address.',
-        },
-        versions: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'versions are the api versions that are available.',
-        },
+        serverAddressByClientCIDRs: arrayOf(
+          ref(`${META}.ServerAddressByClientCIDR`),
+          'a map of client CIDR to server address.',
+        ),
+        versions: arrayOf({ type: 'string' }, 'versions are the api versions that are available.'),
       },
       ...gvkExt('', 'v1', 'APIVersions'),
     },
@@ -253,11 +241,10 @@ function resourceListDefinitions(): Record<string, Json> {
       type: 'object',
       required: ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
       properties: {
-        categories: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'categories is a list of the grouped resources this resource belongs to.',
-        },
+        categories: arrayOf(
+          { type: 'string' },
+          'categories is a list of the grouped resources this resource belongs to.',
+        ),
         group: str('group is the preferred group of the resource.'),
         kind: str("kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')"),
         name: str('name is the plural name of the resource.'),
@@ -265,18 +252,13 @@ function resourceListDefinitions(): Record<string, Json> {
           type: 'boolean',
           description: 'namespaced indicates if a resource is namespaced or not.',
         },
-        shortNames: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'shortNames is a list of suggested short names of the resource.',
-        },
+        shortNames: arrayOf(
+          { type: 'string' },
+          'shortNames is a list of suggested short names of the resource.',
+        ),
         singularName: str('singularName is the singular name of the resource.'),
         storageVersionHash: str('The hash value of the storage version.'),
-        verbs: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'verbs is a list of supported kube verbs.',
-        },
+        verbs: arrayOf({ type: 'string' }, 'verbs is a list of supported kube verbs.'),
         version: str('version is the preferred version of the resource.'),
       },
     },
@@ -288,11 +270,10 @@ function resourceListDefinitions(): Record<string, Json> {
       properties: {
         ...TYPE_META,
         groupVersion: str('groupVersion is the group and version this APIResourceList is for.'),
-        resources: {
-          type: 'array',
-          items: ref(`${META}.APIResource`),
-          description: 'resources contains the name of the resources and if they are namespaced.',
-        },
+        resources: arrayOf(
+          ref(`${META}.APIResource`),
+          'resources contains the name of the resources and if they are namespaced.',
+        ),
       },
       ...gvkExt('', 'v1', 'APIResourceList'),
     },
