@@ -1,0 +1,24 @@
+// The admin client `serve` sets up: --token (its bearer token), --kubeconfig (where its
+// kubeconfig is written).
+import { join, resolve } from 'node:path';
+import { type OptionSection, UsageError } from './flags.ts';
+
+/** The file in the data directory that keeps the generated admin token. */
+export const TOKEN_FILE = 'admin-token';
+
+export const adminOptions: OptionSection = {
+  flags: {
+    token: { type: 'string' },
+    kubeconfig: { type: 'string' },
+  },
+  usage: `  --token TOKEN              admin bearer token (default: generated once, kept in <data-dir>/${TOKEN_FILE})
+  --kubeconfig PATH          where to write the kubeconfig (default <data-dir>/kubeconfig)
+`,
+  parse({ str, cwd, options, serve }) {
+    const token = str('token');
+    if (token !== undefined && !/^[\x21-\x7e]+$/.test(token))
+      throw new UsageError('--token: must be non-empty printable ASCII without spaces');
+    serve.token = token;
+    serve.kubeconfigPath = resolve(cwd, str('kubeconfig') ?? join(options.dataDir!, 'kubeconfig'));
+  },
+};
