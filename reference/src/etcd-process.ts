@@ -75,17 +75,9 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
-/** Starts etcd; resolves once it answers its health endpoint. */
-export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProcess> {
-  const bin = etcdBinary(opts.bin);
-  if (!bin) throw new Error(ETCD_MISSING);
-  const own = !opts.dataDir;
-  const dataDir = opts.dataDir ?? ownedTempDir('orch-etcd-');
-  const clientPort = await freeLoopbackPort();
-  const peerPort = await freeLoopbackPort();
-  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
-  const args = [
+/** The command line of a single-member etcd serving clients at `url`. */
+function etcdArgs(dataDir: string, url: string, peer: string, tls: EtcdProcessOptions['tls']): string[] {
+  return [
     '--name',
     'orch',
     '--data-dir',
@@ -114,40 +106,65 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
     'warn',
     '--logger',
     'zap',
-    ...(opts.tls
+    ...(tls
       ? [
           '--cert-file',
-          opts.tls.certFile,
+          tls.certFile,
           '--key-file',
-          opts.tls.keyFile,
+          tls.keyFile,
           '--trusted-ca-file',
-          opts.tls.caFile,
+          tls.caFile,
           '--client-cert-auth',
         ]
       : []),
   ];
-  let child: OwnedProcess | undefined;
-  const launch = async () => {
-    const c = startOwned(bin, args, { onLine: opts.log });
-    child = c;
-    const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
-    for (;;) {
-      if (!c.running()) {
-        const e = await c.exited;
-        throw new Error(
-          `etcd exited (${e.code ?? e.signal}) before answering:\n${c.output().slice(-20_000)}`,
-        );
-      }
-      if (await healthy(url, opts.tls)) return;
-      if (Date.now() > deadline) {
-        await c.stop('SIGKILL');
-        throw new Error(
-          `etcd did not answer at ${url} within ${opts.startTimeoutMs ?? 30_000} ms:\n${c.output().slice(-20_000)}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 50));
+}
+
+/**
+ * Starts the process (handed to `started` at once); resolves once it answers at `url`, throws
+ * (with its output) when it exits or does not answer in time.
+ */
+async function launchEtcd(
+  bin: string,
+  args: string[],
+  url: string,
+  opts: EtcdProcessOptions,
+  started: (c: OwnedProcess) => void,
+): Promise<void> {
+  const c = startOwned(bin, args, { onLine: opts.log });
+  started(c);
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
+  for (;;) {
+    if (!c.running()) {
+      const e = await c.exited;
+      throw new Error(`etcd exited (${e.code ?? e.signal}) before answering:\n${c.output().slice(-20_000)}`);
     }
-  };
+    if (await healthy(url, opts.tls)) return;
+    if (Date.now() > deadline) {
+      await c.stop('SIGKILL');
+      throw new Error(
+        `etcd did not answer at ${url} within ${opts.startTimeoutMs ?? 30_000} ms:\n${c.output().slice(-20_000)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts etcd; resolves once it answers its health endpoint. */
+export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProcess> {
+  const bin = etcdBinary(opts.bin);
+  if (!bin) throw new Error(ETCD_MISSING);
+  const own = !opts.dataDir;
+  const dataDir = opts.dataDir ?? ownedTempDir('orch-etcd-');
+  const clientPort = await freeLoopbackPort();
+  const peerPort = await freeLoopbackPort();
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  const args = etcdArgs(dataDir, url, `http://127.0.0.1:${peerPort}`, opts.tls);
+  let child: OwnedProcess | undefined;
+  const launch = () =>
+    launchEtcd(bin, args, url, opts, (c) => {
+      child = c;
+    });
   const exited = async (sig: NodeJS.Signals) => {
     if (child?.running()) await child.stop(sig, 10_000);
   };

@@ -1,93 +1,36 @@
 // The reference server: `build(options)` wires storage, registry, admission, authentication
 // and the HTTP handler without opening a socket; `listen()` serves it over HTTPS (default)
-// or plain HTTP.
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+// or plain HTTP. Each component wires itself (server/); build() assembles them in the order
+// they depend on each other.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AdmissionChain } from './admission/chain.ts';
-import { loadAdmissionConfig } from './admission/config-file.ts';
-import { enabledPlugins, FACTORIES } from './admission/plugins/catalog.ts';
-import { escalationPlugin } from './admission/plugins/rbac-escalation.ts';
-import { PolicyStatusController } from './admission/policy/status-controller.ts';
-import { loadAuditPolicyFile, PolicyEvaluator } from './audit/policy.ts';
-import { LogAuditSink, MemoryAuditSink } from './audit/sinks.ts';
-import type { AuditSink } from './audit/types.ts';
-import { type ClientCertificateTls, configureAuthentication } from './authentication/configure.ts';
-import { configureTokenAuthentication } from './authentication/configure-tokens.ts';
-import { StaticTokenAuthenticator } from './authentication/token-file.ts';
-import { AuthenticationUnion } from './authentication/union.ts';
+import type { MemoryAuditSink } from './audit/sinks.ts';
+import type { AuthenticationUnion } from './authentication/union.ts';
 import type { AuthorizerChain } from './authorization/chain.ts';
-import { type AuthorizationSetup, configureAuthorization } from './authorization/configure.ts';
+import type { AuthorizationSetup } from './authorization/configure.ts';
 import { installReviews } from './authorization/reviews.ts';
 import { resolveOptions, type ServerOptions, type ServerOptionsInput } from './config.ts';
-import type { AdmissionFor } from './controllers/client.ts';
-import { startControllers } from './controllers/manager.ts';
-import { ConfigurationError } from './errors/config-error.ts';
-import { unlessExists } from './errors/status.ts';
-import { tokenRequestHandler } from './handlers/token-request.ts';
 import { HealthChecks } from './health/checks.ts';
 import { addHealthChecks } from './health/server-checks.ts';
-import { healthHandler } from './http/health.ts';
-import { metricsRoute } from './http/metrics.ts';
-import { openapiRoute } from './http/openapi/index.ts';
-import {
-  clientErrorHandler,
-  connectMethodHandler,
-  createHandlerFn,
-  type NonResourceRoute,
-} from './http/server.ts';
 import { type CertBundle, ensureCertificate } from './http/tls.ts';
-import { registerBuildInfo } from './metrics/build-info.ts';
-import { showHiddenProblem } from './metrics/lifecycle.ts';
-import { MetricsRegistry } from './metrics/registry.ts';
-import { RequestMetrics } from './metrics/requests.ts';
-import { registerStorageMetrics } from './metrics/storage.ts';
-import { ActiveWatches } from './registry/active-watches.ts';
-import { startAPIServices } from './registry/apiservices.ts';
-import { type CsrSigner, startCsrSigner } from './registry/certificates/signer.ts';
-import { loadSigningCa } from './registry/certificates/signing-ca.ts';
-import {
-  ensureFlowControlConfiguration,
-  keepFlowControlConfiguration,
-  startFlowSchemaStatus,
-} from './registry/flowcontrol-config.ts';
-import { startCrdController } from './registry/kinds/crd/index.ts';
-import { installBuiltins } from './registry/kinds/index.ts';
-import { SYSTEM_NAMESPACES } from './registry/kinds/namespace.ts';
-import { SYSTEM_PRIORITY_CLASSES, systemPriorityClass } from './registry/kinds/priorityclass.ts';
-import { Registry } from './registry/registry.ts';
-import {
-  parseRuntimeConfig,
-  priorityAndFairnessConflict,
-  type RuntimeConfig,
-  RuntimeConfigError,
-} from './registry/runtime-config.ts';
-import type { RequestContext } from './registry/types.ts';
-import { MemoryStore } from './storage/memory.ts';
+import type { MetricsRegistry } from './metrics/registry.ts';
+import type { ActiveWatches } from './registry/active-watches.ts';
+import type { Registry } from './registry/registry.ts';
+import { applyRuntimeConfig, runtimeConfigOf } from './server/api-enablement.ts';
+import { type AuditSetup, wireAudit } from './server/audit.ts';
+import { type AuthenticationSetup, wireAuthentication } from './server/authentication.ts';
+import { type AdmissionPlugins, wireAdmission, wireAuthorization } from './server/authorization.ts';
+import { type Controllers, wireControllers } from './server/controllers.ts';
+import { wireHandler } from './server/handler.ts';
+import { Listener } from './server/listener.ts';
+import { checkShowHiddenMetrics, type MetricsSetup, wireMetrics } from './server/metrics.ts';
+import { type PostStart, startPostStart } from './server/post-start.ts';
+import { openStorage, wireRegistry } from './server/storage.ts';
+import { ensureSystemObjects, type FlowControlSetup, wireFlowControl } from './server/system-objects.ts';
+import type { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
-import { WriteAheadLog } from './storage/wal.ts';
-import { newToken } from './util/token.ts';
 
-/** The request line and headers a request may have, as Kubernetes' API server allows (1 MiB); past it, 431. */
-const MAX_HEADER_BYTES = 1 << 20;
-
-export const SERVER_VERSION = {
-  major: '1',
-  minor: '28',
-  gitVersion: 'v1.28.0-orch.0',
-  gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean',
-  buildDate: '2026-11-22T00:00:00Z',
-  goVersion: 'go1.20',
-  compiler: 'gc',
-  platform: 'linux/amd64',
-};
+export { SERVER_RELEASE, SERVER_VERSION } from './server/version.ts';
 
 /**
  * Feature gates of the embedded server that conformance runs start: the alpha WatchList gate
@@ -126,348 +69,127 @@ export interface OrchServer {
   close(): Promise<void>;
 }
 
-/** The release the server is (`1.28`): what its metrics' deprecations are judged against. */
-export const SERVER_RELEASE = `${SERVER_VERSION.major}.${SERVER_VERSION.minor}`;
-
 export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
   const options = resolveOptions(partial);
   // --runtime-config: its form is checked before anything opens, its names once the kinds are in
-  const runtimeConfig = runtimeConfigOf(
-    options.runtimeConfig,
-    options.featureGates.APIPriorityAndFairness === true,
-  );
+  const runtimeConfig = runtimeConfigOf(options);
   // an audit policy or log that cannot be used stops the start before anything is opened
-  const auditPolicy = options.auditPolicyFile
-    ? new PolicyEvaluator(loadAuditPolicyFile(options.auditPolicyFile))
-    : undefined;
-  const auditMemory = options.auditInMemory ? new MemoryAuditSink(options.auditInMemory) : undefined;
-  const auditSinks: AuditSink[] = auditMemory ? [auditMemory] : [];
-  if (options.auditLogPath)
-    auditSinks.push(
-      new LogAuditSink(options.auditLogPath, {
-        format: options.auditLogFormat,
-        maxSizeMB: options.auditLogMaxSize,
-        maxBackups: options.auditLogMaxBackup,
-        maxAgeDays: options.auditLogMaxAge,
-        compress: options.auditLogCompress,
-      }),
-    );
-  const hiddenProblem = showHiddenProblem(options.showHiddenMetricsForVersion, SERVER_RELEASE);
-  if (hiddenProblem) throw new ConfigurationError(hiddenProblem);
+  const audit = wireAudit(options);
+  checkShowHiddenMetrics(options);
   // the serving certificate, known before the server listens: the root-CA publisher hands its CA out
-  const cert: CertBundle | undefined = options.tls ? await ensureCertificate(options) : undefined;
-  const storeOpts = { historyMs: options.historySeconds * 1000, now: options.clock };
-  const storage: MemoryStore = options.etcdServers?.length
-    ? // the etcd client (grpc) loads only for a server on etcd
-      await (await import('./storage/etcd/store.ts')).EtcdStore.open({
-        ...storeOpts,
-        servers: options.etcdServers,
-        prefix: options.etcdPrefix,
-        caFile: options.etcdCaFile,
-        certFile: options.etcdCertFile,
-        keyFile: options.etcdKeyFile,
-        compactionIntervalMs: options.etcdCompactionIntervalMs,
-      })
-    : options.inMemory
-      ? new MemoryStore(storeOpts)
-      : WriteAheadLog.open({
-          ...storeOpts,
-          dir: join(options.dataDir, 'store'),
-          sync: options.fsync,
-          compactBytes: options.compactBytes,
-        });
-  const storeDir =
-    options.etcdServers?.length || options.inMemory ? undefined : join(options.dataDir, 'store');
+  const cert = options.tls ? await ensureCertificate(options) : undefined;
+  const { storage, storeDir } = await openStorage(options);
   const admission = new AdmissionChain();
-  const watches = new ActiveWatches();
-  const registry = new Registry(storage, {
-    watches,
-    futureRvWaitMs: options.futureRvWaitMs,
-    continueTtlMs: options.continueTtlSeconds * 1000,
-    watchTimeoutSeconds: options.watchTimeoutSeconds,
-    bookmarkIntervalMs: options.bookmarkIntervalMs,
-    gates: {
-      WatchList: options.featureGates.WatchList,
-      APIListChunking: options.featureGates.APIListChunking,
-    },
-    now: options.clock,
-  });
-  installBuiltins(registry);
-  const metrics = new MetricsRegistry({
-    release: SERVER_RELEASE,
-    showHiddenFor: options.showHiddenMetricsForVersion,
-  });
-  const requestMetrics = new RequestMetrics(metrics);
-  registerStorageMetrics(metrics, registry, storage, storeDir);
-  registerBuildInfo(metrics, SERVER_VERSION);
-  const routes: NonResourceRoute[] = [
-    openapiRoute(registry, { version: SERVER_VERSION.gitVersion }),
-    metricsRoute(metrics),
-  ];
-
-  const adminToken = options.adminToken || newToken();
-  const authentication = new AuthenticationUnion(
-    [
-      new StaticTokenAuthenticator(
-        new Map([[adminToken, { username: 'orch-admin', uid: 'orch-admin', groups: ['system:masters'] }]]),
-      ),
-    ],
-    // doc3: anonymous access is never on together with the AlwaysAllow mode
-    options.anonymous && !options.authorizationModes.includes('AlwaysAllow'),
-  );
-  let clientCertificateTls: ClientCertificateTls;
-  let signer: CsrSigner | undefined;
-  let tokens: ReturnType<typeof configureTokenAuthentication> | undefined;
-  try {
-    // certificates and the authenticating proxy first, then the token methods
-    clientCertificateTls = configureAuthentication(options, authentication);
-    tokens = configureTokenAuthentication(options, registry, authentication);
-    if (options.clusterSigningCertFile && options.clusterSigningKeyFile)
-      signer = startCsrSigner(
-        registry,
-        await loadSigningCa(options.clusterSigningCertFile, options.clusterSigningKeyFile),
-        options.clock,
-      );
-  } catch (e) {
-    // a key or connection file that does not load: nothing may stay open
-    tokens?.stop();
-    await storage.close();
-    throw e;
-  }
-  const authz = configureAuthorization(options.authorizationModes, registry, {
-    configFile: options.authorizationWebhookConfigFile,
-    version: options.authorizationWebhookVersion,
-    authorizedTtlMs: options.authorizationWebhookCacheAuthorizedTtlMs,
-    unauthorizedTtlMs: options.authorizationWebhookCacheUnauthorizedTtlMs,
-  });
-  const authorization = authz.chain;
-  // escalation prevention runs before the configured plugins, whatever they are
-  const escalation = escalationPlugin(authz.rbac, authorization);
-  admission.addSource(() => [escalation]);
-  // the built-in plugins, in the catalog's order; each made once with its configuration
-  const pluginConfig = options.admissionControlConfigFile
-    ? loadAdmissionConfig(options.admissionControlConfigFile)
-    : new Map();
-  const plugins = enabledPlugins(
-    options.enableAdmissionPlugins ?? [],
-    options.disableAdmissionPlugins ?? [],
-  ).map((n) => FACTORIES[n]!({ registry, authorizer: authorization, options, config: pluginConfig.get(n) }));
-  admission.addSource(() => plugins);
-  installReviews(registry, authz, authentication);
+  const { registry, watches } = wireRegistry(options, storage);
+  const metrics = wireMetrics(options, registry, storage, storeDir);
+  const authn = await wireAuthentication(options, registry, storage);
+  const authz = wireAuthorization(options, registry);
+  const plugins = wireAdmission(admission, options, registry, authz);
+  installReviews(registry, authz, authn.authentication);
   try {
     applyRuntimeConfig(registry, runtimeConfig);
   } catch (e) {
-    tokens?.stop();
-    signer?.stop();
+    authn.tokens.stop();
+    authn.signer?.stop();
     authz.stop();
     for (const p of plugins) p.close?.();
     await storage.close();
     throw e;
   }
   const health = new HealthChecks(Date.now() + options.livezGracePeriodMs);
-  let shuttingDown = false;
-  let url = '';
-  const handle = createHandlerFn({
-    registry,
-    authn: authentication,
-    authz: authorization,
-    admission,
-    audit: auditSinks,
-    auditPolicy,
-    maxBodyBytes: options.maxBodyBytes,
-    compression: () => options.featureGates.APIResponseCompression,
-    version: SERVER_VERSION,
-    serverAddress: () => url.replace(/^https?:\/\//, ''),
-    health: healthHandler(health),
-    routes,
-    subresourceHandlers: { 'serviceaccounts/token': tokenRequestHandler(tokens!) },
-    metrics: requestMetrics,
-  });
-
-  // system namespaces (another server on the same etcd may make them at the same moment: theirs stands)
-  const ns = registry.byResource('', 'namespaces')!.store;
-  const system: RequestContext = {
-    user: { username: 'system:apiserver', groups: ['system:masters'] },
-    warnings: [],
-    dryRun: false,
-  };
-  for (const name of SYSTEM_NAMESPACES) {
-    if (!ns.getStored('', name))
-      await unlessExists(
-        ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1'),
-      );
-  }
-  // the system priority classes (as Kubernetes creates them at start)
-  const pcs = registry.byResource('scheduling.orch.io', 'priorityclasses')!.store;
-  for (const c of SYSTEM_PRIORITY_CLASSES)
-    if (!pcs.getStored('', c.name)) await unlessExists(pcs.create('', systemPriorityClass(c), system, 'v1'));
-  // the priority-and-fairness configuration objects, and the FlowSchemas' Dangling condition
-  await ensureFlowControlConfiguration(registry);
-  const stopFlowControlConfiguration = keepFlowControlConfiguration(registry);
-  const flowSchemaStatus = startFlowSchemaStatus(registry);
-  // the controllers `--controllers` selects; their writes are admitted as any client's are.
-  // Every namespace has its `default` service account before requests come (pods need it).
-  const admitControllerWrite: AdmissionFor = (a) => {
-    const group = registry.canonicalGroup(a.group);
-    const gvk = { group, version: a.version, kind: a.kind };
-    const gvr = { group, version: a.version, resource: a.plural };
-    return admission.forRequest({
-      requestKind: gvk,
-      requestResource: gvr,
-      kind: gvk,
-      resource: gvr,
-      subresource: a.subresource,
-      options: a.options,
-      ctx: a.ctx,
-    });
-  };
-  const controllers = startControllers(
-    { registry, admission: admitControllerWrite, now: options.clock ?? Date.now },
-    // servers sharing one store (etcd) elect the one that runs them
-    {
-      controllers: options.controllers,
-      caBundle: cert?.ca ?? '',
-      leaderElect: !!options.etcdServers?.length,
-      namespaceDeletionGraceMs: options.namespaceDeletionGraceMs,
-    },
-  );
-  await controllers.ready;
-  await authz.start();
-  // custom resources of stored definitions are served again; the controller then watches them
-  const crdController = startCrdController(registry);
-  // an APIService per served group version, and their Available condition
-  const apiServices = await startAPIServices(registry);
-  // the policies' type checking, written to their status (with the policy gate on)
-  const policyStatus = new PolicyStatusController(registry);
-  if (options.featureGates.ValidatingAdmissionPolicy) policyStatus.start();
-  addHealthChecks(health, {
-    storage,
-    crdSynced: () => crdController.synced,
-    rbac: options.authorizationModes.includes('RBAC'),
-    shuttingDown: () => shuttingDown,
-    apiServicesPending: () => apiServices.pending(),
-  });
-
-  let server: Server | undefined;
-  const srv: OrchServer = {
+  const listener = new Listener(options, cert, authn.clientCertificateTls);
+  const handle = wireHandler({
     options,
     registry,
-    storage,
-    admission,
-    authentication,
-    authorization,
+    authn,
     authz,
-    health,
-    audit: auditMemory,
+    admission,
+    audit,
     metrics,
-    adminToken,
-    handle: (req, res) => void handle(req, res),
-    caPem: cert?.ca,
+    health,
+    listener,
+  });
+  await ensureSystemObjects(registry);
+  const flowControl = await wireFlowControl(registry);
+  const controllers = await wireControllers(options, registry, admission, cert);
+  await authz.start();
+  const postStart = await startPostStart(options, registry);
+  addHealthChecks(health, {
+    storage,
+    crdSynced: () => postStart.crdController.synced,
+    rbac: options.authorizationModes.includes('RBAC'),
+    shuttingDown: () => listener.shuttingDown,
+    apiServicesPending: () => postStart.apiServices.pending(),
+  });
+  const parts = { options, cert, storage, watches, registry, admission, metrics, authn, authz, plugins };
+  return assemble({ ...parts, audit, health, listener, handle, flowControl, controllers, postStart });
+}
+
+/** What build() wired, for the server object and its close. */
+interface Parts {
+  options: ServerOptions;
+  cert?: CertBundle;
+  storage: MemoryStore;
+  watches: ActiveWatches;
+  registry: Registry;
+  admission: AdmissionChain;
+  audit: AuditSetup;
+  metrics: MetricsSetup;
+  authn: AuthenticationSetup;
+  authz: AuthorizationSetup;
+  plugins: AdmissionPlugins;
+  health: HealthChecks;
+  listener: Listener;
+  handle: ReturnType<typeof wireHandler>;
+  flowControl: FlowControlSetup;
+  controllers: Controllers;
+  postStart: PostStart;
+}
+
+/** Stops what build() started, in this order, then closes the store and the audit sinks. */
+async function stopAll(p: Parts): Promise<void> {
+  p.postStart.crdController.stop();
+  p.postStart.policyStatus.stop();
+  p.flowControl.status.stop();
+  p.flowControl.stopKeeping();
+  p.postStart.apiServices.stop();
+  p.controllers.stop();
+  p.authn.signer?.stop();
+  p.authn.tokens.stop();
+  p.authz.stop();
+  for (const plugin of p.plugins) plugin.close?.();
+  await p.storage.close();
+  for (const sink of p.audit.sinks) await sink.close?.();
+}
+
+function assemble(p: Parts): OrchServer {
+  const srv: OrchServer = {
+    options: p.options,
+    registry: p.registry,
+    storage: p.storage,
+    admission: p.admission,
+    authentication: p.authn.authentication,
+    authorization: p.authz.chain,
+    authz: p.authz,
+    health: p.health,
+    audit: p.audit.memory,
+    metrics: p.metrics.metrics,
+    adminToken: p.authn.adminToken,
+    handle: (req, res) => void p.handle(req, res),
+    caPem: p.cert?.ca,
     async listen() {
-      if (cert) {
-        server = createHttpsServer(
-          {
-            key: cert.key,
-            cert: cert.cert,
-            requireHostHeader: false,
-            maxHeaderSize: MAX_HEADER_BYTES,
-            ...clientCertificateTls,
-          },
-          srv.handle,
-        );
-      } else {
-        server = createHttpServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, srv.handle);
-      }
-      // requests the HTTP parser refuses still get a Status (400, 431)
-      server.on('clientError', clientErrorHandler);
-      server.on('connect', connectMethodHandler);
-      server.keepAliveTimeout = 65_000;
-      server.headersTimeout = 66_000;
-      // the whole request (headers and body) must arrive within a minute; watch replies may last longer
-      server.requestTimeout = 60_000;
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(options.port, options.host, () => resolve());
-      });
-      const port = (server.address() as AddressInfo).port;
-      const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-      url = `${options.tls ? 'https' : 'http'}://${host}:${port}`;
-      srv.url = url;
-      return { url, port };
+      const r = await p.listener.listen(srv.handle);
+      srv.url = r.url;
+      return r;
     },
     async shutdown() {
-      shuttingDown = true;
-      await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
-      if (server) {
-        const closed = new Promise<void>((r) => server!.close(() => r()));
-        watches.endAll();
-        // keep-alive connections close as soon as their request is done; after a minute
-        // (the longest a request may take to arrive) whatever is left is cut
-        const idle = setInterval(() => server!.closeIdleConnections(), 50);
-        const cut = setTimeout(() => server!.closeAllConnections(), 60_000);
-        await closed;
-        clearInterval(idle);
-        clearTimeout(cut);
-        server = undefined;
-      }
+      await p.listener.drain(p.watches);
       await srv.close();
     },
     async close() {
-      shuttingDown = true;
-      if (server) {
-        server.closeAllConnections?.();
-        await new Promise<void>((r) => server!.close(() => r()));
-      }
-      crdController.stop();
-      policyStatus.stop();
-      flowSchemaStatus.stop();
-      stopFlowControlConfiguration();
-      apiServices.stop();
-      controllers.stop();
-      signer?.stop();
-      tokens!.stop();
-      authz.stop();
-      for (const p of plugins) p.close?.();
-      await storage.close();
-      for (const sink of auditSinks) await sink.close?.();
+      await p.listener.close();
+      await stopAll(p);
     },
   };
   return srv;
-}
-
-/**
- * `--runtime-config` parsed; a malformed one, or one that switches off what API priority and
- * fairness needs while its gate is on, is a ConfigurationError (the command line reports it as a
- * usage error).
- */
-function runtimeConfigOf(s: string, priorityAndFairness: boolean): RuntimeConfig {
-  let rc: RuntimeConfig;
-  try {
-    rc = parseRuntimeConfig(s);
-  } catch (e) {
-    if (e instanceof RuntimeConfigError) throw new ConfigurationError(`--runtime-config: ${e.message}`);
-    throw e;
-  }
-  const conflict = priorityAndFairness ? priorityAndFairnessConflict(s) : undefined;
-  if (conflict) throw new ConfigurationError(conflict);
-  return rc;
-}
-
-/**
- * Serves the built-in group versions and resources `--runtime-config` and 1.28's defaults
- * select (registry/api-enablement.ts); one it names that the server lacks, or switching off the
- * core group version (namespaces, service accounts and the server's own objects live there), is
- * a ConfigurationError.
- */
-function applyRuntimeConfig(registry: Registry, rc: RuntimeConfig): void {
-  try {
-    registry.configure(rc);
-  } catch (e) {
-    if (e instanceof RuntimeConfigError) throw new ConfigurationError(`--runtime-config: ${e.message}`);
-    throw e;
-  }
-  if (!registry.lookup('', 'v1', 'namespaces'))
-    throw new ConfigurationError(
-      '--runtime-config: the core group version v1 cannot be switched off (with api/all=false or api/ga=false, add v1=true)',
-    );
 }
