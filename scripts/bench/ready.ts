@@ -1,0 +1,80 @@
+// Time to ready: the command line to its banner, and build() + listen() in process.
+import { join } from 'node:path';
+import { request } from 'undici';
+import { startOwned } from '../../lifeline/owned.ts';
+import { agent } from './http.ts';
+import { sleep } from './measure.ts';
+import { firstLine, ROOT, stopOwned, tempDir } from './process.ts';
+
+const CLI_ENTRY = join(ROOT, 'reference/src/cli.ts');
+
+export interface ReadyResult {
+  what: string;
+  runs: number[];
+  median: number;
+  max: number;
+}
+
+function summarize(what: string, runs: number[]): ReadyResult {
+  const s = [...runs].sort((a, b) => a - b);
+  return { what, runs, median: s[Math.floor((s.length - 1) / 2)]!, max: s[s.length - 1]! };
+}
+
+async function pollReady(url: string, deadline: number): Promise<void> {
+  while (performance.now() < deadline) {
+    try {
+      const r = await request(`${url}/readyz`, {
+        dispatcher: agent,
+        headersTimeout: 2000,
+        bodyTimeout: 2000,
+      });
+      await r.body.dump();
+      if (r.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(2);
+  }
+  throw new Error(`${url}/readyz did not answer 200 in time`);
+}
+
+/** Spawns the CLI (`serve`) and times spawn -> first 200 from /readyz. */
+export async function benchReadyCli(runs: number, https = false): Promise<ReadyResult> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const dataDir = tempDir();
+    const args = ['--import', 'tsx', CLI_ENTRY, 'serve', '--port', '0', '--data-dir', dataDir];
+    if (!https) args.push('--insecure-http');
+    const t0 = performance.now();
+    const owned = startOwned(process.execPath, args, { cwd: ROOT });
+    try {
+      const m = await firstLine(owned.child, /URL:\s+(https?:\/\/\S+)/, 30_000, 'serve');
+      await pollReady(m[1]!, t0 + 30_000);
+      times.push(performance.now() - t0);
+    } finally {
+      await stopOwned(owned);
+    }
+  }
+  return summarize(
+    `spawn \`cli.ts serve\` (${https ? 'HTTPS, new certificate' : 'plain HTTP'}) to /readyz 200`,
+    times,
+  );
+}
+
+/** build() + listen() in this process (the modules already loaded after the first run). */
+export async function benchReadyInProcess(runs: number): Promise<{ importMs: number; ready: ReadyResult }> {
+  const t0 = performance.now();
+  const { build } = await import('../../reference/src/index.ts');
+  const importMs = performance.now() - t0;
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const dataDir = tempDir();
+    const t = performance.now();
+    const s = await build({ dataDir, tls: false, host: '127.0.0.1', port: 0 });
+    const { url } = await s.listen();
+    await pollReady(url, performance.now() + 10_000);
+    times.push(performance.now() - t);
+    await s.close();
+  }
+  return { importMs, ready: summarize('build() + listen() in process (durable store)', times) };
+}
