@@ -93,6 +93,15 @@ export function pathFlag(name: string, v: string | undefined, cwd: string): stri
   return resolve(cwd, v);
 }
 
+/** A URL flag's value, parsed. */
+export function urlFlag(name: string, v: string): URL {
+  try {
+    return new URL(v);
+  } catch {
+    throw new UsageError(`--${name}: "${v}" is not a valid URL`);
+  }
+}
+
 /** Comma-separated values of a repeatable flag, none empty. */
 export function listFlag(name: string, vs: string[] | undefined): string[] | undefined {
   if (!vs?.length) return undefined;

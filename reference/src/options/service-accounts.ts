@@ -2,19 +2,21 @@
 // audiences, and whether their account must still exist.
 import { readFileSync } from 'node:fs';
 import { parsePublicKeys, signingKeyFromPem } from '../authentication/service-account-keys.ts';
-import { asUsageError, boolFlag, fileFlag, listFlag, type OptionSection, UsageError } from './flags.ts';
+import {
+  asUsageError,
+  boolFlag,
+  fileFlag,
+  listFlag,
+  type OptionSection,
+  UsageError,
+  urlFlag,
+} from './flags.ts';
 
 /** Kubernetes: an issuer that is a URL must be https; any other value must not contain a colon. */
 function checkIssuer(i: string): void {
   if (!i.trim()) throw new UsageError('--service-account-issuer: must not be empty');
   if (!i.includes(':')) return;
-  let u: URL;
-  try {
-    u = new URL(i);
-  } catch {
-    throw new UsageError(`--service-account-issuer: "${i}" is not a valid URL`);
-  }
-  if (u.protocol !== 'https:')
+  if (urlFlag('service-account-issuer', i).protocol !== 'https:')
     throw new UsageError(`--service-account-issuer: "${i}" must use the https scheme`);
 }
 

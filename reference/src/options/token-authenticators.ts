@@ -10,6 +10,7 @@ import {
   listFlag,
   type OptionSection,
   UsageError,
+  urlFlag,
 } from './flags.ts';
 
 /** The JWS algorithms an OpenID issuer may sign with (asymmetric only). */
@@ -18,12 +19,7 @@ const OIDC_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256'
 /** --oidc-issuer-url and --oidc-client-id, checked. */
 function oidcIssuer(issuerUrl: string | undefined, clientId: string | undefined): OidcOptions {
   if (!issuerUrl) throw new UsageError('--oidc-issuer-url is required when any --oidc-* flag is set');
-  let u: URL;
-  try {
-    u = new URL(issuerUrl);
-  } catch {
-    throw new UsageError(`--oidc-issuer-url: "${issuerUrl}" is not a valid URL`);
-  }
+  const u = urlFlag('oidc-issuer-url', issuerUrl);
   if (u.protocol !== 'https:')
     throw new UsageError(
       `--oidc-issuer-url: "${issuerUrl}" has invalid scheme "${u.protocol.replace(':', '')}", require "https"`,
