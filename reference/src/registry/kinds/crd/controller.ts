@@ -1,23 +1,23 @@
 // The CRD controller: startCrdController and the serving of the custom resources of stored definitions.
 import { StatusError } from '../../../errors/status.ts';
 import type { KObject } from '../../../storage/types.ts';
+import { NameQueue } from '../../../util/name-queue.ts';
+import { clone, deepEqual } from '../../../util/object.ts';
 import {
   type AcceptedNames,
-  type CustomResource,
   buildCustomResource,
+  type CustomResource,
   installCustomResource,
   uninstallCustomResource,
 } from '../../custom.ts';
 import type { Registry } from '../../registry.ts';
 import type { GenericStore } from '../../store.ts';
 import type { RequestContext } from '../../types.ts';
-import { NameQueue } from '../../../util/name-queue.ts';
-import { clone, deepEqual } from '../../../util/object.ts';
 import {
   CLEANUP_FINALIZER,
+  type Condition,
   CRD_GROUP,
   CRD_PLURAL,
-  type Condition,
   type CrdStatus,
   findCondition,
   isConditionTrue,

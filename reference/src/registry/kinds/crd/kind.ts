@@ -2,8 +2,8 @@
 import { arr, bool, freeform, int, keyedList, obj, str, time } from '../../../schema/dsl.ts';
 import { objectSchema } from '../../../schema/meta.ts';
 import type { KObject } from '../../../storage/types.ts';
-import type { ResourceDef } from '../../types.ts';
 import { clone } from '../../../util/object.ts';
+import type { ResourceDef } from '../../types.ts';
 import { ALL_VERBS } from '../common.ts';
 import {
   CLEANUP_FINALIZER,

@@ -1,6 +1,7 @@
 // The CRD kind's names and status, with the condition helpers its strategy, validation and controller share.
-import { rfc3339 } from '../../../util/time.ts';
+
 import type { KObject } from '../../../storage/types.ts';
+import { rfc3339 } from '../../../util/time.ts';
 import type { AcceptedNames, CrdSpec } from '../../custom.ts';
 
 export const CRD_GROUP = 'apiextensions.orch.io';
