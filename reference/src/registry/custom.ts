@@ -2,7 +2,8 @@
 // `custom: true` (no strategic merge patch, no Protobuf). Per served version: the structural
 // schema (pruning and type checks in the decoder), value validation, defaulting, the
 // `status` and `scale` subresources and the printer columns of the Table form. Conversion
-// between versions is `None`: only apiVersion changes.
+// between versions is `None`: only apiVersion changes. The printer columns are in
+// custom-columns.ts, the scale subresource in custom-scale.ts, the shapes in custom-types.ts.
 import { DEFAULT_COLUMNS } from '../content/table.ts';
 import { errors, type StatusCause, StatusError } from '../errors/status.ts';
 import { str } from '../schema/dsl.ts';
@@ -11,10 +12,21 @@ import type { Schema } from '../schema/types.ts';
 import { type ValueSchema, validateValue } from '../schema/validate.ts';
 import type { KObject } from '../storage/types.ts';
 import { clone, deepEqual } from '../util/object.ts';
-import { type SchemaRules, schemaRules, validateRules } from './custom-rules.ts';
+import { printerColumn } from './custom-columns.ts';
+import { schemaRules } from './custom-rules.ts';
+import { validateRules } from './custom-rules-eval.ts';
+import { scaleAccess } from './custom-scale.ts';
+import type {
+  AcceptedNames,
+  CrdSpec,
+  CrdVersion,
+  CustomResource,
+  ServedVersion,
+  ServingState,
+} from './custom-types.ts';
 import type { Registry } from './registry.ts';
 import { versionPriority } from './registry.ts';
-import type { ResourceDef, ScaleAccess, Strategy, TableColumn, VersionDescriptor } from './types.ts';
+import type { ResourceDef, Strategy, VersionDescriptor } from './types.ts';
 
 /** Verbs of a custom resource, in the order Kubernetes lists them in discovery. */
 export const CUSTOM_RESOURCE_VERBS = [
@@ -28,79 +40,16 @@ export const CUSTOM_RESOURCE_VERBS = [
   'watch',
 ];
 
-export interface AcceptedNames {
-  plural: string;
-  singular?: string;
-  shortNames?: string[];
-  kind: string;
-  listKind?: string;
-  categories?: string[];
-}
-
-export interface ScaleSpec {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  labelSelectorPath?: string;
-}
-
-export interface PrinterColumn {
-  name: string;
-  type: string;
-  format?: string;
-  description?: string;
-  priority?: number;
-  jsonPath: string;
-}
-
-export interface CrdVersion {
-  name: string;
-  served?: boolean;
-  storage?: boolean;
-  deprecated?: boolean;
-  deprecationWarning?: string;
-  schema?: { openAPIV3Schema?: Record<string, unknown> };
-  subresources?: { status?: Record<string, unknown>; scale?: ScaleSpec };
-  additionalPrinterColumns?: PrinterColumn[];
-}
-
-export interface CrdSpec {
-  group: string;
-  names: AcceptedNames;
-  scope: string;
-  versions: CrdVersion[];
-  conversion?: { strategy?: string };
-  preserveUnknownFields?: boolean;
-}
-
-/** Mutable serving state shared with the CRD controller. */
-export interface ServingState {
-  /** The definition is being deleted: no new custom resources. */
-  terminating: boolean;
-}
-
-export interface ServedVersion {
-  name: string;
-  /** Root schema for the decoder: the CRD schema plus apiVersion, kind and ObjectMeta. */
-  decode: Schema;
-  /** The CRD's own schema (value validation, defaults). */
-  schema: ValueSchema;
-  /** Root `metadata` schema of the CRD (may restrict name and generateName). */
-  metaSchema?: ValueSchema;
-  status: boolean;
-  scale?: ScaleSpec;
-  columns?: TableColumn[];
-  deprecated?: boolean;
-  deprecationWarning?: string;
-  /** The schema's validation rules, compiled. */
-  rules: SchemaRules;
-}
-
-export interface CustomResource {
-  def: ResourceDef;
-  versions: Map<string, ServedVersion>;
-  storageVersion: string;
-  state: ServingState;
-}
+export type {
+  AcceptedNames,
+  CrdSpec,
+  CrdVersion,
+  CustomResource,
+  PrinterColumn,
+  ScaleSpec,
+  ServedVersion,
+  ServingState,
+} from './custom-types.ts';
 
 // ------------------------------------------------------------------ building
 
@@ -368,219 +317,6 @@ function validateCustomResource(o: KObject, v: ServedVersion, old?: KObject): St
   else causes.push(...validateRules(v.rules, o, old));
   return causes;
 }
-
-// ------------------------------------------------------------------ printer columns
-
-function printerColumn(c: PrinterColumn): TableColumn {
-  const type = (
-    ['integer', 'number', 'boolean', 'date', 'string'].includes(c.type) ? c.type : 'string'
-  ) as TableColumn['type'];
-  const column: TableColumn = {
-    name: c.name,
-    type,
-    description: c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
-    priority: c.priority ?? 0,
-    cell: (o) => cellFor(type, evalJsonPath(o, c.jsonPath)),
-  };
-  if (c.format) column.format = c.format;
-  return column;
-}
-
-function cellFor(type: string, found: { value: unknown } | undefined): unknown {
-  if (!found) return null;
-  const v = found.value;
-  if (v === null || v === undefined) return type === 'string' ? printText(v) : null;
-  switch (type) {
-    case 'string':
-      return printText(v);
-    case 'integer':
-      return typeof v === 'number' ? Math.trunc(v) : null;
-    case 'number':
-      return typeof v === 'number' ? v : null;
-    case 'boolean':
-      return typeof v === 'boolean' ? v : null;
-    case 'date': {
-      if (typeof v !== 'string') return null;
-      const t = Date.parse(v);
-      if (!/^\d{4}-\d{2}-\d{2}T/.test(v) || !Number.isFinite(t)) return '<invalid>';
-      return humanDuration(Date.now() - t);
-    }
-  }
-  return null;
-}
-
-function printText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v === null || v === undefined) return '<nil>';
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
-}
-
-/** A duration as Kubernetes prints ages (`45s`, `3m20s`, `5h`, `3d4h`, `2y10d`). */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8)
-    return hours % 24 === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${hours % 24}h`;
-  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
-  const days = Math.trunc(hours / 24);
-  if (hours < 24 * 365 * 8)
-    return days % 365 === 0 ? `${Math.trunc(days / 365)}y` : `${Math.trunc(days / 365)}y${days % 365}d`;
-  return `${Math.trunc(days / 365)}y`;
-}
-
-type Segment =
-  | { key: string }
-  | { index: number }
-  | { all: true }
-  | { filter: { path: string[]; value: unknown } };
-
-/** Parses the simple JSONPath forms printer columns use: `.a.b`, `.a[0]`, `.a['k.x']`, `.a[*]`, `.a[?(@.k=="v")]`. */
-export function parseJsonPath(path: string): Segment[] | undefined {
-  let p = path.trim();
-  if (p.startsWith('{') && p.endsWith('}')) p = p.slice(1, -1);
-  if (p.startsWith('$')) p = p.slice(1);
-  const segs: Segment[] = [];
-  let i = 0;
-  while (i < p.length) {
-    const c = p[i];
-    if (c === '.') {
-      i++;
-      let key = '';
-      while (i < p.length && p[i] !== '.' && p[i] !== '[') {
-        if (p[i] === '\\' && i + 1 < p.length) {
-          key += p[i + 1];
-          i += 2;
-        } else key += p[i++];
-      }
-      if (key) segs.push({ key });
-    } else if (c === '[') {
-      const end = p.indexOf(']', i);
-      if (end < 0) return undefined;
-      const inner = p.slice(i + 1, end).trim();
-      i = end + 1;
-      if (inner === '*') segs.push({ all: true });
-      else if (/^-?\d+$/.test(inner)) segs.push({ index: Number(inner) });
-      else if (/^'.*'$|^".*"$/.test(inner)) segs.push({ key: inner.slice(1, -1) });
-      else {
-        const m = /^\?\(@((?:\.[\w-]+)+)\s*==\s*(?:"([^"]*)"|'([^']*)'|(-?\d+(?:\.\d+)?|true|false))\)$/.exec(
-          inner,
-        );
-        if (!m) return undefined;
-        const value = m[2] ?? m[3] ?? JSON.parse(m[4]!);
-        segs.push({ filter: { path: m[1]!.slice(1).split('.'), value } });
-      }
-    } else return undefined;
-  }
-  return segs;
-}
-
-/** The first value a simple JSONPath finds in an object (undefined when nothing matches). */
-export function evalJsonPath(o: unknown, path: string): { value: unknown } | undefined {
-  const segs = parseJsonPath(path);
-  if (!segs) return undefined;
-  let cur: unknown[] = [o];
-  for (const s of segs) {
-    const next: unknown[] = [];
-    for (const x of cur) {
-      if ('key' in s) {
-        if (x !== null && typeof x === 'object' && !Array.isArray(x) && s.key in (x as object))
-          next.push((x as Record<string, unknown>)[s.key]);
-      } else if ('index' in s) {
-        if (Array.isArray(x)) {
-          const i = s.index < 0 ? x.length + s.index : s.index;
-          if (i >= 0 && i < x.length) next.push(x[i]);
-        }
-      } else if ('all' in s) {
-        if (Array.isArray(x)) next.push(...x);
-        else if (x !== null && typeof x === 'object') next.push(...Object.values(x));
-      } else {
-        if (!Array.isArray(x)) continue;
-        for (const it of x) {
-          let v: unknown = it;
-          for (const k of s.filter.path)
-            v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-          if (v === s.filter.value) next.push(it);
-        }
-      }
-    }
-    cur = next;
-  }
-  return cur.length ? { value: cur[0] } : undefined;
-}
-
-// ------------------------------------------------------------------ scale subresource
-
-const SCALE_API_VERSION = 'autoscaling/v1';
-
-function pathSegments(p: string): string[] {
-  return p.replace(/^\./, '').split('.').filter(Boolean);
-}
-
-function getPath(o: unknown, path: string): unknown {
-  let cur = o;
-  for (const k of pathSegments(path)) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    cur = (cur as Record<string, unknown>)[k];
-  }
-  return cur;
-}
-
-function setPath(o: Record<string, unknown>, path: string, value: unknown): void {
-  const segs = pathSegments(path);
-  let cur = o;
-  for (const k of segs.slice(0, -1)) {
-    const next = cur[k];
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) cur[k] = {};
-    cur = cur[k] as Record<string, unknown>;
-  }
-  cur[segs[segs.length - 1]!] = value;
-}
-
-function toScale(o: KObject, sc: ScaleSpec): Record<string, unknown> {
-  const specReplicas = getPath(o, sc.specReplicasPath);
-  const statusReplicas = getPath(o, sc.statusReplicasPath);
-  const metadata: Record<string, unknown> = { name: o.metadata.name };
-  if (o.metadata.namespace) metadata.namespace = o.metadata.namespace;
-  metadata.uid = o.metadata.uid;
-  metadata.resourceVersion = o.metadata.resourceVersion;
-  metadata.creationTimestamp = o.metadata.creationTimestamp;
-  const spec: Record<string, unknown> = {};
-  if (typeof specReplicas === 'number' && Math.trunc(specReplicas) !== 0)
-    spec.replicas = Math.trunc(specReplicas);
-  const status: Record<string, unknown> = {
-    replicas: typeof statusReplicas === 'number' ? Math.trunc(statusReplicas) : 0,
-  };
-  if (sc.labelSelectorPath) {
-    const sel = getPath(o, sc.labelSelectorPath);
-    if (typeof sel === 'string' && sel) status.selector = sel;
-  }
-  return { kind: 'Scale', apiVersion: SCALE_API_VERSION, metadata, spec, status };
-}
-
-/** The scale subresource of a custom resource: per version, the paths its definition names. */
-function scaleAccess(cr: CustomResource): ScaleAccess {
-  return {
-    toScale: (o, version) => {
-      const sc = cr.versions.get(version)?.scale;
-      return sc ? (toScale(o, sc) as KObject) : undefined;
-    },
-    setReplicas: (o, replicas, version) => {
-      const sc = cr.versions.get(version)?.scale;
-      if (sc) setPath(o as Record<string, unknown>, sc.specReplicasPath, replicas);
-    },
-    patchTypes: ['application/json-patch+json', 'application/merge-patch+json'],
-  };
-}
-
 // ------------------------------------------------------------------ installing
 
 /** Serves (or re-serves, after a change of the definition) a custom resource. */
