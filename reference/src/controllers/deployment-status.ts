@@ -76,6 +76,7 @@ function progressing(d: KObject, s: DeploymentStatus) {
     (s.availableReplicas ?? 0) > (o.availableReplicas ?? 0)
   );
 }
+
 function timedOut(st: DeploymentState, d: KObject, s: DeploymentStatus): boolean {
   const c = getCondition(s, 'Progressing');
   if (!c || !hasDeadline(d)) return false;

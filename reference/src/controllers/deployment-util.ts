@@ -30,6 +30,7 @@ export interface Template {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: unknown;
 }
+
 export interface DeploymentSpec {
   replicas?: number;
   selector?: LabelSelectorObj;
@@ -43,6 +44,7 @@ export interface DeploymentSpec {
   paused?: boolean;
   progressDeadlineSeconds?: number;
 }
+
 export interface DeploymentStatus {
   observedGeneration?: number;
   replicas?: number;
@@ -53,6 +55,7 @@ export interface DeploymentStatus {
   conditions?: Condition[];
   collisionCount?: number;
 }
+
 interface RsStatus {
   replicas?: number;
   readyReplicas?: number;
@@ -84,6 +87,7 @@ function scaled(v: number | string | undefined, fallback: string, total: number,
   if (!Number.isFinite(pct)) return 0;
   return up ? Math.ceil((pct * total) / 100) : Math.floor((pct * total) / 100);
 }
+
 export const isRolling = (d: KObject) => (specOf(d).strategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
 /** maxSurge and maxUnavailable resolved (Kubernetes' ResolveFenceposts: both 0 makes maxUnavailable 1). */
 function fenceposts(d: KObject): { surge: number; unavailable: number } {
@@ -93,11 +97,13 @@ function fenceposts(d: KObject): { surge: number; unavailable: number } {
   const unavailable = scaled(ru.maxUnavailable, '25%', desired, false);
   return surge === 0 && unavailable === 0 ? { surge, unavailable: 1 } : { surge, unavailable };
 }
+
 export const maxSurge = (d: KObject) => (isRolling(d) ? fenceposts(d).surge : 0);
 export function maxUnavailable(d: KObject): number {
   if (!isRolling(d) || replicasOf(d) === 0) return 0;
   return Math.min(fenceposts(d).unavailable, replicasOf(d));
 }
+
 export const hasDeadline = (d: KObject) => (specOf(d).progressDeadlineSeconds ?? NO_DEADLINE) !== NO_DEADLINE;
 
 /** The template without the hash label (Kubernetes' EqualIgnoreHash). */
@@ -120,6 +126,7 @@ export function condition(
   const t = rfc3339(now);
   return { type, status, lastUpdateTime: t, lastTransitionTime: t, reason, message };
 }
+
 /** Kubernetes' SetDeploymentCondition: the same status and reason change nothing; the same status keeps its transition time; the condition goes last. */
 export function setCondition(s: DeploymentStatus, c: Condition): void {
   const cur = s.conditions?.find((x) => x.type === c.type);
@@ -127,9 +134,11 @@ export function setCondition(s: DeploymentStatus, c: Condition): void {
   if (cur && cur.status === c.status) c.lastTransitionTime = cur.lastTransitionTime;
   s.conditions = [...(s.conditions ?? []).filter((x) => x.type !== c.type), c];
 }
+
 export function removeCondition(s: DeploymentStatus, type: string): void {
   if (s.conditions) s.conditions = s.conditions.filter((x) => x.type !== type);
 }
+
 export const getCondition = (s: DeploymentStatus, type: string) => s.conditions?.find((c) => c.type === type);
 
 /** The status without zeros and empty lists (every field of 1.28's DeploymentStatus is omitempty). */
