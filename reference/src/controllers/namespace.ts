@@ -70,109 +70,18 @@ function updateConditions(status: NamespaceStatus, failing: Condition[], now: nu
   return changed;
 }
 
+/** The controller's state, shared by its parts. */
+interface NsState {
+  env: ControllerEnv;
+  client: ControllerClient;
+  queue: WorkQueue;
+}
+
 /** `graceMs`: how long after a namespace's deletion it is emptied (other servers and etcd members see the deletion meanwhile). */
 export function startNamespaceController(env: ControllerEnv, graceMs = GRACE_MS): Controller {
-  const client = new ControllerClient(env, 'namespace-controller');
-
-  /** The namespaced resources a namespace's deletion empties (as discovery lists them: deletable, stored). */
-  const contentResources = (): Served[] =>
-    env.registry
-      .all()
-      .filter(
-        ({ def }) =>
-          def.namespaced &&
-          def.verbs.includes('delete') &&
-          !def.storedAs &&
-          !def.strategy.review &&
-          !def.strategy.live,
-      );
-
-  /** Deletes what it can; what remains, by resource and by finalizer, and the deletions that failed. */
-  const deleteContent = async (ns: string) => {
-    const byResource = new Map<string, number>();
-    const byFinalizer = new Map<string, number>();
-    const failures: string[] = [];
-    for (const served of contentResources()) {
-      const { def } = served;
-      try {
-        await client.deleteCollection(def.group, def.plural, ns, 'Background');
-      } catch (e) {
-        if (!isNotFound(e)) failures.push((e as Error).message);
-      }
-      const left: KObject[] = (await served.store.list(ns, {})).items;
-      if (!left.length) continue;
-      byResource.set(`${def.plural}.${def.group}`, left.length);
-      for (const o of left)
-        for (const f of o.metadata.finalizers ?? []) byFinalizer.set(f, (byFinalizer.get(f) ?? 0) + 1);
-    }
-    return { byResource, byFinalizer, failures };
-  };
-
-  const sync = async (name: string): Promise<void> => {
-    const ns = client.get('', 'namespaces', '', name);
-    if (!ns?.metadata.deletionTimestamp) return;
-    const finalizers = (ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-    if (!finalizers.includes(NAMESPACE_FINALIZER)) return;
-    const { byResource, byFinalizer, failures } = await deleteContent(name);
-    const now = env.now();
-    const failing: Condition[] = [];
-    const list = (m: Map<string, number>, what: (k: string, n: number) => string) =>
-      [...m]
-        .map(([k, n]) => what(k, n))
-        .sort()
-        .join(', ');
-    if (byResource.size)
-      failing.push({
-        type: 'NamespaceContentRemaining',
-        status: 'True',
-        reason: 'SomeResourcesRemain',
-        message: `Some resources are remaining: ${list(byResource, (r, n) => `${r} has ${n} resource instances`)}`,
-      });
-    if (byFinalizer.size)
-      failing.push({
-        type: 'NamespaceFinalizersRemaining',
-        status: 'True',
-        reason: 'SomeFinalizersRemain',
-        message: `Some content in the namespace has finalizers remaining: ${list(byFinalizer, (f, n) => `${f} in ${n} resource instances`)}`,
-      });
-    if (failures.length)
-      failing.push({
-        type: 'NamespaceDeletionContentFailure',
-        status: 'True',
-        reason: 'ContentDeletionFailed',
-        message: `Failed to delete all resource types, ${failures.length} remaining: ${failures.sort().join(', ')}`,
-      });
-    const latest = client.get('', 'namespaces', '', name);
-    if (!latest) return;
-    const status = structuredClone((latest.status ?? {}) as NamespaceStatus);
-    if (updateConditions(status, failing, now)) {
-      try {
-        await client.update('', 'namespaces', { ...latest, status }, 'v1', 'status');
-      } catch (e) {
-        if (!isNotFound(e) && !isConflict(e)) throw e;
-      }
-    }
-    if (failures.length) throw new Error(failing.find((c) => c.reason === 'ContentDeletionFailed')!.message);
-    if (byResource.size) {
-      queue.addAfter(name, REMAINING_RETRY_MS);
-      return;
-    }
-    // empty: the namespace's own finalizer goes (through `finalize`), and with it the namespace
-    const cur = client.get('', 'namespaces', '', name);
-    if (!cur) return;
-    const spec = (cur.spec ?? {}) as { finalizers?: string[] };
-    const next = {
-      ...cur,
-      spec: { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) },
-    };
-    try {
-      await client.update('', 'namespaces', next, 'v1', 'finalize');
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
-  };
-
-  const queue = new WorkQueue('namespace controller', sync);
+  const st = { env, client: new ControllerClient(env, 'namespace-controller') } as NsState;
+  const queue = new WorkQueue('namespace controller', (name) => sync(st, name));
+  st.queue = queue;
   const namespaces = inform(env.registry, '', 'namespaces', (ev) => {
     if (ev.type !== 'DELETED' && ev.obj.metadata.deletionTimestamp)
       queue.addAfter(ev.obj.metadata.name!, graceMs);
@@ -183,4 +92,123 @@ export function startNamespaceController(env: ControllerEnv, graceMs = GRACE_MS)
       namespaces?.stop();
     },
   };
+}
+
+/** The namespaced resources a namespace's deletion empties (as discovery lists them: deletable, stored). */
+function contentResources(env: ControllerEnv): Served[] {
+  return env.registry
+    .all()
+    .filter(
+      ({ def }) =>
+        def.namespaced &&
+        def.verbs.includes('delete') &&
+        !def.storedAs &&
+        !def.strategy.review &&
+        !def.strategy.live,
+    );
+}
+
+/** What a namespace's deletion left: by resource and by finalizer, and the deletions that failed. */
+interface Remaining {
+  byResource: Map<string, number>;
+  byFinalizer: Map<string, number>;
+  failures: string[];
+}
+
+/** Deletes what it can; what remains, by resource and by finalizer, and the deletions that failed. */
+async function deleteContent(st: NsState, ns: string): Promise<Remaining> {
+  const byResource = new Map<string, number>();
+  const byFinalizer = new Map<string, number>();
+  const failures: string[] = [];
+  for (const served of contentResources(st.env)) {
+    const { def } = served;
+    try {
+      await st.client.deleteCollection(def.group, def.plural, ns, 'Background');
+    } catch (e) {
+      if (!isNotFound(e)) failures.push((e as Error).message);
+    }
+    const left: KObject[] = (await served.store.list(ns, {})).items;
+    if (!left.length) continue;
+    byResource.set(`${def.plural}.${def.group}`, left.length);
+    for (const o of left)
+      for (const f of o.metadata.finalizers ?? []) byFinalizer.set(f, (byFinalizer.get(f) ?? 0) + 1);
+  }
+  return { byResource, byFinalizer, failures };
+}
+
+/** The conditions that are not as when all is well: content and finalizers remaining, deletions failed. */
+function failingConditions({ byResource, byFinalizer, failures }: Remaining): Condition[] {
+  const failing: Condition[] = [];
+  const list = (m: Map<string, number>, what: (k: string, n: number) => string) =>
+    [...m]
+      .map(([k, n]) => what(k, n))
+      .sort()
+      .join(', ');
+  if (byResource.size)
+    failing.push({
+      type: 'NamespaceContentRemaining',
+      status: 'True',
+      reason: 'SomeResourcesRemain',
+      message: `Some resources are remaining: ${list(byResource, (r, n) => `${r} has ${n} resource instances`)}`,
+    });
+  if (byFinalizer.size)
+    failing.push({
+      type: 'NamespaceFinalizersRemaining',
+      status: 'True',
+      reason: 'SomeFinalizersRemain',
+      message: `Some content in the namespace has finalizers remaining: ${list(byFinalizer, (f, n) => `${f} in ${n} resource instances`)}`,
+    });
+  if (failures.length)
+    failing.push({
+      type: 'NamespaceDeletionContentFailure',
+      status: 'True',
+      reason: 'ContentDeletionFailed',
+      message: `Failed to delete all resource types, ${failures.length} remaining: ${failures.sort().join(', ')}`,
+    });
+  return failing;
+}
+
+/** A namespace being deleted: its content deleted, its conditions written, and once empty its finalizer removed. */
+async function sync(st: NsState, name: string): Promise<void> {
+  const { client } = st;
+  const ns = client.get('', 'namespaces', '', name);
+  if (!ns?.metadata.deletionTimestamp) return;
+  const finalizers = (ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+  if (!finalizers.includes(NAMESPACE_FINALIZER)) return;
+  const remaining = await deleteContent(st, name);
+  const { byResource, failures } = remaining;
+  const now = st.env.now();
+  const failing = failingConditions(remaining);
+  const latest = client.get('', 'namespaces', '', name);
+  if (!latest) return;
+  const status = structuredClone((latest.status ?? {}) as NamespaceStatus);
+  if (updateConditions(status, failing, now)) {
+    try {
+      await client.update('', 'namespaces', { ...latest, status }, 'v1', 'status');
+    } catch (e) {
+      if (!isNotFound(e) && !isConflict(e)) throw e;
+    }
+  }
+  if (failures.length) throw new Error(failing.find((c) => c.reason === 'ContentDeletionFailed')!.message);
+  if (byResource.size) {
+    st.queue.addAfter(name, REMAINING_RETRY_MS);
+    return;
+  }
+  await finalize(st, name);
+}
+
+/** An empty namespace: its own finalizer goes (through `finalize`), and with it the namespace. */
+async function finalize(st: NsState, name: string): Promise<void> {
+  const cur = st.client.get('', 'namespaces', '', name);
+  if (!cur) return;
+  const spec = (cur.spec ?? {}) as { finalizers?: string[] };
+  const next = {
+    ...cur,
+    spec: { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) },
+  };
+  try {
+    await st.client.update('', 'namespaces', next, 'v1', 'finalize');
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
 }

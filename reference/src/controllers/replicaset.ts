@@ -66,172 +66,30 @@ function compact(
   return out;
 }
 
+/** The controller's state, shared by its parts. */
+interface RsState {
+  env: ControllerEnv;
+  client: ControllerClient;
+  expectations: Expectations;
+  replicaSets?: Informer;
+  pods?: Informer;
+  queue: WorkQueue;
+}
+
 export function startReplicaSetController(env: ControllerEnv): Controller {
-  const client = new ControllerClient(env, 'replicaset-controller');
-  const expectations = new Expectations(env.now);
-  let replicaSets: Informer | undefined;
-  let pods: Informer | undefined;
-
-  const podsIn = (ns: string): KObject[] =>
-    [...(pods?.cache.values() ?? [])].filter((p) => p.metadata.namespace === ns);
-
-  /** The ReplicaSets a pod may belong to: its controller, or (an orphan) those whose selector matches it. */
-  const replicaSetsFor = (pod: KObject): string[] => {
-    const ref = controllerRefOf(pod);
-    const ns = pod.metadata.namespace ?? '';
-    if (ref) {
-      if (ref.kind !== 'ReplicaSet' || !ref.apiVersion.startsWith('apps/')) return [];
-      const rs = replicaSets?.cache.get(`${ns}/${ref.name}`);
-      return rs && rs.metadata.uid === ref.uid ? [`${ns}/${ref.name}`] : [];
-    }
-    return [...(replicaSets?.cache.values() ?? [])]
-      .filter(
-        (rs) => rs.metadata.namespace === ns && selectorMatches(specOf(rs).selector, pod.metadata.labels),
-      )
-      .map(keyOf);
-  };
-
-  /** Adopts matching orphans and releases owned pods the selector no longer matches (Kubernetes' ClaimPods). */
-  const claim = async (rs: KObject, candidates: KObject[]): Promise<KObject[]> => {
-    const selector = specOf(rs).selector;
-    const mine: KObject[] = [];
-    for (const pod of candidates) {
-      const ref = controllerRefOf(pod);
-      const matches = selectorMatches(selector, pod.metadata.labels);
-      if (ref) {
-        if (ref.uid !== rs.metadata.uid) continue;
-        if (matches) mine.push(pod);
-        else if (!rs.metadata.deletionTimestamp) await setController(pod, undefined);
-        continue;
-      }
-      if (!matches || rs.metadata.deletionTimestamp || pod.metadata.deletionTimestamp) continue;
-      // adopt only for the ReplicaSet that still is this one
-      const fresh = client.get('apps', 'replicasets', rs.metadata.namespace!, rs.metadata.name!);
-      if (!fresh || fresh.metadata.uid !== rs.metadata.uid || fresh.metadata.deletionTimestamp) continue;
-      const adopted = await setController(pod, controllerRef(rs, 'apps/v1', 'ReplicaSet'));
-      if (adopted) mine.push(adopted);
-    }
-    return mine;
-  };
-  /** Sets (or, with undefined, removes) a pod's controller reference; undefined when the pod is gone. */
-  const setController = async (pod: KObject, ref: ReturnType<typeof controllerRef> | undefined) => {
-    const next = structuredClone(pod);
-    const others = ((next.metadata.ownerReferences ?? []) as { uid: string }[]).filter(
-      (r) => r.uid !== (ref?.uid ?? controllerRefOf(pod)?.uid),
-    );
-    const owners = ref ? [...others, ref] : others;
-    if (owners.length) next.metadata.ownerReferences = owners;
-    else delete next.metadata.ownerReferences;
-    try {
-      return await client.update('', 'pods', next);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  };
-
-  /** Makes or deletes pods toward spec.replicas; the first error, if any. */
-  const manage = async (key: string, rs: KObject, active: KObject[]): Promise<Error | undefined> => {
-    const spec = specOf(rs);
-    const diff = active.length - (spec.replicas ?? 1);
-    const ns = rs.metadata.namespace!;
-    if (diff < 0) {
-      let remaining = Math.min(-diff, BURST);
-      expectations.expectCreations(key, remaining);
-      const ref = controllerRef(rs, 'apps/v1', 'ReplicaSet');
-      // slow start: a batch of 1, then 2, 4, ...; the first failure stops it
-      for (let batch = 1; remaining > 0; batch *= 2) {
-        const n = Math.min(batch, remaining);
-        const results = await Promise.allSettled(
-          Array.from({ length: n }, () =>
-            client.create('', 'pods', ns, podFromTemplate(spec.template ?? {}, ns, ref)),
-          ),
-        );
-        remaining -= n;
-        const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-        for (const _ of failed) expectations.creationObserved(key);
-        if (failed.length) {
-          // the pods never sent are not waited for either
-          for (let i = 0; i < remaining; i++) expectations.creationObserved(key);
-          return failed[0]!.reason as Error;
-        }
-      }
-      return undefined;
-    }
-    if (diff > 0) {
-      const doomed = [...active].sort(deletionOrder).slice(0, Math.min(diff, BURST));
-      expectations.expectDeletions(key, doomed.map(keyOf));
-      let first: Error | undefined;
-      await Promise.all(
-        doomed.map(async (p) => {
-          try {
-            await client.delete('', 'pods', ns, p.metadata.name!, p.metadata.uid);
-          } catch (e) {
-            expectations.deletionObserved(key, keyOf(p));
-            if (!isNotFound(e) && !isConflict(e)) first ??= e as Error;
-          }
-        }),
-      );
-      return first;
-    }
-    return undefined;
-  };
-
-  const sync = async (key: string): Promise<void> => {
-    const rs = replicaSets?.cache.get(key);
-    if (!rs) {
-      expectations.forget(key);
-      return;
-    }
-    const spec = specOf(rs);
-    const ns = rs.metadata.namespace!;
-    const now = env.now();
-    const active = await claim(rs, podsIn(ns).filter(isActive));
-    let failure: Error | undefined;
-    if (expectations.satisfied(key) && !rs.metadata.deletionTimestamp)
-      failure = await manage(key, rs, active);
-    // the status of what is there now (pods made or deleted in this pass count from the next one)
-    const old = (rs.status ?? {}) as ReplicaSetStatus;
-    const templateLabels = spec.template?.metadata?.labels ?? {};
-    const conditions = (old.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
-    const oldFailure = old.conditions?.find((c) => c.type === 'ReplicaFailure');
-    if (failure)
-      conditions.push(
-        oldFailure ?? {
-          type: 'ReplicaFailure',
-          status: 'True',
-          lastTransitionTime: rfc3339(now),
-          reason: (spec.replicas ?? 1) > active.length ? 'FailedCreate' : 'FailedDelete',
-          message: failure.message,
-        },
-      );
-    const status = compact({
-      replicas: active.length,
-      fullyLabeledReplicas: active.filter((p) =>
-        Object.entries(templateLabels).every(([k, v]) => p.metadata.labels?.[k] === v),
-      ).length,
-      readyReplicas: active.filter(isReady).length,
-      availableReplicas: active.filter((p) => isAvailable(p, spec.minReadySeconds ?? 0, now)).length,
-      observedGeneration: rs.metadata.generation ?? 0,
-      conditions,
-    });
-    if (!deepEqual(status, old)) {
-      const latest = client.get('apps', 'replicasets', ns, rs.metadata.name!);
-      if (latest && latest.metadata.uid === rs.metadata.uid)
-        await client.update('apps', 'replicasets', { ...latest, status }, 'v1', 'status');
-    }
-    if (failure) throw failure;
-    // pods that are ready but not yet available become so later
-    if ((spec.minReadySeconds ?? 0) > 0 && (status.readyReplicas ?? 0) !== (status.availableReplicas ?? 0))
-      queue.addAfter(key, spec.minReadySeconds! * 1000);
-  };
-
-  const queue = new WorkQueue('replicaset controller', sync);
-  replicaSets = inform(env.registry, 'apps', 'replicasets', (ev) => queue.add(keyOf(ev.obj)));
-  pods = inform(env.registry, '', 'pods', (ev) => {
+  const st = {
+    env,
+    client: new ControllerClient(env, 'replicaset-controller'),
+    expectations: new Expectations(env.now),
+  } as RsState;
+  const { expectations } = st;
+  const queue = new WorkQueue('replicaset controller', (key) => sync(st, key));
+  st.queue = queue;
+  st.replicaSets = inform(env.registry, 'apps', 'replicasets', (ev) => queue.add(keyOf(ev.obj)));
+  st.pods = inform(env.registry, '', 'pods', (ev) => {
     const pod = ev.obj;
-    const owners = new Set(replicaSetsFor(pod));
-    if (ev.prev) for (const k of replicaSetsFor(ev.prev)) owners.add(k);
+    const owners = new Set(replicaSetsFor(st, pod));
+    if (ev.prev) for (const k of replicaSetsFor(st, ev.prev)) owners.add(k);
     const ref = controllerRefOf(pod);
     const ownerKey = ref ? `${pod.metadata.namespace}/${ref.name}` : undefined;
     if (ownerKey && owners.has(ownerKey)) {
@@ -244,8 +102,189 @@ export function startReplicaSetController(env: ControllerEnv): Controller {
   return {
     stop() {
       queue.stop();
-      replicaSets?.stop();
-      pods?.stop();
+      st.replicaSets?.stop();
+      st.pods?.stop();
     },
   };
+}
+
+const podsIn = (st: RsState, ns: string): KObject[] =>
+  [...(st.pods?.cache.values() ?? [])].filter((p) => p.metadata.namespace === ns);
+
+/** The ReplicaSets a pod may belong to: its controller, or (an orphan) those whose selector matches it. */
+function replicaSetsFor(st: RsState, pod: KObject): string[] {
+  const ref = controllerRefOf(pod);
+  const ns = pod.metadata.namespace ?? '';
+  if (ref) {
+    if (ref.kind !== 'ReplicaSet' || !ref.apiVersion.startsWith('apps/')) return [];
+    const rs = st.replicaSets?.cache.get(`${ns}/${ref.name}`);
+    return rs && rs.metadata.uid === ref.uid ? [`${ns}/${ref.name}`] : [];
+  }
+  return [...(st.replicaSets?.cache.values() ?? [])]
+    .filter((rs) => rs.metadata.namespace === ns && selectorMatches(specOf(rs).selector, pod.metadata.labels))
+    .map(keyOf);
+}
+
+/** Adopts matching orphans and releases owned pods the selector no longer matches (Kubernetes' ClaimPods). */
+async function claim(st: RsState, rs: KObject, candidates: KObject[]): Promise<KObject[]> {
+  const selector = specOf(rs).selector;
+  const mine: KObject[] = [];
+  for (const pod of candidates) {
+    const ref = controllerRefOf(pod);
+    const matches = selectorMatches(selector, pod.metadata.labels);
+    if (ref) {
+      if (ref.uid !== rs.metadata.uid) continue;
+      if (matches) mine.push(pod);
+      else if (!rs.metadata.deletionTimestamp) await setController(st, pod, undefined);
+      continue;
+    }
+    if (!matches || rs.metadata.deletionTimestamp || pod.metadata.deletionTimestamp) continue;
+    // adopt only for the ReplicaSet that still is this one
+    const fresh = st.client.get('apps', 'replicasets', rs.metadata.namespace!, rs.metadata.name!);
+    if (!fresh || fresh.metadata.uid !== rs.metadata.uid || fresh.metadata.deletionTimestamp) continue;
+    const adopted = await setController(st, pod, controllerRef(rs, 'apps/v1', 'ReplicaSet'));
+    if (adopted) mine.push(adopted);
+  }
+  return mine;
+}
+
+/** Sets (or, with undefined, removes) a pod's controller reference; undefined when the pod is gone. */
+async function setController(st: RsState, pod: KObject, ref: ReturnType<typeof controllerRef> | undefined) {
+  const next = structuredClone(pod);
+  const others = ((next.metadata.ownerReferences ?? []) as { uid: string }[]).filter(
+    (r) => r.uid !== (ref?.uid ?? controllerRefOf(pod)?.uid),
+  );
+  const owners = ref ? [...others, ref] : others;
+  if (owners.length) next.metadata.ownerReferences = owners;
+  else delete next.metadata.ownerReferences;
+  try {
+    return await st.client.update('', 'pods', next);
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Makes or deletes pods toward spec.replicas; the first error, if any. */
+async function manage(st: RsState, key: string, rs: KObject, active: KObject[]): Promise<Error | undefined> {
+  const diff = active.length - (specOf(rs).replicas ?? 1);
+  if (diff < 0) return createPods(st, key, rs, Math.min(-diff, BURST));
+  if (diff > 0)
+    return deletePods(st, key, rs, [...active].sort(deletionOrder).slice(0, Math.min(diff, BURST)));
+  return undefined;
+}
+
+/** Makes `count` pods from the template, in batches of 1, 2, 4, ...; the first failure stops it. */
+async function createPods(st: RsState, key: string, rs: KObject, count: number): Promise<Error | undefined> {
+  const { expectations } = st;
+  const spec = specOf(rs);
+  const ns = rs.metadata.namespace!;
+  let remaining = count;
+  expectations.expectCreations(key, remaining);
+  const ref = controllerRef(rs, 'apps/v1', 'ReplicaSet');
+  // slow start: a batch of 1, then 2, 4, ...; the first failure stops it
+  for (let batch = 1; remaining > 0; batch *= 2) {
+    const n = Math.min(batch, remaining);
+    const results = await Promise.allSettled(
+      Array.from({ length: n }, () =>
+        st.client.create('', 'pods', ns, podFromTemplate(spec.template ?? {}, ns, ref)),
+      ),
+    );
+    remaining -= n;
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    for (const _ of failed) expectations.creationObserved(key);
+    if (failed.length) {
+      // the pods never sent are not waited for either
+      for (let i = 0; i < remaining; i++) expectations.creationObserved(key);
+      return failed[0]!.reason as Error;
+    }
+  }
+  return undefined;
+}
+
+/** Deletes the `doomed` pods together; the first error other than one already gone. */
+async function deletePods(
+  st: RsState,
+  key: string,
+  rs: KObject,
+  doomed: KObject[],
+): Promise<Error | undefined> {
+  const { expectations } = st;
+  const ns = rs.metadata.namespace!;
+  expectations.expectDeletions(key, doomed.map(keyOf));
+  let first: Error | undefined;
+  await Promise.all(
+    doomed.map(async (p) => {
+      try {
+        await st.client.delete('', 'pods', ns, p.metadata.name!, p.metadata.uid);
+      } catch (e) {
+        expectations.deletionObserved(key, keyOf(p));
+        if (!isNotFound(e) && !isConflict(e)) first ??= e as Error;
+      }
+    }),
+  );
+  return first;
+}
+
+/** One ReplicaSet: its pods claimed, made or deleted toward spec.replicas, and its status written. */
+async function sync(st: RsState, key: string): Promise<void> {
+  const { expectations } = st;
+  const rs = st.replicaSets?.cache.get(key);
+  if (!rs) {
+    expectations.forget(key);
+    return;
+  }
+  const spec = specOf(rs);
+  const ns = rs.metadata.namespace!;
+  const now = st.env.now();
+  const active = await claim(st, rs, podsIn(st, ns).filter(isActive));
+  let failure: Error | undefined;
+  if (expectations.satisfied(key) && !rs.metadata.deletionTimestamp)
+    failure = await manage(st, key, rs, active);
+  // the status of what is there now (pods made or deleted in this pass count from the next one)
+  const old = (rs.status ?? {}) as ReplicaSetStatus;
+  const status = statusOf(rs, old, active, failure, now);
+  if (!deepEqual(status, old)) {
+    const latest = st.client.get('apps', 'replicasets', ns, rs.metadata.name!);
+    if (latest && latest.metadata.uid === rs.metadata.uid)
+      await st.client.update('apps', 'replicasets', { ...latest, status }, 'v1', 'status');
+  }
+  if (failure) throw failure;
+  // pods that are ready but not yet available become so later
+  if ((spec.minReadySeconds ?? 0) > 0 && (status.readyReplicas ?? 0) !== (status.availableReplicas ?? 0))
+    st.queue.addAfter(key, spec.minReadySeconds! * 1000);
+}
+
+/** The status of the active pods, with a ReplicaFailure condition while pods cannot be made or deleted. */
+function statusOf(
+  rs: KObject,
+  old: ReplicaSetStatus,
+  active: KObject[],
+  failure: Error | undefined,
+  now: number,
+): ReplicaSetStatus {
+  const spec = specOf(rs);
+  const templateLabels = spec.template?.metadata?.labels ?? {};
+  const conditions = (old.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
+  const oldFailure = old.conditions?.find((c) => c.type === 'ReplicaFailure');
+  if (failure)
+    conditions.push(
+      oldFailure ?? {
+        type: 'ReplicaFailure',
+        status: 'True',
+        lastTransitionTime: rfc3339(now),
+        reason: (spec.replicas ?? 1) > active.length ? 'FailedCreate' : 'FailedDelete',
+        message: failure.message,
+      },
+    );
+  return compact({
+    replicas: active.length,
+    fullyLabeledReplicas: active.filter((p) =>
+      Object.entries(templateLabels).every(([k, v]) => p.metadata.labels?.[k] === v),
+    ).length,
+    readyReplicas: active.filter(isReady).length,
+    availableReplicas: active.filter((p) => isAvailable(p, spec.minReadySeconds ?? 0, now)).length,
+    observedGeneration: rs.metadata.generation ?? 0,
+    conditions,
+  });
 }
