@@ -13,6 +13,7 @@ import { APIREGISTRATION_GROUP, type APIService, type APIServiceCondition } from
 import { sameSpec } from './kinds/flowcontrol-common.ts';
 import type { Registry } from './registry.ts';
 import { withCondition } from './status-condition.ts';
+import type { GenericStore } from './store.ts';
 import type { RequestContext } from './types.ts';
 
 export const AUTOMANAGED_LABEL = 'kube-aggregator.orch.io/automanaged';
@@ -149,6 +150,14 @@ function availability(registry: Registry, o: KObject): Omit<APIServiceCondition,
   };
 }
 
+/** What the APIService upkeep works with. */
+interface Upkeep {
+  registry: Registry;
+  store: GenericStore;
+  now: () => number;
+  stopped: boolean;
+}
+
 /** Creates the APIServices of the served group versions, then keeps them and their availability. */
 export async function startAPIServices(
   registry: Registry,
@@ -156,30 +165,61 @@ export async function startAPIServices(
 ): Promise<APIServices> {
   const store = registry.byResource(APIREGISTRATION_GROUP, 'apiservices')?.store;
   if (!store) return { pending: () => undefined, stop() {} };
-  let stopped = false;
-
-  // (another server on the same store may write the same APIService at the same moment: look again)
-  const put = (want: KObject) =>
-    againOnConflict(async () => {
-      const cur = store.getStored('', want.metadata.name!)?.obj;
-      if (!cur) {
-        await store.create('', want, SYSTEM, 'v1');
-        return;
-      }
-      if (cur.metadata.labels?.[AUTOMANAGED_LABEL] && !sameSpec(cur.spec, want.spec))
-        await store.update('', want.metadata.name!, { ...cur, spec: want.spec }, SYSTEM, 'v1');
-    });
+  const up: Upkeep = { registry, store, now, stopped: false };
 
   // built-in group versions: once, at start
   const onStart = servedGroupVersions(registry).builtin.map(([g, v]) => apiServiceName(g, v));
   for (const [g, v] of servedGroupVersions(registry).builtin)
-    await put(localAPIService(g, v, API_VERSION_PRIORITIES[g ? `${g}/${v}` : v]!, 'onstart'));
-  // once seen available, an APIService made at start no longer holds up readiness
+    await put(up, localAPIService(g, v, API_VERSION_PRIORITIES[g ? `${g}/${v}` : v]!, 'onstart'));
+  const pending = pendingCheck(up, onStart);
+
+  // custom resources' group versions: while served
+  let syncing = Promise.resolve();
+  const queueSync = () => {
+    if (up.stopped) return;
+    syncing = syncing
+      .then(() => syncCustom(up))
+      .catch((e) => console.error('apiservices: custom resources:', e));
+  };
+  queueSync();
+  registry.changed(queueSync);
+
+  // the Available condition
+  const available = new NameQueue((name) => reconcile(up, name));
+  const cancels = watchAvailability(up, available);
+  // the APIServices made at start are available before the server listens
+  for (const n of onStart) await reconcile(up, n);
+  return {
+    pending,
+    stop() {
+      up.stopped = true;
+      available.stop();
+      for (const c of cancels) c();
+    },
+  };
+}
+
+/** Creates or updates an APIService (another server on the same store may write the same APIService at the same moment: look again). */
+function put(up: Upkeep, want: KObject): Promise<void> {
+  const { store } = up;
+  return againOnConflict(async () => {
+    const cur = store.getStored('', want.metadata.name!)?.obj;
+    if (!cur) {
+      await store.create('', want, SYSTEM, 'v1');
+      return;
+    }
+    if (cur.metadata.labels?.[AUTOMANAGED_LABEL] && !sameSpec(cur.spec, want.spec))
+      await store.update('', want.metadata.name!, { ...cur, spec: want.spec }, SYSTEM, 'v1');
+  });
+}
+
+/** What holds up readiness: the APIServices made at start not yet seen available (once seen, no longer). */
+function pendingCheck(up: Upkeep, onStart: string[]): () => string | undefined {
   const seen = new Set<string>();
-  const pending = () => {
+  return () => {
     const missing = onStart.filter((n) => {
       if (seen.has(n)) return false;
-      const c = (store.getStored('', n)?.obj as APIService | undefined)?.status?.conditions?.find(
+      const c = (up.store.getStored('', n)?.obj as APIService | undefined)?.status?.conditions?.find(
         (x) => x.type === 'Available',
       );
       if (c?.status === 'True') seen.add(n);
@@ -187,56 +227,54 @@ export async function startAPIServices(
     });
     return missing.length ? `missing APIService: [${missing.join(' ')}]` : undefined;
   };
+}
 
-  // custom resources' group versions: while served
-  const syncCustom = async () => {
-    const want = new Map(
-      servedGroupVersions(registry).custom.map(([g, v]) => [
-        apiServiceName(g, v),
-        localAPIService(g, v, CUSTOM_PRIORITY, 'true'),
-      ]),
-    );
-    for (const w of want.values()) await put(w);
-    for (const s of registry.storage.list(store.bucket, `${store.bucket}/`))
-      if (s.obj.metadata.labels?.[AUTOMANAGED_LABEL] === 'true' && !want.has(s.obj.metadata.name!))
-        await store.delete('', s.obj.metadata.name!, {}, SYSTEM, 'v1').catch(() => undefined);
-  };
-  let syncing = Promise.resolve();
-  const queueSync = () => {
-    if (stopped) return;
-    syncing = syncing.then(syncCustom).catch((e) => console.error('apiservices: custom resources:', e));
-  };
-  queueSync();
-  registry.changed(queueSync);
+/** The APIServices of the custom resources' group versions: those served, and no others. */
+async function syncCustom(up: Upkeep): Promise<void> {
+  const { registry, store } = up;
+  const want = new Map(
+    servedGroupVersions(registry).custom.map(([g, v]) => [
+      apiServiceName(g, v),
+      localAPIService(g, v, CUSTOM_PRIORITY, 'true'),
+    ]),
+  );
+  for (const w of want.values()) await put(up, w);
+  for (const s of registry.storage.list(store.bucket, `${store.bucket}/`))
+    if (s.obj.metadata.labels?.[AUTOMANAGED_LABEL] === 'true' && !want.has(s.obj.metadata.name!))
+      await store.delete('', s.obj.metadata.name!, {}, SYSTEM, 'v1').catch(() => undefined);
+}
 
-  // the Available condition
-  const reconcile = async (name: string) => {
-    try {
-      const cur = store.getStored('', name)?.obj;
-      if (!cur || stopped) return;
-      const a = availability(registry, cur);
-      const want: APIServiceCondition = {
-        type: a.type,
-        status: a.status,
-        lastTransitionTime: rfc3339(now()),
-        reason: a.reason,
-        message: a.message,
-      };
-      const next = withCondition(cur, want);
-      if (!next) return;
-      await store.update('', name, next, SYSTEM, 'v1', 'status');
-    } catch (e) {
-      const code = (e as { code?: number }).code;
-      if (code !== 409 && code !== 404) console.error(`apiservice ${name}: status:`, e);
-    }
-  };
-  const available = new NameQueue(reconcile);
+/** An APIService's Available condition, written when it changes. */
+async function reconcile(up: Upkeep, name: string): Promise<void> {
+  try {
+    const cur = up.store.getStored('', name)?.obj;
+    if (!cur || up.stopped) return;
+    const a = availability(up.registry, cur);
+    const want: APIServiceCondition = {
+      type: a.type,
+      status: a.status,
+      lastTransitionTime: rfc3339(up.now()),
+      reason: a.reason,
+      message: a.message,
+    };
+    const next = withCondition(cur, want);
+    if (!next) return;
+    await up.store.update('', name, next, SYSTEM, 'v1', 'status');
+  } catch (e) {
+    const code = (e as { code?: number }).code;
+    if (code !== 409 && code !== 404) console.error(`apiservice ${name}: status:`, e);
+  }
+}
+
+/** Queues every APIService, and those changed later or naming a Service that changed; returns the cancels. */
+function watchAvailability(up: Upkeep, available: NameQueue): (() => void)[] {
+  const { registry, store } = up;
   const storage = registry.storage;
   const rv = storage.revision();
   for (const s of storage.list(store.bucket, `${store.bucket}/`)) available.add(s.obj.metadata.name!);
   const cancels = [
     storage.watch(store.bucket, rv, (ev) => {
-      if (!stopped && ev.type !== 'DELETED' && ev.obj.metadata.name) available.add(ev.obj.metadata.name);
+      if (!up.stopped && ev.type !== 'DELETED' && ev.obj.metadata.name) available.add(ev.obj.metadata.name);
     }),
   ];
   // a Service made, changed or removed changes the APIServices naming it
@@ -244,7 +282,7 @@ export async function startAPIServices(
   if (services)
     cancels.push(
       storage.watch(services.bucket, rv, (ev) => {
-        if (stopped) return;
+        if (up.stopped) return;
         for (const s of storage.list(store.bucket, `${store.bucket}/`)) {
           const svc = (s.obj as APIService).spec?.service;
           if (svc && svc.name === ev.obj.metadata.name && svc.namespace === ev.obj.metadata.namespace)
@@ -252,14 +290,5 @@ export async function startAPIServices(
         }
       }),
     );
-  // the APIServices made at start are available before the server listens
-  for (const n of onStart) await reconcile(n);
-  return {
-    pending,
-    stop() {
-      stopped = true;
-      available.stop();
-      for (const c of cancels) c();
-    },
-  };
+  return cancels;
 }

@@ -1,7 +1,7 @@
 // Name and metadata validation shared by all kinds.
 import type { StatusCause } from '../errors/status.ts';
 import { validLabelKey, validLabelValue } from '../selectors/labels.ts';
-import type { KObject } from '../storage/types.ts';
+import type { KObject, ObjectMeta } from '../storage/types.ts';
 
 export type NameRule = 'subdomain' | 'label' | 'label1035' | 'path';
 
@@ -41,6 +41,22 @@ function asMap(v: unknown): Record<string, unknown> {
 export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   const m = obj.metadata;
+  validateName(m, rule, causes);
+  if (namespaced && !m.namespace)
+    causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.namespace' });
+  if (!namespaced && m.namespace)
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: not allowed on this type',
+      field: 'metadata.namespace',
+    });
+  validateLabelsAndAnnotations(m, causes);
+  validateOwnersAndFinalizers(m, causes);
+  return causes;
+}
+
+/** metadata.name: a string, present, and of the kind's rule. */
+function validateName(m: ObjectMeta, rule: NameRule, causes: StatusCause[]): void {
   if (m.name !== undefined && m.name !== null && typeof m.name !== 'string') {
     causes.push({
       reason: 'FieldValueInvalid',
@@ -62,14 +78,10 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
         field: 'metadata.name',
       });
   }
-  if (namespaced && !m.namespace)
-    causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.namespace' });
-  if (!namespaced && m.namespace)
-    causes.push({
-      reason: 'FieldValueForbidden',
-      message: 'Forbidden: not allowed on this type',
-      field: 'metadata.namespace',
-    });
+}
+
+/** Label keys and values, annotation keys and the annotations' total size. */
+function validateLabelsAndAnnotations(m: ObjectMeta, causes: StatusCause[]): void {
   for (const [k, v] of Object.entries(asMap(m.labels))) {
     const kp = validLabelKey(k);
     if (kp)
@@ -105,6 +117,10 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
       message: 'Too long: must have at most 262144 bytes',
       field: 'metadata.annotations',
     });
+}
+
+/** Null owner references, and finalizers with a prefix that is no label key. */
+function validateOwnersAndFinalizers(m: ObjectMeta, causes: StatusCause[]): void {
   // a null owner reference decodes in Go as an empty one: each of its required fields is missing
   const refs: unknown[] = Array.isArray(m.ownerReferences) ? m.ownerReferences : [];
   refs.forEach((r, i) => {
@@ -128,5 +144,4 @@ export function validateMeta(obj: KObject, rule: NameRule, namespaced: boolean):
         field: 'metadata.finalizers',
       });
   }
-  return causes;
 }

@@ -265,88 +265,101 @@ export class CrdController {
   private finalize(name: string): void {
     if (this.finalizing.has(name)) return;
     this.finalizing.add(name);
-    const done = (): void => {
-      this.finalizing.delete(name);
-    };
-    const again = (ms: number) => {
-      const t = setTimeout(() => void step().catch(retry), ms);
-      t.unref?.();
-    };
-    const retry = (e: unknown) => {
-      if (this.stopped) return done();
-      if (!(e instanceof StatusError)) console.error(`customresourcedefinition ${name}: finalizing:`, e);
-      again(100);
-    };
-    const step = async (): Promise<void> => {
-      if (this.stopped) return done();
-      const cur = this.store.getStored('', name);
-      if (
-        !cur?.obj.metadata.deletionTimestamp ||
-        !(cur.obj.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)
-      )
-        return done();
-      const crd = cur.obj;
-      const entry = this.served.get(name);
-      const status = clone(statusOf(crd));
-      if (isConditionTrue(crd, 'Established') && entry) {
-        if (findCondition(crd, 'Terminating')?.reason === 'InstanceDeletionPending') {
-          setCondition(status, {
-            type: 'Terminating',
-            status: 'True',
-            reason: 'InstanceDeletionInProgress',
-            message: 'CustomResource deletion is in progress',
-          });
-          await this.writeStatus(crd, status);
-          return again(0);
-        }
-        const served = this.registry.byResource(entry.cr.def.group, entry.cr.def.plural);
-        let remaining = 0;
-        if (served) {
-          const version = served.def.versions[0] ?? entry.cr.storageVersion;
-          const { items } = await served.store.list('', {});
-          for (const it of items) {
-            remaining++;
-            if (it.metadata.deletionTimestamp) continue;
-            try {
-              await served.store.delete(it.metadata.namespace ?? '', it.metadata.name!, {}, SYSTEM, version);
-            } catch {
-              // gone meanwhile, or refused: looked at again on the next round
-            }
-          }
-        }
-        if (remaining > 0) return again(50);
+    setImmediate(() => void this.finalizeStep(name).catch((e) => this.finalizeRetry(name, e)));
+  }
+
+  private finalizeDone(name: string): void {
+    this.finalizing.delete(name);
+  }
+
+  private finalizeAgain(name: string, ms: number): void {
+    const t = setTimeout(() => void this.finalizeStep(name).catch((e) => this.finalizeRetry(name, e)), ms);
+    t.unref?.();
+  }
+
+  private finalizeRetry(name: string, e: unknown): void {
+    if (this.stopped) {
+      this.finalizeDone(name);
+      return;
+    }
+    if (!(e instanceof StatusError)) console.error(`customresourcedefinition ${name}: finalizing:`, e);
+    this.finalizeAgain(name, 100);
+  }
+
+  /** One step of the finalization: a condition written, instances deleted, or the finalizer removed. */
+  private async finalizeStep(name: string): Promise<void> {
+    if (this.stopped) return this.finalizeDone(name);
+    const cur = this.store.getStored('', name);
+    if (
+      !cur?.obj.metadata.deletionTimestamp ||
+      !(cur.obj.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)
+    )
+      return this.finalizeDone(name);
+    const crd = cur.obj;
+    const entry = this.served.get(name);
+    const status = clone(statusOf(crd));
+    if (isConditionTrue(crd, 'Established') && entry) {
+      if (findCondition(crd, 'Terminating')?.reason === 'InstanceDeletionPending') {
         setCondition(status, {
           type: 'Terminating',
-          status: 'False',
-          reason: 'InstanceDeletionCompleted',
-          message: 'removed all instances',
+          status: 'True',
+          reason: 'InstanceDeletionInProgress',
+          message: 'CustomResource deletion is in progress',
         });
-      } else {
-        setCondition(status, {
-          type: 'Terminating',
-          status: 'False',
-          reason: 'NeverEstablished',
-          message: 'resource was never established',
-        });
-      }
-      if (!deepEqual(status, crd.status)) {
         await this.writeStatus(crd, status);
-        return again(0);
+        return this.finalizeAgain(name, 0);
       }
-      // the last step: without the finalizer (and no other) the definition is removed
-      const next = clone(crd);
-      next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-      try {
-        await this.store.update('', name, next, SYSTEM, 'v1');
-      } catch (e) {
-        if (e instanceof StatusError && e.code === 409) return again(0);
-        if (e instanceof StatusError && e.code === 404) return done();
-        throw e;
+      if ((await this.deleteInstances(entry.cr)) > 0) return this.finalizeAgain(name, 50);
+      setCondition(status, {
+        type: 'Terminating',
+        status: 'False',
+        reason: 'InstanceDeletionCompleted',
+        message: 'removed all instances',
+      });
+    } else {
+      setCondition(status, {
+        type: 'Terminating',
+        status: 'False',
+        reason: 'NeverEstablished',
+        message: 'resource was never established',
+      });
+    }
+    if (!deepEqual(status, crd.status)) {
+      await this.writeStatus(crd, status);
+      return this.finalizeAgain(name, 0);
+    }
+    // the last step: without the finalizer (and no other) the definition is removed
+    const next = clone(crd);
+    next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
+    try {
+      await this.store.update('', name, next, SYSTEM, 'v1');
+    } catch (e) {
+      if (e instanceof StatusError && e.code === 409) return this.finalizeAgain(name, 0);
+      if (e instanceof StatusError && e.code === 404) return this.finalizeDone(name);
+      throw e;
+    }
+    this.finalizeDone(name);
+    this.queue.add(name);
+  }
+
+  /** Deletes the custom resources of a definition; how many there were (those being deleted included). */
+  private async deleteInstances(cr: CustomResource): Promise<number> {
+    const served = this.registry.byResource(cr.def.group, cr.def.plural);
+    let remaining = 0;
+    if (served) {
+      const version = served.def.versions[0] ?? cr.storageVersion;
+      const { items } = await served.store.list('', {});
+      for (const it of items) {
+        remaining++;
+        if (it.metadata.deletionTimestamp) continue;
+        try {
+          await served.store.delete(it.metadata.namespace ?? '', it.metadata.name!, {}, SYSTEM, version);
+        } catch {
+          // gone meanwhile, or refused: looked at again on the next round
+        }
       }
-      done();
-      this.queue.add(name);
-    };
-    setImmediate(() => void step().catch(retry));
+    }
+    return remaining;
   }
 }
 
