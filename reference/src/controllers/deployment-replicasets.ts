@@ -136,23 +136,36 @@ async function updateNewReplicaSet(
     else delete spec.minReadySeconds;
     return st.client.update('apps', 'replicasets', next);
   }
+  await recordNewReplicaSet(st, ctx, newRS.metadata.annotations?.[REVISION] ?? '', true, {
+    reason: 'FoundNewReplicaSet',
+    message: `Found new replica set "${newRS.metadata.name}"`,
+    now,
+  });
+  return newRS;
+}
+
+/**
+ * The Deployment's revision annotation and its Progressing condition (True, with this reason;
+ * with `unlessSet`, only when it has none yet), written when either changed.
+ */
+async function recordNewReplicaSet(
+  st: DeploymentState,
+  ctx: { d: KObject },
+  revision: string,
+  unlessSet: boolean,
+  progressing: { reason: string; message: string; now: number },
+): Promise<void> {
+  const d = ctx.d;
   const status = structuredClone(dStatus(d));
-  let write = setRevision(d, newRS.metadata.annotations?.[REVISION] ?? '');
-  if (hasDeadline(d) && !getCondition(status, 'Progressing')) {
+  let write = setRevision(d, revision);
+  if (hasDeadline(d) && !(unlessSet && getCondition(status, 'Progressing'))) {
     setCondition(
       status,
-      condition(
-        'Progressing',
-        'True',
-        'FoundNewReplicaSet',
-        `Found new replica set "${newRS.metadata.name}"`,
-        now,
-      ),
+      condition('Progressing', 'True', progressing.reason, progressing.message, progressing.now),
     );
     write = true;
   }
   if (write) ctx.d = await writeStatus(st, d, status);
-  return newRS;
 }
 
 /** The ReplicaSet for the Deployment's template, named after its hash (Kubernetes' getNewReplicaSet, creating). */
@@ -204,22 +217,11 @@ async function createNewReplicaSet(
     await createFailed(st, ctx, rs, template, e, now);
     throw e;
   }
-  const status = structuredClone(dStatus(d));
-  let write = setRevision(d, revision);
-  if (hasDeadline(d)) {
-    setCondition(
-      status,
-      condition(
-        'Progressing',
-        'True',
-        'NewReplicaSetCreated',
-        `Created new replica set "${made.metadata.name}"`,
-        now,
-      ),
-    );
-    write = true;
-  }
-  if (write) ctx.d = await writeStatus(st, d, status);
+  await recordNewReplicaSet(st, ctx, revision, false, {
+    reason: 'NewReplicaSetCreated',
+    message: `Created new replica set "${made.metadata.name}"`,
+    now,
+  });
   return made;
 }
 

@@ -101,14 +101,7 @@ function checkRule(
   // the estimate counts as often as the rule can run in one object; a rule that does not
   // compile costs nothing
   const cost = ruleOk ? mul(compiled.estimatedCost, n.cardinality ?? maxCardinality(n.decl.minSize)) : 0;
-  if (cost > STATIC_ESTIMATED_COST_LIMIT)
-    out.push({
-      reason: 'FieldValueForbidden',
-      field: `${p}.rule`,
-      message: `Forbidden: estimated rule cost exceeds budget by factor of ${exceedFactor(cost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
-    });
-  costs.total = add(costs.total, cost);
-  costs.perRule.push({ path: `${p}.rule`, cost });
+  countCost(out, costs, `${p}.rule`, 'rule', cost);
   if (!r.compiled) out.push({ reason: 'FieldValueRequired', field: `${p}.rule`, message: 'Required value' });
   else if ('error' in r.compiled) invalidRule(out, r, `${p}.rule`, `compilation failed: ${r.compiled.error}`);
   else if (!ruleOk) invalidRule(out, r, `${p}.rule`, 'cel expression must evaluate to a bool');
@@ -133,15 +126,20 @@ function checkMessageExpression(r: CompiledRule, p: string, out: StatusCause[], 
   else {
     // evaluated once per failure, so not counted per value
     const mcost = message.program.estimatedCost;
-    if (mcost > STATIC_ESTIMATED_COST_LIMIT)
-      out.push({
-        reason: 'FieldValueForbidden',
-        field: `${p}.messageExpression`,
-        message: `Forbidden: estimated messageExpression cost exceeds budget by factor of ${exceedFactor(mcost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
-      });
-    costs.total = add(costs.total, mcost);
-    costs.perRule.push({ path: `${p}.messageExpression`, cost: mcost });
+    countCost(out, costs, `${p}.messageExpression`, 'messageExpression', mcost);
   }
+}
+
+/** An expression's estimated cost: refused beyond the per-expression limit, and added to the schema's total. */
+function countCost(out: StatusCause[], costs: Costs, field: string, what: string, cost: number): void {
+  if (cost > STATIC_ESTIMATED_COST_LIMIT)
+    out.push({
+      reason: 'FieldValueForbidden',
+      field,
+      message: `Forbidden: estimated ${what} cost exceeds budget by factor of ${exceedFactor(cost, STATIC_ESTIMATED_COST_LIMIT)} (${COST_HINT})`,
+    });
+  costs.total = add(costs.total, cost);
+  costs.perRule.push({ path: field, cost });
 }
 
 /** A rule's reason, fieldPath and message. */

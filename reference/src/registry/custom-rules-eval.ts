@@ -83,6 +83,8 @@ function validateNode(
     });
   }
 }
+
+/** The rules of one node on its value `v` (and its old value): each violation, or the budget's end, into `out`. */
 function evaluateRules(
   n: RuleNode,
   v: unknown,
