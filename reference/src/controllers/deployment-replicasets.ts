@@ -34,7 +34,7 @@ import {
   withoutHash,
   writeStatus,
 } from './deployment-util.ts';
-import { controllerRef, controllerRefOf } from './pods.ts';
+import { controllerRef, controllerRefOf, writeControllerRef } from './pods.ts';
 import { templateHash } from './template-hash.ts';
 
 /** The Deployment's ReplicaSets: adopted orphans matching its selector, released ones that no longer match. */
@@ -46,37 +46,23 @@ export async function claimReplicaSets(st: DeploymentState, d: KObject): Promise
     if (ref) {
       if (ref.uid !== d.metadata.uid) continue;
       if (matches) mine.push(rs);
-      else if (!d.metadata.deletionTimestamp) await setOwner(st, rs, undefined, ref.uid);
+      else if (!d.metadata.deletionTimestamp)
+        await writeControllerRef(st.client, 'apps', 'replicasets', rs, undefined, ref.uid);
       continue;
     }
     if (!matches || d.metadata.deletionTimestamp || rs.metadata.deletionTimestamp) continue;
     const fresh = st.client.get('apps', 'deployments', d.metadata.namespace!, d.metadata.name!);
     if (!fresh || fresh.metadata.uid !== d.metadata.uid || fresh.metadata.deletionTimestamp) continue;
-    const adopted = await setOwner(st, rs, controllerRef(d, 'apps/v1', 'Deployment'));
+    const adopted = await writeControllerRef(
+      st.client,
+      'apps',
+      'replicasets',
+      rs,
+      controllerRef(d, 'apps/v1', 'Deployment'),
+    );
     if (adopted) mine.push(adopted);
   }
   return mine;
-}
-
-async function setOwner(
-  st: DeploymentState,
-  rs: KObject,
-  ref: ReturnType<typeof controllerRef> | undefined,
-  drop?: string,
-) {
-  const next = structuredClone(rs);
-  const others = ((next.metadata.ownerReferences ?? []) as { uid: string }[]).filter(
-    (r) => r.uid !== (ref?.uid ?? drop),
-  );
-  const owners = ref ? [...others, ref] : others;
-  if (owners.length) next.metadata.ownerReferences = owners;
-  else delete next.metadata.ownerReferences;
-  try {
-    return await st.client.update('apps', 'replicasets', next);
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
 }
 
 /** Writes a ReplicaSet's size and replica annotations when they differ (Kubernetes' scaleReplicaSet). */

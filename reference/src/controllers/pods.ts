@@ -2,6 +2,7 @@
 // utilities): active and ready pods, the controller reference, a pod from a template, and the
 // order in which surplus pods are deleted.
 import type { KObject } from '../storage/types.ts';
+import { type ControllerClient, isNotFound } from './client.ts';
 import type { OwnerReference } from './garbage-collector.ts';
 
 interface PodStatus {
@@ -89,4 +90,32 @@ export function deletionOrder(a: KObject, b: KObject): number {
   if (ready(a) !== ready(b)) return ready(a) - ready(b);
   const created = (p: KObject) => Date.parse(p.metadata.creationTimestamp ?? '') || 0;
   return created(b) - created(a);
+}
+
+/**
+ * Writes `obj` with `ref` as its controller reference (replacing any reference with the same
+ * uid), or without the reference whose uid is `drop` when `ref` is undefined (Kubernetes'
+ * adopt and release); undefined when the object is gone.
+ */
+export async function writeControllerRef(
+  client: ControllerClient,
+  group: string,
+  plural: string,
+  obj: KObject,
+  ref: OwnerReference | undefined,
+  drop?: string,
+): Promise<KObject | undefined> {
+  const next = structuredClone(obj);
+  const others = ((next.metadata.ownerReferences ?? []) as { uid: string }[]).filter(
+    (r) => r.uid !== (ref?.uid ?? drop),
+  );
+  const owners = ref ? [...others, ref] : others;
+  if (owners.length) next.metadata.ownerReferences = owners;
+  else delete next.metadata.ownerReferences;
+  try {
+    return await client.update(group, plural, next);
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
 }

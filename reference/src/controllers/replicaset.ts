@@ -6,7 +6,7 @@
 // and it writes status: replicas, fullyLabeledReplicas, readyReplicas, availableReplicas
 // (zeros left out, as 1.28 does), observedGeneration, and a ReplicaFailure condition while
 // pods cannot be made or deleted. A ReplicaSet being deleted only has its status written.
-import { selectorMatches, type LabelSelectorObj } from '../registry/kinds/common.ts';
+import { type LabelSelectorObj, selectorMatches } from '../registry/kinds/common.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
@@ -21,6 +21,7 @@ import {
   isAvailable,
   isReady,
   podFromTemplate,
+  writeControllerRef,
 } from './pods.ts';
 import type { Controller } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -135,34 +136,24 @@ async function claim(st: RsState, rs: KObject, candidates: KObject[]): Promise<K
     if (ref) {
       if (ref.uid !== rs.metadata.uid) continue;
       if (matches) mine.push(pod);
-      else if (!rs.metadata.deletionTimestamp) await setController(st, pod, undefined);
+      else if (!rs.metadata.deletionTimestamp)
+        await writeControllerRef(st.client, '', 'pods', pod, undefined, ref.uid);
       continue;
     }
     if (!matches || rs.metadata.deletionTimestamp || pod.metadata.deletionTimestamp) continue;
     // adopt only for the ReplicaSet that still is this one
     const fresh = st.client.get('apps', 'replicasets', rs.metadata.namespace!, rs.metadata.name!);
     if (!fresh || fresh.metadata.uid !== rs.metadata.uid || fresh.metadata.deletionTimestamp) continue;
-    const adopted = await setController(st, pod, controllerRef(rs, 'apps/v1', 'ReplicaSet'));
+    const adopted = await writeControllerRef(
+      st.client,
+      '',
+      'pods',
+      pod,
+      controllerRef(rs, 'apps/v1', 'ReplicaSet'),
+    );
     if (adopted) mine.push(adopted);
   }
   return mine;
-}
-
-/** Sets (or, with undefined, removes) a pod's controller reference; undefined when the pod is gone. */
-async function setController(st: RsState, pod: KObject, ref: ReturnType<typeof controllerRef> | undefined) {
-  const next = structuredClone(pod);
-  const others = ((next.metadata.ownerReferences ?? []) as { uid: string }[]).filter(
-    (r) => r.uid !== (ref?.uid ?? controllerRefOf(pod)?.uid),
-  );
-  const owners = ref ? [...others, ref] : others;
-  if (owners.length) next.metadata.ownerReferences = owners;
-  else delete next.metadata.ownerReferences;
-  try {
-    return await st.client.update('', 'pods', next);
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
 }
 
 /** Makes or deletes pods toward spec.replicas; the first error, if any. */
