@@ -1,7 +1,6 @@
 // The deployment controller's ReplicaSets: claiming them, finding or creating the new one
 // (with its revision and annotations), scaling them and deleting the old ones beyond the
 // revision history.
-import { selectorMatches } from '../registry/kinds/common.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { isNamespaceTerminating, isNotFound, reasonOf } from './client.ts';
@@ -34,35 +33,15 @@ import {
   withoutHash,
   writeStatus,
 } from './deployment-util.ts';
-import { controllerRef, controllerRefOf, writeControllerRef } from './pods.ts';
+import { claimOwned, controllerRef, controllerRefOf } from './pods.ts';
 import { templateHash } from './template-hash.ts';
 
 /** The Deployment's ReplicaSets: adopted orphans matching its selector, released ones that no longer match. */
-export async function claimReplicaSets(st: DeploymentState, d: KObject): Promise<KObject[]> {
-  const mine: KObject[] = [];
-  for (const rs of inNamespace(st.replicaSets, d.metadata.namespace!)) {
-    const ref = controllerRefOf(rs);
-    const matches = selectorMatches(specOf(d).selector, rs.metadata.labels);
-    if (ref) {
-      if (ref.uid !== d.metadata.uid) continue;
-      if (matches) mine.push(rs);
-      else if (!d.metadata.deletionTimestamp)
-        await writeControllerRef(st.client, 'apps', 'replicasets', rs, undefined, ref.uid);
-      continue;
-    }
-    if (!matches || d.metadata.deletionTimestamp || rs.metadata.deletionTimestamp) continue;
-    const fresh = st.client.get('apps', 'deployments', d.metadata.namespace!, d.metadata.name!);
-    if (!fresh || fresh.metadata.uid !== d.metadata.uid || fresh.metadata.deletionTimestamp) continue;
-    const adopted = await writeControllerRef(
-      st.client,
-      'apps',
-      'replicasets',
-      rs,
-      controllerRef(d, 'apps/v1', 'Deployment'),
-    );
-    if (adopted) mine.push(adopted);
-  }
-  return mine;
+export function claimReplicaSets(st: DeploymentState, d: KObject): Promise<KObject[]> {
+  return claimOwned(st.client, d, specOf(d).selector, inNamespace(st.replicaSets, d.metadata.namespace!), {
+    owner: { group: 'apps', plural: 'deployments', apiVersion: 'apps/v1', kind: 'Deployment' },
+    owned: { group: 'apps', plural: 'replicasets' },
+  });
 }
 
 /** Writes a ReplicaSet's size and replica annotations when they differ (Kubernetes' scaleReplicaSet). */

@@ -1,6 +1,7 @@
 // What the workload controllers read of pods and how they make them (Kubernetes' controller
 // utilities): active and ready pods, the controller reference, a pod from a template, and the
 // order in which surplus pods are deleted.
+import { type LabelSelectorObj, selectorMatches } from '../registry/kinds/common.ts';
 import type { KObject } from '../storage/types.ts';
 import { type ControllerClient, isNotFound } from './client.ts';
 import type { OwnerReference } from './garbage-collector.ts';
@@ -97,7 +98,7 @@ export function deletionOrder(a: KObject, b: KObject): number {
  * uid), or without the reference whose uid is `drop` when `ref` is undefined (Kubernetes'
  * adopt and release); undefined when the object is gone.
  */
-export async function writeControllerRef(
+async function writeControllerRef(
   client: ControllerClient,
   group: string,
   plural: string,
@@ -118,4 +119,49 @@ export async function writeControllerRef(
     if (isNotFound(e)) return undefined;
     throw e;
   }
+}
+
+/** A controller (its resource and kind) and the resource of what it owns. */
+export interface Ownership {
+  owner: { group: string; plural: string; apiVersion: string; kind: string };
+  owned: { group: string; plural: string };
+}
+
+/**
+ * The candidates `owner` controls (Kubernetes' ClaimPods and ClaimReplicaSets): its own that its
+ * selector matches; orphans it matches, adopted while the owner is still this one and not being
+ * deleted; its own that no longer match are released.
+ */
+export async function claimOwned(
+  client: ControllerClient,
+  owner: KObject,
+  selector: LabelSelectorObj | undefined,
+  candidates: KObject[],
+  o: Ownership,
+): Promise<KObject[]> {
+  const mine: KObject[] = [];
+  for (const c of candidates) {
+    const ref = controllerRefOf(c);
+    const matches = selectorMatches(selector, c.metadata.labels);
+    if (ref) {
+      if (ref.uid !== owner.metadata.uid) continue;
+      if (matches) mine.push(c);
+      else if (!owner.metadata.deletionTimestamp)
+        await writeControllerRef(client, o.owned.group, o.owned.plural, c, undefined, ref.uid);
+      continue;
+    }
+    if (!matches || owner.metadata.deletionTimestamp || c.metadata.deletionTimestamp) continue;
+    // adopt only for the owner that still is this one
+    const fresh = client.get(o.owner.group, o.owner.plural, owner.metadata.namespace!, owner.metadata.name!);
+    if (!fresh || fresh.metadata.uid !== owner.metadata.uid || fresh.metadata.deletionTimestamp) continue;
+    const adopted = await writeControllerRef(
+      client,
+      o.owned.group,
+      o.owned.plural,
+      c,
+      controllerRef(owner, o.owner.apiVersion, o.owner.kind),
+    );
+    if (adopted) mine.push(adopted);
+  }
+  return mine;
 }

@@ -14,6 +14,7 @@ import { ControllerClient, type ControllerEnv, isConflict, isNotFound } from './
 import { Expectations } from './expectations.ts';
 import { type Informer, inform, keyOf } from './informer.ts';
 import {
+  claimOwned,
   controllerRef,
   controllerRefOf,
   deletionOrder,
@@ -21,7 +22,6 @@ import {
   isAvailable,
   isReady,
   podFromTemplate,
-  writeControllerRef,
 } from './pods.ts';
 import type { Controller } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -127,33 +127,11 @@ function replicaSetsFor(st: RsState, pod: KObject): string[] {
 }
 
 /** Adopts matching orphans and releases owned pods the selector no longer matches (Kubernetes' ClaimPods). */
-async function claim(st: RsState, rs: KObject, candidates: KObject[]): Promise<KObject[]> {
-  const selector = specOf(rs).selector;
-  const mine: KObject[] = [];
-  for (const pod of candidates) {
-    const ref = controllerRefOf(pod);
-    const matches = selectorMatches(selector, pod.metadata.labels);
-    if (ref) {
-      if (ref.uid !== rs.metadata.uid) continue;
-      if (matches) mine.push(pod);
-      else if (!rs.metadata.deletionTimestamp)
-        await writeControllerRef(st.client, '', 'pods', pod, undefined, ref.uid);
-      continue;
-    }
-    if (!matches || rs.metadata.deletionTimestamp || pod.metadata.deletionTimestamp) continue;
-    // adopt only for the ReplicaSet that still is this one
-    const fresh = st.client.get('apps', 'replicasets', rs.metadata.namespace!, rs.metadata.name!);
-    if (!fresh || fresh.metadata.uid !== rs.metadata.uid || fresh.metadata.deletionTimestamp) continue;
-    const adopted = await writeControllerRef(
-      st.client,
-      '',
-      'pods',
-      pod,
-      controllerRef(rs, 'apps/v1', 'ReplicaSet'),
-    );
-    if (adopted) mine.push(adopted);
-  }
-  return mine;
+function claim(st: RsState, rs: KObject, candidates: KObject[]): Promise<KObject[]> {
+  return claimOwned(st.client, rs, specOf(rs).selector, candidates, {
+    owner: { group: 'apps', plural: 'replicasets', apiVersion: 'apps/v1', kind: 'ReplicaSet' },
+    owned: { group: '', plural: 'pods' },
+  });
 }
 
 /** Makes or deletes pods toward spec.replicas; the first error, if any. */
