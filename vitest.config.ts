@@ -18,11 +18,13 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // two files at once on two cores (vitest's default is one less than the cores): the fault
-    // meta test holds one worker while it drives its own vitest processes, the other files run
-    // on the other (three at once was tried: CI's npm test took 1,444 s against 1,448 s with two,
-    // the meta test 1,409 s against 1,275 s)
-    maxWorkers: Number(process.env.ORCH_TEST_WORKERS) || 2,
+    // three files at once on two cores: the fault meta test holds one worker while it drives
+    // its own vitest processes, the others share the rest. CI's last run with two used 33.4 CPU
+    // minutes in 20.8 minutes on two cores (a fifth of the CPU idle, most of it during
+    // `vitest run`: tests waiting on servers, processes and timers). Three were tried when the
+    // meta test alone took most of CI (npm test 1,444 s against 1,448 s with two); since its runs
+    // share workers, it leaves the CPU to the others.
+    maxWorkers: Number(process.env.ORCH_TEST_WORKERS) || 3,
     sequence: { sequencer: LongestFirst },
     projects: [
       {
