@@ -7,16 +7,9 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
-  NAME_COLUMN,
-} from './common.ts';
+import { fieldErr, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 export const APIREGISTRATION_GROUP = 'apiregistration.orch.io';
 
@@ -143,50 +136,39 @@ export function availableCell(o: KObject): string {
   return `${c.status} (${c.reason})`;
 }
 
-export const apiServiceDef: ResourceDef = {
+export const apiServiceDef = defineKind({
   group: APIREGISTRATION_GROUP,
-  versions: ['v1'],
   kind: 'APIService',
-  listKind: 'APIServiceList',
-  plural: 'apiservices',
-  singular: 'apiservice',
   namespaced: false,
   categories: ['api-extensions'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema: builtinSchema(`${APIREGISTRATION_GROUP}/v1`, 'APIService'),
-  strategy: {
-    nameRule: 'path',
-    zeroValue: () => ({ spec: { groupPriorityMinimum: 0, versionPriority: 0 } }),
-    prepareForCreate(o) {
-      prepare(o);
-      o.status = {};
-    },
-    prepareForUpdate(o, old) {
-      prepare(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate: keepAllButStatus,
-    validate: (o) => [...validateAPIService(o), ...validateStatus(o)],
-    validateUpdate: (o) => [...validateAPIService(o), ...validateStatus(o)],
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Service',
-        type: 'string',
-        description: 'The reference to the service that hosts this API endpoint.',
-        cell: (o) => {
-          const svc = specOf(o).service;
-          return svc ? `${svc.namespace ?? ''}/${svc.name ?? ''}` : 'Local';
-        },
-      },
-      {
-        name: 'Available',
-        type: 'string',
-        description: 'Whether this service is available.',
-        cell: availableCell,
-      },
-      AGE_COLUMN,
-    ],
+  nameRule: 'path',
+  zeroValue: () => ({ spec: { groupPriorityMinimum: 0, versionPriority: 0 } }),
+  prepareForCreate(o) {
+    prepare(o);
+    o.status = {};
   },
-};
+  prepareForUpdate(o, old) {
+    prepare(o);
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate: keepAllButStatus,
+  validate: (o) => [...validateAPIService(o), ...validateStatus(o)],
+  validateUpdate: (o) => [...validateAPIService(o), ...validateStatus(o)],
+  columns: [
+    col(
+      'Service',
+      'string',
+      (o) => {
+        const svc = specOf(o).service;
+        return svc ? `${svc.namespace ?? ''}/${svc.name ?? ''}` : 'Local';
+      },
+      { description: 'The reference to the service that hosts this API endpoint.' },
+    ),
+    col('Available', 'string', availableCell, { description: 'Whether this service is available.' }),
+  ],
+  tracksGeneration: true,
+  allowUnconditionalUpdate: false,
+  normalize: false,
+});

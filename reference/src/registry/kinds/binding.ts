@@ -1,11 +1,11 @@
 // Binding (core/v1, namespaced, create only, not stored): ties a pod to a node. A create of
 // `bindings` (or of a pod's `binding` subresource) sets the pod's `spec.nodeName` once; the
 // handler (handlers/binding.ts) does the work, this is what discovery and OpenAPI list.
-import { builtinSchema } from '../../schema/builtin.ts';
 import type { StatusCause } from '../../errors/status.ts';
+import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { fieldErr } from './common.ts';
+import { defineKind } from './define.ts';
 
 export interface Binding {
   metadata?: KObject['metadata'];
@@ -26,16 +26,13 @@ export function validateBinding(b: Binding): StatusCause[] {
   return causes;
 }
 
-export const bindingDef: ResourceDef = {
+export const bindingDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'Binding',
-  listKind: 'BindingList',
-  plural: 'bindings',
-  singular: 'binding',
   namespaced: true,
   verbs: ['create'],
-  subresources: [],
   schema: builtinSchema('v1', 'Binding'),
-  strategy: {},
-};
+  tracksGeneration: true,
+  allowUnconditionalUpdate: false,
+  normalize: false,
+});

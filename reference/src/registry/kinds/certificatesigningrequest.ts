@@ -8,8 +8,9 @@ import { arr, int, mapOf, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { certificateChainProblem, certificateRequestProblem } from '../../util/csr-der.ts';
-import type { RequestContext, ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, NAME_COLUMN, normalizeBySchema } from './common.ts';
+import type { RequestContext } from '../types.ts';
+import { fieldErr, normalizeBySchema } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { base64ErrorOffset } from './secret.ts';
 
 export const KUBE_APISERVER_CLIENT_SIGNER = 'orch.io/kube-apiserver-client';
@@ -362,59 +363,40 @@ function humanDuration(seconds: number): string {
   return `${y}y`;
 }
 
-export const certificateSigningRequestDef: ResourceDef = {
+export const certificateSigningRequestDef = defineKind({
   group: 'certificates.orch.io',
-  versions: ['v1'],
   kind: 'CertificateSigningRequest',
-  listKind: 'CertificateSigningRequestList',
-  plural: 'certificatesigningrequests',
-  singular: 'certificatesigningrequest',
   namespaced: false,
   shortNames: ['csr'],
-  verbs: ALL_VERBS,
   subresources: ['approval', 'status'],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    nameRule: 'subdomain',
-    fieldLabels: { 'spec.signerName': (o) => specOf(o).signerName },
-    table: [
-      NAME_COLUMN,
-      AGE_COLUMN,
-      {
-        name: 'SignerName',
-        type: 'string',
-        description: 'The signer the request asks for.',
-        cell: (o) => specOf(o).signerName || '<none>',
+  nameRule: 'subdomain',
+  fieldLabels: { 'spec.signerName': (o) => specOf(o).signerName },
+  afterAge: [
+    col('SignerName', 'string', (o) => specOf(o).signerName || '<none>', {
+      description: 'The signer the request asks for.',
+    }),
+    col('Requestor', 'string', (o) => specOf(o).username ?? '', {
+      description: 'The user that created the request.',
+    }),
+    col(
+      'RequestedDuration',
+      'string',
+      (o) => {
+        const s = specOf(o).expirationSeconds;
+        return s === undefined ? '<none>' : humanDuration(s);
       },
-      {
-        name: 'Requestor',
-        type: 'string',
-        description: 'The user that created the request.',
-        cell: (o) => specOf(o).username ?? '',
-      },
-      {
-        name: 'RequestedDuration',
-        type: 'string',
-        description: 'The validity the request asks for.',
-        cell: (o) => {
-          const s = specOf(o).expirationSeconds;
-          return s === undefined ? '<none>' : humanDuration(s);
-        },
-      },
-      {
-        name: 'Condition',
-        type: 'string',
-        description: 'Pending, Approved or Denied; Failed; Issued.',
-        cell: conditionCell,
-      },
-    ],
-    prepareForCreate: prepareCreate,
-    prepareForUpdate: prepareUpdate,
-    prepareForStatusUpdate: prepareStatus,
-    prepareForSubresource: { approval: prepareApproval },
-    validate: (o) => [...validateSpec(o), ...validateStatus(o)],
-    validateUpdate: (o) => validateStatus(o),
-  },
-};
+      { description: 'The validity the request asks for.' },
+    ),
+    col('Condition', 'string', conditionCell, {
+      description: 'Pending, Approved or Denied; Failed; Issued.',
+    }),
+  ],
+  prepareForCreate: prepareCreate,
+  prepareForUpdate: prepareUpdate,
+  prepareForStatusUpdate: prepareStatus,
+  prepareForSubresource: { approval: prepareApproval },
+  validate: (o) => [...validateSpec(o), ...validateStatus(o)],
+  validateUpdate: (o) => validateStatus(o),
+  normalize: false,
+});

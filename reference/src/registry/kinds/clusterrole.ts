@@ -6,8 +6,8 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, obj } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import { ALL_VERBS, fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { defineKind } from './define.ts';
 import { labelSelectorSchema, policyRuleSchema, RBAC_GROUP, validateRules } from './rbac-common.ts';
 
 function validate(o: KObject): StatusCause[] {
@@ -29,26 +29,17 @@ function validate(o: KObject): StatusCause[] {
   return out;
 }
 
-export const clusterRoleDef: ResourceDef = {
+export const clusterRoleDef = defineKind({
   group: RBAC_GROUP,
-  versions: ['v1'],
   kind: 'ClusterRole',
-  listKind: 'ClusterRoleList',
-  plural: 'clusterroles',
-  singular: 'clusterrole',
   namespaced: false,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema: objectSchema({
     rules: arr(policyRuleSchema),
     aggregationRule: obj({ clusterRoleSelectors: arr(labelSelectorSchema) }),
   }),
-  strategy: {
-    nameRule: 'path',
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ rules: null }),
-    validate: (o) => validate(o),
-    validateUpdate: (o) => validate(o),
-  },
-};
+  nameRule: 'path',
+  zeroValue: () => ({ rules: null }),
+  validate: (o) => validate(o),
+  validateUpdate: (o) => validate(o),
+  normalize: false,
+});

@@ -1,10 +1,10 @@
 // Helpers shared by kind strategies.
-import type { TableColumn } from '../types.ts';
-import type { KObject } from '../../storage/types.ts';
 import type { StatusCause } from '../../errors/status.ts';
-import type { Schema } from '../../schema/types.ts';
 import { normalizeBySchema } from '../../schema/normalize.ts';
+import type { Schema } from '../../schema/types.ts';
 import { validLabelKey, validLabelValue } from '../../selectors/labels.ts';
+import type { KObject } from '../../storage/types.ts';
+import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 
 export {

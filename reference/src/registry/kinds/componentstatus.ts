@@ -10,6 +10,7 @@ import { undici } from '../../util/undici.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import { NAME_COLUMN } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 interface Probe {
   /** True (healthy), False or Unknown. */
@@ -91,49 +92,39 @@ export function componentStatusDef(registry: () => Registry): ResourceDef {
     const probe = COMPONENTS[name];
     return probe ? componentStatus(name, await probe(registry())) : undefined;
   };
-  return {
+  return defineKind({
     group: '',
-    versions: ['v1'],
     kind: 'ComponentStatus',
-    listKind: 'ComponentStatusList',
-    plural: 'componentstatuses',
-    singular: 'componentstatus',
     namespaced: false,
     shortNames: ['cs'],
     verbs: ['get', 'list'],
-    subresources: [],
     schema: builtinSchema('v1', 'ComponentStatus'),
     versionInfo: { v1: { served: true, storage: true, deprecated: true, deprecatedIn: '1.19' } },
-    strategy: {
-      live: {
-        get: read,
-        list: async () =>
-          (await Promise.all(Object.keys(COMPONENTS).map((n) => read(n)))).filter((o): o is KObject => !!o),
-      },
-      table: [
-        NAME_COLUMN,
-        {
-          name: 'Status',
-          type: 'string',
-          description: 'Status of the component conditions',
-          cell: (o) => {
-            const c = healthyOf(o);
-            return c ? (c.status === 'True' ? 'Healthy' : 'Unhealthy') : 'Unknown';
-          },
-        },
-        {
-          name: 'Message',
-          type: 'string',
-          description: 'Message of the component conditions',
-          cell: (o) => healthyOf(o)?.message ?? '',
-        },
-        {
-          name: 'Error',
-          type: 'string',
-          description: 'Error of the component conditions',
-          cell: (o) => healthyOf(o)?.error ?? '',
-        },
-      ],
+    live: {
+      get: read,
+      list: async () =>
+        (await Promise.all(Object.keys(COMPONENTS).map((n) => read(n)))).filter((o): o is KObject => !!o),
     },
-  };
+    table: [
+      NAME_COLUMN,
+      col(
+        'Status',
+        'string',
+        (o) => {
+          const c = healthyOf(o);
+          return c ? (c.status === 'True' ? 'Healthy' : 'Unhealthy') : 'Unknown';
+        },
+        { description: 'Status of the component conditions' },
+      ),
+      col('Message', 'string', (o) => healthyOf(o)?.message ?? '', {
+        description: 'Message of the component conditions',
+      }),
+      col('Error', 'string', (o) => healthyOf(o)?.error ?? '', {
+        description: 'Error of the component conditions',
+      }),
+    ],
+    tracksGeneration: true,
+    allowUnconditionalUpdate: false,
+    normalize: false,
+  });
 }

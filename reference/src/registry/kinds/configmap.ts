@@ -1,12 +1,10 @@
 // ConfigMap (core/v1).
-import { freeform } from '../../schema/dsl.ts';
-import { bool, mapOf, str } from '../../schema/dsl.ts';
-import { objectSchema } from '../../schema/meta.ts';
 import type { StatusCause } from '../../errors/status.ts';
+import { bool, freeform, mapOf, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { deepEqual } from '../../util/object.ts';
-import { AGE_COLUMN, ALL_VERBS, NAME_COLUMN } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 void freeform;
 
@@ -46,55 +44,44 @@ export function validateDataKeys(obj: KObject, fields: string[]): StatusCause[] 
   return causes;
 }
 
-export const configMap: ResourceDef = {
+export const configMap = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'ConfigMap',
-  listKind: 'ConfigMapList',
-  plural: 'configmaps',
-  singular: 'configmap',
   namespaced: true,
   shortNames: ['cm'],
-  verbs: ALL_VERBS,
-  subresources: [],
   protobuf: true,
   schema: objectSchema({
     data: mapOf(str()),
     binaryData: mapOf(str({ format: 'byte' })),
     immutable: bool(),
   }),
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Data',
-        type: 'string',
-        description: 'Number of data entries',
-        cell: (o) =>
-          Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length,
-      },
-      AGE_COLUMN,
-    ],
-    validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
-    validateUpdate: (o, old) => {
-      const causes = validateDataKeys(o, ['data', 'binaryData']);
-      if (old.immutable === true) {
-        if (!deepEqual(o.data, old.data) || !deepEqual(o.binaryData, old.binaryData))
-          causes.push({
-            reason: 'FieldValueForbidden',
-            field: 'data',
-            message: 'Forbidden: field is immutable when `immutable` is set',
-          });
-        if (o.immutable !== true)
-          causes.push({
-            reason: 'FieldValueForbidden',
-            field: 'immutable',
-            message: 'Forbidden: field is immutable when `immutable` is set',
-          });
-      }
-      return causes;
-    },
+  columns: [
+    col(
+      'Data',
+      'string',
+      (o) =>
+        Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length,
+      { description: 'Number of data entries' },
+    ),
+  ],
+  validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
+  validateUpdate: (o, old) => {
+    const causes = validateDataKeys(o, ['data', 'binaryData']);
+    if (old.immutable === true) {
+      if (!deepEqual(o.data, old.data) || !deepEqual(o.binaryData, old.binaryData))
+        causes.push({
+          reason: 'FieldValueForbidden',
+          field: 'data',
+          message: 'Forbidden: field is immutable when `immutable` is set',
+        });
+      if (o.immutable !== true)
+        causes.push({
+          reason: 'FieldValueForbidden',
+          field: 'immutable',
+          message: 'Forbidden: field is immutable when `immutable` is set',
+        });
+    }
+    return causes;
   },
-};
+  normalize: false,
+});

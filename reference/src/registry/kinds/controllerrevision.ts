@@ -4,16 +4,8 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  immutable,
-  NAME_COLUMN,
-  nonNegative,
-  normalizeBySchema,
-} from './common.ts';
+import { fieldErr, immutable, nonNegative, normalizeBySchema } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 const schema = builtinSchema('apps/v1', 'ControllerRevision');
 
@@ -47,43 +39,24 @@ function controllerOf(o: KObject): string {
   return `${group ? `${kind}.${group}` : kind}/${ref.name ?? ''}`;
 }
 
-export const controllerRevisionDef: ResourceDef = {
+export const controllerRevisionDef = defineKind({
   group: 'apps',
-  versions: ['v1'],
   kind: 'ControllerRevision',
-  listKind: 'ControllerRevisionList',
-  plural: 'controllerrevisions',
-  singular: 'controllerrevision',
   namespaced: true,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    zeroValue: () => ({ revision: 0 }),
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Controller',
-        type: 'string',
-        description: 'Controller of the object',
-        cell: (o) => controllerOf(o),
-      },
-      {
-        name: 'Revision',
-        type: 'string',
-        description: 'Revision indicates the revision of the state represented by Data.',
-        cell: (o) => (typeof o.revision === 'number' ? o.revision : 0),
-      },
-      AGE_COLUMN,
-    ],
-    prepareForCreate: prepare,
-    prepareForUpdate: prepare,
-    validate: validateControllerRevision,
-    validateUpdate: (o, old) => [
-      ...validateControllerRevision(o),
-      ...(o.data === undefined || o.data === null ? [] : immutable('data', o.data, old.data)),
-    ],
-  },
-};
+  zeroValue: () => ({ revision: 0 }),
+  columns: [
+    col('Controller', 'string', (o) => controllerOf(o), { description: 'Controller of the object' }),
+    col('Revision', 'string', (o) => (typeof o.revision === 'number' ? o.revision : 0), {
+      description: 'Revision indicates the revision of the state represented by Data.',
+    }),
+  ],
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: validateControllerRevision,
+  validateUpdate: (o, old) => [
+    ...validateControllerRevision(o),
+    ...(o.data === undefined || o.data === null ? [] : immutable('data', o.data, old.data)),
+  ],
+  normalize: false,
+});

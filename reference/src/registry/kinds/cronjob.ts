@@ -5,20 +5,17 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  schemaStatusUpdate,
-  NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
+  schemaStatusUpdate,
   since,
 } from './common.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron-schedule.ts';
+import { col, defineKind } from './define.ts';
 import { containerCells, defaultTemplate, type JobSpec, validateJobSpecCommon } from './job.ts';
 
 const schema = builtinSchema('batch/v1', 'CronJob');
@@ -141,87 +138,64 @@ function validateCronJob(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const cronJobDef: ResourceDef = {
+export const cronJobDef = defineKind({
   group: 'batch',
-  versions: ['v1'],
   kind: 'CronJob',
-  listKind: 'CronJobList',
-  plural: 'cronjobs',
-  singular: 'cronjob',
   namespaced: true,
   shortNames: ['cj'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema,
-  strategy: {
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({
-      spec: {
-        jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: null } } } },
-      },
-    }),
-    prepareForCreate(o) {
-      prepare(o);
-      o.status = {};
+  zeroValue: () => ({
+    spec: {
+      jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: null } } } },
     },
-    prepareForUpdate(o, old) {
-      prepare(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate: schemaStatusUpdate(schema, 'CronJob'),
-    validate: validateCronJob,
-    // the name length is not checked again: cron jobs named before the limit stay updatable
-    validateUpdate: (o, old) => validateSpec(specOf(o), specOf(old)),
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Schedule',
-        type: 'string',
-        description: 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
-        cell: (o) => specOf(o).schedule ?? '',
-      },
-      {
-        name: 'Suspend',
-        type: 'boolean',
-        description: 'This flag tells the controller to suspend subsequent executions.',
-        // as 1.28 prints it: a word, not a JSON boolean
-        cell: (o) => (specOf(o).suspend === undefined ? '<unset>' : specOf(o).suspend ? 'True' : 'False'),
-      },
-      {
-        name: 'Active',
-        type: 'integer',
-        description: 'A list of pointers to currently running jobs.',
-        cell: (o) => statusOf(o).active?.length ?? 0,
-      },
-      {
-        name: 'Last Schedule',
-        type: 'string',
-        description: 'Information when was the last time the job was successfully scheduled.',
-        cell: (o) => (statusOf(o).lastScheduleTime ? since(statusOf(o).lastScheduleTime) : '<none>'),
-      },
-      AGE_COLUMN,
-      {
-        name: 'Containers',
-        type: 'string',
-        priority: 1,
-        description: 'Names of each container in the template.',
-        cell: (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).names,
-      },
-      {
-        name: 'Images',
-        type: 'string',
-        priority: 1,
-        description: 'Images referenced by each container in the template.',
-        cell: (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).images,
-      },
-      {
-        name: 'Selector',
-        type: 'string',
-        priority: 1,
-        description: 'A label query over pods that should match the pod count.',
-        cell: (o) => formatLabelSelector(specOf(o).jobTemplate?.spec?.selector) || '<none>',
-      },
-    ],
+  }),
+  prepareForCreate(o) {
+    prepare(o);
+    o.status = {};
   },
-};
+  prepareForUpdate(o, old) {
+    prepare(o);
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate: schemaStatusUpdate(schema, 'CronJob'),
+  validate: validateCronJob,
+  validateUpdate: (o, old) => validateSpec(specOf(o), specOf(old)),
+  columns: [
+    col('Schedule', 'string', (o) => specOf(o).schedule ?? '', {
+      description: 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
+    }),
+    col(
+      'Suspend',
+      'boolean',
+      (o) => (specOf(o).suspend === undefined ? '<unset>' : specOf(o).suspend ? 'True' : 'False'),
+      { description: 'This flag tells the controller to suspend subsequent executions.' },
+    ),
+    col('Active', 'integer', (o) => statusOf(o).active?.length ?? 0, {
+      description: 'A list of pointers to currently running jobs.',
+    }),
+    col(
+      'Last Schedule',
+      'string',
+      (o) => (statusOf(o).lastScheduleTime ? since(statusOf(o).lastScheduleTime) : '<none>'),
+      { description: 'Information when was the last time the job was successfully scheduled.' },
+    ),
+  ],
+  afterAge: [
+    col('Containers', 'string', (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).names, {
+      description: 'Names of each container in the template.',
+      priority: 1,
+    }),
+    col('Images', 'string', (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).images, {
+      description: 'Images referenced by each container in the template.',
+      priority: 1,
+    }),
+    col('Selector', 'string', (o) => formatLabelSelector(specOf(o).jobTemplate?.spec?.selector) || '<none>', {
+      description: 'A label query over pods that should match the pod count.',
+      priority: 1,
+    }),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

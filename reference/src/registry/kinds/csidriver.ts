@@ -8,9 +8,9 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN, normalizeBySchema } from './common.ts';
+import { fieldErr, immutable, normalizeBySchema } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { goSlice } from './go-syntax.ts';
 
 export interface CSIDriverSpec {
@@ -116,80 +116,55 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
 
 const MUTABLE = ['tokenRequests', 'requiresRepublish', 'seLinuxMount'] as const;
 
-export const csiDriverDef: ResourceDef = {
+export const csiDriverDef = defineKind({
   group: 'storage.orch.io',
-  versions: ['v1'],
   kind: 'CSIDriver',
-  listKind: 'CSIDriverList',
-  plural: 'csidrivers',
-  singular: 'csidriver',
   namespaced: false,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    // the name is checked as a driver name; the generic rule is only that of a path segment
-    nameRule: 'path',
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: {} }),
-    prepareForCreate: prepare,
-    prepareForUpdate(o, old) {
-      prepare(o);
-      const s = specOf(o);
-      const before = specOf(old);
-      if (MUTABLE.some((f) => !deepEqual(s[f] ?? null, before[f] ?? null)))
-        o.metadata.generation = (old.metadata.generation ?? 0) + 1;
-    },
-    validate: (o) => [...csiDriverName('name', o.metadata.name), ...validateSpec(specOf(o))],
-    validateUpdate,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'AttachRequired',
-        type: 'boolean',
-        description:
-          'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method).',
-        cell: (o) => specOf(o).attachRequired ?? true,
+  nameRule: 'path',
+  zeroValue: () => ({ spec: {} }),
+  prepareForCreate: prepare,
+  prepareForUpdate(o, old) {
+    prepare(o);
+    const s = specOf(o);
+    const before = specOf(old);
+    if (MUTABLE.some((f) => !deepEqual(s[f] ?? null, before[f] ?? null)))
+      o.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  },
+  validate: (o) => [...csiDriverName('name', o.metadata.name), ...validateSpec(specOf(o))],
+  validateUpdate,
+  columns: [
+    col('AttachRequired', 'boolean', (o) => specOf(o).attachRequired ?? true, {
+      description:
+        'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method).',
+    }),
+    col('PodInfoOnMount', 'boolean', (o) => specOf(o).podInfoOnMount ?? false, {
+      description:
+        'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true.',
+    }),
+    col('StorageCapacity', 'boolean', (o) => specOf(o).storageCapacity ?? false, {
+      description:
+        'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.',
+    }),
+    col(
+      'TokenRequests',
+      'string',
+      (o) => {
+        const t = specOf(o).tokenRequests;
+        return t ? t.map((x) => x.audience ?? '').join(',') : '<unset>';
       },
       {
-        name: 'PodInfoOnMount',
-        type: 'boolean',
-        description:
-          'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true.',
-        cell: (o) => specOf(o).podInfoOnMount ?? false,
-      },
-      {
-        name: 'StorageCapacity',
-        type: 'boolean',
-        description:
-          'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.',
-        cell: (o) => specOf(o).storageCapacity ?? false,
-      },
-      {
-        name: 'TokenRequests',
-        type: 'string',
         description:
           "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication.",
-        cell: (o) => {
-          const t = specOf(o).tokenRequests;
-          return t ? t.map((x) => x.audience ?? '').join(',') : '<unset>';
-        },
       },
-      {
-        name: 'RequiresRepublish',
-        type: 'boolean',
-        description:
-          'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.',
-        cell: (o) => specOf(o).requiresRepublish ?? false,
-      },
-      {
-        name: 'Modes',
-        type: 'string',
-        description: 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.',
-        cell: (o) => (specOf(o).volumeLifecycleModes ?? []).join(',') || '<none>',
-      },
-      AGE_COLUMN,
-    ],
-  },
-};
+    ),
+    col('RequiresRepublish', 'boolean', (o) => specOf(o).requiresRepublish ?? false, {
+      description:
+        'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.',
+    }),
+    col('Modes', 'string', (o) => (specOf(o).volumeLifecycleModes ?? []).join(',') || '<none>', {
+      description: 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.',
+    }),
+  ],
+  normalize: false,
+});

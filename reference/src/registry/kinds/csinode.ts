@@ -7,9 +7,9 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import { validLabelKey } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, NAME_COLUMN, nonNegative, normalizeBySchema } from './common.ts';
+import { fieldErr, nonNegative, normalizeBySchema } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
+import { col, defineKind } from './define.ts';
 import { goPtr, goSlice, goStr, goStruct } from './go-syntax.ts';
 
 export interface CSINodeDriver {
@@ -84,34 +84,20 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   return causes;
 }
 
-export const csiNodeDef: ResourceDef = {
+export const csiNodeDef = defineKind({
   group: 'storage.orch.io',
-  versions: ['v1'],
   kind: 'CSINode',
-  listKind: 'CSINodeList',
-  plural: 'csinodes',
-  singular: 'csinode',
   namespaced: false,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: { drivers: null } }),
-    prepareForCreate: prepare,
-    prepareForUpdate: prepare,
-    validate: validateCSINode,
-    validateUpdate,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Drivers',
-        type: 'integer',
-        description: 'Drivers indicates the number of CSI drivers registered on the node',
-        cell: (o) => driversOf(o).length,
-      },
-      AGE_COLUMN,
-    ],
-  },
-};
+  zeroValue: () => ({ spec: { drivers: null } }),
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: validateCSINode,
+  validateUpdate,
+  columns: [
+    col('Drivers', 'integer', (o) => driversOf(o).length, {
+      description: 'Drivers indicates the number of CSI drivers registered on the node',
+    }),
+  ],
+  normalize: false,
+});

@@ -7,15 +7,9 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  ALL_VERBS,
-  fieldErr,
-  type LabelSelectorObj,
-  normalizeBySchema,
-  validateLabelSelector,
-} from './common.ts';
+import { fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { defineKind } from './define.ts';
 import { goSlice, goStr, goStringMap, goStruct } from './go-syntax.ts';
 import { nonNegativeQuantity } from './resource-lists.ts';
 
@@ -86,24 +80,12 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   return causes;
 }
 
-export const csiStorageCapacityDef: ResourceDef = {
+export const csiStorageCapacityDef = defineKind({
   group: 'storage.orch.io',
-  versions: ['v1'],
   kind: 'CSIStorageCapacity',
-  listKind: 'CSIStorageCapacityList',
-  plural: 'csistoragecapacities',
-  singular: 'csistoragecapacity',
   namespaced: true,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ storageClassName: '' }),
-    prepareForCreate: (o) => void normalizeBySchema(o, schema, 'CSIStorageCapacity'),
-    prepareForUpdate: (o) => void normalizeBySchema(o, schema, 'CSIStorageCapacity'),
-    validate: (o) => validate(o),
-    validateUpdate,
-  },
-};
+  zeroValue: () => ({ storageClassName: '' }),
+  validate: (o) => validate(o),
+  validateUpdate,
+});

@@ -7,19 +7,16 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { deepEqual } from '../../util/object.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   formatLabels,
   keepStoredStatus,
   type LabelSelectorObj,
-  NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
@@ -161,99 +158,72 @@ function validateDaemonSet(o: KObject): StatusCause[] {
   ];
 }
 
-export const daemonSetDef: ResourceDef = {
+export const daemonSetDef = defineKind({
   group: 'apps',
-  versions: ['v1'],
   kind: 'DaemonSet',
-  listKind: 'DaemonSetList',
-  plural: 'daemonsets',
-  singular: 'daemonset',
   namespaced: true,
   shortNames: ['ds'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema,
-  strategy: {
-    zeroValue: () => ({
-      spec: { template: { metadata: {}, spec: { containers: null } }, updateStrategy: {} },
-      status: zeroCounters({}, STATUS_ZEROES),
+  zeroValue: () => ({
+    spec: { template: { metadata: {}, spec: { containers: null } }, updateStrategy: {} },
+    status: zeroCounters({}, STATUS_ZEROES),
+  }),
+  columns: [
+    col('Desired', 'integer', (o) => statusOf(o).desiredNumberScheduled ?? 0, {
+      description:
+        'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).',
     }),
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Desired',
-        type: 'integer',
-        description:
-          'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).',
-        cell: (o) => statusOf(o).desiredNumberScheduled ?? 0,
-      },
-      {
-        name: 'Current',
-        type: 'integer',
-        description:
-          'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
-        cell: (o) => statusOf(o).currentNumberScheduled ?? 0,
-      },
-      {
-        name: 'Ready',
-        type: 'integer',
-        description:
-          'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
-        cell: (o) => statusOf(o).numberReady ?? 0,
-      },
-      {
-        name: 'Up-to-date',
-        type: 'integer',
-        description: 'The total number of nodes that are running updated daemon pod',
-        cell: (o) => statusOf(o).updatedNumberScheduled ?? 0,
-      },
-      {
-        name: 'Available',
-        type: 'integer',
-        description:
-          'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
-        cell: (o) => statusOf(o).numberAvailable ?? 0,
-      },
-      {
-        name: 'Node Selector',
-        type: 'string',
-        description:
-          "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
-        cell: (o) => formatLabels(specOf(o).template?.spec?.nodeSelector),
-      },
-      AGE_COLUMN,
-      ...containerColumns((o) => specOf(o).template),
-      {
-        name: 'Selector',
-        type: 'string',
-        priority: 1,
-        description:
-          'A label query over pods that are managed by the daemon set. Must match in order to be controlled.',
-        cell: (o) => printSelector(specOf(o).selector),
-      },
-    ],
-    prepareForCreate(o: KObject) {
-      prepare(o);
-      setTemplateGeneration(o, 1);
-      o.status = zeroCounters({}, STATUS_ZEROES);
-    },
-    prepareForUpdate(o: KObject, old: KObject) {
-      prepare(o);
-      keepStoredStatus(o, old);
-      const before = templateGeneration(old);
-      setTemplateGeneration(o, deepEqual(specOf(o).template, specOf(old).template) ? before : before + 1);
-    },
-    prepareForStatusUpdate: zeroingStatusUpdate(schema, 'DaemonSet', STATUS_ZEROES),
-    validate: validateDaemonSet,
-    validateUpdate: (o: KObject, old: KObject) => [
-      ...validateDaemonSet(o),
-      ...immutableSelector(specOf(o).selector, specOf(old).selector),
-      ...collisionCountNotDecremented(
-        statusOf(o) as Record<string, unknown>,
-        statusOf(old) as Record<string, unknown>,
-      ),
-    ],
+    col('Current', 'integer', (o) => statusOf(o).currentNumberScheduled ?? 0, {
+      description:
+        'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
+    }),
+    col('Ready', 'integer', (o) => statusOf(o).numberReady ?? 0, {
+      description:
+        'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
+    }),
+    col('Up-to-date', 'integer', (o) => statusOf(o).updatedNumberScheduled ?? 0, {
+      description: 'The total number of nodes that are running updated daemon pod',
+    }),
+    col('Available', 'integer', (o) => statusOf(o).numberAvailable ?? 0, {
+      description:
+        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+    }),
+    col('Node Selector', 'string', (o) => formatLabels(specOf(o).template?.spec?.nodeSelector), {
+      description:
+        "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
+    }),
+  ],
+  afterAge: [
+    ...containerColumns((o) => specOf(o).template),
+    col('Selector', 'string', (o) => printSelector(specOf(o).selector), {
+      description:
+        'A label query over pods that are managed by the daemon set. Must match in order to be controlled.',
+      priority: 1,
+    }),
+  ],
+  prepareForCreate(o: KObject) {
+    prepare(o);
+    setTemplateGeneration(o, 1);
+    o.status = zeroCounters({}, STATUS_ZEROES);
   },
-};
+  prepareForUpdate(o: KObject, old: KObject) {
+    prepare(o);
+    keepStoredStatus(o, old);
+    const before = templateGeneration(old);
+    setTemplateGeneration(o, deepEqual(specOf(o).template, specOf(old).template) ? before : before + 1);
+  },
+  prepareForStatusUpdate: zeroingStatusUpdate(schema, 'DaemonSet', STATUS_ZEROES),
+  validate: validateDaemonSet,
+  validateUpdate: (o: KObject, old: KObject) => [
+    ...validateDaemonSet(o),
+    ...immutableSelector(specOf(o).selector, specOf(old).selector),
+    ...collisionCountNotDecremented(
+      statusOf(o) as Record<string, unknown>,
+      statusOf(old) as Record<string, unknown>,
+    ),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -7,20 +7,17 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, int, intOrString, keyedList, mapOf, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { deepEqual } from '../../util/object.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  schemaStatusUpdate,
   type LabelSelectorObj,
-  NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
+  schemaStatusUpdate,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { defaultPodSpec, type PodSpec, podTemplateSpecSchema } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
@@ -199,83 +196,65 @@ function validateDeployment(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const deploymentDef: ResourceDef = {
+export const deploymentDef = defineKind({
   group: 'apps',
-  versions: ['v1'],
   kind: 'Deployment',
-  listKind: 'DeploymentList',
-  plural: 'deployments',
-  singular: 'deployment',
   namespaced: true,
   shortNames: ['deploy'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['scale', 'status'],
   schema,
-  strategy: {
-    zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } }, strategy: {} } }),
-    scale: replicasScale(labelSelectorOfSpec),
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Ready',
-        type: 'string',
-        description: 'Number of the pod with ready state',
-        cell: (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`,
-      },
-      {
-        name: 'Up-to-date',
-        type: 'string',
-        description:
-          'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-        cell: (o) => statusOf(o).updatedReplicas ?? 0,
-      },
-      {
-        name: 'Available',
-        type: 'string',
-        description:
-          'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-        cell: (o) => statusOf(o).availableReplicas ?? 0,
-      },
-      AGE_COLUMN,
-      ...containerColumns((o) => specOf(o).template),
-      {
-        name: 'Selector',
-        type: 'string',
-        priority: 1,
-        description:
-          'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
-        cell: (o) => formatLabelSelector(specOf(o).selector),
-      },
-    ],
-    prepareForCreate(o: KObject) {
-      prepare(o);
-      o.status = {};
-    },
-    prepareForUpdate(o: KObject, old: KObject) {
-      prepare(o);
-      keepStoredStatus(o, old);
-      // annotations are copied to replica sets: a change bumps the generation as a spec change does
-      if (!deepEqual(o.metadata.annotations ?? {}, old.metadata.annotations ?? {}))
-        o.metadata.generation = (old.metadata.generation ?? 0) + 1;
-    },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      const asked = o.metadata;
-      schemaStatusUpdate(schema, 'Deployment')(o, old);
-      for (const k of ['annotations', 'finalizers', 'ownerReferences'] as const) {
-        if (asked[k] === undefined) delete o.metadata[k];
-        else o.metadata[k] = asked[k] as never;
-      }
-    },
-    validate: validateDeployment,
-    validateUpdate: (o: KObject, old: KObject) => [
-      ...validateDeployment(o),
-      ...immutableSelector(specOf(o).selector, specOf(old).selector),
-      ...collisionCountNotDecremented(
-        statusOf(o) as Record<string, unknown>,
-        statusOf(old) as Record<string, unknown>,
-      ),
-    ],
+  zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } }, strategy: {} } }),
+  scale: replicasScale(labelSelectorOfSpec),
+  columns: [
+    col('Ready', 'string', (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`, {
+      description: 'Number of the pod with ready state',
+    }),
+    col('Up-to-date', 'string', (o) => statusOf(o).updatedReplicas ?? 0, {
+      description:
+        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+    }),
+    col('Available', 'string', (o) => statusOf(o).availableReplicas ?? 0, {
+      description:
+        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+    }),
+  ],
+  afterAge: [
+    ...containerColumns((o) => specOf(o).template),
+    col('Selector', 'string', (o) => formatLabelSelector(specOf(o).selector), {
+      description:
+        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+      priority: 1,
+    }),
+  ],
+  prepareForCreate(o: KObject) {
+    prepare(o);
+    o.status = {};
   },
-};
+  prepareForUpdate(o: KObject, old: KObject) {
+    prepare(o);
+    keepStoredStatus(o, old);
+    // annotations are copied to replica sets: a change bumps the generation as a spec change does
+    if (!deepEqual(o.metadata.annotations ?? {}, old.metadata.annotations ?? {}))
+      o.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  },
+  prepareForStatusUpdate(o: KObject, old: KObject) {
+    const asked = o.metadata;
+    schemaStatusUpdate(schema, 'Deployment')(o, old);
+    for (const k of ['annotations', 'finalizers', 'ownerReferences'] as const) {
+      if (asked[k] === undefined) delete o.metadata[k];
+      else o.metadata[k] = asked[k] as never;
+    }
+  },
+  validate: validateDeployment,
+  validateUpdate: (o: KObject, old: KObject) => [
+    ...validateDeployment(o),
+    ...immutableSelector(specOf(o).selector, specOf(old).selector),
+    ...collisionCountNotDecremented(
+      statusOf(o) as Record<string, unknown>,
+      statusOf(old) as Record<string, unknown>,
+    ),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -6,18 +6,9 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  dnsLabel,
-  fieldErr,
-  NAME_COLUMN,
-  normalizeBySchema,
-  portNumber,
-  qualifiedName,
-} from './common.ts';
+import { dnsLabel, fieldErr, normalizeBySchema, portNumber, qualifiedName } from './common.ts';
+import { col, defineKind } from './define.ts';
 import {
   type EndpointAddress,
   type EndpointPort,
@@ -125,36 +116,23 @@ export function formatEndpoints(o: KObject): string {
   return more ? `${ret} + ${count - 3} more...` : ret;
 }
 
-export const endpointsDef: ResourceDef = {
+export const endpointsDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'Endpoints',
-  listKind: 'EndpointsList',
   plural: 'endpoints',
-  singular: 'endpoints',
   namespaced: true,
   shortNames: ['ep'],
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowCreateOnUpdate: true,
-    allowUnconditionalUpdate: true,
-    prepareForCreate: prepare,
-    prepareForUpdate: prepare,
-    validate: validateAndRepack,
-    validateUpdate: validateAndRepack,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Endpoints',
-        type: 'string',
-        description:
-          'The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share.',
-        cell: formatEndpoints,
-      },
-      AGE_COLUMN,
-    ],
-  },
-};
+  allowCreateOnUpdate: true,
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: validateAndRepack,
+  validateUpdate: validateAndRepack,
+  columns: [
+    col('Endpoints', 'string', formatEndpoints, {
+      description:
+        'The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share.',
+    }),
+  ],
+  normalize: false,
+});

@@ -9,17 +9,10 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import { validLabelKey, validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import type { RequestContext, ResourceDef } from '../types.ts';
+import type { RequestContext } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  dnsLabel,
-  fieldErr,
-  NAME_COLUMN,
-  normalizeBySchema,
-  qualifiedName,
-} from './common.ts';
+import { dnsLabel, fieldErr, normalizeBySchema, qualifiedName } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { nonSpecialIP, parseIP } from './ip-address.ts';
 
 /** The label naming the controller (or user) that manages a slice. */
@@ -231,67 +224,51 @@ function firstThree(list: string[]): string {
   return list.join(',') || '<unset>';
 }
 
-export const endpointSliceDef: ResourceDef = {
+export const endpointSliceDef = defineKind({
   group: 'discovery.orch.io',
-  versions: ['v1'],
   kind: 'EndpointSlice',
-  listKind: 'EndpointSliceList',
-  plural: 'endpointslices',
-  singular: 'endpointslice',
   namespaced: true,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    // the generation starts at 1 and follows every change but metadata, and label changes
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ addressType: '', endpoints: null }),
-    prepareForCreate(o: KObject, ctx: RequestContext) {
-      prepare(o);
-      dropTopology(o);
-      if ((o as EndpointSlice).addressType === 'FQDN')
-        ctx.warnings.push('spec.addressType: FQDN endpoints are deprecated');
-    },
-    prepareForUpdate(o: KObject, old: KObject) {
-      prepare(o);
-      if (!deepEqual(o.metadata.labels ?? {}, old.metadata.labels ?? {}))
-        o.metadata.generation = (old.metadata.generation ?? 0) + 1;
-      dropTopology(o, old);
-    },
-    validate: validateEndpointSlice,
-    validateUpdate(o: KObject, old: KObject) {
-      const causes = validateEndpointSlice(o);
-      const now = (o as EndpointSlice).addressType;
-      const before = (old as EndpointSlice).addressType;
-      if (now !== before) causes.push(fieldErr.invalid('addressType', now ?? '', 'field is immutable'));
-      return causes;
-    },
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'AddressType',
-        type: 'string',
-        description: 'addressType specifies the type of address carried by this EndpointSlice.',
-        cell: (o) => (o as EndpointSlice).addressType ?? '',
-      },
-      {
-        name: 'Ports',
-        type: 'string',
-        description: 'ports specifies the list of network ports exposed by each endpoint in this slice.',
-        cell: (o) =>
-          firstThree(
-            ((o as EndpointSlice).ports ?? []).map((p) =>
-              p.port !== undefined ? String(p.port) : p.name !== undefined ? p.name : '*',
-            ),
-          ),
-      },
-      {
-        name: 'Endpoints',
-        type: 'string',
-        description: 'endpoints is a list of unique endpoints in this slice.',
-        cell: (o) => firstThree(endpointsOf(o).flatMap((e) => e.addresses ?? [])),
-      },
-      AGE_COLUMN,
-    ],
+  zeroValue: () => ({ addressType: '', endpoints: null }),
+  prepareForCreate(o: KObject, ctx: RequestContext) {
+    prepare(o);
+    dropTopology(o);
+    if ((o as EndpointSlice).addressType === 'FQDN')
+      ctx.warnings.push('spec.addressType: FQDN endpoints are deprecated');
   },
-};
+  prepareForUpdate(o: KObject, old: KObject) {
+    prepare(o);
+    if (!deepEqual(o.metadata.labels ?? {}, old.metadata.labels ?? {}))
+      o.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    dropTopology(o, old);
+  },
+  validate: validateEndpointSlice,
+  validateUpdate(o: KObject, old: KObject) {
+    const causes = validateEndpointSlice(o);
+    const now = (o as EndpointSlice).addressType;
+    const before = (old as EndpointSlice).addressType;
+    if (now !== before) causes.push(fieldErr.invalid('addressType', now ?? '', 'field is immutable'));
+    return causes;
+  },
+  columns: [
+    col('AddressType', 'string', (o) => (o as EndpointSlice).addressType ?? '', {
+      description: 'addressType specifies the type of address carried by this EndpointSlice.',
+    }),
+    col(
+      'Ports',
+      'string',
+      (o) =>
+        firstThree(
+          ((o as EndpointSlice).ports ?? []).map((p) =>
+            p.port !== undefined ? String(p.port) : p.name !== undefined ? p.name : '*',
+          ),
+        ),
+      { description: 'ports specifies the list of network ports exposed by each endpoint in this slice.' },
+    ),
+    col('Endpoints', 'string', (o) => firstThree(endpointsOf(o).flatMap((e) => e.addresses ?? [])), {
+      description: 'endpoints is a list of unique endpoints in this slice.',
+    }),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -4,21 +4,13 @@
 // converted field by field (doc2: every persisted object stays reachable through every
 // served version), so an event written through either API is read, listed and watched
 // through both.
+import type { StatusCause } from '../../errors/status.ts';
 import { int, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
-import type { StatusCause } from '../../errors/status.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef, TableColumn } from '../types.ts';
-import {
-  ALL_VERBS,
-  fieldErr,
-  immutable,
-  microTime,
-  normalizeBySchema,
-  objectReferenceFields,
-  qualifiedName,
-  since,
-} from './common.ts';
+import type { TableColumn } from '../types.ts';
+import { fieldErr, immutable, microTime, objectReferenceFields, qualifiedName, since } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 const objectReference = obj(objectReferenceFields);
 const REASON_MAX = 128;
@@ -145,112 +137,67 @@ function eventColumns(view: (o: KObject) => CoreEvent): TableColumn[] {
     return instance ? `${component}, ${instance}` : component;
   };
   return [
-    {
-      name: 'Last Seen',
-      type: 'string',
+    col('Last Seen', 'string', (o) => lastSeen(view(o)), {
       description: 'The time at which the most recent occurrence of this event was recorded.',
-      cell: (o) => lastSeen(view(o)),
-    },
-    {
-      name: 'Type',
-      type: 'string',
+    }),
+    col('Type', 'string', (o) => view(o).type ?? '', {
       description: 'Type of this event (Normal, Warning), new types could be added in the future',
-      cell: (o) => view(o).type ?? '',
-    },
-    {
-      name: 'Reason',
-      type: 'string',
+    }),
+    col('Reason', 'string', (o) => view(o).reason ?? '', {
       description:
         "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
-      cell: (o) => view(o).reason ?? '',
-    },
-    {
-      name: 'Object',
-      type: 'string',
-      description: 'The object that this event is about.',
-      cell: (o) => target(view(o)),
-    },
-    {
-      name: 'Subobject',
-      type: 'string',
-      priority: 1,
+    }),
+    col('Object', 'string', (o) => target(view(o)), { description: 'The object that this event is about.' }),
+    col('Subobject', 'string', (o) => view(o).involvedObject?.fieldPath ?? '', {
       description:
         'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.',
-      cell: (o) => view(o).involvedObject?.fieldPath ?? '',
-    },
-    {
-      name: 'Source',
-      type: 'string',
       priority: 1,
+    }),
+    col('Source', 'string', (o) => source(view(o)), {
       description: 'The component reporting this event. Should be a short machine understandable string.',
-      cell: (o) => source(view(o)),
-    },
-    {
-      name: 'Message',
-      type: 'string',
+      priority: 1,
+    }),
+    col('Message', 'string', (o) => (view(o).message ?? '').trim(), {
       description: 'A human-readable description of the status of this operation.',
-      cell: (o) => (view(o).message ?? '').trim(),
-    },
-    {
-      name: 'First Seen',
-      type: 'string',
-      priority: 1,
+    }),
+    col('First Seen', 'string', (o) => firstSeen(view(o)), {
       description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
-      cell: (o) => firstSeen(view(o)),
-    },
-    {
-      name: 'Count',
-      type: 'string',
       priority: 1,
+    }),
+    col('Count', 'string', (o) => count(view(o)), {
       description: 'The number of times this event has occurred.',
-      cell: (o) => count(view(o)),
-    },
-    {
-      name: 'Name',
-      type: 'string',
+      priority: 1,
+    }),
+    col('Name', 'string', (o) => o.metadata.name ?? '', {
+      description: 'Name must be unique within a namespace.',
       priority: 1,
       format: 'name',
-      description: 'Name must be unique within a namespace.',
-      cell: (o) => o.metadata.name ?? '',
-    },
+    }),
   ];
 }
 
 const ref = (o: KObject, k: keyof ObjectRef) =>
   ((o.involvedObject as ObjectRef | undefined)?.[k] ?? '') as string;
 
-export const eventDef: ResourceDef = {
+export const eventDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'Event',
-  listKind: 'EventList',
-  plural: 'events',
-  singular: 'event',
   namespaced: true,
   shortNames: ['ev'],
-  verbs: ALL_VERBS,
-  subresources: [],
   protobuf: true,
   schema: coreSchema,
-  strategy: {
-    // events take no part in garbage collection (Kubernetes' eventStrategy)
-    defaultGarbageCollectionPolicy: () => 'Unsupported',
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    allowCreateOnUpdate: true,
-    fieldLabels: {
-      ...referenceLabels('involvedObject', ref),
-      reason: (o) => String(o.reason ?? ''),
-      reportingComponent: (o) => String(o.reportingComponent ?? ''),
-      source: (o) => (o.source as { component?: string } | undefined)?.component ?? '',
-      type: (o) => String(o.type ?? ''),
-    },
-    table: eventColumns((o) => o as unknown as CoreEvent),
-    prepareForCreate: (o) => void normalizeBySchema(o, coreSchema, 'Event'),
-    prepareForUpdate: (o) => void normalizeBySchema(o, coreSchema, 'Event'),
-    validate: validateCore,
+  defaultGarbageCollectionPolicy: () => 'Unsupported',
+  allowCreateOnUpdate: true,
+  fieldLabels: {
+    ...referenceLabels('involvedObject', ref),
+    reason: (o) => String(o.reason ?? ''),
+    reportingComponent: (o) => String(o.reportingComponent ?? ''),
+    source: (o) => (o.source as { component?: string } | undefined)?.component ?? '',
+    type: (o) => String(o.type ?? ''),
   },
-};
+  table: eventColumns((o) => o as unknown as CoreEvent),
+  validate: validateCore,
+});
 
 // ------------------------------------------------------------------ events.orch.io/v1
 
@@ -409,38 +356,26 @@ export function v1ToCore(o: KObject): KObject {
 
 const reg = (o: KObject, k: keyof ObjectRef) => ((o.regarding as ObjectRef | undefined)?.[k] ?? '') as string;
 
-export const eventsV1Def: ResourceDef = {
+export const eventsV1Def = defineKind({
   group: 'events.orch.io',
-  versions: ['v1'],
   kind: 'Event',
-  listKind: 'EventList',
-  plural: 'events',
-  singular: 'event',
   namespaced: true,
   shortNames: ['ev'],
-  verbs: ALL_VERBS,
-  subresources: [],
   protobuf: true,
   schema: v1Schema,
   storedAs: { group: '', plural: 'events', toStorage: v1ToCore, fromStorage: coreToV1 },
-  strategy: {
-    defaultGarbageCollectionPolicy: () => 'Unsupported',
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    allowCreateOnUpdate: true,
-    fieldLabels: {
-      ...referenceLabels('regarding', reg),
-      reason: (o) => String(o.reason ?? ''),
-      reportingController: (o) => String(o.reportingController ?? ''),
-      type: (o) => String(o.type ?? ''),
-    },
-    table: eventColumns(asCore),
-    prepareForCreate: (o) => void normalizeBySchema(o, v1Schema, 'Event'),
-    prepareForUpdate: (o) => void normalizeBySchema(o, v1Schema, 'Event'),
-    validate: validateV1Create,
-    validateUpdate: validateV1Update,
+  defaultGarbageCollectionPolicy: () => 'Unsupported',
+  allowCreateOnUpdate: true,
+  fieldLabels: {
+    ...referenceLabels('regarding', reg),
+    reason: (o) => String(o.reason ?? ''),
+    reportingController: (o) => String(o.reportingController ?? ''),
+    type: (o) => String(o.type ?? ''),
   },
-};
+  table: eventColumns(asCore),
+  validate: validateV1Create,
+  validateUpdate: validateV1Update,
+});
 
 /** Field selectors on the fields of an object reference (`<prefix>.kind`, `<prefix>.name`, ...). */
 function referenceLabels(

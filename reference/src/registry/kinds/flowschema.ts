@@ -7,17 +7,9 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  goValue,
-  keepAllButStatus,
-  keepStoredStatus,
-  NAME_COLUMN,
-} from './common.ts';
+import { fieldErr, goValue, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { mandatoryFlowSchemaSpec } from './flowcontrol-bootstrap.ts';
 import {
   FLOWCONTROL_GROUP,
@@ -27,8 +19,8 @@ import {
   type NonResourcePolicyRule,
   type PolicyRulesWithSubjects,
   type ResourcePolicyRule,
-  sameSpec,
   type Subject,
+  sameSpec,
   validateConditions,
 } from './flowcontrol-common.ts';
 
@@ -308,60 +300,46 @@ const sameShape = (o: KObject) => {
   return o;
 };
 
-export const flowSchemaDef: ResourceDef = {
+export const flowSchemaDef = defineKind({
   group: FLOWCONTROL_GROUP,
   versions: FLOWCONTROL_VERSIONS,
   kind: 'FlowSchema',
-  listKind: 'FlowSchemaList',
-  plural: 'flowschemas',
-  singular: 'flowschema',
   namespaced: false,
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema: builtinSchema(`${FLOWCONTROL_GROUP}/v1beta3`, 'FlowSchema'),
   versionInfo: flowcontrolVersionInfo('FlowSchema', { toStorage: sameShape, fromStorage: (o) => o }),
-  strategy: {
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: { priorityLevelConfiguration: { name: '' }, matchingPrecedence: 0 } }),
-    prepareForCreate(o) {
-      defaultFlowSchema(o);
-      o.status = {};
-    },
-    prepareForUpdate(o, old) {
-      defaultFlowSchema(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate: keepAllButStatus,
-    validate: validateFlowSchema,
-    validateUpdate: (o) => validateFlowSchema(o),
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'PriorityLevel',
-        type: 'string',
-        description: 'name is the name of the priority level configuration being referenced Required.',
-        cell: (o) => specOf(o).priorityLevelConfiguration?.name ?? '',
-      },
-      {
-        name: 'MatchingPrecedence',
-        type: 'string',
-        description:
-          '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.',
-        cell: (o) => specOf(o).matchingPrecedence ?? 0,
-      },
-      {
-        name: 'DistinguisherMethod',
-        type: 'string',
-        description: '`type` is the type of flow distinguisher method',
-        cell: (o) => specOf(o).distinguisherMethod?.type ?? '<none>',
-      },
-      AGE_COLUMN,
-      {
-        name: 'MissingPL',
-        type: 'string',
-        description: 'indicates whether the referenced priority level configuration object is missing',
-        cell: (o) => (o as FlowSchema).status?.conditions?.find((c) => c.type === 'Dangling')?.status ?? '?',
-      },
-    ],
+  zeroValue: () => ({ spec: { priorityLevelConfiguration: { name: '' }, matchingPrecedence: 0 } }),
+  prepareForCreate(o) {
+    defaultFlowSchema(o);
+    o.status = {};
   },
-};
+  prepareForUpdate(o, old) {
+    defaultFlowSchema(o);
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate: keepAllButStatus,
+  validate: validateFlowSchema,
+  validateUpdate: (o) => validateFlowSchema(o),
+  columns: [
+    col('PriorityLevel', 'string', (o) => specOf(o).priorityLevelConfiguration?.name ?? '', {
+      description: 'name is the name of the priority level configuration being referenced Required.',
+    }),
+    col('MatchingPrecedence', 'string', (o) => specOf(o).matchingPrecedence ?? 0, {
+      description:
+        '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.',
+    }),
+    col('DistinguisherMethod', 'string', (o) => specOf(o).distinguisherMethod?.type ?? '<none>', {
+      description: '`type` is the type of flow distinguisher method',
+    }),
+  ],
+  afterAge: [
+    col(
+      'MissingPL',
+      'string',
+      (o) => (o as FlowSchema).status?.conditions?.find((c) => c.type === 'Dangling')?.status ?? '?',
+      { description: 'indicates whether the referenced priority level configuration object is missing' },
+    ),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

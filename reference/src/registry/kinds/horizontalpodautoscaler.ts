@@ -6,19 +6,16 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   keepStoredStatus,
-  schemaStatusUpdate,
-  NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
   parseQuantity,
+  schemaStatusUpdate,
   validateLabelSelector,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { DEFAULT_CPU_UTILIZATION, hpaFromV1, hpaToV1 } from './horizontalpodautoscaler-v1.ts';
 
 const schemaV2 = builtinSchema('autoscaling/v2', 'HorizontalPodAutoscaler');
@@ -346,74 +343,58 @@ export function formatTargets(o: KObject): string {
   return list.length > 2 ? `${shown} + ${list.length - 2} more...` : shown;
 }
 
-export const horizontalPodAutoscalerDef: ResourceDef = {
+export const horizontalPodAutoscalerDef = defineKind({
   group: 'autoscaling',
   versions: ['v2', 'v1'],
   kind: 'HorizontalPodAutoscaler',
-  listKind: 'HorizontalPodAutoscalerList',
-  plural: 'horizontalpodautoscalers',
-  singular: 'horizontalpodautoscaler',
   namespaced: true,
   shortNames: ['hpa'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema: schemaV2,
   versionInfo: {
     v2: { served: true, storage: true, schema: schemaV2 },
     v1: { served: true, storage: false, schema: schemaV1, toStorage: hpaFromV1, fromStorage: hpaToV1 },
   },
-  strategy: {
-    allowUnconditionalUpdate: true,
-    prepareForCreate(o) {
-      prepare(o);
-      o.status = { desiredReplicas: 0 };
-    },
-    prepareForUpdate(o, old) {
-      prepare(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate: schemaStatusUpdate(schemaV2, 'HorizontalPodAutoscaler'),
-    validate: validateHpa,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Reference',
-        type: 'string',
-        description: 'The kind and name of the scaled resource.',
-        cell: (o) => {
-          const r = specOf(asV2(o)).scaleTargetRef ?? {};
-          return `${r.kind ?? ''}/${r.name ?? ''}`;
-        },
-      },
-      {
-        name: 'Targets',
-        type: 'string',
-        description: 'The current and target values of each metric.',
-        cell: (o) => formatTargets(asV2(o)),
-      },
-      {
-        name: 'MinPods',
-        type: 'string',
-        description: 'The lower limit for the number of replicas.',
-        cell: (o) => {
-          const m = specOf(o).minReplicas;
-          return m == null ? '<unset>' : m;
-        },
-      },
-      {
-        name: 'MaxPods',
-        type: 'string',
-        description: 'The upper limit for the number of replicas.',
-        cell: (o) => specOf(o).maxReplicas ?? 0,
-      },
-      {
-        name: 'Replicas',
-        type: 'string',
-        description: 'The current number of replicas of the scaled resource.',
-        cell: (o) => statusOf(o).currentReplicas ?? 0,
-      },
-      AGE_COLUMN,
-    ],
+  prepareForCreate(o) {
+    prepare(o);
+    o.status = { desiredReplicas: 0 };
   },
-};
+  prepareForUpdate(o, old) {
+    prepare(o);
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate: schemaStatusUpdate(schemaV2, 'HorizontalPodAutoscaler'),
+  validate: validateHpa,
+  columns: [
+    col(
+      'Reference',
+      'string',
+      (o) => {
+        const r = specOf(asV2(o)).scaleTargetRef ?? {};
+        return `${r.kind ?? ''}/${r.name ?? ''}`;
+      },
+      { description: 'The kind and name of the scaled resource.' },
+    ),
+    col('Targets', 'string', (o) => formatTargets(asV2(o)), {
+      description: 'The current and target values of each metric.',
+    }),
+    col(
+      'MinPods',
+      'string',
+      (o) => {
+        const m = specOf(o).minReplicas;
+        return m == null ? '<unset>' : m;
+      },
+      { description: 'The lower limit for the number of replicas.' },
+    ),
+    col('MaxPods', 'string', (o) => specOf(o).maxReplicas ?? 0, {
+      description: 'The upper limit for the number of replicas.',
+    }),
+    col('Replicas', 'string', (o) => statusOf(o).currentReplicas ?? 0, {
+      description: 'The current number of replicas of the scaled resource.',
+    }),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -5,21 +5,18 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, int, keyedList, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { isIp as isIP } from './service-allocators.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   dnsLabel,
   dnsSubdomain,
   fieldErr,
   ianaSvcName,
   keepAllButStatus,
   keepStoredStatus,
-  NAME_COLUMN,
   portNumber,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
+import { isIp as isIP } from './service-allocators.ts';
 
 /** The annotation older clients name a class with (`spec.ingressClassName` replaces it). */
 export const INGRESS_CLASS_ANNOTATION = 'orch.io/ingress.class';
@@ -236,56 +233,39 @@ function hosts(o: KObject): string {
   return hs.length > 4 ? `${shown} + ${hs.length - 4} more...` : shown;
 }
 
-export const ingressDef: ResourceDef = {
+export const ingressDef = defineKind({
   group: 'networking.orch.io',
-  versions: ['v1'],
   kind: 'Ingress',
-  listKind: 'IngressList',
-  plural: 'ingresses',
-  singular: 'ingress',
   namespaced: true,
   shortNames: ['ing'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema,
-  strategy: {
-    allowUnconditionalUpdate: true,
-    prepareForCreate: (o) => {
-      o.status = { loadBalancer: {} };
-    },
-    prepareForUpdate: (o, old) => keepStoredStatus(o, old),
-    prepareForStatusUpdate: (o, old) => keepAllButStatus(o, old),
-    validate: validateCreate,
-    validateUpdate: (o) => [...validateSpec(o), ...validateStatus(o)],
-    zeroValue: () => ({ status: { loadBalancer: {} } }),
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Class',
-        type: 'string',
-        description: 'ingressClassName is the name of an IngressClass cluster resource.',
-        cell: (o) => (o as Ingress).spec?.ingressClassName ?? '<none>',
-      },
-      {
-        name: 'Hosts',
-        type: 'string',
-        description: 'Hosts that incoming requests are matched against before the rules apply.',
-        cell: hosts,
-      },
-      {
-        name: 'Address',
-        type: 'string',
-        description: 'Address is a list containing ingress points for the load-balancer.',
-        cell: (o) =>
-          ((o as Ingress).status?.loadBalancer?.ingress ?? []).map((i) => i.ip || i.hostname || '').join(','),
-      },
-      {
-        name: 'Ports',
-        type: 'string',
-        description: 'Ports of TLS configurations that open.',
-        cell: (o) => ((o as Ingress).spec?.tls?.length ? '80, 443' : '80'),
-      },
-      AGE_COLUMN,
-    ],
+  prepareForCreate: (o) => {
+    o.status = { loadBalancer: {} };
   },
-};
+  prepareForUpdate: (o, old) => keepStoredStatus(o, old),
+  prepareForStatusUpdate: (o, old) => keepAllButStatus(o, old),
+  validate: validateCreate,
+  validateUpdate: (o) => [...validateSpec(o), ...validateStatus(o)],
+  zeroValue: () => ({ status: { loadBalancer: {} } }),
+  columns: [
+    col('Class', 'string', (o) => (o as Ingress).spec?.ingressClassName ?? '<none>', {
+      description: 'ingressClassName is the name of an IngressClass cluster resource.',
+    }),
+    col('Hosts', 'string', hosts, {
+      description: 'Hosts that incoming requests are matched against before the rules apply.',
+    }),
+    col(
+      'Address',
+      'string',
+      (o) =>
+        ((o as Ingress).status?.loadBalancer?.ingress ?? []).map((i) => i.ip || i.hostname || '').join(','),
+      { description: 'Address is a list containing ingress points for the load-balancer.' },
+    ),
+    col('Ports', 'string', (o) => ((o as Ingress).spec?.tls?.length ? '80, 443' : '80'), {
+      description: 'Ports of TLS configurations that open.',
+    }),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -6,9 +6,9 @@ import type { StatusCause } from '../../errors/status.ts';
 import { obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { AGE_COLUMN, ALL_VERBS, dnsSubdomain, fieldErr, immutable, NAME_COLUMN } from './common.ts';
+import { dnsSubdomain, fieldErr, immutable } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.orch.io/is-default-class';
 
@@ -93,50 +93,40 @@ export function isDefaultIngressClass(o: KObject): boolean {
   return o.metadata.annotations?.[DEFAULT_INGRESS_CLASS_ANNOTATION] === 'true';
 }
 
-export const ingressClassDef: ResourceDef = {
+export const ingressClassDef = defineKind({
   group: 'networking.orch.io',
-  versions: ['v1'],
   kind: 'IngressClass',
-  listKind: 'IngressClassList',
-  plural: 'ingressclasses',
-  singular: 'ingressclass',
   namespaced: false,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    allowUnconditionalUpdate: true,
-    prepareForCreate: prepare,
-    prepareForUpdate: prepare,
-    validate: validateIngressClass,
-    validateUpdate: (o, old) => [
-      ...validateIngressClass(o),
-      ...immutable(
-        'spec.controller',
-        (o as IngressClass).spec?.controller,
-        (old as IngressClass).spec?.controller,
-      ),
-    ],
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Controller',
-        type: 'string',
-        description: 'controller refers to the name of the controller that should handle this class.',
-        cell: (o) => (o as IngressClass).spec?.controller ?? '',
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: validateIngressClass,
+  validateUpdate: (o, old) => [
+    ...validateIngressClass(o),
+    ...immutable(
+      'spec.controller',
+      (o as IngressClass).spec?.controller,
+      (old as IngressClass).spec?.controller,
+    ),
+  ],
+  columns: [
+    col('Controller', 'string', (o) => (o as IngressClass).spec?.controller ?? '', {
+      description: 'controller refers to the name of the controller that should handle this class.',
+    }),
+    col(
+      'Parameters',
+      'string',
+      (o) => {
+        const p = (o as IngressClass).spec?.parameters;
+        if (!p) return '<none>';
+        return `${p.kind}${p.apiGroup ? `.${p.apiGroup}` : ''}/${p.name}`;
       },
       {
-        name: 'Parameters',
-        type: 'string',
         description:
           'parameters is a link to a custom resource containing additional configuration for the controller.',
-        cell: (o) => {
-          const p = (o as IngressClass).spec?.parameters;
-          if (!p) return '<none>';
-          return `${p.kind}${p.apiGroup ? `.${p.apiGroup}` : ''}/${p.name}`;
-        },
       },
-      AGE_COLUMN,
-    ],
-  },
-};
+    ),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -5,22 +5,19 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  schemaStatusUpdate,
-  labelMap,
   type LabelSelectorObj,
-  NAME_COLUMN,
+  labelMap,
   nonNegative,
   normalizeBySchema,
+  schemaStatusUpdate,
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { type Container, defaultPodSpec, type PodSpec, validatePodSpec } from './pod-spec.ts';
 
 export const schema = builtinSchema('batch/v1', 'Job');
@@ -301,79 +298,56 @@ function durationCell(o: KObject, now = Date.now()): string {
   return humanDuration((Number.isFinite(end) ? end : now) - start);
 }
 
-export const jobDef: ResourceDef = {
+export const jobDef = defineKind({
   group: 'batch',
-  versions: ['v1'],
   kind: 'Job',
-  listKind: 'JobList',
-  plural: 'jobs',
-  singular: 'job',
   namespaced: true,
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema,
-  strategy: {
-    // batch/v1 orphans a Job's pods by default, for compatibility (Kubernetes' jobStrategy)
-    defaultGarbageCollectionPolicy: (version) => (version === 'v1' ? 'OrphanDependents' : 'DeleteDependents'),
-    deleteWarning: (policy, version) =>
-      policy === undefined && version === 'v1'
-        ? 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning'
-        : undefined,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } } } }),
-    prepareForCreate(o) {
-      prepare(o);
-      generateSelector(o);
-      // what a read of the stored job shows: its labels default to the template's
-      const tplLabels = specOf(o).template?.metadata?.labels;
-      if (tplLabels && Object.keys(o.metadata.labels ?? {}).length === 0)
-        o.metadata.labels = { ...tplLabels };
-      o.status = {};
-    },
-    prepareForUpdate(o, old) {
-      prepare(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate: schemaStatusUpdate(schema, 'Job'),
-    validate: validateJob,
-    validateUpdate: validateJobUpdate,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Completions',
-        type: 'string',
-        description: 'The successful completions of the job over the completions it asks for.',
-        cell: completionsCell,
-      },
-      {
-        name: 'Duration',
-        type: 'string',
-        description: 'Time the job ran (or has been running) since it started.',
-        cell: (o) => durationCell(o),
-      },
-      AGE_COLUMN,
-      {
-        name: 'Containers',
-        type: 'string',
-        priority: 1,
-        description: 'Names of each container in the template.',
-        cell: (o) => containerCells(specOf(o).template?.spec).names,
-      },
-      {
-        name: 'Images',
-        type: 'string',
-        priority: 1,
-        description: 'Images referenced by each container in the template.',
-        cell: (o) => containerCells(specOf(o).template?.spec).images,
-      },
-      {
-        name: 'Selector',
-        type: 'string',
-        priority: 1,
-        description: 'A label query over pods that should match the pod count.',
-        cell: (o) => formatLabelSelector(specOf(o).selector),
-      },
-    ],
+  defaultGarbageCollectionPolicy: (version) => (version === 'v1' ? 'OrphanDependents' : 'DeleteDependents'),
+  deleteWarning: (policy, version) =>
+    policy === undefined && version === 'v1'
+      ? 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning'
+      : undefined,
+  zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } } } }),
+  prepareForCreate(o) {
+    prepare(o);
+    generateSelector(o);
+    // what a read of the stored job shows: its labels default to the template's
+    const tplLabels = specOf(o).template?.metadata?.labels;
+    if (tplLabels && Object.keys(o.metadata.labels ?? {}).length === 0) o.metadata.labels = { ...tplLabels };
+    o.status = {};
   },
-};
+  prepareForUpdate(o, old) {
+    prepare(o);
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate: schemaStatusUpdate(schema, 'Job'),
+  validate: validateJob,
+  validateUpdate: validateJobUpdate,
+  columns: [
+    col('Completions', 'string', completionsCell, {
+      description: 'The successful completions of the job over the completions it asks for.',
+    }),
+    col('Duration', 'string', (o) => durationCell(o), {
+      description: 'Time the job ran (or has been running) since it started.',
+    }),
+  ],
+  afterAge: [
+    col('Containers', 'string', (o) => containerCells(specOf(o).template?.spec).names, {
+      description: 'Names of each container in the template.',
+      priority: 1,
+    }),
+    col('Images', 'string', (o) => containerCells(specOf(o).template?.spec).images, {
+      description: 'Images referenced by each container in the template.',
+      priority: 1,
+    }),
+    col('Selector', 'string', (o) => formatLabelSelector(specOf(o).selector), {
+      description: 'A label query over pods that should match the pod count.',
+      priority: 1,
+    }),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

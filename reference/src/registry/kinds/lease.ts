@@ -1,10 +1,10 @@
 // Lease (coordination.orch.io/v1): leader election and node heartbeats. Times are MicroTime.
+import type { StatusCause } from '../../errors/status.ts';
 import { int, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
-import type { StatusCause } from '../../errors/status.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, microTime, NAME_COLUMN, normalizeBySchema } from './common.ts';
+import { fieldErr, microTime } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 const schema = objectSchema({
   spec: obj({
@@ -36,34 +36,17 @@ function validateLease(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const leaseDef: ResourceDef = {
+export const leaseDef = defineKind({
   group: 'coordination.orch.io',
-  versions: ['v1'],
   kind: 'Lease',
-  listKind: 'LeaseList',
-  plural: 'leases',
-  singular: 'lease',
   namespaced: true,
-  verbs: ALL_VERBS,
-  subresources: [],
   protobuf: true,
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    allowCreateOnUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Holder',
-        type: 'string',
-        description: 'holderIdentity contains the identity of the holder of a current lease.',
-        cell: (o) => (o.spec as LeaseSpec | undefined)?.holderIdentity ?? '',
-      },
-      AGE_COLUMN,
-    ],
-    prepareForCreate: (o) => void normalizeBySchema(o, schema, 'Lease'),
-    prepareForUpdate: (o) => void normalizeBySchema(o, schema, 'Lease'),
-    validate: validateLease,
-  },
-};
+  allowCreateOnUpdate: true,
+  columns: [
+    col('Holder', 'string', (o) => (o.spec as LeaseSpec | undefined)?.holderIdentity ?? '', {
+      description: 'holderIdentity contains the identity of the holder of a current lease.',
+    }),
+  ],
+  validate: validateLease,
+});

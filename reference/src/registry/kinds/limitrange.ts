@@ -6,8 +6,8 @@ import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import { compareQuantities, nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import { ALL_VERBS, fieldErr, normalizeBySchema, quantity } from './common.ts';
+import { fieldErr, normalizeBySchema, quantity } from './common.ts';
+import { defineKind } from './define.ts';
 import { isOvercommitAllowed, isStandardContainerResource, resourceName } from './resource-lists.ts';
 
 export type ResourceList = Record<string, string>;
@@ -182,24 +182,15 @@ function validateLimitRange(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const limitRangeDef: ResourceDef = {
+export const limitRangeDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'LimitRange',
-  listKind: 'LimitRangeList',
-  plural: 'limitranges',
-  singular: 'limitrange',
   namespaced: true,
   shortNames: ['limits'],
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: { limits: null } }),
-    prepareForCreate: defaults,
-    prepareForUpdate: defaults,
-    validate: validateLimitRange,
-  },
-};
+  zeroValue: () => ({ spec: { limits: null } }),
+  prepareForCreate: defaults,
+  prepareForUpdate: defaults,
+  validate: validateLimitRange,
+  normalize: false,
+});

@@ -4,9 +4,9 @@
 import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { clone } from '../../util/object.ts';
-import { AGE_COLUMN, NAME_COLUMN } from './common.ts';
+import type { ResourceDef } from '../types.ts';
+import { col, defineKind } from './define.ts';
 
 export const NAMESPACE_FINALIZER = 'orch';
 /** The three namespaces that may not be deleted. */
@@ -14,13 +14,9 @@ export const PROTECTED_NAMESPACES = ['default', 'orch-system', 'orch-public'];
 export const SYSTEM_NAMESPACES = [...PROTECTED_NAMESPACES, 'orch-node-lease'];
 
 export function namespaceDef(): ResourceDef {
-  return {
+  return defineKind({
     group: '',
-    versions: ['v1'],
     kind: 'Namespace',
-    listKind: 'NamespaceList',
-    plural: 'namespaces',
-    singular: 'namespace',
     namespaced: false,
     shortNames: ['ns'],
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
@@ -35,45 +31,37 @@ export function namespaceDef(): ResourceDef {
         ),
       }),
     }),
-    strategy: {
-      zeroValue: () => ({ spec: { finalizers: [NAMESPACE_FINALIZER] } }),
-      nameRule: 'label',
-      tracksGeneration: false,
-      allowUnconditionalUpdate: true,
-      fieldLabels: { 'status.phase': (o) => (o.status as { phase?: string } | undefined)?.phase },
-      table: [
-        NAME_COLUMN,
-        {
-          name: 'Status',
-          type: 'string',
-          description: 'The status of the namespace',
-          cell: (o) => (o.status as { phase?: string })?.phase ?? '',
-        },
-        AGE_COLUMN,
-      ],
-      prepareForCreate(o: KObject) {
-        o.spec = { finalizers: [NAMESPACE_FINALIZER] };
-        o.status = { phase: 'Active' };
-        o.metadata.labels = { ...(o.metadata.labels ?? {}), 'orch.io/metadata.name': o.metadata.name ?? '' };
-      },
-      prepareForUpdate(o: KObject, old: KObject) {
-        o.spec = old.spec;
-        o.status = old.status;
-        o.metadata.labels = { ...(o.metadata.labels ?? {}), 'orch.io/metadata.name': o.metadata.name ?? '' };
-      },
-      prepareForStatusUpdate(o: KObject, old: KObject) {
-        const status = o.status;
-        Object.assign(o, { spec: old.spec });
-        o.metadata = { ...old.metadata, resourceVersion: o.metadata.resourceVersion };
-        o.status = status;
-      },
-      gracefulDelete: (o) => ((o.spec as { finalizers?: string[] } | undefined)?.finalizers?.length ?? 0) > 0,
-      prepareForDelete(o: KObject) {
-        o.status = { ...((o.status as object) ?? {}), phase: 'Terminating' };
-      },
-      prepareForSubresource: { finalize: prepareFinalize },
+    zeroValue: () => ({ spec: { finalizers: [NAMESPACE_FINALIZER] } }),
+    nameRule: 'label',
+    fieldLabels: { 'status.phase': (o) => (o.status as { phase?: string } | undefined)?.phase },
+    columns: [
+      col('Status', 'string', (o) => (o.status as { phase?: string })?.phase ?? '', {
+        description: 'The status of the namespace',
+      }),
+    ],
+    prepareForCreate(o: KObject) {
+      o.spec = { finalizers: [NAMESPACE_FINALIZER] };
+      o.status = { phase: 'Active' };
+      o.metadata.labels = { ...(o.metadata.labels ?? {}), 'orch.io/metadata.name': o.metadata.name ?? '' };
     },
-  };
+    prepareForUpdate(o: KObject, old: KObject) {
+      o.spec = old.spec;
+      o.status = old.status;
+      o.metadata.labels = { ...(o.metadata.labels ?? {}), 'orch.io/metadata.name': o.metadata.name ?? '' };
+    },
+    prepareForStatusUpdate(o: KObject, old: KObject) {
+      const status = o.status;
+      Object.assign(o, { spec: old.spec });
+      o.metadata = { ...old.metadata, resourceVersion: o.metadata.resourceVersion };
+      o.status = status;
+    },
+    gracefulDelete: (o) => ((o.spec as { finalizers?: string[] } | undefined)?.finalizers?.length ?? 0) > 0,
+    prepareForDelete(o: KObject) {
+      o.status = { ...((o.status as object) ?? {}), phase: 'Terminating' };
+    },
+    prepareForSubresource: { finalize: prepareFinalize },
+    normalize: false,
+  });
 }
 
 /** The `finalize` subresource replaces spec.finalizers (and only that). */

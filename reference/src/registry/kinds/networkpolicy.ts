@@ -5,18 +5,15 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   formatLabelSelector,
   ianaSvcName,
   type LabelSelectorObj,
-  NAME_COLUMN,
   normalizeBySchema,
   validateLabelSelector,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 const schema = builtinSchema('networking.orch.io/v1', 'NetworkPolicy');
 
@@ -218,33 +215,21 @@ function validateNetworkPolicy(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const networkPolicyDef: ResourceDef = {
+export const networkPolicyDef = defineKind({
   group: 'networking.orch.io',
-  versions: ['v1'],
   kind: 'NetworkPolicy',
-  listKind: 'NetworkPolicyList',
-  plural: 'networkpolicies',
-  singular: 'networkpolicy',
   namespaced: true,
   shortNames: ['netpol'],
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: { podSelector: {} } }),
-    prepareForCreate: prepare,
-    prepareForUpdate: prepare,
-    validate: validateNetworkPolicy,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Pod-Selector',
-        type: 'string',
-        description: 'Selects the pods to which this NetworkPolicy object applies.',
-        cell: (o) => formatLabelSelector(specOf(o).podSelector) || '<none>',
-      },
-      AGE_COLUMN,
-    ],
-  },
-};
+  zeroValue: () => ({ spec: { podSelector: {} } }),
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: validateNetworkPolicy,
+  columns: [
+    col('Pod-Selector', 'string', (o) => formatLabelSelector(specOf(o).podSelector) || '<none>', {
+      description: 'Selects the pods to which this NetworkPolicy object applies.',
+    }),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -1,22 +1,19 @@
 // Node (core/v1, cluster-scoped): a worker. The node agent writes `status` through the status
 // subresource; `spec` holds scheduling fields (taints, unschedulable, pod CIDRs).
+import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, freeform, int, keyedList, mapOf, obj, setOf, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
-import type { StatusCause } from '../../errors/status.ts';
+import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   keepAllButStatus,
   keepStoredStatus,
-  NAME_COLUMN,
   normalizeBySchema,
   qualifiedName,
   quantity,
 } from './common.ts';
-import { validLabelValue } from '../../selectors/labels.ts';
+import { col, defineKind } from './define.ts';
 
 const taint = obj({ key: str(), value: str(), effect: str(), timeAdded: time() });
 const nodeCondition = obj({
@@ -172,97 +169,70 @@ function info(o: KObject, k: string, unknown = '<unknown>'): string {
   return (o.status as NodeStatus | undefined)?.nodeInfo?.[k] || unknown;
 }
 
-export const nodeDef: ResourceDef = {
+export const nodeDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'Node',
-  listKind: 'NodeList',
-  plural: 'nodes',
-  singular: 'node',
   namespaced: false,
   shortNames: ['no'],
-  verbs: ALL_VERBS,
   subresources: ['proxy', 'status'],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    fieldLabels: { 'spec.unschedulable': (o) => String(!!(o.spec as NodeSpec | undefined)?.unschedulable) },
-    table: [
-      NAME_COLUMN,
-      { name: 'Status', type: 'string', description: 'The status of the node', cell: nodeStatus },
-      { name: 'Roles', type: 'string', description: 'The roles of the node', cell: nodeRoles },
-      AGE_COLUMN,
-      {
-        name: 'Version',
-        type: 'string',
-        description: 'Kubelet Version reported by the node.',
-        cell: (o) => (o.status as NodeStatus | undefined)?.nodeInfo?.kubeletVersion ?? '',
-      },
-      {
-        name: 'Internal-IP',
-        type: 'string',
-        priority: 1,
-        description: 'List of addresses reachable to the node.',
-        cell: (o) => address(o, 'InternalIP'),
-      },
-      {
-        name: 'External-IP',
-        type: 'string',
-        priority: 1,
-        description: 'List of addresses reachable to the node.',
-        cell: (o) => address(o, 'ExternalIP'),
-      },
-      {
-        name: 'OS-Image',
-        type: 'string',
-        priority: 1,
-        description: 'OS Image reported by the node.',
-        cell: (o) => info(o, 'osImage'),
-      },
-      {
-        name: 'Kernel-Version',
-        type: 'string',
-        priority: 1,
-        description: 'Kernel Version reported by the node.',
-        cell: (o) => info(o, 'kernelVersion'),
-      },
-      {
-        name: 'Container-Runtime',
-        type: 'string',
-        priority: 1,
-        description: 'ContainerRuntime Version reported by the node through runtime remote API.',
-        cell: (o) => info(o, 'containerRuntimeVersion'),
-      },
-    ],
-    // a node registers itself with its status: unlike most kinds, create keeps it
-    prepareForCreate: (o) => normalizeNode(o),
-    prepareForUpdate(o, old) {
-      normalizeNode(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate(o, old) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'Node');
-    },
-    validate: validateNode,
-    validateUpdate(o, old) {
-      const causes = validateNode(o);
-      const spec = (o.spec ?? {}) as NodeSpec;
-      const before = (old.spec ?? {}) as NodeSpec;
-      const oldCidrs = before.podCIDRs ?? [];
-      if (oldCidrs.length > 0 && JSON.stringify(oldCidrs) !== JSON.stringify(spec.podCIDRs ?? []))
-        causes.push(
-          fieldErr.forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'),
-        );
-      if (before.providerID && before.providerID !== spec.providerID)
-        causes.push(
-          fieldErr.forbidden(
-            'spec.providerID',
-            'node updates may not change providerID except from "" to valid',
-          ),
-        );
-      return causes;
-    },
+  fieldLabels: { 'spec.unschedulable': (o) => String(!!(o.spec as NodeSpec | undefined)?.unschedulable) },
+  columns: [
+    col('Status', 'string', nodeStatus, { description: 'The status of the node' }),
+    col('Roles', 'string', nodeRoles, { description: 'The roles of the node' }),
+  ],
+  afterAge: [
+    col('Version', 'string', (o) => (o.status as NodeStatus | undefined)?.nodeInfo?.kubeletVersion ?? '', {
+      description: 'Kubelet Version reported by the node.',
+    }),
+    col('Internal-IP', 'string', (o) => address(o, 'InternalIP'), {
+      description: 'List of addresses reachable to the node.',
+      priority: 1,
+    }),
+    col('External-IP', 'string', (o) => address(o, 'ExternalIP'), {
+      description: 'List of addresses reachable to the node.',
+      priority: 1,
+    }),
+    col('OS-Image', 'string', (o) => info(o, 'osImage'), {
+      description: 'OS Image reported by the node.',
+      priority: 1,
+    }),
+    col('Kernel-Version', 'string', (o) => info(o, 'kernelVersion'), {
+      description: 'Kernel Version reported by the node.',
+      priority: 1,
+    }),
+    col('Container-Runtime', 'string', (o) => info(o, 'containerRuntimeVersion'), {
+      description: 'ContainerRuntime Version reported by the node through runtime remote API.',
+      priority: 1,
+    }),
+  ],
+  prepareForCreate: (o) => normalizeNode(o),
+  prepareForUpdate(o, old) {
+    normalizeNode(o);
+    keepStoredStatus(o, old);
   },
-};
+  prepareForStatusUpdate(o, old) {
+    keepAllButStatus(o, old);
+    normalizeBySchema(o, schema, 'Node');
+  },
+  validate: validateNode,
+  validateUpdate(o, old) {
+    const causes = validateNode(o);
+    const spec = (o.spec ?? {}) as NodeSpec;
+    const before = (old.spec ?? {}) as NodeSpec;
+    const oldCidrs = before.podCIDRs ?? [];
+    if (oldCidrs.length > 0 && JSON.stringify(oldCidrs) !== JSON.stringify(spec.podCIDRs ?? []))
+      causes.push(
+        fieldErr.forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'),
+      );
+    if (before.providerID && before.providerID !== spec.providerID)
+      causes.push(
+        fieldErr.forbidden(
+          'spec.providerID',
+          'node updates may not change providerID except from "" to valid',
+        ),
+      );
+    return causes;
+  },
+  normalize: false,
+});

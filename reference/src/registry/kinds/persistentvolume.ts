@@ -9,25 +9,23 @@ import { deepEqual } from '../../util/object.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   dnsSubdomain,
   fieldErr,
   immutable,
-  NAME_COLUMN,
   normalizeBySchema,
   objectReferenceFields,
   quantity,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
   accessModesCell,
-  pendingPhaseHooks,
   PV_PROTECTION_FINALIZER,
+  pendingPhaseHooks,
   validateAccessModes,
   validateVolumeMode,
 } from './volume-common.ts';
-import { volumeInUse, releaseWhenUnused } from './volume-protection.ts';
+import { releaseWhenUnused, volumeInUse } from './volume-protection.ts';
 
 /** The volume sources a persistent volume may name (exactly one). */
 export const PV_SOURCES = [
@@ -180,21 +178,14 @@ function defaults(o: KObject): void {
 
 const specOf = (o: KObject) => (o as PersistentVolume).spec ?? {};
 
-export const persistentVolumeDef = (registry: () => Registry): ResourceDef => ({
-  group: '',
-  versions: ['v1'],
-  kind: 'PersistentVolume',
-  listKind: 'PersistentVolumeList',
-  plural: 'persistentvolumes',
-  singular: 'persistentvolume',
-  namespaced: false,
-  shortNames: ['pv'],
-  verbs: ALL_VERBS,
-  subresources: ['status'],
-  schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
+export const persistentVolumeDef = (registry: () => Registry): ResourceDef =>
+  defineKind({
+    group: '',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    shortNames: ['pv'],
+    subresources: ['status'],
+    schema,
     ...pendingPhaseHooks(defaults),
     onDeleteRequested: (o) =>
       releaseWhenUnused(registry, 'persistentvolumes', PV_PROTECTION_FINALIZER, volumeInUse, o),
@@ -204,64 +195,45 @@ export const persistentVolumeDef = (registry: () => Registry): ResourceDef => ({
       'spec.claimRef.name': (o) => specOf(o).claimRef?.name ?? '',
       'spec.claimRef.namespace': (o) => specOf(o).claimRef?.namespace ?? '',
     },
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Capacity',
-        type: 'string',
+    columns: [
+      col('Capacity', 'string', (o) => specOf(o).capacity?.storage ?? '', {
         description: "capacity is the description of the persistent volume's resources and capacity.",
-        cell: (o) => specOf(o).capacity?.storage ?? '',
-      },
-      {
-        name: 'Access Modes',
-        type: 'string',
+      }),
+      col('Access Modes', 'string', (o) => accessModesCell(specOf(o).accessModes), {
         description: 'accessModes contains all ways the volume can be mounted.',
-        cell: (o) => accessModesCell(specOf(o).accessModes),
-      },
-      {
-        name: 'Reclaim Policy',
-        type: 'string',
+      }),
+      col('Reclaim Policy', 'string', (o) => specOf(o).persistentVolumeReclaimPolicy ?? '', {
         description:
           'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.',
-        cell: (o) => specOf(o).persistentVolumeReclaimPolicy ?? '',
-      },
-      {
-        name: 'Status',
-        type: 'string',
+      }),
+      col('Status', 'string', (o) => (o as PersistentVolume).status?.phase ?? '', {
         description: 'phase indicates if a volume is available, bound to a claim, or released by a claim.',
-        cell: (o) => (o as PersistentVolume).status?.phase ?? '',
-      },
-      {
-        name: 'Claim',
-        type: 'string',
-        description:
-          'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.',
-        cell: (o) =>
+      }),
+      col(
+        'Claim',
+        'string',
+        (o) =>
           specOf(o).claimRef
             ? `${specOf(o).claimRef!.namespace ?? ''}/${specOf(o).claimRef!.name ?? ''}`
             : '',
-      },
-      {
-        name: 'StorageClass',
-        type: 'string',
+        {
+          description:
+            'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.',
+        },
+      ),
+      col('StorageClass', 'string', (o) => specOf(o).storageClassName ?? '', {
         description: 'storageClassName is the name of StorageClass to which this persistent volume belongs.',
-        cell: (o) => specOf(o).storageClassName ?? '',
-      },
-      {
-        name: 'Reason',
-        type: 'string',
+      }),
+      col('Reason', 'string', (o) => (o as PersistentVolume).status?.reason ?? '', {
         description: 'reason is a brief CamelCase string that describes any failure.',
-        cell: (o) => (o as PersistentVolume).status?.reason ?? '',
-      },
-      AGE_COLUMN,
-      {
-        name: 'VolumeMode',
-        type: 'string',
-        priority: 1,
+      }),
+    ],
+    afterAge: [
+      col('VolumeMode', 'string', (o) => specOf(o).volumeMode ?? 'Filesystem', {
         description:
           'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.',
-        cell: (o) => specOf(o).volumeMode ?? 'Filesystem',
-      },
+        priority: 1,
+      }),
     ],
-  },
-});
+    normalize: false,
+  });

@@ -11,22 +11,20 @@ import { deepEqual } from '../../util/object.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   dnsSubdomain,
   fieldErr,
   type LabelSelectorObj,
-  NAME_COLUMN,
   normalizeBySchema,
   quantity,
   validateLabelSelector,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
   accessModesCell,
   BETA_STORAGE_CLASS_ANNOTATION,
-  pendingPhaseHooks,
   PVC_PROTECTION_FINALIZER,
+  pendingPhaseHooks,
   validateAccessModes,
   validateVolumeMode,
 } from './volume-common.ts';
@@ -158,68 +156,48 @@ function defaults(o: KObject): void {
   c.spec.volumeMode ??= 'Filesystem';
 }
 
-export const persistentVolumeClaimDef = (registry: () => Registry): ResourceDef => ({
-  group: '',
-  versions: ['v1'],
-  kind: 'PersistentVolumeClaim',
-  listKind: 'PersistentVolumeClaimList',
-  plural: 'persistentvolumeclaims',
-  singular: 'persistentvolumeclaim',
-  namespaced: true,
-  shortNames: ['pvc'],
-  verbs: ALL_VERBS,
-  subresources: ['status'],
-  schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
+export const persistentVolumeClaimDef = (registry: () => Registry): ResourceDef =>
+  defineKind({
+    group: '',
+    kind: 'PersistentVolumeClaim',
+    namespaced: true,
+    shortNames: ['pvc'],
+    subresources: ['status'],
+    schema,
     ...pendingPhaseHooks(defaults),
     onDeleteRequested: (o) =>
       releaseWhenUnused(registry, 'persistentvolumeclaims', PVC_PROTECTION_FINALIZER, claimInUse, o),
     validate: validatePVC,
     validateUpdate,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Status',
-        type: 'string',
+    columns: [
+      col('Status', 'string', (o) => (o as PersistentVolumeClaim).status?.phase ?? '', {
         description: 'phase represents the current phase of PersistentVolumeClaim.',
-        cell: (o) => (o as PersistentVolumeClaim).status?.phase ?? '',
-      },
-      {
-        name: 'Volume',
-        type: 'string',
+      }),
+      col('Volume', 'string', (o) => specOf(o).volumeName ?? '', {
         description: 'volumeName is the binding reference to the PersistentVolume backing this claim.',
-        cell: (o) => specOf(o).volumeName ?? '',
-      },
-      {
-        name: 'Capacity',
-        type: 'string',
-        description: 'capacity represents the actual resources of the underlying volume.',
-        cell: (o) =>
-          specOf(o).volumeName ? ((o as PersistentVolumeClaim).status?.capacity?.storage ?? '') : '',
-      },
-      {
-        name: 'Access Modes',
-        type: 'string',
-        description: 'accessModes contains the actual access modes the volume backing the PVC has.',
-        cell: (o) =>
+      }),
+      col(
+        'Capacity',
+        'string',
+        (o) => (specOf(o).volumeName ? ((o as PersistentVolumeClaim).status?.capacity?.storage ?? '') : ''),
+        { description: 'capacity represents the actual resources of the underlying volume.' },
+      ),
+      col(
+        'Access Modes',
+        'string',
+        (o) =>
           specOf(o).volumeName ? accessModesCell((o as PersistentVolumeClaim).status?.accessModes) : '',
-      },
-      {
-        name: 'StorageClass',
-        type: 'string',
+        { description: 'accessModes contains the actual access modes the volume backing the PVC has.' },
+      ),
+      col('StorageClass', 'string', (o) => claimClass(o) ?? '', {
         description: 'storageClassName is the name of the StorageClass required by the claim.',
-        cell: (o) => claimClass(o) ?? '',
-      },
-      AGE_COLUMN,
-      {
-        name: 'VolumeMode',
-        type: 'string',
-        priority: 1,
-        description: 'volumeMode defines what type of volume is required by the claim.',
-        cell: (o) => specOf(o).volumeMode ?? 'Filesystem',
-      },
+      }),
     ],
-  },
-});
+    afterAge: [
+      col('VolumeMode', 'string', (o) => specOf(o).volumeMode ?? 'Filesystem', {
+        description: 'volumeMode defines what type of volume is required by the claim.',
+        priority: 1,
+      }),
+    ],
+    normalize: false,
+  });

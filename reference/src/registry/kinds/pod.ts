@@ -7,19 +7,10 @@ import { arr, bool, int, keyedList, mapOf, obj, str, time } from '../../schema/d
 import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { RequestContext, ResourceDef } from '../types.ts';
 import { deepEqual } from '../../util/object.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  keepAllButStatus,
-  NAME_COLUMN,
-  normalizeBySchema,
-  quantity,
-  quantityValue,
-  since,
-} from './common.ts';
+import type { RequestContext } from '../types.ts';
+import { fieldErr, keepAllButStatus, normalizeBySchema, quantity, quantityValue, since } from './common.ts';
+import { col, defineKind } from './define.ts';
 import {
   type Container,
   defaultPodSpec,
@@ -335,17 +326,12 @@ function prepare(o: KObject): void {
 
 const specOf = (o: KObject) => (o.spec ?? {}) as PodSpec;
 
-export const podDef: ResourceDef = {
+export const podDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'Pod',
-  listKind: 'PodList',
-  plural: 'pods',
-  singular: 'pod',
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: [
     'attach',
     'binding',
@@ -358,142 +344,118 @@ export const podDef: ResourceDef = {
     'status',
   ],
   schema: podSchema,
-  strategy: {
-    zeroValue: () => ({
-      spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' },
+  zeroValue: () => ({
+    spec: { containers: null, serviceAccountName: 'default', serviceAccount: 'default' },
+  }),
+  returnDeletedObject: true,
+  fieldLabels: {
+    'spec.nodeName': (o) => specOf(o).nodeName ?? '',
+    'spec.restartPolicy': (o) => specOf(o).restartPolicy ?? '',
+    'spec.schedulerName': (o) => specOf(o).schedulerName ?? '',
+    'spec.serviceAccountName': (o) => specOf(o).serviceAccountName ?? '',
+    'spec.hostNetwork': (o) => String(!!specOf(o).hostNetwork),
+    'status.phase': (o) => ((o.status ?? {}) as PodStatus).phase ?? '',
+    'status.podIP': podIP,
+    'status.nominatedNodeName': (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName ?? '',
+  },
+  columns: [
+    col('Ready', 'string', readyText, {
+      description: 'The aggregate readiness state of this pod for accepting traffic.',
     }),
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    returnDeletedObject: true,
-    fieldLabels: {
-      'spec.nodeName': (o) => specOf(o).nodeName ?? '',
-      'spec.restartPolicy': (o) => specOf(o).restartPolicy ?? '',
-      'spec.schedulerName': (o) => specOf(o).schedulerName ?? '',
-      'spec.serviceAccountName': (o) => specOf(o).serviceAccountName ?? '',
-      'spec.hostNetwork': (o) => String(!!specOf(o).hostNetwork),
-      'status.phase': (o) => ((o.status ?? {}) as PodStatus).phase ?? '',
-      'status.podIP': podIP,
-      'status.nominatedNodeName': (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName ?? '',
-    },
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Ready',
-        type: 'string',
-        description: 'The aggregate readiness state of this pod for accepting traffic.',
-        cell: readyText,
-      },
-      {
-        name: 'Status',
-        type: 'string',
-        description: 'The aggregate status of the containers in this pod.',
-        cell: podStatusText,
-      },
-      {
-        name: 'Restarts',
-        type: 'string',
-        description:
-          'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
-        cell: restartsText,
-      },
-      AGE_COLUMN,
-      {
-        name: 'IP',
-        type: 'string',
-        priority: 1,
-        description: 'podIP address allocated to the pod.',
-        cell: (o) => podIP(o) || '<none>',
-      },
-      {
-        name: 'Node',
-        type: 'string',
-        priority: 1,
-        description: 'NodeName indicates in which node this pod is scheduled.',
-        cell: (o) => specOf(o).nodeName || '<none>',
-      },
-      {
-        name: 'Nominated Node',
-        type: 'string',
-        priority: 1,
-        description: 'nominatedNodeName is set only when this pod preempts other pods on the node.',
-        cell: (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName || '<none>',
-      },
-      {
-        name: 'Readiness Gates',
-        type: 'string',
-        priority: 1,
-        description: 'If specified, all readiness gates will be evaluated for pod readiness.',
-        cell: readinessGatesText,
-      },
-    ],
-    prepareForCreate(o: KObject, _ctx: RequestContext) {
-      prepare(o);
+    col('Status', 'string', podStatusText, {
+      description: 'The aggregate status of the containers in this pod.',
+    }),
+    col('Restarts', 'string', restartsText, {
+      description:
+        'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    }),
+  ],
+  afterAge: [
+    col('IP', 'string', (o) => podIP(o) || '<none>', {
+      description: 'podIP address allocated to the pod.',
+      priority: 1,
+    }),
+    col('Node', 'string', (o) => specOf(o).nodeName || '<none>', {
+      description: 'NodeName indicates in which node this pod is scheduled.',
+      priority: 1,
+    }),
+    col('Nominated Node', 'string', (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName || '<none>', {
+      description: 'nominatedNodeName is set only when this pod preempts other pods on the node.',
+      priority: 1,
+    }),
+    col('Readiness Gates', 'string', readinessGatesText, {
+      description: 'If specified, all readiness gates will be evaluated for pod readiness.',
+      priority: 1,
+    }),
+  ],
+  prepareForCreate(o: KObject, _ctx: RequestContext) {
+    prepare(o);
+    const spec = o.spec as PodSpec;
+    if (!spec.serviceAccountName) {
+      spec.serviceAccountName = 'default';
+      spec.serviceAccount = 'default';
+    }
+    const status: PodStatus = { phase: 'Pending', qosClass: qosClass(spec) };
+    if (spec.schedulingGates?.length)
+      status.conditions = [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: 'SchedulingGated',
+          message: 'Scheduling is blocked due to non-empty scheduling gates',
+        },
+      ];
+    o.status = status;
+  },
+  prepareForUpdate(o: KObject, old: KObject) {
+    prepare(o);
+    const spec = o.spec as PodSpec;
+    const before = old.spec as PodSpec;
+    // the service account is set once at creation (admission); an update that omits it keeps it
+    if (!spec.serviceAccountName && before.serviceAccountName) {
+      spec.serviceAccountName = before.serviceAccountName;
+      spec.serviceAccount = before.serviceAccount;
+    }
+    if (old.status === undefined) delete o.status;
+    else o.status = old.status;
+  },
+  prepareForStatusUpdate(o: KObject, old: KObject) {
+    keepAllButStatus(o, old);
+    normalizeBySchema(o, podSchema, 'Pod');
+    const st = (o.status ?? {}) as PodStatus;
+    normalizeStatus(st);
+    st.qosClass ||= ((old.status ?? {}) as PodStatus).qosClass;
+    o.status = st;
+  },
+  validate(o) {
+    const causes = validatePodSpec(specOf(o), 'spec');
+    if (specOf(o).ephemeralContainers?.length)
+      causes.push(fieldErr.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+    return causes;
+  },
+  validateUpdate: (o, old) => validatePodUpdate(o, old),
+  prepareForSubresource: {
+    // the binding handler writes the stored pod with its node (and condition) set: kept whole
+    binding: () => {},
+    // only the ephemeral containers change through their subresource
+    ephemeralcontainers(o: KObject, old: KObject) {
+      const ephemeral = (o.spec as PodSpec | undefined)?.ephemeralContainers;
+      for (const k of Object.keys(o)) if (k !== 'metadata') delete o[k];
+      for (const [k, v] of Object.entries(old)) if (k !== 'metadata') o[k] = structuredClone(v);
+      o.metadata = { ...structuredClone(old.metadata), resourceVersion: o.metadata.resourceVersion };
       const spec = o.spec as PodSpec;
-      if (!spec.serviceAccountName) {
-        spec.serviceAccountName = 'default';
-        spec.serviceAccount = 'default';
-      }
-      const status: PodStatus = { phase: 'Pending', qosClass: qosClass(spec) };
-      if (spec.schedulingGates?.length)
-        status.conditions = [
-          {
-            type: 'PodScheduled',
-            status: 'False',
-            reason: 'SchedulingGated',
-            message: 'Scheduling is blocked due to non-empty scheduling gates',
-          },
-        ];
-      o.status = status;
-    },
-    prepareForUpdate(o: KObject, old: KObject) {
-      prepare(o);
-      const spec = o.spec as PodSpec;
-      const before = old.spec as PodSpec;
-      // the service account is set once at creation (admission); an update that omits it keeps it
-      if (!spec.serviceAccountName && before.serviceAccountName) {
-        spec.serviceAccountName = before.serviceAccountName;
-        spec.serviceAccount = before.serviceAccount;
-      }
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
-    },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      keepAllButStatus(o, old);
+      if (ephemeral === undefined) delete spec.ephemeralContainers;
+      else spec.ephemeralContainers = ephemeral;
       normalizeBySchema(o, podSchema, 'Pod');
-      const st = (o.status ?? {}) as PodStatus;
-      normalizeStatus(st);
-      st.qosClass ||= ((old.status ?? {}) as PodStatus).qosClass;
-      o.status = st;
-    },
-    validate(o) {
-      const causes = validatePodSpec(specOf(o), 'spec');
-      if (specOf(o).ephemeralContainers?.length)
-        causes.push(fieldErr.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
-      return causes;
-    },
-    validateUpdate: (o, old) => validatePodUpdate(o, old),
-    prepareForSubresource: {
-      // the binding handler writes the stored pod with its node (and condition) set: kept whole
-      binding: () => {},
-      // only the ephemeral containers change through their subresource
-      ephemeralcontainers(o: KObject, old: KObject) {
-        const ephemeral = (o.spec as PodSpec | undefined)?.ephemeralContainers;
-        for (const k of Object.keys(o)) if (k !== 'metadata') delete o[k];
-        for (const [k, v] of Object.entries(old)) if (k !== 'metadata') o[k] = structuredClone(v);
-        o.metadata = { ...structuredClone(old.metadata), resourceVersion: o.metadata.resourceVersion };
-        const spec = o.spec as PodSpec;
-        if (ephemeral === undefined) delete spec.ephemeralContainers;
-        else spec.ephemeralContainers = ephemeral;
-        normalizeBySchema(o, podSchema, 'Pod');
-        defaultPodSpec(o.spec as PodSpec);
-      },
-    },
-    validateSubresource: {
-      binding: () => [],
-      ephemeralcontainers: (o, old) => validateEphemeralUpdate(o, old),
+      defaultPodSpec(o.spec as PodSpec);
     },
   },
-};
+  validateSubresource: {
+    binding: () => [],
+    ephemeralcontainers: (o, old) => validateEphemeralUpdate(o, old),
+  },
+  normalize: false,
+});
 
 type Ephemeral = Container & { name?: string };
 

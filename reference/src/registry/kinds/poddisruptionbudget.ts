@@ -6,20 +6,17 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   keepAllButStatus,
   keepStoredStatus,
   type LabelSelectorObj,
-  NAME_COLUMN,
   nonNegative,
   normalizeBySchema,
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 const schema = builtinSchema('policy/v1', 'PodDisruptionBudget');
 
@@ -134,61 +131,44 @@ function fillStatus(o: KObject): void {
 
 const valueOrNA = (v: number | string | undefined) => (v === undefined ? 'N/A' : String(v));
 
-export const podDisruptionBudgetDef: ResourceDef = {
+export const podDisruptionBudgetDef = defineKind({
   group: 'policy',
-  versions: ['v1'],
   kind: 'PodDisruptionBudget',
-  listKind: 'PodDisruptionBudgetList',
-  plural: 'poddisruptionbudgets',
-  singular: 'poddisruptionbudget',
   namespaced: true,
   shortNames: ['pdb'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema,
-  strategy: {
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({
-      status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
-    }),
-    prepareForCreate(o) {
-      normalizeBySchema(o, schema, 'PodDisruptionBudget');
-      o.spec ??= {};
-      o.status = {};
-      fillStatus(o);
-    },
-    prepareForUpdate(o, old) {
-      normalizeBySchema(o, schema, 'PodDisruptionBudget');
-      o.spec ??= {};
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate(o, old) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'PodDisruptionBudget');
-      fillStatus(o);
-    },
-    validate: validatePdb,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Min Available',
-        type: 'string',
-        description: 'The minimum number of pods that must be available simultaneously.',
-        cell: (o) => valueOrNA(pdbSpecOf(o).minAvailable),
-      },
-      {
-        name: 'Max Unavailable',
-        type: 'string',
-        description: 'The maximum number of pods that may be unavailable simultaneously.',
-        cell: (o) => valueOrNA(pdbSpecOf(o).maxUnavailable),
-      },
-      {
-        name: 'Allowed Disruptions',
-        type: 'integer',
-        description: 'Number of pod disruptions that are currently allowed.',
-        cell: (o) => pdbStatusOf(o).disruptionsAllowed ?? 0,
-      },
-      AGE_COLUMN,
-    ],
+  zeroValue: () => ({
+    status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+  }),
+  prepareForCreate(o) {
+    normalizeBySchema(o, schema, 'PodDisruptionBudget');
+    o.spec ??= {};
+    o.status = {};
+    fillStatus(o);
   },
-};
+  prepareForUpdate(o, old) {
+    normalizeBySchema(o, schema, 'PodDisruptionBudget');
+    o.spec ??= {};
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate(o, old) {
+    keepAllButStatus(o, old);
+    normalizeBySchema(o, schema, 'PodDisruptionBudget');
+    fillStatus(o);
+  },
+  validate: validatePdb,
+  columns: [
+    col('Min Available', 'string', (o) => valueOrNA(pdbSpecOf(o).minAvailable), {
+      description: 'The minimum number of pods that must be available simultaneously.',
+    }),
+    col('Max Unavailable', 'string', (o) => valueOrNA(pdbSpecOf(o).maxUnavailable), {
+      description: 'The maximum number of pods that may be unavailable simultaneously.',
+    }),
+    col('Allowed Disruptions', 'integer', (o) => pdbStatusOf(o).disruptionsAllowed ?? 0, {
+      description: 'Number of pod disruptions that are currently allowed.',
+    }),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -4,8 +4,8 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import { ALL_VERBS, fieldErr, formatLabels, labelMap, NAME_COLUMN, normalizeBySchema } from './common.ts';
+import { fieldErr, formatLabels, labelMap, NAME_COLUMN, normalizeBySchema } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { defaultPodSpec, validatePodSpec } from './pod-spec.ts';
 import { containerColumns, type PodTemplate, templateAnnotations } from './workload-common.ts';
 
@@ -38,33 +38,23 @@ function validatePodTemplate(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const podTemplateDef: ResourceDef = {
+export const podTemplateDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'PodTemplate',
-  listKind: 'PodTemplateList',
-  plural: 'podtemplates',
-  singular: 'podtemplate',
   namespaced: true,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    zeroValue: () => ({ template: { metadata: {}, spec: { containers: null } } }),
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      ...containerColumns(templateOf, 0),
-      {
-        name: 'Pod Labels',
-        type: 'string',
-        description: 'More info: http://kubernetes.io/docs/user-guide/labels',
-        cell: (o) => formatLabels(templateOf(o)?.metadata?.labels),
-      },
-    ],
-    prepareForCreate: prepare,
-    prepareForUpdate: (o) => prepare(o),
-    validate: validatePodTemplate,
-    validateUpdate: validatePodTemplate,
-  },
-};
+  zeroValue: () => ({ template: { metadata: {}, spec: { containers: null } } }),
+  table: [
+    NAME_COLUMN,
+    ...containerColumns(templateOf, 0),
+    col('Pod Labels', 'string', (o) => formatLabels(templateOf(o)?.metadata?.labels), {
+      description: 'More info: http://kubernetes.io/docs/user-guide/labels',
+    }),
+  ],
+  prepareForCreate: prepare,
+  prepareForUpdate: (o) => prepare(o),
+  validate: validatePodTemplate,
+  validateUpdate: validatePodTemplate,
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -5,8 +5,8 @@ import { errors, type StatusCause } from '../../errors/status.ts';
 import { bool, int, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN, requiredOneOf } from './common.ts';
+import { fieldErr, immutable, requiredOneOf } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
 export const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
@@ -107,49 +107,32 @@ function prepare(o: KObject): void {
   pc.preemptionPolicy ??= 'PreemptLowerPriority';
 }
 
-export const priorityClassDef: ResourceDef = {
+export const priorityClassDef = defineKind({
   group: 'scheduling.orch.io',
-  versions: ['v1'],
   kind: 'PriorityClass',
-  listKind: 'PriorityClassList',
-  plural: 'priorityclasses',
-  singular: 'priorityclass',
   namespaced: false,
   shortNames: ['pc'],
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    prepareForCreate: prepare,
-    prepareForUpdate: prepare,
-    validate: validatePriorityClass,
-    validateUpdate: validatePriorityClassUpdate,
-    refuseDelete: (o) =>
-      SYSTEM_PRIORITY_CLASSES.some((c) => c.name === o.metadata.name)
-        ? errors.forbidden(
-            `priorityclasses.scheduling.orch.io "${o.metadata.name}" is forbidden: this is a system priority class and cannot be deleted`,
-            { name: o.metadata.name, group: 'scheduling.orch.io', kind: 'priorityclasses' },
-          )
-        : undefined,
-    zeroValue: () => ({ value: 0 }),
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Value',
-        type: 'integer',
-        description: 'value represents the integer value of this priority class.',
-        cell: (o) => (o as PriorityClass).value ?? 0,
-      },
-      {
-        name: 'Global-Default',
-        type: 'boolean',
-        description:
-          'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.',
-        cell: (o) => (o as PriorityClass).globalDefault === true,
-      },
-      AGE_COLUMN,
-    ],
-  },
-};
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: validatePriorityClass,
+  validateUpdate: validatePriorityClassUpdate,
+  refuseDelete: (o) =>
+    SYSTEM_PRIORITY_CLASSES.some((c) => c.name === o.metadata.name)
+      ? errors.forbidden(
+          `priorityclasses.scheduling.orch.io "${o.metadata.name}" is forbidden: this is a system priority class and cannot be deleted`,
+          { name: o.metadata.name, group: 'scheduling.orch.io', kind: 'priorityclasses' },
+        )
+      : undefined,
+  zeroValue: () => ({ value: 0 }),
+  columns: [
+    col('Value', 'integer', (o) => (o as PriorityClass).value ?? 0, {
+      description: 'value represents the integer value of this priority class.',
+    }),
+    col('Global-Default', 'boolean', (o) => (o as PriorityClass).globalDefault === true, {
+      description:
+        'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.',
+    }),
+  ],
+  normalize: false,
+});

@@ -9,15 +9,8 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
-  NAME_COLUMN,
-} from './common.ts';
+import { fieldErr, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { mandatoryPriorityLevelSpec, type PriorityLevelSpec } from './flowcontrol-bootstrap.ts';
 import {
   FLOWCONTROL_GROUP,
@@ -245,72 +238,55 @@ function defaultStored(o: KObject): void {
 
 const limitedOf = (o: KObject) => specOf(o).limited as Limited | undefined;
 
-export const priorityLevelConfigurationDef: ResourceDef = {
+export const priorityLevelConfigurationDef = defineKind({
   group: FLOWCONTROL_GROUP,
   versions: FLOWCONTROL_VERSIONS,
   kind: 'PriorityLevelConfiguration',
-  listKind: 'PriorityLevelConfigurationList',
-  plural: 'prioritylevelconfigurations',
-  singular: 'prioritylevelconfiguration',
   namespaced: false,
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema: builtinSchema(`${FLOWCONTROL_GROUP}/v1beta3`, 'PriorityLevelConfiguration'),
   versionInfo: flowcontrolVersionInfo('PriorityLevelConfiguration', {
     toStorage: fromV1beta2,
     fromStorage: toV1beta2,
   }),
-  strategy: {
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: { type: '' } }),
-    prepareForCreate(o) {
-      defaultStored(o);
-      o.status = {};
-    },
-    prepareForUpdate(o, old) {
-      defaultStored(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate: keepAllButStatus,
-    validate: validatePriorityLevel,
-    validateUpdate: (o) => validatePriorityLevel(o),
-    table: [
-      NAME_COLUMN,
+  zeroValue: () => ({ spec: { type: '' } }),
+  prepareForCreate(o) {
+    defaultStored(o);
+    o.status = {};
+  },
+  prepareForUpdate(o, old) {
+    defaultStored(o);
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate: keepAllButStatus,
+  validate: validatePriorityLevel,
+  validateUpdate: (o) => validatePriorityLevel(o),
+  columns: [
+    col('Type', 'string', (o) => specOf(o).type ?? '', {
+      description:
+        '`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.',
+    }),
+    col('NominalConcurrencyShares', 'string', (o) => limitedOf(o)?.nominalConcurrencyShares ?? '<none>', {
+      description:
+        'nominalConcurrencyShares (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.',
+    }),
+    col('Queues', 'string', (o) => limitedOf(o)?.limitResponse?.queuing?.queues ?? '<none>', {
+      description: '`queues` is the number of queues for this priority level.',
+    }),
+    col('HandSize', 'string', (o) => limitedOf(o)?.limitResponse?.queuing?.handSize ?? '<none>', {
+      description:
+        '`handSize` is a small positive number that configures the shuffle sharding of requests into queues.',
+    }),
+    col(
+      'QueueLengthLimit',
+      'string',
+      (o) => limitedOf(o)?.limitResponse?.queuing?.queueLengthLimit ?? '<none>',
       {
-        name: 'Type',
-        type: 'string',
-        description:
-          '`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.',
-        cell: (o) => specOf(o).type ?? '',
-      },
-      {
-        name: 'NominalConcurrencyShares',
-        type: 'string',
-        description:
-          'nominalConcurrencyShares (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.',
-        cell: (o) => limitedOf(o)?.nominalConcurrencyShares ?? '<none>',
-      },
-      {
-        name: 'Queues',
-        type: 'string',
-        description: '`queues` is the number of queues for this priority level.',
-        cell: (o) => limitedOf(o)?.limitResponse?.queuing?.queues ?? '<none>',
-      },
-      {
-        name: 'HandSize',
-        type: 'string',
-        description:
-          '`handSize` is a small positive number that configures the shuffle sharding of requests into queues.',
-        cell: (o) => limitedOf(o)?.limitResponse?.queuing?.handSize ?? '<none>',
-      },
-      {
-        name: 'QueueLengthLimit',
-        type: 'string',
         description:
           '`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time.',
-        cell: (o) => limitedOf(o)?.limitResponse?.queuing?.queueLengthLimit ?? '<none>',
       },
-      AGE_COLUMN,
-    ],
-  },
-};
+    ),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -3,12 +3,12 @@
 // rules, subjects and role references, and the binding table columns.
 import type { StatusCause } from '../../errors/status.ts';
 import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
+import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import { objectSchema } from '../../schema/meta.ts';
-import type { ResourceDef, TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { AGE_COLUMN, fieldErr, NAME_COLUMN } from './common.ts';
+import { fieldErr } from './common.ts';
+import { col, type KindSpec } from './define.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.orch.io';
 
@@ -150,56 +150,41 @@ function subjectsOf(o: KObject, kind: string): string {
   return out.join(', ');
 }
 
-/** Name, Role, Age, and the subjects in the wide form (kubectl's columns for bindings). */
-export const BINDING_TABLE: TableColumn[] = [
-  NAME_COLUMN,
-  {
-    name: 'Role',
-    type: 'string',
-    description: 'RoleRef is the reference to the role the binding grants.',
-    cell: (o) => {
-      const r = (o.roleRef ?? {}) as Rec;
-      return `${r.kind ?? ''}/${r.name ?? ''}`;
-    },
-  },
-  AGE_COLUMN,
-  {
-    name: 'Users',
-    type: 'string',
-    priority: 1,
-    description: 'Users in the binding',
-    cell: (o) => subjectsOf(o, 'User'),
-  },
-  {
-    name: 'Groups',
-    type: 'string',
-    priority: 1,
-    description: 'Groups in the binding',
-    cell: (o) => subjectsOf(o, 'Group'),
-  },
-  {
-    name: 'ServiceAccounts',
-    type: 'string',
-    priority: 1,
-    description: 'ServiceAccounts in the binding',
-    cell: (o) => subjectsOf(o, 'ServiceAccount'),
-  },
-];
-
-/** What RoleBinding and ClusterRoleBinding share: schema and strategy (the scope differs). */
-export function bindingShape(namespaced: boolean): Pick<ResourceDef, 'schema' | 'strategy'> {
+/** What RoleBinding and ClusterRoleBinding share: schema, strategy and kubectl's columns (the scope differs). */
+export function bindingShape(namespaced: boolean): Omit<KindSpec, 'group' | 'kind' | 'namespaced'> {
   return {
     schema: objectSchema({ subjects: arr(subjectSchema), roleRef: roleRefSchema }),
-    strategy: {
-      nameRule: 'path',
-      tracksGeneration: false,
-      allowUnconditionalUpdate: true,
-      table: BINDING_TABLE,
-      zeroValue: () => ({ roleRef: { apiGroup: '', kind: '', name: '' } }),
-      prepareForCreate: (o) => defaultBinding(o),
-      prepareForUpdate: (o) => defaultBinding(o),
-      validate: (o) => validateBinding(o, namespaced),
-      validateUpdate: (o, old) => [...validateBinding(o, namespaced), ...validateRoleRefUpdate(o, old)],
-    },
+    nameRule: 'path',
+    normalize: false,
+    columns: [
+      col(
+        'Role',
+        'string',
+        (o) => {
+          const r = (o.roleRef ?? {}) as Rec;
+          return `${r.kind ?? ''}/${r.name ?? ''}`;
+        },
+        { description: 'RoleRef is the reference to the role the binding grants.' },
+      ),
+    ],
+    afterAge: [
+      col('Users', 'string', (o) => subjectsOf(o, 'User'), {
+        description: 'Users in the binding',
+        priority: 1,
+      }),
+      col('Groups', 'string', (o) => subjectsOf(o, 'Group'), {
+        description: 'Groups in the binding',
+        priority: 1,
+      }),
+      col('ServiceAccounts', 'string', (o) => subjectsOf(o, 'ServiceAccount'), {
+        description: 'ServiceAccounts in the binding',
+        priority: 1,
+      }),
+    ],
+    zeroValue: () => ({ roleRef: { apiGroup: '', kind: '', name: '' } }),
+    prepareForCreate: (o) => defaultBinding(o),
+    prepareForUpdate: (o) => defaultBinding(o),
+    validate: (o) => validateBinding(o, namespaced),
+    validateUpdate: (o, old) => [...validateBinding(o, namespaced), ...validateRoleRefUpdate(o, old)],
   };
 }

@@ -5,19 +5,12 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  type LabelSelectorObj,
-  NAME_COLUMN,
-  nonNegative,
-  normalizeBySchema,
-} from './common.ts';
+import { fieldErr, type LabelSelectorObj, nonNegative, normalizeBySchema } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   containerColumns,
+  counterStatusHooks,
   immutableSelector,
   labelSelectorOfSpec,
   nonNegativeCounters,
@@ -27,7 +20,6 @@ import {
   replicasScale,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
-  counterStatusHooks,
 } from './workload-common.ts';
 
 const schema = builtinSchema('apps/v1', 'ReplicaSet');
@@ -94,64 +86,45 @@ function validateReplicaSet(o: KObject): StatusCause[] {
   ];
 }
 
-export const replicaSetDef: ResourceDef = {
+export const replicaSetDef = defineKind({
   group: 'apps',
-  versions: ['v1'],
   kind: 'ReplicaSet',
-  listKind: 'ReplicaSetList',
-  plural: 'replicasets',
-  singular: 'replicaset',
   namespaced: true,
   shortNames: ['rs'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['scale', 'status'],
   schema,
-  strategy: {
-    zeroValue: () => ({
-      spec: { template: { metadata: {}, spec: { containers: null } } },
-      status: { replicas: 0 },
+  zeroValue: () => ({
+    spec: { template: { metadata: {}, spec: { containers: null } } },
+    status: { replicas: 0 },
+  }),
+  scale: replicasScale(labelSelectorOfSpec),
+  columns: [
+    col('Desired', 'integer', (o) => specOf(o).replicas ?? 0, {
+      description:
+        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
     }),
-    scale: replicasScale(labelSelectorOfSpec),
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Desired',
-        type: 'integer',
-        description:
-          'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
-        cell: (o) => specOf(o).replicas ?? 0,
-      },
-      {
-        name: 'Current',
-        type: 'integer',
-        description: 'Replicas is the most recently observed number of replicas.',
-        cell: (o) => statusOf(o).replicas ?? 0,
-      },
-      {
-        name: 'Ready',
-        type: 'integer',
-        description:
-          'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
-        cell: (o) => statusOf(o).readyReplicas ?? 0,
-      },
-      AGE_COLUMN,
-      ...containerColumns((o) => specOf(o).template),
-      {
-        name: 'Selector',
-        type: 'string',
-        priority: 1,
-        description:
-          'Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set.',
-        cell: (o) => printSelector(specOf(o).selector),
-      },
-    ],
-    ...counterStatusHooks(prepare, schema, 'ReplicaSet', STATUS_ZEROES),
-    validate: validateReplicaSet,
-    validateUpdate: (o: KObject, old: KObject) => [
-      ...validateReplicaSet(o),
-      ...immutableSelector(specOf(o).selector, specOf(old).selector),
-    ],
-  },
-};
+    col('Current', 'integer', (o) => statusOf(o).replicas ?? 0, {
+      description: 'Replicas is the most recently observed number of replicas.',
+    }),
+    col('Ready', 'integer', (o) => statusOf(o).readyReplicas ?? 0, {
+      description: 'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
+    }),
+  ],
+  afterAge: [
+    ...containerColumns((o) => specOf(o).template),
+    col('Selector', 'string', (o) => printSelector(specOf(o).selector), {
+      description:
+        'Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set.',
+      priority: 1,
+    }),
+  ],
+  ...counterStatusHooks(prepare, schema, 'ReplicaSet', STATUS_ZEROES),
+  validate: validateReplicaSet,
+  validateUpdate: (o: KObject, old: KObject) => [
+    ...validateReplicaSet(o),
+    ...immutableSelector(specOf(o).selector, specOf(old).selector),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -6,25 +6,17 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  formatLabels,
-  NAME_COLUMN,
-  nonNegative,
-  normalizeBySchema,
-} from './common.ts';
+import { fieldErr, formatLabels, nonNegative, normalizeBySchema } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validateReplicaCounters } from './replicaset.ts';
 import {
   containerColumns,
+  counterStatusHooks,
   type PodTemplate,
   replicasScale,
   templateLabelsMismatch,
   validateWorkloadTemplate,
-  counterStatusHooks,
 } from './workload-common.ts';
 
 const schema = builtinSchema('v1', 'ReplicationController');
@@ -83,59 +75,40 @@ function validateReplicationController(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const replicationControllerDef: ResourceDef = {
+export const replicationControllerDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'ReplicationController',
-  listKind: 'ReplicationControllerList',
-  plural: 'replicationcontrollers',
-  singular: 'replicationcontroller',
   namespaced: true,
   shortNames: ['rc'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['scale', 'status'],
   schema,
-  strategy: {
-    // core/v1 orphans the pods by default, for compatibility (Kubernetes' rcStrategy)
-    defaultGarbageCollectionPolicy: () => 'OrphanDependents',
-    zeroValue: () => ({ status: { replicas: 0 } }),
-    scale: replicasScale((o) => selectorString(specOf(o).selector)),
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Desired',
-        type: 'integer',
-        description:
-          'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
-        cell: (o) => specOf(o).replicas ?? 0,
-      },
-      {
-        name: 'Current',
-        type: 'integer',
-        description: 'Replicas is the most recently observed number of replicas.',
-        cell: (o) => statusOf(o).replicas ?? 0,
-      },
-      {
-        name: 'Ready',
-        type: 'integer',
-        description: 'The number of ready replicas for this replication controller.',
-        cell: (o) => statusOf(o).readyReplicas ?? 0,
-      },
-      AGE_COLUMN,
-      ...containerColumns((o) => specOf(o).template),
-      {
-        name: 'Selector',
-        type: 'string',
-        priority: 1,
-        description:
-          'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template.',
-        cell: (o) => formatLabels(specOf(o).selector),
-      },
-    ],
-    ...counterStatusHooks(prepare, schema, 'ReplicationController', STATUS_ZEROES),
-    validate: validateReplicationController,
-    validateUpdate: validateReplicationController,
-  },
-};
+  defaultGarbageCollectionPolicy: () => 'OrphanDependents',
+  zeroValue: () => ({ status: { replicas: 0 } }),
+  scale: replicasScale((o) => selectorString(specOf(o).selector)),
+  columns: [
+    col('Desired', 'integer', (o) => specOf(o).replicas ?? 0, {
+      description:
+        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
+    }),
+    col('Current', 'integer', (o) => statusOf(o).replicas ?? 0, {
+      description: 'Replicas is the most recently observed number of replicas.',
+    }),
+    col('Ready', 'integer', (o) => statusOf(o).readyReplicas ?? 0, {
+      description: 'The number of ready replicas for this replication controller.',
+    }),
+  ],
+  afterAge: [
+    ...containerColumns((o) => specOf(o).template),
+    col('Selector', 'string', (o) => formatLabels(specOf(o).selector), {
+      description:
+        'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template.',
+      priority: 1,
+    }),
+  ],
+  ...counterStatusHooks(prepare, schema, 'ReplicationController', STATUS_ZEROES),
+  validate: validateReplicationController,
+  validateUpdate: validateReplicationController,
+  tracksGeneration: true,
+  normalize: false,
+});

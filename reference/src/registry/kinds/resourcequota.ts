@@ -6,17 +6,8 @@ import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import { nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
-  NAME_COLUMN,
-  normalizeBySchema,
-  quantity,
-} from './common.ts';
+import { fieldErr, keepAllButStatus, keepStoredStatus, normalizeBySchema, quantity } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { nonNegativeQuantity, resourceName } from './resource-lists.ts';
 
 export interface ScopedRequirement {
@@ -217,51 +208,35 @@ function usageCell(o: KObject, limits: boolean): string {
     .join(', ');
 }
 
-export const resourceQuotaDef: ResourceDef = {
+export const resourceQuotaDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'ResourceQuota',
-  listKind: 'ResourceQuotaList',
-  plural: 'resourcequotas',
-  singular: 'resourcequota',
   namespaced: true,
   shortNames: ['quota'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    prepareForCreate: (o) => {
-      normalizeBySchema(o, schema, 'ResourceQuota');
-      delete o.status;
-    },
-    prepareForUpdate: (o, old) => {
-      normalizeBySchema(o, schema, 'ResourceQuota');
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate: (o, old) => {
-      normalizeBySchema(o, schema, 'ResourceQuota');
-      keepAllButStatus(o, old);
-    },
-    validate: validateResourceQuota,
-    validateUpdate,
-    table: [
-      NAME_COLUMN,
-      AGE_COLUMN,
-      {
-        name: 'Request',
-        type: 'string',
-        description: 'Request represents a minimum amount of cpu/memory that a container may consume.',
-        cell: (o) => usageCell(o, false),
-      },
-      {
-        name: 'Limit',
-        type: 'string',
-        description:
-          'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
-        cell: (o) => usageCell(o, true),
-      },
-    ],
+  prepareForCreate: (o) => {
+    normalizeBySchema(o, schema, 'ResourceQuota');
+    delete o.status;
   },
-};
+  prepareForUpdate: (o, old) => {
+    normalizeBySchema(o, schema, 'ResourceQuota');
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate: (o, old) => {
+    normalizeBySchema(o, schema, 'ResourceQuota');
+    keepAllButStatus(o, old);
+  },
+  validate: validateResourceQuota,
+  validateUpdate,
+  afterAge: [
+    col('Request', 'string', (o) => usageCell(o, false), {
+      description: 'Request represents a minimum amount of cpu/memory that a container may consume.',
+    }),
+    col('Limit', 'string', (o) => usageCell(o, true), {
+      description:
+        'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
+    }),
+  ],
+  normalize: false,
+});

@@ -5,19 +5,8 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  dnsLabel,
-  fieldErr,
-  immutable,
-  labelMap,
-  NAME_COLUMN,
-  normalizeBySchema,
-  qualifiedName,
-  quantity,
-} from './common.ts';
+import { dnsLabel, fieldErr, immutable, labelMap, qualifiedName, quantity } from './common.ts';
+import { col, defineKind } from './define.ts';
 import type { Toleration } from './pod-spec.ts';
 import { isStandardContainerResource, nonNegativeQuantity, resourceName } from './resource-lists.ts';
 
@@ -107,37 +96,19 @@ function validateRuntimeClass(o: KObject): StatusCause[] {
   return causes;
 }
 
-export const runtimeClassDef: ResourceDef = {
+export const runtimeClassDef = defineKind({
   group: 'node.orch.io',
-  versions: ['v1'],
   kind: 'RuntimeClass',
-  listKind: 'RuntimeClassList',
-  plural: 'runtimeclasses',
-  singular: 'runtimeclass',
   namespaced: false,
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ handler: '' }),
-    prepareForCreate: (o) => void normalizeBySchema(o, schema, 'RuntimeClass'),
-    prepareForUpdate: (o) => void normalizeBySchema(o, schema, 'RuntimeClass'),
-    validate: validateRuntimeClass,
-    // an update checks the handler did not change (and the metadata), nothing else
-    validateUpdate: (o, old) =>
-      immutable('handler', (o as RuntimeClass).handler, (old as RuntimeClass).handler),
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Handler',
-        type: 'string',
-        description:
-          'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.',
-        cell: (o) => (o as RuntimeClass).handler ?? '',
-      },
-      AGE_COLUMN,
-    ],
-  },
-};
+  zeroValue: () => ({ handler: '' }),
+  validate: validateRuntimeClass,
+  validateUpdate: (o, old) =>
+    immutable('handler', (o as RuntimeClass).handler, (old as RuntimeClass).handler),
+  columns: [
+    col('Handler', 'string', (o) => (o as RuntimeClass).handler ?? '', {
+      description:
+        'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.',
+    }),
+  ],
+});

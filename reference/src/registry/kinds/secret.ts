@@ -4,10 +4,10 @@ import { errors, type StatusCause } from '../../errors/status.ts';
 import { bool, mapOf, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
 import { deepEqual } from '../../util/object.ts';
-import { AGE_COLUMN, ALL_VERBS, fieldErr, immutable, NAME_COLUMN } from './common.ts';
+import { fieldErr, immutable } from './common.ts';
 import { validateDataKeys } from './configmap.ts';
+import { col, defineKind } from './define.ts';
 
 export const SECRET_TYPES = {
   opaque: 'Opaque',
@@ -156,16 +156,10 @@ function isJson(s: string): boolean {
   }
 }
 
-export const secretDef: ResourceDef = {
+export const secretDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'Secret',
-  listKind: 'SecretList',
-  plural: 'secrets',
-  singular: 'secret',
   namespaced: true,
-  verbs: ALL_VERBS,
-  subresources: [],
   protobuf: true,
   schema: objectSchema({
     data: mapOf(str({ format: 'byte' })),
@@ -173,39 +167,28 @@ export const secretDef: ResourceDef = {
     type: str(),
     immutable: bool(),
   }),
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    fieldLabels: { type: (o) => (o.type === undefined ? undefined : String(o.type)) },
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Type',
-        type: 'string',
-        description: 'Used to facilitate programmatic handling of secret data.',
-        cell: (o) => String(o.type ?? ''),
-      },
-      {
-        name: 'Data',
-        type: 'string',
-        description: 'Data contains the secret data.',
-        cell: (o) => Object.keys((o.data as object) ?? {}).length,
-      },
-      AGE_COLUMN,
-    ],
-    prepareForCreate: (o) => normalizeSecret(o),
-    prepareForUpdate: (o) => normalizeSecret(o),
-    validate: (o) => validateSecret(o),
-    validateUpdate: (o, old) => {
-      const causes = validateSecret(o);
-      causes.push(...immutable('type', o.type, old.type));
-      if (old.immutable === true) {
-        if (o.immutable !== true)
-          causes.push(fieldErr.forbidden('immutable', 'field is immutable when `immutable` is set'));
-        if (!deepEqual(o.data ?? {}, old.data ?? {}))
-          causes.push(fieldErr.forbidden('data', 'field is immutable when `immutable` is set'));
-      }
-      return causes;
-    },
+  fieldLabels: { type: (o) => (o.type === undefined ? undefined : String(o.type)) },
+  columns: [
+    col('Type', 'string', (o) => String(o.type ?? ''), {
+      description: 'Used to facilitate programmatic handling of secret data.',
+    }),
+    col('Data', 'string', (o) => Object.keys((o.data as object) ?? {}).length, {
+      description: 'Data contains the secret data.',
+    }),
+  ],
+  prepareForCreate: (o) => normalizeSecret(o),
+  prepareForUpdate: (o) => normalizeSecret(o),
+  validate: (o) => validateSecret(o),
+  validateUpdate: (o, old) => {
+    const causes = validateSecret(o);
+    causes.push(...immutable('type', o.type, old.type));
+    if (old.immutable === true) {
+      if (o.immutable !== true)
+        causes.push(fieldErr.forbidden('immutable', 'field is immutable when `immutable` is set'));
+      if (!deepEqual(o.data ?? {}, old.data ?? {}))
+        causes.push(fieldErr.forbidden('data', 'field is immutable when `immutable` is set'));
+    }
+    return causes;
   },
-};
+  normalize: false,
+});

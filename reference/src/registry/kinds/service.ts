@@ -9,20 +9,18 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { Registry } from '../registry.ts';
 import type { RequestContext, ResourceDef } from '../types.ts';
+import { nameProblem } from '../validation.ts';
 import {
-  AGE_COLUMN,
-  ALL_VERBS,
   dnsLabel,
   fieldErr,
   formatLabels,
   ianaSvcName,
   keepAllButStatus,
   labelMap,
-  NAME_COLUMN,
   normalizeBySchema,
   portNumber,
 } from './common.ts';
-import { nameProblem } from '../validation.ts';
+import { col, defineKind } from './define.ts';
 import { isIp, ServiceAllocator } from './service-allocators.ts';
 import {
   invalid,
@@ -399,119 +397,96 @@ export function serviceDef(registry: () => Registry): ResourceDef {
   const alloc = new ServiceAllocator(registry);
   const exists = (o: KObject) =>
     !!registry().storage.get(ServiceAllocator.key(o.metadata.namespace ?? '', o.metadata.name ?? ''));
-  return {
+  return defineKind({
     group: '',
-    versions: ['v1'],
     kind: 'Service',
-    listKind: 'ServiceList',
-    plural: 'services',
-    singular: 'service',
     namespaced: true,
     shortNames: ['svc'],
     categories: ['all'],
-    verbs: ALL_VERBS,
     subresources: ['proxy', 'status'],
     schema,
-    strategy: {
-      zeroValue: () => ({ spec: {}, status: { loadBalancer: {} } }),
-      nameRule: 'label1035',
-      returnDeletedObject: true,
-      tracksGeneration: false,
-      allowUnconditionalUpdate: true,
-      table: [
-        NAME_COLUMN,
-        {
-          name: 'Type',
-          type: 'string',
-          description: 'type determines how the Service is exposed.',
-          cell: (o) => specOf(o).type ?? '',
-        },
-        {
-          name: 'Cluster-IP',
-          type: 'string',
-          description: 'clusterIP is the IP address of the service and is usually assigned randomly.',
-          cell: (o) => specOf(o).clusterIPs?.[0] ?? '<none>',
-        },
-        {
-          name: 'External-IP',
-          type: 'string',
-          description:
-            'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
-          cell: externalIP,
-        },
-        {
-          name: 'Port(s)',
-          type: 'string',
-          description: 'The list of ports that are exposed by this service.',
-          cell: portsText,
-        },
-        AGE_COLUMN,
-        {
-          name: 'Selector',
-          type: 'string',
-          priority: 1,
-          description: 'Route service traffic to pods with label keys and values matching this selector.',
-          cell: (o) => formatLabels(specOf(o).selector),
-        },
-      ],
-      prepareForCreate(o: KObject, ctx: RequestContext) {
-        const spec = normalize(o);
-        o.status = { loadBalancer: {} };
-        initFamilies(spec, o.metadata.name ?? '');
-        if (isHeadless(spec)) spec.clusterIPs = ['None'];
-        // a create bound to fail with AlreadyExists does not hold anything
-        alloc.allocate(o, { ips: [], ports: [] }, ctx.dryRun || exists(o));
-      },
-      prepareForUpdate(o: KObject, old: KObject, ctx: RequestContext) {
-        const spec = normalize(o);
-        const before = specOf(old);
-        patchAllocated(spec, before);
-        dropTypeDependent(spec, before);
-        if (isHeadless(spec) && !spec.clusterIPs?.length) spec.clusterIPs = ['None'];
-        if (old.status === undefined) delete o.status;
-        else o.status = old.status;
-        initFamilies(spec, o.metadata.name ?? '');
-        // claims of earlier writes of this service are settled: stored, or dropped
-        alloc.release(old.metadata.uid ?? '', true);
-        // a changed cluster IP is a validation error, not a new allocation
-        if (
-          needsClusterIP(before) &&
-          needsClusterIP(spec) &&
-          before.clusterIP &&
-          spec.clusterIP !== before.clusterIP
-        )
-          return;
-        alloc.allocate(o, { ips: before.clusterIPs ?? [], ports: nodePortsOf(before) }, ctx.dryRun);
-      },
-      prepareForStatusUpdate(o: KObject, old: KObject) {
-        keepAllButStatus(o, old);
-        normalizeBySchema(o, schema, 'Service');
-      },
-      validate(o: KObject) {
-        const causes = validateService(o);
-        if (causes.length || nameProblem(o.metadata.name ?? '', 'label1035'))
-          alloc.release(o.metadata.uid ?? '', true);
-        return causes;
-      },
-      validateUpdate(o: KObject, old: KObject) {
-        const causes = validateService(o);
-        const spec = specOf(o);
-        const before = specOf(old);
-        if (needsClusterIP(before) && needsClusterIP(spec) && !(isHeadless(before) && isHeadless(spec))) {
-          const a = before.clusterIPs ?? [];
-          const b = spec.clusterIPs ?? [];
-          b.forEach((ip, i) => {
-            if (i < a.length && a[i] !== ip)
-              causes.push(fieldErr.invalid(`spec.clusterIPs[${i}]`, b, 'may not change once set'));
-          });
-          if (spec.clusterIP !== before.clusterIP && a.length === b.length && a[0] === b[0])
-            causes.push(fieldErr.invalid('spec.clusterIP', spec.clusterIP ?? '', 'field is immutable'));
-        }
-        if (causes.length) alloc.release(o.metadata.uid ?? '', true);
-        return causes;
-      },
-      afterCreate: (o) => alloc.commit(o),
-      afterDelete: (o) => alloc.release(o.metadata.uid ?? ''),
+    zeroValue: () => ({ spec: {}, status: { loadBalancer: {} } }),
+    nameRule: 'label1035',
+    returnDeletedObject: true,
+    columns: [
+      col('Type', 'string', (o) => specOf(o).type ?? '', {
+        description: 'type determines how the Service is exposed.',
+      }),
+      col('Cluster-IP', 'string', (o) => specOf(o).clusterIPs?.[0] ?? '<none>', {
+        description: 'clusterIP is the IP address of the service and is usually assigned randomly.',
+      }),
+      col('External-IP', 'string', externalIP, {
+        description:
+          'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
+      }),
+      col('Port(s)', 'string', portsText, {
+        description: 'The list of ports that are exposed by this service.',
+      }),
+    ],
+    afterAge: [
+      col('Selector', 'string', (o) => formatLabels(specOf(o).selector), {
+        description: 'Route service traffic to pods with label keys and values matching this selector.',
+        priority: 1,
+      }),
+    ],
+    prepareForCreate(o: KObject, ctx: RequestContext) {
+      const spec = normalize(o);
+      o.status = { loadBalancer: {} };
+      initFamilies(spec, o.metadata.name ?? '');
+      if (isHeadless(spec)) spec.clusterIPs = ['None'];
+      // a create bound to fail with AlreadyExists does not hold anything
+      alloc.allocate(o, { ips: [], ports: [] }, ctx.dryRun || exists(o));
     },
-  };
+    prepareForUpdate(o: KObject, old: KObject, ctx: RequestContext) {
+      const spec = normalize(o);
+      const before = specOf(old);
+      patchAllocated(spec, before);
+      dropTypeDependent(spec, before);
+      if (isHeadless(spec) && !spec.clusterIPs?.length) spec.clusterIPs = ['None'];
+      if (old.status === undefined) delete o.status;
+      else o.status = old.status;
+      initFamilies(spec, o.metadata.name ?? '');
+      // claims of earlier writes of this service are settled: stored, or dropped
+      alloc.release(old.metadata.uid ?? '', true);
+      // a changed cluster IP is a validation error, not a new allocation
+      if (
+        needsClusterIP(before) &&
+        needsClusterIP(spec) &&
+        before.clusterIP &&
+        spec.clusterIP !== before.clusterIP
+      )
+        return;
+      alloc.allocate(o, { ips: before.clusterIPs ?? [], ports: nodePortsOf(before) }, ctx.dryRun);
+    },
+    prepareForStatusUpdate(o: KObject, old: KObject) {
+      keepAllButStatus(o, old);
+      normalizeBySchema(o, schema, 'Service');
+    },
+    validate(o: KObject) {
+      const causes = validateService(o);
+      if (causes.length || nameProblem(o.metadata.name ?? '', 'label1035'))
+        alloc.release(o.metadata.uid ?? '', true);
+      return causes;
+    },
+    validateUpdate(o: KObject, old: KObject) {
+      const causes = validateService(o);
+      const spec = specOf(o);
+      const before = specOf(old);
+      if (needsClusterIP(before) && needsClusterIP(spec) && !(isHeadless(before) && isHeadless(spec))) {
+        const a = before.clusterIPs ?? [];
+        const b = spec.clusterIPs ?? [];
+        b.forEach((ip, i) => {
+          if (i < a.length && a[i] !== ip)
+            causes.push(fieldErr.invalid(`spec.clusterIPs[${i}]`, b, 'may not change once set'));
+        });
+        if (spec.clusterIP !== before.clusterIP && a.length === b.length && a[0] === b[0])
+          causes.push(fieldErr.invalid('spec.clusterIP', spec.clusterIP ?? '', 'field is immutable'));
+      }
+      if (causes.length) alloc.release(o.metadata.uid ?? '', true);
+      return causes;
+    },
+    afterCreate: (o) => alloc.commit(o),
+    afterDelete: (o) => alloc.release(o.metadata.uid ?? ''),
+    normalize: false,
+  });
 }

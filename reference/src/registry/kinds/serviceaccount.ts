@@ -3,8 +3,8 @@
 import { arr, bool, keyedList, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import { AGE_COLUMN, ALL_VERBS, NAME_COLUMN, normalizeBySchema, objectReferenceFields } from './common.ts';
+import { normalizeBySchema, objectReferenceFields } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 /** The account every namespace has (made by the service-account controller); pods without one get it. */
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -24,35 +24,22 @@ function prepare(o: KObject): void {
     );
 }
 
-export const serviceAccountDef: ResourceDef = {
+export const serviceAccountDef = defineKind({
   group: '',
-  versions: ['v1'],
   kind: 'ServiceAccount',
-  listKind: 'ServiceAccountList',
-  plural: 'serviceaccounts',
-  singular: 'serviceaccount',
   namespaced: true,
   shortNames: ['sa'],
-  verbs: ALL_VERBS,
   subresources: ['token'],
   protobuf: true,
   schema,
-  strategy: {
-    tracksGeneration: false,
-    returnDeletedObject: true,
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Secrets',
-        type: 'string',
-        description:
-          'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
-        cell: (o) => ((o.secrets as unknown[] | undefined) ?? []).length,
-      },
-      AGE_COLUMN,
-    ],
-    prepareForCreate: (o) => prepare(o),
-    prepareForUpdate: (o) => prepare(o),
-  },
-};
+  returnDeletedObject: true,
+  columns: [
+    col('Secrets', 'string', (o) => ((o.secrets as unknown[] | undefined) ?? []).length, {
+      description:
+        'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+    }),
+  ],
+  prepareForCreate: (o) => prepare(o),
+  prepareForUpdate: (o) => prepare(o),
+  normalize: false,
+});

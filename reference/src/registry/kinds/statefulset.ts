@@ -8,21 +8,13 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  labelMap,
-  type LabelSelectorObj,
-  NAME_COLUMN,
-  nonNegative,
-  normalizeBySchema,
-} from './common.ts';
+import { fieldErr, type LabelSelectorObj, labelMap, nonNegative, normalizeBySchema } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
   containerColumns,
+  counterStatusHooks,
   intOrPercentValue,
   labelSelectorOfSpec,
   nonNegativeCounters,
@@ -34,7 +26,6 @@ import {
   templateAnnotations,
   validateSelectorForTemplate,
   zeroCounters,
-  counterStatusHooks,
 } from './workload-common.ts';
 
 const schema = builtinSchema('apps/v1', 'StatefulSet');
@@ -245,47 +236,36 @@ function canonical(v: unknown): unknown {
   return v;
 }
 
-export const statefulSetDef: ResourceDef = {
+export const statefulSetDef = defineKind({
   group: 'apps',
-  versions: ['v1'],
   kind: 'StatefulSet',
-  listKind: 'StatefulSetList',
-  plural: 'statefulsets',
-  singular: 'statefulset',
   namespaced: true,
   shortNames: ['sts'],
   categories: ['all'],
-  verbs: ALL_VERBS,
   subresources: ['scale', 'status'],
   schema,
-  strategy: {
-    nameRule: 'label',
-    zeroValue: () => ({
-      spec: { template: { metadata: {}, spec: { containers: null } }, updateStrategy: {}, serviceName: '' },
-      status: zeroCounters({}, STATUS_ZEROES),
+  nameRule: 'label',
+  zeroValue: () => ({
+    spec: { template: { metadata: {}, spec: { containers: null } }, updateStrategy: {}, serviceName: '' },
+    status: zeroCounters({}, STATUS_ZEROES),
+  }),
+  scale: replicasScale(labelSelectorOfSpec),
+  columns: [
+    col('Ready', 'string', (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`, {
+      description: 'Number of the pod with ready state',
     }),
-    scale: replicasScale(labelSelectorOfSpec),
-    allowUnconditionalUpdate: true,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Ready',
-        type: 'string',
-        description: 'Number of the pod with ready state',
-        cell: (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`,
-      },
-      AGE_COLUMN,
-      ...containerColumns((o) => specOf(o).template),
-    ],
-    ...counterStatusHooks(prepare, schema, 'StatefulSet', STATUS_ZEROES),
-    validate: validateStatefulSet,
-    validateUpdate: (o: KObject, old: KObject) => [
-      ...validateStatefulSet(o),
-      ...validateSpecUpdate(o, old),
-      ...collisionCountNotDecremented(
-        statusOf(o) as Record<string, unknown>,
-        statusOf(old) as Record<string, unknown>,
-      ),
-    ],
-  },
-};
+  ],
+  afterAge: [...containerColumns((o) => specOf(o).template)],
+  ...counterStatusHooks(prepare, schema, 'StatefulSet', STATUS_ZEROES),
+  validate: validateStatefulSet,
+  validateUpdate: (o: KObject, old: KObject) => [
+    ...validateStatefulSet(o),
+    ...validateSpecUpdate(o, old),
+    ...collisionCountNotDecremented(
+      statusOf(o) as Record<string, unknown>,
+      statusOf(old) as Record<string, unknown>,
+    ),
+  ],
+  tracksGeneration: true,
+  normalize: false,
+});

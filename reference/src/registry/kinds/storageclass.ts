@@ -6,16 +6,8 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef } from '../types.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  immutable,
-  NAME_COLUMN,
-  qualifiedName,
-  requiredOneOf,
-} from './common.ts';
+import { AGE_COLUMN, fieldErr, immutable, NAME_COLUMN, qualifiedName, requiredOneOf } from './common.ts';
+import { col, defineKind } from './define.ts';
 
 export const DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.orch.io/is-default-class';
 /** The beta annotation Kubernetes still honours. */
@@ -107,58 +99,36 @@ function prepare(o: KObject): void {
   sc.volumeBindingMode ??= 'Immediate';
 }
 
-export const storageClassDef: ResourceDef = {
+export const storageClassDef = defineKind({
   group: 'storage.orch.io',
-  versions: ['v1'],
   kind: 'StorageClass',
-  listKind: 'StorageClassList',
-  plural: 'storageclasses',
-  singular: 'storageclass',
   namespaced: false,
   shortNames: ['sc'],
-  verbs: ALL_VERBS,
-  subresources: [],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ provisioner: '' }),
-    prepareForCreate: prepare,
-    prepareForUpdate: prepare,
-    validate: validateStorageClass,
-    validateUpdate,
-    table: [
-      {
-        ...NAME_COLUMN,
-        cell: (o) => `${o.metadata.name ?? ''}${isDefaultStorageClass(o) ? ' (default)' : ''}`,
-      },
-      {
-        name: 'Provisioner',
-        type: 'string',
-        description: 'provisioner indicates the type of the provisioner.',
-        cell: (o) => (o as StorageClass).provisioner ?? '',
-      },
-      {
-        name: 'ReclaimPolicy',
-        type: 'string',
-        description:
-          'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.',
-        cell: (o) => (o as StorageClass).reclaimPolicy ?? 'Delete',
-      },
-      {
-        name: 'VolumeBindingMode',
-        type: 'string',
-        description:
-          'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.',
-        cell: (o) => (o as StorageClass).volumeBindingMode ?? 'Immediate',
-      },
-      {
-        name: 'AllowVolumeExpansion',
-        type: 'string',
-        description: 'allowVolumeExpansion shows whether the storage class allow volume expand.',
-        cell: (o) => String((o as StorageClass).allowVolumeExpansion === true),
-      },
-      AGE_COLUMN,
-    ],
-  },
-};
+  zeroValue: () => ({ provisioner: '' }),
+  prepareForCreate: prepare,
+  prepareForUpdate: prepare,
+  validate: validateStorageClass,
+  validateUpdate,
+  table: [
+    {
+      ...NAME_COLUMN,
+      cell: (o) => `${o.metadata.name ?? ''}${isDefaultStorageClass(o) ? ' (default)' : ''}`,
+    },
+    col('Provisioner', 'string', (o) => (o as StorageClass).provisioner ?? '', {
+      description: 'provisioner indicates the type of the provisioner.',
+    }),
+    col('ReclaimPolicy', 'string', (o) => (o as StorageClass).reclaimPolicy ?? 'Delete', {
+      description:
+        'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.',
+    }),
+    col('VolumeBindingMode', 'string', (o) => (o as StorageClass).volumeBindingMode ?? 'Immediate', {
+      description: 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.',
+    }),
+    col('AllowVolumeExpansion', 'string', (o) => String((o as StorageClass).allowVolumeExpansion === true), {
+      description: 'allowVolumeExpansion shows whether the storage class allow volume expand.',
+    }),
+    AGE_COLUMN,
+  ],
+  normalize: false,
+});

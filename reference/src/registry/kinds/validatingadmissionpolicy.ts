@@ -7,11 +7,10 @@ import { arr, int, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef, TableColumn } from '../types.ts';
+import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import {
   AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   keepAllButStatus,
   keepStoredStatus,
@@ -19,6 +18,7 @@ import {
   normalizeBySchema,
   qualifiedName,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { compilePolicyExpression, isCelIdentifier, type PolicyVariables } from './policy-cel.ts';
 import {
   ADMISSION_GROUP,
@@ -238,21 +238,18 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
 /** Name, Validations (how many), ParamKind, Age. */
 const TABLE: TableColumn[] = [
   NAME_COLUMN,
-  {
-    name: 'Validations',
-    type: 'integer',
+  col('Validations', 'integer', (o) => list(rec(o.spec).validations).length, {
     description: 'Validations indicates the number of validation rules defined in this configuration',
-    cell: (o) => list(rec(o.spec).validations).length,
-  },
-  {
-    name: 'ParamKind',
-    type: 'string',
-    description: 'ParamKind specifies the kind of resources used to parameterize this policy',
-    cell: (o) => {
+  }),
+  col(
+    'ParamKind',
+    'string',
+    (o) => {
       const pk = rec(o.spec).paramKind;
       return isObj(pk) ? `${text(pk.apiVersion)}/${text(pk.kind)}` : '<unset>';
     },
-  },
+    { description: 'ParamKind specifies the kind of resources used to parameterize this policy' },
+  ),
   AGE_COLUMN,
 ];
 
@@ -261,40 +258,35 @@ function prepare(o: KObject): void {
   setDefaults(o);
 }
 
-export const validatingAdmissionPolicyDef: ResourceDef = {
+export const validatingAdmissionPolicyDef = defineKind({
   group: ADMISSION_GROUP,
   versions: POLICY_VERSIONS,
   kind: 'ValidatingAdmissionPolicy',
-  listKind: 'ValidatingAdmissionPolicyList',
-  plural: 'validatingadmissionpolicies',
-  singular: 'validatingadmissionpolicy',
   namespaced: false,
   categories: ['api-extensions'],
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema: policySchema,
-  strategy: {
-    nameRule: 'subdomain',
-    allowUnconditionalUpdate: true,
-    table: TABLE,
-    prepareForCreate(o) {
-      prepare(o);
-      delete o.status;
-    },
-    prepareForUpdate(o, old) {
-      prepare(o);
-      keepStoredStatus(o, old);
-    },
-    prepareForStatusUpdate(o, old) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, policySchema, 'ValidatingAdmissionPolicy');
-    },
-    validate: (o) => validatePolicy(o),
-    validateUpdate: (o, old) =>
-      validatePolicy(
-        o,
-        JSON.stringify(rec(o.spec).matchConditions ?? null) !==
-          JSON.stringify(rec(old.spec).matchConditions ?? null),
-      ),
+  nameRule: 'subdomain',
+  table: TABLE,
+  prepareForCreate(o) {
+    prepare(o);
+    delete o.status;
   },
-};
+  prepareForUpdate(o, old) {
+    prepare(o);
+    keepStoredStatus(o, old);
+  },
+  prepareForStatusUpdate(o, old) {
+    keepAllButStatus(o, old);
+    normalizeBySchema(o, policySchema, 'ValidatingAdmissionPolicy');
+  },
+  validate: (o) => validatePolicy(o),
+  validateUpdate: (o, old) =>
+    validatePolicy(
+      o,
+      JSON.stringify(rec(o.spec).matchConditions ?? null) !==
+        JSON.stringify(rec(old.spec).matchConditions ?? null),
+    ),
+  tracksGeneration: true,
+  normalize: false,
+});

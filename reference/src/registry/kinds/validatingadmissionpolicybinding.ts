@@ -8,11 +8,10 @@ import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef, TableColumn } from '../types.ts';
+import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import {
   AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   formatLabelSelector,
   type LabelSelectorObj,
@@ -20,6 +19,7 @@ import {
   normalizeBySchema,
   validateLabelSelector,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import {
   ADMISSION_GROUP,
   defaultMatchResources,
@@ -146,19 +146,13 @@ function paramRefCell(o: KObject): string {
 /** Name, PolicyName, ParamRef, Age. */
 const TABLE: TableColumn[] = [
   NAME_COLUMN,
-  {
-    name: 'PolicyName',
-    type: 'string',
+  col('PolicyName', 'string', (o) => text(rec(o.spec).policyName), {
     description:
       'PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to',
-    cell: (o) => text(rec(o.spec).policyName),
-  },
-  {
-    name: 'ParamRef',
-    type: 'string',
+  }),
+  col('ParamRef', 'string', paramRefCell, {
     description: 'ParamRef specifies the parameter resource used to configure the admission control policy',
-    cell: paramRefCell,
-  },
+  }),
   AGE_COLUMN,
 ];
 
@@ -167,29 +161,23 @@ function prepare(o: KObject): void {
   setDefaults(o);
 }
 
-export const validatingAdmissionPolicyBindingDef: ResourceDef = {
+export const validatingAdmissionPolicyBindingDef = defineKind({
   group: ADMISSION_GROUP,
   versions: POLICY_VERSIONS,
   kind: 'ValidatingAdmissionPolicyBinding',
-  listKind: 'ValidatingAdmissionPolicyBindingList',
-  plural: 'validatingadmissionpolicybindings',
-  singular: 'validatingadmissionpolicybinding',
   namespaced: false,
   categories: ['api-extensions'],
-  verbs: ALL_VERBS,
-  subresources: [],
   schema: bindingSchema,
   versionInfo: {
     v1beta1: { served: true, storage: true },
     v1alpha1: { served: true, storage: false, toStorage: alphaToStorage, fromStorage: (o) => o },
   },
-  strategy: {
-    nameRule: 'subdomain',
-    allowUnconditionalUpdate: true,
-    table: TABLE,
-    prepareForCreate: (o) => prepare(o),
-    prepareForUpdate: (o) => prepare(o),
-    validate: (o) => validateBinding(o),
-    validateUpdate: (o) => validateBinding(o),
-  },
-};
+  nameRule: 'subdomain',
+  table: TABLE,
+  prepareForCreate: (o) => prepare(o),
+  prepareForUpdate: (o) => prepare(o),
+  validate: (o) => validateBinding(o),
+  validateUpdate: (o) => validateBinding(o),
+  tracksGeneration: true,
+  normalize: false,
+});

@@ -7,17 +7,10 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  AGE_COLUMN,
-  ALL_VERBS,
-  fieldErr,
-  keepAllButStatus,
-  NAME_COLUMN,
-  normalizeBySchema,
-} from './common.ts';
+import { fieldErr, keepAllButStatus, normalizeBySchema } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
+import { col, defineKind } from './define.ts';
 import { goPtr, goStr, goStruct } from './go-syntax.ts';
 import { PV_SOURCES } from './persistentvolume.ts';
 import { validateAccessModes, validateVolumeMode } from './volume-common.ts';
@@ -170,65 +163,43 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   return causes;
 }
 
-export const volumeAttachmentDef: ResourceDef = {
+export const volumeAttachmentDef = defineKind({
   group: 'storage.orch.io',
-  versions: ['v1'],
   kind: 'VolumeAttachment',
-  listKind: 'VolumeAttachmentList',
-  plural: 'volumeattachments',
-  singular: 'volumeattachment',
   namespaced: false,
-  verbs: ALL_VERBS,
   subresources: ['status'],
   schema,
-  strategy: {
-    tracksGeneration: false,
-    allowUnconditionalUpdate: true,
-    zeroValue: () => ({ spec: { attacher: '', source: {}, nodeName: '' }, status: { attached: false } }),
-    prepareForCreate(o) {
-      fillZeroValues(o);
-      o.status = { attached: false };
-    },
-    prepareForUpdate(o, old) {
-      fillZeroValues(o);
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
-    },
-    prepareForStatusUpdate(o, old) {
-      keepAllButStatus(o, old);
-      o.status ??= {};
-      fillZeroValues(o);
-    },
-    validate: validateCreate,
-    validateUpdate,
-    table: [
-      NAME_COLUMN,
-      {
-        name: 'Attacher',
-        type: 'string',
-        format: 'name',
-        description: 'attacher indicates the name of the volume driver that MUST handle this request.',
-        cell: (o) => specOf(o).attacher ?? '',
-      },
-      {
-        name: 'PV',
-        type: 'string',
-        description: 'persistentVolumeName represents the name of the persistent volume to attach.',
-        cell: (o) => specOf(o).source?.persistentVolumeName ?? '',
-      },
-      {
-        name: 'Node',
-        type: 'string',
-        description: 'nodeName represents the node that the volume should be attached to.',
-        cell: (o) => specOf(o).nodeName ?? '',
-      },
-      {
-        name: 'Attached',
-        type: 'boolean',
-        description: 'attached indicates the volume is successfully attached.',
-        cell: (o) => statusOf(o).attached === true,
-      },
-      AGE_COLUMN,
-    ],
+  zeroValue: () => ({ spec: { attacher: '', source: {}, nodeName: '' }, status: { attached: false } }),
+  prepareForCreate(o) {
+    fillZeroValues(o);
+    o.status = { attached: false };
   },
-};
+  prepareForUpdate(o, old) {
+    fillZeroValues(o);
+    if (old.status === undefined) delete o.status;
+    else o.status = old.status;
+  },
+  prepareForStatusUpdate(o, old) {
+    keepAllButStatus(o, old);
+    o.status ??= {};
+    fillZeroValues(o);
+  },
+  validate: validateCreate,
+  validateUpdate,
+  columns: [
+    col('Attacher', 'string', (o) => specOf(o).attacher ?? '', {
+      description: 'attacher indicates the name of the volume driver that MUST handle this request.',
+      format: 'name',
+    }),
+    col('PV', 'string', (o) => specOf(o).source?.persistentVolumeName ?? '', {
+      description: 'persistentVolumeName represents the name of the persistent volume to attach.',
+    }),
+    col('Node', 'string', (o) => specOf(o).nodeName ?? '', {
+      description: 'nodeName represents the node that the volume should be attached to.',
+    }),
+    col('Attached', 'boolean', (o) => statusOf(o).attached === true, {
+      description: 'attached indicates the volume is successfully attached.',
+    }),
+  ],
+  normalize: false,
+});

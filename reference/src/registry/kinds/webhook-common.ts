@@ -14,9 +14,9 @@ import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef, TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
+import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 import {
   AGE_COLUMN,
-  ALL_VERBS,
   fieldErr,
   type LabelSelectorObj,
   NAME_COLUMN,
@@ -24,8 +24,8 @@ import {
   qualifiedName,
   validateLabelSelector,
 } from './common.ts';
+import { col, defineKind } from './define.ts';
 import { base64ErrorOffset } from './secret.ts';
-import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.orch.io';
 
@@ -559,12 +559,9 @@ function updateOptions(o: KObject, old: KObject): Options {
 /** Name, Webhooks (how many), Age: the columns Kubernetes 1.28 prints. */
 const TABLE: TableColumn[] = [
   NAME_COLUMN,
-  {
-    name: 'Webhooks',
-    type: 'integer',
+  col('Webhooks', 'integer', (o) => list(o.webhooks).length, {
     description: 'The number of webhooks in the configuration.',
-    cell: (o) => list(o.webhooks).length,
-  },
+  }),
   AGE_COLUMN,
 ];
 
@@ -575,26 +572,21 @@ export function webhookConfigurationDef(kind: string, plural: string, mutating: 
     decode(o, kind, schema);
     setDefaults(o, mutating);
   };
-  return {
+  return defineKind({
     group: ADMISSION_GROUP,
-    versions: ['v1'],
     kind,
-    listKind: `${kind}List`,
     plural,
     singular: plural.replace(/s$/, ''),
     namespaced: false,
     categories: ['api-extensions'],
-    verbs: ALL_VERBS,
-    subresources: [],
     schema,
-    strategy: {
-      nameRule: 'subdomain',
-      allowUnconditionalUpdate: true,
-      table: TABLE,
-      prepareForCreate: (o) => prepare(o),
-      prepareForUpdate: (o) => prepare(o),
-      validate: (o) => validateConfiguration(o, mutating, CREATE_OPTIONS),
-      validateUpdate: (o, old) => validateConfiguration(o, mutating, updateOptions(o, old)),
-    },
-  };
+    nameRule: 'subdomain',
+    table: TABLE,
+    prepareForCreate: (o) => prepare(o),
+    prepareForUpdate: (o) => prepare(o),
+    validate: (o) => validateConfiguration(o, mutating, CREATE_OPTIONS),
+    validateUpdate: (o, old) => validateConfiguration(o, mutating, updateOptions(o, old)),
+    tracksGeneration: true,
+    normalize: false,
+  });
 }

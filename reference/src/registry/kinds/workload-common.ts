@@ -3,22 +3,22 @@
 // immutable selector of the apps/v1 kinds, status counters, the `scale` subresource and the
 // container columns of their tables. Messages are Kubernetes 1.28's.
 import type { StatusCause } from '../../errors/status.ts';
+import type { Schema } from '../../schema/types.ts';
+import { validLabelKey } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ScaleAccess, TableColumn } from '../types.ts';
-import type { Schema } from '../../schema/types.ts';
 import {
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  labelMap,
   type LabelSelectorObj,
+  labelMap,
   nonNegative,
   schemaStatusUpdate,
   selectorIsEmpty,
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
-import { validLabelKey } from '../../selectors/labels.ts';
 import { type Container, type PodSpec, validatePodSpec } from './pod-spec.ts';
 
 export interface PodTemplate {

@@ -4,7 +4,7 @@ import { objectSchema } from '../../../schema/meta.ts';
 import type { KObject } from '../../../storage/types.ts';
 import { clone } from '../../../util/object.ts';
 import type { ResourceDef } from '../../types.ts';
-import { ALL_VERBS } from '../common.ts';
+import { defineKind } from '../define.ts';
 import {
   CLEANUP_FINALIZER,
   CRD_GROUP,
@@ -104,9 +104,8 @@ function addStoredVersion(o: KObject): void {
 }
 
 export function crdDef(): ResourceDef {
-  return {
+  return defineKind({
     group: CRD_GROUP,
-    versions: ['v1'],
     kind: CRD_KIND,
     listKind: 'CustomResourceDefinitionList',
     plural: CRD_PLURAL,
@@ -114,38 +113,36 @@ export function crdDef(): ResourceDef {
     namespaced: false,
     shortNames: ['crd', 'crds'],
     categories: ['api-extensions'],
-    verbs: ALL_VERBS,
     subresources: ['status'],
     schema: crdSchema,
-    strategy: {
-      allowUnconditionalUpdate: false,
-      allowCreateOnUpdate: false,
-      prepareForCreate(o: KObject) {
-        applyCrdDefaults(o);
-        o.status = { acceptedNames: { plural: '', kind: '' } };
-        addStoredVersion(o);
-        if (!(o.status as CrdStatus).storedVersions) (o.status as CrdStatus).storedVersions = [];
-      },
-      prepareForUpdate(o: KObject, old: KObject) {
-        applyCrdDefaults(o);
-        o.status = clone(old.status);
-        addStoredVersion(o);
-      },
-      validate: (o) => validateCrd(o),
-      validateUpdate: (o, old) => validateCrdUpdate(o, old),
-      // a delete marks the definition and lets the controller remove its custom resources first
-      gracefulDelete: (o) => !o.metadata.deletionTimestamp,
-      prepareForDelete(o: KObject) {
-        const fins = (o.metadata.finalizers ??= []);
-        if (!fins.includes(CLEANUP_FINALIZER)) fins.push(CLEANUP_FINALIZER);
-        const status = (o.status ??= {}) as CrdStatus;
-        setCondition(status, {
-          type: 'Terminating',
-          status: 'True',
-          reason: 'InstanceDeletionPending',
-          message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
-        });
-      },
+    allowUnconditionalUpdate: false,
+    allowCreateOnUpdate: false,
+    prepareForCreate(o: KObject) {
+      applyCrdDefaults(o);
+      o.status = { acceptedNames: { plural: '', kind: '' } };
+      addStoredVersion(o);
+      if (!(o.status as CrdStatus).storedVersions) (o.status as CrdStatus).storedVersions = [];
     },
-  };
+    prepareForUpdate(o: KObject, old: KObject) {
+      applyCrdDefaults(o);
+      o.status = clone(old.status);
+      addStoredVersion(o);
+    },
+    validate: (o) => validateCrd(o),
+    validateUpdate: (o, old) => validateCrdUpdate(o, old),
+    gracefulDelete: (o) => !o.metadata.deletionTimestamp,
+    prepareForDelete(o: KObject) {
+      const fins = (o.metadata.finalizers ??= []);
+      if (!fins.includes(CLEANUP_FINALIZER)) fins.push(CLEANUP_FINALIZER);
+      const status = (o.status ??= {}) as CrdStatus;
+      setCondition(status, {
+        type: 'Terminating',
+        status: 'True',
+        reason: 'InstanceDeletionPending',
+        message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+      });
+    },
+    tracksGeneration: true,
+    normalize: false,
+  });
 }

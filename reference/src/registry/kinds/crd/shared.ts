@@ -1,5 +1,4 @@
 // The CRD kind's names and status, with the condition helpers its strategy, validation and controller share.
-
 import type { KObject } from '../../../storage/types.ts';
 import { rfc3339 } from '../../../util/time.ts';
 import type { AcceptedNames, CrdSpec } from '../../custom.ts';
