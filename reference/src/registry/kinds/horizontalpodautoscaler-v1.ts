@@ -360,31 +360,9 @@ export function hpaFromV1(o: KObject): KObject {
   const spec: Obj = isObj(o.spec) ? o.spec : {};
   const status: Obj | undefined = isObj(o.status) ? o.status : undefined;
   const ann = o.metadata?.annotations ?? {};
-  let metrics: Obj[] = [];
-  if (spec.targetCPUUtilizationPercentage != null)
-    metrics = [
-      {
-        type: 'Resource',
-        resource: {
-          name: 'cpu',
-          target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage },
-        },
-      },
-    ];
-  const other = listFrom(ann[METRICS_ANNOTATION]);
-  if (other) metrics = [...other.map(specFromV1), ...metrics.slice(0, 1)];
+  const metrics = metricsFromV1(spec, ann);
   const behavior =
     ann[BEHAVIOR_ANNOTATION] === undefined ? undefined : behaviorFromAnnotation(ann[BEHAVIOR_ANNOTATION]);
-  if (metrics.length === 0)
-    metrics = [
-      {
-        type: 'Resource',
-        resource: {
-          name: 'cpu',
-          target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION },
-        },
-      },
-    ];
   const v2: KObject = {
     ...o,
     metadata: clean({ ...(o.metadata ?? {}), annotations: dropRoundTrip(o.metadata?.annotations) }),
@@ -398,6 +376,41 @@ export function hpaFromV1(o: KObject): KObject {
   };
   if (v2.metadata.annotations && Object.keys(v2.metadata.annotations).length === 0)
     delete v2.metadata.annotations;
+  const v2Status = statusFromV1Object(status, ann);
+  if (v2Status) v2.status = v2Status;
+  return v2;
+}
+
+/** The v2 metrics of a v1 object: its CPU target, and the other metrics kept in an annotation. */
+function metricsFromV1(spec: Obj, ann: Record<string, string>): Obj[] {
+  let metrics: Obj[] = [];
+  if (spec.targetCPUUtilizationPercentage != null)
+    metrics = [
+      {
+        type: 'Resource',
+        resource: {
+          name: 'cpu',
+          target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage },
+        },
+      },
+    ];
+  const other = listFrom(ann[METRICS_ANNOTATION]);
+  if (other) metrics = [...other.map(specFromV1), ...metrics.slice(0, 1)];
+  if (metrics.length === 0)
+    metrics = [
+      {
+        type: 'Resource',
+        resource: {
+          name: 'cpu',
+          target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION },
+        },
+      },
+    ];
+  return metrics;
+}
+
+/** The v2 status of a v1 object (and of the annotations that carry what v1 cannot say). */
+function statusFromV1Object(status: Obj | undefined, ann: Record<string, string>): Obj | undefined {
   if (status) {
     let currentMetrics: Obj[] | undefined;
     if (status.currentCPUUtilizationPercentage != null)
@@ -410,7 +423,7 @@ export function hpaFromV1(o: KObject): KObject {
     const current = listFrom(ann[CURRENT_METRICS_ANNOTATION]);
     if (current) currentMetrics = current.map(statusFromV1);
     const conditions = listFrom(ann[CONDITIONS_ANNOTATION]);
-    v2.status = clean({
+    return clean({
       observedGeneration: status.observedGeneration,
       lastScaleTime: status.lastScaleTime,
       currentReplicas: status.currentReplicas || undefined,
@@ -433,11 +446,11 @@ export function hpaFromV1(o: KObject): KObject {
     const current = listFrom(ann[CURRENT_METRICS_ANNOTATION]);
     const conditions = listFrom(ann[CONDITIONS_ANNOTATION]);
     if (current?.length || conditions?.length)
-      v2.status = clean({
+      return clean({
         desiredReplicas: 0,
         currentMetrics: current?.length ? current.map(statusFromV1) : undefined,
         conditions: conditions?.length ? conditions : undefined,
       });
   }
-  return v2;
+  return undefined;
 }

@@ -18,7 +18,8 @@ import {
   validateLabelSelector,
 } from './common.ts';
 import { col, defineKind } from './define.ts';
-import { type Container, defaultPodSpec, type PodSpec, validatePodSpec } from './pod-spec.ts';
+import { type Container, defaultPodSpec, type PodSpec } from './pod-spec.ts';
+import { validatePodSpec } from './pod-spec-validation.ts';
 
 export const schema = builtinSchema('batch/v1', 'Job');
 

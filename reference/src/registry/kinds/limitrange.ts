@@ -91,80 +91,58 @@ function validateItem(item: LimitRangeItem, p: string): StatusCause[] {
         'either minimum or maximum storage value is required, but neither was provided',
       ),
     );
-  for (const k of [...keys].sort()) {
-    const min = item.min?.[k];
-    const max = item.max?.[k];
-    const def = item.default?.[k];
-    const req = item.defaultRequest?.[k];
-    const ratio = item.maxLimitRequestRatio?.[k];
-    const gt = (a: string | undefined, b: string | undefined) =>
-      a !== undefined && b !== undefined && compareQuantities(a, b) > 0;
-    if (gt(min, max))
-      causes.push(
-        fieldErr.invalid(`${p}.min[${k}]`, min, `min value ${min} is greater than max value ${max}`),
-      );
-    if (gt(min, req))
-      causes.push(
-        fieldErr.invalid(
-          `${p}.defaultRequest[${k}]`,
-          req,
-          `min value ${min} is greater than default request value ${req}`,
-        ),
-      );
-    if (gt(req, max))
-      causes.push(
-        fieldErr.invalid(
-          `${p}.defaultRequest[${k}]`,
-          req,
-          `default request value ${req} is greater than max value ${max}`,
-        ),
-      );
-    if (gt(req, def))
-      causes.push(
-        fieldErr.invalid(
-          `${p}.defaultRequest[${k}]`,
-          req,
-          `default request value ${req} is greater than default limit value ${def}`,
-        ),
-      );
-    if (gt(min, def))
-      causes.push(
-        fieldErr.invalid(`${p}.default[${k}]`, def, `min value ${min} is greater than default value ${def}`),
-      );
-    if (gt(def, max))
-      causes.push(
-        fieldErr.invalid(`${p}.default[${k}]`, def, `default value ${def} is greater than max value ${max}`),
-      );
-    if (ratio !== undefined && compareQuantities(ratio, '1') < 0)
-      causes.push(
-        fieldErr.invalid(`${p}.maxLimitRequestRatio[${k}]`, ratio, `ratio ${ratio} is less than 1`),
-      );
-    if (ratio !== undefined && min !== undefined && max !== undefined) {
-      const lo = nanosOf(min) ?? 0n;
-      const limit = lo === 0n ? Number.POSITIVE_INFINITY : Number(nanosOf(max) ?? 0n) / Number(lo);
-      if (Number(nanosOf(ratio) ?? 0n) / 1e9 > limit)
-        causes.push(
-          fieldErr.invalid(
-            `${p}.maxLimitRequestRatio[${k}]`,
-            ratio,
-            `ratio ${ratio} is greater than max/min = ${limit.toFixed(6)}`,
-          ),
-        );
-    }
-    if (
-      !isOvercommitAllowed(k) &&
-      def !== undefined &&
-      req !== undefined &&
-      compareQuantities(def, req) !== 0
-    )
+  for (const k of [...keys].sort()) causes.push(...validateBounds(item, p, k));
+  return causes;
+}
+
+/** How the values for one resource must be ordered: min <= defaultRequest <= default <= max, and the ratio. */
+function validateBounds(item: LimitRangeItem, p: string, k: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const min = item.min?.[k];
+  const max = item.max?.[k];
+  const def = item.default?.[k];
+  const req = item.defaultRequest?.[k];
+  const ratio = item.maxLimitRequestRatio?.[k];
+  const gt = (a: string | undefined, b: string | undefined) =>
+    a !== undefined && b !== undefined && compareQuantities(a, b) > 0;
+  // [out of order, field reported, its value, detail]
+  const orderings: [boolean, string, string | undefined, string][] = [
+    [gt(min, max), 'min', min, `min value ${min} is greater than max value ${max}`],
+    [gt(min, req), 'defaultRequest', req, `min value ${min} is greater than default request value ${req}`],
+    [gt(req, max), 'defaultRequest', req, `default request value ${req} is greater than max value ${max}`],
+    [
+      gt(req, def),
+      'defaultRequest',
+      req,
+      `default request value ${req} is greater than default limit value ${def}`,
+    ],
+    [gt(min, def), 'default', def, `min value ${min} is greater than default value ${def}`],
+    [gt(def, max), 'default', def, `default value ${def} is greater than max value ${max}`],
+  ];
+  for (const [bad, f, v, detail] of orderings)
+    if (bad) causes.push(fieldErr.invalid(`${p}.${f}[${k}]`, v, detail));
+  if (ratio !== undefined && compareQuantities(ratio, '1') < 0)
+    causes.push(fieldErr.invalid(`${p}.maxLimitRequestRatio[${k}]`, ratio, `ratio ${ratio} is less than 1`));
+  if (ratio !== undefined && min !== undefined && max !== undefined) {
+    const lo = nanosOf(min) ?? 0n;
+    const limit = lo === 0n ? Number.POSITIVE_INFINITY : Number(nanosOf(max) ?? 0n) / Number(lo);
+    if (Number(nanosOf(ratio) ?? 0n) / 1e9 > limit)
       causes.push(
         fieldErr.invalid(
-          `${p}.defaultRequest[${k}]`,
-          req,
-          `default value ${def} must equal to defaultRequest value ${req} in ${k}`,
+          `${p}.maxLimitRequestRatio[${k}]`,
+          ratio,
+          `ratio ${ratio} is greater than max/min = ${limit.toFixed(6)}`,
         ),
       );
   }
+  if (!isOvercommitAllowed(k) && def !== undefined && req !== undefined && compareQuantities(def, req) !== 0)
+    causes.push(
+      fieldErr.invalid(
+        `${p}.defaultRequest[${k}]`,
+        req,
+        `default value ${def} must equal to defaultRequest value ${req} in ${k}`,
+      ),
+    );
   return causes;
 }
 

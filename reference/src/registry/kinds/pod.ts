@@ -11,14 +11,8 @@ import { deepEqual } from '../../util/object.ts';
 import type { RequestContext } from '../types.ts';
 import { fieldErr, keepAllButStatus, normalizeBySchema, quantity, quantityValue, since } from './common.ts';
 import { col, defineKind } from './define.ts';
-import {
-  type Container,
-  defaultPodSpec,
-  type PodSpec,
-  podSpecSchema,
-  validateEphemeralContainers,
-  validatePodSpec,
-} from './pod-spec.ts';
+import { type Container, defaultPodSpec, type PodSpec, podSpecSchema } from './pod-spec.ts';
+import { validateEphemeralContainers, validatePodSpec } from './pod-spec-validation.ts';
 
 // ------------------------------------------------------------------ schema
 

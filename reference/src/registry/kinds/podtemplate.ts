@@ -6,7 +6,8 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { fieldErr, formatLabels, labelMap, NAME_COLUMN, normalizeBySchema } from './common.ts';
 import { col, defineKind } from './define.ts';
-import { defaultPodSpec, validatePodSpec } from './pod-spec.ts';
+import { defaultPodSpec } from './pod-spec.ts';
+import { validatePodSpec } from './pod-spec-validation.ts';
 import { containerColumns, type PodTemplate, templateAnnotations } from './workload-common.ts';
 
 const schema = builtinSchema('v1', 'PodTemplate');

@@ -11,6 +11,7 @@ import {
   needsHealthCheck,
   needsNodePorts,
   nodePortsOf,
+  type ServiceSpec,
   specOf,
 } from './service-spec.ts';
 
@@ -51,6 +52,21 @@ interface Owner {
 }
 
 /** One pool of values (cluster IPs or node ports) and who holds each. */
+/** Values a service holds already (from its stored version, on an update). */
+interface Held {
+  ips: string[];
+  ports: number[];
+}
+
+/** One allocate call: whose, what it keeps, the node ports claimed so far, how to claim and fail. */
+interface Allocation {
+  uid: string;
+  keep: Held;
+  claimedPorts: number[];
+  claim<V extends string | number>(pool: Pool<V>, v: V): void;
+  fail(causes: StatusCause[]): never;
+}
+
 class Pool<V extends string | number> {
   private readonly owners = new Map<V, Owner>();
   private readonly byUid = new Map<string, Set<V>>();
@@ -153,7 +169,7 @@ export class ServiceAllocator {
    * port), checking requested values; `keep` lists values already held from the stored
    * version (an update). Claims are recorded unless `dryRun`.
    */
-  allocate(svc: KObject, keep: { ips: string[]; ports: number[] }, dryRun: boolean): void {
+  allocate(svc: KObject, keep: Held, dryRun: boolean): void {
     this.load();
     const spec = specOf(svc);
     const uid = svc.metadata.uid ?? '';
@@ -164,93 +180,100 @@ export class ServiceAllocator {
       committed: false,
       ts: Date.now(),
     };
-    const claimedPorts: number[] = [];
-    const fail = (causes: StatusCause[]): never => {
-      if (!dryRun) this.release(uid, true);
-      throw invalid(name, causes);
+    const run: Allocation = {
+      uid,
+      keep,
+      claimedPorts: [],
+      claim(pool, v) {
+        if (!dryRun) pool.claim(v, owner);
+      },
+      fail: (causes): never => {
+        if (!dryRun) this.release(uid, true);
+        throw invalid(name, causes);
+      },
     };
+    if (needsClusterIP(spec) && !isHeadless(spec)) this.allocateClusterIP(spec, run);
+    if (needsNodePorts(spec)) this.allocateNodePorts(spec, run);
+    if (needsHealthCheck(spec)) this.allocateHealthCheck(spec, run);
+  }
 
-    // cluster IP
-    if (needsClusterIP(spec) && !isHeadless(spec)) {
-      const requested = spec.clusterIP ?? '';
-      if (requested === '') {
-        const ip = this.nextIp(uid);
-        if (!ip) throw errors.internal('failed to allocate a serviceIP: range is full');
-        spec.clusterIP = ip;
-        spec.clusterIPs = [ip];
-        if (!dryRun) this.ips.claim(ip, owner);
-      } else if (!keep.ips.includes(requested) && ipToInt(requested) !== undefined) {
-        const n = ipToInt(requested)!;
-        const why =
-          n <= CIDR_BASE || n >= CIDR_BASE + CIDR_SIZE - 1
-            ? `the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`
-            : this.ips.isFree(requested, uid)
-              ? undefined
-              : 'provided IP is already allocated';
-        if (why)
-          fail([
-            fieldErr.invalid(
-              'spec.clusterIPs',
-              spec.clusterIPs ?? [requested],
-              `failed to allocate IP ${requested}: ${why}`,
-            ),
-          ]);
-        if (!dryRun) this.ips.claim(requested, owner);
-      }
+  private allocateClusterIP(spec: ServiceSpec, run: Allocation): void {
+    const requested = spec.clusterIP ?? '';
+    if (requested === '') {
+      const ip = this.nextIp(run.uid);
+      if (!ip) throw errors.internal('failed to allocate a serviceIP: range is full');
+      spec.clusterIP = ip;
+      spec.clusterIPs = [ip];
+      run.claim(this.ips, ip);
+    } else if (!run.keep.ips.includes(requested) && ipToInt(requested) !== undefined) {
+      const n = ipToInt(requested)!;
+      const why =
+        n <= CIDR_BASE || n >= CIDR_BASE + CIDR_SIZE - 1
+          ? `the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${SERVICE_CIDR}`
+          : this.ips.isFree(requested, run.uid)
+            ? undefined
+            : 'provided IP is already allocated';
+      if (why)
+        run.fail([
+          fieldErr.invalid(
+            'spec.clusterIPs',
+            spec.clusterIPs ?? [requested],
+            `failed to allocate IP ${requested}: ${why}`,
+          ),
+        ]);
+      run.claim(this.ips, requested);
     }
+  }
 
-    // node ports: one per port number (ports sharing a number across protocols share the node port)
-    if (needsNodePorts(spec)) {
-      const byPort = new Map<number, number>();
-      const ports = spec.ports ?? [];
-      ports.forEach((p, i) => {
-        const np = p.nodePort ?? 0;
-        if (np === 0 || keep.ports.includes(np) || claimedPorts.includes(np)) {
-          if (np) byPort.set(p.port ?? 0, np);
-          return;
-        }
-        const why =
-          np < NODE_PORT_RANGE.min || np > NODE_PORT_RANGE.max
-            ? `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`
-            : this.ports.isFree(np, uid)
-              ? undefined
-              : 'provided port is already allocated';
-        if (why) fail([fieldErr.invalid(`spec.ports[${i}].nodePort`, np, why)]);
-        if (!dryRun) this.ports.claim(np, owner);
-        claimedPorts.push(np);
-        byPort.set(p.port ?? 0, np);
-      });
-      for (const p of ports) {
-        if (p.nodePort) continue;
-        let np = byPort.get(p.port ?? 0);
-        if (!np) {
-          np = this.nextPort(uid, claimedPorts);
-          if (!np) throw errors.internal('failed to allocate a nodePort: range is full');
-          if (!dryRun) this.ports.claim(np, owner);
-          claimedPorts.push(np);
-          byPort.set(p.port ?? 0, np);
-        }
-        p.nodePort = np;
+  /** Node ports: one per port number (ports sharing a number across protocols share the node port). */
+  private allocateNodePorts(spec: ServiceSpec, run: Allocation): void {
+    const byPort = new Map<number, number>();
+    const ports = spec.ports ?? [];
+    ports.forEach((p, i) => {
+      const np = p.nodePort ?? 0;
+      if (np === 0 || run.keep.ports.includes(np) || run.claimedPorts.includes(np)) {
+        if (np) byPort.set(p.port ?? 0, np);
+        return;
       }
-    }
-    if (needsHealthCheck(spec)) {
-      const hc = spec.healthCheckNodePort ?? 0;
-      if (hc === 0) {
-        const np = this.nextPort(uid, claimedPorts);
+      const why = this.requestedPortProblem(np, run.uid);
+      if (why) run.fail([fieldErr.invalid(`spec.ports[${i}].nodePort`, np, why)]);
+      run.claim(this.ports, np);
+      run.claimedPorts.push(np);
+      byPort.set(p.port ?? 0, np);
+    });
+    for (const p of ports) {
+      if (p.nodePort) continue;
+      let np = byPort.get(p.port ?? 0);
+      if (!np) {
+        np = this.nextPort(run.uid, run.claimedPorts);
         if (!np) throw errors.internal('failed to allocate a nodePort: range is full');
-        if (!dryRun) this.ports.claim(np, owner);
-        spec.healthCheckNodePort = np;
-      } else if (!keep.ports.includes(hc) && !claimedPorts.includes(hc)) {
-        const why =
-          hc < NODE_PORT_RANGE.min || hc > NODE_PORT_RANGE.max
-            ? `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`
-            : this.ports.isFree(hc, uid)
-              ? undefined
-              : 'provided port is already allocated';
-        if (why) fail([fieldErr.invalid('spec.healthCheckNodePort', hc, why)]);
-        if (!dryRun) this.ports.claim(hc, owner);
+        run.claim(this.ports, np);
+        run.claimedPorts.push(np);
+        byPort.set(p.port ?? 0, np);
       }
+      p.nodePort = np;
     }
+  }
+
+  private allocateHealthCheck(spec: ServiceSpec, run: Allocation): void {
+    const hc = spec.healthCheckNodePort ?? 0;
+    if (hc === 0) {
+      const np = this.nextPort(run.uid, run.claimedPorts);
+      if (!np) throw errors.internal('failed to allocate a nodePort: range is full');
+      run.claim(this.ports, np);
+      spec.healthCheckNodePort = np;
+    } else if (!run.keep.ports.includes(hc) && !run.claimedPorts.includes(hc)) {
+      const why = this.requestedPortProblem(hc, run.uid);
+      if (why) run.fail([fieldErr.invalid('spec.healthCheckNodePort', hc, why)]);
+      run.claim(this.ports, hc);
+    }
+  }
+
+  /** Why a requested node port cannot be had, if it cannot. */
+  private requestedPortProblem(np: number, uid: string): string | undefined {
+    if (np < NODE_PORT_RANGE.min || np > NODE_PORT_RANGE.max)
+      return `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`;
+    return this.ports.isFree(np, uid) ? undefined : 'provided port is already allocated';
   }
 
   /** A free IP: random in the upper part of the range first (the lower part is kept for requested IPs), then the rest. */

@@ -20,7 +20,7 @@ import {
   normalizeBySchema,
   portNumber,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { col, defineKind, type KindSpec } from './define.ts';
 import { isIp, ServiceAllocator } from './service-allocators.ts';
 import {
   invalid,
@@ -177,6 +177,40 @@ function validateService(o: KObject): StatusCause[] {
   const ports = spec.ports ?? [];
   if (ports.length === 0 && !headless && type !== 'ExternalName')
     causes.push(fieldErr.required('spec.ports'));
+  causes.push(...validatePorts(ports, type));
+  if (!AFFINITIES.includes(spec.sessionAffinity ?? ''))
+    causes.push(fieldErr.notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
+  const timeout = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+  if (spec.sessionAffinity === 'ClientIP' && timeout !== undefined && (timeout <= 0 || timeout > 86400))
+    causes.push(
+      fieldErr.invalid(
+        'spec.sessionAffinityConfig.clientIP.timeoutSeconds',
+        timeout,
+        'must be greater than 0 and less than 86400',
+      ),
+    );
+  if (spec.sessionAffinity === 'None' && spec.sessionAffinityConfig)
+    causes.push(
+      fieldErr.forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'),
+    );
+  causes.push(...labelMap('spec.selector', spec.selector));
+  causes.push(...validateClusterIPs(spec, type));
+  (spec.externalIPs ?? []).forEach((ip, i) => {
+    if (!isIp(ip))
+      causes.push(
+        fieldErr.invalid(
+          `spec.externalIPs[${i}]`,
+          ip,
+          'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        ),
+      );
+  });
+  causes.push(...validateTrafficPolicies(spec, type));
+  return causes;
+}
+
+function validatePorts(ports: NonNullable<ServiceSpec['ports']>, type: string): StatusCause[] {
+  const causes: StatusCause[] = [];
   const names = new Set<string>();
   const seen = new Set<string>();
   ports.forEach((p, i) => {
@@ -206,23 +240,11 @@ function validateService(o: KObject): StatusCause[] {
     if (seen.has(key)) causes.push(fieldErr.duplicate(pp, { port: p.port, protocol: p.protocol }));
     seen.add(key);
   });
-  if (!AFFINITIES.includes(spec.sessionAffinity ?? ''))
-    causes.push(fieldErr.notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
-  const timeout = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
-  if (spec.sessionAffinity === 'ClientIP' && timeout !== undefined && (timeout <= 0 || timeout > 86400))
-    causes.push(
-      fieldErr.invalid(
-        'spec.sessionAffinityConfig.clientIP.timeoutSeconds',
-        timeout,
-        'must be greater than 0 and less than 86400',
-      ),
-    );
-  if (spec.sessionAffinity === 'None' && spec.sessionAffinityConfig)
-    causes.push(
-      fieldErr.forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'),
-    );
-  causes.push(...labelMap('spec.selector', spec.selector));
-  // cluster IPs
+  return causes;
+}
+
+function validateClusterIPs(spec: ServiceSpec, type: string): StatusCause[] {
+  const causes: StatusCause[] = [];
   if (type === 'ExternalName') {
     if (!spec.externalName) causes.push(fieldErr.required('spec.externalName'));
     else {
@@ -247,16 +269,11 @@ function validateService(o: KObject): StatusCause[] {
         );
     });
   }
-  (spec.externalIPs ?? []).forEach((ip, i) => {
-    if (!isIp(ip))
-      causes.push(
-        fieldErr.invalid(
-          `spec.externalIPs[${i}]`,
-          ip,
-          'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
-        ),
-      );
-  });
+  return causes;
+}
+
+function validateTrafficPolicies(spec: ServiceSpec, type: string): StatusCause[] {
+  const causes: StatusCause[] = [];
   if (spec.externalTrafficPolicy) {
     if (type !== 'NodePort' && type !== 'LoadBalancer')
       causes.push(
@@ -391,6 +408,47 @@ function portsText(o: KObject): string {
     .join(',');
 }
 
+/** kubectl's columns for services. */
+const SERVICE_COLUMNS = {
+  columns: [
+    col('Type', 'string', (o) => specOf(o).type ?? '', {
+      description: 'type determines how the Service is exposed.',
+    }),
+    col('Cluster-IP', 'string', (o) => specOf(o).clusterIPs?.[0] ?? '<none>', {
+      description: 'clusterIP is the IP address of the service and is usually assigned randomly.',
+    }),
+    col('External-IP', 'string', externalIP, {
+      description:
+        'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
+    }),
+    col('Port(s)', 'string', portsText, {
+      description: 'The list of ports that are exposed by this service.',
+    }),
+  ],
+  afterAge: [
+    col('Selector', 'string', (o) => formatLabels(specOf(o).selector), {
+      description: 'Route service traffic to pods with label keys and values matching this selector.',
+      priority: 1,
+    }),
+  ],
+} satisfies Partial<KindSpec>;
+
+/** Cluster IPs, once set, stay (unless the service stops or starts needing one, or stays headless). */
+function validateClusterIPChange(spec: ServiceSpec, before: ServiceSpec): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (needsClusterIP(before) && needsClusterIP(spec) && !(isHeadless(before) && isHeadless(spec))) {
+    const a = before.clusterIPs ?? [];
+    const b = spec.clusterIPs ?? [];
+    b.forEach((ip, i) => {
+      if (i < a.length && a[i] !== ip)
+        causes.push(fieldErr.invalid(`spec.clusterIPs[${i}]`, b, 'may not change once set'));
+    });
+    if (spec.clusterIP !== before.clusterIP && a.length === b.length && a[0] === b[0])
+      causes.push(fieldErr.invalid('spec.clusterIP', spec.clusterIP ?? '', 'field is immutable'));
+  }
+  return causes;
+}
+
 // ------------------------------------------------------------------ definition
 
 export function serviceDef(registry: () => Registry): ResourceDef {
@@ -408,27 +466,7 @@ export function serviceDef(registry: () => Registry): ResourceDef {
     zeroValue: () => ({ spec: {}, status: { loadBalancer: {} } }),
     nameRule: 'label1035',
     returnDeletedObject: true,
-    columns: [
-      col('Type', 'string', (o) => specOf(o).type ?? '', {
-        description: 'type determines how the Service is exposed.',
-      }),
-      col('Cluster-IP', 'string', (o) => specOf(o).clusterIPs?.[0] ?? '<none>', {
-        description: 'clusterIP is the IP address of the service and is usually assigned randomly.',
-      }),
-      col('External-IP', 'string', externalIP, {
-        description:
-          'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
-      }),
-      col('Port(s)', 'string', portsText, {
-        description: 'The list of ports that are exposed by this service.',
-      }),
-    ],
-    afterAge: [
-      col('Selector', 'string', (o) => formatLabels(specOf(o).selector), {
-        description: 'Route service traffic to pods with label keys and values matching this selector.',
-        priority: 1,
-      }),
-    ],
+    ...SERVICE_COLUMNS,
     prepareForCreate(o: KObject, ctx: RequestContext) {
       const spec = normalize(o);
       o.status = { loadBalancer: {} };
@@ -469,19 +507,7 @@ export function serviceDef(registry: () => Registry): ResourceDef {
       return causes;
     },
     validateUpdate(o: KObject, old: KObject) {
-      const causes = validateService(o);
-      const spec = specOf(o);
-      const before = specOf(old);
-      if (needsClusterIP(before) && needsClusterIP(spec) && !(isHeadless(before) && isHeadless(spec))) {
-        const a = before.clusterIPs ?? [];
-        const b = spec.clusterIPs ?? [];
-        b.forEach((ip, i) => {
-          if (i < a.length && a[i] !== ip)
-            causes.push(fieldErr.invalid(`spec.clusterIPs[${i}]`, b, 'may not change once set'));
-        });
-        if (spec.clusterIP !== before.clusterIP && a.length === b.length && a[0] === b[0])
-          causes.push(fieldErr.invalid('spec.clusterIP', spec.clusterIP ?? '', 'field is immutable'));
-      }
+      const causes = [...validateService(o), ...validateClusterIPChange(specOf(o), specOf(old))];
       if (causes.length) alloc.release(o.metadata.uid ?? '', true);
       return causes;
     },

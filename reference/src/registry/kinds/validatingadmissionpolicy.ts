@@ -154,9 +154,24 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
         compileProblem(field, expression, base, 'bool'),
       ),
     );
-  // each variable sees the ones declared before it
+  const declared = validateVariables(list(spec.variables), base, out);
+  const all: PolicyVariables = { ...base, variables: declared };
+  const validations = list(spec.validations);
+  const annotations = list(spec.auditAnnotations);
+  if (validations.length === 0 && annotations.length === 0) {
+    const why = 'validations or auditAnnotations must contain at least one item';
+    out.push(fieldErr.required('spec.validations', why), fieldErr.required('spec.auditAnnotations', why));
+    return out;
+  }
+  validations.forEach((raw, i) => out.push(...validateValidation(rec(raw), `spec.validations[${i}]`, all)));
+  out.push(...validateAuditAnnotations(annotations, text(o.metadata?.name), all));
+  return out;
+}
+
+/** The variables (each sees the ones declared before it); their problems go to `out`, their names are returned. */
+function validateVariables(variables: unknown[], base: PolicyVariables, out: StatusCause[]): string[] {
   const declared: string[] = [];
-  list(spec.variables).forEach((raw, i) => {
+  variables.forEach((raw, i) => {
     const v = rec(raw);
     const p = `spec.variables[${i}]`;
     const name = text(v.name);
@@ -171,33 +186,35 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
       );
     if (name.trim() && isCelIdentifier(name)) declared.push(name);
   });
-  const all: PolicyVariables = { ...base, variables: declared };
-  const validations = list(spec.validations);
-  const annotations = list(spec.auditAnnotations);
-  if (validations.length === 0 && annotations.length === 0) {
-    const why = 'validations or auditAnnotations must contain at least one item';
-    out.push(fieldErr.required('spec.validations', why), fieldErr.required('spec.auditAnnotations', why));
-    return out;
-  }
-  validations.forEach((raw, i) => {
-    const v = rec(raw);
-    const p = `spec.validations[${i}]`;
-    const expression = text(v.expression);
-    if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
-    else out.push(...compileProblem(`${p}.expression`, expression, all, 'bool'));
-    const me = text(v.messageExpression);
-    if (me.length > 0 && !me.trim())
-      out.push(fieldErr.invalid(`${p}.messageExpression`, me, 'must be non-empty if specified'));
-    else if (me.trim())
-      out.push(...compileProblem(`${p}.messageExpression`, me, { ...all, hasAuthorizer: false }, 'string'));
-    const msg = text(v.message);
-    if (msg.length > 0 && !msg.trim())
-      out.push(fieldErr.invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
-    else if (/[\n\r]/.test(msg.trim()))
-      out.push(fieldErr.invalid(`${p}.message`, msg, 'message must not contain line breaks'));
-    if (v.reason !== undefined && v.reason !== null && !VALIDATION_REASONS.includes(text(v.reason)))
-      out.push(fieldErr.notSupported(`${p}.reason`, v.reason, VALIDATION_REASONS));
-  });
+  return declared;
+}
+
+function validateValidation(v: Record<string, unknown>, p: string, all: PolicyVariables): StatusCause[] {
+  const out: StatusCause[] = [];
+  const expression = text(v.expression);
+  if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
+  else out.push(...compileProblem(`${p}.expression`, expression, all, 'bool'));
+  const me = text(v.messageExpression);
+  if (me.length > 0 && !me.trim())
+    out.push(fieldErr.invalid(`${p}.messageExpression`, me, 'must be non-empty if specified'));
+  else if (me.trim())
+    out.push(...compileProblem(`${p}.messageExpression`, me, { ...all, hasAuthorizer: false }, 'string'));
+  const msg = text(v.message);
+  if (msg.length > 0 && !msg.trim())
+    out.push(fieldErr.invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
+  else if (/[\n\r]/.test(msg.trim()))
+    out.push(fieldErr.invalid(`${p}.message`, msg, 'message must not contain line breaks'));
+  if (v.reason !== undefined && v.reason !== null && !VALIDATION_REASONS.includes(text(v.reason)))
+    out.push(fieldErr.notSupported(`${p}.reason`, v.reason, VALIDATION_REASONS));
+  return out;
+}
+
+function validateAuditAnnotations(
+  annotations: unknown[],
+  policyName: string,
+  all: PolicyVariables,
+): StatusCause[] {
+  const out: StatusCause[] = [];
   if (annotations.length > MAX_AUDIT_ANNOTATIONS)
     out.push(
       fieldErr.invalid(
@@ -207,7 +224,6 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
       ),
     );
   const keys = new Set<string>();
-  const policyName = text(o.metadata?.name);
   annotations.forEach((raw, i) => {
     const a = rec(raw);
     const p = `spec.auditAnnotations[${i}]`;

@@ -19,7 +19,8 @@ import {
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
-import { type Container, type PodSpec, validatePodSpec } from './pod-spec.ts';
+import { type Container, type PodSpec } from './pod-spec.ts';
+import { validatePodSpec } from './pod-spec-validation.ts';
 
 export interface PodTemplate {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
