@@ -56,6 +56,11 @@ export const AGE_COLUMN: TableColumn = {
   cell: (o) => age(o),
 };
 
+export type Rec = Record<string, unknown>;
+export const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
 export function get(o: unknown, path: string): unknown {
   let cur = o;
   for (const k of path.split('.')) {

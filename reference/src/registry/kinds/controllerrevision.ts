@@ -4,7 +4,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, immutable, nonNegative, normalizeBySchema } from './common.ts';
+import { fieldErr, immutable, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 const schema = builtinSchema('apps/v1', 'ControllerRevision');
@@ -17,7 +17,6 @@ interface OwnerRef {
 }
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'ControllerRevision');
   // an int64 without omitempty: absent reads as 0
   o.revision ??= 0;
 }
@@ -58,5 +57,4 @@ export const controllerRevisionDef = defineKind({
     ...validateControllerRevision(o),
     ...(o.data === undefined || o.data === null ? [] : immutable('data', o.data, old.data)),
   ],
-  normalize: false,
 });

@@ -10,7 +10,6 @@ import {
   formatLabelSelector,
   keepStoredStatus,
   nonNegative,
-  normalizeBySchema,
   schemaStatusUpdate,
   since,
 } from './common.ts';
@@ -45,7 +44,6 @@ const specOf = (o: KObject) => (o.spec ?? {}) as CronJobSpec;
 const statusOf = (o: KObject) => (o.status ?? {}) as CronJobStatus;
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'CronJob');
   const spec = specOf(o);
   o.spec = spec;
   spec.concurrencyPolicy ||= 'Allow';
@@ -197,5 +195,4 @@ export const cronJobDef = defineKind({
     }),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

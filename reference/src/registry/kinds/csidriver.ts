@@ -9,7 +9,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, immutable, normalizeBySchema } from './common.ts';
+import { fieldErr, immutable } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { goSlice } from './go-syntax.ts';
 
@@ -45,7 +45,6 @@ export function csiDriverName(field: string, name: string | undefined): StatusCa
 }
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'CSIDriver');
   o.spec ??= {};
   const s = specOf(o);
   s.attachRequired ??= true;
@@ -166,5 +165,4 @@ export const csiDriverDef = defineKind({
       description: 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.',
     }),
   ],
-  normalize: false,
 });

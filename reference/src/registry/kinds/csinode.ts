@@ -7,7 +7,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import { validLabelKey } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import { fieldErr, nonNegative, normalizeBySchema } from './common.ts';
+import { fieldErr, nonNegative } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
 import { col, defineKind } from './define.ts';
 import { goPtr, goSlice, goStr, goStruct } from './go-syntax.ts';
@@ -29,7 +29,6 @@ const driversOf = (o: KObject): CSINodeDriver[] =>
   );
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'CSINode');
   const spec = (o.spec ??= {}) as { drivers?: unknown[] };
   // Go decodes an absent list as an empty one: the required field is never missing
   spec.drivers ??= [];
@@ -99,5 +98,4 @@ export const csiNodeDef = defineKind({
       description: 'Drivers indicates the number of CSI drivers registered on the node',
     }),
   ],
-  normalize: false,
 });

@@ -8,14 +8,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import {
-  fieldErr,
-  formatLabels,
-  keepStoredStatus,
-  type LabelSelectorObj,
-  nonNegative,
-  normalizeBySchema,
-} from './common.ts';
+import { fieldErr, formatLabels, keepStoredStatus, type LabelSelectorObj, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -74,7 +67,6 @@ const STATUS_ZEROES = [
 ];
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'DaemonSet');
   const spec = specOf(o);
   o.spec = spec;
   const us = (spec.updateStrategy ??= {});
@@ -225,5 +217,4 @@ export const daemonSetDef = defineKind({
     ),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

@@ -14,7 +14,6 @@ import {
   keepStoredStatus,
   type LabelSelectorObj,
   nonNegative,
-  normalizeBySchema,
   schemaStatusUpdate,
 } from './common.ts';
 import { col, defineKind } from './define.ts';
@@ -106,7 +105,6 @@ const specOf = (o: KObject) => (o.spec ?? {}) as DeploymentSpec;
 const statusOf = (o: KObject) => (o.status ?? {}) as DeploymentStatus;
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'Deployment');
   const spec = specOf(o);
   o.spec = spec;
   spec.replicas ??= 1;
@@ -256,5 +254,4 @@ export const deploymentDef = defineKind({
     ),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { dnsLabel, fieldErr, normalizeBySchema, portNumber, qualifiedName } from './common.ts';
+import { dnsLabel, fieldErr, portNumber, qualifiedName } from './common.ts';
 import { col, defineKind } from './define.ts';
 import {
   type EndpointAddress,
@@ -29,7 +29,6 @@ const subsetsOf = (o: KObject) =>
   ((o as Endpoints).subsets ?? []).filter((s): s is EndpointSubset => s !== null && typeof s === 'object');
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'Endpoints');
   for (const s of subsetsOf(o))
     for (const p of s.ports ?? []) if (p && typeof p === 'object') p.protocol ||= 'TCP';
 }
@@ -134,5 +133,4 @@ export const endpointsDef = defineKind({
         'The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share.',
     }),
   ],
-  normalize: false,
 });

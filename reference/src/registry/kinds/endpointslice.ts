@@ -11,7 +11,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { RequestContext } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { dnsLabel, fieldErr, normalizeBySchema, qualifiedName } from './common.ts';
+import { dnsLabel, fieldErr, qualifiedName } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { nonSpecialIP, parseIP } from './ip-address.ts';
 
@@ -69,7 +69,6 @@ const endpointsOf = (o: KObject) =>
   ((o as EndpointSlice).endpoints ?? []).filter((e) => e && typeof e === 'object');
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'EndpointSlice');
   const s = o as EndpointSlice;
   // Go decodes an absent list as an empty one: the required field is never missing
   s.endpoints ??= [];
@@ -270,5 +269,4 @@ export const endpointSliceDef = defineKind({
     }),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

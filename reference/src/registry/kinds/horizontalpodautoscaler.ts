@@ -10,7 +10,6 @@ import {
   fieldErr,
   keepStoredStatus,
   nonNegative,
-  normalizeBySchema,
   parseQuantity,
   schemaStatusUpdate,
   validateLabelSelector,
@@ -74,7 +73,6 @@ function fillRules(given: Rules | undefined, defaults: Rules): Rules {
 }
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schemaV2, 'HorizontalPodAutoscaler');
   const spec = specOf(o);
   o.spec = spec;
   spec.minReplicas ??= 1;
@@ -396,5 +394,4 @@ export const horizontalPodAutoscalerDef = defineKind({
     }),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

@@ -12,7 +12,6 @@ import {
   type LabelSelectorObj,
   labelMap,
   nonNegative,
-  normalizeBySchema,
   schemaStatusUpdate,
   selectorMatches,
   validateLabelSelector,
@@ -258,7 +257,6 @@ function schedulingDirectivesOnly(o: KObject, old: KObject): boolean {
 }
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'Job');
   defaultJob(o);
 }
 
@@ -350,5 +348,4 @@ export const jobDef = defineKind({
     }),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

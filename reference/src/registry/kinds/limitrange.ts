@@ -6,7 +6,7 @@ import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import { compareQuantities, nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, normalizeBySchema, quantity } from './common.ts';
+import { fieldErr, quantity } from './common.ts';
 import { defineKind } from './define.ts';
 import { isOvercommitAllowed, isStandardContainerResource, resourceName } from './resource-lists.ts';
 
@@ -52,7 +52,6 @@ const schema = objectSchema({
 export const LIMIT_TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
 
 function defaults(o: KObject): void {
-  normalizeBySchema(o, schema, 'LimitRange');
   for (const item of (o as LimitRange).spec?.limits ?? []) {
     if (item?.type !== 'Container') continue;
     const def: ResourceList = { ...(item.default ?? {}) };
@@ -170,5 +169,4 @@ export const limitRangeDef = defineKind({
   prepareForCreate: defaults,
   prepareForUpdate: defaults,
   validate: validateLimitRange,
-  normalize: false,
 });

@@ -10,7 +10,6 @@ import {
   formatLabelSelector,
   ianaSvcName,
   type LabelSelectorObj,
-  normalizeBySchema,
   validateLabelSelector,
 } from './common.ts';
 import { col, defineKind } from './define.ts';
@@ -40,7 +39,6 @@ interface Spec {
 const specOf = (o: KObject) => (o.spec ?? {}) as Spec;
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'NetworkPolicy');
   const spec = specOf(o);
   o.spec = spec;
   spec.podSelector ??= {};
@@ -231,5 +229,4 @@ export const networkPolicyDef = defineKind({
     }),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

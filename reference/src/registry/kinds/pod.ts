@@ -312,7 +312,6 @@ function readinessGatesText(o: KObject): string {
 // ------------------------------------------------------------------ strategy
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, podSchema, 'Pod');
   const spec = (o.spec ?? {}) as PodSpec;
   o.spec = spec;
   defaultPodSpec(spec);
@@ -448,7 +447,6 @@ export const podDef = defineKind({
     binding: () => [],
     ephemeralcontainers: (o, old) => validateEphemeralUpdate(o, old),
   },
-  normalize: false,
 });
 
 type Ephemeral = Container & { name?: string };

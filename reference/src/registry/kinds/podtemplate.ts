@@ -4,7 +4,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, formatLabels, labelMap, NAME_COLUMN, normalizeBySchema } from './common.ts';
+import { fieldErr, formatLabels, labelMap, NAME_COLUMN } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
@@ -15,7 +15,6 @@ const schema = builtinSchema('v1', 'PodTemplate');
 const templateOf = (o: KObject) => (o.template ?? undefined) as PodTemplate | undefined;
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'PodTemplate');
   const t = ((o.template as PodTemplate | undefined) ??= {});
   o.template = t;
   t.metadata ??= {};
@@ -57,5 +56,4 @@ export const podTemplateDef = defineKind({
   validate: validatePodTemplate,
   validateUpdate: validatePodTemplate,
   tracksGeneration: true,
-  normalize: false,
 });

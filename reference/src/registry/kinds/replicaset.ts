@@ -5,7 +5,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, type LabelSelectorObj, nonNegative, normalizeBySchema } from './common.ts';
+import { fieldErr, type LabelSelectorObj, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -46,7 +46,6 @@ const statusOf = (o: KObject) => (o.status ?? {}) as ReplicaSetStatus;
 const STATUS_ZEROES = ['replicas'];
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'ReplicaSet');
   const spec = specOf(o);
   o.spec = spec;
   spec.replicas ??= 1;
@@ -126,5 +125,4 @@ export const replicaSetDef = defineKind({
     ...immutableSelector(specOf(o).selector, specOf(old).selector),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

@@ -6,7 +6,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, formatLabels, nonNegative, normalizeBySchema } from './common.ts';
+import { fieldErr, formatLabels, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validateReplicaCounters } from './replicaset.ts';
@@ -34,7 +34,6 @@ const statusOf = (o: KObject) => (o.status ?? {}) as { replicas?: number; readyR
 const STATUS_ZEROES = ['replicas'];
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'ReplicationController');
   const spec = specOf(o);
   o.spec = spec;
   const labels = spec.template?.metadata?.labels;
@@ -110,5 +109,4 @@ export const replicationControllerDef = defineKind({
   validate: validateReplicationController,
   validateUpdate: validateReplicationController,
   tracksGeneration: true,
-  normalize: false,
 });

@@ -3,7 +3,7 @@
 import { arr, bool, keyedList, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import { normalizeBySchema, objectReferenceFields } from './common.ts';
+import { objectReferenceFields } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 /** The account every namespace has (made by the service-account controller); pods without one get it. */
@@ -17,7 +17,6 @@ const schema = objectSchema({
 
 /** Secret references keep only their name (Kubernetes' cleanSecretReferences). */
 function prepare(o: KObject): void {
-  normalizeBySchema(o, schema, 'ServiceAccount');
   if (Array.isArray(o.secrets))
     o.secrets = (o.secrets as { name?: string }[]).map((r) =>
       r && typeof r === 'object' && r.name !== undefined ? { name: r.name } : {},
@@ -41,5 +40,4 @@ export const serviceAccountDef = defineKind({
   ],
   prepareForCreate: (o) => prepare(o),
   prepareForUpdate: (o) => prepare(o),
-  normalize: false,
 });

@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, type LabelSelectorObj, labelMap, nonNegative, normalizeBySchema } from './common.ts';
+import { fieldErr, type LabelSelectorObj, labelMap, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -75,7 +75,6 @@ const MUTABLE = [
 ] as const;
 
 function prepare(o: KObject, old?: KObject): void {
-  normalizeBySchema(o, schema, 'StatefulSet');
   const spec = specOf(o);
   o.spec = spec;
   spec.podManagementPolicy ||= 'OrderedReady';
@@ -267,5 +266,4 @@ export const statefulSetDef = defineKind({
     ),
   ],
   tracksGeneration: true,
-  normalize: false,
 });

@@ -9,15 +9,7 @@ import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  AGE_COLUMN,
-  fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
-  NAME_COLUMN,
-  normalizeBySchema,
-  qualifiedName,
-} from './common.ts';
+import { fieldErr, keepAllButStatus, keepStoredStatus, normalizeBySchema, qualifiedName } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { compilePolicyExpression, isCelIdentifier, type PolicyVariables } from './policy-cel.ts';
 import {
@@ -251,9 +243,8 @@ function validateAuditAnnotations(
 
 // ------------------------------------------------------------------ the resource
 
-/** Name, Validations (how many), ParamKind, Age. */
-const TABLE: TableColumn[] = [
-  NAME_COLUMN,
+/** Validations (how many) and ParamKind, between Name and Age. */
+const COLUMNS: TableColumn[] = [
   col('Validations', 'integer', (o) => list(rec(o.spec).validations).length, {
     description: 'Validations indicates the number of validation rules defined in this configuration',
   }),
@@ -266,11 +257,9 @@ const TABLE: TableColumn[] = [
     },
     { description: 'ParamKind specifies the kind of resources used to parameterize this policy' },
   ),
-  AGE_COLUMN,
 ];
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, policySchema, 'ValidatingAdmissionPolicy');
   setDefaults(o);
 }
 
@@ -283,7 +272,7 @@ export const validatingAdmissionPolicyDef = defineKind({
   subresources: ['status'],
   schema: policySchema,
   nameRule: 'subdomain',
-  table: TABLE,
+  columns: COLUMNS,
   prepareForCreate(o) {
     prepare(o);
     delete o.status;
@@ -304,5 +293,4 @@ export const validatingAdmissionPolicyDef = defineKind({
         JSON.stringify(rec(old.spec).matchConditions ?? null),
     ),
   tracksGeneration: true,
-  normalize: false,
 });

@@ -10,15 +10,7 @@ import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  AGE_COLUMN,
-  fieldErr,
-  formatLabelSelector,
-  type LabelSelectorObj,
-  NAME_COLUMN,
-  normalizeBySchema,
-  validateLabelSelector,
-} from './common.ts';
+import { fieldErr, formatLabelSelector, type LabelSelectorObj, validateLabelSelector } from './common.ts';
 import { col, defineKind } from './define.ts';
 import {
   ADMISSION_GROUP,
@@ -143,9 +135,8 @@ function paramRefCell(o: KObject): string {
   return '<unset>';
 }
 
-/** Name, PolicyName, ParamRef, Age. */
-const TABLE: TableColumn[] = [
-  NAME_COLUMN,
+/** PolicyName and ParamRef, between Name and Age. */
+const COLUMNS: TableColumn[] = [
   col('PolicyName', 'string', (o) => text(rec(o.spec).policyName), {
     description:
       'PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to',
@@ -153,11 +144,9 @@ const TABLE: TableColumn[] = [
   col('ParamRef', 'string', paramRefCell, {
     description: 'ParamRef specifies the parameter resource used to configure the admission control policy',
   }),
-  AGE_COLUMN,
 ];
 
 function prepare(o: KObject): void {
-  normalizeBySchema(o, bindingSchema, 'ValidatingAdmissionPolicyBinding');
   setDefaults(o);
 }
 
@@ -173,11 +162,10 @@ export const validatingAdmissionPolicyBindingDef = defineKind({
     v1alpha1: { served: true, storage: false, toStorage: alphaToStorage, fromStorage: (o) => o },
   },
   nameRule: 'subdomain',
-  table: TABLE,
+  columns: COLUMNS,
   prepareForCreate: (o) => prepare(o),
   prepareForUpdate: (o) => prepare(o),
   validate: (o) => validateBinding(o),
   validateUpdate: (o) => validateBinding(o),
   tracksGeneration: true,
-  normalize: false,
 });

@@ -12,28 +12,28 @@ import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ResourceDef, TableColumn } from '../types.ts';
+import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 import {
-  AGE_COLUMN,
   fieldErr,
   type LabelSelectorObj,
-  NAME_COLUMN,
+  list,
   normalizeBySchema,
   qualifiedName,
+  type Rec,
+  rec,
+  text,
   validateLabelSelector,
 } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { base64ErrorOffset } from './secret.ts';
+import { validateClientConfig } from './webhook-client-config.ts';
 
 export const ADMISSION_GROUP = 'admissionregistration.orch.io';
 
-export type Rec = Record<string, unknown>;
-export const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export { list, type Rec, rec, text } from './common.ts';
 const strs = (v: unknown): string[] => list(v).map((x) => (typeof x === 'string' ? x : String(x ?? '')));
-export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 // ------------------------------------------------------------------ schema
 
@@ -137,7 +137,6 @@ const ALL_SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const MAX_MATCH_CONDITIONS = 64;
-const URL_FORM = '; desired format: https://host[/path]';
 
 /** What an update relaxes: a rule the stored object already broke is not enforced on it again. */
 interface Options {
@@ -238,116 +237,6 @@ export function validateRule(field: string, rule: Rec): StatusCause[] {
   if (rule.scope !== undefined && !SCOPES.includes(text(rule.scope)))
     out.push(fieldErr.notSupported(`${field}.scope`, rule.scope, SCOPES));
   return out;
-}
-
-/** The parts of a URL as Go's url.Parse splits them, or the reason it refuses the text. */
-interface ParsedUrl {
-  scheme: string;
-  user?: string;
-  host: string;
-  rawQuery: string;
-  fragment: string;
-}
-
-function parseUrl(raw: string): ParsedUrl | { error: string } {
-  const fail = (why: string) => ({ error: `parse ${JSON.stringify(raw)}: ${why}` });
-  if ([...raw].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
-    return fail('net/url: invalid control character in URL');
-  let rest = raw;
-  let fragment = '';
-  const hash = rest.indexOf('#');
-  if (hash >= 0) {
-    fragment = rest.slice(hash + 1);
-    rest = rest.slice(0, hash);
-  }
-  let scheme = '';
-  const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(rest);
-  if (m) {
-    scheme = m[1]!.toLowerCase();
-    rest = rest.slice(m[0].length);
-  } else if (/^[^/?]*:/.test(rest)) {
-    if (rest.startsWith(':')) return fail('missing protocol scheme');
-    return fail('first path segment in URL cannot contain colon');
-  }
-  let rawQuery = '';
-  const q = rest.indexOf('?');
-  if (q >= 0) {
-    rawQuery = rest.slice(q + 1);
-    rest = rest.slice(0, q);
-  }
-  let user: string | undefined;
-  let host = '';
-  let path = rest;
-  if (rest.startsWith('//')) {
-    const authEnd = rest.indexOf('/', 2);
-    const authority = authEnd < 0 ? rest.slice(2) : rest.slice(2, authEnd);
-    const at = authority.lastIndexOf('@');
-    if (at >= 0) {
-      user = authority.slice(0, at);
-      host = authority.slice(at + 1);
-    } else host = authority;
-    path = authEnd < 0 ? '' : rest.slice(authEnd);
-    if (host.startsWith('[') && !host.includes(']')) return fail("missing ']' in host");
-    const port = /:([^\]]*)$/.exec(host);
-    if (port && !host.startsWith('[') && !/^[0-9]*$/.test(port[1]!))
-      return fail(`invalid port ${JSON.stringify(`:${port[1]}`)} after host`);
-  }
-  for (const part of [path, fragment]) {
-    const bad = /%(?![0-9A-Fa-f]{2})(.{0,2})/.exec(part);
-    if (bad) return fail(`invalid URL escape ${JSON.stringify(`%${bad[1]}`)}`);
-  }
-  return { scheme, user, host, rawQuery, fragment };
-}
-
-function validateUrl(field: string, raw: string): StatusCause[] {
-  const u = parseUrl(raw);
-  if ('error' in u) return [fieldErr.required(field, `url must be a valid URL: ${u.error}${URL_FORM}`)];
-  const out: StatusCause[] = [];
-  if (u.scheme !== 'https')
-    out.push(fieldErr.invalid(field, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
-  if (!u.host) out.push(fieldErr.invalid(field, u.host, `host must be specified${URL_FORM}`));
-  if (u.user !== undefined)
-    out.push(fieldErr.invalid(field, u.user, 'user information is not permitted in the URL'));
-  if (u.fragment) out.push(fieldErr.invalid(field, u.fragment, 'fragments are not permitted in the URL'));
-  if (u.rawQuery)
-    out.push(fieldErr.invalid(field, u.rawQuery, 'query parameters are not permitted in the URL'));
-  return out;
-}
-
-function validateService(field: string, svc: Rec): StatusCause[] {
-  const out: StatusCause[] = [];
-  if (!text(svc.name)) out.push(fieldErr.required(`${field}.name`, 'service name is required'));
-  if (!text(svc.namespace))
-    out.push(fieldErr.required(`${field}.namespace`, 'service namespace is required'));
-  const port = svc.port;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
-    out.push(
-      fieldErr.invalid(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'),
-    );
-  if (typeof svc.path !== 'string') return out;
-  const path = svc.path;
-  if (path === '/' || path === '') return out;
-  if (path === '//') return [...out, fieldErr.invalid(`${field}.path`, path, 'segment[0] may not be empty')];
-  if (!path.startsWith('/')) out.push(fieldErr.invalid(`${field}.path`, path, "must start with a '/'"));
-  let check = path.slice(1);
-  if (check.endsWith('/')) check = check.slice(0, -1);
-  check.split('/').forEach((step, i) => {
-    if (!step) {
-      out.push(fieldErr.invalid(`${field}.path`, path, `segment[${i}] may not be empty`));
-      return;
-    }
-    const p = nameProblem(step, 'subdomain');
-    if (p) out.push(fieldErr.invalid(`${field}.path`, path, `segment[${i}]: ${p}`));
-  });
-  return out;
-}
-
-function validateClientConfig(field: string, cc: Rec): StatusCause[] {
-  const hasUrl = cc.url !== undefined;
-  const hasService = cc.service !== undefined;
-  if (hasUrl === hasService) return [fieldErr.required(field, 'exactly one of url or service is required')];
-  if (hasUrl) return validateUrl(`${field}.url`, text(cc.url));
-  return validateService(`${field}.service`, rec(cc.service));
 }
 
 // ------------------------------------------------------------------ match conditions
@@ -556,17 +445,8 @@ function updateOptions(o: KObject, old: KObject): Options {
 
 // ------------------------------------------------------------------ the resource
 
-/** Name, Webhooks (how many), Age: the columns Kubernetes 1.28 prints. */
-const TABLE: TableColumn[] = [
-  NAME_COLUMN,
-  col('Webhooks', 'integer', (o) => list(o.webhooks).length, {
-    description: 'The number of webhooks in the configuration.',
-  }),
-  AGE_COLUMN,
-];
-
 /** A webhook configuration kind: cluster-scoped, served at admissionregistration.orch.io/v1. */
-export function webhookConfigurationDef(kind: string, plural: string, mutating: boolean): ResourceDef {
+export function webhookConfigurationDef(kind: string, mutating: boolean): ResourceDef {
   const schema = configurationSchema(mutating);
   const prepare = (o: KObject) => {
     decode(o, kind, schema);
@@ -575,13 +455,16 @@ export function webhookConfigurationDef(kind: string, plural: string, mutating: 
   return defineKind({
     group: ADMISSION_GROUP,
     kind,
-    plural,
-    singular: plural.replace(/s$/, ''),
     namespaced: false,
     categories: ['api-extensions'],
     schema,
     nameRule: 'subdomain',
-    table: TABLE,
+    // Name, Webhooks (how many), Age: the columns Kubernetes 1.28 prints
+    columns: [
+      col('Webhooks', 'integer', (o) => list(o.webhooks).length, {
+        description: 'The number of webhooks in the configuration.',
+      }),
+    ],
     prepareForCreate: (o) => prepare(o),
     prepareForUpdate: (o) => prepare(o),
     validate: (o) => validateConfiguration(o, mutating, CREATE_OPTIONS),
