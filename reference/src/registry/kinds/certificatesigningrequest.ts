@@ -376,7 +376,7 @@ export const certificateSigningRequestDef = defineKind({
     col('SignerName', 'string', (o) => specOf(o).signerName || '<none>', {
       description: 'The signer the request asks for.',
     }),
-    col('Requestor', 'string', (o) => specOf(o).username ?? '', {
+    col('Requestor', 'string', 'spec.username', {
       description: 'The user that created the request.',
     }),
     col(

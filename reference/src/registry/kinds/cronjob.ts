@@ -161,7 +161,7 @@ export const cronJobDef = defineKind({
   validate: validateCronJob,
   validateUpdate: (o, old) => validateSpec(specOf(o), specOf(old)),
   columns: [
-    col('Schedule', 'string', (o) => specOf(o).schedule ?? '', {
+    col('Schedule', 'string', 'spec.schedule', {
       description: 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
     }),
     col(

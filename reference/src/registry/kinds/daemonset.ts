@@ -163,22 +163,22 @@ export const daemonSetDef = defineKind({
     status: zeroCounters({}, STATUS_ZEROES),
   }),
   columns: [
-    col('Desired', 'integer', (o) => statusOf(o).desiredNumberScheduled ?? 0, {
+    col('Desired', 'integer', 'status.desiredNumberScheduled', {
       description:
         'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).',
     }),
-    col('Current', 'integer', (o) => statusOf(o).currentNumberScheduled ?? 0, {
+    col('Current', 'integer', 'status.currentNumberScheduled', {
       description:
         'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
     }),
-    col('Ready', 'integer', (o) => statusOf(o).numberReady ?? 0, {
+    col('Ready', 'integer', 'status.numberReady', {
       description:
         'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
     }),
-    col('Up-to-date', 'integer', (o) => statusOf(o).updatedNumberScheduled ?? 0, {
+    col('Up-to-date', 'integer', 'status.updatedNumberScheduled', {
       description: 'The total number of nodes that are running updated daemon pod',
     }),
-    col('Available', 'integer', (o) => statusOf(o).numberAvailable ?? 0, {
+    col('Available', 'integer', 'status.numberAvailable', {
       description:
         'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
     }),

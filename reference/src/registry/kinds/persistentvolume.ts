@@ -202,7 +202,7 @@ export const persistentVolumeDef = (registry: () => Registry): ResourceDef =>
       col('Access Modes', 'string', (o) => accessModesCell(specOf(o).accessModes), {
         description: 'accessModes contains all ways the volume can be mounted.',
       }),
-      col('Reclaim Policy', 'string', (o) => specOf(o).persistentVolumeReclaimPolicy ?? '', {
+      col('Reclaim Policy', 'string', 'spec.persistentVolumeReclaimPolicy', {
         description:
           'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.',
       }),
@@ -221,7 +221,7 @@ export const persistentVolumeDef = (registry: () => Registry): ResourceDef =>
             'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.',
         },
       ),
-      col('StorageClass', 'string', (o) => specOf(o).storageClassName ?? '', {
+      col('StorageClass', 'string', 'spec.storageClassName', {
         description: 'storageClassName is the name of StorageClass to which this persistent volume belongs.',
       }),
       col('Reason', 'string', (o) => (o as PersistentVolume).status?.reason ?? '', {

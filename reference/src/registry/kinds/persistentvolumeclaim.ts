@@ -173,7 +173,7 @@ export const persistentVolumeClaimDef = (registry: () => Registry): ResourceDef 
       col('Status', 'string', (o) => (o as PersistentVolumeClaim).status?.phase ?? '', {
         description: 'phase represents the current phase of PersistentVolumeClaim.',
       }),
-      col('Volume', 'string', (o) => specOf(o).volumeName ?? '', {
+      col('Volume', 'string', 'spec.volumeName', {
         description: 'volumeName is the binding reference to the PersistentVolume backing this claim.',
       }),
       col(

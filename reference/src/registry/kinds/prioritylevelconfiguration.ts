@@ -262,7 +262,7 @@ export const priorityLevelConfigurationDef = defineKind({
   validate: validatePriorityLevel,
   validateUpdate: (o) => validatePriorityLevel(o),
   columns: [
-    col('Type', 'string', (o) => specOf(o).type ?? '', {
+    col('Type', 'string', 'spec.type', {
       description:
         '`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.',
     }),

@@ -10,6 +10,7 @@ import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   containerColumns,
+  replicaColumns,
   counterStatusHooks,
   immutableSelector,
   labelSelectorOfSpec,
@@ -98,18 +99,9 @@ export const replicaSetDef = defineKind({
     status: { replicas: 0 },
   }),
   scale: replicasScale(labelSelectorOfSpec),
-  columns: [
-    col('Desired', 'integer', (o) => specOf(o).replicas ?? 0, {
-      description:
-        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
-    }),
-    col('Current', 'integer', (o) => statusOf(o).replicas ?? 0, {
-      description: 'Replicas is the most recently observed number of replicas.',
-    }),
-    col('Ready', 'integer', (o) => statusOf(o).readyReplicas ?? 0, {
-      description: 'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
-    }),
-  ],
+  columns: replicaColumns(
+    'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
+  ),
   afterAge: [
     ...containerColumns((o) => specOf(o).template),
     col('Selector', 'string', (o) => printSelector(specOf(o).selector), {

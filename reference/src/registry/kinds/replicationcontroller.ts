@@ -12,6 +12,7 @@ import { defaultPodSpec } from './pod-spec.ts';
 import { validateReplicaCounters } from './replicaset.ts';
 import {
   containerColumns,
+  replicaColumns,
   counterStatusHooks,
   type PodTemplate,
   replicasScale,
@@ -85,18 +86,7 @@ export const replicationControllerDef = defineKind({
   defaultGarbageCollectionPolicy: () => 'OrphanDependents',
   zeroValue: () => ({ status: { replicas: 0 } }),
   scale: replicasScale((o) => selectorString(specOf(o).selector)),
-  columns: [
-    col('Desired', 'integer', (o) => specOf(o).replicas ?? 0, {
-      description:
-        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
-    }),
-    col('Current', 'integer', (o) => statusOf(o).replicas ?? 0, {
-      description: 'Replicas is the most recently observed number of replicas.',
-    }),
-    col('Ready', 'integer', (o) => statusOf(o).readyReplicas ?? 0, {
-      description: 'The number of ready replicas for this replication controller.',
-    }),
-  ],
+  columns: replicaColumns('The number of ready replicas for this replication controller.'),
   afterAge: [
     ...containerColumns((o) => specOf(o).template),
     col('Selector', 'string', (o) => formatLabels(specOf(o).selector), {

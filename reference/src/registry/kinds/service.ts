@@ -411,7 +411,7 @@ function portsText(o: KObject): string {
 /** kubectl's columns for services. */
 const SERVICE_COLUMNS = {
   columns: [
-    col('Type', 'string', (o) => specOf(o).type ?? '', {
+    col('Type', 'string', 'spec.type', {
       description: 'type determines how the Service is exposed.',
     }),
     col('Cluster-IP', 'string', (o) => specOf(o).clusterIPs?.[0] ?? '<none>', {

@@ -187,14 +187,14 @@ export const volumeAttachmentDef = defineKind({
   validate: validateCreate,
   validateUpdate,
   columns: [
-    col('Attacher', 'string', (o) => specOf(o).attacher ?? '', {
+    col('Attacher', 'string', 'spec.attacher', {
       description: 'attacher indicates the name of the volume driver that MUST handle this request.',
       format: 'name',
     }),
     col('PV', 'string', (o) => specOf(o).source?.persistentVolumeName ?? '', {
       description: 'persistentVolumeName represents the name of the persistent volume to attach.',
     }),
-    col('Node', 'string', (o) => specOf(o).nodeName ?? '', {
+    col('Node', 'string', 'spec.nodeName', {
       description: 'nodeName represents the node that the volume should be attached to.',
     }),
     col('Attached', 'boolean', (o) => statusOf(o).attached === true, {

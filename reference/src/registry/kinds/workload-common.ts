@@ -20,6 +20,7 @@ import {
   validateLabelSelector,
 } from './common.ts';
 import { type Container, type PodSpec } from './pod-spec.ts';
+import { col } from './define.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
 
 export interface PodTemplate {
@@ -328,27 +329,33 @@ export function containerColumns(
   template: (o: KObject) => PodTemplate | undefined,
   priority = 1,
 ): TableColumn[] {
+  const each = (f: 'name' | 'image') => (o: KObject) =>
+    containersOf(template(o))
+      .map((c) => c[f] ?? '')
+      .join(',');
   return [
-    {
-      name: 'Containers',
-      type: 'string',
-      ...(priority ? { priority } : {}),
+    col('Containers', 'string', each('name'), {
       description: 'Names of each container in the template.',
-      cell: (o) =>
-        containersOf(template(o))
-          .map((c) => c.name ?? '')
-          .join(','),
-    },
-    {
-      name: 'Images',
-      type: 'string',
-      ...(priority ? { priority } : {}),
+      priority,
+    }),
+    col('Images', 'string', each('image'), {
       description: 'Images referenced by each container in the template.',
-      cell: (o) =>
-        containersOf(template(o))
-          .map((c) => c.image ?? '')
-          .join(','),
-    },
+      priority,
+    }),
+  ];
+}
+
+/** Desired, Current and Ready: ReplicaSet's and ReplicationController's counts (Ready's description is the kind's). */
+export function replicaColumns(readyDescription: string): TableColumn[] {
+  return [
+    col('Desired', 'integer', 'spec.replicas', {
+      description:
+        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
+    }),
+    col('Current', 'integer', 'status.replicas', {
+      description: 'Replicas is the most recently observed number of replicas.',
+    }),
+    col('Ready', 'integer', 'status.readyReplicas', { description: readyDescription }),
   ];
 }
 
