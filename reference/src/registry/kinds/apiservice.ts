@@ -8,7 +8,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { Causes, keepAllButStatus, keepStoredStatus } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 export const APIREGISTRATION_GROUP = 'apiregistration.orch.io';
@@ -47,79 +47,54 @@ function byteLength(b64: string): number {
 
 function validateAPIService(o: KObject): StatusCause[] {
   const s = specOf(o);
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const group = s.group ?? '';
   const version = s.version ?? '';
   const required = `${version}.${group}`;
   const name = o.metadata.name ?? '';
   // a name that is no valid path segment is reported with the other name checks
   if (name && !nameProblem(name, 'path') && name !== required)
-    causes.push(
-      fieldErr.invalid('metadata.name', name, `must be \`spec.version+"."+spec.group\`: "${required}"`),
-    );
+    causes.invalid('metadata.name', name, `must be \`spec.version+"."+spec.group\`: "${required}"`);
   if (!group && version !== 'v1')
-    causes.push(
-      fieldErr.required('spec.group', 'only v1 may have an empty group and it better be legacy kube'),
-    );
+    causes.required('spec.group', 'only v1 may have an empty group and it better be legacy kube');
   if (group) {
-    if (group.length > 253)
-      causes.push(fieldErr.invalid('spec.group', group, 'must be no more than 253 characters'));
-    else if (nameProblem(group, 'subdomain'))
-      causes.push(fieldErr.invalid('spec.group', group, DNS1123_SUBDOMAIN_MSG));
+    if (group.length > 253) causes.invalid('spec.group', group, 'must be no more than 253 characters');
+    else if (nameProblem(group, 'subdomain')) causes.invalid('spec.group', group, DNS1123_SUBDOMAIN_MSG);
   }
   const vp = nameProblem(version, 'label1035');
-  if (vp) causes.push(fieldErr.invalid('spec.version', version, vp));
+  if (vp) causes.invalid('spec.version', version, vp);
   const gpm = s.groupPriorityMinimum ?? 0;
   if (gpm <= 0 || gpm > 20000)
-    causes.push(fieldErr.invalid('spec.groupPriorityMinimum', gpm, 'must be positive and less than 20000'));
+    causes.invalid('spec.groupPriorityMinimum', gpm, 'must be positive and less than 20000');
   const vpr = s.versionPriority ?? 0;
   if (vpr <= 0 || vpr > 1000)
-    causes.push(fieldErr.invalid('spec.versionPriority', vpr, 'must be positive and less than 1000'));
+    causes.invalid('spec.versionPriority', vpr, 'must be positive and less than 1000');
   const ca = s.caBundle ? byteLength(s.caBundle) : 0;
   if (s.service == null) {
-    if (ca)
-      causes.push(
-        fieldErr.invalid('spec.caBundle', `${ca} bytes`, 'local APIServices may not have a caBundle'),
-      );
+    if (ca) causes.invalid('spec.caBundle', `${ca} bytes`, 'local APIServices may not have a caBundle');
     if (s.insecureSkipTLSVerify)
-      causes.push(
-        fieldErr.invalid(
-          'spec.insecureSkipTLSVerify',
-          true,
-          'local APIServices may not have insecureSkipTLSVerify',
-        ),
+      causes.invalid(
+        'spec.insecureSkipTLSVerify',
+        true,
+        'local APIServices may not have insecureSkipTLSVerify',
       );
     return causes;
   }
-  if (!s.service.namespace) causes.push(fieldErr.required('spec.service.namespace'));
-  if (!s.service.name) causes.push(fieldErr.required('spec.service.name'));
+  if (!s.service.namespace) causes.required('spec.service.namespace');
+  if (!s.service.name) causes.required('spec.service.name');
   const port = s.service.port ?? 0;
   if (!(port >= 1 && port <= 65535))
-    causes.push(
-      fieldErr.invalid(
-        'spec.service.port',
-        port,
-        'port is not valid: must be between 1 and 65535, inclusive',
-      ),
-    );
+    causes.invalid('spec.service.port', port, 'port is not valid: must be between 1 and 65535, inclusive');
   if (s.insecureSkipTLSVerify && ca)
-    causes.push(
-      fieldErr.invalid('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present'),
-    );
+    causes.invalid('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present');
   return causes;
 }
 
 function validateStatus(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   for (const [i, c] of ((o as APIService).status?.conditions ?? []).entries())
     if (!['True', 'False', 'Unknown'].includes(c?.status ?? ''))
-      causes.push(
-        fieldErr.notSupported(`status.conditions[${i}].status`, c?.status ?? '', [
-          'True',
-          'False',
-          'Unknown',
-        ]),
-      );
+      causes.notSupported(`status.conditions[${i}].status`, c?.status ?? '', ['True', 'False', 'Unknown']);
   return causes;
 }
 

@@ -4,7 +4,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr } from './common.ts';
+import { Causes } from './common.ts';
 import { defineKind } from './define.ts';
 
 export interface Binding {
@@ -14,7 +14,7 @@ export interface Binding {
 
 /** Kubernetes 1.28's ValidatePodBinding: the target is a Node (or unnamed kind) and has a name. */
 export function validateBinding(b: Binding): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const kind = b.target?.kind ?? '';
   if (kind !== '' && kind !== 'Node')
     causes.push({
@@ -22,7 +22,7 @@ export function validateBinding(b: Binding): StatusCause[] {
       field: 'target.kind',
       message: `Unsupported value: ${JSON.stringify(kind)}: supported values: "Node", "<empty>"`,
     });
-  if (!b.target?.name) causes.push(fieldErr.required('target.name'));
+  if (!b.target?.name) causes.required('target.name');
   return causes;
 }
 

@@ -9,7 +9,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { certificateChainProblem, certificateRequestProblem } from '../../util/csr-der.ts';
 import type { RequestContext } from '../types.ts';
-import { fieldErr, normalizeBySchema } from './common.ts';
+import { Causes, fieldErr, normalizeBySchema } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { base64ErrorOffset } from './secret.ts';
 
@@ -171,18 +171,14 @@ function prepareStatus(o: KObject, old: KObject): void {
   for (const [k, v] of Object.entries(old)) if (k !== 'status') o[k] = structuredClone(v);
   o.metadata = { ...structuredClone(old.metadata), resourceVersion: rv };
   o.status = status;
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   for (const type of ['Approved', 'Denied']) {
     const before = count(old, type);
     const now = count(o, type);
     if (now > before)
-      causes.push(
-        fieldErr.forbidden('status.conditions', `updates may not add a condition of type "${type}"`),
-      );
+      causes.forbidden('status.conditions', `updates may not add a condition of type "${type}"`);
     else if (now < before)
-      causes.push(
-        fieldErr.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`),
-      );
+      causes.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`);
     else {
       // the instances are the stored ones
       const olds = conditionsOf(old).filter((c) => c.type === type);
@@ -191,18 +187,10 @@ function prepareStatus(o: KObject, old: KObject): void {
     }
   }
   if (count(o, 'Failed') < count(old, 'Failed'))
-    causes.push(
-      fieldErr.forbidden('status.conditions', 'updates may not remove a condition of type "Failed"'),
-    );
+    causes.forbidden('status.conditions', 'updates may not remove a condition of type "Failed"');
   const was = statusOf(old).certificate;
   if (was && was !== status.certificate)
-    causes.push(
-      fieldErr.invalid(
-        'status.certificate',
-        '[omitted]',
-        'updates may not modify existing certificate content',
-      ),
-    );
+    causes.invalid('status.certificate', '[omitted]', 'updates may not modify existing certificate content');
   refuse(o, causes);
   populateConditionTimestamps(o, old);
 }
@@ -218,12 +206,10 @@ function prepareApproval(o: KObject, old: KObject): void {
   const status = (o.status ??= {}) as CsrStatus;
   if (conditions === undefined) delete status.conditions;
   else status.conditions = conditions;
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   for (const type of ['Approved', 'Denied', 'Failed'])
     if (count(o, type) < count(old, type))
-      causes.push(
-        fieldErr.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`),
-      );
+      causes.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`);
   refuse(o, causes);
   populateConditionTimestamps(o, old);
 }
@@ -242,98 +228,76 @@ function signerNameCauses(v: string): StatusCause[] {
     ];
   const domain = v.slice(0, slash);
   const path = v.slice(slash + 1);
-  const out: StatusCause[] = [];
+  const out = new Causes();
   if (
     !domain.includes('.') ||
     !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(domain)
   )
-    out.push(
-      fieldErr.invalid(
-        field,
-        v,
-        "must be a fully qualified domain and path of the form 'example.com/signer-name'",
-      ),
-    );
-  if (domain.length > 253) out.push(fieldErr.tooLong(field, 253));
+    out.invalid(field, v, "must be a fully qualified domain and path of the form 'example.com/signer-name'");
+  if (domain.length > 253) out.tooLong(field, 253);
   if (
     path.length > 253 ||
     !/^[-A-Za-z0-9_./]+$/.test(path) ||
     path.split('/').some((s) => s === '' || s === '.' || s === '..')
   )
-    out.push(
-      fieldErr.invalid(
-        field,
-        v,
-        'validating path part: must be a valid path of the form `name` or `name/name`',
-      ),
-    );
+    out.invalid(field, v, 'validating path part: must be a valid path of the form `name` or `name/name`');
   return out;
 }
 
 function validateSpec(o: KObject): StatusCause[] {
   const spec = specOf(o);
-  const out: StatusCause[] = [];
-  if (!spec.request) out.push(fieldErr.required('spec.request'));
+  const out = new Causes();
+  if (!spec.request) out.required('spec.request');
   else {
     const problem = certificateRequestProblem(Buffer.from(spec.request, 'base64').toString('latin1'));
-    if (problem) out.push(fieldErr.invalid('spec.request', '[omitted]', problem));
+    if (problem) out.invalid('spec.request', '[omitted]', problem);
   }
-  if (!spec.signerName) out.push(fieldErr.required('spec.signerName'));
+  if (!spec.signerName) out.required('spec.signerName');
   else if (spec.signerName === LEGACY_UNKNOWN_SIGNER)
-    out.push(
-      fieldErr.invalid(
-        'spec.signerName',
-        spec.signerName,
-        'the legacy signerName is not allowed via this API version',
-      ),
+    out.invalid(
+      'spec.signerName',
+      spec.signerName,
+      'the legacy signerName is not allowed via this API version',
     );
   else out.push(...signerNameCauses(spec.signerName));
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < 600)
-    out.push(
-      fieldErr.invalid(
-        'spec.expirationSeconds',
-        spec.expirationSeconds,
-        'may not specify a duration less than 600 seconds (10 minutes)',
-      ),
+    out.invalid(
+      'spec.expirationSeconds',
+      spec.expirationSeconds,
+      'may not specify a duration less than 600 seconds (10 minutes)',
     );
-  if (!spec.usages?.length) out.push(fieldErr.required('spec.usages', 'usages must be provided'));
+  if (!spec.usages?.length) out.required('spec.usages', 'usages must be provided');
   const seen = new Set<string>();
   (spec.usages ?? []).forEach((u, i) => {
-    if (!KNOWN_USAGES.includes(u)) out.push(fieldErr.notSupported(`spec.usages[${i}]`, u, KNOWN_USAGES));
-    else if (seen.has(u)) out.push(fieldErr.duplicate(`spec.usages[${i}]`, u));
+    if (!KNOWN_USAGES.includes(u)) out.notSupported(`spec.usages[${i}]`, u, KNOWN_USAGES);
+    else if (seen.has(u)) out.duplicate(`spec.usages[${i}]`, u);
     seen.add(u);
   });
   return out;
 }
 
 function validateStatus(o: KObject): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const types = new Set<string>();
   conditionsOf(o).forEach((c, i) => {
     const f = `status.conditions[${i}]`;
-    if (!c.type) out.push(fieldErr.required(`${f}.type`));
-    else if (types.has(c.type)) out.push(fieldErr.duplicate(`${f}.type`, c.type));
+    if (!c.type) out.required(`${f}.type`);
+    else if (types.has(c.type)) out.duplicate(`${f}.type`, c.type);
     else types.add(c.type);
-    if (!c.status) out.push(fieldErr.required(`${f}.status`));
+    if (!c.status) out.required(`${f}.status`);
     else if (['Approved', 'Denied', 'Failed'].includes(c.type ?? '')) {
-      if (c.status !== 'True') out.push(fieldErr.notSupported(`${f}.status`, c.status, ['True']));
+      if (c.status !== 'True') out.notSupported(`${f}.status`, c.status, ['True']);
     } else if (!['False', 'True', 'Unknown'].includes(c.status))
-      out.push(fieldErr.notSupported(`${f}.status`, c.status, ['False', 'True', 'Unknown']));
+      out.notSupported(`${f}.status`, c.status, ['False', 'True', 'Unknown']);
   });
   if (types.has('Approved') && types.has('Denied'))
-    out.push(
-      fieldErr.invalid(
-        'status.conditions',
-        '[omitted]',
-        'Approved and Denied conditions are mutually exclusive',
-      ),
-    );
+    out.invalid('status.conditions', '[omitted]', 'Approved and Denied conditions are mutually exclusive');
   const cert = statusOf(o).certificate;
   if (cert) {
     const problem = certificateChainProblem(Buffer.from(cert, 'base64').toString('latin1'));
-    if (problem) out.push(fieldErr.invalid('status.certificate', '<certificate data>', problem));
+    if (problem) out.invalid('status.certificate', '<certificate data>', problem);
     else if (!types.has('Approved') || types.has('Denied'))
-      out.push(fieldErr.forbidden('status.certificate', 'may only be set once the request is approved'));
+      out.forbidden('status.certificate', 'may only be set once the request is approved');
   }
   return out;
 }

@@ -129,6 +129,34 @@ export const fieldErr = {
   }),
 };
 
+/**
+ * A validator's causes, in order, with the field errors added by name:
+ * `causes.invalid(field, value, detail)` is `causes.push(fieldErr.invalid(field, value, detail))`.
+ */
+export class Causes extends Array<StatusCause> {
+  required(field: string, detail?: string): void {
+    this.push(fieldErr.required(field, detail));
+  }
+  invalid(field: string, value: unknown, detail: string): void {
+    this.push(fieldErr.invalid(field, value, detail));
+  }
+  duplicate(field: string, value: unknown): void {
+    this.push(fieldErr.duplicate(field, value));
+  }
+  notSupported(field: string, value: unknown, supported: string[]): void {
+    this.push(fieldErr.notSupported(field, value, supported));
+  }
+  forbidden(field: string, detail: string): void {
+    this.push(fieldErr.forbidden(field, detail));
+  }
+  notFound(field: string, value: unknown): void {
+    this.push(fieldErr.notFound(field, value));
+  }
+  tooLong(field: string, max: number): void {
+    this.push(fieldErr.tooLong(field, max));
+  }
+}
+
 /** A value that must be set and be one of `allowed`: `Required value`, else `Unsupported value`. */
 export function requiredOneOf(field: string, value: string | undefined, allowed: string[]): StatusCause[] {
   if (value === undefined) return [fieldErr.required(field)];

@@ -4,7 +4,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, immutable, nonNegative } from './common.ts';
+import { Causes, immutable, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 const schema = builtinSchema('apps/v1', 'ControllerRevision');
@@ -22,8 +22,8 @@ function prepare(o: KObject): void {
 }
 
 function validateControllerRevision(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (o.data === undefined || o.data === null) causes.push(fieldErr.required('data', 'data is mandatory'));
+  const causes = new Causes();
+  if (o.data === undefined || o.data === null) causes.required('data', 'data is mandatory');
   causes.push(...nonNegative('revision', o.revision));
   return causes;
 }

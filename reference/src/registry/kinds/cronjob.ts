@@ -6,6 +6,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
+  Causes,
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
@@ -56,24 +57,16 @@ function prepare(o: KObject): void {
 }
 
 function validateSchedule(schedule: string, allowTZ: boolean, timeZone: string | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const problem = cronScheduleProblem(schedule);
-  if (problem) causes.push(fieldErr.invalid('spec.schedule', schedule, problem));
+  if (problem) causes.invalid('spec.schedule', schedule, problem);
   if (allowTZ && schedule.includes('TZ') && timeZone !== undefined)
-    causes.push(
-      fieldErr.invalid(
-        'spec.schedule',
-        schedule,
-        'cannot use both timeZone field and TZ or CRON_TZ in schedule',
-      ),
-    );
+    causes.invalid('spec.schedule', schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule');
   else if (!allowTZ && schedule.includes('TZ'))
-    causes.push(
-      fieldErr.invalid(
-        'spec.schedule',
-        schedule,
-        'cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
-      ),
+    causes.invalid(
+      'spec.schedule',
+      schedule,
+      'cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
     );
   return causes;
 }
@@ -85,44 +78,40 @@ function validateTimeZone(tz: string | undefined): StatusCause[] {
   for (const part of tz.split('/'))
     if (part === '.' || part === '..' || part.startsWith('-') || !TZ_COMPONENT.test(part))
       return [fieldErr.invalid(f, tz, `unknown time zone ${tz}`)];
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (tz.toLowerCase() === 'local')
-    causes.push(
-      fieldErr.invalid(
-        f,
-        tz,
-        'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
-      ),
+    causes.invalid(
+      f,
+      tz,
+      'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
     );
   const problem = timeZoneProblem(tz);
-  if (problem) causes.push(fieldErr.invalid(f, tz, problem));
+  if (problem) causes.invalid(f, tz, problem);
   return causes;
 }
 
 /** 1.28's validateCronJobSpec; `old` is the stored spec on an update. */
 function validateSpec(spec: CronJobSpec, old: CronJobSpec | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (!spec.schedule) causes.push(fieldErr.required('spec.schedule'));
+  const causes = new Causes();
+  if (!spec.schedule) causes.required('spec.schedule');
   else causes.push(...validateSchedule(spec.schedule, !!old?.schedule?.includes('TZ'), spec.timeZone));
   causes.push(...nonNegative('spec.startingDeadlineSeconds', spec.startingDeadlineSeconds));
   if (!old || old.timeZone !== spec.timeZone) causes.push(...validateTimeZone(spec.timeZone));
   const cp = spec.concurrencyPolicy ?? '';
-  if (cp === '') causes.push(fieldErr.required('spec.concurrencyPolicy'));
+  if (cp === '') causes.required('spec.concurrencyPolicy');
   else if (!CONCURRENCY_POLICIES.includes(cp))
-    causes.push(fieldErr.notSupported('spec.concurrencyPolicy', cp, CONCURRENCY_POLICIES));
+    causes.notSupported('spec.concurrencyPolicy', cp, CONCURRENCY_POLICIES);
   const js = spec.jobTemplate?.spec ?? {};
   causes.push(...validateJobSpecCommon(js, 'spec.jobTemplate.spec'));
   // the job template's selector is always generated
   if (js.selector)
-    causes.push(
-      fieldErr.invalid(
-        'spec.jobTemplate.spec.selector',
-        formatLabelSelector(js.selector),
-        '`selector` will be auto-generated',
-      ),
+    causes.invalid(
+      'spec.jobTemplate.spec.selector',
+      formatLabelSelector(js.selector),
+      '`selector` will be auto-generated',
     );
   if (js.manualSelector === true)
-    causes.push(fieldErr.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
+    causes.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']);
   causes.push(...nonNegative('spec.successfulJobsHistoryLimit', spec.successfulJobsHistoryLimit));
   causes.push(...nonNegative('spec.failedJobsHistoryLimit', spec.failedJobsHistoryLimit));
   return causes;

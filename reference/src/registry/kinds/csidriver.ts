@@ -9,7 +9,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, immutable } from './common.ts';
+import { Causes, immutable } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { goSlice } from './go-syntax.ts';
 
@@ -36,11 +36,11 @@ const specOf = (o: KObject) => (o.spec ?? {}) as CSIDriverSpec;
 /** A CSI driver's name: at most 63 characters, a DNS subdomain once lower-cased. */
 export function csiDriverName(field: string, name: string | undefined): StatusCause[] {
   const v = name ?? '';
-  const out: StatusCause[] = [];
-  if (!v) out.push(fieldErr.required(field));
-  if (v.length > 63) out.push(fieldErr.tooLong(field, 63));
+  const out = new Causes();
+  if (!v) out.required(field);
+  if (v.length > 63) out.tooLong(field, 63);
   const p = nameProblem(v.toLowerCase(), 'subdomain');
-  if (p) out.push(fieldErr.invalid(field, v, p));
+  if (p) out.invalid(field, v, p);
   return out;
 }
 
@@ -59,41 +59,33 @@ function prepare(o: KObject): void {
 }
 
 function validateSpec(s: CSIDriverSpec): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   // Kubernetes names this field `attachedRequired` in its errors
-  if (s.attachRequired === undefined) causes.push(fieldErr.required('spec.attachedRequired'));
-  if (s.podInfoOnMount === undefined) causes.push(fieldErr.required('spec.podInfoOnMount'));
-  if (s.storageCapacity === undefined) causes.push(fieldErr.required('spec.storageCapacity'));
+  if (s.attachRequired === undefined) causes.required('spec.attachedRequired');
+  if (s.podInfoOnMount === undefined) causes.required('spec.podInfoOnMount');
+  if (s.storageCapacity === undefined) causes.required('spec.storageCapacity');
   if (s.fsGroupPolicy !== undefined && !FS_GROUP_POLICIES.includes(s.fsGroupPolicy))
-    causes.push(fieldErr.notSupported('spec.fsGroupPolicy', s.fsGroupPolicy, FS_GROUP_POLICIES));
+    causes.notSupported('spec.fsGroupPolicy', s.fsGroupPolicy, FS_GROUP_POLICIES);
   const audiences = new Set<string>();
   (s.tokenRequests ?? []).forEach((t, i) => {
     const p = `spec.tokenRequests[${i}]`;
     const audience = t?.audience ?? '';
     if (audiences.has(audience)) {
-      causes.push(fieldErr.duplicate(`${p}.audience`, audience));
+      causes.duplicate(`${p}.audience`, audience);
       return;
     }
     audiences.add(audience);
     const exp = t?.expirationSeconds;
     if (typeof exp !== 'number') return;
     if (exp < MIN_TOKEN_SECONDS)
-      causes.push(
-        fieldErr.invalid(`${p}.expirationSeconds`, exp, 'may not specify a duration less than 10 minutes'),
-      );
+      causes.invalid(`${p}.expirationSeconds`, exp, 'may not specify a duration less than 10 minutes');
     if (exp > MAX_TOKEN_SECONDS)
-      causes.push(
-        fieldErr.invalid(
-          `${p}.expirationSeconds`,
-          exp,
-          'may not specify a duration larger than 2^32 seconds',
-        ),
-      );
+      causes.invalid(`${p}.expirationSeconds`, exp, 'may not specify a duration larger than 2^32 seconds');
   });
   for (const m of s.volumeLifecycleModes ?? [])
     if (!VOLUME_LIFECYCLE_MODES.includes(m))
-      causes.push(fieldErr.notSupported('spec.volumeLifecycleModes', m, VOLUME_LIFECYCLE_MODES));
-  if (s.seLinuxMount === undefined) causes.push(fieldErr.required('spec.seLinuxMount'));
+      causes.notSupported('spec.volumeLifecycleModes', m, VOLUME_LIFECYCLE_MODES);
+  if (s.seLinuxMount === undefined) causes.required('spec.seLinuxMount');
   return causes;
 }
 

@@ -8,7 +8,7 @@ import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { Causes, fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
 import { defineKind } from './define.ts';
 import { goSlice, goStr, goStringMap, goStruct } from './go-syntax.ts';
 import { nonNegativeQuantity } from './resource-lists.ts';
@@ -25,11 +25,11 @@ const schema = builtinSchema('storage.orch.io/v1', 'CSIStorageCapacity');
 
 /** Label values of `In` and `NotIn` requirements that are not label values, with their paths. */
 function badSelectorValues(sel: LabelSelectorObj | undefined): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   for (const [i, e] of (sel?.matchExpressions ?? []).entries())
     for (const [j, v] of (e?.values ?? []).entries()) {
       const p = validLabelValue(v);
-      if (p) out.push(fieldErr.invalid(`nodeTopology.matchExpressions[${i}].values[${j}]`, v, p));
+      if (p) out.invalid(`nodeTopology.matchExpressions[${i}].values[${j}]`, v, p);
     }
   return out;
 }

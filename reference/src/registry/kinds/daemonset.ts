@@ -8,7 +8,14 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import { fieldErr, formatLabels, keepStoredStatus, type LabelSelectorObj, nonNegative } from './common.ts';
+import {
+  Causes,
+  fieldErr,
+  formatLabels,
+  keepStoredStatus,
+  type LabelSelectorObj,
+  nonNegative,
+} from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -97,7 +104,7 @@ function templateGeneration(o: KObject): number {
 
 function validateUpdateStrategy(us: DaemonSetSpec['updateStrategy']): StatusCause[] {
   const at = 'spec.updateStrategy';
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   switch (us?.type) {
     case 'OnDelete':
       break;
@@ -112,21 +119,17 @@ function validateUpdateStrategy(us: DaemonSetSpec['updateStrategy']): StatusCaus
       const unavailable = intOrPercentValue(ru.maxUnavailable) !== 0;
       const surge = intOrPercentValue(ru.maxSurge) !== 0;
       if (unavailable && surge)
-        causes.push(
-          fieldErr.invalid(
-            `${at}.rollingUpdate.maxSurge`,
-            ru.maxSurge,
-            'may not be set when maxUnavailable is non-zero',
-          ),
+        causes.invalid(
+          `${at}.rollingUpdate.maxSurge`,
+          ru.maxSurge,
+          'may not be set when maxUnavailable is non-zero',
         );
       else if (!unavailable && !surge)
-        causes.push(
-          fieldErr.required(`${at}.rollingUpdate.maxUnavailable`, 'cannot be 0 when maxSurge is 0'),
-        );
+        causes.required(`${at}.rollingUpdate.maxUnavailable`, 'cannot be 0 when maxSurge is 0');
       break;
     }
     default:
-      causes.push(fieldErr.notSupported(at, us ?? {}, ['RollingUpdate', 'OnDelete']));
+      causes.notSupported(at, us ?? {}, ['RollingUpdate', 'OnDelete']);
   }
   return causes;
 }

@@ -9,7 +9,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import {
-  fieldErr,
+  Causes,
   formatLabelSelector,
   keepStoredStatus,
   type LabelSelectorObj,
@@ -123,7 +123,7 @@ function prepare(o: KObject): void {
 }
 
 function validateDeployment(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const spec = specOf(o);
   causes.push(...nonNegative('spec.replicas', spec.replicas));
   causes.push(...validateSelectorForTemplate(spec, 'deployment'));
@@ -131,28 +131,22 @@ function validateDeployment(o: KObject): StatusCause[] {
   causes.push(...validateWorkloadTemplate(spec.template, 'spec.template', 'ReplicaSet'));
   const st = spec.strategy ?? {};
   if (st.type !== 'Recreate' && st.type !== 'RollingUpdate')
-    causes.push(fieldErr.notSupported('spec.strategy', st, ['Recreate', 'RollingUpdate']));
+    causes.notSupported('spec.strategy', st, ['Recreate', 'RollingUpdate']);
   else if (st.type === 'Recreate' && st.rollingUpdate)
-    causes.push(
-      fieldErr.forbidden(
-        'spec.strategy.rollingUpdate',
-        "may not be specified when strategy `type` is 'Recreate'",
-      ),
+    causes.forbidden(
+      'spec.strategy.rollingUpdate',
+      "may not be specified when strategy `type` is 'Recreate'",
     );
   else if (st.type === 'RollingUpdate') {
     if (!st.rollingUpdate)
-      causes.push(
-        fieldErr.required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil'),
-      );
+      causes.required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil');
     else {
       const ru = st.rollingUpdate;
       const at = 'spec.strategy.rollingUpdate';
       causes.push(...positiveIntOrPercent(`${at}.maxUnavailable`, ru.maxUnavailable));
       causes.push(...positiveIntOrPercent(`${at}.maxSurge`, ru.maxSurge));
       if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0)
-        causes.push(
-          fieldErr.invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'),
-        );
+        causes.invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0');
       // only maxUnavailable is bounded: a surge may exceed the replica count
       causes.push(...notMoreThan100Percent(`${at}.maxUnavailable`, ru.maxUnavailable));
     }
@@ -162,12 +156,10 @@ function validateDeployment(o: KObject): StatusCause[] {
   if (spec.progressDeadlineSeconds !== undefined) {
     causes.push(...nonNegative('spec.progressDeadlineSeconds', spec.progressDeadlineSeconds));
     if (spec.progressDeadlineSeconds <= (spec.minReadySeconds ?? 0))
-      causes.push(
-        fieldErr.invalid(
-          'spec.progressDeadlineSeconds',
-          spec.progressDeadlineSeconds,
-          'must be greater than minReadySeconds',
-        ),
+      causes.invalid(
+        'spec.progressDeadlineSeconds',
+        spec.progressDeadlineSeconds,
+        'must be greater than minReadySeconds',
       );
   }
   const status = statusOf(o) as Record<string, unknown>;
@@ -184,12 +176,10 @@ function validateDeployment(o: KObject): StatusCause[] {
   );
   causes.push(...notAboveReplicas(status, ['updatedReplicas', 'readyReplicas', 'availableReplicas']));
   if ((statusOf(o).availableReplicas ?? 0) > (statusOf(o).readyReplicas ?? 0))
-    causes.push(
-      fieldErr.invalid(
-        'status.availableReplicas',
-        statusOf(o).availableReplicas,
-        'cannot be greater than readyReplicas',
-      ),
+    causes.invalid(
+      'status.availableReplicas',
+      statusOf(o).availableReplicas,
+      'cannot be greater than readyReplicas',
     );
   return causes;
 }

@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { dnsLabel, fieldErr, portNumber, qualifiedName } from './common.ts';
+import { Causes, dnsLabel, fieldErr, portNumber, qualifiedName } from './common.ts';
 import { col, defineKind } from './define.ts';
 import {
   type EndpointAddress,
@@ -46,23 +46,22 @@ function validateAddress(a: EndpointAddress, p: string): StatusCause[] {
 }
 
 function validatePort(port: EndpointPort, requireName: boolean, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (requireName && !port.name) causes.push(fieldErr.required(`${p}.name`));
+  const causes = new Causes();
+  if (requireName && !port.name) causes.required(`${p}.name`);
   else if (port.name) causes.push(...dnsLabel(`${p}.name`, port.name));
   causes.push(...portNumber(`${p}.port`, port.port ?? 0));
-  if (!port.protocol) causes.push(fieldErr.required(`${p}.protocol`));
-  else if (!PROTOCOLS.includes(port.protocol))
-    causes.push(fieldErr.notSupported(`${p}.protocol`, port.protocol, PROTOCOLS));
+  if (!port.protocol) causes.required(`${p}.protocol`);
+  else if (!PROTOCOLS.includes(port.protocol)) causes.notSupported(`${p}.protocol`, port.protocol, PROTOCOLS);
   if (port.appProtocol !== undefined) causes.push(...qualifiedName(`${p}.appProtocol`, port.appProtocol));
   return causes;
 }
 
 function validateSubsets(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   subsetsOf(o).forEach((s, i) => {
     const p = `subsets[${i}]`;
     if (!s.addresses?.length && !s.notReadyAddresses?.length)
-      causes.push(fieldErr.required(p, 'must specify `addresses` or `notReadyAddresses`'));
+      causes.required(p, 'must specify `addresses` or `notReadyAddresses`');
     for (const [j, a] of (s.addresses ?? []).entries())
       causes.push(...validateAddress(a ?? {}, `${p}.addresses[${j}]`));
     for (const [j, a] of (s.notReadyAddresses ?? []).entries())

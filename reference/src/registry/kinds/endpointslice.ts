@@ -11,7 +11,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { RequestContext } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { dnsLabel, fieldErr, qualifiedName } from './common.ts';
+import { Causes, dnsLabel, fieldErr, qualifiedName } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { nonSpecialIP, parseIP } from './ip-address.ts';
 
@@ -139,14 +139,14 @@ function fqdn(p: string, v: string): StatusCause[] {
 }
 
 function validateEndpoint(e: Endpoint, type: string | undefined, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const addrs = e.addresses ?? [];
-  if (addrs.length === 0) causes.push(fieldErr.required(`${p}.addresses`, 'must contain at least 1 address'));
+  if (addrs.length === 0) causes.required(`${p}.addresses`, 'must contain at least 1 address');
   else if (addrs.length > MAX_ADDRESSES) causes.push(tooMany(`${p}.addresses`, addrs.length, MAX_ADDRESSES));
   for (const [i, a] of addrs.entries()) causes.push(...validateAddress(type, a, `${p}.addresses[${i}]`));
   if (e.nodeName !== undefined) {
     const np = nameProblem(e.nodeName, 'subdomain');
-    if (np) causes.push(fieldErr.invalid(`${p}.nodeName`, e.nodeName, np));
+    if (np) causes.invalid(`${p}.nodeName`, e.nodeName, np);
   }
   const topo = e.deprecatedTopology ?? {};
   const tp = `${p}.deprecatedTopology`;
@@ -154,9 +154,9 @@ function validateEndpoint(e: Endpoint, type: string | undefined, p: string): Sta
     causes.push(tooMany(tp, Object.keys(topo).length, MAX_TOPOLOGY_LABELS));
   for (const [k, v] of Object.entries(topo)) {
     const kp = validLabelKey(k);
-    if (kp) causes.push(fieldErr.invalid(tp, k, kp));
+    if (kp) causes.invalid(tp, k, kp);
     const vp = validLabelValue(v);
-    if (vp) causes.push(fieldErr.invalid(tp, v, vp));
+    if (vp) causes.invalid(tp, v, vp);
   }
   if (Object.hasOwn(topo, ZONE_LABEL))
     causes.push({
@@ -174,10 +174,10 @@ function validateEndpoint(e: Endpoint, type: string | undefined, p: string): Sta
       zones.forEach((z, i) => {
         const name = z?.name ?? '';
         const f = `${zp}[${i}].name`;
-        if (seen.has(name)) causes.push(fieldErr.duplicate(f, name));
+        if (seen.has(name)) causes.duplicate(f, name);
         else seen.add(name);
         const vp = validLabelValue(name);
-        if (vp) causes.push(fieldErr.invalid(f, name, vp));
+        if (vp) causes.invalid(f, name, vp);
       });
     }
   }
@@ -186,17 +186,17 @@ function validateEndpoint(e: Endpoint, type: string | undefined, p: string): Sta
 
 function validatePorts(ports: EndpointPort[]): StatusCause[] {
   if (ports.length > MAX_PORTS) return [tooMany('ports', ports.length, MAX_PORTS)];
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const names = new Set<string>();
   ports.forEach((port, i) => {
     const p = `ports[${i}]`;
     const name = port?.name ?? '';
     if (name) causes.push(...dnsLabel(`${p}.name`, name));
-    if (names.has(name)) causes.push(fieldErr.duplicate(`${p}.name`, name));
+    if (names.has(name)) causes.duplicate(`${p}.name`, name);
     else names.add(name);
-    if (port?.protocol === undefined) causes.push(fieldErr.required(`${p}.protocol`));
+    if (port?.protocol === undefined) causes.required(`${p}.protocol`);
     else if (!PROTOCOLS.includes(port.protocol))
-      causes.push(fieldErr.notSupported(`${p}.protocol`, port.protocol, PROTOCOLS));
+      causes.notSupported(`${p}.protocol`, port.protocol, PROTOCOLS);
     if (port?.appProtocol !== undefined) causes.push(...qualifiedName(`${p}.appProtocol`, port.appProtocol));
   });
   return causes;
@@ -204,10 +204,10 @@ function validatePorts(ports: EndpointPort[]): StatusCause[] {
 
 function validateEndpointSlice(o: KObject): StatusCause[] {
   const s = o as EndpointSlice;
-  const causes: StatusCause[] = [];
-  if (!s.addressType) causes.push(fieldErr.required('addressType'));
+  const causes = new Causes();
+  if (!s.addressType) causes.required('addressType');
   else if (!ADDRESS_TYPES.includes(s.addressType))
-    causes.push(fieldErr.notSupported('addressType', s.addressType, ADDRESS_TYPES));
+    causes.notSupported('addressType', s.addressType, ADDRESS_TYPES);
   const eps = s.endpoints ?? [];
   if (eps.length > MAX_ENDPOINTS) causes.push(tooMany('endpoints', eps.length, MAX_ENDPOINTS));
   else

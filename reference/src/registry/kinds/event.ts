@@ -9,7 +9,15 @@ import { int, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { TableColumn } from '../types.ts';
-import { fieldErr, immutable, microTime, objectReferenceFields, qualifiedName, since } from './common.ts';
+import {
+  Causes,
+  fieldErr,
+  immutable,
+  microTime,
+  objectReferenceFields,
+  qualifiedName,
+  since,
+} from './common.ts';
 import { col, defineKind } from './define.ts';
 
 const objectReference = obj(objectReferenceFields);
@@ -72,30 +80,30 @@ function validateCommon(
   e: { controller?: string; instance?: string; action?: string; reason?: string; note?: string },
   names: { regarding: string; controller: string; note: string },
 ): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const rns = regardingNs ?? '';
   if (!hasEventTime) {
     if (rns === '' ? ns !== '' && ns !== 'default' : ns !== rns)
-      causes.push(fieldErr.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace'));
+      causes.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace');
     return causes;
   }
   if (rns === '' && ns !== 'default' && ns !== 'orch-system')
-    causes.push(fieldErr.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace'));
+    causes.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace');
   if (rns !== '' && ns !== rns)
-    causes.push(fieldErr.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace'));
-  if (!e.controller) causes.push(fieldErr.required(names.controller));
+    causes.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace');
+  if (!e.controller) causes.required(names.controller);
   else causes.push(...qualifiedName(names.controller, e.controller));
-  if (!e.instance) causes.push(fieldErr.required('reportingInstance'));
+  if (!e.instance) causes.required('reportingInstance');
   else if (e.instance.length > INSTANCE_MAX)
-    causes.push(fieldErr.invalid('reportingInstance', '', `can have at most ${INSTANCE_MAX} characters`));
-  if (!e.action) causes.push(fieldErr.required('action'));
+    causes.invalid('reportingInstance', '', `can have at most ${INSTANCE_MAX} characters`);
+  if (!e.action) causes.required('action');
   else if (e.action.length > ACTION_MAX)
-    causes.push(fieldErr.invalid('action', '', `can have at most ${ACTION_MAX} characters`));
-  if (!e.reason) causes.push(fieldErr.required('reason'));
+    causes.invalid('action', '', `can have at most ${ACTION_MAX} characters`);
+  if (!e.reason) causes.required('reason');
   else if (e.reason.length > REASON_MAX)
-    causes.push(fieldErr.invalid('reason', '', `can have at most ${REASON_MAX} characters`));
+    causes.invalid('reason', '', `can have at most ${REASON_MAX} characters`);
   if ((e.note ?? '').length > NOTE_MAX)
-    causes.push(fieldErr.invalid(names.note, '', `can have at most ${NOTE_MAX} characters`));
+    causes.invalid(names.note, '', `can have at most ${NOTE_MAX} characters`);
   return causes;
 }
 
@@ -236,10 +244,10 @@ interface V1Event {
 }
 
 function validateSeries(e: V1Event): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (e.series) {
-    if ((e.series.count ?? 0) < 2) causes.push(fieldErr.invalid('series.count', '', 'should be at least 2'));
-    if (!e.series.lastObservedTime) causes.push(fieldErr.required('series.lastObservedTime'));
+    if ((e.series.count ?? 0) < 2) causes.invalid('series.count', '', 'should be at least 2');
+    if (!e.series.lastObservedTime) causes.required('series.lastObservedTime');
   }
   return causes;
 }

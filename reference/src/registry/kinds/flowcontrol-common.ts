@@ -5,7 +5,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { VersionDescriptor } from '../types.ts';
-import { fieldErr } from './common.ts';
+import { Causes } from './common.ts';
 
 export const FLOWCONTROL_GROUP = 'flowcontrol.apiserver.orch.io';
 
@@ -56,13 +56,13 @@ interface Condition {
 export function validateConditions(status: unknown): StatusCause[] {
   const conditions = (status as { conditions?: Condition[] } | undefined)?.conditions;
   if (!Array.isArray(conditions)) return [];
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const seen = new Set<string>();
   conditions.forEach((c, i) => {
     const type = c?.type ?? '';
-    if (seen.has(type)) causes.push(fieldErr.duplicate(`status.conditions[${i}].type`, type));
+    if (seen.has(type)) causes.duplicate(`status.conditions[${i}].type`, type);
     seen.add(type);
-    if (!type) causes.push(fieldErr.required(`status.conditions[${i}].type`, 'must not be empty'));
+    if (!type) causes.required(`status.conditions[${i}].type`, 'must not be empty');
   });
   return causes;
 }

@@ -8,7 +8,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, goValue, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { Causes, fieldErr, goValue, keepAllButStatus, keepStoredStatus } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { mandatoryFlowSchemaSpec } from './flowcontrol-bootstrap.ts';
 import {
@@ -80,50 +80,40 @@ function validateVerbs(field: string, verbs: string[] | undefined): StatusCause[
 }
 
 function validateSubject(s: Subject, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const forbidUser = () => {
-    if (s.user != null)
-      causes.push(fieldErr.forbidden(`${path}.user`, "user is forbidden when subject kind is not 'User'"));
+    if (s.user != null) causes.forbidden(`${path}.user`, "user is forbidden when subject kind is not 'User'");
   };
   const forbidGroup = () => {
     if (s.group != null)
-      causes.push(fieldErr.forbidden(`${path}.group`, "group is forbidden when subject kind is not 'Group'"));
+      causes.forbidden(`${path}.group`, "group is forbidden when subject kind is not 'Group'");
   };
   const forbidSa = () => {
     if (s.serviceAccount != null)
-      causes.push(
-        fieldErr.forbidden(
-          `${path}.serviceAccount`,
-          "serviceAccount is forbidden when subject kind is not 'ServiceAccount'",
-        ),
+      causes.forbidden(
+        `${path}.serviceAccount`,
+        "serviceAccount is forbidden when subject kind is not 'ServiceAccount'",
       );
   };
   switch (s.kind) {
     case 'ServiceAccount': {
       const sa = s.serviceAccount;
       if (sa == null)
-        causes.push(
-          fieldErr.required(
-            `${path}.serviceAccount`,
-            "serviceAccount is required when subject kind is 'ServiceAccount'",
-          ),
+        causes.required(
+          `${path}.serviceAccount`,
+          "serviceAccount is required when subject kind is 'ServiceAccount'",
         );
       else {
-        if (!sa.name) causes.push(fieldErr.required(`${path}.serviceAccount.name`));
+        if (!sa.name) causes.required(`${path}.serviceAccount.name`);
         else if (sa.name !== '*') {
           const p = nameProblem(sa.name, 'subdomain');
-          if (p) causes.push(fieldErr.invalid(`${path}.serviceAccount.name`, sa.name, p));
+          if (p) causes.invalid(`${path}.serviceAccount.name`, sa.name, p);
         }
         if (!sa.namespace)
-          causes.push(
-            fieldErr.required(
-              `${path}.serviceAccount.namespace`,
-              'must specify namespace for service account',
-            ),
-          );
+          causes.required(`${path}.serviceAccount.namespace`, 'must specify namespace for service account');
         else {
           const p = nameProblem(sa.namespace, 'label');
-          if (p) causes.push(fieldErr.invalid(`${path}.serviceAccount.namespace`, sa.namespace, p));
+          if (p) causes.invalid(`${path}.serviceAccount.namespace`, sa.namespace, p);
         }
       }
       forbidUser();
@@ -131,21 +121,19 @@ function validateSubject(s: Subject, path: string): StatusCause[] {
       break;
     }
     case 'User':
-      if (s.user == null)
-        causes.push(fieldErr.required(`${path}.user`, "user is required when subject kind is 'User'"));
-      else if (!s.user.name) causes.push(fieldErr.required(`${path}.user.name`));
+      if (s.user == null) causes.required(`${path}.user`, "user is required when subject kind is 'User'");
+      else if (!s.user.name) causes.required(`${path}.user.name`);
       forbidSa();
       forbidGroup();
       break;
     case 'Group':
-      if (s.group == null)
-        causes.push(fieldErr.required(`${path}.group`, "group is required when subject kind is 'Group'"));
-      else if (!s.group.name) causes.push(fieldErr.required(`${path}.group.name`));
+      if (s.group == null) causes.required(`${path}.group`, "group is required when subject kind is 'Group'");
+      else if (!s.group.name) causes.required(`${path}.group.name`);
       forbidSa();
       forbidUser();
       break;
     default:
-      causes.push(fieldErr.notSupported(`${path}.kind`, s.kind ?? '', SUBJECT_KINDS));
+      causes.notSupported(`${path}.kind`, s.kind ?? '', SUBJECT_KINDS);
   }
   return causes;
 }
@@ -228,16 +216,14 @@ function validateNonResourceRule(r: NonResourcePolicyRule, path: string): Status
 }
 
 function validateRule(rule: PolicyRulesWithSubjects, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const subjects = rule.subjects ?? [];
   if (subjects.length)
     for (const [i, s] of subjects.entries())
       causes.push(...validateSubject(s ?? {}, `${path}.subjects[${i}]`));
-  else causes.push(fieldErr.required(`${path}.subjects`, 'subjects must contain at least one value'));
+  else causes.required(`${path}.subjects`, 'subjects must contain at least one value');
   if (!rule.resourceRules?.length && !rule.nonResourceRules?.length)
-    causes.push(
-      fieldErr.required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty'),
-    );
+    causes.required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty');
   for (const [i, r] of (rule.resourceRules ?? []).entries())
     causes.push(...validateResourceRule(r ?? {}, `${path}.resourceRules[${i}]`));
   for (const [i, r] of (rule.nonResourceRules ?? []).entries())
@@ -246,24 +232,20 @@ function validateRule(rule: PolicyRulesWithSubjects, path: string): StatusCause[
 }
 
 function validateSpec(name: string, spec: FlowSchemaSpec): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const mp = spec.matchingPrecedence ?? 0;
-  if (mp <= 0) causes.push(fieldErr.invalid('spec.matchingPrecedence', mp, 'must be a positive value'));
+  if (mp <= 0) causes.invalid('spec.matchingPrecedence', mp, 'must be a positive value');
   if (mp > FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE)
-    causes.push(
-      fieldErr.invalid(
-        'spec.matchingPrecedence',
-        mp,
-        `must not be greater than ${FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE}`,
-      ),
+    causes.invalid(
+      'spec.matchingPrecedence',
+      mp,
+      `must not be greater than ${FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE}`,
     );
   if (mp === 1 && name !== 'exempt')
-    causes.push(
-      fieldErr.invalid(
-        'spec.matchingPrecedence',
-        mp,
-        "only the schema named 'exempt' may have matchingPrecedence 1",
-      ),
+    causes.invalid(
+      'spec.matchingPrecedence',
+      mp,
+      "only the schema named 'exempt' may have matchingPrecedence 1",
     );
   const dm = spec.distinguisherMethod;
   if (dm != null && !DISTINGUISHER_METHODS.includes(dm.type ?? ''))
@@ -275,9 +257,8 @@ function validateSpec(name: string, spec: FlowSchemaSpec): StatusCause[] {
   const pl = spec.priorityLevelConfiguration?.name ?? '';
   if (pl) {
     const p = nameProblem(pl, 'subdomain');
-    if (p) causes.push(fieldErr.invalid('spec.priorityLevelConfiguration.name', pl, p));
-  } else
-    causes.push(fieldErr.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
+    if (p) causes.invalid('spec.priorityLevelConfiguration.name', pl, p);
+  } else causes.required('spec.priorityLevelConfiguration.name', 'must reference a priority level');
   for (const [i, r] of (spec.rules ?? []).entries())
     causes.push(...validateRule(r ?? {}, `spec.rules[${i}]`));
   return causes;

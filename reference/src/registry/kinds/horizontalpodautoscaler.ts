@@ -7,6 +7,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
+  Causes,
   fieldErr,
   keepStoredStatus,
   nonNegative,
@@ -103,10 +104,10 @@ function pathSegment(field: string, v: string): StatusCause[] {
 }
 
 function crossVersionRef(field: string, r: Obj | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (!r?.kind) causes.push(fieldErr.required(`${field}.kind`));
+  const causes = new Causes();
+  if (!r?.kind) causes.required(`${field}.kind`);
   else causes.push(...pathSegment(`${field}.kind`, r.kind));
-  if (!r?.name) causes.push(fieldErr.required(`${field}.name`));
+  if (!r?.name) causes.required(`${field}.name`);
   else causes.push(...pathSegment(`${field}.name`, r.name));
   return causes;
 }
@@ -115,20 +116,15 @@ const positive = (q: unknown) => (parseQuantity(String(q))?.nanos ?? 0n) > 0n;
 
 function metricTarget(field: string, t: Obj | undefined): StatusCause[] {
   const mt = t ?? {};
-  const causes: StatusCause[] = [];
-  if (!mt.type) causes.push(fieldErr.required(`${field}.type`, 'must specify a metric target type'));
+  const causes = new Causes();
+  if (!mt.type) causes.required(`${field}.type`, 'must specify a metric target type');
   if (!['Utilization', 'Value', 'AverageValue'].includes(mt.type))
-    causes.push(
-      fieldErr.invalid(`${field}.type`, mt.type ?? '', 'must be either Utilization, Value, or AverageValue'),
-    );
-  if (mt.value != null && !positive(mt.value))
-    causes.push(fieldErr.invalid(`${field}.value`, mt.value, 'must be positive'));
+    causes.invalid(`${field}.type`, mt.type ?? '', 'must be either Utilization, Value, or AverageValue');
+  if (mt.value != null && !positive(mt.value)) causes.invalid(`${field}.value`, mt.value, 'must be positive');
   if (mt.averageValue != null && !positive(mt.averageValue))
-    causes.push(fieldErr.invalid(`${field}.averageValue`, mt.averageValue, 'must be positive'));
+    causes.invalid(`${field}.averageValue`, mt.averageValue, 'must be positive');
   if (mt.averageUtilization != null && mt.averageUtilization < 1)
-    causes.push(
-      fieldErr.invalid(`${field}.averageUtilization`, mt.averageUtilization, 'must be greater than 0'),
-    );
+    causes.invalid(`${field}.averageUtilization`, mt.averageUtilization, 'must be greater than 0');
   return causes;
 }
 
@@ -140,25 +136,20 @@ function metricIdentifier(field: string, id: Obj | undefined): StatusCause[] {
 }
 
 function resourceSource(field: string, src: Obj, container: boolean): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (!src.name) causes.push(fieldErr.required(`${field}.name`, 'must specify a resource name'));
-  if (container && !src.container)
-    causes.push(fieldErr.required(`${field}.container`, 'must specify a container'));
+  const causes = new Causes();
+  if (!src.name) causes.required(`${field}.name`, 'must specify a resource name');
+  if (container && !src.container) causes.required(`${field}.container`, 'must specify a container');
   causes.push(...metricTarget(`${field}.target`, src.target));
   const t = src.target ?? {};
   if (t.averageUtilization == null && t.averageValue == null)
-    causes.push(
-      fieldErr.required(
-        `${field}.target.averageUtilization`,
-        'must set either a target raw value or a target utilization',
-      ),
+    causes.required(
+      `${field}.target.averageUtilization`,
+      'must set either a target raw value or a target utilization',
     );
   if (t.averageUtilization != null && t.averageValue != null)
-    causes.push(
-      fieldErr.forbidden(
-        `${field}.target.averageValue`,
-        'may not set both a target raw value and a target utilization',
-      ),
+    causes.forbidden(
+      `${field}.target.averageValue`,
+      'may not set both a target raw value and a target utilization',
     );
   return causes;
 }
@@ -218,60 +209,50 @@ function sourceErrors(kind: string, field: string, src: Obj): StatusCause[] {
 }
 
 function metricSpec(field: string, m: Obj): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (!m.type) causes.push(fieldErr.required(`${field}.type`, 'must specify a metric source type'));
+  const causes = new Causes();
+  if (!m.type) causes.required(`${field}.type`, 'must specify a metric source type');
   if (!METRIC_SOURCE_TYPES.includes(m.type))
-    causes.push(fieldErr.notSupported(`${field}.type`, m.type ?? '', METRIC_SOURCE_TYPES));
+    causes.notSupported(`${field}.type`, m.type ?? '', METRIC_SOURCE_TYPES);
   // the sources given, in 1.28's order; only the first is validated
   const present = ['object', 'external', 'pods', 'resource', 'containerResource'].filter((k) => m[k] != null);
   if (present.length === 1)
     causes.push(...sourceErrors(present[0]!, `${field}.${present[0]}`, m[present[0]!]));
   const expected = SOURCE_FIELDS[m.type];
   if (expected && m[expected] == null)
-    causes.push(
-      fieldErr.required(`${field}.${expected}`, 'must populate information for the given metric source'),
-    );
+    causes.required(`${field}.${expected}`, 'must populate information for the given metric source');
   if (present.length !== 1)
     for (const k of present.filter((x) => x !== expected))
-      causes.push(fieldErr.forbidden(`${field}.${k}`, 'must populate the given metric source only'));
+      causes.forbidden(`${field}.${k}`, 'must populate the given metric source only');
   return causes;
 }
 
 function scalingRules(field: string, r: Rules | undefined): StatusCause[] {
   if (!r) return [];
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const sws = r.stabilizationWindowSeconds;
   if (sws !== undefined && sws < 0)
-    causes.push(
-      fieldErr.invalid(`${field}.stabilizationWindowSeconds`, sws, 'must be greater than or equal to zero'),
-    );
+    causes.invalid(`${field}.stabilizationWindowSeconds`, sws, 'must be greater than or equal to zero');
   if (sws !== undefined && sws > MAX_STABILIZATION_WINDOW_SECONDS)
-    causes.push(
-      fieldErr.invalid(
-        `${field}.stabilizationWindowSeconds`,
-        sws,
-        `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`,
-      ),
+    causes.invalid(
+      `${field}.stabilizationWindowSeconds`,
+      sws,
+      `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`,
     );
   if (r.selectPolicy !== undefined && !SELECT_POLICIES.includes(r.selectPolicy))
-    causes.push(fieldErr.notSupported(`${field}.selectPolicy`, r.selectPolicy, SELECT_POLICIES));
-  if (!r.policies?.length)
-    causes.push(fieldErr.required(`${field}.policies`, 'must specify at least one Policy'));
+    causes.notSupported(`${field}.selectPolicy`, r.selectPolicy, SELECT_POLICIES);
+  if (!r.policies?.length) causes.required(`${field}.policies`, 'must specify at least one Policy');
   (r.policies ?? []).forEach((p, i) => {
     const pp = `${field}.policies[${i}]`;
     if (p.type !== 'Pods' && p.type !== 'Percent')
-      causes.push(fieldErr.notSupported(`${pp}.type`, p.type ?? '', POLICY_TYPES));
-    if ((p.value ?? 0) <= 0)
-      causes.push(fieldErr.invalid(`${pp}.value`, p.value ?? 0, 'must be greater than zero'));
+      causes.notSupported(`${pp}.type`, p.type ?? '', POLICY_TYPES);
+    if ((p.value ?? 0) <= 0) causes.invalid(`${pp}.value`, p.value ?? 0, 'must be greater than zero');
     if ((p.periodSeconds ?? 0) <= 0)
-      causes.push(fieldErr.invalid(`${pp}.periodSeconds`, p.periodSeconds ?? 0, 'must be greater than zero'));
+      causes.invalid(`${pp}.periodSeconds`, p.periodSeconds ?? 0, 'must be greater than zero');
     if ((p.periodSeconds ?? 0) > MAX_PERIOD_SECONDS)
-      causes.push(
-        fieldErr.invalid(
-          `${pp}.periodSeconds`,
-          p.periodSeconds,
-          `must be less than or equal to ${MAX_PERIOD_SECONDS}`,
-        ),
+      causes.invalid(
+        `${pp}.periodSeconds`,
+        p.periodSeconds,
+        `must be less than or equal to ${MAX_PERIOD_SECONDS}`,
       );
   });
   return causes;
@@ -279,13 +260,13 @@ function scalingRules(field: string, r: Rules | undefined): StatusCause[] {
 
 function validateHpa(o: KObject): StatusCause[] {
   const spec = specOf(o);
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (spec.minReplicas != null && spec.minReplicas < 1)
-    causes.push(fieldErr.invalid('spec.minReplicas', spec.minReplicas, 'must be greater than or equal to 1'));
+    causes.invalid('spec.minReplicas', spec.minReplicas, 'must be greater than or equal to 1');
   const max = spec.maxReplicas ?? 0;
-  if (max < 1) causes.push(fieldErr.invalid('spec.maxReplicas', max, 'must be greater than 0'));
+  if (max < 1) causes.invalid('spec.maxReplicas', max, 'must be greater than 0');
   if (spec.minReplicas != null && max < spec.minReplicas)
-    causes.push(fieldErr.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
+    causes.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`');
   causes.push(...crossVersionRef('spec.scaleTargetRef', spec.scaleTargetRef));
   const metrics: Obj[] = Array.isArray(spec.metrics) ? spec.metrics : [];
   for (const [i, m] of metrics.entries()) causes.push(...metricSpec(`spec.metrics[${i}]`, m ?? {}));

@@ -7,6 +7,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
 import {
+  Causes,
   dnsLabel,
   dnsSubdomain,
   fieldErr,
@@ -116,30 +117,30 @@ function wildcardOrSubdomain(field: string, host: string): StatusCause[] {
 }
 
 function validateBackend(b: IngressBackend, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (b.resource && b.service)
     return [fieldErr.invalid(p, '', 'cannot set both resource and service backends')];
   if (b.resource) {
-    if (!b.resource.kind) causes.push(fieldErr.required(`${p}.resource.kind`));
-    if (!b.resource.name) causes.push(fieldErr.required(`${p}.resource.name`));
+    if (!b.resource.kind) causes.required(`${p}.resource.kind`);
+    if (!b.resource.name) causes.required(`${p}.resource.name`);
     return causes;
   }
   if (!b.service) return [fieldErr.invalid(p, '', 'resource or service backend is required')];
   const s = b.service;
-  if (!s.name) causes.push(fieldErr.required(`${p}.service.name`));
+  if (!s.name) causes.required(`${p}.service.name`);
   else causes.push(...dnsLabel(`${p}.service.name`, s.name));
   const name = s.port?.name ?? '';
   const num = s.port?.number ?? 0;
-  if (name && num) causes.push(fieldErr.invalid(p, '', 'cannot set both port name & port number'));
+  if (name && num) causes.invalid(p, '', 'cannot set both port name & port number');
   else if (name) causes.push(...ianaSvcName(`${p}.service.port.name`, name));
   else if (num) causes.push(...portNumber(`${p}.service.port.number`, num));
-  else causes.push(fieldErr.required(p, 'port name or number is required'));
+  else causes.required(p, 'port name or number is required');
   return causes;
 }
 
 function validateSpec(o: KObject): StatusCause[] {
   const spec = (o as Ingress).spec ?? {};
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (!(spec.rules ?? []).length && !spec.defaultBackend)
     causes.push({
       reason: 'FieldValueInvalid',
@@ -150,8 +151,7 @@ function validateSpec(o: KObject): StatusCause[] {
   (spec.rules ?? []).forEach((r, i) => {
     const p = `spec.rules[${i}]`;
     if (r.host) {
-      if (isIP(r.host))
-        causes.push(fieldErr.invalid(`${p}.host`, r.host, 'must be a DNS name, not an IP address'));
+      if (isIP(r.host)) causes.invalid(`${p}.host`, r.host, 'must be a DNS name, not an IP address');
       else
         causes.push(
           ...(r.host.includes('*')
@@ -161,27 +161,23 @@ function validateSpec(o: KObject): StatusCause[] {
     }
     if (!r.http) return;
     const paths = r.http.paths ?? [];
-    if (!paths.length) causes.push(fieldErr.required(`${p}.http.paths`));
+    if (!paths.length) causes.required(`${p}.http.paths`);
     paths.forEach((hp, j) => {
       const pp = `${p}.http.paths[${j}]`;
       const path = hp.path ?? '';
       if (hp.pathType === undefined) {
-        causes.push(fieldErr.required(`${pp}.pathType`, 'pathType must be specified'));
+        causes.required(`${pp}.pathType`, 'pathType must be specified');
         return;
       }
       if (hp.pathType === 'Exact' || hp.pathType === 'Prefix') {
-        if (!path.startsWith('/'))
-          causes.push(fieldErr.invalid(`${pp}.path`, path, 'must be an absolute path'));
+        if (!path.startsWith('/')) causes.invalid(`${pp}.path`, path, 'must be an absolute path');
         for (const seq of BAD_SEQUENCES)
-          if (path.includes(seq))
-            causes.push(fieldErr.invalid(`${pp}.path`, path, `must not contain '${seq}'`));
+          if (path.includes(seq)) causes.invalid(`${pp}.path`, path, `must not contain '${seq}'`);
         for (const suf of BAD_SUFFIXES)
-          if (path.endsWith(suf))
-            causes.push(fieldErr.invalid(`${pp}.path`, path, `cannot end with '${suf}'`));
+          if (path.endsWith(suf)) causes.invalid(`${pp}.path`, path, `cannot end with '${suf}'`);
       } else if (hp.pathType === 'ImplementationSpecific') {
-        if (path && !path.startsWith('/'))
-          causes.push(fieldErr.invalid(`${pp}.path`, path, 'must be an absolute path'));
-      } else causes.push(fieldErr.notSupported(`${pp}.pathType`, hp.pathType, PATH_TYPES));
+        if (path && !path.startsWith('/')) causes.invalid(`${pp}.path`, path, 'must be an absolute path');
+      } else causes.notSupported(`${pp}.pathType`, hp.pathType, PATH_TYPES);
       causes.push(...validateBackend(hp.backend ?? {}, `${pp}.backend`));
     });
   });
@@ -212,15 +208,14 @@ function validateCreate(o: KObject): StatusCause[] {
 }
 
 function validateStatus(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   ((o as Ingress).status?.loadBalancer?.ingress ?? []).forEach((ing, i) => {
     const p = `status.loadBalancer.ingress[${i}]`;
-    if (ing.ip && !isIP(ing.ip))
-      causes.push(fieldErr.invalid(`${p}.ip`, ing.ip, 'must be a valid IP address'));
+    if (ing.ip && !isIP(ing.ip)) causes.invalid(`${p}.ip`, ing.ip, 'must be a valid IP address');
     if (ing.hostname) {
       causes.push(...dnsSubdomain(`${p}.hostname`, ing.hostname));
       if (isIP(ing.hostname))
-        causes.push(fieldErr.invalid(`${p}.hostname`, ing.hostname, 'must be a DNS name, not an IP address'));
+        causes.invalid(`${p}.hostname`, ing.hostname, 'must be a DNS name, not an IP address');
     }
   });
   return causes;

@@ -7,7 +7,7 @@ import { obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { dnsSubdomain, fieldErr, immutable } from './common.ts';
+import { Causes, dnsSubdomain, fieldErr, immutable } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.orch.io/is-default-class';
@@ -49,24 +49,22 @@ export function domainPrefixedPath(field: string, v: string): StatusCause[] {
 
 function validateIngressClass(o: KObject): StatusCause[] {
   const spec = (o as IngressClass).spec ?? {};
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const controller = spec.controller ?? '';
-  if (controller.length > 250) causes.push(fieldErr.tooLong('spec.controller', 250));
+  if (controller.length > 250) causes.tooLong('spec.controller', 250);
   causes.push(...domainPrefixedPath('spec.controller', controller));
   const p = spec.parameters;
   if (p) {
     if (p.apiGroup) causes.push(...dnsSubdomain('spec.parameters.apiGroup', p.apiGroup));
-    if (!p.kind) causes.push(fieldErr.required('spec.parameters.kind'));
+    if (!p.kind) causes.required('spec.parameters.kind');
     else if (p.kind.includes('/') || p.kind.includes('%'))
-      causes.push(fieldErr.invalid('spec.parameters.kind', p.kind, "may not contain '/'"));
-    if (!p.name) causes.push(fieldErr.required('spec.parameters.name'));
+      causes.invalid('spec.parameters.kind', p.kind, "may not contain '/'");
+    if (!p.name) causes.required('spec.parameters.name');
     else if (p.name.includes('/') || p.name.includes('%'))
-      causes.push(fieldErr.invalid('spec.parameters.name', p.name, "may not contain '/'"));
+      causes.invalid('spec.parameters.name', p.name, "may not contain '/'");
     if (p.scope === 'Namespace') {
       if (!p.namespace)
-        causes.push(
-          fieldErr.required('spec.parameters.namespace', "`parameters.scope` is set to 'Namespace'"),
-        );
+        causes.required('spec.parameters.namespace', "`parameters.scope` is set to 'Namespace'");
       else
         causes.push(
           ...(nameProblem(p.namespace, 'label')
@@ -75,11 +73,8 @@ function validateIngressClass(o: KObject): StatusCause[] {
         );
     } else if (p.scope === 'Cluster') {
       if (p.namespace)
-        causes.push(
-          fieldErr.forbidden('spec.parameters.namespace', "`parameters.scope` is set to 'Cluster'"),
-        );
-    } else
-      causes.push(fieldErr.notSupported('spec.parameters.scope', p.scope ?? '', ['Cluster', 'Namespace']));
+        causes.forbidden('spec.parameters.namespace', "`parameters.scope` is set to 'Cluster'");
+    } else causes.notSupported('spec.parameters.scope', p.scope ?? '', ['Cluster', 'Namespace']);
   }
   return causes;
 }

@@ -2,7 +2,7 @@
 // validation does (IPv4 fields may carry leading zeros and are read as decimal), held as 16
 // bytes with IPv4 mapped into IPv6, and classed as Go's net.IP classes them.
 import type { StatusCause } from '../../errors/status.ts';
-import { fieldErr } from './common.ts';
+import { Causes, fieldErr } from './common.ts';
 
 export interface IP {
   bytes: Uint8Array;
@@ -110,15 +110,12 @@ export function validIP(field: string, v: string): StatusCause[] {
 export function nonSpecialIP(field: string, v: string): StatusCause[] {
   const ip = parseIP(v);
   if (!ip) return [fieldErr.invalid(field, v, 'must be a valid IP address')];
-  const out: StatusCause[] = [];
-  if (isUnspecified(ip)) out.push(fieldErr.invalid(field, v, `may not be unspecified (${v})`));
-  if (isLoopback(ip))
-    out.push(fieldErr.invalid(field, v, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'));
+  const out = new Causes();
+  if (isUnspecified(ip)) out.invalid(field, v, `may not be unspecified (${v})`);
+  if (isLoopback(ip)) out.invalid(field, v, 'may not be in the loopback range (127.0.0.0/8, ::1/128)');
   if (isLinkLocalUnicast(ip))
-    out.push(fieldErr.invalid(field, v, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'));
+    out.invalid(field, v, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)');
   if (isLinkLocalMulticast(ip))
-    out.push(
-      fieldErr.invalid(field, v, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'),
-    );
+    out.invalid(field, v, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)');
   return out;
 }

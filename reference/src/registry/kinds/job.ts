@@ -6,11 +6,12 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
+  Causes,
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  type LabelSelectorObj,
   labelMap,
+  type LabelSelectorObj,
   nonNegative,
   schemaStatusUpdate,
   selectorMatches,
@@ -114,7 +115,7 @@ function generateSelector(o: KObject): void {
 
 /** The job spec's rules that a cron job's job template shares (1.28's validateJobSpec). */
 export function validateJobSpecCommon(spec: JobSpec, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   causes.push(...nonNegative(`${path}.parallelism`, spec.parallelism));
   causes.push(...nonNegative(`${path}.completions`, spec.completions));
   causes.push(...nonNegative(`${path}.activeDeadlineSeconds`, spec.activeDeadlineSeconds));
@@ -122,17 +123,15 @@ export function validateJobSpecCommon(spec: JobSpec, path: string): StatusCause[
   causes.push(...nonNegative(`${path}.ttlSecondsAfterFinished`, spec.ttlSecondsAfterFinished));
   if (spec.completionMode !== undefined) {
     if (!COMPLETION_MODES.includes(spec.completionMode))
-      causes.push(fieldErr.notSupported(`${path}.completionMode`, spec.completionMode, COMPLETION_MODES));
+      causes.notSupported(`${path}.completionMode`, spec.completionMode, COMPLETION_MODES);
     if (spec.completionMode === 'Indexed') {
       if (spec.completions === undefined)
-        causes.push(fieldErr.required(`${path}.completions`, 'when completion mode is Indexed'));
+        causes.required(`${path}.completions`, 'when completion mode is Indexed');
       if (spec.parallelism !== undefined && spec.parallelism > MAX_PARALLELISM_INDEXED)
-        causes.push(
-          fieldErr.invalid(
-            `${path}.parallelism`,
-            spec.parallelism,
-            `must be less than or equal to ${MAX_PARALLELISM_INDEXED} when completion mode is Indexed`,
-          ),
+        causes.invalid(
+          `${path}.parallelism`,
+          spec.parallelism,
+          `must be less than or equal to ${MAX_PARALLELISM_INDEXED} when completion mode is Indexed`,
         );
     }
   }
@@ -144,16 +143,14 @@ export function validateJobSpecCommon(spec: JobSpec, path: string): StatusCause[
   causes.push(...validatePodSpec(podSpec, rp).filter((c) => c.field !== `${rp}.restartPolicy`));
   const restart = podSpec.restartPolicy ?? '';
   if (restart === 'Always' || restart === '')
-    causes.push(fieldErr.required(`${rp}.restartPolicy`, 'valid values: "OnFailure", "Never"'));
+    causes.required(`${rp}.restartPolicy`, 'valid values: "OnFailure", "Never"');
   else if (!JOB_RESTART_POLICIES.includes(restart))
-    causes.push(fieldErr.notSupported(`${rp}.restartPolicy`, restart, JOB_RESTART_POLICIES));
+    causes.notSupported(`${rp}.restartPolicy`, restart, JOB_RESTART_POLICIES);
   else if (spec.podFailurePolicy && restart !== 'Never')
-    causes.push(
-      fieldErr.invalid(
-        `${rp}.restartPolicy`,
-        restart,
-        'only "Never" is supported when podFailurePolicy is specified',
-      ),
+    causes.invalid(
+      `${rp}.restartPolicy`,
+      restart,
+      'only "Never" is supported when podFailurePolicy is specified',
     );
   return causes;
 }
@@ -186,11 +183,11 @@ function validateGeneratedSelector(o: KObject): StatusCause[] {
   const spec = specOf(o);
   if (spec.manualSelector === true) return [];
   const uid = o.metadata.uid ?? '';
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const labels = spec.template?.metadata?.labels ?? {};
   for (const k of [LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL])
     if (Object.hasOwn(labels, k) && labels[k] !== uid)
-      causes.push(fieldErr.invalid(`spec.template.metadata.labels[${k}]`, labels[k], `must be '${uid}'`));
+      causes.invalid(`spec.template.metadata.labels[${k}]`, labels[k], `must be '${uid}'`);
   const sel = spec.selector;
   const ml = sel?.matchLabels ?? {};
   if (
@@ -199,7 +196,7 @@ function validateGeneratedSelector(o: KObject): StatusCause[] {
       Object.keys(ml).length !== 1 ||
       ml[CONTROLLER_UID_LABEL] !== uid)
   )
-    causes.push(fieldErr.invalid('spec.selector', formatLabelSelector(sel), '`selector` not auto-generated'));
+    causes.invalid('spec.selector', formatLabelSelector(sel), '`selector` not auto-generated');
   return causes;
 }
 

@@ -3,7 +3,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { int, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, microTime } from './common.ts';
+import { Causes, microTime } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 const schema = objectSchema({
@@ -23,16 +23,12 @@ interface LeaseSpec {
 }
 
 function validateLease(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const spec = (o.spec ?? {}) as LeaseSpec;
   if (spec.leaseDurationSeconds !== undefined && spec.leaseDurationSeconds <= 0)
-    causes.push(
-      fieldErr.invalid('spec.leaseDurationSeconds', spec.leaseDurationSeconds, 'must be greater than 0'),
-    );
+    causes.invalid('spec.leaseDurationSeconds', spec.leaseDurationSeconds, 'must be greater than 0');
   if (spec.leaseTransitions !== undefined && spec.leaseTransitions < 0)
-    causes.push(
-      fieldErr.invalid('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0'),
-    );
+    causes.invalid('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0');
   return causes;
 }
 

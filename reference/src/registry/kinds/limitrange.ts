@@ -6,7 +6,7 @@ import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import { compareQuantities, nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, quantity } from './common.ts';
+import { Causes, quantity } from './common.ts';
 import { defineKind } from './define.ts';
 import { isOvercommitAllowed, isStandardContainerResource, resourceName } from './resource-lists.ts';
 
@@ -67,10 +67,10 @@ function defaults(o: KObject): void {
 const STANDARD = 'must be a standard resource type or fully qualified';
 
 function validateItem(item: LimitRangeItem, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const t = item.type ?? '';
   if (!t.includes('/') && !LIMIT_TYPES.includes(t))
-    causes.push(fieldErr.invalid(`${p}.type`, t, 'must be a standard limit type or fully qualified'));
+    causes.invalid(`${p}.type`, t, 'must be a standard limit type or fully qualified');
   const keys = new Set<string>();
   for (const f of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const)
     for (const k of Object.keys(item[f] ?? {})) {
@@ -79,16 +79,14 @@ function validateItem(item: LimitRangeItem, p: string): StatusCause[] {
     }
   if (t === 'Pod') {
     if (Object.keys(item.default ?? {}).length)
-      causes.push(fieldErr.forbidden(`${p}.default`, "may not be specified when `type` is 'Pod'"));
+      causes.forbidden(`${p}.default`, "may not be specified when `type` is 'Pod'");
     if (Object.keys(item.defaultRequest ?? {}).length)
-      causes.push(fieldErr.forbidden(`${p}.defaultRequest`, "may not be specified when `type` is 'Pod'"));
+      causes.forbidden(`${p}.defaultRequest`, "may not be specified when `type` is 'Pod'");
   }
   if (t === 'PersistentVolumeClaim' && item.min?.storage === undefined && item.max?.storage === undefined)
-    causes.push(
-      fieldErr.required(
-        `${p}.limits`,
-        'either minimum or maximum storage value is required, but neither was provided',
-      ),
+    causes.required(
+      `${p}.limits`,
+      'either minimum or maximum storage value is required, but neither was provided',
     );
   for (const k of [...keys].sort()) causes.push(...validateBounds(item, p, k));
   return causes;
@@ -96,7 +94,7 @@ function validateItem(item: LimitRangeItem, p: string): StatusCause[] {
 
 /** How the values for one resource must be ordered: min <= defaultRequest <= default <= max, and the ratio. */
 function validateBounds(item: LimitRangeItem, p: string, k: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const min = item.min?.[k];
   const max = item.max?.[k];
   const def = item.default?.[k];
@@ -118,41 +116,35 @@ function validateBounds(item: LimitRangeItem, p: string, k: string): StatusCause
     [gt(min, def), 'default', def, `min value ${min} is greater than default value ${def}`],
     [gt(def, max), 'default', def, `default value ${def} is greater than max value ${max}`],
   ];
-  for (const [bad, f, v, detail] of orderings)
-    if (bad) causes.push(fieldErr.invalid(`${p}.${f}[${k}]`, v, detail));
+  for (const [bad, f, v, detail] of orderings) if (bad) causes.invalid(`${p}.${f}[${k}]`, v, detail);
   if (ratio !== undefined && compareQuantities(ratio, '1') < 0)
-    causes.push(fieldErr.invalid(`${p}.maxLimitRequestRatio[${k}]`, ratio, `ratio ${ratio} is less than 1`));
+    causes.invalid(`${p}.maxLimitRequestRatio[${k}]`, ratio, `ratio ${ratio} is less than 1`);
   if (ratio !== undefined && min !== undefined && max !== undefined) {
     const lo = nanosOf(min) ?? 0n;
     const limit = lo === 0n ? Number.POSITIVE_INFINITY : Number(nanosOf(max) ?? 0n) / Number(lo);
     if (Number(nanosOf(ratio) ?? 0n) / 1e9 > limit)
-      causes.push(
-        fieldErr.invalid(
-          `${p}.maxLimitRequestRatio[${k}]`,
-          ratio,
-          `ratio ${ratio} is greater than max/min = ${limit.toFixed(6)}`,
-        ),
+      causes.invalid(
+        `${p}.maxLimitRequestRatio[${k}]`,
+        ratio,
+        `ratio ${ratio} is greater than max/min = ${limit.toFixed(6)}`,
       );
   }
   if (!isOvercommitAllowed(k) && def !== undefined && req !== undefined && compareQuantities(def, req) !== 0)
-    causes.push(
-      fieldErr.invalid(
-        `${p}.defaultRequest[${k}]`,
-        req,
-        `default value ${def} must equal to defaultRequest value ${req} in ${k}`,
-      ),
+    causes.invalid(
+      `${p}.defaultRequest[${k}]`,
+      req,
+      `default value ${def} must equal to defaultRequest value ${req} in ${k}`,
     );
   return causes;
 }
 
 function validateLimitRange(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const seen = new Set<string>();
   ((o as LimitRange).spec?.limits ?? []).forEach((item, i) => {
     const p = `spec.limits[${i}]`;
     if (!item || typeof item !== 'object') return;
-    if (item.type !== undefined && seen.has(item.type))
-      causes.push(fieldErr.duplicate(`${p}.type`, item.type));
+    if (item.type !== undefined && seen.has(item.type)) causes.duplicate(`${p}.type`, item.type);
     if (item.type !== undefined) seen.add(item.type);
     causes.push(...validateItem(item, p));
   });

@@ -6,6 +6,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
+  Causes,
   fieldErr,
   formatLabelSelector,
   ianaSvcName,
@@ -118,13 +119,13 @@ function validateIpBlock(field: string, b: { cidr?: string; except?: string[] })
   if (!b.cidr) return [fieldErr.required(`${field}.cidr`)];
   const cidr = parseCidr(b.cidr);
   if (!cidr) return [fieldErr.invalid(`${field}.cidr`, b.cidr, 'not a valid CIDR')];
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   for (const [i, e] of (b.except ?? []).entries()) {
     const f = `${field}.except[${i}]`;
     const ex = parseCidr(e);
     if (!ex) return [...causes, fieldErr.invalid(f, e, 'not a valid CIDR')];
     if (!contains(cidr, ex) || cidr.prefix >= ex.prefix)
-      causes.push(fieldErr.invalid(f, e, 'must be a strict subset of `cidr`'));
+      causes.invalid(f, e, 'must be a strict subset of `cidr`');
   }
   return causes;
 }
@@ -132,40 +133,31 @@ function validateIpBlock(field: string, b: { cidr?: string; except?: string[] })
 // ---------------------------------------------------------------- validation
 
 function validatePort(field: string, p: Port): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (p.protocol !== undefined && !PROTOCOLS.includes(p.protocol))
-    causes.push(fieldErr.notSupported(`${field}.protocol`, p.protocol, PROTOCOLS));
+    causes.notSupported(`${field}.protocol`, p.protocol, PROTOCOLS);
   const bad = (n: number) => !Number.isInteger(n) || n < 1 || n > 65535;
   if (p.port !== undefined) {
     if (typeof p.port === 'number') {
-      if (bad(p.port))
-        causes.push(fieldErr.invalid(`${field}.port`, p.port, 'must be between 1 and 65535, inclusive'));
+      if (bad(p.port)) causes.invalid(`${field}.port`, p.port, 'must be between 1 and 65535, inclusive');
       if (p.endPort !== undefined) {
         if (p.endPort < p.port)
-          causes.push(
-            fieldErr.invalid(`${field}.endPort`, p.port, 'must be greater than or equal to `port`'),
-          );
+          causes.invalid(`${field}.endPort`, p.port, 'must be greater than or equal to `port`');
         if (bad(p.endPort))
-          causes.push(
-            fieldErr.invalid(`${field}.endPort`, p.endPort, 'must be between 1 and 65535, inclusive'),
-          );
+          causes.invalid(`${field}.endPort`, p.endPort, 'must be between 1 and 65535, inclusive');
       }
     } else {
       if (p.endPort !== undefined)
-        causes.push(
-          fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is non-numeric'),
-        );
+        causes.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is non-numeric');
       causes.push(...ianaSvcName(`${field}.port`, p.port));
     }
   } else if (p.endPort !== undefined)
-    causes.push(
-      fieldErr.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is not specified'),
-    );
+    causes.invalid(`${field}.endPort`, p.endPort, 'may not be specified when `port` is not specified');
   return causes;
 }
 
 function validatePeer(field: string, peer: Peer): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   let n = 0;
   if (peer.podSelector) {
     n++;
@@ -179,9 +171,8 @@ function validatePeer(field: string, peer: Peer): StatusCause[] {
     n++;
     causes.push(...validateIpBlock(`${field}.ipBlock`, peer.ipBlock));
   }
-  if (n === 0) causes.push(fieldErr.required(field, 'must specify a peer'));
-  else if (n > 1 && peer.ipBlock)
-    causes.push(fieldErr.forbidden(field, 'may not specify both ipBlock and another peer'));
+  if (n === 0) causes.required(field, 'must specify a peer');
+  else if (n > 1 && peer.ipBlock) causes.forbidden(field, 'may not specify both ipBlock and another peer');
   return causes;
 }
 

@@ -6,6 +6,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
+  Causes,
   fieldErr,
   keepAllButStatus,
   keepStoredStatus,
@@ -101,39 +102,30 @@ function normalizeNode(o: KObject): void {
 }
 
 function validateNode(o: KObject): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const spec = (o.spec ?? {}) as NodeSpec;
   (spec.podCIDRs ?? []).forEach((c, i) => {
     if (!validCidr(c))
-      causes.push(
-        fieldErr.invalid(
-          `spec.podCIDRs[${i}]`,
-          c,
-          'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
-        ),
+      causes.invalid(
+        `spec.podCIDRs[${i}]`,
+        c,
+        'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
       );
   });
   if ((spec.podCIDRs ?? []).length > 2)
-    causes.push(
-      fieldErr.invalid(
-        'spec.podCIDRs',
-        spec.podCIDRs,
-        'may specify no more than one CIDR for each IP family',
-      ),
-    );
+    causes.invalid('spec.podCIDRs', spec.podCIDRs, 'may specify no more than one CIDR for each IP family');
   const seen = new Set<string>();
   (spec.taints ?? []).forEach((t, i) => {
     const p = `spec.taints[${i}]`;
     causes.push(...qualifiedName(`${p}.key`, t.key ?? ''));
     if (t.value) {
       const vp = validLabelValue(t.value);
-      if (vp) causes.push(fieldErr.invalid(`${p}.value`, t.value, vp));
+      if (vp) causes.invalid(`${p}.value`, t.value, vp);
     }
-    if (!t.effect) causes.push(fieldErr.required(`${p}.effect`));
-    else if (!TAINT_EFFECTS.includes(t.effect))
-      causes.push(fieldErr.notSupported(`${p}.effect`, t.effect, TAINT_EFFECTS));
+    if (!t.effect) causes.required(`${p}.effect`);
+    else if (!TAINT_EFFECTS.includes(t.effect)) causes.notSupported(`${p}.effect`, t.effect, TAINT_EFFECTS);
     const k = `${t.key}\u0000${t.effect}`;
-    if (seen.has(k)) causes.push(fieldErr.invalid(p, t, 'taints must be unique by key and effect pair'));
+    if (seen.has(k)) causes.invalid(p, t, 'taints must be unique by key and effect pair');
     seen.add(k);
   });
   return causes;

@@ -2,6 +2,7 @@
 // volumes, policies, tolerations and ephemeral containers, with Kubernetes 1.28's messages.
 import type { StatusCause } from '../../errors/status.ts';
 import {
+  Causes,
   dnsLabel,
   dnsSubdomain,
   fieldErr,
@@ -31,22 +32,19 @@ function validateContainer(
   volumes: Set<string>,
   allowRestartPolicy: boolean,
 ): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (!c || typeof c !== 'object') return [fieldErr.required(p)];
-  if (!c.name) causes.push(fieldErr.required(`${p}.name`));
+  if (!c.name) causes.required(`${p}.name`);
   else causes.push(...dnsLabel(`${p}.name`, c.name));
-  if (!c.image?.trim()) causes.push(fieldErr.required(`${p}.image`));
+  if (!c.image?.trim()) causes.required(`${p}.image`);
   if (c.imagePullPolicy && !PULL_POLICIES.includes(c.imagePullPolicy))
-    causes.push(fieldErr.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES));
+    causes.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES);
   if (c.terminationMessagePolicy && !MESSAGE_POLICIES.includes(c.terminationMessagePolicy))
-    causes.push(
-      fieldErr.notSupported(`${p}.terminationMessagePolicy`, c.terminationMessagePolicy, MESSAGE_POLICIES),
-    );
+    causes.notSupported(`${p}.terminationMessagePolicy`, c.terminationMessagePolicy, MESSAGE_POLICIES);
   if (c.restartPolicy !== undefined) {
-    if (!allowRestartPolicy)
-      causes.push(fieldErr.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers'));
+    if (!allowRestartPolicy) causes.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers');
     else if (c.restartPolicy !== 'Always')
-      causes.push(fieldErr.notSupported(`${p}.restartPolicy`, c.restartPolicy, ['Always']));
+      causes.notSupported(`${p}.restartPolicy`, c.restartPolicy, ['Always']);
   }
   causes.push(...validatePorts(c, p), ...validateEnv(c, p), ...validateMounts(c, p, volumes));
   causes.push(...validateResources(c, p), ...validateProbes(c, p));
@@ -54,68 +52,61 @@ function validateContainer(
 }
 
 function validatePorts(c: Container, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const portNames = new Set<string>();
   (c.ports ?? []).forEach((port, i) => {
     const pp = `${p}.ports[${i}]`;
     if (port.name) {
       causes.push(...ianaSvcName(`${pp}.name`, port.name));
-      if (portNames.has(port.name)) causes.push(fieldErr.duplicate(`${pp}.name`, port.name));
+      if (portNames.has(port.name)) causes.duplicate(`${pp}.name`, port.name);
       portNames.add(port.name);
     }
-    if (port.containerPort === undefined || port.containerPort === 0)
-      causes.push(fieldErr.required(`${pp}.containerPort`));
+    if (port.containerPort === undefined || port.containerPort === 0) causes.required(`${pp}.containerPort`);
     else causes.push(...portNumber(`${pp}.containerPort`, port.containerPort));
     if (port.hostPort) causes.push(...portNumber(`${pp}.hostPort`, port.hostPort));
-    if (!port.protocol) causes.push(fieldErr.required(`${pp}.protocol`));
+    if (!port.protocol) causes.required(`${pp}.protocol`);
     else if (!PROTOCOLS.includes(port.protocol))
-      causes.push(fieldErr.notSupported(`${pp}.protocol`, port.protocol, PROTOCOLS));
+      causes.notSupported(`${pp}.protocol`, port.protocol, PROTOCOLS);
   });
   return causes;
 }
 
 function validateEnv(c: Container, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   (c.env ?? []).forEach((e, i) => {
     const ep = `${p}.env[${i}]`;
-    if (!e.name) causes.push(fieldErr.required(`${ep}.name`));
+    if (!e.name) causes.required(`${ep}.name`);
     else if (!ENV_NAME.test(e.name))
-      causes.push(
-        fieldErr.invalid(
-          `${ep}.name`,
-          e.name,
-          "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')",
-        ),
+      causes.invalid(
+        `${ep}.name`,
+        e.name,
+        "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')",
       );
     const vf = e.valueFrom;
     if (!vf) return;
     const n = [vf.fieldRef, vf.resourceFieldRef, vf.configMapKeyRef, vf.secretKeyRef].filter(Boolean).length;
-    const invalid = (detail: string) => causes.push(fieldErr.invalid(`${ep}.valueFrom`, '', detail));
+    const invalid = (detail: string) => causes.invalid(`${ep}.valueFrom`, '', detail);
     if (e.value) invalid('may not be specified when `value` is not empty');
     if (n === 0)
       invalid('must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`');
     else if (n > 1) invalid('may not have more than one field specified at a time');
-    if (vf.fieldRef && !vf.fieldRef.fieldPath)
-      causes.push(fieldErr.required(`${ep}.valueFrom.fieldRef.fieldPath`));
-    if (vf.configMapKeyRef && !vf.configMapKeyRef.key)
-      causes.push(fieldErr.required(`${ep}.valueFrom.configMapKeyRef.key`));
-    if (vf.secretKeyRef && !vf.secretKeyRef.key)
-      causes.push(fieldErr.required(`${ep}.valueFrom.secretKeyRef.key`));
+    if (vf.fieldRef && !vf.fieldRef.fieldPath) causes.required(`${ep}.valueFrom.fieldRef.fieldPath`);
+    if (vf.configMapKeyRef && !vf.configMapKeyRef.key) causes.required(`${ep}.valueFrom.configMapKeyRef.key`);
+    if (vf.secretKeyRef && !vf.secretKeyRef.key) causes.required(`${ep}.valueFrom.secretKeyRef.key`);
   });
   return causes;
 }
 
 function validateMounts(c: Container, p: string, volumes: Set<string>): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const mountPaths = new Set<string>();
   (c.volumeMounts ?? []).forEach((m, i) => {
     const mp = `${p}.volumeMounts[${i}]`;
-    if (!m.name) causes.push(fieldErr.required(`${mp}.name`));
-    else if (!volumes.has(m.name)) causes.push(fieldErr.notFound(`${mp}.name`, m.name));
-    if (!m.mountPath) causes.push(fieldErr.required(`${mp}.mountPath`));
+    if (!m.name) causes.required(`${mp}.name`);
+    else if (!volumes.has(m.name)) causes.notFound(`${mp}.name`, m.name);
+    if (!m.mountPath) causes.required(`${mp}.mountPath`);
     else {
-      if (mountPaths.has(m.mountPath))
-        causes.push(fieldErr.invalid(`${mp}.mountPath`, m.mountPath, 'must be unique'));
+      if (mountPaths.has(m.mountPath)) causes.invalid(`${mp}.mountPath`, m.mountPath, 'must be unique');
       mountPaths.add(m.mountPath);
     }
   });
@@ -123,7 +114,7 @@ function validateMounts(c: Container, p: string, volumes: Set<string>): StatusCa
 }
 
 function validateResources(c: Container, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const lim = c.resources?.limits ?? {};
   const req = c.resources?.requests ?? {};
   for (const [which, m] of [
@@ -132,26 +123,18 @@ function validateResources(c: Container, p: string): StatusCause[] {
   ] as const) {
     for (const [k, v] of Object.entries(m)) {
       if (quantityValue(v) < 0)
-        causes.push(
-          fieldErr.invalid(`${p}.resources.${which}[${k}]`, v, 'must be greater than or equal to 0'),
-        );
+        causes.invalid(`${p}.resources.${which}[${k}]`, v, 'must be greater than or equal to 0');
     }
   }
   for (const [k, v] of Object.entries(req)) {
     if (lim[k] !== undefined && quantityValue(v) > quantityValue(lim[k]))
-      causes.push(
-        fieldErr.invalid(
-          `${p}.resources.requests`,
-          v,
-          `must be less than or equal to ${k} limit of ${lim[k]}`,
-        ),
-      );
+      causes.invalid(`${p}.resources.requests`, v, `must be less than or equal to ${k} limit of ${lim[k]}`);
   }
   return causes;
 }
 
 function validateProbes(c: Container, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   for (const [probeName, pr] of [
     ['livenessProbe', c.livenessProbe],
     ['readinessProbe', c.readinessProbe],
@@ -159,9 +142,8 @@ function validateProbes(c: Container, p: string): StatusCause[] {
   ] as const) {
     if (!pr) continue;
     const n = [pr.exec, pr.httpGet, pr.tcpSocket, pr.grpc].filter(Boolean).length;
-    if (n === 0) causes.push(fieldErr.required(`${p}.${probeName}`, 'must specify a handler type'));
-    else if (n > 1)
-      causes.push(fieldErr.forbidden(`${p}.${probeName}`, 'may not specify more than 1 handler type'));
+    if (n === 0) causes.required(`${p}.${probeName}`, 'must specify a handler type');
+    else if (n > 1) causes.forbidden(`${p}.${probeName}`, 'may not specify more than 1 handler type');
     for (const f of ['timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'] as const)
       causes.push(...nonNegative(`${p}.${probeName}.${f}`, pr[f]));
     if (
@@ -169,7 +151,7 @@ function validateProbes(c: Container, p: string): StatusCause[] {
       pr.successThreshold !== undefined &&
       pr.successThreshold !== 1
     )
-      causes.push(fieldErr.invalid(`${p}.${probeName}.successThreshold`, pr.successThreshold, 'must be 1'));
+      causes.invalid(`${p}.${probeName}.successThreshold`, pr.successThreshold, 'must be 1');
   }
   return causes;
 }
@@ -185,13 +167,13 @@ export function validatePodSpec(
   path: string,
   opts: PodSpecValidationOptions = {},
 ): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const volumeNames = new Set<string>();
   causes.push(...validateVolumes(spec, path, volumeNames));
   // containers and init containers: names unique across both
   const names = new Set<string>();
   const containers = spec.containers ?? [];
-  if (containers.length === 0) causes.push(fieldErr.required(`${path}.containers`));
+  if (containers.length === 0) causes.required(`${path}.containers`);
   for (const [field, list, init] of [
     ['initContainers', spec.initContainers ?? [], true],
     ['containers', containers, false],
@@ -200,28 +182,26 @@ export function validatePodSpec(
       const cp = `${path}.${field}[${i}]`;
       causes.push(...validateContainer(c, cp, volumeNames, init));
       if (c?.name) {
-        if (names.has(c.name)) causes.push(fieldErr.duplicate(`${cp}.name`, c.name));
+        if (names.has(c.name)) causes.duplicate(`${cp}.name`, c.name);
         names.add(c.name);
       }
     });
   // policies
   const restartPolicies = opts.restartPolicies ?? RESTART_POLICIES;
-  if (!spec.restartPolicy) causes.push(fieldErr.required(`${path}.restartPolicy`));
+  if (!spec.restartPolicy) causes.required(`${path}.restartPolicy`);
   else if (!restartPolicies.includes(spec.restartPolicy))
-    causes.push(fieldErr.notSupported(`${path}.restartPolicy`, spec.restartPolicy, restartPolicies));
-  if (!spec.dnsPolicy) causes.push(fieldErr.required(`${path}.dnsPolicy`));
+    causes.notSupported(`${path}.restartPolicy`, spec.restartPolicy, restartPolicies);
+  if (!spec.dnsPolicy) causes.required(`${path}.dnsPolicy`);
   else if (!DNS_POLICIES.includes(spec.dnsPolicy))
-    causes.push(fieldErr.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
+    causes.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES);
   if (
     spec.activeDeadlineSeconds !== undefined &&
     (spec.activeDeadlineSeconds < 1 || spec.activeDeadlineSeconds > 2147483647)
   )
-    causes.push(
-      fieldErr.invalid(
-        `${path}.activeDeadlineSeconds`,
-        spec.activeDeadlineSeconds,
-        'must be between 1 and 2147483647, inclusive',
-      ),
+    causes.invalid(
+      `${path}.activeDeadlineSeconds`,
+      spec.activeDeadlineSeconds,
+      'must be between 1 and 2147483647, inclusive',
     );
   causes.push(...labelMap(`${path}.nodeSelector`, spec.nodeSelector));
   if (spec.serviceAccountName)
@@ -232,12 +212,7 @@ export function validatePodSpec(
   if (spec.priorityClassName)
     causes.push(...dnsSubdomain(`${path}.priorityClassName`, spec.priorityClassName));
   if (spec.preemptionPolicy && !['Never', 'PreemptLowerPriority'].includes(spec.preemptionPolicy))
-    causes.push(
-      fieldErr.notSupported(`${path}.preemptionPolicy`, spec.preemptionPolicy, [
-        'Never',
-        'PreemptLowerPriority',
-      ]),
-    );
+    causes.notSupported(`${path}.preemptionPolicy`, spec.preemptionPolicy, ['Never', 'PreemptLowerPriority']);
   causes.push(...validateTolerations(spec, path));
   (spec.topologySpreadConstraints ?? []).forEach((c, i) => {
     causes.push(
@@ -249,59 +224,53 @@ export function validatePodSpec(
 
 /** The volumes of a pod spec; their names are added to `volumeNames`. */
 function validateVolumes(spec: PodSpec, path: string, volumeNames: Set<string>): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   (spec.volumes ?? []).forEach((v, i) => {
     const vp = `${path}.volumes[${i}]`;
-    if (!v.name) causes.push(fieldErr.required(`${vp}.name`));
+    if (!v.name) causes.required(`${vp}.name`);
     else {
       causes.push(...dnsLabel(`${vp}.name`, v.name));
-      if (volumeNames.has(v.name)) causes.push(fieldErr.duplicate(`${vp}.name`, v.name));
+      if (volumeNames.has(v.name)) causes.duplicate(`${vp}.name`, v.name);
       volumeNames.add(v.name);
     }
     const sources = VOLUME_NAMES_RE.filter((k) => v[k] !== undefined && v[k] !== null);
-    if (sources.length === 0) causes.push(fieldErr.required(vp, 'must specify a volume type'));
+    if (sources.length === 0) causes.required(vp, 'must specify a volume type');
     for (const extra of sources.slice(1))
-      causes.push(fieldErr.forbidden(`${vp}.${extra}`, 'may not specify more than 1 volume type'));
+      causes.forbidden(`${vp}.${extra}`, 'may not specify more than 1 volume type');
     const pvc = v.persistentVolumeClaim as { claimName?: string } | undefined;
-    if (pvc && !pvc.claimName) causes.push(fieldErr.required(`${vp}.persistentVolumeClaim.claimName`));
+    if (pvc && !pvc.claimName) causes.required(`${vp}.persistentVolumeClaim.claimName`);
     const cm = v.configMap as { name?: string } | undefined;
-    if (cm && !cm.name) causes.push(fieldErr.required(`${vp}.configMap.name`));
+    if (cm && !cm.name) causes.required(`${vp}.configMap.name`);
     const sec = v.secret as { secretName?: string } | undefined;
-    if (sec && !sec.secretName) causes.push(fieldErr.required(`${vp}.secret.secretName`));
+    if (sec && !sec.secretName) causes.required(`${vp}.secret.secretName`);
     const hp = v.hostPath as { path?: string } | undefined;
-    if (hp && !hp.path) causes.push(fieldErr.required(`${vp}.hostPath.path`));
+    if (hp && !hp.path) causes.required(`${vp}.hostPath.path`);
   });
   return causes;
 }
 
 function validateTolerations(spec: PodSpec, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   (spec.tolerations ?? []).forEach((t, i) => {
     const tp = `${path}.tolerations[${i}]`;
     if (t.key) causes.push(...qualifiedName(`${tp}.key`, t.key));
     if (!t.key && t.operator !== 'Exists')
-      causes.push(
-        fieldErr.invalid(
-          `${tp}.operator`,
-          t.operator ?? '',
-          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
-        ),
+      causes.invalid(
+        `${tp}.operator`,
+        t.operator ?? '',
+        'operator must be Exists when `key` is empty, which means "match all values and all keys"',
       );
     if (t.operator && !TOLERATION_OPERATORS.includes(t.operator))
-      causes.push(fieldErr.notSupported(`${tp}.operator`, t.operator, TOLERATION_OPERATORS));
+      causes.notSupported(`${tp}.operator`, t.operator, TOLERATION_OPERATORS);
     if (t.operator === 'Exists' && t.value)
-      causes.push(
-        fieldErr.invalid(`${tp}.operator`, t.value, "value must be empty when `operator` is 'Exists'"),
-      );
+      causes.invalid(`${tp}.operator`, t.value, "value must be empty when `operator` is 'Exists'");
     if (t.effect && !TAINT_EFFECTS.includes(t.effect))
-      causes.push(fieldErr.notSupported(`${tp}.effect`, t.effect, TAINT_EFFECTS));
+      causes.notSupported(`${tp}.effect`, t.effect, TAINT_EFFECTS);
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
-      causes.push(
-        fieldErr.invalid(
-          `${tp}.effect`,
-          t.effect ?? '',
-          "effect must be 'NoExecute' when `tolerationSeconds` is set",
-        ),
+      causes.invalid(
+        `${tp}.effect`,
+        t.effect ?? '',
+        "effect must be 'NoExecute' when `tolerationSeconds` is set",
       );
   });
   return causes;
@@ -332,7 +301,7 @@ const isSet = (v: unknown): boolean =>
  * container part of the workload (ports, probes, resources, lifecycle), no subPath mounts.
  */
 export function validateEphemeralContainers(spec: PodSpec, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const list = spec.ephemeralContainers ?? [];
   if (list.length === 0) return causes;
   const volumeNames = new Set((spec.volumes ?? []).map((v) => v.name).filter((n): n is string => !!n));
@@ -347,27 +316,20 @@ export function validateEphemeralContainers(spec: PodSpec, path: string): Status
     causes.push(...validateContainer(c, p, volumeNames, true));
     if (!c || typeof c !== 'object') return;
     if (c.name) {
-      if (all.has(c.name)) causes.push(fieldErr.duplicate(`${p}.name`, c.name));
+      if (all.has(c.name)) causes.duplicate(`${p}.name`, c.name);
       else all.add(c.name);
     }
     const target = (c as Container & { targetContainerName?: string }).targetContainerName;
-    if (target && !others.has(target)) causes.push(fieldErr.notFound(`${p}.targetContainerName`, target));
+    if (target && !others.has(target)) causes.notFound(`${p}.targetContainerName`, target);
     for (const f of EPHEMERAL_FORBIDDEN)
       if (isSet((c as Record<string, unknown>)[f]))
-        causes.push(fieldErr.forbidden(`${p}.${f}`, 'cannot be set for an Ephemeral Container'));
+        causes.forbidden(`${p}.${f}`, 'cannot be set for an Ephemeral Container');
     (c.volumeMounts ?? []).forEach((m, j) => {
       const mm = m as { subPath?: string; subPathExpr?: string };
       if (mm.subPath)
-        causes.push(
-          fieldErr.forbidden(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container'),
-        );
+        causes.forbidden(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container');
       if (mm.subPathExpr)
-        causes.push(
-          fieldErr.forbidden(
-            `${p}.volumeMounts[${j}].subPathExpr`,
-            'cannot be set for an Ephemeral Container',
-          ),
-        );
+        causes.forbidden(`${p}.volumeMounts[${j}].subPathExpr`, 'cannot be set for an Ephemeral Container');
     });
   });
   return causes;

@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
-  fieldErr,
+  Causes,
   keepAllButStatus,
   keepStoredStatus,
   type LabelSelectorObj,
@@ -87,7 +87,7 @@ function intOrPercent(field: string, v: number | string | undefined): StatusCaus
 
 function validatePdb(o: KObject): StatusCause[] {
   const spec = pdbSpecOf(o);
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined)
     causes.push({
       reason: 'FieldValueInvalid',
@@ -101,23 +101,21 @@ function validatePdb(o: KObject): StatusCause[] {
     spec.unhealthyPodEvictionPolicy !== undefined &&
     !EVICTION_POLICIES.includes(spec.unhealthyPodEvictionPolicy)
   )
-    causes.push(
-      fieldErr.notSupported(
-        'spec.unhealthyPodEvictionPolicy',
-        spec.unhealthyPodEvictionPolicy,
-        EVICTION_POLICIES,
-      ),
+    causes.notSupported(
+      'spec.unhealthyPodEvictionPolicy',
+      spec.unhealthyPodEvictionPolicy,
+      EVICTION_POLICIES,
     );
   const st = pdbStatusOf(o);
   for (const f of STATUS_COUNTS) causes.push(...nonNegative(`status.${f}`, st[f]));
   const seen = new Set<string>();
   (st.conditions ?? []).forEach((c, i) => {
     const f = `status.conditions[${i}]`;
-    if (!c.type) causes.push(fieldErr.required(`${f}.type`));
-    else if (seen.has(c.type)) causes.push(fieldErr.duplicate(`${f}.type`, c.type));
+    if (!c.type) causes.required(`${f}.type`);
+    else if (seen.has(c.type)) causes.duplicate(`${f}.type`, c.type);
     else seen.add(c.type);
     if (!['True', 'False', 'Unknown'].includes(c.status))
-      causes.push(fieldErr.notSupported(`${f}.status`, c.status ?? '', ['False', 'True', 'Unknown']));
+      causes.notSupported(`${f}.status`, c.status ?? '', ['False', 'True', 'Unknown']);
   });
   return causes;
 }

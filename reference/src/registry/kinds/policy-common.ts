@@ -4,7 +4,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import type { Schema } from '../../schema/types.ts';
-import { fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { Causes, type LabelSelectorObj, validateLabelSelector } from './common.ts';
 import { ADMISSION_GROUP, list, type Rec, rec, text, validateRule } from './webhook-common.ts';
 
 export { ADMISSION_GROUP, list, type Rec, rec, text };
@@ -74,12 +74,12 @@ export function pathSegmentProblems(name: string): string[] {
 }
 
 function validateNamedRule(field: string, r: Rec): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const seen = new Set<string>();
   list(r.resourceNames).forEach((raw, i) => {
     const n = text(raw);
-    for (const p of pathSegmentProblems(n)) out.push(fieldErr.invalid(`${field}.resourceNames[${i}]`, n, p));
-    if (seen.has(n)) out.push(fieldErr.duplicate(`${field}.resourceNames[${i}]`, n));
+    for (const p of pathSegmentProblems(n)) out.invalid(`${field}.resourceNames[${i}]`, n, p);
+    if (seen.has(n)) out.duplicate(`${field}.resourceNames[${i}]`, n);
     else seen.add(n);
   });
   out.push(...validateRule(field, r));
@@ -88,13 +88,12 @@ function validateNamedRule(field: string, r: Rec): StatusCause[] {
 
 /** A MatchResources (after defaults): match policy, selectors, rules. */
 export function validateMatchResources(field: string, m: Rec): StatusCause[] {
-  const out: StatusCause[] = [];
-  if (m.matchPolicy === undefined || m.matchPolicy === null)
-    out.push(fieldErr.required(`${field}.matchPolicy`));
+  const out = new Causes();
+  if (m.matchPolicy === undefined || m.matchPolicy === null) out.required(`${field}.matchPolicy`);
   else if (!MATCH_POLICIES.includes(text(m.matchPolicy)))
-    out.push(fieldErr.notSupported(`${field}.matchPolicy`, m.matchPolicy, MATCH_POLICIES));
+    out.notSupported(`${field}.matchPolicy`, m.matchPolicy, MATCH_POLICIES);
   for (const k of ['namespaceSelector', 'objectSelector']) {
-    if (m[k] === undefined || m[k] === null) out.push(fieldErr.required(`${field}.${k}`));
+    if (m[k] === undefined || m[k] === null) out.required(`${field}.${k}`);
     else out.push(...validateLabelSelector(`${field}.${k}`, rec(m[k]) as LabelSelectorObj));
   }
   list(m.resourceRules).forEach((r, i) => {

@@ -5,7 +5,7 @@ import { errors, type StatusCause } from '../../errors/status.ts';
 import { bool, int, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, immutable, requiredOneOf } from './common.ts';
+import { Causes, immutable, requiredOneOf } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
@@ -69,23 +69,19 @@ function knownSystemClass(
 
 function validatePriorityClass(o: KObject): StatusCause[] {
   const pc = o as PriorityClass;
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const name = pc.metadata.name ?? '';
   if (name.startsWith(SYSTEM_PRIORITY_CLASS_PREFIX)) {
     const why = knownSystemClass(name, pc.value, pc.globalDefault === true);
     if (why)
-      causes.push(
-        fieldErr.forbidden(
-          'metadata.name',
-          `priority class names with '${SYSTEM_PRIORITY_CLASS_PREFIX}' prefix are reserved for system use only. error: ${why}`,
-        ),
+      causes.forbidden(
+        'metadata.name',
+        `priority class names with '${SYSTEM_PRIORITY_CLASS_PREFIX}' prefix are reserved for system use only. error: ${why}`,
       );
   } else if (typeof pc.value === 'number' && pc.value > HIGHEST_USER_DEFINABLE_PRIORITY) {
-    causes.push(
-      fieldErr.forbidden(
-        'value',
-        `maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}`,
-      ),
+    causes.forbidden(
+      'value',
+      `maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}`,
     );
   }
   causes.push(...requiredOneOf('preemptionPolicy', pc.preemptionPolicy, PREEMPTION_POLICIES));
@@ -95,8 +91,8 @@ function validatePriorityClass(o: KObject): StatusCause[] {
 function validatePriorityClassUpdate(o: KObject, old: KObject): StatusCause[] {
   const pc = o as PriorityClass;
   const before = old as PriorityClass;
-  const causes: StatusCause[] = [];
-  if (pc.value !== before.value) causes.push(fieldErr.forbidden('value', 'may not be changed in an update.'));
+  const causes = new Causes();
+  if (pc.value !== before.value) causes.forbidden('value', 'may not be changed in an update.');
   causes.push(...immutable('preemptionPolicy', pc.preemptionPolicy, before.preemptionPolicy));
   return causes;
 }

@@ -9,7 +9,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { Causes, keepAllButStatus, keepStoredStatus } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { mandatoryPriorityLevelSpec, type PriorityLevelSpec } from './flowcontrol-bootstrap.ts';
 import {
@@ -98,110 +98,84 @@ function validateQueuing(
   q: NonNullable<NonNullable<Limited['limitResponse']>['queuing']>,
   path: string,
 ): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const qll = q.queueLengthLimit ?? 0;
   const queues = q.queues ?? 0;
   const hand = q.handSize ?? 0;
-  if (qll <= 0) causes.push(fieldErr.invalid(`${path}.queueLengthLimit`, qll, 'must be positive'));
-  if (queues <= 0) causes.push(fieldErr.invalid(`${path}.queues`, queues, 'must be positive'));
+  if (qll <= 0) causes.invalid(`${path}.queueLengthLimit`, qll, 'must be positive');
+  if (queues <= 0) causes.invalid(`${path}.queues`, queues, 'must be positive');
   else if (queues > MAX_QUEUES)
-    causes.push(fieldErr.invalid(`${path}.queues`, queues, `must not be greater than ${MAX_QUEUES}`));
-  if (hand <= 0) causes.push(fieldErr.invalid(`${path}.handSize`, hand, 'must be positive'));
+    causes.invalid(`${path}.queues`, queues, `must not be greater than ${MAX_QUEUES}`);
+  if (hand <= 0) causes.invalid(`${path}.handSize`, hand, 'must be positive');
   else if (hand > queues)
-    causes.push(fieldErr.invalid(`${path}.handSize`, hand, `should not be greater than queues (${queues})`));
+    causes.invalid(`${path}.handSize`, hand, `should not be greater than queues (${queues})`);
   else if (Math.ceil(Math.log2(queues) * hand) > MAX_HASH_BITS)
-    causes.push(
-      fieldErr.invalid(
-        `${path}.handSize`,
-        hand,
-        `required entropy bits of deckSize ${queues} and handSize ${hand} should not be greater than ${MAX_HASH_BITS}`,
-      ),
+    causes.invalid(
+      `${path}.handSize`,
+      hand,
+      `required entropy bits of deckSize ${queues} and handSize ${hand} should not be greater than ${MAX_HASH_BITS}`,
     );
   return causes;
 }
 
 function validateLimited(l: Limited, sharesField: string): StatusCause[] {
   const path = 'spec.limited';
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const shares = l.nominalConcurrencyShares ?? 0;
-  if (shares <= 0) causes.push(fieldErr.invalid(`${path}.${sharesField}`, shares, 'must be positive'));
+  if (shares <= 0) causes.invalid(`${path}.${sharesField}`, shares, 'must be positive');
   const lr = l.limitResponse ?? {};
   const lrPath = `${path}.limitResponse`;
   switch (lr.type) {
     case 'Reject':
       if (lr.queuing != null)
-        causes.push(
-          fieldErr.forbidden(`${lrPath}.queuing`, 'must be nil if limited.limitResponse.type is not Limited'),
-        );
+        causes.forbidden(`${lrPath}.queuing`, 'must be nil if limited.limitResponse.type is not Limited');
       break;
     case 'Queue':
       if (lr.queuing == null)
-        causes.push(
-          fieldErr.required(
-            `${lrPath}.queuing`,
-            'must not be empty if limited.limitResponse.type is Limited',
-          ),
-        );
+        causes.required(`${lrPath}.queuing`, 'must not be empty if limited.limitResponse.type is Limited');
       else causes.push(...validateQueuing(lr.queuing, `${lrPath}.queuing`));
       break;
     default:
-      causes.push(fieldErr.notSupported(`${lrPath}.type`, lr.type ?? '', ['Queue', 'Reject']));
+      causes.notSupported(`${lrPath}.type`, lr.type ?? '', ['Queue', 'Reject']);
   }
   if (l.lendablePercent != null && !(l.lendablePercent >= 0 && l.lendablePercent <= 100))
-    causes.push(
-      fieldErr.invalid(`${path}.lendablePercent`, l.lendablePercent, 'must be between 0 and 100, inclusive'),
-    );
+    causes.invalid(`${path}.lendablePercent`, l.lendablePercent, 'must be between 0 and 100, inclusive');
   if (l.borrowingLimitPercent != null && l.borrowingLimitPercent < 0)
-    causes.push(
-      fieldErr.invalid(
-        `${path}.borrowingLimitPercent`,
-        l.borrowingLimitPercent,
-        'if specified, must be a non-negative integer',
-      ),
+    causes.invalid(
+      `${path}.borrowingLimitPercent`,
+      l.borrowingLimitPercent,
+      'if specified, must be a non-negative integer',
     );
   return causes;
 }
 
 function validateExempt(e: NonNullable<PriorityLevelSpec['exempt']>): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (e.nominalConcurrencyShares != null && e.nominalConcurrencyShares < 0)
-    causes.push(
-      fieldErr.invalid(
-        'spec.exempt.nominalConcurrencyShares',
-        e.nominalConcurrencyShares,
-        'must be a non-negative integer',
-      ),
+    causes.invalid(
+      'spec.exempt.nominalConcurrencyShares',
+      e.nominalConcurrencyShares,
+      'must be a non-negative integer',
     );
   if (e.lendablePercent != null && !(e.lendablePercent >= 0 && e.lendablePercent <= 100))
-    causes.push(
-      fieldErr.invalid(
-        'spec.exempt.lendablePercent',
-        e.lendablePercent,
-        'must be between 0 and 100, inclusive',
-      ),
-    );
+    causes.invalid('spec.exempt.lendablePercent', e.lendablePercent, 'must be between 0 and 100, inclusive');
   return causes;
 }
 
 function validatePriorityLevel(o: KObject): StatusCause[] {
   const name = o.metadata.name ?? '';
   const spec = specOf(o);
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if ((name === 'exempt') !== (spec.type === 'Exempt'))
-    causes.push(
-      fieldErr.invalid('spec.type', spec.type ?? '', "type must be 'Exempt' if and only if name is 'exempt'"),
-    );
+    causes.invalid('spec.type', spec.type ?? '', "type must be 'Exempt' if and only if name is 'exempt'");
   switch (spec.type) {
     case 'Exempt':
-      if (spec.limited != null)
-        causes.push(fieldErr.forbidden('spec.limited', 'must be nil if the type is not Limited'));
+      if (spec.limited != null) causes.forbidden('spec.limited', 'must be nil if the type is not Limited');
       if (spec.exempt != null) causes.push(...validateExempt(spec.exempt));
       break;
     case 'Limited':
-      if (spec.exempt != null)
-        causes.push(fieldErr.forbidden('spec.exempt', 'must be nil if the type is Limited'));
-      if (spec.limited == null)
-        causes.push(fieldErr.required('spec.limited', 'must not be empty when type is Limited'));
+      if (spec.exempt != null) causes.forbidden('spec.exempt', 'must be nil if the type is Limited');
+      if (spec.limited == null) causes.required('spec.limited', 'must not be empty when type is Limited');
       else
         causes.push(
           ...validateLimited(
@@ -211,22 +185,20 @@ function validatePriorityLevel(o: KObject): StatusCause[] {
         );
       break;
     default:
-      causes.push(fieldErr.notSupported('spec.type', spec.type ?? '', ['Exempt', 'Limited']));
+      causes.notSupported('spec.type', spec.type ?? '', ['Exempt', 'Limited']);
   }
   const mandatory = mandatoryPriorityLevelSpec(name);
   if (mandatory) {
     if (name === 'exempt') {
       // authorized users may tune the exempt level's `spec.exempt`, nothing else
       if (!sameSpec({ ...spec, exempt: undefined }, { ...mandatory, exempt: undefined }))
-        causes.push(
-          fieldErr.invalid(
-            'spec',
-            spec,
-            `spec of '${name}' except the 'spec.exempt' field must equal the fixed value`,
-          ),
+        causes.invalid(
+          'spec',
+          spec,
+          `spec of '${name}' except the 'spec.exempt' field must equal the fixed value`,
         );
     } else if (!sameSpec(spec, mandatory))
-      causes.push(fieldErr.invalid('spec', spec, `spec of '${name}' must equal the fixed value`));
+      causes.invalid('spec', spec, `spec of '${name}' must equal the fixed value`);
   }
   causes.push(...validateConditions((o as PriorityLevel).status));
   return causes;

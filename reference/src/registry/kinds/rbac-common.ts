@@ -7,7 +7,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr } from './common.ts';
+import { Causes } from './common.ts';
 import { col, type KindSpec } from './define.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.orch.io';
@@ -34,35 +34,30 @@ const len = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
 
 /** Kubernetes' ValidatePolicyRule. */
 export function validateRules(o: KObject, namespaced: boolean): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   list(o.rules).forEach((raw, i) => {
     const r = (raw && typeof raw === 'object' ? raw : {}) as Rec;
     const p = `rules[${i}]`;
-    if (len(r.verbs) === 0)
-      out.push(fieldErr.required(`${p}.verbs`, 'verbs must contain at least one value'));
+    if (len(r.verbs) === 0) out.required(`${p}.verbs`, 'verbs must contain at least one value');
     if (len(r.nonResourceURLs) > 0) {
       if (namespaced)
-        out.push(
-          fieldErr.invalid(
-            `${p}.nonResourceURLs`,
-            r.nonResourceURLs,
-            'namespaced rules cannot apply to non-resource URLs',
-          ),
+        out.invalid(
+          `${p}.nonResourceURLs`,
+          r.nonResourceURLs,
+          'namespaced rules cannot apply to non-resource URLs',
         );
       if (len(r.apiGroups) > 0 || len(r.resources) > 0 || len(r.resourceNames) > 0)
-        out.push(
-          fieldErr.invalid(
-            `${p}.nonResourceURLs`,
-            r.nonResourceURLs,
-            'rules cannot apply to both regular resources and non-resource URLs',
-          ),
+        out.invalid(
+          `${p}.nonResourceURLs`,
+          r.nonResourceURLs,
+          'rules cannot apply to both regular resources and non-resource URLs',
         );
       return;
     }
     if (len(r.apiGroups) === 0)
-      out.push(fieldErr.required(`${p}.apiGroups`, 'resource rules must supply at least one api group'));
+      out.required(`${p}.apiGroups`, 'resource rules must supply at least one api group');
     if (len(r.resources) === 0)
-      out.push(fieldErr.required(`${p}.resources`, 'resource rules must supply at least one resource'));
+      out.required(`${p}.resources`, 'resource rules must supply at least one resource');
   });
   return out;
 }
@@ -83,39 +78,39 @@ export function defaultBinding(o: KObject): void {
 
 /** Kubernetes' ValidateRoleBinding / ValidateClusterRoleBinding. */
 export function validateBinding(o: KObject, namespaced: boolean): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const ref = (o.roleRef && typeof o.roleRef === 'object' ? o.roleRef : {}) as Rec;
   const apiGroup = typeof ref.apiGroup === 'string' ? ref.apiGroup : '';
-  if (apiGroup !== RBAC_GROUP) out.push(fieldErr.notSupported('roleRef.apiGroup', apiGroup, [RBAC_GROUP]));
+  if (apiGroup !== RBAC_GROUP) out.notSupported('roleRef.apiGroup', apiGroup, [RBAC_GROUP]);
   const kind = typeof ref.kind === 'string' ? ref.kind : '';
   const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
-  if (!kinds.includes(kind)) out.push(fieldErr.notSupported('roleRef.kind', kind, kinds));
+  if (!kinds.includes(kind)) out.notSupported('roleRef.kind', kind, kinds);
   const name = typeof ref.name === 'string' ? ref.name : '';
-  if (!name) out.push(fieldErr.required('roleRef.name'));
+  if (!name) out.required('roleRef.name');
   else {
     const p = nameProblem(name, 'path');
-    if (p) out.push(fieldErr.invalid('roleRef.name', name, p));
+    if (p) out.invalid('roleRef.name', name, p);
   }
   list(o.subjects).forEach((raw, i) => {
     const s = (raw && typeof raw === 'object' ? raw : {}) as Rec;
     const p = `subjects[${i}]`;
     const sname = typeof s.name === 'string' ? s.name : '';
     const sgroup = typeof s.apiGroup === 'string' ? s.apiGroup : '';
-    if (!sname) out.push(fieldErr.required(`${p}.name`));
+    if (!sname) out.required(`${p}.name`);
     switch (s.kind) {
       case 'ServiceAccount': {
         const np = sname ? nameProblem(sname, 'subdomain') : undefined;
-        if (np) out.push(fieldErr.invalid(`${p}.name`, sname, np));
-        if (sgroup) out.push(fieldErr.notSupported(`${p}.apiGroup`, sgroup, ['']));
-        if (!namespaced && !s.namespace) out.push(fieldErr.required(`${p}.namespace`));
+        if (np) out.invalid(`${p}.name`, sname, np);
+        if (sgroup) out.notSupported(`${p}.apiGroup`, sgroup, ['']);
+        if (!namespaced && !s.namespace) out.required(`${p}.namespace`);
         break;
       }
       case 'User':
       case 'Group':
-        if (sgroup !== RBAC_GROUP) out.push(fieldErr.notSupported(`${p}.apiGroup`, sgroup, [RBAC_GROUP]));
+        if (sgroup !== RBAC_GROUP) out.notSupported(`${p}.apiGroup`, sgroup, [RBAC_GROUP]);
         break;
       default:
-        out.push(fieldErr.notSupported(`${p}.kind`, s.kind ?? '', ['ServiceAccount', 'User', 'Group']));
+        out.notSupported(`${p}.kind`, s.kind ?? '', ['ServiceAccount', 'User', 'Group']);
     }
   });
   return out;

@@ -6,7 +6,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, formatLabels, nonNegative } from './common.ts';
+import { Causes, formatLabels, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validateReplicaCounters } from './replicaset.ts';
@@ -58,13 +58,13 @@ function selectorString(sel: Record<string, string> | undefined): string {
 
 function validateReplicationController(o: KObject): StatusCause[] {
   const spec = specOf(o);
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
   const selector = spec.selector ?? {};
   const empty = Object.keys(selector).length === 0;
-  if (empty) causes.push(fieldErr.required('spec.selector'));
+  if (empty) causes.required('spec.selector');
   causes.push(...nonNegative('spec.replicas', spec.replicas));
-  if (!spec.template) causes.push(fieldErr.required('spec.template'));
+  if (!spec.template) causes.required('spec.template');
   else {
     const labels = spec.template.metadata?.labels ?? {};
     if (!empty && Object.entries(selector).some(([k, v]) => labels[k] !== v))

@@ -6,7 +6,14 @@ import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import { nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, keepAllButStatus, keepStoredStatus, normalizeBySchema, quantity } from './common.ts';
+import {
+  Causes,
+  fieldErr,
+  keepAllButStatus,
+  keepStoredStatus,
+  normalizeBySchema,
+  quantity,
+} from './common.ts';
 import { col, defineKind } from './define.ts';
 import { nonNegativeQuantity, resourceName } from './resource-lists.ts';
 
@@ -101,7 +108,7 @@ function isStandardQuotaResource(name: string): boolean {
 }
 
 function validateList(field: string, m: Record<string, string> | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   for (const [k, v] of Object.entries(m ?? {})) {
     const f = `${field}[${k}]`;
     if (!k.startsWith('count/'))
@@ -109,43 +116,37 @@ function validateList(field: string, m: Record<string, string> | undefined): Sta
     causes.push(...nonNegativeQuantity(f, v));
     const n = nanosOf(v);
     if (isIntegerResource(k) && n !== undefined && n % 1_000_000_000n !== 0n)
-      causes.push(fieldErr.invalid(f, v, 'must be an integer'));
+      causes.invalid(f, v, 'must be an integer');
   }
   return causes;
 }
 
 function validateScopes(rq: ResourceQuota): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const spec = rq.spec ?? {};
   const scopes = new Set<string>();
   for (const s of spec.scopes ?? []) {
     if (!QUOTA_SCOPES.includes(s))
-      causes.push(
-        fieldErr.invalid('spec.scopes', spec.scopes, 'unsupported scope applied to resource quota'),
-      );
+      causes.invalid('spec.scopes', spec.scopes, 'unsupported scope applied to resource quota');
     scopes.add(s);
   }
   (spec.scopeSelector?.matchExpressions ?? []).forEach((e, i) => {
     const p = `spec.scopeSelector.matchExpressions[${i}]`;
     if (!QUOTA_SCOPES.includes(e.scopeName ?? ''))
-      causes.push(fieldErr.invalid(`${p}.scopeName`, e.scopeName ?? '', 'unsupported scope'));
+      causes.invalid(`${p}.scopeName`, e.scopeName ?? '', 'unsupported scope');
     if (!SELECTOR_OPERATORS.includes(e.operator ?? ''))
-      causes.push(fieldErr.invalid(`${p}.operator`, e.operator ?? '', 'not a valid selector operator'));
+      causes.invalid(`${p}.operator`, e.operator ?? '', 'not a valid selector operator');
     const values = e.values ?? [];
     if ((e.operator === 'In' || e.operator === 'NotIn') && values.length === 0)
-      causes.push(
-        fieldErr.required(
-          `${p}.values`,
-          "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
-        ),
+      causes.required(
+        `${p}.values`,
+        "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
       );
     if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && values.length > 0)
-      causes.push(
-        fieldErr.invalid(
-          `${p}.values`,
-          values,
-          "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
-        ),
+      causes.invalid(
+        `${p}.values`,
+        values,
+        "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
       );
     if (
       e.scopeName &&
@@ -154,24 +155,22 @@ function validateScopes(rq: ResourceQuota): StatusCause[] {
       e.operator !== 'DoesNotExist' &&
       SELECTOR_OPERATORS.includes(e.operator ?? '')
     )
-      causes.push(
-        fieldErr.invalid(
-          `${p}.operator`,
-          e.operator,
-          `must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity`,
-        ),
+      causes.invalid(
+        `${p}.operator`,
+        e.operator,
+        `must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity`,
       );
     if (e.scopeName) scopes.add(e.scopeName);
   });
   if (scopes.has('Terminating') && scopes.has('NotTerminating'))
-    causes.push(fieldErr.invalid('spec.scopes', spec.scopes ?? [], 'conflicting scopes'));
+    causes.invalid('spec.scopes', spec.scopes ?? [], 'conflicting scopes');
   if (scopes.has('BestEffort') && scopes.has('NotBestEffort'))
-    causes.push(fieldErr.invalid('spec.scopes', spec.scopes ?? [], 'conflicting scopes'));
+    causes.invalid('spec.scopes', spec.scopes ?? [], 'conflicting scopes');
   // a best-effort quota can only count pods
   if (scopes.has('BestEffort'))
     for (const k of Object.keys(spec.hard ?? {}))
       if (k !== 'pods' && k !== 'count/pods')
-        causes.push(fieldErr.invalid('spec.hard', k, 'unsupported scope applied to resource'));
+        causes.invalid('spec.hard', k, 'unsupported scope applied to resource');
   return causes;
 }
 

@@ -5,7 +5,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import { dnsLabel, fieldErr, immutable, labelMap, qualifiedName, quantity } from './common.ts';
+import { Causes, dnsLabel, immutable, labelMap, qualifiedName, quantity } from './common.ts';
 import { col, defineKind } from './define.ts';
 import type { Toleration } from './pod-spec.ts';
 import { isStandardContainerResource, nonNegativeQuantity, resourceName } from './resource-lists.ts';
@@ -41,35 +41,28 @@ const EFFECTS = ['NoExecute', 'NoSchedule', 'PreferNoSchedule'];
 
 /** Tolerations as pods and runtime classes carry them. */
 export function validateTolerations(field: string, ts: Toleration[] | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   (ts ?? []).forEach((t, i) => {
     const p = `${field}[${i}]`;
     if (t.key) causes.push(...qualifiedName(`${p}.key`, t.key));
     const op = t.operator ?? 'Equal';
     if (!t.key && op !== 'Exists')
-      causes.push(
-        fieldErr.invalid(
-          `${p}.operator`,
-          t.operator ?? '',
-          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
-        ),
+      causes.invalid(
+        `${p}.operator`,
+        t.operator ?? '',
+        'operator must be Exists when `key` is empty, which means "match all values and all keys"',
       );
     if (op === 'Exists' && t.value)
-      causes.push(
-        fieldErr.invalid(`${p}.operator`, t.operator, "value must be empty when `operator` is 'Exists'"),
-      );
+      causes.invalid(`${p}.operator`, t.operator, "value must be empty when `operator` is 'Exists'");
     if (op !== 'Equal' && op !== 'Exists')
-      causes.push(fieldErr.notSupported(`${p}.operator`, t.operator, ['Equal', 'Exists']));
+      causes.notSupported(`${p}.operator`, t.operator, ['Equal', 'Exists']);
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
-      causes.push(
-        fieldErr.invalid(
-          `${p}.effect`,
-          t.effect ?? '',
-          "effect must be 'NoExecute' when `tolerationSeconds` is set",
-        ),
+      causes.invalid(
+        `${p}.effect`,
+        t.effect ?? '',
+        "effect must be 'NoExecute' when `tolerationSeconds` is set",
       );
-    if (t.effect && !EFFECTS.includes(t.effect))
-      causes.push(fieldErr.notSupported(`${p}.effect`, t.effect, EFFECTS));
+    if (t.effect && !EFFECTS.includes(t.effect)) causes.notSupported(`${p}.effect`, t.effect, EFFECTS);
   });
   return causes;
 }

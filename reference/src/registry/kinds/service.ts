@@ -1,16 +1,10 @@
-// Service (core/v1) with the `status` subresource. The server assigns `spec.clusterIP(s)`
-// from 10.96.0.0/12 and node ports from 30000-32767. Allocations are kept in memory, rebuilt
-// from the stored Services on first use (after a restart), and released when a Service goes;
-// a value held by an owner that no longer uses it (changed type, failed write) is reclaimed
-// on the next request for it.
-import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, int, intOrString, keyedList, mapOf, obj, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { Registry } from '../registry.ts';
 import type { RequestContext, ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, formatLabels, keepAllButStatus, normalizeBySchema } from './common.ts';
+import { Causes, formatLabels, keepAllButStatus, normalizeBySchema } from './common.ts';
 import { col, defineKind, type KindSpec } from './define.ts';
 import { ServiceAllocator } from './service-allocators.ts';
 import { validateClusterIPChange, validateService } from './service-validation.ts';
@@ -120,36 +114,29 @@ function initFamilies(spec: ServiceSpec, name: string): void {
     delete spec.ipFamilyPolicy;
     return;
   }
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (spec.ipFamilyPolicy && !POLICIES.includes(spec.ipFamilyPolicy))
-    causes.push(fieldErr.notSupported('spec.ipFamilyPolicy', spec.ipFamilyPolicy, POLICIES));
+    causes.notSupported('spec.ipFamilyPolicy', spec.ipFamilyPolicy, POLICIES);
   const headlessNoSelector = isHeadless(spec) && Object.keys(spec.selector ?? {}).length === 0;
   if (spec.ipFamilyPolicy === 'RequireDualStack' && !headlessNoSelector)
-    causes.push(
-      fieldErr.invalid(
-        'spec.ipFamilyPolicy',
-        spec.ipFamilyPolicy,
-        'this cluster is not configured for dual-stack services',
-      ),
+    causes.invalid(
+      'spec.ipFamilyPolicy',
+      spec.ipFamilyPolicy,
+      'this cluster is not configured for dual-stack services',
     );
   (spec.ipFamilies ?? []).forEach((f, i) => {
-    if (f === 'IPv6')
-      causes.push(fieldErr.invalid(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster'));
-    else if (f !== 'IPv4') causes.push(fieldErr.notSupported(`spec.ipFamilies[${i}]`, f, ['IPv4', 'IPv6']));
+    if (f === 'IPv6') causes.invalid(`spec.ipFamilies[${i}]`, f, 'not configured on this cluster');
+    else if (f !== 'IPv4') causes.notSupported(`spec.ipFamilies[${i}]`, f, ['IPv4', 'IPv6']);
   });
   if ((spec.ipFamilies ?? []).length > 1 && !causes.length)
-    causes.push(
-      fieldErr.invalid(
-        'spec.ipFamilies',
-        spec.ipFamilies,
-        'this cluster is not configured for dual-stack services',
-      ),
+    causes.invalid(
+      'spec.ipFamilies',
+      spec.ipFamilies,
+      'this cluster is not configured for dual-stack services',
     );
   for (const ip of spec.clusterIPs ?? []) {
     if (ip !== 'None' && ip.includes(':'))
-      causes.push(
-        fieldErr.invalid('spec.clusterIPs', spec.clusterIPs, `IPFamily IPv6 is not configured on cluster`),
-      );
+      causes.invalid('spec.clusterIPs', spec.clusterIPs, `IPFamily IPv6 is not configured on cluster`);
   }
   if (causes.length) throw invalid(name, causes);
   spec.ipFamilyPolicy ||= headlessNoSelector ? 'RequireDualStack' : 'SingleStack';

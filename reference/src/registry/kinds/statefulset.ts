@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, type LabelSelectorObj, labelMap, nonNegative } from './common.ts';
+import { Causes, fieldErr, labelMap, type LabelSelectorObj, nonNegative } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -145,22 +145,20 @@ function validateUpdateStrategy(us: StatefulSetSpec['updateStrategy']): StatusCa
 
 function validateStatefulSet(o: KObject): StatusCause[] {
   const spec = specOf(o);
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const pmp = spec.podManagementPolicy;
-  if (!pmp) causes.push(fieldErr.required('spec.podManagementPolicy'));
+  if (!pmp) causes.required('spec.podManagementPolicy');
   else if (pmp !== 'OrderedReady' && pmp !== 'Parallel')
-    causes.push(fieldErr.invalid('spec.podManagementPolicy', pmp, "must be 'OrderedReady' or 'Parallel'"));
+    causes.invalid('spec.podManagementPolicy', pmp, "must be 'OrderedReady' or 'Parallel'");
   causes.push(...validateUpdateStrategy(spec.updateStrategy));
   const retention = spec.persistentVolumeClaimRetentionPolicy;
   if (retention)
     for (const k of ['whenDeleted', 'whenScaled'] as const)
       if (!RETENTION_POLICIES.includes(retention[k] ?? ''))
-        causes.push(
-          fieldErr.notSupported(
-            `spec.persistentVolumeClaimRetentionPolicy.${k}`,
-            retention[k] ?? '',
-            RETENTION_POLICIES,
-          ),
+        causes.notSupported(
+          `spec.persistentVolumeClaimRetentionPolicy.${k}`,
+          retention[k] ?? '',
+          RETENTION_POLICIES,
         );
   causes.push(...nonNegative('spec.replicas', spec.replicas));
   causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
@@ -170,15 +168,11 @@ function validateStatefulSet(o: KObject): StatusCause[] {
   causes.push(...templateAnnotations('spec.template.annotations', spec.template?.metadata?.annotations));
   const podSpec = spec.template?.spec ?? {};
   if (podSpec.restartPolicy !== 'Always')
-    causes.push(
-      fieldErr.notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy ?? '', ['Always']),
-    );
+    causes.notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy ?? '', ['Always']);
   if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null)
-    causes.push(
-      fieldErr.forbidden(
-        'spec.template.spec.activeDeadlineSeconds',
-        'activeDeadlineSeconds in StatefulSet is not Supported',
-      ),
+    causes.forbidden(
+      'spec.template.spec.activeDeadlineSeconds',
+      'activeDeadlineSeconds in StatefulSet is not Supported',
     );
   const status = statusOf(o) as Record<string, unknown>;
   causes.push(
@@ -196,12 +190,10 @@ function validateStatefulSet(o: KObject): StatusCause[] {
     ...notAboveReplicas(status, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
   );
   if ((statusOf(o).availableReplicas ?? 0) > (statusOf(o).readyReplicas ?? 0))
-    causes.push(
-      fieldErr.invalid(
-        'status.availableReplicas',
-        statusOf(o).availableReplicas,
-        'cannot be greater than status.readyReplicas',
-      ),
+    causes.invalid(
+      'status.availableReplicas',
+      statusOf(o).availableReplicas,
+      'cannot be greater than status.readyReplicas',
     );
   return causes;
 }

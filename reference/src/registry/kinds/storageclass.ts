@@ -6,7 +6,15 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import { AGE_COLUMN, fieldErr, immutable, NAME_COLUMN, qualifiedName, requiredOneOf } from './common.ts';
+import {
+  AGE_COLUMN,
+  Causes,
+  fieldErr,
+  immutable,
+  NAME_COLUMN,
+  qualifiedName,
+  requiredOneOf,
+} from './common.ts';
 import { col, defineKind } from './define.ts';
 
 export const DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.orch.io/is-default-class';
@@ -61,17 +69,17 @@ export function isDefaultStorageClass(o: KObject): boolean {
 
 function validateStorageClass(o: KObject): StatusCause[] {
   const sc = o as StorageClass;
-  const causes: StatusCause[] = [];
-  if (!sc.provisioner) causes.push(fieldErr.required('provisioner'));
+  const causes = new Causes();
+  if (!sc.provisioner) causes.required('provisioner');
   else causes.push(...qualifiedName('provisioner', sc.provisioner.toLowerCase()));
   let size = 0;
   for (const [k, v] of Object.entries(sc.parameters ?? {})) {
-    if (!k) causes.push(fieldErr.invalid('parameters', sc.parameters, 'key cannot be empty'));
+    if (!k) causes.invalid('parameters', sc.parameters, 'key cannot be empty');
     size += k.length + String(v).length;
   }
-  if (size > MAX_PARAMETERS_BYTES) causes.push(fieldErr.tooLong('parameters', MAX_PARAMETERS_BYTES));
+  if (size > MAX_PARAMETERS_BYTES) causes.tooLong('parameters', MAX_PARAMETERS_BYTES);
   if (sc.reclaimPolicy !== undefined && !RECLAIM.includes(sc.reclaimPolicy))
-    causes.push(fieldErr.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM));
+    causes.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM);
   causes.push(...requiredOneOf('volumeBindingMode', sc.volumeBindingMode, BINDING));
   return causes;
 }

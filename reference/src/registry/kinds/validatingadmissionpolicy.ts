@@ -9,7 +9,14 @@ import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, keepAllButStatus, keepStoredStatus, normalizeBySchema, qualifiedName } from './common.ts';
+import {
+  Causes,
+  fieldErr,
+  keepAllButStatus,
+  keepStoredStatus,
+  normalizeBySchema,
+  qualifiedName,
+} from './common.ts';
 import { col, defineKind } from './define.ts';
 import { compilePolicyExpression, isCelIdentifier, type PolicyVariables } from './policy-cel.ts';
 import {
@@ -78,37 +85,31 @@ const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_VALUE_EXPRESSION_LENGTH = 5 * 1024;
 
 function validateParamKind(field: string, pk: Rec): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const apiVersion = text(pk.apiVersion);
-  if (!apiVersion) out.push(fieldErr.required(`${field}.apiVersion`));
+  if (!apiVersion) out.required(`${field}.apiVersion`);
   else {
     const slashes = apiVersion.split('/').length - 1;
     if (slashes > 1)
-      out.push(
-        fieldErr.invalid(`${field}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`),
-      );
+      out.invalid(`${field}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`);
     else if (apiVersion !== '/') {
       const [group, version] = slashes === 0 ? ['', apiVersion] : apiVersion.split('/');
       if (group) {
         const p = nameProblem(group, 'subdomain');
-        if (p) out.push(fieldErr.invalid(`${field}.apiVersion`, group, p));
+        if (p) out.invalid(`${field}.apiVersion`, group, p);
       }
-      if (!version)
-        out.push(fieldErr.invalid(`${field}.apiVersion`, apiVersion, 'version must be specified'));
+      if (!version) out.invalid(`${field}.apiVersion`, apiVersion, 'version must be specified');
       else {
         const p = nameProblem(version, 'label1035');
-        if (p) out.push(fieldErr.invalid(`${field}.apiVersion`, version, p));
+        if (p) out.invalid(`${field}.apiVersion`, version, p);
       }
     }
   }
   const kind = text(pk.kind);
-  if (!kind) out.push(fieldErr.required(`${field}.kind`));
+  if (!kind) out.required(`${field}.kind`);
   else {
     const p = nameProblem(kind.toLowerCase(), 'label1035');
-    if (p)
-      out.push(
-        fieldErr.invalid(`${field}.kind`, kind, `may have mixed case, but should otherwise match: ${p}`),
-      );
+    if (p) out.invalid(`${field}.kind`, kind, `may have mixed case, but should otherwise match: ${p}`);
   }
   return out;
 }
@@ -125,19 +126,18 @@ function compileProblem(
 
 /** The policy's problems (create, and update: match conditions unchanged are not compiled again). */
 export function validatePolicy(o: KObject, checkMatchConditions = true): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const spec = rec(o.spec);
   const hasParams = isObj(spec.paramKind);
-  if (spec.failurePolicy === undefined || spec.failurePolicy === null)
-    out.push(fieldErr.required('spec.failurePolicy'));
+  if (spec.failurePolicy === undefined || spec.failurePolicy === null) out.required('spec.failurePolicy');
   else if (!FAILURE_POLICIES.includes(text(spec.failurePolicy)))
-    out.push(fieldErr.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
+    out.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES);
   if (hasParams) out.push(...validateParamKind('spec.paramKind', rec(spec.paramKind)));
-  if (!isObj(spec.matchConstraints)) out.push(fieldErr.required('spec.matchConstraints'));
+  if (!isObj(spec.matchConstraints)) out.required('spec.matchConstraints');
   else {
     out.push(...validateMatchResources('spec.matchConstraints', spec.matchConstraints));
     if (list(spec.matchConstraints.resourceRules).length === 0)
-      out.push(fieldErr.required('spec.matchConstraints.resourceRules'));
+      out.required('spec.matchConstraints.resourceRules');
   }
   const base: PolicyVariables = { hasParams, hasAuthorizer: true, variables: [] };
   if (checkMatchConditions)
@@ -182,22 +182,22 @@ function validateVariables(variables: unknown[], base: PolicyVariables, out: Sta
 }
 
 function validateValidation(v: Record<string, unknown>, p: string, all: PolicyVariables): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const expression = text(v.expression);
-  if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
+  if (!expression.trim()) out.required(`${p}.expression`, 'expression is not specified');
   else out.push(...compileProblem(`${p}.expression`, expression, all, 'bool'));
   const me = text(v.messageExpression);
   if (me.length > 0 && !me.trim())
-    out.push(fieldErr.invalid(`${p}.messageExpression`, me, 'must be non-empty if specified'));
+    out.invalid(`${p}.messageExpression`, me, 'must be non-empty if specified');
   else if (me.trim())
     out.push(...compileProblem(`${p}.messageExpression`, me, { ...all, hasAuthorizer: false }, 'string'));
   const msg = text(v.message);
   if (msg.length > 0 && !msg.trim())
-    out.push(fieldErr.invalid(`${p}.message`, msg, 'message must be non-empty if specified'));
+    out.invalid(`${p}.message`, msg, 'message must be non-empty if specified');
   else if (/[\n\r]/.test(msg.trim()))
-    out.push(fieldErr.invalid(`${p}.message`, msg, 'message must not contain line breaks'));
+    out.invalid(`${p}.message`, msg, 'message must not contain line breaks');
   if (v.reason !== undefined && v.reason !== null && !VALIDATION_REASONS.includes(text(v.reason)))
-    out.push(fieldErr.notSupported(`${p}.reason`, v.reason, VALIDATION_REASONS));
+    out.notSupported(`${p}.reason`, v.reason, VALIDATION_REASONS);
   return out;
 }
 
@@ -206,14 +206,12 @@ function validateAuditAnnotations(
   policyName: string,
   all: PolicyVariables,
 ): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   if (annotations.length > MAX_AUDIT_ANNOTATIONS)
-    out.push(
-      fieldErr.invalid(
-        'spec.auditAnnotations',
-        annotations,
-        `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`,
-      ),
+    out.invalid(
+      'spec.auditAnnotations',
+      annotations,
+      `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`,
     );
   const keys = new Set<string>();
   annotations.forEach((raw, i) => {
@@ -221,21 +219,16 @@ function validateAuditAnnotations(
     const p = `spec.auditAnnotations[${i}]`;
     const key = text(a.key);
     if (policyName) out.push(...qualifiedName(`${p}.key`, `${policyName}/${key}`));
-    else out.push(fieldErr.invalid(`${p}.key`, key, 'requires metadata.name be non-empty'));
+    else out.invalid(`${p}.key`, key, 'requires metadata.name be non-empty');
     const ve = text(a.valueExpression).trim();
-    if (!ve) out.push(fieldErr.required(`${p}.valueExpression`, 'valueExpression is not specified'));
+    if (!ve) out.required(`${p}.valueExpression`, 'valueExpression is not specified');
     else if (ve.length > MAX_VALUE_EXPRESSION_LENGTH)
-      out.push(
-        fieldErr.required(
-          `${p}.valueExpression`,
-          `must not exceed ${MAX_VALUE_EXPRESSION_LENGTH} bytes in length`,
-        ),
-      );
+      out.required(`${p}.valueExpression`, `must not exceed ${MAX_VALUE_EXPRESSION_LENGTH} bytes in length`);
     else {
       const c = compilePolicyExpression(ve, all, 'string-or-null');
-      if ('error' in c) out.push(fieldErr.invalid(`${p}.valueExpression`, text(a.valueExpression), c.error));
+      if ('error' in c) out.invalid(`${p}.valueExpression`, text(a.valueExpression), c.error);
     }
-    if (keys.has(key)) out.push(fieldErr.duplicate(`${p}.key`, key));
+    if (keys.has(key)) out.duplicate(`${p}.key`, key);
     keys.add(key);
   });
   return out;

@@ -10,7 +10,7 @@ import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, formatLabelSelector, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { Causes, formatLabelSelector, type LabelSelectorObj, validateLabelSelector } from './common.ts';
 import { col, defineKind } from './define.ts';
 import {
   ADMISSION_GROUP,
@@ -61,62 +61,58 @@ export const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'];
 const NOT_FOUND_ACTIONS = ['Deny', 'Allow'];
 
 function validateParamRef(field: string, pr: Rec): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const name = text(pr.name);
   const hasSelector = isObj(pr.selector);
   if (name) {
-    for (const p of pathSegmentProblems(name)) out.push(fieldErr.invalid(`${field}.name`, name, p));
-    if (hasSelector)
-      out.push(fieldErr.forbidden(`${field}.name`, 'name and selector are mutually exclusive'));
+    for (const p of pathSegmentProblems(name)) out.invalid(`${field}.name`, name, p);
+    if (hasSelector) out.forbidden(`${field}.name`, 'name and selector are mutually exclusive');
   }
   if (hasSelector) {
     out.push(...validateLabelSelector(`${field}.selector`, pr.selector as LabelSelectorObj));
-    if (name) out.push(fieldErr.forbidden(`${field}.selector`, 'name and selector are mutually exclusive'));
+    if (name) out.forbidden(`${field}.selector`, 'name and selector are mutually exclusive');
   }
-  if (!name && !hasSelector) out.push(fieldErr.required(field, 'one of name or selector must be specified'));
+  if (!name && !hasSelector) out.required(field, 'one of name or selector must be specified');
   const ns = text(pr.namespace);
   if (ns) {
     const p = nameProblem(ns, 'label');
-    if (p) out.push(fieldErr.invalid(`${field}.namespace`, ns, p));
+    if (p) out.invalid(`${field}.namespace`, ns, p);
   }
   const action = pr.parameterNotFoundAction;
   if (action === undefined || action === null || action === '')
-    out.push(fieldErr.required(`${field}.parameterNotFoundAction`));
+    out.required(`${field}.parameterNotFoundAction`);
   else if (!NOT_FOUND_ACTIONS.includes(text(action)))
-    out.push(fieldErr.notSupported(`${field}.parameterNotFoundAction`, action, NOT_FOUND_ACTIONS));
+    out.notSupported(`${field}.parameterNotFoundAction`, action, NOT_FOUND_ACTIONS);
   return out;
 }
 
 function validateActions(field: string, actions: unknown[]): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const seen = new Set<string>();
   actions.forEach((raw, i) => {
     const a = text(raw);
-    if (!VALIDATION_ACTIONS.includes(a))
-      out.push(fieldErr.notSupported(`${field}[${i}]`, raw, VALIDATION_ACTIONS));
-    if (seen.has(a)) out.push(fieldErr.duplicate(`${field}[${i}]`, raw));
+    if (!VALIDATION_ACTIONS.includes(a)) out.notSupported(`${field}[${i}]`, raw, VALIDATION_ACTIONS);
+    if (seen.has(a)) out.duplicate(`${field}[${i}]`, raw);
     seen.add(a);
   });
   if (seen.has('Deny') && seen.has('Warn'))
-    out.push(
-      fieldErr.invalid(
-        field,
-        actions,
-        'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
-      ),
+    out.invalid(
+      field,
+      actions,
+      'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
     );
-  if (seen.size === 0) out.push(fieldErr.required(field, 'at least one validation action is required'));
+  if (seen.size === 0) out.required(field, 'at least one validation action is required');
   return out;
 }
 
 export function validateBinding(o: KObject): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const spec = rec(o.spec);
   const policyName = text(spec.policyName);
-  if (!policyName) out.push(fieldErr.required('spec.policyName'));
+  if (!policyName) out.required('spec.policyName');
   else {
     const p = nameProblem(policyName, 'subdomain');
-    if (p) out.push(fieldErr.invalid('spec.policyName', policyName, p));
+    if (p) out.invalid('spec.policyName', policyName, p);
   }
   if (isObj(spec.paramRef)) out.push(...validateParamRef('spec.paramRef', spec.paramRef));
   if (isObj(spec.matchResources))

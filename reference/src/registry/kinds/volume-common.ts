@@ -3,7 +3,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { Strategy } from '../types.ts';
-import { fieldErr, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { Causes, fieldErr, keepAllButStatus, keepStoredStatus } from './common.ts';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const VOLUME_MODES = ['Block', 'Filesystem'];
@@ -34,12 +34,11 @@ export function validateAccessModes(
   modes: string[] | undefined,
   emptyDetail: string,
 ): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (!modes?.length) return [fieldErr.required(field, emptyDetail)];
-  for (const m of modes)
-    if (!ACCESS_MODES.includes(m)) causes.push(fieldErr.notSupported(field, m, ACCESS_MODES));
+  for (const m of modes) if (!ACCESS_MODES.includes(m)) causes.notSupported(field, m, ACCESS_MODES);
   if (modes.includes('ReadWriteOncePod') && modes.length > 1)
-    causes.push(fieldErr.forbidden(field, 'may not use ReadWriteOncePod with other access modes'));
+    causes.forbidden(field, 'may not use ReadWriteOncePod with other access modes');
   return causes;
 }
 

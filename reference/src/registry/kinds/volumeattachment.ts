@@ -8,7 +8,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, keepAllButStatus, normalizeBySchema } from './common.ts';
+import { Causes, fieldErr, keepAllButStatus, normalizeBySchema } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
 import { col, defineKind } from './define.ts';
 import { goPtr, goStr, goStruct } from './go-syntax.ts';
@@ -61,34 +61,30 @@ function fillZeroValues(o: KObject): void {
 
 /** An inline volume spec as 1.28 checks one: a CSI volume only, no capacity or claim, Retain if any policy. */
 function validateInline(v: InlineVolumeSpec, p: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   if (v.claimRef !== undefined && v.claimRef !== null)
-    causes.push(fieldErr.forbidden(`${p}.claimRef`, 'may not be specified in the context of inline volumes'));
+    causes.forbidden(`${p}.claimRef`, 'may not be specified in the context of inline volumes');
   if (Object.keys(v.capacity ?? {}).length)
-    causes.push(fieldErr.forbidden(`${p}.capacity`, 'may not be specified in the context of inline volumes'));
-  if (!v.csi)
-    causes.push(fieldErr.required(`${p}.csi`, 'has to be specified in the context of inline volumes'));
+    causes.forbidden(`${p}.capacity`, 'may not be specified in the context of inline volumes');
+  if (!v.csi) causes.required(`${p}.csi`, 'has to be specified in the context of inline volumes');
   causes.push(...validateAccessModes(`${p}.accessModes`, v.accessModes, ''));
   if (v.storageClassName) causes.push(...subdomain(`${p}.storageClassName`, v.storageClassName));
   causes.push(...validateVolumeMode(`${p}.volumeMode`, v.volumeMode));
   if (v.persistentVolumeReclaimPolicy && v.persistentVolumeReclaimPolicy !== 'Retain')
-    causes.push(
-      fieldErr.forbidden(
-        `${p}.persistentVolumeReclaimPolicy`,
-        'may only be Retain in the context of inline volumes',
-      ),
+    causes.forbidden(
+      `${p}.persistentVolumeReclaimPolicy`,
+      'may only be Retain in the context of inline volumes',
     );
   const set = PV_SOURCES.filter((s) => v[s] !== undefined && v[s] !== null);
-  if (set.length === 0) causes.push(fieldErr.required(p, 'must specify a volume type'));
-  for (const s of set.slice(1))
-    causes.push(fieldErr.forbidden(`${p}.${s}`, 'may not specify more than 1 volume type'));
+  if (set.length === 0) causes.required(p, 'must specify a volume type');
+  for (const s of set.slice(1)) causes.forbidden(`${p}.${s}`, 'may not specify more than 1 volume type');
   if (v.csi) {
-    if (!v.csi.driver) causes.push(fieldErr.required(`${p}.csi.driver`));
+    if (!v.csi.driver) causes.required(`${p}.csi.driver`);
     else
       causes.push(
         ...csiDriverName(`${p}.csi.driver`, v.csi.driver).filter((c) => c.reason !== 'FieldValueRequired'),
       );
-    if (!v.csi.volumeHandle) causes.push(fieldErr.required(`${p}.csi.volumeHandle`));
+    if (!v.csi.volumeHandle) causes.required(`${p}.csi.volumeHandle`);
   }
   return causes;
 }
@@ -103,26 +99,23 @@ function validateVolumeError(e: VolumeAttachmentStatus['attachError'], p: string
 /** What 1.28 checks of every VolumeAttachment, on create and update. */
 function validateCommon(o: KObject): StatusCause[] {
   const spec = specOf(o);
-  const causes: StatusCause[] = [];
-  if (!spec.attacher) causes.push(fieldErr.required('spec.attacher'));
+  const causes = new Causes();
+  if (!spec.attacher) causes.required('spec.attacher');
   const src = spec.source ?? {};
   const hasPV = src.persistentVolumeName !== undefined && src.persistentVolumeName !== null;
   const hasInline = src.inlineVolumeSpec !== undefined && src.inlineVolumeSpec !== null;
   const exactlyOne = 'must specify exactly one of inlineVolumeSpec and persistentVolumeName';
-  if (!hasPV && !hasInline) causes.push(fieldErr.required('spec.source', exactlyOne));
-  else if (hasPV && hasInline) causes.push(fieldErr.forbidden('spec.source', exactlyOne));
+  if (!hasPV && !hasInline) causes.required('spec.source', exactlyOne);
+  else if (hasPV && hasInline) causes.forbidden('spec.source', exactlyOne);
   else if (hasPV) {
     if (!src.persistentVolumeName)
-      causes.push(
-        fieldErr.required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName'),
-      );
+      causes.required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName');
   } else causes.push(...validateInline(src.inlineVolumeSpec!, 'spec.source.inlineVolumeSpec'));
   causes.push(...subdomain('spec.nodeName', spec.nodeName ?? ''));
   const status = statusOf(o);
   let size = 0;
   for (const [k, v] of Object.entries(status.attachmentMetadata ?? {})) size += k.length + String(v).length;
-  if (size > MAX_METADATA_BYTES)
-    causes.push(fieldErr.tooLong('status.attachmentMetadata', MAX_METADATA_BYTES));
+  if (size > MAX_METADATA_BYTES) causes.tooLong('status.attachmentMetadata', MAX_METADATA_BYTES);
   causes.push(...validateVolumeError(status.attachError, 'status.attachError'));
   causes.push(...validateVolumeError(status.detachError, 'status.detachError'));
   return causes;

@@ -2,7 +2,7 @@
 // reference, validated as Kubernetes 1.28 does (Go's url.Parse, then the webhook rules).
 import type { StatusCause } from '../../errors/status.ts';
 import { nameProblem } from '../validation.ts';
-import { fieldErr, type Rec, rec, text } from './common.ts';
+import { Causes, fieldErr, type Rec, rec, text } from './common.ts';
 
 const URL_FORM = '; desired format: https://host[/path]';
 
@@ -68,42 +68,36 @@ function parseUrl(raw: string): ParsedUrl | { error: string } {
 function validateUrl(field: string, raw: string): StatusCause[] {
   const u = parseUrl(raw);
   if ('error' in u) return [fieldErr.required(field, `url must be a valid URL: ${u.error}${URL_FORM}`)];
-  const out: StatusCause[] = [];
-  if (u.scheme !== 'https')
-    out.push(fieldErr.invalid(field, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
-  if (!u.host) out.push(fieldErr.invalid(field, u.host, `host must be specified${URL_FORM}`));
-  if (u.user !== undefined)
-    out.push(fieldErr.invalid(field, u.user, 'user information is not permitted in the URL'));
-  if (u.fragment) out.push(fieldErr.invalid(field, u.fragment, 'fragments are not permitted in the URL'));
-  if (u.rawQuery)
-    out.push(fieldErr.invalid(field, u.rawQuery, 'query parameters are not permitted in the URL'));
+  const out = new Causes();
+  if (u.scheme !== 'https') out.invalid(field, u.scheme, `'https' is the only allowed URL scheme${URL_FORM}`);
+  if (!u.host) out.invalid(field, u.host, `host must be specified${URL_FORM}`);
+  if (u.user !== undefined) out.invalid(field, u.user, 'user information is not permitted in the URL');
+  if (u.fragment) out.invalid(field, u.fragment, 'fragments are not permitted in the URL');
+  if (u.rawQuery) out.invalid(field, u.rawQuery, 'query parameters are not permitted in the URL');
   return out;
 }
 
 function validateService(field: string, svc: Rec): StatusCause[] {
-  const out: StatusCause[] = [];
-  if (!text(svc.name)) out.push(fieldErr.required(`${field}.name`, 'service name is required'));
-  if (!text(svc.namespace))
-    out.push(fieldErr.required(`${field}.namespace`, 'service namespace is required'));
+  const out = new Causes();
+  if (!text(svc.name)) out.required(`${field}.name`, 'service name is required');
+  if (!text(svc.namespace)) out.required(`${field}.namespace`, 'service namespace is required');
   const port = svc.port;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
-    out.push(
-      fieldErr.invalid(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'),
-    );
+    out.invalid(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive');
   if (typeof svc.path !== 'string') return out;
   const path = svc.path;
   if (path === '/' || path === '') return out;
   if (path === '//') return [...out, fieldErr.invalid(`${field}.path`, path, 'segment[0] may not be empty')];
-  if (!path.startsWith('/')) out.push(fieldErr.invalid(`${field}.path`, path, "must start with a '/'"));
+  if (!path.startsWith('/')) out.invalid(`${field}.path`, path, "must start with a '/'");
   let check = path.slice(1);
   if (check.endsWith('/')) check = check.slice(0, -1);
   check.split('/').forEach((step, i) => {
     if (!step) {
-      out.push(fieldErr.invalid(`${field}.path`, path, `segment[${i}] may not be empty`));
+      out.invalid(`${field}.path`, path, `segment[${i}] may not be empty`);
       return;
     }
     const p = nameProblem(step, 'subdomain');
-    if (p) out.push(fieldErr.invalid(`${field}.path`, path, `segment[${i}]: ${p}`));
+    if (p) out.invalid(`${field}.path`, path, `segment[${i}]: ${p}`);
   });
   return out;
 }

@@ -16,6 +16,7 @@ import type { ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 import {
+  Causes,
   fieldErr,
   type LabelSelectorObj,
   list,
@@ -173,8 +174,8 @@ function wildcardAlone(field: string, values: string[], what: string): StatusCau
 // Resources with their subresource patterns: all (`*`), all with subresources (`*` slash `*`),
 // every subresource of a type, one subresource of every type.
 function validateResources(field: string, resources: string[]): StatusCause[] {
-  const out: StatusCause[] = [];
-  if (resources.length === 0) out.push(fieldErr.required(field));
+  const out = new Causes();
+  if (resources.length === 0) out.required(field);
   const typesWithAnySub = new Set<string>();
   const subsOfAnyType = new Set<string>();
   let doubleWildcard = false;
@@ -182,7 +183,7 @@ function validateResources(field: string, resources: string[]): StatusCause[] {
   let plainResource = false;
   resources.forEach((r, i) => {
     if (r === '') {
-      out.push(fieldErr.required(`${field}[${i}]`));
+      out.required(`${field}[${i}]`);
       return;
     }
     if (r === '*/*') doubleWildcard = true;
@@ -196,46 +197,39 @@ function validateResources(field: string, resources: string[]): StatusCause[] {
     const res = r.slice(0, slash);
     const sub = r.slice(slash + 1);
     if (typesWithAnySub.has(res))
-      out.push(fieldErr.invalid(`${field}[${i}]`, r, `if '${res}/*' is present, must not specify ${r}`));
+      out.invalid(`${field}[${i}]`, r, `if '${res}/*' is present, must not specify ${r}`);
     if (subsOfAnyType.has(sub))
-      out.push(fieldErr.invalid(`${field}[${i}]`, r, `if '*/${sub}' is present, must not specify ${r}`));
+      out.invalid(`${field}[${i}]`, r, `if '*/${sub}' is present, must not specify ${r}`);
     if (sub === '*') typesWithAnySub.add(res);
     if (res === '*') subsOfAnyType.add(sub);
   });
   if (resources.length > 1 && doubleWildcard)
-    out.push(fieldErr.invalid(field, resources, "if '*/*' is present, must not specify other resources"));
+    out.invalid(field, resources, "if '*/*' is present, must not specify other resources");
   if (singleWildcard && plainResource)
-    out.push(
-      fieldErr.invalid(
-        field,
-        resources,
-        "if '*' is present, must not specify other resources without subresources",
-      ),
-    );
+    out.invalid(field, resources, "if '*' is present, must not specify other resources without subresources");
   return out;
 }
 
 export function validateRule(field: string, rule: Rec): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const operations = strs(rule.operations);
-  if (operations.length === 0) out.push(fieldErr.required(`${field}.operations`));
+  if (operations.length === 0) out.required(`${field}.operations`);
   out.push(...wildcardAlone(`${field}.operations`, operations, 'operations'));
   operations.forEach((op, i) => {
-    if (!OPERATIONS.includes(op))
-      out.push(fieldErr.notSupported(`${field}.operations[${i}]`, op, OPERATIONS));
+    if (!OPERATIONS.includes(op)) out.notSupported(`${field}.operations[${i}]`, op, OPERATIONS);
   });
   const groups = strs(rule.apiGroups);
-  if (groups.length === 0) out.push(fieldErr.required(`${field}.apiGroups`));
+  if (groups.length === 0) out.required(`${field}.apiGroups`);
   out.push(...wildcardAlone(`${field}.apiGroups`, groups, 'API groups'));
   const versions = strs(rule.apiVersions);
-  if (versions.length === 0) out.push(fieldErr.required(`${field}.apiVersions`));
+  if (versions.length === 0) out.required(`${field}.apiVersions`);
   out.push(...wildcardAlone(`${field}.apiVersions`, versions, 'API versions'));
   versions.forEach((v, i) => {
-    if (v === '') out.push(fieldErr.required(`${field}.apiVersions[${i}]`));
+    if (v === '') out.required(`${field}.apiVersions[${i}]`);
   });
   out.push(...validateResources(`${field}.resources`, strs(rule.resources)));
   if (rule.scope !== undefined && !SCOPES.includes(text(rule.scope)))
-    out.push(fieldErr.notSupported(`${field}.scope`, rule.scope, SCOPES));
+    out.notSupported(`${field}.scope`, rule.scope, SCOPES);
   return out;
 }
 
@@ -290,7 +284,7 @@ export function validateMatchConditions(
   conditions: unknown[],
   expressionCauses: (field: string, expression: string) => StatusCause[],
 ): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   if (conditions.length > MAX_MATCH_CONDITIONS)
     out.push({
       reason: 'FieldValueTooMany',
@@ -303,13 +297,13 @@ export function validateMatchConditions(
     const p = `${field}[${i}]`;
     // compiled trimmed, as Kubernetes 1.28 does (its positions count from the first character that is no space)
     const expression = text(c.expression).trim();
-    if (!expression) out.push(fieldErr.required(`${p}.expression`));
+    if (!expression) out.required(`${p}.expression`);
     else out.push(...expressionCauses(`${p}.expression`, expression));
     const name = text(c.name);
-    if (!name) out.push(fieldErr.required(`${p}.name`));
+    if (!name) out.required(`${p}.name`);
     else out.push(...qualifiedName(`${p}.name`, name));
     if (name) {
-      if (names.has(name)) out.push(fieldErr.duplicate(`${p}.name`, name));
+      if (names.has(name)) out.duplicate(`${p}.name`, name);
       else names.add(name);
     }
   });
@@ -382,24 +376,24 @@ function validateReviewVersions(
 ): StatusCause[] {
   if (versions.length === 0)
     return [fieldErr.required(field, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const seen = new Set<string>();
   versions.forEach((v, i) => {
     if (seen.has(v)) {
-      out.push(fieldErr.invalid(`${field}[${i}]`, v, 'duplicate version'));
+      out.invalid(`${field}[${i}]`, v, 'duplicate version');
       return;
     }
     seen.add(v);
     const p = nameProblem(v, 'label1035');
-    if (p) out.push(fieldErr.invalid(`${field}[${i}]`, v, p));
+    if (p) out.invalid(`${field}[${i}]`, v, p);
   });
   if (requireRecognized && !versions.some((v) => REVIEW_VERSIONS.includes(v)))
-    out.push(fieldErr.invalid(field, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
+    out.invalid(field, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`);
   return out;
 }
 
 function validateConfiguration(o: KObject, mutating: boolean, opts: Options): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new Causes();
   const names = new Set<string>();
   list(o.webhooks).forEach((raw, i) => {
     const hook = rec(raw);
@@ -414,7 +408,7 @@ function validateConfiguration(o: KObject, mutating: boolean, opts: Options): St
     );
     const name = text(hook.name);
     if (opts.requireUniqueNames && name) {
-      if (names.has(name)) out.push(fieldErr.duplicate(`${p}.name`, name));
+      if (names.has(name)) out.duplicate(`${p}.name`, name);
       else names.add(name);
     }
   });

@@ -8,11 +8,12 @@ import { validLabelKey } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ScaleAccess, TableColumn } from '../types.ts';
 import {
+  Causes,
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  type LabelSelectorObj,
   labelMap,
+  type LabelSelectorObj,
   nonNegative,
   schemaStatusUpdate,
   selectorIsEmpty,
@@ -40,10 +41,10 @@ export function validateSelectorForTemplate(
   spec: { selector?: LabelSelectorObj | null; template?: PodTemplate },
   word: 'deployment' | 'daemonset' | 'statefulset',
 ): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   const sel = spec.selector ?? undefined;
   // a daemon set has no required-value check of its own: its missing selector matches nothing
-  if (!sel && word !== 'daemonset') causes.push(fieldErr.required('spec.selector'));
+  if (!sel && word !== 'daemonset') causes.required('spec.selector');
   if (sel) {
     causes.push(...validateLabelSelector('spec.selector', sel));
     if (selectorIsEmpty(sel))
@@ -79,24 +80,17 @@ export function validateWorkloadTemplate(
   path: string,
   kind: string,
 ): StatusCause[] {
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   causes.push(...labelMap(`${path}.labels`, template?.metadata?.labels));
   causes.push(...templateAnnotations(`${path}.annotations`, template?.metadata?.annotations));
   const podSpec = template?.spec ?? {};
   causes.push(...validatePodSpec(podSpec, `${path}.spec`, { restartPolicies: ['Always'] }));
   if ((podSpec.ephemeralContainers ?? []).length > 0)
-    causes.push(
-      fieldErr.forbidden(
-        `${path}.spec.ephemeralContainers`,
-        'ephemeral containers not allowed in pod template',
-      ),
-    );
+    causes.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template');
   if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null)
-    causes.push(
-      fieldErr.forbidden(
-        `${path}.spec.activeDeadlineSeconds`,
-        `activeDeadlineSeconds in ${kind} is not Supported`,
-      ),
+    causes.forbidden(
+      `${path}.spec.activeDeadlineSeconds`,
+      `activeDeadlineSeconds in ${kind} is not Supported`,
     );
   return causes;
 }
@@ -104,10 +98,10 @@ export function validateWorkloadTemplate(
 /** A template's annotations (Kubernetes' ValidateAnnotations): qualified-name keys, 256 KiB in all. */
 export function templateAnnotations(field: string, m: Record<string, string> | undefined): StatusCause[] {
   const entries = Object.entries(m && typeof m === 'object' ? m : {});
-  const causes: StatusCause[] = [];
+  const causes = new Causes();
   for (const [k] of entries) {
     const p = validLabelKey(k.toLowerCase());
-    if (p) causes.push(fieldErr.invalid(field, k, p));
+    if (p) causes.invalid(field, k, p);
   }
   if (entries.reduce((n, [k, v]) => n + k.length + String(v).length, 0) > 256 * 1024)
     causes.push({ reason: 'FieldValueTooLong', field, message: 'Too long: must have at most 262144 bytes' });
