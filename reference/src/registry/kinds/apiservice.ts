@@ -8,7 +8,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { Causes, keepAllButStatus, specStatusHooks } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 export const APIREGISTRATION_GROUP = 'apiregistration.orch.io';
@@ -120,14 +120,7 @@ export const apiServiceDef = defineKind({
   schema: builtinSchema(`${APIREGISTRATION_GROUP}/v1`, 'APIService'),
   nameRule: 'path',
   zeroValue: () => ({ spec: { groupPriorityMinimum: 0, versionPriority: 0 } }),
-  prepareForCreate(o) {
-    prepare(o);
-    o.status = {};
-  },
-  prepareForUpdate(o, old) {
-    prepare(o);
-    keepStoredStatus(o, old);
-  },
+  ...specStatusHooks(prepare),
   prepareForStatusUpdate: keepAllButStatus,
   validate: (o) => [...validateAPIService(o), ...validateStatus(o)],
   validateUpdate: (o) => [...validateAPIService(o), ...validateStatus(o)],

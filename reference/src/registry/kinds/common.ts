@@ -345,6 +345,26 @@ export function keepStoredStatus(o: KObject, old: KObject): void {
   else o.status = old.status;
 }
 
+/**
+ * The prepare hooks of a kind whose status is the status subresource's: `prepare` on create and
+ * update, a new object's status `fresh()`, an update's status as stored.
+ */
+export function specStatusHooks(
+  prepare: (o: KObject) => void,
+  fresh: () => Record<string, unknown> = () => ({}),
+): { prepareForCreate(o: KObject): void; prepareForUpdate(o: KObject, old: KObject): void } {
+  return {
+    prepareForCreate(o) {
+      prepare(o);
+      o.status = fresh();
+    },
+    prepareForUpdate(o, old) {
+      prepare(o);
+      keepStoredStatus(o, old);
+    },
+  };
+}
+
 /** What the status subresource may change: status only (the rest, metadata included, stays as stored). */
 export function keepAllButStatus(o: KObject, old: KObject): void {
   const status = o.status;

@@ -9,10 +9,10 @@ import {
   Causes,
   fieldErr,
   formatLabelSelector,
-  keepStoredStatus,
   nonNegative,
   schemaStatusUpdate,
   since,
+  specStatusHooks,
 } from './common.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron-schedule.ts';
 import { col, defineKind } from './define.ts';
@@ -138,14 +138,7 @@ export const cronJobDef = defineKind({
       jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: { containers: null } } } },
     },
   }),
-  prepareForCreate(o) {
-    prepare(o);
-    o.status = {};
-  },
-  prepareForUpdate(o, old) {
-    prepare(o);
-    keepStoredStatus(o, old);
-  },
+  ...specStatusHooks(prepare),
   prepareForStatusUpdate: schemaStatusUpdate(schema, 'CronJob'),
   validate: validateCronJob,
   validateUpdate: (o, old) => validateSpec(specOf(o), specOf(old)),

@@ -20,7 +20,6 @@ import { col, defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
-  containerColumns,
   immutableSelector,
   intOrPercentValue,
   nonNegativeCounters,
@@ -30,6 +29,7 @@ import {
   printSelector,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
+  workloadColumns,
   zeroCounters,
   zeroingStatusUpdate,
 } from './workload-common.ts';
@@ -190,14 +190,11 @@ export const daemonSetDef = defineKind({
         "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
     }),
   ],
-  afterAge: [
-    ...containerColumns((o) => specOf(o).template),
-    col('Selector', 'string', (o) => printSelector(specOf(o).selector), {
-      description:
-        'A label query over pods that are managed by the daemon set. Must match in order to be controlled.',
-      priority: 1,
-    }),
-  ],
+  afterAge: workloadColumns(
+    (o) => specOf(o).template,
+    (o) => printSelector(specOf(o).selector),
+    'A label query over pods that are managed by the daemon set. Must match in order to be controlled.',
+  ),
   prepareForCreate(o: KObject) {
     prepare(o);
     setTemplateGeneration(o, 1);

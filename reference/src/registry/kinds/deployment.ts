@@ -20,7 +20,6 @@ import { col, defineKind } from './define.ts';
 import { defaultPodSpec, type PodSpec, podTemplateSpecSchema } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
-  containerColumns,
   immutableSelector,
   intOrPercentValue,
   labelSelectorOfSpec,
@@ -31,6 +30,7 @@ import {
   replicasScale,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
+  workloadColumns,
 } from './workload-common.ts';
 
 const labelSelector = obj(
@@ -207,14 +207,11 @@ export const deploymentDef = defineKind({
         'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
     }),
   ],
-  afterAge: [
-    ...containerColumns((o) => specOf(o).template),
-    col('Selector', 'string', (o) => formatLabelSelector(specOf(o).selector), {
-      description:
-        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
-      priority: 1,
-    }),
-  ],
+  afterAge: workloadColumns(
+    (o) => specOf(o).template,
+    (o) => formatLabelSelector(specOf(o).selector),
+    'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+  ),
   prepareForCreate(o: KObject) {
     prepare(o);
     o.status = {};

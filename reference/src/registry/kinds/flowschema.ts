@@ -8,7 +8,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, fieldErr, goValue, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { Causes, fieldErr, goValue, keepAllButStatus, specStatusHooks } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { mandatoryFlowSchemaSpec } from './flowcontrol-bootstrap.ts';
 import {
@@ -290,14 +290,7 @@ export const flowSchemaDef = defineKind({
   schema: builtinSchema(`${FLOWCONTROL_GROUP}/v1beta3`, 'FlowSchema'),
   versionInfo: flowcontrolVersionInfo('FlowSchema', { toStorage: sameShape, fromStorage: (o) => o }),
   zeroValue: () => ({ spec: { priorityLevelConfiguration: { name: '' }, matchingPrecedence: 0 } }),
-  prepareForCreate(o) {
-    defaultFlowSchema(o);
-    o.status = {};
-  },
-  prepareForUpdate(o, old) {
-    defaultFlowSchema(o);
-    keepStoredStatus(o, old);
-  },
+  ...specStatusHooks(defaultFlowSchema),
   prepareForStatusUpdate: keepAllButStatus,
   validate: validateFlowSchema,
   validateUpdate: (o) => validateFlowSchema(o),

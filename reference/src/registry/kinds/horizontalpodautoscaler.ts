@@ -9,10 +9,10 @@ import type { KObject } from '../../storage/types.ts';
 import {
   Causes,
   fieldErr,
-  keepStoredStatus,
   nonNegative,
   parseQuantity,
   schemaStatusUpdate,
+  specStatusHooks,
   validateLabelSelector,
 } from './common.ts';
 import { col, defineKind } from './define.ts';
@@ -335,14 +335,7 @@ export const horizontalPodAutoscalerDef = defineKind({
     v2: { served: true, storage: true, schema: schemaV2 },
     v1: { served: true, storage: false, schema: schemaV1, toStorage: hpaFromV1, fromStorage: hpaToV1 },
   },
-  prepareForCreate(o) {
-    prepare(o);
-    o.status = { desiredReplicas: 0 };
-  },
-  prepareForUpdate(o, old) {
-    prepare(o);
-    keepStoredStatus(o, old);
-  },
+  ...specStatusHooks(prepare, () => ({ desiredReplicas: 0 })),
   prepareForStatusUpdate: schemaStatusUpdate(schemaV2, 'HorizontalPodAutoscaler'),
   validate: validateHpa,
   columns: [

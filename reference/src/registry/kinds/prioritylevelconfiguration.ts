@@ -9,7 +9,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { Causes, keepAllButStatus, keepStoredStatus } from './common.ts';
+import { Causes, keepAllButStatus, specStatusHooks } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { mandatoryPriorityLevelSpec, type PriorityLevelSpec } from './flowcontrol-bootstrap.ts';
 import {
@@ -222,14 +222,7 @@ export const priorityLevelConfigurationDef = defineKind({
     fromStorage: toV1beta2,
   }),
   zeroValue: () => ({ spec: { type: '' } }),
-  prepareForCreate(o) {
-    defaultStored(o);
-    o.status = {};
-  },
-  prepareForUpdate(o, old) {
-    defaultStored(o);
-    keepStoredStatus(o, old);
-  },
+  ...specStatusHooks(defaultStored),
   prepareForStatusUpdate: keepAllButStatus,
   validate: validatePriorityLevel,
   validateUpdate: (o) => validatePriorityLevel(o),

@@ -6,11 +6,9 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { fieldErr, type LabelSelectorObj, nonNegative } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
-  containerColumns,
-  replicaColumns,
   counterStatusHooks,
   immutableSelector,
   labelSelectorOfSpec,
@@ -18,9 +16,11 @@ import {
   notAboveReplicas,
   type PodTemplate,
   printSelector,
+  replicaColumns,
   replicasScale,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
+  workloadColumns,
 } from './workload-common.ts';
 
 const schema = builtinSchema('apps/v1', 'ReplicaSet');
@@ -102,14 +102,11 @@ export const replicaSetDef = defineKind({
   columns: replicaColumns(
     'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
   ),
-  afterAge: [
-    ...containerColumns((o) => specOf(o).template),
-    col('Selector', 'string', (o) => printSelector(specOf(o).selector), {
-      description:
-        'Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set.',
-      priority: 1,
-    }),
-  ],
+  afterAge: workloadColumns(
+    (o) => specOf(o).template,
+    (o) => printSelector(specOf(o).selector),
+    'Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set.',
+  ),
   ...counterStatusHooks(prepare, schema, 'ReplicaSet', STATUS_ZEROES),
   validate: validateReplicaSet,
   validateUpdate: (o: KObject, old: KObject) => [

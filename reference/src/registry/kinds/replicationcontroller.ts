@@ -7,17 +7,17 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, formatLabels, nonNegative } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validateReplicaCounters } from './replicaset.ts';
 import {
-  containerColumns,
-  replicaColumns,
   counterStatusHooks,
   type PodTemplate,
+  replicaColumns,
   replicasScale,
   templateLabelsMismatch,
   validateWorkloadTemplate,
+  workloadColumns,
 } from './workload-common.ts';
 
 const schema = builtinSchema('v1', 'ReplicationController');
@@ -87,14 +87,11 @@ export const replicationControllerDef = defineKind({
   zeroValue: () => ({ status: { replicas: 0 } }),
   scale: replicasScale((o) => selectorString(specOf(o).selector)),
   columns: replicaColumns('The number of ready replicas for this replication controller.'),
-  afterAge: [
-    ...containerColumns((o) => specOf(o).template),
-    col('Selector', 'string', (o) => formatLabels(specOf(o).selector), {
-      description:
-        'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template.',
-      priority: 1,
-    }),
-  ],
+  afterAge: workloadColumns(
+    (o) => specOf(o).template,
+    (o) => formatLabels(specOf(o).selector),
+    'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template.',
+  ),
   ...counterStatusHooks(prepare, schema, 'ReplicationController', STATUS_ZEROES),
   validate: validateReplicationController,
   validateUpdate: validateReplicationController,

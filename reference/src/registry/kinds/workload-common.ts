@@ -339,6 +339,18 @@ export function containerColumns(
   ];
 }
 
+/** Containers, Images and Selector (all priority 1): the wide columns of a workload. */
+export function workloadColumns(
+  template: (o: KObject) => PodTemplate | undefined,
+  selector: (o: KObject) => string,
+  selectorDescription: string,
+): TableColumn[] {
+  return [
+    ...containerColumns(template),
+    col('Selector', 'string', selector, { description: selectorDescription, priority: 1 }),
+  ];
+}
+
 /** Desired, Current and Ready: ReplicaSet's and ReplicationController's counts (Ready's description is the kind's). */
 export function replicaColumns(readyDescription: string): TableColumn[] {
   return [
