@@ -161,6 +161,19 @@ function info(o: KObject, k: string, unknown = '<unknown>'): string {
   return (o.status as NodeStatus | undefined)?.nodeInfo?.[k] || unknown;
 }
 
+/** The wide columns: addresses and what the node reports of itself. */
+const WIDE_COLUMNS: [string, (o: KObject) => string, string][] = [
+  ['Internal-IP', (o) => address(o, 'InternalIP'), 'List of addresses reachable to the node.'],
+  ['External-IP', (o) => address(o, 'ExternalIP'), 'List of addresses reachable to the node.'],
+  ['OS-Image', (o) => info(o, 'osImage'), 'OS Image reported by the node.'],
+  ['Kernel-Version', (o) => info(o, 'kernelVersion'), 'Kernel Version reported by the node.'],
+  [
+    'Container-Runtime',
+    (o) => info(o, 'containerRuntimeVersion'),
+    'ContainerRuntime Version reported by the node through runtime remote API.',
+  ],
+];
+
 export const nodeDef = defineKind({
   group: '',
   kind: 'Node',
@@ -177,26 +190,9 @@ export const nodeDef = defineKind({
     col('Version', 'string', (o) => (o.status as NodeStatus | undefined)?.nodeInfo?.kubeletVersion ?? '', {
       description: 'Kubelet Version reported by the node.',
     }),
-    col('Internal-IP', 'string', (o) => address(o, 'InternalIP'), {
-      description: 'List of addresses reachable to the node.',
-      priority: 1,
-    }),
-    col('External-IP', 'string', (o) => address(o, 'ExternalIP'), {
-      description: 'List of addresses reachable to the node.',
-      priority: 1,
-    }),
-    col('OS-Image', 'string', (o) => info(o, 'osImage'), {
-      description: 'OS Image reported by the node.',
-      priority: 1,
-    }),
-    col('Kernel-Version', 'string', (o) => info(o, 'kernelVersion'), {
-      description: 'Kernel Version reported by the node.',
-      priority: 1,
-    }),
-    col('Container-Runtime', 'string', (o) => info(o, 'containerRuntimeVersion'), {
-      description: 'ContainerRuntime Version reported by the node through runtime remote API.',
-      priority: 1,
-    }),
+    ...WIDE_COLUMNS.map(([name, cell, description]) =>
+      col(name, 'string', cell, { description, priority: 1 }),
+    ),
   ],
   prepareForCreate: (o) => normalizeNode(o),
   prepareForUpdate(o, old) {
