@@ -155,7 +155,9 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
     out.push(fieldErr.required('spec.validations', why), fieldErr.required('spec.auditAnnotations', why));
     return out;
   }
-  validations.forEach((raw, i) => out.push(...validateValidation(rec(raw), `spec.validations[${i}]`, all)));
+  validations.forEach((raw, i) => {
+    out.push(...validateValidation(rec(raw), `spec.validations[${i}]`, all));
+  });
   out.push(...validateAuditAnnotations(annotations, text(o.metadata?.name), all));
   return out;
 }

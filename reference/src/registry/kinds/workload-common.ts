@@ -20,7 +20,7 @@ import {
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
-import { type Container, type PodSpec } from './pod-spec.ts';
+import type { Container, PodSpec } from './pod-spec.ts';
 import { col } from './define.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
 
