@@ -17,61 +17,38 @@
 //
 // Values are the objects' JSON without resourceVersion (it is the mod revision). Keys are
 // `<prefix>/<storage key>`; `<prefix>/~compact` and `<prefix>/~sync` are the store's own.
-import { readFileSync } from 'node:fs';
-import { noop } from 'cockatiel';
-import { Etcd3, type IKeyValue, type IRequestOp, type IWatchResponse, type Watcher } from 'etcd3';
+import type { Etcd3, IRequestOp, IWatchResponse, Watcher } from 'etcd3';
 import { StatusError } from '../../errors/status.ts';
 import { bucketOf, MemoryStore } from '../memory.ts';
 import {
   type ChangeEvent,
   ExpiredError,
-  type KObject,
   KeyExistsError,
   KeyNotFoundError,
+  type KObject,
   PreconditionError,
   type StoredObject,
 } from '../types.ts';
+import {
+  COMPACT_KEY,
+  decode,
+  type EtcdStoreOptions,
+  encode,
+  etcdClient,
+  prefixEnd,
+  SYNC_KEY,
+  storageUnavailable,
+  tooLarge,
+} from './client.ts';
+import { startCompactor } from './compactor.ts';
 
-export interface EtcdStoreOptions {
-  /** Client URLs of the etcd members (`http://host:port` or `https://...`). */
-  servers: string[];
-  /** Key prefix of this API's objects (default `/registry`). */
-  prefix?: string;
-  /** PEM files for TLS: the CA that signed etcd's certificate, and this client's certificate and key. */
-  caFile?: string;
-  certFile?: string;
-  keyFile?: string;
-  /** Compaction interval in ms (default 5 minutes; 0: this server never compacts). */
-  compactionIntervalMs?: number;
-  /** How long one etcd call may take before the request fails with 503 (default 10 s). */
-  requestTimeoutMs?: number;
-  /** The watch cache's history window and clock (as the in-memory store's). */
-  historyMs?: number;
-  historyMax?: number;
-  now?: () => number;
-}
-
-const COMPACT_KEY = '~compact';
-const SYNC_KEY = '~sync';
 /** How long a cache behind etcd waits for the watch before it writes a marker to learn a revision. */
 const CATCH_UP_QUIET_MS = 30;
 const HEALTH_EVERY_MS = 1000;
 /** At most this many changes before the current revision are replayed into a new cache's history. */
 const REPLAY_MAX = 100_000;
 
-/** Storage unavailable: etcd does not answer. A 503 the client may retry. */
-export function storageUnavailable(cause: unknown): StatusError {
-  const why = (cause as Error)?.message ?? String(cause);
-  return new StatusError(
-    503,
-    'ServiceUnavailable',
-    `storage is unavailable (etcd: ${why}); retry later`,
-    {
-      retryAfterSeconds: 1,
-    },
-    { 'retry-after': '1' },
-  );
-}
+export { type EtcdStoreOptions, storageUnavailable } from './client.ts';
 
 export class EtcdStore extends MemoryStore {
   private readonly client: Etcd3;
@@ -87,7 +64,8 @@ export class EtcdStore extends MemoryStore {
   private healthAt = 0;
   private healthTimer?: ReturnType<typeof setInterval>;
   private compactTimer?: ReturnType<typeof setInterval>;
-  private compactVersion = 0;
+  /** The version of the compaction key this server expects (the compactor's and the watch's). */
+  private readonly compaction = { version: 0 };
   private compactRev = 0;
   private closed = false;
   private readonly clockFn: () => number;
@@ -98,23 +76,7 @@ export class EtcdStore extends MemoryStore {
     this.prefix = (opts.prefix ?? '/registry').replace(/\/+$/, '');
     this.timeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.compactionMs = opts.compactionIntervalMs ?? 5 * 60_000;
-    const tls = opts.caFile || opts.certFile || opts.keyFile;
-    this.client = new Etcd3({
-      hosts: opts.servers,
-      ...(tls
-        ? {
-            credentials: {
-              rootCertificate: opts.caFile ? readFileSync(opts.caFile) : Buffer.alloc(0),
-              ...(opts.keyFile ? { privateKey: readFileSync(opts.keyFile) } : {}),
-              ...(opts.certFile ? { certChain: readFileSync(opts.certFile) } : {}),
-            },
-          }
-        : {}),
-      // no retries inside the client: a retried transaction could report its own success as a
-      // conflict; the caller (or its client) retries
-      faultHandling: { global: noop, host: () => noop },
-      dialTimeout: this.timeoutMs,
-    });
+    this.client = etcdClient(opts, this.timeoutMs);
   }
 
   /** Connects, loads every object under the prefix, and starts the watch and the compactor. */
@@ -128,7 +90,14 @@ export class EtcdStore extends MemoryStore {
       throw new Error(`cannot reach etcd at ${opts.servers.join(',')}: ${(e as Error).message}`);
     }
     store.startHealth();
-    if (store.compactionMs > 0) store.startCompactor();
+    if (store.compactionMs > 0)
+      store.compactTimer = startCompactor(
+        store.client,
+        store.etcdKey(COMPACT_KEY),
+        store.compaction,
+        store.compactionMs,
+        store.timeoutMs,
+      );
     return store;
   }
 
@@ -142,28 +111,11 @@ export class EtcdStore extends MemoryStore {
     return k.toString().slice(this.prefix.length + 1);
   }
 
-  private encode(obj: KObject): Buffer {
-    const { resourceVersion: _rv, ...meta } = obj.metadata;
-    return Buffer.from(JSON.stringify({ ...obj, metadata: meta }));
-  }
-
-  private decode(kv: IKeyValue, rv: number): KObject {
-    const obj = JSON.parse(kv.value.toString()) as KObject;
-    obj.metadata.resourceVersion = String(rv);
-    return obj;
-  }
-
   private call<T>(fn: (opts: { deadline: Date }) => Promise<T>): Promise<T> {
     return fn({ deadline: new Date(Date.now() + this.timeoutMs) }).catch((e) => {
       if (e instanceof StatusError) throw e;
-      // etcd refuses a request larger than its --max-request-bytes: the object is too large
-      // for this store, which says nothing about etcd's health
-      if (/request is too large|received message larger than max/.test((e as Error).message))
-        throw new StatusError(
-          413,
-          'RequestEntityTooLarge',
-          `the object is too large for the store (etcd: ${(e as Error).message})`,
-        );
+      const large = tooLarge(e);
+      if (large) throw large;
       this.health = e as Error;
       throw storageUnavailable(e);
     });
@@ -184,7 +136,7 @@ export class EtcdStore extends MemoryStore {
     const ck = now.kvs.find((kv) => this.storageKey(kv.key) === COMPACT_KEY);
     const compacted = ck ? Number(ck.value.toString()) || 0 : 0;
     this.compactRev = compacted;
-    this.compactVersion = ck ? Number(ck.version) : 0;
+    this.compaction.version = ck ? Number(ck.version) : 0;
     // (revision 0 would mean "now" to etcd: the earliest state is that of revision 1)
     let from = Math.max(compacted, rev - REPLAY_MAX, 1);
     let r = now;
@@ -200,7 +152,7 @@ export class EtcdStore extends MemoryStore {
       const key = this.storageKey(kv.key);
       if (key.startsWith('~')) continue;
       const mod = Number(kv.mod_revision);
-      this.loadObject(bucketOf(key), { key, rv: mod, obj: this.decode(kv, mod) });
+      this.loadObject(bucketOf(key), { key, rv: mod, obj: decode(kv, mod) });
     }
     this.restoreRevision(from);
     await this.startWatch(from + 1);
@@ -253,7 +205,7 @@ export class EtcdStore extends MemoryStore {
           const cur = this.get(key);
           if (cur?.rv === mod) continue;
           const type = cur ? 'MODIFIED' : 'ADDED';
-          this.publish({ rv: rev, type, bucket: bucketOf(key), key, obj: this.decode(kv, mod), time: now });
+          this.publish({ rv: rev, type, bucket: bucketOf(key), key, obj: decode(kv, mod), time: now });
         }
         for (const o of this.snapshot().objects)
           if (!seen.has(o.key)) {
@@ -279,7 +231,7 @@ export class EtcdStore extends MemoryStore {
       const rv = Number(e.kv.mod_revision);
       if (key.startsWith('~')) {
         if (key === COMPACT_KEY && e.type === 'Put') {
-          this.compactVersion = Number(e.kv.version);
+          this.compaction.version = Number(e.kv.version);
           const c = Number(e.kv.value.toString()) || 0;
           if (c > this.compactRev) this.compactRev = c;
           this.advanceTo(rv);
@@ -290,7 +242,7 @@ export class EtcdStore extends MemoryStore {
       const bucket = bucketOf(key);
       let ev: ChangeEvent;
       if (e.type === 'Delete') {
-        const last = e.prev_kv ? this.decode(e.prev_kv, Number(e.prev_kv.mod_revision)) : this.get(key)?.obj;
+        const last = e.prev_kv ? decode(e.prev_kv, Number(e.prev_kv.mod_revision)) : this.get(key)?.obj;
         if (!last) {
           this.advanceTo(rv);
           continue;
@@ -301,7 +253,7 @@ export class EtcdStore extends MemoryStore {
       } else {
         const mine = this.own.get(rv);
         if (mine) this.own.delete(rv);
-        const obj = mine ?? this.decode(e.kv, rv);
+        const obj = mine ?? decode(e.kv, rv);
         const created = e.kv.create_revision === e.kv.mod_revision;
         ev = { rv, type: created ? 'ADDED' : 'MODIFIED', bucket, key, obj, time: now };
         if (!created && !this.get(key)) ev.type = 'ADDED';
@@ -397,7 +349,7 @@ export class EtcdStore extends MemoryStore {
     return r.kvs.map((kv) => {
       const key = this.storageKey(kv.key);
       const mod = Number(kv.mod_revision);
-      return { key, rv: mod, obj: this.decode(kv, mod) };
+      return { key, rv: mod, obj: decode(kv, mod) };
     });
   }
 
@@ -409,7 +361,7 @@ export class EtcdStore extends MemoryStore {
       this.client.kv.txn(
         {
           compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-          success: [{ request_put: { key: k, value: this.encode(obj) } }],
+          success: [{ request_put: { key: k, value: encode(obj) } }],
           failure: [],
         },
         o,
@@ -430,7 +382,7 @@ export class EtcdStore extends MemoryStore {
     expectRv?: number,
   ): Promise<StoredObject> {
     const k = this.etcdKey(key);
-    const { rev } = await this.onCurrent(key, expectRv, { request_put: { key: k, value: this.encode(obj) } });
+    const { rev } = await this.onCurrent(key, expectRv, { request_put: { key: k, value: encode(obj) } });
     return this.committed(key, obj, rev);
   }
 
@@ -440,9 +392,7 @@ export class EtcdStore extends MemoryStore {
     });
     const prev = r.responses[0]?.response_delete_range?.prev_kvs[0];
     await this.reach(rev);
-    const last = prev
-      ? this.decode(prev, Number(prev.mod_revision))
-      : (this.get(key)?.obj ?? { metadata: {} });
+    const last = prev ? decode(prev, Number(prev.mod_revision)) : (this.get(key)?.obj ?? { metadata: {} });
     return { key, rv: rev, obj: { ...last, metadata: { ...last.metadata, resourceVersion: String(rev) } } };
   }
 
@@ -494,41 +444,6 @@ export class EtcdStore extends MemoryStore {
 
   // ------------------------------------------------------------------ compaction
 
-  private startCompactor(): void {
-    let lastRev = 0;
-    const tick = async () => {
-      try {
-        const ck = this.etcdKey(COMPACT_KEY);
-        const r = await this.client.kv.txn(
-          {
-            compare: [{ key: ck, target: 'Version', result: 'Equal', version: this.compactVersion }],
-            success: [{ request_put: { key: ck, value: Buffer.from(String(lastRev)) } }],
-            failure: [{ request_range: { key: ck } }],
-          },
-          { deadline: new Date(Date.now() + this.timeoutMs) },
-        );
-        const cur = Number(r.header.revision);
-        if (r.succeeded) {
-          this.compactVersion++;
-          // already compacted further (another API's servers on the same etcd): nothing to do
-          if (lastRev > 0)
-            await this.client.kv.compact({ revision: lastRev }).catch((e: Error) => {
-              if (!/compacted/.test(e.message)) throw e;
-            });
-        } else {
-          const kv = r.responses[0]?.response_range?.kvs[0];
-          this.compactVersion = kv ? Number(kv.version) : 0;
-        }
-        lastRev = cur;
-      } catch (e) {
-        console.error(`orch storage: etcd compaction failed: ${(e as Error).message}`);
-      }
-    };
-    this.compactTimer = setInterval(() => void tick(), this.compactionMs);
-    this.compactTimer.unref?.();
-    void tick();
-  }
-
   /** The revision etcd was last compacted at (0: never). */
   compactedRevision(): number {
     return this.compactRev;
@@ -571,16 +486,4 @@ export class EtcdStore extends MemoryStore {
     this.client.close();
     await super.close();
   }
-}
-
-/** The end of the key range of every key starting with `p`. */
-function prefixEnd(p: Buffer): Buffer {
-  const end = Buffer.from(p);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i]! < 0xff) {
-      end[i]!++;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return Buffer.from([0]);
 }
