@@ -3,8 +3,8 @@
 // formats (durations, CPU lists, eviction signals and thresholds, quantities, cgroup names,
 // sysctl patterns, percentages, the hidden-metrics version).
 import { parseQuantity } from '../schema/normalize.ts';
-import { parseCpuList } from './cpu-list.ts';
 import { parseDuration } from '../util/duration.ts';
+import { parseCpuList } from './cpu-list.ts';
 import { isEvictionSignal, thresholdProblem } from './eviction.ts';
 import { childPath, type FieldError, keyPath } from './field-error.ts';
 import type { FieldDef, Format } from './fields.ts';
