@@ -26,15 +26,15 @@ import {
   ftruncateSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { bucketOf, MemoryStore, type MemoryStoreOptions, type Persistence } from './memory.ts';
-import type { ChangeEvent, KObject, StoredObject } from './types.ts';
+import { MemoryStore, type MemoryStoreOptions, type Persistence } from './memory.ts';
+import type { ChangeEvent } from './types.ts';
+import { fsyncDir, type LogLine, loadSnapshot, replayLog, TYPE, writeSnapshot } from './wal-files.ts';
 
 export interface WalOptions extends MemoryStoreOptions {
   dir: string;
@@ -44,34 +44,6 @@ export interface WalOptions extends MemoryStoreOptions {
   compactBytes?: number;
 }
 
-/** One record of the log: a change. DELETED records carry no object (the last state is known). */
-interface LogLine {
-  r: number;
-  t: 'A' | 'M' | 'D';
-  k: string;
-  o?: KObject;
-  ts: number;
-}
-
-/** A change of the retained history inside a snapshot: with the object before it. */
-interface HistoryLine {
-  r: number;
-  t: 'A' | 'M' | 'D';
-  k: string;
-  o: KObject;
-  p?: KObject;
-  ts: number;
-}
-
-interface SnapshotFile {
-  rev: number;
-  objects: { k: string; r: number; o: KObject }[];
-  /** Changes up to `rev` still inside the retention window, oldest first (absent in old snapshots). */
-  history?: HistoryLine[];
-}
-
-const TYPE = { ADDED: 'A', MODIFIED: 'M', DELETED: 'D' } as const;
-const UNTYPE = { A: 'ADDED', M: 'MODIFIED', D: 'DELETED' } as const;
 const LOG = 'changes.log';
 const SNAPSHOT = 'snapshot.json';
 /** Written, synced and removed by probe(). */
@@ -327,7 +299,7 @@ export class WriteAheadLog implements Persistence {
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
     let written = 0;
     try {
-      written = this.writeSnapshot(tmp);
+      written = writeSnapshot(tmp, this.store, this.buckets);
       renameSync(tmp, join(this.dir, SNAPSHOT));
       fsyncDir(this.dir);
     } catch (e) {
@@ -354,37 +326,6 @@ export class WriteAheadLog implements Persistence {
     this.compactAt = Math.max(this.compactBytes, Math.floor(written / 2));
   }
 
-  private writeSnapshot(path: string): number {
-    const snap = this.store.snapshot();
-    const from = this.store.oldestRetained();
-    const history: ChangeEvent[] = [];
-    if (from < snap.rev) {
-      for (const b of this.buckets) this.store.watch(b, from, (ev) => history.push(ev))();
-      history.sort((a, b) => a.rv - b.rv);
-    }
-    const fd = openSync(path, 'w');
-    let total = 0;
-    try {
-      const out = new ChunkWriter(fd);
-      out.put(`{"rev":${snap.rev},"objects":[`);
-      snap.objects.forEach((o, i) => {
-        out.put((i ? ',' : '') + JSON.stringify({ k: o.key, r: o.rv, o: o.obj }));
-      });
-      out.put('],"history":[');
-      history.forEach((ev, i) => {
-        const h: HistoryLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, o: ev.obj, ts: ev.time };
-        if (ev.prev) h.p = ev.prev;
-        out.put((i ? ',' : '') + JSON.stringify(h));
-      });
-      out.put(']}\n');
-      total = out.end();
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    return total;
-  }
-
   close(): Promise<void> {
     this.closePromise ??= this.doClose();
     return this.closePromise;
@@ -404,158 +345,4 @@ export class WriteAheadLog implements Persistence {
       for (const fd of this.syncFds) closeSync(fd);
     }
   }
-}
-
-/** Buffers small strings into ~1 MiB writes. */
-class ChunkWriter {
-  private parts: string[] = [];
-  private pending = 0;
-  private total = 0;
-  constructor(private readonly fd: number) {}
-  put(s: string): void {
-    this.parts.push(s);
-    this.pending += s.length;
-    if (this.pending >= 1 << 20) this.drain();
-  }
-  end(): number {
-    this.drain();
-    return this.total;
-  }
-  private drain(): void {
-    if (!this.parts.length) return;
-    const buf = Buffer.from(this.parts.join(''));
-    this.parts = [];
-    this.pending = 0;
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
-    this.total += buf.length;
-  }
-}
-
-function fsyncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // some platforms cannot fsync a directory
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/**
- * Loads the snapshot: the objects at its revision, and the history before it. The loader
- * undoes the history to get the state where it starts, then replays it, so that the store
- * holds the same past versions it held when the snapshot was written.
- */
-function loadSnapshot(path: string, store: MemoryStore, buckets: Set<string>): void {
-  if (!existsSync(path)) return;
-  const snap = JSON.parse(readFileSync(path, 'utf8')) as SnapshotFile;
-  const state = new Map<string, StoredObject>();
-  for (const o of snap.objects) state.set(o.k, { key: o.k, rv: o.r, obj: o.o });
-  const history = snap.history ?? [];
-  for (let i = history.length - 1; i >= 0; i--) {
-    const h = history[i]!;
-    if (h.t === 'A' || !h.p) state.delete(h.k);
-    else state.set(h.k, { key: h.k, rv: Number(h.p.metadata.resourceVersion), obj: h.p });
-  }
-  for (const o of state.values()) {
-    const b = bucketOf(o.key);
-    buckets.add(b);
-    store.loadObject(b, o);
-  }
-  store.restoreRevision(history.length ? history[0]!.r - 1 : snap.rev);
-  for (const h of history) {
-    const b = bucketOf(h.k);
-    buckets.add(b);
-    store.restore({ rv: h.r, type: UNTYPE[h.t], bucket: b, key: h.k, obj: h.o, time: h.ts });
-  }
-  // without history (or a history that ends early) the revision still never goes back
-  if (store.revision() < snap.rev) store.restoreRevision(snap.rev);
-}
-
-function parseRecord(line: string): LogLine | undefined {
-  let rec: LogLine;
-  try {
-    rec = JSON.parse(line) as LogLine;
-  } catch {
-    return undefined;
-  }
-  if (
-    typeof rec !== 'object' ||
-    rec === null ||
-    !Number.isSafeInteger(rec.r) ||
-    rec.r <= 0 ||
-    !(rec.t in UNTYPE) ||
-    typeof rec.k !== 'string' ||
-    typeof rec.ts !== 'number' ||
-    (rec.t !== 'D' && (typeof rec.o !== 'object' || rec.o === null || typeof rec.o.metadata !== 'object'))
-  )
-    return undefined;
-  return rec;
-}
-
-/** Replays the log into the store; returns the length of its whole records. */
-function replayLog(path: string, store: MemoryStore, buckets: Set<string>): number {
-  if (!existsSync(path)) return 0;
-  const buf = readFileSync(path);
-  let start = 0;
-  let good = 0;
-  let bad = false;
-  while (start < buf.length) {
-    const nl = buf.indexOf(10, start);
-    if (nl < 0) {
-      bad = true; // the last record lacks its end: torn
-      break;
-    }
-    const rec = parseRecord(buf.subarray(start, nl).toString('utf8'));
-    if (!rec) {
-      bad = true;
-      break;
-    }
-    apply(store, rec, buckets);
-    start = nl + 1;
-    good = start;
-  }
-  if (bad) {
-    // Only the end of the log may be torn. A damaged record followed by good ones means
-    // the file was damaged some other way: dropping the rest would drop acknowledged data.
-    let next = buf.indexOf(10, good);
-    while (next >= 0 && next + 1 < buf.length) {
-      const end = buf.indexOf(10, next + 1);
-      const line = buf.subarray(next + 1, end < 0 ? buf.length : end).toString('utf8');
-      if (end >= 0 && parseRecord(line))
-        throw new Error(
-          `${path}: damaged record at byte ${good} followed by valid records; refusing to start`,
-        );
-      next = end;
-    }
-    console.error(`orch storage: dropping a torn record at the end of ${path} (${buf.length - good} bytes)`);
-    const fd = openSync(path, 'r+');
-    try {
-      ftruncateSync(fd, good);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
-  return good;
-}
-
-function apply(store: MemoryStore, rec: LogLine, buckets: Set<string>): void {
-  if (rec.r <= store.revision()) return; // already in the snapshot
-  const bucket = bucketOf(rec.k);
-  buckets.add(bucket);
-  let obj = rec.o;
-  if (rec.t === 'D') {
-    const last = store.get(rec.k)?.obj;
-    if (!last) {
-      // nothing to delete: still, revisions never go back
-      store.restoreRevision(rec.r);
-      return;
-    }
-    obj = { ...last, metadata: { ...last.metadata, resourceVersion: String(rec.r) } };
-  }
-  store.restore({ rv: rec.r, type: UNTYPE[rec.t], bucket, key: rec.k, obj: obj!, time: rec.ts });
 }
