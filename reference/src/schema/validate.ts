@@ -5,8 +5,12 @@
 // StatusCause with the field path and the message Kubernetes uses (kube-openapi wording
 // "<path> in body should ..." inside `Invalid value: <v>: ...`).
 import type { StatusCause } from '../errors/status.ts';
-import { validLabelKey, validLabelValue } from '../selectors/labels.ts';
+import { validateEmbedded } from './embedded.ts';
+import { stringFormatOk } from './formats.ts';
 import type { Schema } from './types.ts';
+import { body, duplicate, goNumber, goValue, invalid, required, typeInvalid } from './value-causes.ts';
+
+export { goSyntax, goValue } from './value-causes.ts';
 
 /** The OpenAPI keywords value validation reads besides those of the structural `Schema`. */
 export interface ValueSchema extends Schema {
@@ -39,158 +43,11 @@ export function validateValue(
   return out;
 }
 
-// ------------------------------------------------------------ Go-style values
-
-/** A value as Go's `%#v` prints the decoded JSON (`map[string]interface {}{...}`, `[]interface {}{...}`). */
-export function goSyntax(v: unknown): string {
-  if (v === null || v === undefined) return 'interface {}(nil)';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return goNumber(v);
-  if (Array.isArray(v)) return `[]interface {}{${v.map(goSyntax).join(', ')}}`;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).sort();
-  return `map[string]interface {}{${keys.map((k) => `${JSON.stringify(k)}:${goSyntax(o[k])}`).join(', ')}}`;
-}
-
-function goNumber(v: number | boolean): string {
-  if (typeof v === 'boolean') return String(v);
-  if (Number.isInteger(v) || !Number.isFinite(v)) return String(v);
-  // Go's %v of a float64 uses the shortest representation, with an exponent past 1e21
-  const s = String(v);
-  return s.replace(/e([+-])(\d)$/, 'e$10$2');
-}
-
-/** A bad value as `field.Error` prints it: strings quoted, numbers and booleans plain, the rest in Go syntax. */
-export function goValue(v: unknown): string {
-  if (v === null || v === undefined) return '"null"';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return goNumber(v);
-  return goSyntax(v);
-}
-
 function jsonTypeName(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   return typeof v;
-}
-
-// ------------------------------------------------------------ causes
-
-const invalid = (path: string, value: unknown, detail: string): StatusCause => ({
-  reason: 'FieldValueInvalid',
-  field: path,
-  message: `Invalid value: ${goValue(value)}: ${detail}`,
-});
-const typeInvalid = (path: string, value: unknown, detail: string): StatusCause => ({
-  reason: 'FieldValueTypeInvalid',
-  field: path,
-  message: `Invalid value: ${goValue(value)}: ${detail}`,
-});
-const required = (path: string, detail = ''): StatusCause => ({
-  reason: 'FieldValueRequired',
-  field: path,
-  message: detail ? `Required value: ${detail}` : 'Required value',
-});
-const duplicate = (path: string, value: unknown): StatusCause => ({
-  reason: 'FieldValueDuplicate',
-  field: path,
-  message: `Duplicate value: ${typeof value === 'object' && value !== null ? goSyntax(value) : goValue(value)}`,
-});
-const body = (path: string) => `${path || 'body'} in body`;
-
-// ------------------------------------------------------------ formats
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-const DURATION = /^[-+]?((\d+(\.\d*)?|\.\d+)\s*(ns|us|µs|ms|s|m|h|d|w)\s*)+$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
-const HOSTNAME = /^[a-zA-Z0-9]([-a-zA-Z0-9]{0,62})?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,62})?)*\.?$/;
-const IPV4 = /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-const MAC = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-function validDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  const days = [
-    31,
-    (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28,
-    31,
-    30,
-    31,
-    30,
-    31,
-    31,
-    30,
-    31,
-    30,
-    31,
-  ];
-  return d <= days[m - 1]!;
-}
-
-function isIPv6(s: string): boolean {
-  if (!s.includes(':')) return false;
-  try {
-    return new URL(`http://[${s}]/`).hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a string satisfies a format; unknown formats pass (as in kube-openapi). */
-export function stringFormatOk(format: string, s: string): boolean {
-  switch (format) {
-    case 'byte':
-      return BASE64.test(s);
-    case 'date': {
-      const m = DATE.exec(s);
-      return !!m && validDate(Number(m[1]), Number(m[2]), Number(m[3]));
-    }
-    case 'date-time':
-    case 'datetime': {
-      const m = DATE_TIME.exec(s);
-      return (
-        !!m &&
-        validDate(Number(m[1]), Number(m[2]), Number(m[3])) &&
-        Number(m[4]) < 24 &&
-        Number(m[5]) < 60 &&
-        Number(m[6]) < 61
-      );
-    }
-    case 'duration':
-      return DURATION.test(s.trim()) && s.trim() !== '';
-    case 'uuid':
-    case 'uuid3':
-    case 'uuid4':
-    case 'uuid5':
-      return UUID.test(s);
-    case 'hostname':
-      return s.length <= 255 && HOSTNAME.test(s);
-    case 'ipv4':
-      return IPV4.test(s);
-    case 'ipv6':
-      return isIPv6(s);
-    case 'cidr': {
-      const [ip, bits, ...rest] = s.split('/');
-      if (rest.length || bits === undefined || !/^\d+$/.test(bits)) return false;
-      if (IPV4.test(ip!)) return Number(bits) <= 32;
-      return isIPv6(ip!) && Number(bits) <= 128;
-    }
-    case 'mac':
-      return MAC.test(s);
-    case 'email':
-      return EMAIL.test(s);
-    case 'uri':
-      try {
-        return !!new URL(s).protocol;
-      } catch {
-        return false;
-      }
-    default:
-      return true;
-  }
 }
 
 // ------------------------------------------------------------ the walk
@@ -472,77 +329,4 @@ function isIntOrStringPattern(anyOf: ValueSchema[], s: ValueSchema): boolean {
     anyOf.some((a) => a.type === 'integer') &&
     anyOf.some((a) => a.type === 'string')
   );
-}
-
-// ------------------------------------------------------------ embedded resources
-
-const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-function parseGroupVersionProblem(gv: string): string | undefined {
-  const parts = gv.split('/');
-  if (parts.length > 2) return `unexpected GroupVersion string: ${gv}`;
-  return undefined;
-}
-
-/** An `x-orch-embedded-resource` object: apiVersion and kind required, metadata valid ObjectMeta. */
-export function validateEmbedded(x: Record<string, unknown>, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
-  const child = (k: string) => (path ? `${path}.${k}` : k);
-  if (!Object.hasOwn(x, 'apiVersion')) out.push(required(child('apiVersion'), 'must not be empty'));
-  if (!Object.hasOwn(x, 'kind')) out.push(required(child('kind'), 'must not be empty'));
-  for (const [k, v] of Object.entries(x)) {
-    if (k === 'apiVersion') {
-      if (typeof v !== 'string') out.push(invalid(child(k), v, 'must be a string'));
-      else if (!v) out.push(invalid(child(k), v, 'must not be empty'));
-      else {
-        const p = parseGroupVersionProblem(v);
-        if (p) out.push(invalid(child(k), v, p));
-      }
-    } else if (k === 'kind') {
-      if (typeof v !== 'string') out.push(invalid(child(k), v, 'must be a string'));
-      else if (!v) out.push(invalid(child(k), v, 'must not be empty'));
-      else {
-        const lower = v.toLowerCase();
-        const problems: string[] = [];
-        if (lower.length > 63) problems.push('must be no more than 63 characters');
-        if (!DNS1035.test(lower)) problems.push(DNS1035_MSG);
-        if (problems.length)
-          out.push(
-            invalid(child(k), v, `may have mixed case, but should otherwise match: ${problems.join(',')}`),
-          );
-      }
-    } else if (k === 'metadata' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      out.push(...validateEmbeddedMeta(v as Record<string, unknown>, child('metadata')));
-    }
-  }
-  return out;
-}
-
-function validateEmbeddedMeta(m: Record<string, unknown>, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
-  const name = m.name;
-  if (typeof name === 'string' && name) {
-    if (name === '.' || name === '..') out.push(invalid(`${path}.name`, name, `may not be '${name}'`));
-    else if (name.includes('/')) out.push(invalid(`${path}.name`, name, "may not contain '/'"));
-    else if (name.includes('%')) out.push(invalid(`${path}.name`, name, "may not contain '%'"));
-  }
-  const labels = m.labels;
-  if (labels && typeof labels === 'object') {
-    for (const [k, v] of Object.entries(labels as Record<string, unknown>)) {
-      const kp = validLabelKey(k);
-      if (kp) out.push(invalid(`${path}.labels`, k, kp));
-      const vp = typeof v === 'string' ? validLabelValue(v) : 'must be a string';
-      if (vp) out.push(invalid(`${path}.labels`, v, vp));
-    }
-  }
-  const ann = m.annotations;
-  if (ann && typeof ann === 'object') {
-    for (const k of Object.keys(ann as Record<string, unknown>)) {
-      const kp = validLabelKey(k);
-      if (kp) out.push(invalid(`${path}.annotations`, k, kp));
-    }
-  }
-  return out;
 }
