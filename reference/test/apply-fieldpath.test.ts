@@ -5,7 +5,9 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { FieldSet, type Path, parsePeKey, pathString, peKey } from '../src/apply/fieldpath.ts';
-import { compare, merge, toFieldSet, TypedError } from '../src/apply/typed.ts';
+import { compare } from '../src/apply/compare.ts';
+import { merge } from '../src/apply/merge.ts';
+import { toFieldSet, TypedError } from '../src/apply/typed.ts';
 import { keyedList, obj, setOf, str, int, mapOf, arr } from '../src/schema/dsl.ts';
 
 const f = (field: string) => ({ field });

@@ -7,11 +7,10 @@
 //   struct fields, other keys are map entries;
 // - no schema (free-form, preserve-unknown-fields, custom resources without one): maps are
 //   granular with every key an entry, lists atomic.
-// Operations: the field set of a value, comparison of two values, merge of an intent into a
-// value, and removal of paths (pruning what an applier gave up).
+// Here: the field set of a value; comparison of two values is in ./compare.ts, merge of an
+// intent into a value and removal of paths (pruning what an applier gave up) in ./merge.ts.
 import { objectMeta } from '../schema/meta.ts';
 import type { Schema } from '../schema/types.ts';
-import { clone, deepEqual } from '../util/object.ts';
 import {
   FieldSet,
   keyElement,
@@ -39,7 +38,7 @@ export type Atom =
 /** A value that does not fit its type as apply needs it (missing keys, duplicates). */
 export class TypedError extends Error {}
 
-type JMap = Record<string, unknown>;
+export type JMap = Record<string, unknown>;
 
 export const isMap = (v: unknown): v is JMap => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -105,7 +104,7 @@ function isField(a: Atom, k: string): boolean {
   return a.kind === 'map' && !!a.fields && Object.hasOwn(a.fields, k);
 }
 
-function fieldType(a: Atom, k: string): TypeRef {
+export function fieldType(a: Atom, k: string): TypeRef {
   if (a.kind !== 'map') return undefined;
   return a.fields && Object.hasOwn(a.fields, k) ? a.fields[k] : a.elem;
 }
@@ -156,7 +155,7 @@ export function itemElement(
 }
 
 /** Items of a non-atomic list by path element (first occurrence wins), in list order. */
-function indexItems(
+export function indexItems(
   a: Atom & { kind: 'list' },
   list: unknown[],
   path: Path,
@@ -247,263 +246,22 @@ export function ensureNamedFieldsAreMembers(s: FieldSet, t: TypeRef): FieldSet {
   return out;
 }
 
-// ------------------------------------------------------------------ comparison
-
-export interface Comparison {
-  added: FieldSet;
-  modified: FieldSet;
-  removed: FieldSet;
-}
-
-/**
- * What changed from `l` to `r`: leaves (and atomic lists and maps) added, modified or
- * removed; a granular map, list or item that appears or disappears is added or removed too.
- */
-export function compare(l: unknown, r: unknown, t: TypeRef): Comparison {
-  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  compareAt(l, r, t, [], c);
-  return c;
-}
+// ------------------------------------------------------------------ own keys
 
 /** A key's value only when the object has it as its own (a `__proto__` key stays data). */
-function own(m: JMap | undefined, k: string): unknown {
+export function own(m: JMap | undefined, k: string): unknown {
   return m && Object.hasOwn(m, k) ? m[k] : undefined;
 }
 
-function noValues(m: JMap | undefined): boolean {
+export function noValues(m: JMap | undefined): boolean {
   if (m) for (const k of Object.keys(m)) if (m[k] !== undefined) return false;
   return true;
 }
 
 /** Sets a key of a fresh object; `__proto__` stays an ordinary own key. */
-function put(o: JMap, k: string, v: unknown): void {
+export function put(o: JMap, k: string, v: unknown): void {
   if (v === undefined) return;
   if (k === '__proto__')
     Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   else o[k] = v;
-}
-
-const listShape = (x: unknown) => x === undefined || x === null || Array.isArray(x);
-const mapShape = (x: unknown) => x === undefined || x === null || isMap(x);
-
-/** A leaf (scalar, atomic list or map, empty container): added, removed or modified. */
-function compareLeaf(lv: unknown, rv: unknown, path: Path, c: Comparison): void {
-  if (lv === undefined) c.added.insert(path);
-  else if (rv === undefined) c.removed.insert(path);
-  else if (!deepEqual(lv, rv)) c.modified.insert(path);
-}
-
-/** After the children of a granular node: the node itself appeared or disappeared. */
-function compareNode(lv: unknown, rv: unknown, path: Path, c: Comparison): void {
-  if (lv === undefined) c.added.insert(path);
-  else if (rv === undefined) c.removed.insert(path);
-}
-
-function compareAt(lv: unknown, rv: unknown, tr: TypeRef, path: Path, c: Comparison): void {
-  if (lv === undefined && rv === undefined) return;
-  // identical subtrees have nothing to report, however large (structured-merge-diff skips them too)
-  if (lv !== undefined && rv !== undefined && (lv === rv || deepEqual(lv, rv))) return;
-  if (!compareChildren(lv, rv, resolve(tr, rv !== undefined ? rv : lv), path, c))
-    compareLeaf(lv, rv, path, c);
-}
-
-/** Compares the items or keys of a granular list or map; false when the node is a leaf. */
-function compareChildren(lv: unknown, rv: unknown, a: Atom, path: Path, c: Comparison): boolean {
-  if (a.kind === 'scalar') return false;
-  if (a.kind === 'list') {
-    if (!listShape(lv) || !listShape(rv)) return false;
-    const la = Array.isArray(lv) ? lv : [];
-    const ra = Array.isArray(rv) ? rv : [];
-    if (a.rel === 'atomic' || (la.length === 0 && ra.length === 0)) return false;
-    let li: ReturnType<typeof indexItems>;
-    let ri: ReturnType<typeof indexItems>;
-    try {
-      li = indexItems(a, la, path, false);
-      ri = indexItems(a, ra, path, false);
-    } catch {
-      return false;
-    }
-    for (const pe of li.order) {
-      const k = peKey(pe);
-      compareAt(li.byKey.get(k), ri.byKey.get(k), a.item, [...path, pe], c);
-    }
-    for (const pe of ri.order) {
-      const k = peKey(pe);
-      if (!li.byKey.has(k)) compareAt(undefined, ri.byKey.get(k), a.item, [...path, pe], c);
-    }
-    compareNode(lv, rv, path, c);
-    return true;
-  }
-  if (!mapShape(lv) || !mapShape(rv)) return false;
-  const lm = isMap(lv) ? lv : undefined;
-  const rm = isMap(rv) ? rv : undefined;
-  if (a.atomic || (noValues(lm) && noValues(rm))) return false;
-  if (lm)
-    for (const k of Object.keys(lm)) {
-      if (lm[k] === undefined) continue;
-      compareAt(lm[k], own(rm, k), fieldType(a, k), [...path, { field: k }], c);
-    }
-  if (rm)
-    for (const k of Object.keys(rm)) {
-      if (rm[k] === undefined || (lm && Object.hasOwn(lm, k) && lm[k] !== undefined)) continue;
-      compareAt(undefined, rm[k], fieldType(a, k), [...path, { field: k }], c);
-    }
-  compareNode(lv, rv, path, c);
-  return true;
-}
-
-/** Drops from a comparison every change at or below the given fields. */
-export function excludeFields(c: Comparison, ignored: FieldSet | undefined): Comparison {
-  if (!ignored || ignored.isEmpty()) return c;
-  return {
-    added: c.added.recursiveDifference(ignored),
-    modified: c.modified.recursiveDifference(ignored),
-    removed: c.removed.recursiveDifference(ignored),
-  };
-}
-
-// ------------------------------------------------------------------ merge
-
-/**
- * Merges an intent `r` into `l`: `r` wins at leaves and atomic lists and maps; granular maps
- * merge by key; sets and keyed lists merge by item, ordered as structured-merge-diff orders
- * them (the intent's order for the items it has, the others kept where they were).
- */
-export function merge(l: unknown, r: unknown, t: TypeRef): unknown {
-  if (r === undefined) return l;
-  if (l === undefined) return clone(r);
-  const a = resolve(t, r);
-  if (a.kind === 'scalar') return clone(r);
-  if (a.kind === 'list') {
-    if (!Array.isArray(r) || (l !== null && !Array.isArray(l))) return clone(r);
-    const la = Array.isArray(l) ? l : [];
-    if (a.rel === 'atomic' || (la.length === 0 && r.length === 0)) return clone(r);
-    let li: ReturnType<typeof indexItems>;
-    let ri: ReturnType<typeof indexItems>;
-    try {
-      li = indexItems(a, la, [], false);
-      ri = indexItems(a, r, [], false);
-    } catch {
-      return clone(r);
-    }
-    return mergeListOrder(li, ri).map(([lv, rv]) => merge(lv, rv, a.item));
-  }
-  if (!isMap(r) || (l !== null && !isMap(l))) return clone(r);
-  const lm = isMap(l) ? l : {};
-  if (a.atomic || (noValues(lm) && noValues(r))) return clone(r);
-  const out: JMap = {};
-  for (const k of Object.keys(lm)) put(out, k, merge(lm[k], own(r, k), fieldType(a, k)));
-  for (const k of Object.keys(r)) if (!Object.hasOwn(lm, k)) put(out, k, clone(r[k]));
-  return out;
-}
-
-/**
- * The order of a merged list: items only on the left stay in place, items of the intent come
- * in the intent's order (an item on both sides moves to the intent's position).
- */
-function mergeListOrder(
-  li: { order: PathElement[]; byKey: Map<string, unknown> },
-  ri: { order: PathElement[]; byKey: Map<string, unknown> },
-): [unknown, unknown][] {
-  const lk = li.order.map(peKey);
-  const rk = ri.order.map(peKey);
-  const shared = rk.filter((k) => li.byKey.has(k));
-  let s = 0;
-  let nextShared: string | undefined = shared[s++];
-  const out: [unknown, unknown][] = [];
-  let l = 0;
-  let r = 0;
-  while (l < lk.length || r < rk.length) {
-    if (l < lk.length && r < rk.length) {
-      const k = lk[l]!;
-      if (k === rk[r]) {
-        out.push([li.byKey.get(k), ri.byKey.get(k)]);
-        l++;
-        r++;
-        nextShared = shared[s++];
-        continue;
-      }
-      if (ri.byKey.has(k) && nextShared !== undefined && nextShared !== k) {
-        l++;
-        continue;
-      }
-    }
-    if (l < lk.length) {
-      const k = lk[l]!;
-      if (!ri.byKey.has(k)) {
-        out.push([li.byKey.get(k), undefined]);
-        l++;
-        continue;
-      }
-    }
-    if (r < rk.length) {
-      const k = rk[r]!;
-      out.push([li.byKey.get(k), ri.byKey.get(k)]);
-      r++;
-      if (nextShared === k) nextShared = shared[s++];
-    }
-  }
-  return out;
-}
-
-// ------------------------------------------------------------------ removal
-
-const EMPTY = new FieldSet();
-
-/**
- * Removes from `v` every field and item that `last` has as a member and `owned` does not
- * (both with named fields made members). A map or list emptied by removal disappears
- * (undefined is returned for the value itself).
- */
-export function removeUnowned(v: unknown, t: TypeRef, last: FieldSet, owned: FieldSet): unknown {
-  const a = resolve(t, v);
-  if (a.kind === 'scalar') return v;
-  if (a.kind === 'list') {
-    if (a.rel === 'atomic' || !Array.isArray(v)) return v;
-    const out: unknown[] = [];
-    let changed = false;
-    for (let i = 0; i < v.length; i++) {
-      const item = v[i];
-      let pe: PathElement;
-      try {
-        pe = itemElement(a, item, i, []);
-      } catch {
-        out.push(item);
-        continue;
-      }
-      const k = peKey(pe);
-      if (last.members.has(k) && !owned.members.has(k)) {
-        changed = true;
-        continue;
-      }
-      const lc = last.children.get(k);
-      if (!lc) {
-        out.push(item);
-        continue;
-      }
-      const nv = removeUnowned(item, a.item, lc.set, owned.child(pe) ?? EMPTY);
-      if (nv === undefined) changed = true;
-      else out.push(nv);
-    }
-    return changed && out.length === 0 ? undefined : out;
-  }
-  if (a.atomic || !isMap(v)) return v;
-  const out: JMap = {};
-  let changed = false;
-  for (const k of Object.keys(v)) {
-    const pe = { field: k };
-    const key = peKey(pe);
-    if (last.members.has(key) && !owned.members.has(key)) {
-      changed = true;
-      continue;
-    }
-    const lc = last.children.get(key);
-    const nv = lc ? removeUnowned(v[k], fieldType(a, k), lc.set, owned.child(pe) ?? EMPTY) : v[k];
-    if (nv === undefined) {
-      changed = changed || v[k] !== undefined;
-      continue;
-    }
-    put(out, k, nv);
-  }
-  return changed && Object.keys(out).length === 0 ? undefined : out;
 }

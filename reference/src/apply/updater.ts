@@ -8,17 +8,16 @@
 //   applier owns exactly the fields of its intent (values equal to another's: shared).
 // Server-owned metadata and fields the endpoint resets (status through the main resource of
 // a kind with a status subresource) are never owned.
+
+import { compare, excludeFields } from './compare.ts';
 import { FieldSet, type Path } from './fieldpath.ts';
-import { type Managed, type ManagerEntry, capUpdateManagers, identifier } from './managed-fields.ts';
+import { capUpdateManagers, identifier, type Managed, type ManagerEntry } from './managed-fields.ts';
+import { merge, removeUnowned } from './merge.ts';
 import {
   childType,
-  compare,
   ensureNamedFieldsAreMembers,
   isAtomic,
-  excludeFields,
   isMap,
-  merge,
-  removeUnowned,
   type TypeRef,
   toFieldSet,
 } from './typed.ts';
