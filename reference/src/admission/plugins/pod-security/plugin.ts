@@ -80,153 +80,168 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
 }
 
-export function podSecurity(env: { registry: Registry; config: unknown }): AdmissionPlugin {
-  const cfg: PodSecurityConfig = parseConfig(env.config);
-  const { registry } = env;
+/** What the checks read: the plugin's configuration and the registry. */
+interface Context {
+  cfg: PodSecurityConfig;
+  registry: Registry;
+}
 
-  async function namespaceLabels(ns: string): Promise<Record<string, string> | undefined> {
-    const store = registry.byResource('', 'namespaces')?.store;
-    if (!store) return undefined;
-    try {
-      const o = await store.get('', ns);
-      return (o.metadata?.labels ?? {}) as Record<string, string>;
-    } catch {
-      return undefined;
-    }
-  }
-
-  const annotate = (a: AdmissionAttributes, k: string, v: string) => a.ctx.audit?.annotate(k, v);
-  const wouldViolate = (lv: LevelVersion, vs: Violation[]) =>
-    `would violate PodSecurity "${show(lv)}": ${describe(vs)}`;
-
-  /** Exempt by user or namespace (runtime class is the pod's): the reason, or undefined. */
-  function exemptRequest(a: AdmissionAttributes, checkUser: boolean): string | undefined {
-    if (cfg.exemptions.namespaces.includes(a.namespace)) return 'namespace';
-    if (checkUser && cfg.exemptions.usernames.includes(a.ctx.user.username)) return 'user';
+async function namespaceLabels(registry: Registry, ns: string): Promise<Record<string, string> | undefined> {
+  const store = registry.byResource('', 'namespaces')?.store;
+  if (!store) return undefined;
+  try {
+    const o = await store.get('', ns);
+    return (o.metadata?.labels ?? {}) as Record<string, string>;
+  } catch {
     return undefined;
   }
-  const exemptRuntimeClass = (spec: any) =>
-    typeof spec?.runtimeClassName === 'string' &&
-    cfg.exemptions.runtimeClasses.includes(spec.runtimeClassName);
+}
 
-  async function namespacePolicy(a: AdmissionAttributes): Promise<Policy> {
-    const labels = await namespaceLabels(a.namespace);
-    return policyOf(labels, cfg.defaults).policy;
+const annotate = (a: AdmissionAttributes, k: string, v: string) => a.ctx.audit?.annotate(k, v);
+const wouldViolate = (lv: LevelVersion, vs: Violation[]) =>
+  `would violate PodSecurity "${show(lv)}": ${describe(vs)}`;
+
+/** Exempt by user or namespace (runtime class is the pod's): the reason, or undefined. */
+function exemptRequest(
+  cfg: PodSecurityConfig,
+  a: AdmissionAttributes,
+  checkUser: boolean,
+): string | undefined {
+  if (cfg.exemptions.namespaces.includes(a.namespace)) return 'namespace';
+  if (checkUser && cfg.exemptions.usernames.includes(a.ctx.user.username)) return 'user';
+  return undefined;
+}
+const exemptRuntimeClass = (cfg: PodSecurityConfig, spec: any) =>
+  typeof spec?.runtimeClassName === 'string' && cfg.exemptions.runtimeClasses.includes(spec.runtimeClassName);
+
+async function namespacePolicy(ctx: Context, a: AdmissionAttributes): Promise<Policy> {
+  const labels = await namespaceLabels(ctx.registry, a.namespace);
+  return policyOf(labels, ctx.cfg.defaults).policy;
+}
+
+async function checkPod(ctx: Context, a: AdmissionAttributes): Promise<void> {
+  if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
+  if (a.subresource && a.subresource !== 'ephemeralcontainers') return;
+  const pod = a.object as any;
+  if (!pod) return;
+  if (a.operation === 'UPDATE' && !a.subresource && !significantUpdate(pod, a.oldObject)) return;
+  const exempt =
+    exemptRequest(ctx.cfg, a, true) ?? (exemptRuntimeClass(ctx.cfg, pod.spec) ? 'runtimeClass' : undefined);
+  if (exempt) {
+    annotate(a, ANNOTATION.exempt, exempt);
+    return;
   }
-
-  async function checkPod(a: AdmissionAttributes): Promise<void> {
-    if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
-    if (a.subresource && a.subresource !== 'ephemeralcontainers') return;
-    const pod = a.object as any;
-    if (!pod) return;
-    if (a.operation === 'UPDATE' && !a.subresource && !significantUpdate(pod, a.oldObject)) return;
-    const exempt = exemptRequest(a, true) ?? (exemptRuntimeClass(pod.spec) ? 'runtimeClass' : undefined);
-    if (exempt) {
-      annotate(a, ANNOTATION.exempt, exempt);
-      return;
-    }
-    const policy = await namespacePolicy(a);
-    const meta = pod.metadata;
-    const enforce = evaluate(policy.enforce.level, meta, pod.spec);
-    annotate(a, ANNOTATION.enforcePolicy, show(policy.enforce));
-    if (enforce.length) {
-      throw errors.forbidden(
-        `pods ${JSON.stringify(a.name)} is forbidden: violates PodSecurity "${show(policy.enforce)}": ${describe(enforce)}`,
-        { name: a.name, kind: 'pods' },
-      );
-    }
-    const audit = evaluate(policy.audit.level, meta, pod.spec);
-    if (audit.length) annotate(a, ANNOTATION.auditViolations, wouldViolate(policy.audit, audit));
-    if (show(policy.warn) !== show(policy.enforce)) {
-      const warn = evaluate(policy.warn.level, meta, pod.spec);
-      if (warn.length) a.ctx.warnings.push(wouldViolate(policy.warn, warn));
-    }
+  const policy = await namespacePolicy(ctx, a);
+  const meta = pod.metadata;
+  const enforce = evaluate(policy.enforce.level, meta, pod.spec);
+  annotate(a, ANNOTATION.enforcePolicy, show(policy.enforce));
+  if (enforce.length) {
+    throw errors.forbidden(
+      `pods ${JSON.stringify(a.name)} is forbidden: violates PodSecurity "${show(policy.enforce)}": ${describe(enforce)}`,
+      { name: a.name, kind: 'pods' },
+    );
   }
-
-  async function checkTemplate(a: AdmissionAttributes, template: any): Promise<void> {
-    if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
-    if (a.subresource) return;
-    if (!template || typeof template !== 'object') return;
-    if (a.operation === 'UPDATE') {
-      const old = TEMPLATES[key(a)]!(a.oldObject);
-      if (old && !significantUpdate(template, old)) return;
-    }
-    const exempt =
-      exemptRequest(a, false) ?? (exemptRuntimeClass(template.spec) ? 'runtimeClass' : undefined);
-    if (exempt) {
-      annotate(a, ANNOTATION.exempt, exempt);
-      return;
-    }
-    const policy = await namespacePolicy(a);
-    const audit = evaluate(policy.audit.level, template.metadata, template.spec);
-    if (audit.length) annotate(a, ANNOTATION.auditViolations, wouldViolate(policy.audit, audit));
-    const warn = evaluate(policy.warn.level, template.metadata, template.spec);
+  const audit = evaluate(policy.audit.level, meta, pod.spec);
+  if (audit.length) annotate(a, ANNOTATION.auditViolations, wouldViolate(policy.audit, audit));
+  if (show(policy.warn) !== show(policy.enforce)) {
+    const warn = evaluate(policy.warn.level, meta, pod.spec);
     if (warn.length) a.ctx.warnings.push(wouldViolate(policy.warn, warn));
   }
+}
 
-  async function checkNamespace(a: AdmissionAttributes): Promise<void> {
-    if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
-    if (a.subresource) return;
-    const ns = a.object as KObject | undefined;
-    if (!ns) return;
-    const labels = (ns.metadata?.labels ?? {}) as Record<string, string>;
-    const { policy, problems } = policyOf(labels, cfg.defaults);
-    if (problems.length)
-      throw errors.invalid(
-        { group: '', kind: 'Namespace' },
-        a.name,
-        problems.map((p) => ({
-          reason: 'FieldValueInvalid',
-          field: p.field,
-          message: `Invalid value: ${JSON.stringify(p.value)}: ${p.message}`,
-        })),
-      );
-    if (a.operation !== 'UPDATE') return;
-    const oldPolicy = policyOf(
-      (a.oldObject?.metadata?.labels ?? {}) as Record<string, string>,
-      cfg.defaults,
-    ).policy;
-    if (show(oldPolicy.enforce) === show(policy.enforce)) return;
-    if (cfg.exemptions.namespaces.includes(a.name)) {
-      a.ctx.warnings.push(
-        `namespace ${JSON.stringify(a.name)} is exempt from Pod Security, and the policy (enforce=${show(policy.enforce)}) will be ignored`,
-      );
-      return;
-    }
-    if (policy.enforce.level === 'privileged' || noStricter(policy.enforce, oldPolicy.enforce)) return;
-    const pods = registry.byResource('', 'pods')?.store;
-    if (!pods) return;
-    const { items } = await pods.list(a.name, {});
-    // pods with the same reasons are told together: `<first> (and N other pods): reasons`
-    const groups = new Map<string, string[]>();
-    for (const p of items as any[]) {
-      if (exemptRuntimeClass(p.spec)) continue;
-      const vs = evaluate(policy.enforce.level, p.metadata, p.spec);
-      if (!vs.length) continue;
-      const reasons = [...new Set(vs.map((v) => v.reason))].join(', ');
-      const g = groups.get(reasons) ?? [];
-      g.push(String(p.metadata?.name ?? ''));
-      groups.set(reasons, g);
-    }
-    if (!groups.size) return;
-    a.ctx.warnings.push(
-      `existing pods in namespace ${JSON.stringify(a.name)} violate the new PodSecurity enforce level ${JSON.stringify(show(policy.enforce))}`,
-    );
-    for (const [reasons, names] of groups) {
-      const others = names.length - 1;
-      a.ctx.warnings.push(
-        `${names[0]}${others ? ` (and ${others} other ${others === 1 ? 'pod' : 'pods'})` : ''}: ${reasons}`,
-      );
-    }
+async function checkTemplate(ctx: Context, a: AdmissionAttributes, template: any): Promise<void> {
+  if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
+  if (a.subresource) return;
+  if (!template || typeof template !== 'object') return;
+  if (a.operation === 'UPDATE') {
+    const old = TEMPLATES[key(a)]!(a.oldObject);
+    if (old && !significantUpdate(template, old)) return;
   }
+  const exempt =
+    exemptRequest(ctx.cfg, a, false) ??
+    (exemptRuntimeClass(ctx.cfg, template.spec) ? 'runtimeClass' : undefined);
+  if (exempt) {
+    annotate(a, ANNOTATION.exempt, exempt);
+    return;
+  }
+  const policy = await namespacePolicy(ctx, a);
+  const audit = evaluate(policy.audit.level, template.metadata, template.spec);
+  if (audit.length) annotate(a, ANNOTATION.auditViolations, wouldViolate(policy.audit, audit));
+  const warn = evaluate(policy.warn.level, template.metadata, template.spec);
+  if (warn.length) a.ctx.warnings.push(wouldViolate(policy.warn, warn));
+}
 
+async function checkNamespace(ctx: Context, a: AdmissionAttributes): Promise<void> {
+  const { cfg } = ctx;
+  if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
+  if (a.subresource) return;
+  const ns = a.object as KObject | undefined;
+  if (!ns) return;
+  const labels = (ns.metadata?.labels ?? {}) as Record<string, string>;
+  const { policy, problems } = policyOf(labels, cfg.defaults);
+  if (problems.length)
+    throw errors.invalid(
+      { group: '', kind: 'Namespace' },
+      a.name,
+      problems.map((p) => ({
+        reason: 'FieldValueInvalid',
+        field: p.field,
+        message: `Invalid value: ${JSON.stringify(p.value)}: ${p.message}`,
+      })),
+    );
+  if (a.operation !== 'UPDATE') return;
+  const oldPolicy = policyOf(
+    (a.oldObject?.metadata?.labels ?? {}) as Record<string, string>,
+    cfg.defaults,
+  ).policy;
+  if (show(oldPolicy.enforce) === show(policy.enforce)) return;
+  if (cfg.exemptions.namespaces.includes(a.name)) {
+    a.ctx.warnings.push(
+      `namespace ${JSON.stringify(a.name)} is exempt from Pod Security, and the policy (enforce=${show(policy.enforce)}) will be ignored`,
+    );
+    return;
+  }
+  if (policy.enforce.level === 'privileged' || noStricter(policy.enforce, oldPolicy.enforce)) return;
+  return warnViolatingPods(ctx, a, policy);
+}
+
+/** Warns about the pods of namespace `a.name` that violate its new enforce level. */
+async function warnViolatingPods(ctx: Context, a: AdmissionAttributes, policy: Policy): Promise<void> {
+  const pods = ctx.registry.byResource('', 'pods')?.store;
+  if (!pods) return;
+  const { items } = await pods.list(a.name, {});
+  // pods with the same reasons are told together: `<first> (and N other pods): reasons`
+  const groups = new Map<string, string[]>();
+  for (const p of items as any[]) {
+    if (exemptRuntimeClass(ctx.cfg, p.spec)) continue;
+    const vs = evaluate(policy.enforce.level, p.metadata, p.spec);
+    if (!vs.length) continue;
+    const reasons = [...new Set(vs.map((v) => v.reason))].join(', ');
+    const g = groups.get(reasons) ?? [];
+    g.push(String(p.metadata?.name ?? ''));
+    groups.set(reasons, g);
+  }
+  if (!groups.size) return;
+  a.ctx.warnings.push(
+    `existing pods in namespace ${JSON.stringify(a.name)} violate the new PodSecurity enforce level ${JSON.stringify(show(policy.enforce))}`,
+  );
+  for (const [reasons, names] of groups) {
+    const others = names.length - 1;
+    a.ctx.warnings.push(
+      `${names[0]}${others ? ` (and ${others} other ${others === 1 ? 'pod' : 'pods'})` : ''}: ${reasons}`,
+    );
+  }
+}
+
+export function podSecurity(env: { registry: Registry; config: unknown }): AdmissionPlugin {
+  const ctx: Context = { cfg: parseConfig(env.config), registry: env.registry };
   return {
     name: 'PodSecurity',
     handles: (a) => isPods(a) || isNamespaces(a) || key(a) in TEMPLATES,
     async validate(a) {
-      if (isNamespaces(a)) return checkNamespace(a);
-      if (isPods(a)) return checkPod(a);
-      return checkTemplate(a, TEMPLATES[key(a)]!(a.object));
+      if (isNamespaces(a)) return checkNamespace(ctx, a);
+      if (isPods(a)) return checkPod(ctx, a);
+      return checkTemplate(ctx, a, TEMPLATES[key(a)]!(a.object));
     },
   };
 }
