@@ -81,11 +81,49 @@ const GROUP_RESOURCE_FIELDS = new Set(['group', 'resources', 'resourceNames']);
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/**
- * Reads a policy document. Fields the Policy does not have are reported through `warn` (as
- * Kubernetes' lenient decoding does); anything else wrong throws AuditPolicyError.
- */
-export function parseAuditPolicy(text: string, warn: (msg: string) => void = () => {}): AuditPolicy {
+/** Collects the problems of a policy document as its parts are read. */
+interface Reader {
+  errs: string[];
+  warn: (msg: string) => void;
+}
+
+function unknownFields(r: Reader, o: Record<string, unknown>, known: Set<string>, at: string): void {
+  for (const k of Object.keys(o))
+    if (!known.has(k)) r.warn(`audit policy: unknown field "${at}${k}" (ignored)`);
+}
+
+function strings(r: Reader, v: unknown, at: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) {
+    r.errs.push(`${at}: Invalid value: must be a list of strings`);
+    return [];
+  }
+  return v as string[];
+}
+
+function bool(r: Reader, v: unknown, at: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') {
+    r.errs.push(`${at}: Invalid value: ${JSON.stringify(v)}: must be a boolean`);
+    return undefined;
+  }
+  return v;
+}
+
+function stages(r: Reader, v: unknown, at: string): AuditStage[] {
+  const out: AuditStage[] = [];
+  strings(r, v, at).forEach((s, i) => {
+    if ((AUDIT_STAGES as readonly string[]).includes(s)) out.push(s as AuditStage);
+    else
+      r.errs.push(
+        `${at}[${i}]: Invalid value: ${JSON.stringify(s)}: allowed stages are ${AUDIT_STAGES.join(',')}`,
+      );
+  });
+  return out;
+}
+
+/** The decoded document, once it is an object of the policy's apiVersion and kind. */
+function readDocument(text: string): Record<string, unknown> {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -97,128 +135,119 @@ export function parseAuditPolicy(text: string, warn: (msg: string) => void = () 
     throw new AuditPolicyError(
       `unknown group version field ${JSON.stringify(doc.apiVersion ?? '')}, kind ${JSON.stringify(doc.kind ?? '')} in policy: want apiVersion ${POLICY_API_VERSION}, kind Policy`,
     );
-  const errs: string[] = [];
-  const unknown = (o: Record<string, unknown>, known: Set<string>, at: string) => {
-    for (const k of Object.keys(o))
-      if (!known.has(k)) warn(`audit policy: unknown field "${at}${k}" (ignored)`);
-  };
-  unknown(doc, POLICY_FIELDS, '');
+  return doc;
+}
 
-  const strings = (v: unknown, at: string): string[] => {
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) {
-      errs.push(`${at}: Invalid value: must be a list of strings`);
-      return [];
-    }
-    return v as string[];
-  };
-  const bool = (v: unknown, at: string): boolean | undefined => {
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'boolean') {
-      errs.push(`${at}: Invalid value: ${JSON.stringify(v)}: must be a boolean`);
-      return undefined;
-    }
-    return v;
-  };
-  const stages = (v: unknown, at: string): AuditStage[] => {
-    const out: AuditStage[] = [];
-    strings(v, at).forEach((s, i) => {
-      if ((AUDIT_STAGES as readonly string[]).includes(s)) out.push(s as AuditStage);
-      else
-        errs.push(
-          `${at}[${i}]: Invalid value: ${JSON.stringify(s)}: allowed stages are ${AUDIT_STAGES.join(',')}`,
-        );
-    });
-    return out;
-  };
-
-  const omitStages = stages(doc.omitStages, 'omitStages');
-  const omitManagedFields = bool(doc.omitManagedFields, 'omitManagedFields') ?? false;
+/**
+ * Reads a policy document. Fields the Policy does not have are reported through `warn` (as
+ * Kubernetes' lenient decoding does); anything else wrong throws AuditPolicyError.
+ */
+export function parseAuditPolicy(text: string, warn: (msg: string) => void = () => {}): AuditPolicy {
+  const doc = readDocument(text);
+  const r: Reader = { errs: [], warn };
+  unknownFields(r, doc, POLICY_FIELDS, '');
+  const omitStages = stages(r, doc.omitStages, 'omitStages');
+  const omitManagedFields = bool(r, doc.omitManagedFields, 'omitManagedFields') ?? false;
   let rawRules: unknown[] = [];
   if (doc.rules !== undefined && doc.rules !== null) {
     if (Array.isArray(doc.rules)) rawRules = doc.rules;
-    else errs.push('rules: Invalid value: must be a list of rules');
+    else r.errs.push('rules: Invalid value: must be a list of rules');
   }
   const rules: PolicyRule[] = [];
   rawRules.forEach((raw, i) => {
-    const at = `rules[${i}]`;
-    if (!isRecord(raw)) {
-      errs.push(`${at}: Invalid value: must be an object`);
-      return;
-    }
-    unknown(raw, RULE_FIELDS, `${at}.`);
-    let level: AuditLevel = 'None';
-    if (raw.level === undefined || raw.level === null || raw.level === '')
-      errs.push(`${at}.level: Required value`);
-    else if (!(AUDIT_LEVELS as readonly unknown[]).includes(raw.level))
-      errs.push(
-        `${at}.level: Unsupported value: ${JSON.stringify(raw.level)}: supported values: ${AUDIT_LEVELS.map((l) => `"${l}"`).join(', ')}`,
-      );
-    else level = raw.level as AuditLevel;
-    const nonResourceURLs = strings(raw.nonResourceURLs, `${at}.nonResourceURLs`);
-    nonResourceURLs.forEach((u, j) => {
-      if (u === '*') return;
-      if (!u.startsWith('/'))
-        errs.push(
-          `${at}.nonResourceURLs[${j}]: Invalid value: ${JSON.stringify(u)}: non-resource URL rules must begin with a '/' character`,
-        );
-      if (u !== '' && u.slice(0, -1).includes('*'))
-        errs.push(
-          `${at}.nonResourceURLs[${j}]: Invalid value: ${JSON.stringify(u)}: non-resource URL wildcards '*' must be the final character of the rule`,
-        );
-    });
-    const resources: GroupResources[] = [];
-    if (raw.resources !== undefined && raw.resources !== null) {
-      if (!Array.isArray(raw.resources)) errs.push(`${at}.resources: Invalid value: must be a list`);
-      else
-        raw.resources.forEach((gr: unknown, j: number) => {
-          const gat = `${at}.resources[${j}]`;
-          if (!isRecord(gr)) {
-            errs.push(`${gat}: Invalid value: must be an object`);
-            return;
-          }
-          unknown(gr, GROUP_RESOURCE_FIELDS, `${gat}.`);
-          const group = gr.group ?? '';
-          if (typeof group !== 'string') errs.push(`${gat}.group: Invalid value: must be a string`);
-          else if (group !== '' && (group.length > 253 || !DNS_SUBDOMAIN.test(group)))
-            errs.push(
-              `${gat}.group: Invalid value: ${JSON.stringify(group)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
-            );
-          const res = strings(gr.resources, `${gat}.resources`);
-          const names = strings(gr.resourceNames, `${gat}.resourceNames`);
-          if (names.length && !res.length)
-            errs.push(
-              `${gat}.resourceNames: Invalid value: ${JSON.stringify(names)}: using resourceNames requires at least one resource`,
-            );
-          resources.push({
-            group: typeof group === 'string' ? group : '',
-            resources: res,
-            resourceNames: names,
-          });
-        });
-    }
-    const namespaces = strings(raw.namespaces, `${at}.namespaces`);
-    if (nonResourceURLs.length && (resources.length || namespaces.length))
-      errs.push(
-        `${at}.nonResourceURLs: Invalid value: rules cannot apply to both regular resources and non-resource URLs`,
-      );
-    const rule: PolicyRule = {
-      level,
-      users: strings(raw.users, `${at}.users`),
-      userGroups: strings(raw.userGroups, `${at}.userGroups`),
-      verbs: strings(raw.verbs, `${at}.verbs`),
-      resources,
-      namespaces,
-      nonResourceURLs,
-      omitStages: stages(raw.omitStages, `${at}.omitStages`),
-    };
-    const omf = bool(raw.omitManagedFields, `${at}.omitManagedFields`);
-    if (omf !== undefined) rule.omitManagedFields = omf;
-    rules.push(rule);
+    const rule = parseRule(r, raw, `rules[${i}]`);
+    if (rule) rules.push(rule);
   });
+  const { errs } = r;
   if (errs.length) throw new AuditPolicyError(errs.length === 1 ? errs[0]! : `[${errs.join(', ')}]`);
   if (rules.length === 0) throw new AuditPolicyError('loaded illegal policy with 0 rules');
   return { rules, omitStages, omitManagedFields };
+}
+
+/** One rule of the policy at `at` (undefined when it is not an object). */
+function parseRule(r: Reader, raw: unknown, at: string): PolicyRule | undefined {
+  if (!isRecord(raw)) {
+    r.errs.push(`${at}: Invalid value: must be an object`);
+    return undefined;
+  }
+  unknownFields(r, raw, RULE_FIELDS, `${at}.`);
+  let level: AuditLevel = 'None';
+  if (raw.level === undefined || raw.level === null || raw.level === '')
+    r.errs.push(`${at}.level: Required value`);
+  else if (!(AUDIT_LEVELS as readonly unknown[]).includes(raw.level))
+    r.errs.push(
+      `${at}.level: Unsupported value: ${JSON.stringify(raw.level)}: supported values: ${AUDIT_LEVELS.map((l) => `"${l}"`).join(', ')}`,
+    );
+  else level = raw.level as AuditLevel;
+  const nonResourceURLs = parseNonResourceURLs(r, raw.nonResourceURLs, at);
+  const resources = parseResources(r, raw.resources, at);
+  const namespaces = strings(r, raw.namespaces, `${at}.namespaces`);
+  if (nonResourceURLs.length && (resources.length || namespaces.length))
+    r.errs.push(
+      `${at}.nonResourceURLs: Invalid value: rules cannot apply to both regular resources and non-resource URLs`,
+    );
+  const rule: PolicyRule = {
+    level,
+    users: strings(r, raw.users, `${at}.users`),
+    userGroups: strings(r, raw.userGroups, `${at}.userGroups`),
+    verbs: strings(r, raw.verbs, `${at}.verbs`),
+    resources,
+    namespaces,
+    nonResourceURLs,
+    omitStages: stages(r, raw.omitStages, `${at}.omitStages`),
+  };
+  const omf = bool(r, raw.omitManagedFields, `${at}.omitManagedFields`);
+  if (omf !== undefined) rule.omitManagedFields = omf;
+  return rule;
+}
+
+/** The non-resource URLs of the rule at `at`: paths starting with `/`, a `*` only at their end. */
+function parseNonResourceURLs(r: Reader, v: unknown, at: string): string[] {
+  const nonResourceURLs = strings(r, v, `${at}.nonResourceURLs`);
+  nonResourceURLs.forEach((u, j) => {
+    if (u === '*') return;
+    if (!u.startsWith('/'))
+      r.errs.push(
+        `${at}.nonResourceURLs[${j}]: Invalid value: ${JSON.stringify(u)}: non-resource URL rules must begin with a '/' character`,
+      );
+    if (u !== '' && u.slice(0, -1).includes('*'))
+      r.errs.push(
+        `${at}.nonResourceURLs[${j}]: Invalid value: ${JSON.stringify(u)}: non-resource URL wildcards '*' must be the final character of the rule`,
+      );
+  });
+  return nonResourceURLs;
+}
+
+/** The group resources of the rule at `at`. */
+function parseResources(r: Reader, v: unknown, at: string): GroupResources[] {
+  const resources: GroupResources[] = [];
+  if (v === undefined || v === null) return resources;
+  if (!Array.isArray(v)) {
+    r.errs.push(`${at}.resources: Invalid value: must be a list`);
+    return resources;
+  }
+  v.forEach((gr: unknown, j: number) => {
+    const gat = `${at}.resources[${j}]`;
+    if (!isRecord(gr)) {
+      r.errs.push(`${gat}: Invalid value: must be an object`);
+      return;
+    }
+    unknownFields(r, gr, GROUP_RESOURCE_FIELDS, `${gat}.`);
+    const group = gr.group ?? '';
+    if (typeof group !== 'string') r.errs.push(`${gat}.group: Invalid value: must be a string`);
+    else if (group !== '' && (group.length > 253 || !DNS_SUBDOMAIN.test(group)))
+      r.errs.push(
+        `${gat}.group: Invalid value: ${JSON.stringify(group)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      );
+    const res = strings(r, gr.resources, `${gat}.resources`);
+    const names = strings(r, gr.resourceNames, `${gat}.resourceNames`);
+    if (names.length && !res.length)
+      r.errs.push(
+        `${gat}.resourceNames: Invalid value: ${JSON.stringify(names)}: using resourceNames requires at least one resource`,
+      );
+    resources.push({ group: typeof group === 'string' ? group : '', resources: res, resourceNames: names });
+  });
+  return resources;
 }
 
 /** A trailing `*` matches any rest of the path; `*` alone any path. */
