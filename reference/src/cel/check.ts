@@ -96,137 +96,153 @@ function wrapCheck(n: Node, make: (orig: Check) => Check): void {
   if (orig) n.setMeta('check', make(orig));
 }
 
+/** A node's check wrapped: the evaluator's own (`orig`) with cel-go's errors around it. */
+type Wrapper = (c: Checking, orig: Check) => Check;
+
+const wrapId: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  if (HIDDEN_NAMESPACES.has(ctx.getVariable(ast.args)?.type?.name))
+    throw c.problem(ast, undeclared(ast.args), chk.dynType);
+  return c.run(orig, chk, ast, ctx, (e) =>
+    e?.code === 'unknown_variable'
+      ? c.problem(ast, undeclared(ast.args), chk.dynType)
+      : c.fallback(chk, ast, e),
+  );
+};
+
+const wrapSelect: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  selectOn(c, chk, ast, chk.check(ast.args[0], ctx), ast);
+  return c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
+};
+
+const wrapIndex: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const l = chk.check(ast.args[0], ctx);
+  const i = chk.check(ast.args[1], ctx);
+  if (!indexable(l, i)) throw c.problem(ast, noOverload('_[_]', `(${typesOf([l, i])})`), chk.dynType);
+  return c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
+};
+
+const wrapCall: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const [name, args] = ast.args as [string, AstNode[]];
+  const types = args.map((a) => chk.check(a, ctx));
+  if (!c.functions.has(name)) throw c.problem(ast, undeclared(name), chk.dynType);
+  return c.run(orig, chk, ast, ctx, (e) =>
+    e?.code === 'no_matching_overload'
+      ? c.problem(ast, noOverload(name, `(${typesOf(types)})`), chk.dynType)
+      : c.fallback(chk, ast, e),
+  );
+};
+
+const wrapReceiverCall: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const [name, receiver, args] = ast.args as [string, AstNode, AstNode[]];
+  const types = args.map((a) => chk.check(a, ctx));
+  const r = chk.check(receiver, ctx);
+  if (!c.functions.has(name)) throw c.problem(ast, undeclared(name), c.unsetType(chk));
+  const none = () => c.problem(ast, noOverload(name, `${formatType(r)}.(${typesOf(types)})`), chk.dynType);
+  if (NO_METHOD_FORM.has(name)) throw none();
+  return c.run(orig, chk, ast, ctx, (e) =>
+    e?.code === 'no_matching_overload' ? none() : c.fallback(chk, ast, e),
+  );
+};
+
+// a pushed value of no type: the evaluator cannot make a list of it
+const wrapAccuPush: Wrapper = (_c, orig) => (chk, ast, ctx) =>
+  unset(chk.check(ast.args, ctx)) ? chk.registry.getListType(chk.dynType) : orig(chk, ast, ctx);
+
+const wrapList: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const types = (ast.args as AstNode[]).map((a) => chk.check(a, ctx));
+  const t = types.some(unset)
+    ? chk.registry.getListType(chk.dynType)
+    : c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
+  const errors = mismatches(c, ast.args as AstNode[]);
+  if (errors.length) throw new CheckProblem(errors, ast, chk.registry.getListType(chk.dynType));
+  return t;
+};
+
+const wrapMap: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const entries = ast.args as [AstNode, AstNode][];
+  const types = entries.flat().map((a) => chk.check(a, ctx));
+  const t = types.some(unset)
+    ? chk.registry.getMapType(chk.dynType, chk.dynType)
+    : c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
+  // keys and values join apart
+  const keys = entries.map((e) => e[0]);
+  const values = entries.map((e) => e[1]);
+  const errors = [...mismatches(c, keys), ...mismatches(c, values)];
+  if (errors.length) throw new CheckProblem(errors, ast, chk.registry.getMapType(chk.dynType, chk.dynType));
+  return t;
+};
+
+const wrapComprehension: Wrapper = (c, orig) => (chk, ast, ctx) =>
+  c.run(orig, chk, ast, ctx, (e) => {
+    if (e?.code !== 'invalid_comprehension_range') return c.fallback(chk, ast, e);
+    const range = ast.args.iterable as AstNode;
+    const t = range.checkedType as CheckedType;
+    return c.problem(
+      range,
+      `expression of type '${formatType(t)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+      chk.dynType,
+    );
+  });
+
+const wrapConditional: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const [cond, yes, no] = (ast.args as AstNode[]).map((a) => chk.check(a, ctx)) as CheckedType[];
+  if (!isBoolish(cond!)) throw macroStep(c, chk, ast, [cond!, yes!, no!]);
+  return c.run(orig, chk, ast, ctx, (e) =>
+    e?.code === 'incompatible_ternary_branches'
+      ? c.problem(ast, noOverload('_?_:_', `(${typesOf([cond!, yes!, no!])})`), chk.dynType)
+      : c.fallback(chk, ast, e),
+  );
+};
+
+const wrapLogical: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const l = chk.check(ast.args[0], ctx);
+  const r = chk.check(ast.args[1], ctx);
+  if (!isBoolish(l) || !isBoolish(r))
+    throw c.problem(ast, noOverload(OPERATOR_NAMES[ast.op]!, `(${typesOf([l, r])})`), chk.dynType);
+  return c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
+};
+
+const wrapUnary: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const t = chk.check(ast.args, ctx);
+  return c.run(orig, chk, ast, ctx, (e) =>
+    e?.code === 'no_such_overload'
+      ? c.problem(ast, noOverload(OPERATOR_NAMES[ast.op]!, `(${formatType(t)})`), chk.dynType)
+      : c.fallback(chk, ast, e),
+  );
+};
+
+/** Any other operator: a binary one (comparison, arithmetic, `in`). */
+const wrapBinary: Wrapper = (c, orig) => (chk, ast, ctx) => {
+  const l = chk.check(ast.args[0], ctx);
+  const r = chk.check(ast.args[1], ctx);
+  const none = () => c.problem(ast, noOverload(OPERATOR_NAMES[ast.op]!, `(${typesOf([l, r])})`), chk.dynType);
+  if (RELATIONAL.has(ast.op) && crossNumeric(l, r)) throw none();
+  return c.run(orig, chk, ast, ctx, (e) =>
+    e?.code === 'no_such_overload' ? none() : c.fallback(chk, ast, e),
+  );
+};
+
+const WRAPPERS = new Map<string, Wrapper>([
+  ['id', wrapId],
+  ['.', wrapSelect],
+  ['[]', wrapIndex],
+  ['call', wrapCall],
+  ['rcall', wrapReceiverCall],
+  ['accuPush', wrapAccuPush],
+  ['list', wrapList],
+  ['map', wrapMap],
+  ['comprehension', wrapComprehension],
+  ['?:', wrapConditional],
+  ['&&', wrapLogical],
+  ['||', wrapLogical],
+  ['!_', wrapUnary],
+  ['-_', wrapUnary],
+]);
+
 /** How the check of a node with this operator is wrapped (none: the evaluator's own is kept). */
 function wrapperOf(c: Checking, op: string): ((orig: Check) => Check) | undefined {
-  switch (op) {
-    case 'id':
-      return (orig) => (chk, ast, ctx) => {
-        if (HIDDEN_NAMESPACES.has(ctx.getVariable(ast.args)?.type?.name))
-          throw c.problem(ast, undeclared(ast.args), chk.dynType);
-        return c.run(orig, chk, ast, ctx, (e) =>
-          e?.code === 'unknown_variable'
-            ? c.problem(ast, undeclared(ast.args), chk.dynType)
-            : c.fallback(chk, ast, e),
-        );
-      };
-    case '.':
-      return (orig) => (chk, ast, ctx) => {
-        selectOn(c, chk, ast, chk.check(ast.args[0], ctx), ast);
-        return c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
-      };
-    case '[]':
-      return (orig) => (chk, ast, ctx) => {
-        const l = chk.check(ast.args[0], ctx);
-        const i = chk.check(ast.args[1], ctx);
-        if (!indexable(l, i)) throw c.problem(ast, noOverload('_[_]', `(${typesOf([l, i])})`), chk.dynType);
-        return c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
-      };
-    case 'call':
-      return (orig) => (chk, ast, ctx) => {
-        const [name, args] = ast.args as [string, AstNode[]];
-        const types = args.map((a) => chk.check(a, ctx));
-        if (!c.functions.has(name)) throw c.problem(ast, undeclared(name), chk.dynType);
-        return c.run(orig, chk, ast, ctx, (e) =>
-          e?.code === 'no_matching_overload'
-            ? c.problem(ast, noOverload(name, `(${typesOf(types)})`), chk.dynType)
-            : c.fallback(chk, ast, e),
-        );
-      };
-    case 'rcall':
-      return (orig) => (chk, ast, ctx) => {
-        const [name, receiver, args] = ast.args as [string, AstNode, AstNode[]];
-        const types = args.map((a) => chk.check(a, ctx));
-        const r = chk.check(receiver, ctx);
-        if (!c.functions.has(name)) throw c.problem(ast, undeclared(name), c.unsetType(chk));
-        const none = () =>
-          c.problem(ast, noOverload(name, `${formatType(r)}.(${typesOf(types)})`), chk.dynType);
-        if (NO_METHOD_FORM.has(name)) throw none();
-        return c.run(orig, chk, ast, ctx, (e) =>
-          e?.code === 'no_matching_overload' ? none() : c.fallback(chk, ast, e),
-        );
-      };
-    case 'accuPush':
-      // a pushed value of no type: the evaluator cannot make a list of it
-      return (orig) => (chk, ast, ctx) =>
-        unset(chk.check(ast.args, ctx)) ? chk.registry.getListType(chk.dynType) : orig(chk, ast, ctx);
-    case 'list':
-      return (orig) => (chk, ast, ctx) => {
-        const types = (ast.args as AstNode[]).map((a) => chk.check(a, ctx));
-        const t = types.some(unset)
-          ? chk.registry.getListType(chk.dynType)
-          : c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
-        const errors = mismatches(c, ast.args as AstNode[]);
-        if (errors.length) throw new CheckProblem(errors, ast, chk.registry.getListType(chk.dynType));
-        return t;
-      };
-    case 'map':
-      return (orig) => (chk, ast, ctx) => {
-        const entries = ast.args as [AstNode, AstNode][];
-        const types = entries.flat().map((a) => chk.check(a, ctx));
-        const t = types.some(unset)
-          ? chk.registry.getMapType(chk.dynType, chk.dynType)
-          : c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
-        // keys and values join apart
-        const keys = entries.map((e) => e[0]);
-        const values = entries.map((e) => e[1]);
-        const errors = [...mismatches(c, keys), ...mismatches(c, values)];
-        if (errors.length)
-          throw new CheckProblem(errors, ast, chk.registry.getMapType(chk.dynType, chk.dynType));
-        return t;
-      };
-    case 'comprehension':
-      return (orig) => (chk, ast, ctx) =>
-        c.run(orig, chk, ast, ctx, (e) => {
-          if (e?.code !== 'invalid_comprehension_range') return c.fallback(chk, ast, e);
-          const range = ast.args.iterable as AstNode;
-          const t = range.checkedType as CheckedType;
-          return c.problem(
-            range,
-            `expression of type '${formatType(t)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
-            chk.dynType,
-          );
-        });
-    case '?:':
-      return (orig) => (chk, ast, ctx) => {
-        const [cond, yes, no] = (ast.args as AstNode[]).map((a) => chk.check(a, ctx)) as CheckedType[];
-        if (!isBoolish(cond!)) throw macroStep(c, chk, ast, [cond!, yes!, no!]);
-        return c.run(orig, chk, ast, ctx, (e) =>
-          e?.code === 'incompatible_ternary_branches'
-            ? c.problem(ast, noOverload('_?_:_', `(${typesOf([cond!, yes!, no!])})`), chk.dynType)
-            : c.fallback(chk, ast, e),
-        );
-      };
-    case '&&':
-    case '||':
-      return (orig) => (chk, ast, ctx) => {
-        const l = chk.check(ast.args[0], ctx);
-        const r = chk.check(ast.args[1], ctx);
-        if (!isBoolish(l) || !isBoolish(r))
-          throw c.problem(ast, noOverload(OPERATOR_NAMES[ast.op]!, `(${typesOf([l, r])})`), chk.dynType);
-        return c.run(orig, chk, ast, ctx, (e) => c.fallback(chk, ast, e));
-      };
-    case '!_':
-    case '-_':
-      return (orig) => (chk, ast, ctx) => {
-        const t = chk.check(ast.args, ctx);
-        return c.run(orig, chk, ast, ctx, (e) =>
-          e?.code === 'no_such_overload'
-            ? c.problem(ast, noOverload(OPERATOR_NAMES[ast.op]!, `(${formatType(t)})`), chk.dynType)
-            : c.fallback(chk, ast, e),
-        );
-      };
-  }
-  if (!OPERATOR_NAMES[op]) return undefined;
-  return (orig) => (chk, ast, ctx) => {
-    const l = chk.check(ast.args[0], ctx);
-    const r = chk.check(ast.args[1], ctx);
-    const none = () =>
-      c.problem(ast, noOverload(OPERATOR_NAMES[ast.op]!, `(${typesOf([l, r])})`), chk.dynType);
-    if (RELATIONAL.has(ast.op) && crossNumeric(l, r)) throw none();
-    return c.run(orig, chk, ast, ctx, (e) =>
-      e?.code === 'no_such_overload' ? none() : c.fallback(chk, ast, e),
-    );
-  };
+  const w = WRAPPERS.get(op) ?? (OPERATOR_NAMES[op] ? wrapBinary : undefined);
+  return w && ((orig) => w(c, orig));
 }
 
 /** Field selection as cel-go allows it: on maps, messages (a declared field) and values of no known type. */
