@@ -202,12 +202,8 @@ class Converter {
   node(n: AstNode): CostNode {
     const type = celType(n.checkedType);
     switch (n.op) {
-      case 'value': {
-        const v = n.args;
-        if (type.kind === 'string') return this.constant(type, [...(v as string)].length);
-        if (type.kind === 'bytes') return this.constant(type, (v as Uint8Array).length);
-        return this.constant(type, 1, v);
-      }
+      case 'value':
+        return this.literal(n, type);
       case 'id':
         return this.ident(n.args as string, type);
       case '.':
@@ -220,13 +216,8 @@ class Converter {
         };
       case '.?':
         return this.call('_?._', ['other'], [this.node(n.args[0]), this.constant(T('string'))], type);
-      case '[]': {
-        const operand = this.node(n.args[0]);
-        const k = operand.type.kind;
-        const overloads =
-          k === 'list' ? ['index_list'] : k === 'map' ? ['index_map'] : ['index_list', 'index_map'];
-        return this.call('_[_]', overloads, [operand, this.node(n.args[1])], type);
-      }
+      case '[]':
+        return this.index(n, type);
       case '[?]':
         return this.call('_[?_]', ['other'], [this.node(n.args[0]), this.node(n.args[1])], type);
       case 'list':
@@ -253,43 +244,58 @@ class Converter {
         return this.call('_&&_', ['logical_and'], [this.node(n.args[0]), this.node(n.args[1])], type);
       case '||':
         return this.call('_||_', ['logical_or'], [this.node(n.args[0]), this.node(n.args[1])], type);
-      case '!_': {
-        // cel-go's parser drops an even run of `!` (`!!x` is x)
-        let inner = n.args as AstNode;
-        let run = 1;
-        while (inner.op === '!_' && this.adjacent(n, inner, run, '!')) {
-          run++;
-          inner = inner.args as AstNode;
-        }
-        if (run % 2 === 0) return this.node(inner);
-        return this.call('!_', ['other'], [this.node(inner)], type);
-      }
+      case '!_':
+        return this.unary(n, '!', '!_', type);
       case '-_': {
         if (this.negativeLiteral(n)) {
           const v = (n.args as AstNode).args;
           return this.constant(type, 1, typeof v === 'bigint' || typeof v === 'number' ? -v : undefined);
         }
-        // cel-go's parser drops an even run of `-` (`--x` is x)
-        let inner = n.args as AstNode;
-        let run = 1;
-        while (inner.op === '-_' && this.adjacent(n, inner, run, '-')) {
-          run++;
-          inner = inner.args as AstNode;
-        }
-        if (run % 2 === 0) return this.node(inner);
-        return this.call('-_', ['other'], [this.node(inner)], type);
+        return this.unary(n, '-', '-_', type);
       }
       case 'call':
       case 'rcall':
         return this.invocation(n, type);
-      default: {
-        const sym = OPERATOR_NAMES[n.op];
-        if (!sym) return this.constant(type);
-        const l = this.node(n.args[0]);
-        const r = this.node(n.args[1]);
-        return this.call(sym, operatorOverloads(n.op, l.type.kind, r.type.kind), [l, r], type);
-      }
+      default:
+        return this.operator(n, type);
     }
+  }
+
+  /** A literal: its size is its length for strings (in code points) and bytes. */
+  private literal(n: AstNode, type: CelType): CostNode {
+    const v = n.args;
+    if (type.kind === 'string') return this.constant(type, [...(v as string)].length);
+    if (type.kind === 'bytes') return this.constant(type, (v as Uint8Array).length);
+    return this.constant(type, 1, v);
+  }
+
+  private index(n: AstNode, type: CelType): CostNode {
+    const operand = this.node(n.args[0]);
+    const k = operand.type.kind;
+    const overloads =
+      k === 'list' ? ['index_list'] : k === 'map' ? ['index_map'] : ['index_list', 'index_map'];
+    return this.call('_[_]', overloads, [operand, this.node(n.args[1])], type);
+  }
+
+  /** `!x` or `-x`: cel-go's parser drops an even run of the operator (`!!x` and `--x` are x). */
+  private unary(n: AstNode, op: '!' | '-', fn: '!_' | '-_', type: CelType): CostNode {
+    let inner = n.args as AstNode;
+    let run = 1;
+    while (inner.op === fn && this.adjacent(n, inner, run, op)) {
+      run++;
+      inner = inner.args as AstNode;
+    }
+    if (run % 2 === 0) return this.node(inner);
+    return this.call(fn, ['other'], [this.node(inner)], type);
+  }
+
+  /** A binary operator (an unknown node: a constant). */
+  private operator(n: AstNode, type: CelType): CostNode {
+    const sym = OPERATOR_NAMES[n.op];
+    if (!sym) return this.constant(type);
+    const l = this.node(n.args[0]);
+    const r = this.node(n.args[1]);
+    return this.call(sym, operatorOverloads(n.op, l.type.kind, r.type.kind), [l, r], type);
   }
 
   private invocation(n: AstNode, type: CelType): CostNode {

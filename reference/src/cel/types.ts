@@ -174,42 +174,67 @@ export function declare(
     case 'number':
       return scalar('double', 'double', s, schemaType);
     case 'string':
-      switch (s.format) {
-        case 'byte':
-          return scalar('bytes', 'bytes', s, schemaType);
-        case 'date':
-        case 'date-time':
-        case 'datetime':
-          return scalar('timestamp', TIMESTAMP, s, schemaType);
-        case 'duration':
-          return scalar('duration', DURATION, s, schemaType);
-        default:
-          return scalar('string', 'string', s, schemaType);
-      }
-    case 'array': {
-      const elem = declare(s.items as ValueSchema | undefined, `${name}.items`, out, false, names);
-      const lt = s['x-orch-list-type'];
-      const listType: ListType | undefined =
-        lt === 'set'
-          ? { kind: 'set' }
-          : lt === 'map'
-            ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => names(k) ?? k) }
-            : undefined;
-      return {
-        kind: 'list',
-        listType,
-        name: `list<${elem.name}>`,
-        elem,
-        maxSize: maxItems(s, elem.minSize),
-        minSize: minSerializedSize(s),
-        schemaType,
-      };
-    }
+      return declareString(s, schemaType);
+    case 'array':
+      return declareList(s, name, out, names, schemaType);
     case 'object':
       break;
     default:
       if (!root) return scalar('dyn', 'dyn', s, schemaType);
   }
+  return declareObject(s, name, out, root, names);
+}
+
+/** A string, or the type its format names. */
+function declareString(s: ValueSchema, schemaType: string): DeclType {
+  switch (s.format) {
+    case 'byte':
+      return scalar('bytes', 'bytes', s, schemaType);
+    case 'date':
+    case 'date-time':
+    case 'datetime':
+      return scalar('timestamp', TIMESTAMP, s, schemaType);
+    case 'duration':
+      return scalar('duration', DURATION, s, schemaType);
+    default:
+      return scalar('string', 'string', s, schemaType);
+  }
+}
+
+function declareList(
+  s: ValueSchema,
+  name: string,
+  out: MessageDeclaration[],
+  names: FieldNames,
+  schemaType: string,
+): DeclType {
+  const elem = declare(s.items as ValueSchema | undefined, `${name}.items`, out, false, names);
+  const lt = s['x-orch-list-type'];
+  const listType: ListType | undefined =
+    lt === 'set'
+      ? { kind: 'set' }
+      : lt === 'map'
+        ? { kind: 'map', keys: (s['x-orch-list-map-keys'] ?? []).map((k) => names(k) ?? k) }
+        : undefined;
+  return {
+    kind: 'list',
+    listType,
+    name: `list<${elem.name}>`,
+    elem,
+    maxSize: maxItems(s, elem.minSize),
+    minSize: minSerializedSize(s),
+    schemaType,
+  };
+}
+
+/** An object: a map (additionalProperties only), a message (properties, or an embedded resource), or dyn. */
+function declareObject(
+  s: ValueSchema,
+  name: string,
+  out: MessageDeclaration[],
+  root: boolean,
+  names: FieldNames,
+): DeclType {
   const embedded = root || s['x-orch-embedded-resource'] === true;
   const props = s.properties ?? {};
   const hasProps = Object.keys(props).length > 0;
@@ -232,6 +257,18 @@ export function declare(
   }
   if (!embedded && !hasProps && !s['x-orch-preserve-unknown-fields'] && s.additionalProperties === undefined)
     return { ...scalar('dyn', 'dyn', s, 'object'), kind: 'dyn' };
+  return declareMessage(s, name, out, embedded, names);
+}
+
+/** A message type of the object's properties (with apiVersion, kind and metadata when embedded). */
+function declareMessage(
+  s: ValueSchema,
+  name: string,
+  out: MessageDeclaration[],
+  embedded: boolean,
+  names: FieldNames,
+): DeclType {
+  const props = s.properties ?? {};
   const fields = new Map<string, DeclField>();
   const own = props as Record<string, ValueSchema>;
   const all = embedded ? withTypeAndObjectMeta(own) : own;
