@@ -130,40 +130,98 @@ function activation(input: EvaluationInput, hasParams: boolean): Record<string, 
   return base;
 }
 
+const MESSAGE_BUDGET_EXCEEDED = `failed messageExpression execution: ${BUDGET_EXCEEDED}`;
+
+/** The message of an expression that failed (running out of the budget ends the evaluation instead). */
+function expressionError(expression: string, e: unknown): string {
+  if (e instanceof BudgetExceeded) throw e;
+  return `expression '${expression}' resulted in error: ${errorText(e)}`;
+}
+
+/** A policy that could not be evaluated: one decision by the failure policy. */
+function failed(onError: Decision['action'], message: string): ValidateResult {
+  return { decisions: [{ action: onError, evaluation: 'error', message, index: 0 }], annotations: [] };
+}
+
+/** The decision of a validation that failed to evaluate or held. */
+function settled(r: { ok?: unknown; error?: string }, index: number, onError: Decision['action']): Decision {
+  if (r.error !== undefined) return { action: onError, evaluation: 'error', message: r.error, index };
+  return { action: 'admit', evaluation: 'admit', message: '', index };
+}
+
+/** A message expression's result as a message: a one-line string of at most 5 KiB, else none. */
+function messageText(m: unknown): string {
+  if (typeof m !== 'string') return '';
+  const message = m.trim();
+  return Buffer.byteLength(message) > MAX_MESSAGE_BYTES || message.includes('\n') ? '' : message;
+}
+
+/** The denial of a validation that did not hold, with the message its expression gave (or its own). */
+function denial(v: CompiledPolicy['validations'][number], message: string, index: number): Decision {
+  return {
+    action: 'deny',
+    evaluation: 'deny',
+    message: message || v.message.trim() || `failed expression: ${v.expression.trim()}`,
+    reason: v.reason ?? 'Invalid',
+    index,
+  };
+}
+
+/** An audit annotation that failed: an error when the failure policy denies, else left out. */
+function annotationError(key: string, onError: Decision['action'], error: string): AnnotationResult {
+  return { key, action: onError === 'deny' ? 'error' : 'exclude', error };
+}
+
+/** The audit annotation of a value expression's result (a string, or null to leave it out). */
+function annotationOf(
+  key: string,
+  source: string,
+  value: unknown,
+  onError: Decision['action'],
+): AnnotationResult {
+  if (value === null || value === undefined) return { key, action: 'exclude' };
+  if (typeof value === 'string') return { key, action: 'publish', value };
+  return annotationError(
+    key,
+    onError,
+    `valueExpression '${source}' resulted in unsupported return type: ${typeof value}. Return type must be either string or null.`,
+  );
+}
+
+/** The audit annotation of a value expression that failed (running out of the budget ends the evaluation instead). */
+function annotationFailure(
+  key: string,
+  source: string,
+  e: unknown,
+  onError: Decision['action'],
+): AnnotationResult {
+  if (e instanceof BudgetExceeded) throw e;
+  return annotationError(key, onError, `valueExpression '${source}' resulted in error: ${errorText(e)}`);
+}
+
 export async function validate(policy: CompiledPolicy, input: EvaluationInput): Promise<ValidateResult> {
   const onError: Decision['action'] = policy.failurePolicy === 'Ignore' ? 'admit' : 'deny';
   const budget: Budget = { remaining: RUNTIME_CEL_COST_BUDGET };
   const base = activation(input, !!policy.paramKind);
-  const failed = (message: string): ValidateResult => ({
-    decisions: [{ action: onError, evaluation: 'error', message, index: 0 }],
-    annotations: [],
-  });
+  const authorizer = input.authorizer;
   try {
     // match conditions: any error decides by the failure policy; any false skips the policy
     const errors: string[] = [];
-    let matched = true;
     for (const c of policy.matchConditions) {
       if ('error' in c.compiled) {
         errors.push(`compilation error: ${c.compiled.error}`);
         continue;
       }
       try {
-        const r = await run(c.compiled.program, base, input.authorizer, budget);
-        if (r === false) {
-          matched = false;
-          break;
-        }
+        const r = await run(c.compiled.program, base, authorizer, budget);
+        if (r === false) return { decisions: [], annotations: [] };
         if (r !== true) errors.push(`matchCondition '${c.name}' must evaluate to bool`);
       } catch (e) {
-        if (e instanceof BudgetExceeded) throw e;
-        errors.push(`expression '${c.expression}' resulted in error: ${errorText(e)}`);
+        errors.push(expressionError(c.expression, e));
       }
     }
-    if (!matched) return { decisions: [], annotations: [] };
-    if (errors.length) return failed(errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`);
-    base.variables = await computeVariables(policy, base, input.authorizer, budget);
-
-    const decisions: Decision[] = [];
+    if (errors.length) return failed(onError, errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`);
+    base.variables = await computeVariables(policy, base, authorizer, budget);
     const results: { ok?: unknown; error?: string }[] = [];
     for (const v of policy.validations) {
       if ('error' in v.compiled) {
@@ -171,85 +229,49 @@ export async function validate(policy: CompiledPolicy, input: EvaluationInput): 
         continue;
       }
       try {
-        results.push({ ok: await run(v.compiled.program, base, input.authorizer, budget) });
+        results.push({ ok: await run(v.compiled.program, base, authorizer, budget) });
       } catch (e) {
-        if (e instanceof BudgetExceeded) throw e;
-        results.push({ error: `expression '${v.expression}' resulted in error: ${errorText(e)}` });
+        results.push({ error: expressionError(v.expression, e) });
       }
     }
+    const decisions: Decision[] = [];
     for (const [i, v] of policy.validations.entries()) {
       const r = results[i]!;
-      if (r.error !== undefined) {
-        decisions.push({ action: onError, evaluation: 'error', message: r.error, index: i });
-        continue;
-      }
-      if (r.ok === true) {
-        decisions.push({ action: 'admit', evaluation: 'admit', message: '', index: i });
+      if (r.error !== undefined || r.ok === true) {
+        decisions.push(settled(r, i, onError));
         continue;
       }
       let message = '';
       if (v.messageExpression && 'program' in v.messageExpression) {
         try {
-          const m = await run(v.messageExpression.program, base, input.authorizer, budget);
-          if (typeof m === 'string') {
-            message = m.trim();
-            if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES || message.includes('\n')) message = '';
-          }
+          message = messageText(await run(v.messageExpression.program, base, authorizer, budget));
         } catch (e) {
           if (e instanceof BudgetExceeded) {
-            decisions.push({
-              action: onError,
-              evaluation: 'error',
-              message: `failed messageExpression execution: ${BUDGET_EXCEEDED}`,
-              index: i,
-            });
+            decisions.push(settled({ error: MESSAGE_BUDGET_EXCEEDED }, i, onError));
             continue;
           }
           // any other failure falls back to the static message
         }
       }
-      if (!message) message = v.message.trim() || `failed expression: ${v.expression.trim()}`;
-      decisions.push({
-        action: 'deny',
-        evaluation: 'deny',
-        message,
-        reason: v.reason ?? 'Invalid',
-        index: i,
-      });
+      decisions.push(denial(v, message, i));
     }
-
     const annotations: AnnotationResult[] = [];
     for (const a of policy.auditAnnotations) {
       if ('error' in a.compiled) {
-        annotations.push({
-          key: a.key,
-          action: onError === 'deny' ? 'error' : 'exclude',
-          error: `compilation error: ${a.compiled.error}`,
-        });
+        annotations.push(annotationError(a.key, onError, `compilation error: ${a.compiled.error}`));
         continue;
       }
+      const source = a.compiled.program.source;
       try {
-        const value = await run(a.compiled.program, base, input.authorizer, budget);
-        if (value === null || value === undefined) annotations.push({ key: a.key, action: 'exclude' });
-        else if (typeof value === 'string') annotations.push({ key: a.key, action: 'publish', value });
-        else
-          annotations.push({
-            key: a.key,
-            action: onError === 'deny' ? 'error' : 'exclude',
-            error: `valueExpression '${a.compiled.program.source}' resulted in unsupported return type: ${typeof value}. Return type must be either string or null.`,
-          });
+        const value = await run(a.compiled.program, base, authorizer, budget);
+        annotations.push(annotationOf(a.key, source, value, onError));
       } catch (e) {
-        if (e instanceof BudgetExceeded) throw e;
-        annotations.push({
-          key: a.key,
-          action: onError === 'deny' ? 'error' : 'exclude',
-          error: `valueExpression '${a.compiled.program.source}' resulted in error: ${errorText(e)}`,
-        });
+        annotations.push(annotationFailure(a.key, source, e, onError));
       }
     }
     return { decisions, annotations };
   } catch (e) {
-    if (e instanceof BudgetExceeded) return failed(BUDGET_EXCEEDED);
+    if (e instanceof BudgetExceeded) return failed(onError, BUDGET_EXCEEDED);
     throw e;
   }
 }

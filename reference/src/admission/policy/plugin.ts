@@ -13,13 +13,14 @@
 // plugin does nothing.
 
 import type { AuthorizerChain } from '../../authorization/chain.ts';
+import type { AuthorizerFn } from '../../cel/library-authorizer.ts';
 import { qualifiedResource, type Reason, StatusError } from '../../errors/status.ts';
 import type { Registry } from '../../registry/registry.ts';
 import type { KObject } from '../../storage/types.ts';
 import { celAuthorizer } from '../cel-authorizer.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { type CompiledPolicy, compiledPolicy } from './compiled.ts';
-import { type Decision, validate } from './evaluate.ts';
+import { type AnnotationResult, type Decision, validate } from './evaluate.ts';
 import { Matcher } from './matching.ts';
 import { collectParams, ParamError } from './params.ts';
 
@@ -100,6 +101,147 @@ export interface PolicyPluginEnv {
   options: { featureGates: Record<string, boolean> };
 }
 
+/** One request under review: the denials found so far, the audit annotations made, the namespace. */
+class Review {
+  readonly denials: Denial[] = [];
+  private readonly annotated = new Set<string>();
+  private namespaceObject: KObject | undefined | null;
+
+  constructor(
+    private readonly registry: Registry,
+    readonly a: AdmissionAttributes,
+    readonly authz: AuthorizerFn,
+  ) {}
+
+  /** An audit annotation, once per key (the first value stays). */
+  annotate(key: string, value: string): void {
+    if (this.annotated.has(key)) return;
+    this.annotated.add(key);
+    this.a.ctx.audit?.annotate(key, value);
+  }
+
+  /** The namespace of the request's object, read once (null: none, or the object is a namespace). */
+  nsObject(): KObject | null {
+    if (this.namespaceObject === undefined) {
+      const a = this.a;
+      const isNamespace = a.kind.group === '' && a.kind.kind === 'Namespace';
+      this.namespaceObject =
+        a.namespace && !isNamespace
+          ? (this.registry.storage.get(`core/namespaces//${a.namespace}`)?.obj ?? null)
+          : null;
+    }
+    return this.namespaceObject;
+  }
+
+  /** A policy or binding that cannot be used: a denial unless the policy's failure policy ignores it. */
+  configError(policy: CompiledPolicy, message: string, binding?: string): void {
+    if (policy.failurePolicy === 'Ignore') return;
+    this.denials.push({
+      policy: policy.name,
+      binding,
+      message: binding ? `failed to configure binding: ${message}` : `failed to configure policy: ${message}`,
+    });
+  }
+
+  /** The parameter objects a binding selects (undefined: it cannot be used, and that was noted). */
+  paramsOf(policy: CompiledPolicy, spec: Rec, binding: string): (KObject | null)[] | undefined {
+    try {
+      return collectParams(this.registry, policy.paramKind, spec.paramRef, this.a.namespace);
+    } catch (e) {
+      if (!(e instanceof ParamError)) throw e;
+      this.configError(policy, e.message, binding);
+      return undefined;
+    }
+  }
+
+  /** A failed validation, or an evaluation error under Fail, acts as the binding says. */
+  act(policy: CompiledPolicy, binding: string, actions: string[], decisions: Decision[]): void {
+    for (const d of decisions) {
+      if (d.action !== 'deny') continue;
+      for (const action of actions) {
+        if (action === 'Deny')
+          this.denials.push({ policy: policy.name, binding, message: d.message, reason: d.reason });
+        else if (action === 'Warn')
+          this.a.ctx.warnings.push(
+            `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding}': ${d.message}`,
+          );
+        else if (action === 'Audit')
+          this.annotate(
+            VALIDATION_FAILURE_ANNOTATION,
+            JSON.stringify([
+              {
+                message: d.message,
+                policy: policy.name,
+                binding,
+                expressionIndex: d.index,
+                validationActions: actions,
+              },
+            ]),
+          );
+      }
+    }
+  }
+
+  /** Collects the audit annotation values of one evaluation; one that failed under Fail is a denial. */
+  collect(
+    policy: CompiledPolicy,
+    binding: string,
+    annotations: AnnotationResult[],
+    collected: Map<string, string[]>,
+  ): void {
+    for (const an of annotations) {
+      if (an.action === 'publish') {
+        const values = collected.get(an.key) ?? [];
+        const v = an.value!.slice(0, MAX_ANNOTATION_VALUE);
+        if (!values.includes(v)) values.push(v);
+        collected.set(an.key, values);
+      } else if (an.action === 'error')
+        this.denials.push({ policy: policy.name, binding, message: an.error ?? '' });
+    }
+  }
+}
+
+/** Evaluates every matching policy for each of its matching bindings and parameter objects. */
+async function review(
+  registry: Registry,
+  matcher: Matcher,
+  authorizer: AuthorizerChain,
+  a: AdmissionAttributes,
+): Promise<void> {
+  const policies = stored(registry, POLICIES);
+  if (policies.length === 0) return;
+  const bindings = stored(registry, BINDINGS);
+  const r = new Review(registry, a, celAuthorizer(authorizer, a.ctx.user));
+  for (const p of policies.sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : 1))) {
+    const policy: CompiledPolicy = compiledPolicy(p);
+    if (!matcher.matches(policy.matchConstraints, a)) continue;
+    const collected = new Map<string, string[]>();
+    for (const b of bindings) {
+      const spec = rec(b.spec);
+      if (spec.policyName !== policy.name) continue;
+      const binding = b.metadata.name ?? '';
+      if (!matcher.bindingMatches(spec.matchResources, a)) continue;
+      const params = r.paramsOf(policy, spec, binding);
+      if (!params) continue;
+      const actions = strs(spec.validationActions);
+      for (const param of params) {
+        const result = await validate(policy, {
+          object: a.operation === 'DELETE' ? null : a.object,
+          oldObject: a.oldObject ?? null,
+          params: param,
+          namespaceObject: r.nsObject(),
+          request: reviewRequest(a),
+          authorizer: r.authz,
+        });
+        r.act(policy, binding, actions, result.decisions);
+        r.collect(policy, binding, result.annotations, collected);
+      }
+    }
+    for (const [key, values] of collected) r.annotate(`${policy.name}/${key}`, values.join(', '));
+  }
+  if (r.denials.length) throw denialError(r.denials[0]!, a);
+}
+
 export function validatingAdmissionPolicy(env: PolicyPluginEnv): AdmissionPlugin {
   const { registry, authorizer } = env;
   const on = env.options.featureGates.ValidatingAdmissionPolicy === true;
@@ -109,105 +251,6 @@ export function validatingAdmissionPolicy(env: PolicyPluginEnv): AdmissionPlugin
     handles: (a) =>
       on &&
       !(a.resource.group === GROUP && (a.resource.resource === POLICIES || a.resource.resource === BINDINGS)),
-    async validate(a) {
-      const policies = stored(registry, POLICIES);
-      if (policies.length === 0) return;
-      const bindings = stored(registry, BINDINGS);
-      const denials: Denial[] = [];
-      const annotated = new Set<string>();
-      const annotate = (key: string, value: string) => {
-        if (annotated.has(key)) return;
-        annotated.add(key);
-        a.ctx.audit?.annotate(key, value);
-      };
-      const authz = celAuthorizer(authorizer, a.ctx.user);
-      let namespaceObject: KObject | undefined | null;
-      const nsObject = () => {
-        if (namespaceObject === undefined) {
-          const isNamespace = a.kind.group === '' && a.kind.kind === 'Namespace';
-          namespaceObject =
-            a.namespace && !isNamespace
-              ? (registry.storage.get(`core/namespaces//${a.namespace}`)?.obj ?? null)
-              : null;
-        }
-        return namespaceObject;
-      };
-      for (const p of policies.sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : 1))) {
-        const policy: CompiledPolicy = compiledPolicy(p);
-        const configError = (message: string, binding?: string) => {
-          if (policy.failurePolicy === 'Ignore') return;
-          denials.push({
-            policy: policy.name,
-            binding,
-            message: binding
-              ? `failed to configure binding: ${message}`
-              : `failed to configure policy: ${message}`,
-          });
-        };
-        if (!matcher.matches(policy.matchConstraints, a)) continue;
-        const collected = new Map<string, string[]>();
-        for (const b of bindings) {
-          const spec = rec(b.spec);
-          if (spec.policyName !== policy.name) continue;
-          const binding = b.metadata.name ?? '';
-          if (!matcher.bindingMatches(spec.matchResources, a)) continue;
-          let params: (KObject | null)[];
-          try {
-            params = collectParams(registry, policy.paramKind, spec.paramRef, a.namespace);
-          } catch (e) {
-            if (!(e instanceof ParamError)) throw e;
-            configError(e.message, binding);
-            continue;
-          }
-          const actions = strs(spec.validationActions);
-          for (const param of params) {
-            const result = await validate(policy, {
-              object: a.operation === 'DELETE' ? null : a.object,
-              oldObject: a.oldObject ?? null,
-              params: param,
-              namespaceObject: nsObject(),
-              request: reviewRequest(a),
-              authorizer: authz,
-            });
-            for (const d of result.decisions) {
-              // a failed validation, or an evaluation error under Fail, acts as the binding says
-              if (d.action !== 'deny') continue;
-              for (const action of actions) {
-                if (action === 'Deny')
-                  denials.push({ policy: policy.name, binding, message: d.message, reason: d.reason });
-                else if (action === 'Warn')
-                  a.ctx.warnings.push(
-                    `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding}': ${d.message}`,
-                  );
-                else if (action === 'Audit')
-                  annotate(
-                    VALIDATION_FAILURE_ANNOTATION,
-                    JSON.stringify([
-                      {
-                        message: d.message,
-                        policy: policy.name,
-                        binding,
-                        expressionIndex: d.index,
-                        validationActions: actions,
-                      },
-                    ]),
-                  );
-              }
-            }
-            for (const an of result.annotations) {
-              if (an.action === 'publish') {
-                const values = collected.get(an.key) ?? [];
-                const v = an.value!.slice(0, MAX_ANNOTATION_VALUE);
-                if (!values.includes(v)) values.push(v);
-                collected.set(an.key, values);
-              } else if (an.action === 'error')
-                denials.push({ policy: policy.name, binding, message: an.error ?? '' });
-            }
-          }
-        }
-        for (const [key, values] of collected) annotate(`${policy.name}/${key}`, values.join(', '));
-      }
-      if (denials.length) throw denialError(denials[0]!, a);
-    },
+    validate: (a) => review(registry, matcher, authorizer, a),
   };
 }
