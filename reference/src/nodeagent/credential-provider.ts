@@ -58,6 +58,8 @@ export const CREDENTIAL_PROVIDER_FIELDS: readonly FieldDef[] = [
 
 type Obj = Record<string, unknown>;
 
+type At = (k: string) => string;
+
 export function checkCredentialProviders(c: Obj, opts: RuleOptions | undefined, out: FieldError[]): void {
   const providers = c.providers;
   if (!Array.isArray(providers) || providers.length === 0) {
@@ -70,81 +72,10 @@ export function checkCredentialProviders(c: Obj, opts: RuleOptions | undefined, 
     if (raw === null || typeof raw !== 'object') return;
     const p = raw as Obj;
     const at = (k: string) => childPath(childPath('providers', i), k);
-    const name = p.name;
-    if (typeof name !== 'string' || name === '') {
-      if (checks(opts, 'required'))
-        out.push({ path: at('name'), type: 'Required value', detail: 'name must be set' });
-    } else if (checks(opts, 'credential-providers')) {
-      if (/[/\\]/.test(name) || name === '.' || name === '..')
-        out.push({
-          path: at('name'),
-          type: 'Invalid value',
-          value: name,
-          detail: 'must be the name of an executable, not a path',
-        });
-      if (names.has(name))
-        out.push({
-          path: at('name'),
-          type: 'Duplicate value',
-          value: name,
-          detail: 'provider names must be unique',
-        });
-      names.add(name);
-    }
-    const images = p.matchImages;
-    if (!Array.isArray(images) || images.length === 0) {
-      if (checks(opts, 'required'))
-        out.push({
-          path: at('matchImages'),
-          type: 'Required value',
-          detail: 'at least one image pattern is required',
-        });
-    } else if (checks(opts, 'credential-providers'))
-      images.forEach((img, j) => {
-        if (typeof img !== 'string') return;
-        const why = imagePatternProblem(img);
-        if (why)
-          out.push({ path: childPath(at('matchImages'), j), type: 'Invalid value', value: img, detail: why });
-      });
-    const cache = p.defaultCacheDuration;
-    if (typeof cache !== 'string' || cache === '') {
-      if (checks(opts, 'required'))
-        out.push({
-          path: at('defaultCacheDuration'),
-          type: 'Required value',
-          detail: 'defaultCacheDuration must be set',
-        });
-    } else {
-      const ns = parseDuration(cache);
-      if (ns === undefined && checks(opts, 'durations'))
-        out.push({
-          path: at('defaultCacheDuration'),
-          type: 'Invalid value',
-          value: cache,
-          detail: 'must be a duration, e.g. 10m',
-        });
-      if (ns !== undefined && ns < 0n && checks(opts, 'ranges'))
-        out.push({
-          path: at('defaultCacheDuration'),
-          type: 'Invalid value',
-          value: cache,
-          detail: 'must not be negative',
-        });
-    }
-    const v = p.apiVersion;
-    if (typeof v !== 'string' || v === '') {
-      if (checks(opts, 'required'))
-        out.push({ path: at('apiVersion'), type: 'Required value', detail: 'apiVersion must be set' });
-    } else if (
-      !(PROVIDER_API_VERSIONS as readonly string[]).includes(v) &&
-      checks(opts, 'credential-providers')
-    )
-      out.push({
-        path: at('apiVersion'),
-        type: 'Unsupported value',
-        value: v,
-        detail: `supported values: ${PROVIDER_API_VERSIONS.map((x) => JSON.stringify(x)).join(', ')}`,
-      });
+    checkName(p.name, at, names, opts, out);
+    checkImages(p.matchImages, at, opts, out);
+    checkCacheDuration(p.defaultCacheDuration, at, opts, out);
+    checkApiVersion(p.apiVersion, at, opts, out);
     if (Array.isArray(p.env))
       p.env.forEach((e, j) => {
         const n = (e as Obj | null)?.name;
@@ -156,4 +87,97 @@ export function checkCredentialProviders(c: Obj, opts: RuleOptions | undefined, 
           });
       });
   });
+}
+
+/** A provider's name: set, an executable's name rather than a path, unique (`names` holds the earlier ones). */
+function checkName(
+  name: unknown,
+  at: At,
+  names: Set<string>,
+  opts: RuleOptions | undefined,
+  out: FieldError[],
+): void {
+  if (typeof name !== 'string' || name === '') {
+    if (checks(opts, 'required'))
+      out.push({ path: at('name'), type: 'Required value', detail: 'name must be set' });
+  } else if (checks(opts, 'credential-providers')) {
+    if (/[/\\]/.test(name) || name === '.' || name === '..')
+      out.push({
+        path: at('name'),
+        type: 'Invalid value',
+        value: name,
+        detail: 'must be the name of an executable, not a path',
+      });
+    if (names.has(name))
+      out.push({
+        path: at('name'),
+        type: 'Duplicate value',
+        value: name,
+        detail: 'provider names must be unique',
+      });
+    names.add(name);
+  }
+}
+
+/** A provider's image patterns: at least one, each a valid pattern. */
+function checkImages(images: unknown, at: At, opts: RuleOptions | undefined, out: FieldError[]): void {
+  if (!Array.isArray(images) || images.length === 0) {
+    if (checks(opts, 'required'))
+      out.push({
+        path: at('matchImages'),
+        type: 'Required value',
+        detail: 'at least one image pattern is required',
+      });
+  } else if (checks(opts, 'credential-providers'))
+    images.forEach((img, j) => {
+      if (typeof img !== 'string') return;
+      const why = imagePatternProblem(img);
+      if (why)
+        out.push({ path: childPath(at('matchImages'), j), type: 'Invalid value', value: img, detail: why });
+    });
+}
+
+/** A provider's cache duration: set, a duration, not negative. */
+function checkCacheDuration(cache: unknown, at: At, opts: RuleOptions | undefined, out: FieldError[]): void {
+  if (typeof cache !== 'string' || cache === '') {
+    if (checks(opts, 'required'))
+      out.push({
+        path: at('defaultCacheDuration'),
+        type: 'Required value',
+        detail: 'defaultCacheDuration must be set',
+      });
+  } else {
+    const ns = parseDuration(cache);
+    if (ns === undefined && checks(opts, 'durations'))
+      out.push({
+        path: at('defaultCacheDuration'),
+        type: 'Invalid value',
+        value: cache,
+        detail: 'must be a duration, e.g. 10m',
+      });
+    if (ns !== undefined && ns < 0n && checks(opts, 'ranges'))
+      out.push({
+        path: at('defaultCacheDuration'),
+        type: 'Invalid value',
+        value: cache,
+        detail: 'must not be negative',
+      });
+  }
+}
+
+/** A provider's request version: set, one of the supported ones. */
+function checkApiVersion(v: unknown, at: At, opts: RuleOptions | undefined, out: FieldError[]): void {
+  if (typeof v !== 'string' || v === '') {
+    if (checks(opts, 'required'))
+      out.push({ path: at('apiVersion'), type: 'Required value', detail: 'apiVersion must be set' });
+  } else if (
+    !(PROVIDER_API_VERSIONS as readonly string[]).includes(v) &&
+    checks(opts, 'credential-providers')
+  )
+    out.push({
+      path: at('apiVersion'),
+      type: 'Unsupported value',
+      value: v,
+      detail: `supported values: ${PROVIDER_API_VERSIONS.map((x) => JSON.stringify(x)).join(', ')}`,
+    });
 }

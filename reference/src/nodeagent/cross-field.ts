@@ -11,34 +11,46 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
 
 export function checkCrossField(c: Obj, opts: RuleOptions | undefined, out: FieldError[]): void {
   // duration signs and the CFS quota period range read durations; they are range rules
-  if (checks(opts, 'ranges')) {
-    for (const name of ['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods']) {
-      const s = durationSeconds(c[name]);
-      if (s !== undefined && s < 0)
-        out.push({ path: name, type: 'Invalid value', value: c[name], detail: 'must not be negative' });
-    }
-    // kubelet 1.28: the CFS quota period is from 1ms to 1s
-    const q = durationSeconds(c.cpuCFSQuotaPeriod);
-    if (q !== undefined && (q < 0.001 || q > 1))
-      out.push({
-        path: 'cpuCFSQuotaPeriod',
-        type: 'Invalid value',
-        value: c.cpuCFSQuotaPeriod,
-        detail: 'must be between 1ms and 1s',
-      });
-  }
-  if (checks(opts, 'values')) {
-    // kubelet 1.28: "none" is an enforcement option only on its own
-    const enforce = c.enforceNodeAllocatable;
-    if (Array.isArray(enforce) && enforce.length > 1 && enforce.includes('none'))
-      out.push({
-        path: 'enforceNodeAllocatable',
-        type: 'Invalid value',
-        value: enforce,
-        detail: '"none" cannot be combined with other enforcement options',
-      });
-  }
+  if (checks(opts, 'ranges')) checkDurationRanges(c, out);
+  if (checks(opts, 'values')) checkEnforcementValues(c, out);
   if (!checks(opts, 'cross-field')) return;
+  checkLimits(c, out);
+  checkShutdown(c, out);
+  checkDependencies(c, out);
+}
+
+/** Durations that must not be negative, and the CFS quota period's range. */
+function checkDurationRanges(c: Obj, out: FieldError[]): void {
+  for (const name of ['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods']) {
+    const s = durationSeconds(c[name]);
+    if (s !== undefined && s < 0)
+      out.push({ path: name, type: 'Invalid value', value: c[name], detail: 'must not be negative' });
+  }
+  // kubelet 1.28: the CFS quota period is from 1ms to 1s
+  const q = durationSeconds(c.cpuCFSQuotaPeriod);
+  if (q !== undefined && (q < 0.001 || q > 1))
+    out.push({
+      path: 'cpuCFSQuotaPeriod',
+      type: 'Invalid value',
+      value: c.cpuCFSQuotaPeriod,
+      detail: 'must be between 1ms and 1s',
+    });
+}
+
+function checkEnforcementValues(c: Obj, out: FieldError[]): void {
+  // kubelet 1.28: "none" is an enforcement option only on its own
+  const enforce = c.enforceNodeAllocatable;
+  if (Array.isArray(enforce) && enforce.length > 1 && enforce.includes('none'))
+    out.push({
+      path: 'enforceNodeAllocatable',
+      type: 'Invalid value',
+      value: enforce,
+      detail: '"none" cannot be combined with other enforcement options',
+    });
+}
+
+/** Thresholds and counts bounded by another field, and fields that need another set. */
+function checkLimits(c: Obj, out: FieldError[]): void {
   const high = num(c.imageGCHighThresholdPercent);
   const low = num(c.imageGCLowThresholdPercent);
   if (high !== undefined && low !== undefined && high <= low)
@@ -71,6 +83,10 @@ export function checkCrossField(c: Obj, opts: RuleOptions | undefined, out: Fiel
       value: c.maxParallelImagePulls,
       detail: 'may be set only when serializeImagePulls is false',
     });
+}
+
+/** The shutdown grace periods: the critical pods' within the whole; by priority only without them. */
+function checkShutdown(c: Obj, out: FieldError[]): void {
   const total = durationSeconds(c.shutdownGracePeriod);
   const critical = durationSeconds(c.shutdownGracePeriodCriticalPods);
   if (total !== undefined && critical !== undefined && critical > total)
@@ -87,6 +103,10 @@ export function checkCrossField(c: Obj, opts: RuleOptions | undefined, out: Fiel
       type: 'Forbidden',
       detail: 'must be empty when shutdownGracePeriod or shutdownGracePeriodCriticalPods is set',
     });
+}
+
+/** Switches, reservations and eviction thresholds that need another field. */
+function checkDependencies(c: Obj, out: FieldError[]): void {
   if (c.enableSystemLogQuery === true && c.enableSystemLogHandler === false)
     out.push({
       path: 'enableSystemLogQuery',

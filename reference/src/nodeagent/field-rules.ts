@@ -104,6 +104,61 @@ function checkScalar(
   }
 }
 
+/** One entry of a map field: its key allowed, its value a quantity, duration or the field's format. */
+function checkMapEntry(
+  def: FieldDef,
+  k: string,
+  x: unknown,
+  p: string,
+  opts: RuleOptions | undefined,
+  out: FieldError[],
+): void {
+  if (def.signalKeys && !isEvictionSignal(k)) {
+    if (checks(opts, 'eviction-signals'))
+      out.push({ path: p, type: 'Unsupported value', value: k, detail: 'not an eviction signal name' });
+    return;
+  }
+  if (def.keys && !def.keys.includes(k)) {
+    if (checks(opts, 'values'))
+      out.push({
+        path: p,
+        type: 'Unsupported value',
+        value: k,
+        detail: `supported keys: ${def.keys.map((x) => JSON.stringify(x)).join(', ')}`,
+      });
+    return;
+  }
+  if (def.kind === 'resourceList') {
+    const q =
+      typeof x === 'number' ? parseQuantity(String(x)) : typeof x === 'string' ? parseQuantity(x) : undefined;
+    if ((!q || q.nanos < 0n) && checks(opts, 'formats'))
+      out.push({
+        path: p,
+        type: 'Invalid value',
+        value: x,
+        detail: 'must be a quantity that is not negative',
+      });
+    return;
+  }
+  if (typeof x !== 'string') return;
+  if (def.name === 'evictionSoftGracePeriod') {
+    const ns = parseDuration(x);
+    if ((ns === undefined || ns < 0n) && checks(opts, 'durations'))
+      out.push({
+        path: p,
+        type: 'Invalid value',
+        value: x,
+        detail: 'must be a duration that is not negative',
+      });
+    return;
+  }
+  if (def.format) {
+    const problem = formatProblem(def.format, x);
+    if (problem && checks(opts, problem.cls))
+      out.push({ path: p, type: 'Invalid value', value: x, detail: problem.detail });
+  }
+}
+
 function checkField(
   def: FieldDef,
   v: unknown,
@@ -136,58 +191,8 @@ function checkField(
     case 'resourceList':
     case 'boolMap':
     case 'stringListMap':
-      if (!isObject(v)) return;
-      for (const [k, x] of Object.entries(v)) {
-        const p = keyPath(path, k);
-        if (def.signalKeys && !isEvictionSignal(k)) {
-          if (checks(opts, 'eviction-signals'))
-            out.push({ path: p, type: 'Unsupported value', value: k, detail: 'not an eviction signal name' });
-          continue;
-        }
-        if (def.keys && !def.keys.includes(k)) {
-          if (checks(opts, 'values'))
-            out.push({
-              path: p,
-              type: 'Unsupported value',
-              value: k,
-              detail: `supported keys: ${def.keys.map((x) => JSON.stringify(x)).join(', ')}`,
-            });
-          continue;
-        }
-        if (def.kind === 'resourceList') {
-          const q =
-            typeof x === 'number'
-              ? parseQuantity(String(x))
-              : typeof x === 'string'
-                ? parseQuantity(x)
-                : undefined;
-          if ((!q || q.nanos < 0n) && checks(opts, 'formats'))
-            out.push({
-              path: p,
-              type: 'Invalid value',
-              value: x,
-              detail: 'must be a quantity that is not negative',
-            });
-          continue;
-        }
-        if (typeof x !== 'string') continue;
-        if (def.name === 'evictionSoftGracePeriod') {
-          const ns = parseDuration(x);
-          if ((ns === undefined || ns < 0n) && checks(opts, 'durations'))
-            out.push({
-              path: p,
-              type: 'Invalid value',
-              value: x,
-              detail: 'must be a duration that is not negative',
-            });
-          continue;
-        }
-        if (def.format) {
-          const problem = formatProblem(def.format, x);
-          if (problem && checks(opts, problem.cls))
-            out.push({ path: p, type: 'Invalid value', value: x, detail: problem.detail });
-        }
-      }
+      if (isObject(v))
+        for (const [k, x] of Object.entries(v)) checkMapEntry(def, k, x, keyPath(path, k), opts, out);
       return;
     default:
       checkScalar(def, v, path, opts, out);
