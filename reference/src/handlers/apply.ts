@@ -12,7 +12,7 @@ import { apiVersionOf, schemaFor } from '../registry/types.ts';
 import { jsonType } from '../schema/decode.ts';
 import { normalizeBySchema } from '../schema/normalize.ts';
 import type { KObject } from '../storage/types.ts';
-import { fieldValidation, parseBody, validateFields } from './decode.ts';
+import { type FieldValidation, fieldValidation, parseBody, validateFields } from './decode.ts';
 import type { Scope } from './scope.ts';
 
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
@@ -37,6 +37,75 @@ function gvkString(apiVersion: unknown, kind: unknown): string {
   return `${gv}, Kind=${k}`;
 }
 
+/**
+ * The intent of an apply body: an object of the endpoint's apiVersion and kind, without
+ * managedFields, its fields checked as any body's (Ignore / Warn / Strict); through the status
+ * subresource only its status (and identity) is kept.
+ */
+function readIntent(
+  s: Scope,
+  buf: Buffer,
+  apiVersion: string,
+  level: FieldValidation,
+): Record<string, unknown> {
+  const { value, duplicates } = parseBody(buf, APPLY_PATCH_TYPE, [APPLY_PATCH_TYPE]);
+  if (!isMap(value))
+    throw errors.badRequest(
+      `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonType(value)} into Go value of type map[string]interface {}`,
+    );
+  if (value.apiVersion !== apiVersion || value.kind !== s.def.kind)
+    throw errors.badRequest(`invalid object type: ${gvkString(value.apiVersion, value.kind)}`);
+  if (
+    isMap(value.metadata) &&
+    value.metadata.managedFields !== undefined &&
+    value.metadata.managedFields !== null
+  )
+    throw errors.badRequest('metadata.managedFields must be nil');
+
+  // type checks, unknown and duplicate fields (Ignore / Warn / Strict) as for any body
+  const config = validateFields(value, duplicates, s.def, s.version, level, s.ctx) as Record<string, unknown>;
+  const schema = schemaFor(s.def, s.version);
+  if (!s.def.custom && schema) normalizeBySchema(config, schema, s.def.kind);
+  if (s.subresource !== 'status') return config;
+  // through the status subresource an intent reaches status only
+  const meta = (config.metadata ?? {}) as Record<string, unknown>;
+  const narrowed: Record<string, unknown> = { apiVersion, kind: s.def.kind, metadata: {} };
+  for (const k of ['name', 'namespace', 'resourceVersion'])
+    if (meta[k] !== undefined) (narrowed.metadata as Record<string, unknown>)[k] = meta[k];
+  if (config.status !== undefined) narrowed.status = config.status;
+  return narrowed;
+}
+
+/** The object the intent makes of the live one (409 on conflicts unless forced, 400 on a value apply cannot type). */
+function applyIntent(
+  s: Scope,
+  live: KObject | undefined,
+  config: Record<string, unknown>,
+  manager: string,
+  force: boolean,
+  apiVersion: string,
+): KObject {
+  try {
+    return applyToObject({
+      def: s.def,
+      version: s.version,
+      subresource: s.subresource,
+      live,
+      config,
+      manager,
+      force,
+      now: Date.now(),
+    });
+  } catch (e) {
+    if (e instanceof ApplyConflicts) throw conflictError(e.conflicts);
+    if (e instanceof TypedError)
+      throw errors.badRequest(
+        `failed to create typed patch object (${s.namespace}/${s.name}; ${gvkString(apiVersion, s.def.kind)}): ${e.message}`,
+      );
+    throw e;
+  }
+}
+
 export async function applyPatchHandler(s: Scope): Promise<void> {
   const level = fieldValidation(s.query);
   const manager = s.query.get('fieldManager') ?? '';
@@ -51,60 +120,15 @@ export async function applyPatchHandler(s: Scope): Promise<void> {
   const force = parseForce(s.query.get('force'));
   const buf = await s.body();
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-  const { value, duplicates } = parseBody(buf, APPLY_PATCH_TYPE, [APPLY_PATCH_TYPE]);
-  if (!isMap(value))
-    throw errors.badRequest(
-      `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonType(value)} into Go value of type map[string]interface {}`,
-    );
   const apiVersion = apiVersionOf(s.def.group, s.version);
-  if (value.apiVersion !== apiVersion || value.kind !== s.def.kind)
-    throw errors.badRequest(`invalid object type: ${gvkString(value.apiVersion, value.kind)}`);
-  if (
-    isMap(value.metadata) &&
-    value.metadata.managedFields !== undefined &&
-    value.metadata.managedFields !== null
-  )
-    throw errors.badRequest('metadata.managedFields must be nil');
-
-  // type checks, unknown and duplicate fields (Ignore / Warn / Strict) as for any body
-  let config = validateFields(value, duplicates, s.def, s.version, level, s.ctx) as Record<string, unknown>;
-  const schema = schemaFor(s.def, s.version);
-  if (!s.def.custom && schema) normalizeBySchema(config, schema, s.def.kind);
-  if (s.subresource === 'status') {
-    // through the status subresource an intent reaches status only
-    const meta = (config.metadata ?? {}) as Record<string, unknown>;
-    const narrowed: Record<string, unknown> = { apiVersion, kind: s.def.kind, metadata: {} };
-    for (const k of ['name', 'namespace', 'resourceVersion'])
-      if (meta[k] !== undefined) (narrowed.metadata as Record<string, unknown>)[k] = meta[k];
-    if (config.status !== undefined) narrowed.status = config.status;
-    config = narrowed;
-  }
+  const config = readIntent(s, buf, apiVersion, level);
   const ownRv = (config.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
 
   for (let attempt = 0; ; attempt++) {
     const cur = s.store.getStored(s.namespace, s.name);
     if (!cur && s.subresource) throw errors.notFound(s.def.group, s.def.plural, s.name);
     const live = cur ? s.store.present(cur.obj, s.version) : undefined;
-    let obj: KObject;
-    try {
-      obj = applyToObject({
-        def: s.def,
-        version: s.version,
-        subresource: s.subresource,
-        live,
-        config,
-        manager,
-        force,
-        now: Date.now(),
-      });
-    } catch (e) {
-      if (e instanceof ApplyConflicts) throw conflictError(e.conflicts);
-      if (e instanceof TypedError)
-        throw errors.badRequest(
-          `failed to create typed patch object (${s.namespace}/${s.name}; ${gvkString(apiVersion, s.def.kind)}): ${e.message}`,
-        );
-      throw e;
-    }
+    const obj = applyIntent(s, live, config, manager, force, apiVersion);
     try {
       const r = await s.store.update(s.namespace, s.name, obj, s.ctx, s.version, s.subresource, {
         forceAllowCreate: true,

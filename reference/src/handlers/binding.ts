@@ -11,7 +11,7 @@ import type { KObject } from '../storage/types.ts';
 import { clone } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
 import { parseBody } from './decode.ts';
-import type { Handler } from './scope.ts';
+import type { Handler, Scope } from './scope.ts';
 
 /** How many times a binding is redone after a concurrent write to the pod. */
 const RETRIES = 5;
@@ -44,9 +44,8 @@ function setScheduled(pod: KObject, now: string): void {
   }
 }
 
-export const bindingHandler: Handler = async (s) => {
-  const buf = await s.body();
-  if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
+/** The request's body checked: a Binding object (its metadata as sent) in the request's namespace. */
+function readBinding(buf: Buffer, s: Scope): { value: unknown; sent: NonNullable<Binding['metadata']> } {
   const { value } = parseBody(buf, s.contentType, ['application/json', 'application/yaml']);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw errors.badRequest('the body of the request must be a JSON object');
@@ -74,6 +73,51 @@ export const bindingHandler: Handler = async (s) => {
     throw errors.badRequest(
       'the namespace of the provided object does not match the namespace sent on the request',
     );
+  return { value, sent };
+}
+
+/**
+ * Binds a pod (a copy of the stored one) to `node`: refused when the binding's preconditions do
+ * not hold, the pod is being deleted, already on a node or held by scheduling gates.
+ */
+function bindPod(
+  pod: KObject,
+  name: string,
+  meta: NonNullable<Binding['metadata']>,
+  node: string,
+  annotations: object,
+): void {
+  checkPreconditions('', 'pods', name, meta, pod);
+  const spec = (pod.spec ?? {}) as PodSpec & { nodeName?: string; schedulingGates?: unknown[] };
+  if (pod.metadata.deletionTimestamp)
+    throw errors.conflict(
+      '',
+      'pods/binding',
+      name,
+      `pod ${name} is being deleted, cannot be assigned to a host`,
+    );
+  if (spec.nodeName)
+    throw errors.conflict(
+      '',
+      'pods/binding',
+      name,
+      `pod ${name} is already assigned to node ${JSON.stringify(spec.nodeName)}`,
+    );
+  if (spec.schedulingGates?.length)
+    throw errors.conflict('', 'pods/binding', name, `pod ${name} has non-empty .spec.schedulingGates`);
+  spec.nodeName = node;
+  pod.spec = spec;
+  pod.metadata.annotations = {
+    ...(pod.metadata.annotations ?? {}),
+    ...(annotations as Record<string, string>),
+  };
+  setScheduled(pod, rfc3339(Date.now()));
+}
+
+export const bindingHandler: Handler = async (s) => {
+  const buf = await s.body();
+  if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
+  const { value, sent } = readBinding(buf, s);
   // mutating admission sees the binding as sent (a create); what it gives back is what binds
   const admitted: KObject = {
     ...(value as KObject),
@@ -108,31 +152,7 @@ export const bindingHandler: Handler = async (s) => {
     const cur = pods.getStored(s.namespace, name);
     if (!cur) throw errors.notFound('', 'pods', name);
     const pod = clone(pods.present(cur.obj, 'v1'));
-    checkPreconditions('', 'pods', name, meta, pod);
-    const spec = (pod.spec ?? {}) as PodSpec & { nodeName?: string; schedulingGates?: unknown[] };
-    if (pod.metadata.deletionTimestamp)
-      throw errors.conflict(
-        '',
-        'pods/binding',
-        name,
-        `pod ${name} is being deleted, cannot be assigned to a host`,
-      );
-    if (spec.nodeName)
-      throw errors.conflict(
-        '',
-        'pods/binding',
-        name,
-        `pod ${name} is already assigned to node ${JSON.stringify(spec.nodeName)}`,
-      );
-    if (spec.schedulingGates?.length)
-      throw errors.conflict('', 'pods/binding', name, `pod ${name} has non-empty .spec.schedulingGates`);
-    spec.nodeName = binding.target!.name!;
-    pod.spec = spec;
-    pod.metadata.annotations = {
-      ...(pod.metadata.annotations ?? {}),
-      ...(annotations as Record<string, string>),
-    };
-    setScheduled(pod, rfc3339(Date.now()));
+    bindPod(pod, name, meta, binding.target!.name!, annotations);
     try {
       await pods.update(s.namespace, name, pod, ctx, 'v1', 'binding');
       break;
