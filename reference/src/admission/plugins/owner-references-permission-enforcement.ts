@@ -33,24 +33,40 @@ const same = (a: OwnerRef, b: OwnerRef) =>
   !!a.blockOwnerDeletion === !!b.blockOwnerDeletion;
 const sameRefs = (a: OwnerRef[], b: OwnerRef[]) => a.length === b.length && a.every((r, i) => same(r, b[i]!));
 
+/** The served resource of an owner's apiVersion and kind. */
+function resourceOf(
+  registry: Registry,
+  apiVersion: string,
+  kind: string,
+): { group: string; plural: string; namespaced: boolean } | undefined {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  for (const s of registry.all())
+    if (s.def.group === group && s.def.kind === kind && s.def.versions.includes(version))
+      return { group, plural: s.def.plural, namespaced: s.def.namespaced };
+  return undefined;
+}
+
+/** The references that set blockOwnerDeletion and did not already (the same owner, blocking). */
+const newlyBlocking = (now: OwnerRef[], old: OwnerRef[]): OwnerRef[] =>
+  now.filter(
+    (r) =>
+      r.blockOwnerDeletion === true &&
+      !old.some(
+        (o) =>
+          o.blockOwnerDeletion === true &&
+          o.uid === r.uid &&
+          o.name === r.name &&
+          o.kind === r.kind &&
+          o.apiVersion === r.apiVersion,
+      ),
+  );
+
 export function ownerReferencesPermissionEnforcement(env: {
   registry: Registry;
   authorizer: AuthorizerChain;
 }): AdmissionPlugin {
-  /** The served resource of an owner's apiVersion and kind. */
-  function resourceOf(
-    apiVersion: string,
-    kind: string,
-  ): { group: string; plural: string; namespaced: boolean } | undefined {
-    const slash = apiVersion.indexOf('/');
-    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
-    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
-    for (const s of env.registry.all())
-      if (s.def.group === group && s.def.kind === kind && s.def.versions.includes(version))
-        return { group, plural: s.def.plural, namespaced: s.def.namespaced };
-    return undefined;
-  }
-
   return {
     name: 'OwnerReferencesPermissionEnforcement',
     handles: (a) => (a.operation === 'CREATE' || a.operation === 'UPDATE') && !a.subresource,
@@ -77,20 +93,8 @@ export function ownerReferencesPermissionEnforcement(env: {
             `cannot set an ownerRef on a resource you can't delete: ${del.reason || 'no RBAC policy matched'}`,
           );
       }
-      const blocking = now.filter(
-        (r) =>
-          r.blockOwnerDeletion === true &&
-          !old.some(
-            (o) =>
-              o.blockOwnerDeletion === true &&
-              o.uid === r.uid &&
-              o.name === r.name &&
-              o.kind === r.kind &&
-              o.apiVersion === r.apiVersion,
-          ),
-      );
-      for (const r of blocking) {
-        const res = resourceOf(String(r.apiVersion ?? ''), String(r.kind ?? ''));
+      for (const r of newlyBlocking(now, old)) {
+        const res = resourceOf(env.registry, String(r.apiVersion ?? ''), String(r.kind ?? ''));
         if (!res)
           throw requestForbidden(
             a,

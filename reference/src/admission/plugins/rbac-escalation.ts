@@ -20,46 +20,53 @@ const FULL_AUTHORITY: PolicyRule[] = [
 
 const goStrings = (l: readonly string[]) => `[${l.map((s) => JSON.stringify(s)).join(' ')}]`;
 
+/** Whether the user may do `verb` on the RBAC object (`escalate` or `bind` it). */
+const allowedBy = async (
+  authz: AuthorizerChain,
+  user: UserInfo,
+  verb: string,
+  resource: string,
+  name: string,
+  namespace: string,
+) => {
+  const r = await authz.authorize({
+    user,
+    verb,
+    resourceRequest: true,
+    apiGroup: RBAC_GROUP,
+    apiVersion: '',
+    resource,
+    subresource: '',
+    namespace,
+    name,
+    path: '',
+  });
+  return r.decision === 'allow';
+};
+
+/** The forbidden text when the user does not hold `wanted` in the namespace, else undefined. */
+const notHeld = (
+  index: RbacIndex,
+  user: UserInfo,
+  namespace: string,
+  wanted: PolicyRule[],
+): string | undefined => {
+  const owner = index.rulesFor(user, namespace);
+  const missing = missingRules(owner.rules, wanted);
+  if (missing.length === 0) return undefined;
+  let msg = `user ${JSON.stringify(user.username)} (groups=${goStrings(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${missing.join('\n')}`;
+  if (owner.errors.length) msg += `; resolution errors: [${owner.errors.join(' ')}]`;
+  return msg;
+};
+
+const refuse = (a: AdmissionAttributes, why: string) =>
+  errors.forbidden(`${a.resource.resource}.${RBAC_GROUP} ${JSON.stringify(a.name)} is forbidden: ${why}`, {
+    name: a.name,
+    group: RBAC_GROUP,
+    kind: a.resource.resource,
+  });
+
 export function escalationPlugin(index: RbacIndex, authz: AuthorizerChain): AdmissionPlugin {
-  const allowedBy = async (
-    user: UserInfo,
-    verb: string,
-    resource: string,
-    name: string,
-    namespace: string,
-  ) => {
-    const r = await authz.authorize({
-      user,
-      verb,
-      resourceRequest: true,
-      apiGroup: RBAC_GROUP,
-      apiVersion: '',
-      resource,
-      subresource: '',
-      namespace,
-      name,
-      path: '',
-    });
-    return r.decision === 'allow';
-  };
-
-  /** The forbidden text when the user does not hold `wanted` in the namespace, else undefined. */
-  const notHeld = (user: UserInfo, namespace: string, wanted: PolicyRule[]): string | undefined => {
-    const owner = index.rulesFor(user, namespace);
-    const missing = missingRules(owner.rules, wanted);
-    if (missing.length === 0) return undefined;
-    let msg = `user ${JSON.stringify(user.username)} (groups=${goStrings(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${missing.join('\n')}`;
-    if (owner.errors.length) msg += `; resolution errors: [${owner.errors.join(' ')}]`;
-    return msg;
-  };
-
-  const refuse = (a: AdmissionAttributes, why: string) =>
-    errors.forbidden(`${a.resource.resource}.${RBAC_GROUP} ${JSON.stringify(a.name)} is forbidden: ${why}`, {
-      name: a.name,
-      group: RBAC_GROUP,
-      kind: a.resource.resource,
-    });
-
   return {
     name: 'RBACEscalation',
     handles: (a) =>
@@ -72,14 +79,14 @@ export function escalationPlugin(index: RbacIndex, authz: AuthorizerChain): Admi
       const obj = a.object!;
       const plural = a.resource.resource;
       if (plural === 'roles' || plural === 'clusterroles') {
-        if (await allowedBy(user, 'escalate', plural, a.name, a.namespace)) return;
-        const why = notHeld(user, a.namespace, toRules(obj.rules));
+        if (await allowedBy(authz, user, 'escalate', plural, a.name, a.namespace)) return;
+        const why = notHeld(index, user, a.namespace, toRules(obj.rules));
         if (why) throw refuse(a, why);
         if (plural === 'clusterroles') {
           const agg = obj.aggregationRule ?? undefined;
           const changed =
             a.operation === 'CREATE' ? !!agg : !deepEqual(agg, a.oldObject?.aggregationRule ?? undefined);
-          if (changed && notHeld(user, '', FULL_AUTHORITY))
+          if (changed && notHeld(index, user, '', FULL_AUTHORITY))
             throw refuse(a, 'must have cluster-admin privileges to use the aggregationRule');
         }
         return;
@@ -93,10 +100,11 @@ export function escalationPlugin(index: RbacIndex, authz: AuthorizerChain): Admi
       const name = typeof ref.name === 'string' ? ref.name : '';
       if (kind !== 'Role' && kind !== 'ClusterRole') return; // validation refuses it
       const namespace = plural === 'rolebindings' ? a.namespace : '';
-      if (await allowedBy(user, 'bind', kind === 'Role' ? 'roles' : 'clusterroles', name, namespace)) return;
+      if (await allowedBy(authz, user, 'bind', kind === 'Role' ? 'roles' : 'clusterroles', name, namespace))
+        return;
       const rules = index.roleRules(kind, name, namespace);
       if (!rules) throw errors.notFound(RBAC_GROUP, kind.toLowerCase(), name);
-      const why = notHeld(user, namespace, rules);
+      const why = notHeld(index, user, namespace, rules);
       if (why) throw refuse(a, why);
     },
   };
