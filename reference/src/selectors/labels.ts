@@ -40,90 +40,107 @@ function fail(sel: string, why: string): never {
   throw errors.badRequest(`unable to parse requirement: ${why}`.replace('%s', sel));
 }
 
+/** A position in a selector's text. */
+class Cursor {
+  i = 0;
+  readonly n: number;
+  constructor(readonly s: string) {
+    this.n = s.length;
+  }
+  /** Skips spaces. */
+  ws(): void {
+    while (this.i < this.n && this.s[this.i] === ' ') this.i++;
+  }
+  /** The identifier (key, operator word or value) after any spaces: up to a space, `,`, `=`, `!` or a parenthesis. */
+  ident(): string {
+    this.ws();
+    const st = this.i;
+    while (this.i < this.n && !' ,=!()'.includes(this.s[this.i]!)) this.i++;
+    return this.s.slice(st, this.i);
+  }
+}
+
 /** Parses a label selector; throws a 400 Status on syntax errors. */
 export function parseLabelSelector(input: string): LabelSelector {
   const s = input.trim();
   if (!s) return [];
   const out: Requirement[] = [];
-  let i = 0;
-  const n = s.length;
-  const ws = () => {
-    while (i < n && s[i] === ' ') i++;
-  };
-  const ident = (): string => {
-    ws();
-    const st = i;
-    while (i < n && !' ,=!()'.includes(s[i]!) && !(s.startsWith('in', i) && false)) i++;
-    return s.slice(st, i);
-  };
-  while (i < n) {
-    ws();
+  const c = new Cursor(s);
+  const n = c.n;
+  while (c.i < n) {
+    c.ws();
     let neg = false;
-    if (s[i] === '!') {
+    if (s[c.i] === '!') {
       neg = true;
-      i++;
+      c.i++;
     }
-    const key = ident();
-    if (!key) fail(s, `found '${s[i] ?? ''}', expected: identifier`);
+    const key = c.ident();
+    if (!key) fail(s, `found '${s[c.i] ?? ''}', expected: identifier`);
     const kerr = validLabelKey(key);
     if (kerr) fail(s, `invalid label key "${key}": ${kerr}`);
-    ws();
-    if (neg) {
-      out.push({ key, op: '!', values: [] });
-    } else if (i >= n || s[i] === ',') {
-      out.push({ key, op: 'exists', values: [] });
-    } else if (s[i] === '=' || s[i] === '!') {
-      let op: Op;
-      if (s.startsWith('==', i)) {
-        op = '=';
-        i += 2;
-      } else if (s[i] === '=') {
-        op = '=';
-        i += 1;
-      } else if (s.startsWith('!=', i)) {
-        op = '!=';
-        i += 2;
-      } else fail(s, `found '${s[i]}', expected: '=', '!=', '==', 'in', notin'`);
-      const v = ident();
-      const verr = validLabelValue(v);
-      if (verr) fail(s, `invalid label value: "${v}": at key: "${key}": ${verr}`);
-      out.push({ key, op: op!, values: [v] });
-    } else {
-      const word = ident();
-      if (word !== 'in' && word !== 'notin')
-        fail(s, `found '${word}', expected: in, notin, =, ==, !=, gt, lt`);
-      ws();
-      if (s[i] !== '(') fail(s, `found '${s[i] ?? ''}', expected: '('`);
-      i++;
-      const values: string[] = [];
-      for (;;) {
-        const v = ident();
-        const verr = validLabelValue(v);
-        if (verr) fail(s, `invalid label value: "${v}": at key: "${key}": ${verr}`);
-        if (v) values.push(v);
-        ws();
-        if (s[i] === ',') {
-          i++;
-          continue;
-        }
-        if (s[i] === ')') {
-          i++;
-          break;
-        }
-        fail(s, `found '${s[i] ?? ''}', expected: ',', ')' or identifier`);
-      }
-      if (values.length === 0) fail(s, `for 'in', 'notin' operators, values set can't be empty`);
-      out.push({ key, op: word, values });
-    }
-    ws();
-    if (i < n) {
-      if (s[i] !== ',') fail(s, `found '${s[i]}', expected: ',' or 'end of string'`);
-      i++;
-      ws();
-      if (i >= n) fail(s, `found '', expected: identifier after ','`);
+    c.ws();
+    if (neg) out.push({ key, op: '!', values: [] });
+    else if (c.i >= n || s[c.i] === ',') out.push({ key, op: 'exists', values: [] });
+    else if (s[c.i] === '=' || s[c.i] === '!') out.push(parseEquality(c, key));
+    else out.push(parseSet(c, key));
+    c.ws();
+    if (c.i < n) {
+      if (s[c.i] !== ',') fail(s, `found '${s[c.i]}', expected: ',' or 'end of string'`);
+      c.i++;
+      c.ws();
+      if (c.i >= n) fail(s, `found '', expected: identifier after ','`);
     }
   }
   return out;
+}
+
+/** `key=value`, `key==value` or `key!=value`, at the operator. */
+function parseEquality(c: Cursor, key: string): Requirement {
+  const s = c.s;
+  let op: Op;
+  if (s.startsWith('==', c.i)) {
+    op = '=';
+    c.i += 2;
+  } else if (s[c.i] === '=') {
+    op = '=';
+    c.i += 1;
+  } else if (s.startsWith('!=', c.i)) {
+    op = '!=';
+    c.i += 2;
+  } else fail(s, `found '${s[c.i]}', expected: '=', '!=', '==', 'in', notin'`);
+  const v = c.ident();
+  const verr = validLabelValue(v);
+  if (verr) fail(s, `invalid label value: "${v}": at key: "${key}": ${verr}`);
+  return { key, op: op!, values: [v] };
+}
+
+/** `key in (a,b)` or `key notin (a,b)`, at the operator word. */
+function parseSet(c: Cursor, key: string): Requirement {
+  const s = c.s;
+  const word = c.ident();
+  if (word !== 'in' && word !== 'notin') fail(s, `found '${word}', expected: in, notin, =, ==, !=, gt, lt`);
+  c.ws();
+  if (s[c.i] !== '(') fail(s, `found '${s[c.i] ?? ''}', expected: '('`);
+  c.i++;
+  const values: string[] = [];
+  for (;;) {
+    const v = c.ident();
+    const verr = validLabelValue(v);
+    if (verr) fail(s, `invalid label value: "${v}": at key: "${key}": ${verr}`);
+    if (v) values.push(v);
+    c.ws();
+    if (s[c.i] === ',') {
+      c.i++;
+      continue;
+    }
+    if (s[c.i] === ')') {
+      c.i++;
+      break;
+    }
+    fail(s, `found '${s[c.i] ?? ''}', expected: ',', ')' or identifier`);
+  }
+  if (values.length === 0) fail(s, `for 'in', 'notin' operators, values set can't be empty`);
+  return { key, op: word, values };
 }
 
 export function matchLabels(sel: LabelSelector, labels: Record<string, string> | undefined): boolean {
