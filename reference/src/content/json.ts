@@ -71,85 +71,106 @@ export function parseJson(text: string): Parsed {
 
 /** A minimal scanner over already-valid JSON that records repeated keys with their paths. */
 function findDuplicates(s: string, out: string[]): void {
-  let i = 0;
-  const skipWs = () => {
-    while (i < s.length) {
-      const c = s.charCodeAt(i);
-      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+  new DuplicateScanner(s, out).value('');
+}
+
+class DuplicateScanner {
+  private i = 0;
+
+  constructor(
+    private readonly s: string,
+    private readonly out: string[],
+  ) {}
+
+  private skipWs(): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i);
+      if (c === 32 || c === 10 || c === 13 || c === 9) this.i++;
       else break;
     }
-  };
-  const readString = (): string => {
-    const start = i;
-    i++;
+  }
+
+  private readString(): string {
+    const s = this.s;
+    const start = this.i;
+    this.i++;
     let escaped = false;
-    while (i < s.length) {
-      const c = s.charCodeAt(i);
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i);
       if (c === 92) {
         escaped = true;
-        i += 2;
+        this.i += 2;
         continue;
       }
       if (c === 34) break;
-      i++;
+      this.i++;
     }
-    i++;
-    const raw = s.slice(start, i);
+    this.i++;
+    const raw = s.slice(start, this.i);
     return escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-  };
-  const value = (path: string): void => {
-    skipWs();
-    const c = s[i];
-    if (c === '{') {
-      i++;
-      const seen = new Set<string>();
-      skipWs();
-      if (s[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        skipWs();
-        const key = readString();
-        const p = path ? `${path}.${key}` : key;
-        if (seen.has(key)) out.push(p);
-        else seen.add(key);
-        skipWs();
-        i++; // ':'
-        value(p);
-        skipWs();
-        if (s[i] === ',') {
-          i++;
-          continue;
-        }
-        i++; // '}'
-        return;
-      }
-    } else if (c === '[') {
-      i++;
-      skipWs();
-      if (s[i] === ']') {
-        i++;
-        return;
-      }
-      let n = 0;
-      for (;;) {
-        value(`${path}[${n++}]`);
-        skipWs();
-        if (s[i] === ',') {
-          i++;
-          continue;
-        }
-        i++;
-        return;
-      }
-    } else if (c === '"') {
-      readString();
-    } else {
-      while (i < s.length && !',}] \n\r\t'.includes(s[i]!)) i++;
+  }
+
+  value(path: string): void {
+    this.skipWs();
+    const s = this.s;
+    const c = s[this.i];
+    if (c === '{') this.object(path);
+    else if (c === '[') this.array(path);
+    else if (c === '"') this.readString();
+    else while (this.i < s.length && !',}] \n\r\t'.includes(s[this.i]!)) this.i++;
+  }
+
+  /** An object, at its `{`: its keys, each seen once. */
+  private object(path: string): void {
+    const s = this.s;
+    this.i++;
+    const seen = new Set<string>();
+    this.skipWs();
+    if (s[this.i] === '}') {
+      this.i++;
+      return;
     }
-  };
-  value('');
+    for (;;) {
+      this.skipWs();
+      const key = this.readString();
+      const p = path ? `${path}.${key}` : key;
+      if (seen.has(key)) this.out.push(p);
+      else seen.add(key);
+      this.skipWs();
+      this.i++; // ':'
+      this.value(p);
+      this.skipWs();
+      if (s[this.i] === ',') {
+        this.i++;
+        continue;
+      }
+      this.i++; // '}'
+      return;
+    }
+  }
+
+  /** An array, at its `[`: its items, with their indexes in the path. */
+  private array(path: string): void {
+    const s = this.s;
+    this.i++;
+    this.skipWs();
+    if (s[this.i] === ']') {
+      this.i++;
+      return;
+    }
+    let n = 0;
+    for (;;) {
+      this.value(`${path}[${n++}]`);
+      this.skipWs();
+      if (s[this.i] === ',') {
+        this.i++;
+        continue;
+      }
+      this.i++;
+      return;
+    }
+  }
 }
 
 const jsonCache = new WeakMap<object, Buffer>();
