@@ -22,10 +22,7 @@ import { AUTHORIZATION_GROUP } from './subjectaccessreview.ts';
 export function localSubjectAccessReviewDef(reviewers: Reviewers): ResourceDef {
   const def = reviewKind({
     group: AUTHORIZATION_GROUP,
-    versions: ['v1'],
     kind: 'LocalSubjectAccessReview',
-    plural: 'localsubjectaccessreviews',
-    singular: 'localsubjectaccessreview',
     namespaced: true,
     schema: objectSchema({
       spec: obj({ ...accessSpecFields, user: str(), groups: arr(str()), extra: extraSchema, uid: str() }),

@@ -7,6 +7,7 @@ import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { MaybePromise } from '../../util/maybe-async.ts';
 import type { AuthorizationAttributes, ResourceDef, Strategy, UserInfo } from '../types.ts';
+import { pluralOf } from './define.ts';
 
 export interface RulesAnswer {
   resourceRules: Record<string, unknown>[];
@@ -63,14 +64,21 @@ export function invalidIf(def: { group: string; kind: string }, causes: StatusCa
 }
 
 /** A create-only, never stored kind. */
+/** A review kind: version v1 unless `versions` says otherwise, names derived from the kind. */
 export function reviewKind(
-  d: Pick<ResourceDef, 'group' | 'versions' | 'kind' | 'plural' | 'singular' | 'namespaced' | 'schema'> & {
-    review: NonNullable<Strategy['review']>;
-  },
+  d: Pick<ResourceDef, 'group' | 'kind' | 'namespaced' | 'schema'> &
+    Partial<Pick<ResourceDef, 'versions'>> & { review: NonNullable<Strategy['review']> },
 ): ResourceDef {
-  const { review, ...rest } = d;
+  const { review, group, versions = ['v1'], kind, namespaced, schema } = d;
+  const singular = kind.toLowerCase();
   return {
-    ...rest,
+    group,
+    versions,
+    kind,
+    plural: pluralOf(singular),
+    singular,
+    namespaced,
+    schema,
     listKind: `${d.kind}List`,
     verbs: ['create'],
     subresources: [],

@@ -20,10 +20,7 @@ import { AUTHORIZATION_GROUP } from './subjectaccessreview.ts';
 export function selfSubjectAccessReviewDef(reviewers: Reviewers): ResourceDef {
   const def = reviewKind({
     group: AUTHORIZATION_GROUP,
-    versions: ['v1'],
     kind: 'SelfSubjectAccessReview',
-    plural: 'selfsubjectaccessreviews',
-    singular: 'selfsubjectaccessreview',
     namespaced: false,
     schema: objectSchema({ spec: obj(accessSpecFields), status: accessStatusSchema }),
     review: (o, ctx) => {

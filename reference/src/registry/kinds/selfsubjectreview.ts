@@ -11,8 +11,6 @@ export const selfSubjectReviewDef: ResourceDef = reviewKind({
   group: AUTHENTICATION_GROUP,
   versions: ['v1', 'v1beta1', 'v1alpha1'],
   kind: 'SelfSubjectReview',
-  plural: 'selfsubjectreviews',
-  singular: 'selfsubjectreview',
   namespaced: false,
   schema: objectSchema({ status: obj({ userInfo: userInfoSchema }) }),
   review: (o, ctx) => {

@@ -13,10 +13,7 @@ const strings = arr(str());
 export function selfSubjectRulesReviewDef(reviewers: Reviewers): ResourceDef {
   const def = reviewKind({
     group: AUTHORIZATION_GROUP,
-    versions: ['v1'],
     kind: 'SelfSubjectRulesReview',
-    plural: 'selfsubjectrulesreviews',
-    singular: 'selfsubjectrulesreview',
     namespaced: false,
     schema: objectSchema({
       spec: obj({ namespace: str() }),

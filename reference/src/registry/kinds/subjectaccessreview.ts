@@ -22,10 +22,7 @@ export const AUTHORIZATION_GROUP = 'authorization.orch.io';
 export function subjectAccessReviewDef(reviewers: Reviewers): ResourceDef {
   const def = reviewKind({
     group: AUTHORIZATION_GROUP,
-    versions: ['v1'],
     kind: 'SubjectAccessReview',
-    plural: 'subjectaccessreviews',
-    singular: 'subjectaccessreview',
     namespaced: false,
     schema: objectSchema({
       spec: obj({ ...accessSpecFields, user: str(), groups: arr(str()), extra: extraSchema, uid: str() }),

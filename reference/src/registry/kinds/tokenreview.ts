@@ -14,8 +14,6 @@ export function tokenReviewDef(reviewers: Reviewers): ResourceDef {
     group: AUTHENTICATION_GROUP,
     versions: ['v1', 'v1beta1'],
     kind: 'TokenReview',
-    plural: 'tokenreviews',
-    singular: 'tokenreview',
     namespaced: false,
     schema: objectSchema({
       spec: obj({ token: str(), audiences: arr(str()) }),
