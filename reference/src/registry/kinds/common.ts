@@ -97,10 +97,13 @@ export const fieldErr = {
     field,
     message: detail ? `Required value: ${detail}` : 'Required value',
   }),
-  invalid: (field: string, value: unknown, detail: string): StatusCause => ({
+  invalid: (field: string, value: unknown, detail: string): StatusCause =>
+    fieldErr.invalidShown(field, goValue(value), detail),
+  /** An invalid value that the caller has already printed (as Go would print its type). */
+  invalidShown: (field: string, shown: string, detail: string): StatusCause => ({
     reason: 'FieldValueInvalid',
     field,
-    message: `Invalid value: ${goValue(value)}: ${detail}`,
+    message: `Invalid value: ${shown}: ${detail}`,
   }),
   duplicate: (field: string, value: unknown): StatusCause => ({
     reason: 'FieldValueDuplicate',
@@ -139,6 +142,9 @@ export class Causes extends Array<StatusCause> {
   }
   invalid(field: string, value: unknown, detail: string): void {
     this.push(fieldErr.invalid(field, value, detail));
+  }
+  invalidShown(field: string, shown: string, detail: string): void {
+    this.push(fieldErr.invalidShown(field, shown, detail));
   }
   duplicate(field: string, value: unknown): void {
     this.push(fieldErr.duplicate(field, value));

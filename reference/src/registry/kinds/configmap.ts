@@ -1,9 +1,11 @@
 // ConfigMap (core/v1).
+
 import type { StatusCause } from '../../errors/status.ts';
 import { bool, freeform, mapOf, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
+import { fieldErr } from './common.ts';
 import { col, defineKind } from './define.ts';
 
 void freeform;
@@ -20,11 +22,13 @@ export function validateDataKeys(obj: KObject, fields: string[]): StatusCause[] 
     const data = (obj[f] ?? {}) as Record<string, unknown>;
     for (const [k, v] of Object.entries(data)) {
       if (!KEY.test(k) || k.length > 253)
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: `${f}[${k}]`,
-          message: `Invalid value: "${k}": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
-        });
+        causes.push(
+          fieldErr.invalidShown(
+            `${f}[${k}]`,
+            `"${k}"`,
+            `a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+          ),
+        );
       if (seen.has(k))
         causes.push({
           reason: 'FieldValueDuplicate',

@@ -9,7 +9,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, immutable } from './common.ts';
+import { Causes, fieldErr, immutable } from './common.ts';
 import { col, defineKind } from './define.ts';
 import { goSlice } from './go-syntax.ts';
 
@@ -97,11 +97,13 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   causes.push(...immutable('spec.fsGroupPolicy', s.fsGroupPolicy, before.fsGroupPolicy));
   causes.push(...immutable('spec.podInfoOnMount', s.podInfoOnMount, before.podInfoOnMount));
   if (!deepEqual(s.volumeLifecycleModes ?? null, before.volumeLifecycleModes ?? null))
-    causes.push({
-      reason: 'FieldValueInvalid',
-      field: 'spec.volumeLifecycleModes',
-      message: `Invalid value: ${goSlice('storage.VolumeLifecycleMode', s.volumeLifecycleModes)}: field is immutable`,
-    });
+    causes.push(
+      fieldErr.invalidShown(
+        'spec.volumeLifecycleModes',
+        goSlice('storage.VolumeLifecycleMode', s.volumeLifecycleModes),
+        'field is immutable',
+      ),
+    );
   return causes;
 }
 

@@ -75,11 +75,7 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   for (const before of driversOf(old))
     for (const now of driversOf(o))
       if (before.name === now.name && !deepEqual(before, now))
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: 'CSINodeDriver',
-          message: `Invalid value: ${goDriver(now)}: field is immutable`,
-        });
+        causes.push(fieldErr.invalidShown('CSINodeDriver', goDriver(now), 'field is immutable'));
   return causes;
 }
 

@@ -70,11 +70,13 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   const before = old as CSIStorageCapacity;
   const causes = validate(o, badSelectorValues(before.nodeTopology).length > 0);
   if (!deepEqual(c.nodeTopology ?? null, before.nodeTopology ?? null))
-    causes.push({
-      reason: 'FieldValueInvalid',
-      field: 'nodeTopology',
-      message: `Invalid value: ${c.nodeTopology ? goSelector(c.nodeTopology) : 'null'}: field is immutable`,
-    });
+    causes.push(
+      fieldErr.invalidShown(
+        'nodeTopology',
+        c.nodeTopology ? goSelector(c.nodeTopology) : 'null',
+        'field is immutable',
+      ),
+    );
   if (c.storageClassName !== before.storageClassName)
     causes.push(fieldErr.invalid('storageClassName', c.storageClassName ?? '', 'field is immutable'));
   return causes;

@@ -10,8 +10,8 @@ import {
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  labelMap,
   type LabelSelectorObj,
+  labelMap,
   nonNegative,
   schemaStatusUpdate,
   selectorMatches,
@@ -217,11 +217,7 @@ function validateJobUpdate(o: KObject, old: KObject): StatusCause[] {
   if (!same(spec.selector, before.selector))
     causes.push(fieldErr.invalid('spec.selector', formatLabelSelector(spec.selector), 'field is immutable'));
   if (!same(spec.template, before.template) && !schedulingDirectivesOnly(o, old))
-    causes.push({
-      reason: 'FieldValueInvalid',
-      field: 'spec.template',
-      message: 'Invalid value: the pod template: field is immutable',
-    });
+    causes.push(fieldErr.invalidShown('spec.template', 'the pod template', 'field is immutable'));
   if (!same(spec.completionMode, before.completionMode))
     causes.push(fieldErr.invalid('spec.completionMode', spec.completionMode, 'field is immutable'));
   if (!same(spec.podFailurePolicy, before.podFailurePolicy))

@@ -1,9 +1,11 @@
 // LocalSubjectAccessReview (authorization.orch.io/v1, namespaced, create only, not stored):
 // a SubjectAccessReview about the namespace of its path, and that namespace only.
+
 import { errors } from '../../errors/status.ts';
 import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { ResourceDef, UserInfo } from '../types.ts';
+import { fieldErr } from './common.ts';
 import {
   accessCheck,
   accessSpecFields,
@@ -39,25 +41,27 @@ export function localSubjectAccessReviewDef(reviewers: Reviewers): ResourceDef {
       // Kubernetes 1.28 validates the spec against metadata.namespace (the path's, once defaulted)
       const ra = spec.resourceAttributes as Record<string, unknown> | undefined;
       if (ra && (ra.namespace ?? '') !== at.namespace)
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: 'spec.resourceAttributes.namespace',
-          message: `Invalid value: ${JSON.stringify(ra.namespace ?? '')}: must match metadata.namespace`,
-        });
+        causes.push(
+          fieldErr.invalidShown(
+            'spec.resourceAttributes.namespace',
+            JSON.stringify(ra.namespace ?? ''),
+            'must match metadata.namespace',
+          ),
+        );
       if (spec.nonResourceAttributes)
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: 'spec.nonResourceAttributes',
-          message: `Invalid value: ${JSON.stringify(spec.nonResourceAttributes)}: disallowed on this kind of request`,
-        });
+        causes.push(
+          fieldErr.invalidShown(
+            'spec.nonResourceAttributes',
+            JSON.stringify(spec.nonResourceAttributes),
+            'disallowed on this kind of request',
+          ),
+        );
       const user = typeof spec.user === 'string' ? spec.user : '';
       const groups = Array.isArray(spec.groups) ? (spec.groups as string[]) : [];
       if (!user && groups.length === 0)
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: 'spec.user',
-          message: 'Invalid value: "": at least one of user or group must be specified',
-        });
+        causes.push(
+          fieldErr.invalidShown('spec.user', '""', 'at least one of user or group must be specified'),
+        );
       invalidIf(def, causes);
       const who: UserInfo = { username: user, groups: [...groups] };
       if (typeof spec.uid === 'string' && spec.uid) who.uid = spec.uid;

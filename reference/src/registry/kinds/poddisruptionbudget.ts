@@ -89,11 +89,7 @@ function validatePdb(o: KObject): StatusCause[] {
   const spec = pdbSpecOf(o);
   const causes = new Causes();
   if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined)
-    causes.push({
-      reason: 'FieldValueInvalid',
-      field: 'spec',
-      message: 'Invalid value: the spec: minAvailable and maxUnavailable cannot be both set',
-    });
+    causes.invalidShown('spec', 'the spec', 'minAvailable and maxUnavailable cannot be both set');
   causes.push(...intOrPercent('spec.minAvailable', spec.minAvailable));
   causes.push(...intOrPercent('spec.maxUnavailable', spec.maxUnavailable));
   causes.push(...validateLabelSelector('spec.selector', spec.selector));

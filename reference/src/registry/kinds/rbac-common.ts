@@ -7,7 +7,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes } from './common.ts';
+import { Causes, fieldErr } from './common.ts';
 import { col, type KindSpec } from './define.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.orch.io';
@@ -121,13 +121,7 @@ export function validateRoleRefUpdate(o: KObject, old: KObject): StatusCause[] {
   const a = (o.roleRef ?? {}) as Rec;
   const b = (old.roleRef ?? {}) as Rec;
   if (a.apiGroup === b.apiGroup && a.kind === b.kind && a.name === b.name) return [];
-  return [
-    {
-      reason: 'FieldValueInvalid',
-      field: 'roleRef',
-      message: `Invalid value: ${goRoleRef(a)}: cannot change roleRef`,
-    },
-  ];
+  return [fieldErr.invalidShown('roleRef', goRoleRef(a), 'cannot change roleRef')];
 }
 
 /** A role reference as Go's %#v prints it (`rbac.RoleRef{APIGroup:"...", Kind:"...", Name:"..."}`). */

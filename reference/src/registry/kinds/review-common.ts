@@ -1,12 +1,14 @@
 // What the review kinds share (SubjectAccessReview and its siblings, TokenReview,
 // SelfSubjectReview): they are created and answered, never stored. The server's stages
 // (authorization, authentication) answer them through `Reviewers`, given at wiring time.
+
 import { errors, type StatusCause } from '../../errors/status.ts';
 import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { MaybePromise } from '../../util/maybe-async.ts';
 import type { AuthorizationAttributes, ResourceDef, Strategy, UserInfo } from '../types.ts';
+import { fieldErr } from './common.ts';
 import { pluralOf } from './define.ts';
 
 export interface RulesAnswer {
@@ -50,11 +52,11 @@ export function metadataProblems(o: KObject, allowNamespace: boolean): StatusCau
       delete m[k];
   if (Object.keys(m).length === 0) return [];
   return [
-    {
-      reason: 'FieldValueInvalid',
-      field: 'metadata',
-      message: `Invalid value: ${JSON.stringify(m)}: ${allowNamespace ? 'must be empty except for namespace' : 'must be empty'}`,
-    },
+    fieldErr.invalidShown(
+      'metadata',
+      JSON.stringify(m),
+      allowNamespace ? 'must be empty except for namespace' : 'must be empty',
+    ),
   ];
 }
 
@@ -121,20 +123,19 @@ export function accessSpecProblems(spec: Rec): StatusCause[] {
   const nra = spec.nonResourceAttributes ?? undefined;
   if (ra && nra)
     return [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'spec.nonResourceAttributes',
-        message: `Invalid value: ${JSON.stringify(nra)}: cannot be specified in combination with resourceAttributes`,
-      },
+      fieldErr.invalidShown(
+        'spec.nonResourceAttributes',
+        JSON.stringify(nra),
+        'cannot be specified in combination with resourceAttributes',
+      ),
     ];
   if (!ra && !nra)
     return [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'spec.resourceAttributes',
-        message:
-          'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
-      },
+      fieldErr.invalidShown(
+        'spec.resourceAttributes',
+        '"null"',
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
     ];
   return [];
 }

@@ -1,8 +1,10 @@
 // SubjectAccessReview (authorization.orch.io/v1, cluster-scoped, create only, not stored):
 // may this user (spec.user, groups, extra, uid) do this (resource or non-resource attributes)?
+
 import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { ResourceDef, UserInfo } from '../types.ts';
+import { fieldErr } from './common.ts';
 import {
   accessCheck,
   accessSpecFields,
@@ -34,11 +36,9 @@ export function subjectAccessReviewDef(reviewers: Reviewers): ResourceDef {
       const user = typeof spec.user === 'string' ? spec.user : '';
       const groups = Array.isArray(spec.groups) ? (spec.groups as string[]) : [];
       if (!user && groups.length === 0)
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: 'spec.user',
-          message: 'Invalid value: "": at least one of user or group must be specified',
-        });
+        causes.push(
+          fieldErr.invalidShown('spec.user', '""', 'at least one of user or group must be specified'),
+        );
       invalidIf(def, causes);
       const who: UserInfo = { username: user, groups: [...groups] };
       if (typeof spec.uid === 'string' && spec.uid) who.uid = spec.uid;

@@ -148,11 +148,7 @@ function goSpec(s: VolumeAttachmentSpec): string {
 function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   const causes = validateCommon(o);
   if (!deepEqual(specOf(o), specOf(old)))
-    causes.push({
-      reason: 'FieldValueInvalid',
-      field: 'spec',
-      message: `Invalid value: ${goSpec(specOf(o))}: field is immutable`,
-    });
+    causes.push(fieldErr.invalidShown('spec', goSpec(specOf(o)), 'field is immutable'));
   return causes;
 }
 

@@ -12,16 +12,16 @@ import {
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
-  labelMap,
   type LabelSelectorObj,
+  labelMap,
   nonNegative,
   schemaStatusUpdate,
   selectorIsEmpty,
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
-import type { Container, PodSpec } from './pod-spec.ts';
 import { col } from './define.ts';
+import type { Container, PodSpec } from './pod-spec.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
 
 export interface PodTemplate {
@@ -48,11 +48,7 @@ export function validateSelectorForTemplate(
   if (sel) {
     causes.push(...validateLabelSelector('spec.selector', sel));
     if (selectorIsEmpty(sel))
-      causes.push({
-        reason: 'FieldValueInvalid',
-        field: 'spec.selector',
-        message: `Invalid value: ${goSelector(sel)}: empty selector is invalid for ${word}`,
-      });
+      causes.invalidShown('spec.selector', goSelector(sel), `empty selector is invalid for ${word}`);
   }
   // an empty selector selects everything; a missing one selects nothing
   const labels = spec.template?.metadata?.labels;
