@@ -293,6 +293,16 @@ function dropRoundTrip(annotations: Record<string, string> | undefined): Record<
 
 // ---------------------------------------------------------------- whole objects
 
+/** A status condition's fields, in the order both versions write them. */
+const conditionOf = (c: Obj) =>
+  clean({
+    type: c.type,
+    status: c.status,
+    lastTransitionTime: c.lastTransitionTime,
+    reason: c.reason,
+    message: c.message,
+  });
+
 /** A stored (autoscaling/v2) object as autoscaling/v1 shows it. */
 export function hpaToV1(o: KObject): KObject {
   const spec: Obj = (o.spec ?? {}) as Obj;
@@ -309,18 +319,7 @@ export function hpaToV1(o: KObject): KObject {
       ScaleDown: rulesToInternal(spec.behavior.scaleDown),
     });
   const conditions: Obj[] = Array.isArray(status.conditions) ? status.conditions : [];
-  if (conditions.length)
-    annotations[CONDITIONS_ANNOTATION] = JSON.stringify(
-      conditions.map((c) =>
-        clean({
-          type: c.type,
-          status: c.status,
-          lastTransitionTime: c.lastTransitionTime,
-          reason: c.reason,
-          message: c.message,
-        }),
-      ),
-    );
+  if (conditions.length) annotations[CONDITIONS_ANNOTATION] = JSON.stringify(conditions.map(conditionOf));
   // the first CPU metric gives the target (when it is a utilization)
   const cpu = metrics.find((m) => m?.type === 'Resource' && isObj(m.resource) && m.resource.name === 'cpu');
   const cpuCurrent = current
@@ -383,29 +382,15 @@ export function hpaFromV1(o: KObject): KObject {
 
 /** The v2 metrics of a v1 object: its CPU target, and the other metrics kept in an annotation. */
 function metricsFromV1(spec: Obj, ann: Record<string, string>): Obj[] {
+  const cpu = (averageUtilization: number) => ({
+    type: 'Resource',
+    resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization } },
+  });
   let metrics: Obj[] = [];
-  if (spec.targetCPUUtilizationPercentage != null)
-    metrics = [
-      {
-        type: 'Resource',
-        resource: {
-          name: 'cpu',
-          target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage },
-        },
-      },
-    ];
+  if (spec.targetCPUUtilizationPercentage != null) metrics = [cpu(spec.targetCPUUtilizationPercentage)];
   const other = listFrom(ann[METRICS_ANNOTATION]);
   if (other) metrics = [...other.map(specFromV1), ...metrics.slice(0, 1)];
-  if (metrics.length === 0)
-    metrics = [
-      {
-        type: 'Resource',
-        resource: {
-          name: 'cpu',
-          target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION },
-        },
-      },
-    ];
+  if (metrics.length === 0) metrics = [cpu(DEFAULT_CPU_UTILIZATION)];
   return metrics;
 }
 
@@ -429,17 +414,7 @@ function statusFromV1Object(status: Obj | undefined, ann: Record<string, string>
       currentReplicas: status.currentReplicas || undefined,
       desiredReplicas: status.desiredReplicas ?? 0,
       currentMetrics: currentMetrics?.length ? currentMetrics : undefined,
-      conditions: conditions?.length
-        ? conditions.map((c) =>
-            clean({
-              type: c.type,
-              status: c.status,
-              lastTransitionTime: c.lastTransitionTime,
-              reason: c.reason,
-              message: c.message,
-            }),
-          )
-        : undefined,
+      conditions: conditions?.length ? conditions.map(conditionOf) : undefined,
     });
   } else {
     // the status of a v1 write is carried by the annotations alone (e.g. a spec update)
