@@ -22,6 +22,12 @@ const localObjectReference = obj({ name: str() });
 const keyRef = obj({ name: str(), key: str(), optional: bool() });
 const objectFieldSelector = obj({ apiVersion: str(), fieldPath: str() });
 const resourceFieldSelector = obj({ containerName: str(), resource: str(), divisor: quantity() });
+const downwardAPIFile = obj({
+  path: str(),
+  fieldRef: objectFieldSelector,
+  resourceFieldRef: resourceFieldSelector,
+  mode: int(),
+});
 const keyToPath = obj({ key: str(), path: str(), mode: int() });
 const labelSelector = obj({
   matchLabels: mapOf(str()),
@@ -167,32 +173,13 @@ export const volumeSources: Record<string, Schema> = {
   configMap: obj({ name: str(), items: arr(keyToPath), defaultMode: int(), optional: bool() }),
   persistentVolumeClaim: obj({ claimName: str(), readOnly: bool() }),
   nfs: obj({ server: str(), path: str(), readOnly: bool() }),
-  downwardAPI: obj({
-    items: arr(
-      obj({
-        path: str(),
-        fieldRef: objectFieldSelector,
-        resourceFieldRef: resourceFieldSelector,
-        mode: int(),
-      }),
-    ),
-    defaultMode: int(),
-  }),
+  downwardAPI: obj({ items: arr(downwardAPIFile), defaultMode: int() }),
   projected: obj({
     sources: arr(
       obj({
         secret: obj({ name: str(), items: arr(keyToPath), optional: bool() }),
         configMap: obj({ name: str(), items: arr(keyToPath), optional: bool() }),
-        downwardAPI: obj({
-          items: arr(
-            obj({
-              path: str(),
-              fieldRef: objectFieldSelector,
-              resourceFieldRef: resourceFieldSelector,
-              mode: int(),
-            }),
-          ),
-        }),
+        downwardAPI: obj({ items: arr(downwardAPIFile) }),
         serviceAccountToken: obj({ audience: str(), expirationSeconds: int(), path: str() }),
         clusterTrustBundle: freeform(),
       }),
@@ -230,7 +217,7 @@ export const volumeSources: Record<string, Schema> = {
 
 const volume = obj({ name: str(), ...volumeSources });
 
-const toleration = obj({
+export const toleration = obj({
   key: str(),
   operator: str(),
   value: str(),

@@ -2,12 +2,12 @@
 // scoped. `handler` is a DNS label that never changes; `overhead.podFixed` is what a pod of the
 // class costs beyond its containers; `scheduling` narrows the nodes such pods may run on.
 import type { StatusCause } from '../../errors/status.ts';
-import { arr, int, mapOf, obj, str } from '../../schema/dsl.ts';
+import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, dnsLabel, immutable, labelMap, qualifiedName, quantity } from './common.ts';
 import { col, defineKind } from './define.ts';
-import type { Toleration } from './pod-spec.ts';
+import { type Toleration, toleration } from './pod-spec.ts';
 import { isStandardContainerResource, nonNegativeQuantity, resourceName } from './resource-lists.ts';
 
 export interface RuntimeClass {
@@ -16,14 +16,6 @@ export interface RuntimeClass {
   overhead?: { podFixed?: Record<string, string> };
   scheduling?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
 }
-
-const toleration = obj({
-  key: str(),
-  operator: str(),
-  value: str(),
-  effect: str(),
-  tolerationSeconds: int(),
-});
 
 const schema = objectSchema(
   {
