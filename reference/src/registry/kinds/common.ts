@@ -405,3 +405,6 @@ export const objectReferenceFields = {
   resourceVersion: { type: 'string' },
   fieldPath: { type: 'string' },
 } satisfies Record<string, Schema>;
+
+/** An object reference as its schema above describes it. */
+export type ObjectReference = { [K in keyof typeof objectReferenceFields]?: string };

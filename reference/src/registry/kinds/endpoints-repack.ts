@@ -4,20 +4,13 @@
 // the MD5 of their Go-syntax dump (Kubernetes sorts them so, to make the form unique; the
 // dump is reproduced here for that reason alone).
 import { createHash } from 'node:crypto';
+import type { ObjectReference } from './common.ts';
 
 export interface EndpointAddress {
   ip?: string;
   hostname?: string;
   nodeName?: string;
-  targetRef?: {
-    kind?: string;
-    namespace?: string;
-    name?: string;
-    uid?: string;
-    apiVersion?: string;
-    resourceVersion?: string;
-    fieldPath?: string;
-  };
+  targetRef?: ObjectReference;
 }
 
 export interface EndpointPort {

@@ -14,6 +14,7 @@ import {
   fieldErr,
   immutable,
   microTime,
+  type ObjectReference,
   objectReferenceFields,
   qualifiedName,
   since,
@@ -26,16 +27,6 @@ const ACTION_MAX = 128;
 const INSTANCE_MAX = 128;
 const NOTE_MAX = 1024;
 const TYPES = ['Normal', 'Warning'];
-
-interface ObjectRef {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
 
 // ------------------------------------------------------------------ core/v1
 
@@ -57,7 +48,7 @@ const coreSchema = objectSchema({
 });
 
 interface CoreEvent {
-  involvedObject?: ObjectRef;
+  involvedObject?: ObjectReference;
   reason?: string;
   message?: string;
   source?: { component?: string; host?: string };
@@ -184,8 +175,8 @@ function eventColumns(view: (o: KObject) => CoreEvent): TableColumn[] {
   ];
 }
 
-const ref = (o: KObject, k: keyof ObjectRef) =>
-  ((o.involvedObject as ObjectRef | undefined)?.[k] ?? '') as string;
+const ref = (o: KObject, k: keyof ObjectReference) =>
+  ((o.involvedObject as ObjectReference | undefined)?.[k] ?? '') as string;
 
 export const eventDef = defineKind({
   group: '',
@@ -233,8 +224,8 @@ interface V1Event {
   reportingInstance?: string;
   action?: string;
   reason?: string;
-  regarding?: ObjectRef;
-  related?: ObjectRef;
+  regarding?: ObjectReference;
+  related?: ObjectReference;
   note?: string;
   type?: string;
   deprecatedSource?: { component?: string; host?: string };
@@ -362,7 +353,8 @@ export function v1ToCore(o: KObject): KObject {
   ]);
 }
 
-const reg = (o: KObject, k: keyof ObjectRef) => ((o.regarding as ObjectRef | undefined)?.[k] ?? '') as string;
+const reg = (o: KObject, k: keyof ObjectReference) =>
+  ((o.regarding as ObjectReference | undefined)?.[k] ?? '') as string;
 
 export const eventsV1Def = defineKind({
   group: 'events.orch.io',
@@ -388,9 +380,9 @@ export const eventsV1Def = defineKind({
 /** Field selectors on the fields of an object reference (`<prefix>.kind`, `<prefix>.name`, ...). */
 function referenceLabels(
   prefix: string,
-  get: (o: KObject, field: keyof ObjectRef) => string | undefined,
+  get: (o: KObject, field: keyof ObjectReference) => string | undefined,
 ): Record<string, (o: KObject) => string | undefined> {
-  const fields: (keyof ObjectRef)[] = [
+  const fields: (keyof ObjectReference)[] = [
     'kind',
     'namespace',
     'name',
