@@ -307,8 +307,16 @@ async function createCost() {
   }
 }
 
+// Each case takes about 30 s by design (a server process to start, a paced load sampled for 24 s,
+// the history window to pass): twice the project's 60 s, so a busy machine slows it without failing it.
+const CASE_TIMEOUT_MS = 120_000;
+
 describe('memory under a steady load of writes and watches', () => {
-  it.concurrent('stays flat in memory', () => steadyLoad('in-memory'));
-  it.concurrent('stays flat with the durable store', () => steadyLoad('durable'));
-  it.concurrent('grows by what a created object holds, not by whole pool slabs', () => createCost());
+  it.concurrent('stays flat in memory', () => steadyLoad('in-memory'), CASE_TIMEOUT_MS);
+  it.concurrent('stays flat with the durable store', () => steadyLoad('durable'), CASE_TIMEOUT_MS);
+  it.concurrent(
+    'grows by what a created object holds, not by whole pool slabs',
+    () => createCost(),
+    CASE_TIMEOUT_MS,
+  );
 });
