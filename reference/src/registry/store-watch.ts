@@ -73,6 +73,8 @@ class StoreWatch {
   private forget: () => unknown = () => undefined;
   /** When the watch ends (ms since the epoch), once its timeout is set. */
   private end = 0;
+  /** Whether the bookmark timer set is the one two seconds before the end. */
+  private lastBookmark = false;
 
   constructor(
     private readonly store: StoreCore,
@@ -215,14 +217,19 @@ class StoreWatch {
   }
 
   private schedule(): void {
-    const ms = Math.min(this.store.opts.bookmarkIntervalMs, this.end - PRE_TIMEOUT_BOOKMARK_MS - Date.now());
-    if (!this.stopped && ms > 0) this.bookmarkTimer = setTimeout(this.tick, ms);
+    const untilLast = this.end - PRE_TIMEOUT_BOOKMARK_MS - Date.now();
+    if (this.stopped || untilLast <= 0) return;
+    const interval = this.store.opts.bookmarkIntervalMs;
+    // the one before the end is the last: a timer may fire a millisecond before Date.now()
+    // reaches its moment, and scheduling again then sent it twice
+    this.lastBookmark = untilLast <= interval;
+    this.bookmarkTimer = setTimeout(this.tick, Math.min(interval, untilLast));
   }
 
   private readonly tick = () => {
     if (this.stopped) return;
     const r = this.store.storage.revision();
     if (this.live && r >= this.from) this.sink.bookmark(String(r), false);
-    this.schedule();
+    if (!this.lastBookmark) this.schedule();
   };
 }
