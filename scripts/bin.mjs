@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `orch-conformance <command>`: the package's entry point. The sources are TypeScript, run
-// through tsx's loader in this process (signals reach the server directly).
+// through tsx's loader in this process (signals reach the server directly); `serve` and `run`
+// start from bundles of their sources (scripts/bundle.mjs).
 //   serve   the reference server (reference/src/cli.ts)
 //   run     the conformance suites (scripts/run.ts)
 //   merge   merge the reports of shards (scripts/merge.ts)
@@ -41,17 +42,15 @@ const [cmd, ...rest] = process.argv.slice(2);
 
 switch (cmd) {
   case 'serve': {
-    const { register } = await import('tsx/esm/api');
-    register();
-    const { main } = await import('../reference/src/cli.ts');
+    const { load } = await import('./bundle.mjs');
+    const { main } = await load('reference/src/cli.ts');
     const code = await main(['serve', ...rest]);
     if (code !== undefined) process.exit(code);
     break;
   }
   case 'run': {
-    const { register } = await import('tsx/esm/api');
-    register();
-    const { run } = await import('./run.ts');
+    const { load } = await import('./bundle.mjs');
+    const { run } = await load('scripts/run.ts');
     process.exit(await run(rest));
     break;
   }

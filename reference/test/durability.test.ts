@@ -64,7 +64,8 @@ async function startChild(opts: Partial<ServerOptions>): Promise<Child> {
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const t = setTimeout(() => reject(new Error(`child did not start in time: ${err}`)), 20_000);
+    // a start takes about 3 CPU seconds through tsx: 20 s was not enough on a busy machine
+    const t = setTimeout(() => reject(new Error(`child did not start in time: ${err}`)), 60_000);
     proc.stdout!.on('data', (c) => {
       out += c;
       const nl = out.indexOf('\n');

@@ -372,7 +372,9 @@ function mutate(
     if (m.remove) delete cur[last];
     else
       Object.defineProperty(cur, last, {
-        value: m.value,
+        // a copy: fc.constantFrom hands out the same [] and {} each time, and a later mutation
+        // that writes into one would make the body circular
+        value: structuredClone(m.value),
         writable: true,
         enumerable: true,
         configurable: true,

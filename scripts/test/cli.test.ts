@@ -110,7 +110,8 @@ describe('run: help and usage', () => {
       expect(r.code, `${cases[i]![0].join(' ')}: ${tail(r, 500)}`).toBe(2);
       expect(r.out, cases[i]![0].join(' ')).toMatch(cases[i]![1]);
     });
-  });
+    // 24 command lines at once, about 1.3 CPU seconds each: a minute on a busy machine
+  }, 120_000);
 });
 
 describe('run: selection and settings reach vitest and the suites', () => {

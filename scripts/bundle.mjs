@@ -1,0 +1,161 @@
+// The command lines as one file each, for `orch-conformance serve` and `run`: started through
+// tsx, a process spends most of its start resolving and loading its TypeScript modules one by
+// one through the loader hooks (the reference's 430 modules: about 2.8 CPU seconds to its
+// --help on this machine, against 1.2 from its bundle; the tests start a server process well
+// over a hundred times in a CI run, and `run` dozens of times). esbuild bundles an entry's
+// sources into one module (packages stay external and load from node_modules). A bundle is
+// kept under node_modules/.cache (a folder a checkout) with the list of the files it was built
+// from and their sizes and modification times; a change to any of them, or to this file,
+// builds it again at the next start. Plain JavaScript: it runs before tsx is registered.
+//
+// ORCH_FROM_SOURCE=1 starts from the sources through tsx instead (also what happens when the
+// bundle cannot be built or written, or while another process of this checkout builds it).
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SELF = fileURLToPath(import.meta.url);
+/** One folder a checkout (worktrees may share node_modules). */
+const CACHE = join(
+  ROOT,
+  'node_modules',
+  '.cache',
+  'orch-bundles',
+  createHash('sha256').update(ROOT).digest('hex').slice(0, 12),
+);
+/** A build lock older than this was left by a process that died while building. */
+const STALE_LOCK_MS = 60_000;
+
+/** The bundle of an entry (a path from the repository's root) and the list of what it was built from. */
+export function bundlePaths(entry) {
+  const stem = join(CACHE, entry.replace(/[^A-Za-z0-9]+/g, '-'));
+  return { file: `${stem}.mjs`, inputs: `${stem}.inputs.json`, lock: `${stem}.lock` };
+}
+
+const fingerprint = (file) => {
+  const st = statSync(file);
+  return `${st.size}:${st.mtimeMs}`;
+};
+
+/** Whether the bundle was built from the files as they are now (each input, and this file). */
+export function upToDate(entry) {
+  const { file, inputs } = bundlePaths(entry);
+  if (!existsSync(file) || !existsSync(inputs)) return false;
+  try {
+    const built = JSON.parse(readFileSync(inputs, 'utf8'));
+    return Object.entries(built).every(([f, print]) => fingerprint(join(ROOT, f)) === print);
+  } catch {
+    // an input is gone, or the list is damaged
+    return false;
+  }
+}
+
+/**
+ * A module's `import.meta.url`, `dirname` and `filename` are its source file's in the bundle
+ * too (the sources read data files beside them: the published 1.28 schemas, the RBAC defaults,
+ * Protobuf descriptors).
+ */
+const sourcePlaces = {
+  name: 'source-import-meta',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.')) return undefined;
+      const contents = text
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
+        .replaceAll('import.meta.filename', JSON.stringify(args.path));
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/** Builds an entry's bundle; false when another process of this checkout is building it. */
+export async function build(entry) {
+  const { file, inputs, lock } = bundlePaths(entry);
+  mkdirSync(CACHE, { recursive: true });
+  try {
+    if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS)
+      rmSync(lock, { force: true });
+    closeSync(openSync(lock, 'wx'));
+  } catch {
+    return false;
+  }
+  try {
+    const esbuild = await import('esbuild');
+    const tmp = `${file}.${process.pid}.tmp.mjs`;
+    const result = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: [join(ROOT, entry)],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile: tmp,
+      sourcemap: 'linked',
+      sourcesContent: false,
+      metafile: true,
+      logLevel: 'silent',
+      plugins: [sourcePlaces],
+    });
+    const built = { [relative(ROOT, SELF)]: fingerprint(SELF) };
+    for (const f of Object.keys(result.metafile.inputs)) built[f] = fingerprint(join(ROOT, f));
+    renameSync(`${tmp}.map`, `${file}.map`);
+    renameSync(tmp, file);
+    writeFileSync(inputs, JSON.stringify(built));
+    // what a build killed half-way left (the lock keeps out the other builders of this entry)
+    for (const f of readdirSync(CACHE))
+      if (f.startsWith(`${basename(file)}.`) && f.endsWith('.tmp.mjs'))
+        rmSync(join(CACHE, f), { force: true });
+    return true;
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** An entry's module, from its bundle when it can be had, else from its sources through tsx. */
+export async function load(entry) {
+  if (process.env.ORCH_FROM_SOURCE !== '1') {
+    let ready = upToDate(entry);
+    try {
+      ready ||= await build(entry);
+    } catch {
+      // not writable, or esbuild failed: the sources through tsx say what is wrong
+    }
+    if (ready) {
+      // stack traces name the source files and lines
+      process.setSourceMapsEnabled(true);
+      return import(pathToFileURL(bundlePaths(entry).file).href);
+    }
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import(pathToFileURL(join(ROOT, entry)).href);
+}
+
+/** The entries `orch-conformance` starts from their bundles. */
+export const ENTRIES = ['reference/src/cli.ts', 'scripts/run.ts'];
+
+// `node scripts/bundle.mjs`: build the bundles of the current sources now (npm test does, so
+// the processes its tests start at once find them)
+if (process.argv[1] && resolve(process.argv[1]) === SELF) {
+  for (const entry of ENTRIES) {
+    if (upToDate(entry) || (await build(entry))) process.stdout.write(`bundle: ${entry}\n`);
+    else process.stderr.write(`bundle: another process is building ${entry}\n`);
+  }
+}

@@ -1,0 +1,128 @@
+// `orch-conformance serve` and `run` start from bundles of their sources (scripts/bundle.mjs):
+// a bundle is built again when any file it was built from changes, the bundled command lines
+// say what the sources say, and a bundled server finds the data files its sources read beside
+// them (the published 1.28 schemas, the RBAC defaults).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { build, bundlePaths, upToDate } from '../bundle.mjs';
+import { cleanEnv, ROOT } from './helpers.ts';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const temp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'orch-bundle-'));
+  dirs.push(d);
+  return d;
+};
+
+const cliOut = (args: string[], env: Record<string, string> = {}) =>
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bin.mjs'), ...args], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+    encoding: 'utf8',
+  });
+
+describe('the bundles of the command lines', () => {
+  it('a bundle is built again when a file it was built from changes', async () => {
+    mkdirSync(join(ROOT, 'out'), { recursive: true });
+    const dir = mkdtempSync(join(ROOT, 'out', 'bundle-test-'));
+    dirs.push(dir);
+    const entry = relative(ROOT, join(dir, 'entry.ts'));
+    writeFileSync(join(dir, 'entry.ts'), "export { value } from './dep.ts';\n");
+    const dep = join(dir, 'dep.ts');
+    writeFileSync(dep, 'export const value: number = 1;\n');
+    expect(upToDate(entry), 'no bundle yet').toBe(false);
+    expect(await build(entry), 'built').toBe(true);
+    expect(upToDate(entry), 'built from these files').toBe(true);
+    writeFileSync(dep, 'export const value: number = 22;\n');
+    expect(upToDate(entry), 'an imported file changed').toBe(false);
+    expect(await build(entry)).toBe(true);
+    expect(upToDate(entry)).toBe(true);
+    expect(readFileSync(bundlePaths(entry).file, 'utf8')).toContain('value = 22');
+    utimesSync(dep, 1_000, 1_000);
+    expect(upToDate(entry), 'an imported file was written again').toBe(false);
+    rmSync(bundlePaths(entry).inputs);
+    expect(upToDate(entry), 'the list of inputs is gone').toBe(false);
+    for (const f of Object.values(bundlePaths(entry))) rmSync(f, { force: true });
+    rmSync(`${bundlePaths(entry).file}.map`, { force: true });
+  });
+
+  it.each([
+    ['serve', 'reference/src/cli.ts', '--etcd-servers'],
+    ['run', 'scripts/run.ts', '--kubernetes-assets'],
+  ])('%s --help from the bundle is the help of the sources', (cmd, entry, flag) => {
+    const bundled = cliOut([cmd, '--help']);
+    const fromSource = cliOut([cmd, '--help'], { ORCH_FROM_SOURCE: '1' });
+    expect(bundled).toContain(flag);
+    expect(bundled).toBe(fromSource);
+    expect(upToDate(entry), 'the bundle of these sources was built').toBe(true);
+  });
+
+  it('a bundled server reads the data files beside its sources: RBAC defaults and published schemas', async () => {
+    const data = temp();
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'scripts', 'bin.mjs'),
+        'serve',
+        '--in-memory',
+        '--insecure-http',
+        '--port',
+        '0',
+        '--data-dir',
+        data,
+      ],
+      { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/ready in \d+ ms/.test(out)) {
+        expect(child.exitCode, `serve exited: ${out}`).toBeNull();
+        expect(Date.now() < deadline, `serve was not ready in 30 s: ${out}`).toBe(true);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const url = /URL:\s+(\S+)/.exec(out)?.[1];
+      const token = /token:\s+(\S+)/.exec(out)?.[1];
+      expect(url && token, `the banner names the URL and the token: ${out}`).toBeTruthy();
+      const get = async (path: string) => {
+        const r = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        return { status: r.status, body: (await r.json()) as Record<string, any> };
+      };
+      const admin = await get('/apis/rbac.authorization.orch.io/v1/clusterroles/cluster-admin');
+      expect(admin.status, JSON.stringify(admin.body)).toBe(200);
+      expect(admin.body.rules).toEqual([
+        { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+        { nonResourceURLs: ['*'], verbs: ['*'] },
+      ]);
+      // a built-in kind whose schema comes from the published 1.28 document: an unknown field is refused
+      const created = await fetch(
+        `${url}/apis/discovery.orch.io/v1/namespaces/default/endpointslices?fieldValidation=Strict`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            apiVersion: 'discovery.orch.io/v1',
+            kind: 'EndpointSlice',
+            metadata: { name: 'bundled' },
+            addressType: 'IPv4',
+            endpoints: [],
+            bogus: 1,
+          }),
+        },
+      );
+      const status = (await created.json()) as { message?: string };
+      expect(created.status, JSON.stringify(status)).toBe(400);
+      expect(status.message).toMatch(/unknown field "bogus"/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
