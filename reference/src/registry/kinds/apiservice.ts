@@ -9,7 +9,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, keepAllButStatus, specStatusHooks } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 export const APIREGISTRATION_GROUP = 'apiregistration.orch.io';
 
@@ -124,18 +124,13 @@ export const apiServiceDef = defineKind({
   prepareForStatusUpdate: keepAllButStatus,
   validate: (o) => [...validateAPIService(o), ...validateStatus(o)],
   validateUpdate: (o) => [...validateAPIService(o), ...validateStatus(o)],
-  columns: [
-    col(
-      'Service',
-      'string',
-      (o) => {
-        const svc = specOf(o).service;
-        return svc ? `${svc.namespace ?? ''}/${svc.name ?? ''}` : 'Local';
-      },
-      { description: 'The reference to the service that hosts this API endpoint.' },
-    ),
-    col('Available', 'string', availableCell, { description: 'Whether this service is available.' }),
-  ],
+  table: printed('apiService', {
+    Service: (o) => {
+      const svc = specOf(o).service;
+      return svc ? `${svc.namespace ?? ''}/${svc.name ?? ''}` : 'Local';
+    },
+    Available: availableCell,
+  }),
   tracksGeneration: true,
   allowUnconditionalUpdate: false,
   normalize: false,

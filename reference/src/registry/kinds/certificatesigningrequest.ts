@@ -10,7 +10,7 @@ import type { KObject } from '../../storage/types.ts';
 import { certificateChainProblem, certificateRequestProblem } from '../../util/csr-der.ts';
 import type { RequestContext } from '../types.ts';
 import { Causes, fieldErr, normalizeBySchema } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { base64ErrorOffset } from './secret.ts';
 
 export const KUBE_APISERVER_CLIENT_SIGNER = 'orch.io/kube-apiserver-client';
@@ -336,26 +336,15 @@ export const certificateSigningRequestDef = defineKind({
   schema,
   nameRule: 'subdomain',
   fieldLabels: { 'spec.signerName': (o) => specOf(o).signerName },
-  afterAge: [
-    col('SignerName', 'string', (o) => specOf(o).signerName || '<none>', {
-      description: 'The signer the request asks for.',
-    }),
-    col('Requestor', 'string', 'spec.username', {
-      description: 'The user that created the request.',
-    }),
-    col(
-      'RequestedDuration',
-      'string',
-      (o) => {
-        const s = specOf(o).expirationSeconds;
-        return s === undefined ? '<none>' : humanDuration(s);
-      },
-      { description: 'The validity the request asks for.' },
-    ),
-    col('Condition', 'string', conditionCell, {
-      description: 'Pending, Approved or Denied; Failed; Issued.',
-    }),
-  ],
+  table: printed('certificateSigningRequest', {
+    SignerName: (o) => specOf(o).signerName || '<none>',
+    Requestor: 'spec.username',
+    RequestedDuration: (o) => {
+      const s = specOf(o).expirationSeconds;
+      return s === undefined ? '<none>' : humanDuration(s);
+    },
+    Condition: conditionCell,
+  }),
   prepareForCreate: prepareCreate,
   prepareForUpdate: prepareUpdate,
   prepareForStatusUpdate: prepareStatus,

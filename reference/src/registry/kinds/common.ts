@@ -4,7 +4,6 @@ import { normalizeBySchema } from '../../schema/normalize.ts';
 import type { Schema } from '../../schema/types.ts';
 import { validLabelKey, validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 
 export {
@@ -40,21 +39,6 @@ export function since(ts: string | undefined, now = Date.now()): string {
   if (h < 48) return `${h}h`;
   return `${Math.floor(h / 24)}d`;
 }
-
-export const NAME_COLUMN: TableColumn = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  description: 'Name must be unique within a namespace.',
-  cell: (o) => o.metadata.name ?? '',
-};
-
-export const AGE_COLUMN: TableColumn = {
-  name: 'Age',
-  type: 'string',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
-  cell: (o) => age(o),
-};
 
 export type Rec = Record<string, unknown>;
 export const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});

@@ -9,8 +9,7 @@ import type { KObject } from '../../storage/types.ts';
 import { undici } from '../../util/undici.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
-import { NAME_COLUMN } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 interface Probe {
   /** True (healthy), False or Unknown. */
@@ -105,24 +104,14 @@ export function componentStatusDef(registry: () => Registry): ResourceDef {
       list: async () =>
         (await Promise.all(Object.keys(COMPONENTS).map((n) => read(n)))).filter((o): o is KObject => !!o),
     },
-    table: [
-      NAME_COLUMN,
-      col(
-        'Status',
-        'string',
-        (o) => {
-          const c = healthyOf(o);
-          return c ? (c.status === 'True' ? 'Healthy' : 'Unhealthy') : 'Unknown';
-        },
-        { description: 'Status of the component conditions' },
-      ),
-      col('Message', 'string', (o) => healthyOf(o)?.message ?? '', {
-        description: 'Message of the component conditions',
-      }),
-      col('Error', 'string', (o) => healthyOf(o)?.error ?? '', {
-        description: 'Error of the component conditions',
-      }),
-    ],
+    table: printed('componentStatus', {
+      Status: (o) => {
+        const c = healthyOf(o);
+        return c ? (c.status === 'True' ? 'Healthy' : 'Unhealthy') : 'Unknown';
+      },
+      Message: (o) => healthyOf(o)?.message ?? '',
+      Error: (o) => healthyOf(o)?.error ?? '',
+    }),
     tracksGeneration: true,
     allowUnconditionalUpdate: false,
     normalize: false,

@@ -6,7 +6,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { fieldErr } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 void freeform;
 
@@ -59,15 +59,10 @@ export const configMap = defineKind({
     binaryData: mapOf(str({ format: 'byte' })),
     immutable: bool(),
   }),
-  columns: [
-    col(
-      'Data',
-      'string',
-      (o) =>
-        Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length,
-      { description: 'Number of data entries' },
-    ),
-  ],
+  table: printed('configMap', {
+    Data: (o) =>
+      Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length,
+  }),
   validate: (o) => validateDataKeys(o, ['data', 'binaryData']),
   validateUpdate: (o, old) => {
     const causes = validateDataKeys(o, ['data', 'binaryData']);

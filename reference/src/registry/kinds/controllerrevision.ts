@@ -5,7 +5,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, immutable, nonNegative } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 const schema = builtinSchema('apps/v1', 'ControllerRevision');
 
@@ -44,12 +44,10 @@ export const controllerRevisionDef = defineKind({
   namespaced: true,
   schema,
   zeroValue: () => ({ revision: 0 }),
-  columns: [
-    col('Controller', 'string', (o) => controllerOf(o), { description: 'Controller of the object' }),
-    col('Revision', 'string', (o) => (typeof o.revision === 'number' ? o.revision : 0), {
-      description: 'Revision indicates the revision of the state represented by Data.',
-    }),
-  ],
+  table: printed('controllerRevision', {
+    Controller: (o) => controllerOf(o),
+    Revision: (o) => (typeof o.revision === 'number' ? o.revision : 0),
+  }),
   prepareForCreate: prepare,
   prepareForUpdate: prepare,
   validate: validateControllerRevision,

@@ -15,8 +15,9 @@ import {
   specStatusHooks,
 } from './common.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron-schedule.ts';
-import { col, defineKind } from './define.ts';
-import { containerCells, defaultTemplate, type JobSpec, validateJobSpecCommon } from './job.ts';
+import { defineKind, printed } from './define.ts';
+import { defaultTemplate, type JobSpec, validateJobSpecCommon } from './job.ts';
+import { templateCells } from './workload-common.ts';
 
 const schema = builtinSchema('batch/v1', 'CronJob');
 
@@ -142,39 +143,15 @@ export const cronJobDef = defineKind({
   prepareForStatusUpdate: schemaStatusUpdate(schema, 'CronJob'),
   validate: validateCronJob,
   validateUpdate: (o, old) => validateSpec(specOf(o), specOf(old)),
-  columns: [
-    col('Schedule', 'string', 'spec.schedule', {
-      description: 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
-    }),
-    col(
-      'Suspend',
-      'boolean',
-      (o) => (specOf(o).suspend === undefined ? '<unset>' : specOf(o).suspend ? 'True' : 'False'),
-      { description: 'This flag tells the controller to suspend subsequent executions.' },
+  table: printed('cronJob', {
+    Schedule: 'spec.schedule',
+    Suspend: (o) => (specOf(o).suspend === undefined ? '<unset>' : specOf(o).suspend ? 'True' : 'False'),
+    Active: (o) => statusOf(o).active?.length ?? 0,
+    'Last Schedule': (o) => (statusOf(o).lastScheduleTime ? since(statusOf(o).lastScheduleTime) : '<none>'),
+    ...templateCells(
+      (o) => specOf(o).jobTemplate?.spec?.template,
+      (o) => formatLabelSelector(specOf(o).jobTemplate?.spec?.selector) || '<none>',
     ),
-    col('Active', 'integer', (o) => statusOf(o).active?.length ?? 0, {
-      description: 'A list of pointers to currently running jobs.',
-    }),
-    col(
-      'Last Schedule',
-      'string',
-      (o) => (statusOf(o).lastScheduleTime ? since(statusOf(o).lastScheduleTime) : '<none>'),
-      { description: 'Information when was the last time the job was successfully scheduled.' },
-    ),
-  ],
-  afterAge: [
-    col('Containers', 'string', (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).names, {
-      description: 'Names of each container in the template.',
-      priority: 1,
-    }),
-    col('Images', 'string', (o) => containerCells(specOf(o).jobTemplate?.spec?.template?.spec).images, {
-      description: 'Images referenced by each container in the template.',
-      priority: 1,
-    }),
-    col('Selector', 'string', (o) => formatLabelSelector(specOf(o).jobTemplate?.spec?.selector) || '<none>', {
-      description: 'A label query over pods that should match the pod count.',
-      priority: 1,
-    }),
-  ],
+  }),
   tracksGeneration: true,
 });

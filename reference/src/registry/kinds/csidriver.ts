@@ -10,7 +10,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, fieldErr, immutable } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { goSlice } from './go-syntax.ts';
 
 export interface CSIDriverSpec {
@@ -126,37 +126,15 @@ export const csiDriverDef = defineKind({
   },
   validate: (o) => [...csiDriverName('name', o.metadata.name), ...validateSpec(specOf(o))],
   validateUpdate,
-  columns: [
-    col('AttachRequired', 'boolean', (o) => specOf(o).attachRequired ?? true, {
-      description:
-        'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method).',
-    }),
-    col('PodInfoOnMount', 'boolean', (o) => specOf(o).podInfoOnMount ?? false, {
-      description:
-        'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true.',
-    }),
-    col('StorageCapacity', 'boolean', (o) => specOf(o).storageCapacity ?? false, {
-      description:
-        'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.',
-    }),
-    col(
-      'TokenRequests',
-      'string',
-      (o) => {
-        const t = specOf(o).tokenRequests;
-        return t ? t.map((x) => x.audience ?? '').join(',') : '<unset>';
-      },
-      {
-        description:
-          "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication.",
-      },
-    ),
-    col('RequiresRepublish', 'boolean', (o) => specOf(o).requiresRepublish ?? false, {
-      description:
-        'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.',
-    }),
-    col('Modes', 'string', (o) => (specOf(o).volumeLifecycleModes ?? []).join(',') || '<none>', {
-      description: 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.',
-    }),
-  ],
+  table: printed('csiDriver', {
+    AttachRequired: (o) => specOf(o).attachRequired ?? true,
+    PodInfoOnMount: 'spec.podInfoOnMount',
+    StorageCapacity: 'spec.storageCapacity',
+    TokenRequests: (o) => {
+      const t = specOf(o).tokenRequests;
+      return t ? t.map((x) => x.audience ?? '').join(',') : '<unset>';
+    },
+    RequiresRepublish: 'spec.requiresRepublish',
+    Modes: (o) => (specOf(o).volumeLifecycleModes ?? []).join(',') || '<none>',
+  }),
 });

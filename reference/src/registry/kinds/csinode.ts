@@ -9,7 +9,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { fieldErr, nonNegative } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { goPtr, goSlice, goStr, goStruct } from './go-syntax.ts';
 
 export interface CSINodeDriver {
@@ -89,9 +89,5 @@ export const csiNodeDef = defineKind({
   prepareForUpdate: prepare,
   validate: validateCSINode,
   validateUpdate,
-  columns: [
-    col('Drivers', 'integer', (o) => driversOf(o).length, {
-      description: 'Drivers indicates the number of CSI drivers registered on the node',
-    }),
-  ],
+  table: printed('csiNode', { Drivers: (o) => driversOf(o).length }),
 });

@@ -16,7 +16,7 @@ import {
   type LabelSelectorObj,
   nonNegative,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
@@ -27,9 +27,9 @@ import {
   type PodTemplate,
   positiveIntOrPercent,
   printSelector,
+  templateCells,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
-  workloadColumns,
   zeroCounters,
   zeroingStatusUpdate,
 } from './workload-common.ts';
@@ -165,36 +165,18 @@ export const daemonSetDef = defineKind({
     spec: { template: { metadata: {}, spec: { containers: null } }, updateStrategy: {} },
     status: zeroCounters({}, STATUS_ZEROES),
   }),
-  columns: [
-    col('Desired', 'integer', 'status.desiredNumberScheduled', {
-      description:
-        'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).',
-    }),
-    col('Current', 'integer', 'status.currentNumberScheduled', {
-      description:
-        'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
-    }),
-    col('Ready', 'integer', 'status.numberReady', {
-      description:
-        'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
-    }),
-    col('Up-to-date', 'integer', 'status.updatedNumberScheduled', {
-      description: 'The total number of nodes that are running updated daemon pod',
-    }),
-    col('Available', 'integer', 'status.numberAvailable', {
-      description:
-        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
-    }),
-    col('Node Selector', 'string', (o) => formatLabels(specOf(o).template?.spec?.nodeSelector), {
-      description:
-        "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
-    }),
-  ],
-  afterAge: workloadColumns(
-    (o) => specOf(o).template,
-    (o) => printSelector(specOf(o).selector),
-    'A label query over pods that are managed by the daemon set. Must match in order to be controlled.',
-  ),
+  table: printed('daemonSet', {
+    Desired: 'status.desiredNumberScheduled',
+    Current: 'status.currentNumberScheduled',
+    Ready: 'status.numberReady',
+    'Up-to-date': 'status.updatedNumberScheduled',
+    Available: 'status.numberAvailable',
+    'Node Selector': (o) => formatLabels(specOf(o).template?.spec?.nodeSelector),
+    ...templateCells(
+      (o) => specOf(o).template,
+      (o) => printSelector(specOf(o).selector),
+    ),
+  }),
   prepareForCreate(o: KObject) {
     prepare(o);
     setTemplateGeneration(o, 1);

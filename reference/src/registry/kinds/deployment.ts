@@ -16,7 +16,7 @@ import {
   nonNegative,
   schemaStatusUpdate,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { defaultPodSpec, type PodSpec, podTemplateSpecSchema } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
@@ -28,9 +28,9 @@ import {
   notMoreThan100Percent,
   positiveIntOrPercent,
   replicasScale,
+  templateCells,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
-  workloadColumns,
 } from './workload-common.ts';
 
 const labelSelector = obj(
@@ -194,24 +194,15 @@ export const deploymentDef = defineKind({
   schema,
   zeroValue: () => ({ spec: { template: { metadata: {}, spec: { containers: null } }, strategy: {} } }),
   scale: replicasScale(labelSelectorOfSpec),
-  columns: [
-    col('Ready', 'string', (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`, {
-      description: 'Number of the pod with ready state',
-    }),
-    col('Up-to-date', 'string', (o) => statusOf(o).updatedReplicas ?? 0, {
-      description:
-        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-    }),
-    col('Available', 'string', (o) => statusOf(o).availableReplicas ?? 0, {
-      description:
-        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-    }),
-  ],
-  afterAge: workloadColumns(
-    (o) => specOf(o).template,
-    (o) => formatLabelSelector(specOf(o).selector),
-    'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
-  ),
+  table: printed('deployment', {
+    Ready: (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`,
+    'Up-to-date': (o) => statusOf(o).updatedReplicas ?? 0,
+    Available: (o) => statusOf(o).availableReplicas ?? 0,
+    ...templateCells(
+      (o) => specOf(o).template,
+      (o) => formatLabelSelector(specOf(o).selector),
+    ),
+  }),
   prepareForCreate(o: KObject) {
     prepare(o);
     o.status = {};

@@ -8,7 +8,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, dnsLabel, fieldErr, portNumber, qualifiedName } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import {
   type EndpointAddress,
   type EndpointPort,
@@ -126,10 +126,5 @@ export const endpointsDef = defineKind({
   prepareForUpdate: prepare,
   validate: validateAndRepack,
   validateUpdate: validateAndRepack,
-  columns: [
-    col('Endpoints', 'string', formatEndpoints, {
-      description:
-        'The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share.',
-    }),
-  ],
+  table: printed('endpoint', { Endpoints: formatEndpoints }),
 });

@@ -12,7 +12,7 @@ import { deepEqual } from '../../util/object.ts';
 import type { RequestContext } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, dnsLabel, fieldErr, qualifiedName } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { nonSpecialIP, parseIP } from './ip-address.ts';
 
 /** The label naming the controller (or user) that manages a slice. */
@@ -249,24 +249,15 @@ export const endpointSliceDef = defineKind({
     if (now !== before) causes.push(fieldErr.invalid('addressType', now ?? '', 'field is immutable'));
     return causes;
   },
-  columns: [
-    col('AddressType', 'string', (o) => (o as EndpointSlice).addressType ?? '', {
-      description: 'addressType specifies the type of address carried by this EndpointSlice.',
-    }),
-    col(
-      'Ports',
-      'string',
-      (o) =>
-        firstThree(
-          ((o as EndpointSlice).ports ?? []).map((p) =>
-            p.port !== undefined ? String(p.port) : p.name !== undefined ? p.name : '*',
-          ),
+  table: printed('endpointSlice', {
+    AddressType: 'addressType',
+    Ports: (o) =>
+      firstThree(
+        ((o as EndpointSlice).ports ?? []).map((p) =>
+          p.port !== undefined ? String(p.port) : p.name !== undefined ? p.name : '*',
         ),
-      { description: 'ports specifies the list of network ports exposed by each endpoint in this slice.' },
-    ),
-    col('Endpoints', 'string', (o) => firstThree(endpointsOf(o).flatMap((e) => e.addresses ?? [])), {
-      description: 'endpoints is a list of unique endpoints in this slice.',
-    }),
-  ],
+      ),
+    Endpoints: (o) => firstThree(endpointsOf(o).flatMap((e) => e.addresses ?? [])),
+  }),
   tracksGeneration: true,
 });

@@ -19,7 +19,7 @@ import {
   qualifiedName,
   since,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 const objectReference = obj(objectReferenceFields);
 const REASON_MAX = 128;
@@ -135,44 +135,17 @@ function eventColumns(view: (o: KObject) => CoreEvent): TableColumn[] {
     const instance = e.source?.host || e.reportingInstance || '';
     return instance ? `${component}, ${instance}` : component;
   };
-  return [
-    col('Last Seen', 'string', (o) => lastSeen(view(o)), {
-      description: 'The time at which the most recent occurrence of this event was recorded.',
-    }),
-    col('Type', 'string', (o) => view(o).type ?? '', {
-      description: 'Type of this event (Normal, Warning), new types could be added in the future',
-    }),
-    col('Reason', 'string', (o) => view(o).reason ?? '', {
-      description:
-        "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
-    }),
-    col('Object', 'string', (o) => target(view(o)), { description: 'The object that this event is about.' }),
-    col('Subobject', 'string', (o) => view(o).involvedObject?.fieldPath ?? '', {
-      description:
-        'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.',
-      priority: 1,
-    }),
-    col('Source', 'string', (o) => source(view(o)), {
-      description: 'The component reporting this event. Should be a short machine understandable string.',
-      priority: 1,
-    }),
-    col('Message', 'string', (o) => (view(o).message ?? '').trim(), {
-      description: 'A human-readable description of the status of this operation.',
-    }),
-    col('First Seen', 'string', (o) => firstSeen(view(o)), {
-      description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
-      priority: 1,
-    }),
-    col('Count', 'string', (o) => count(view(o)), {
-      description: 'The number of times this event has occurred.',
-      priority: 1,
-    }),
-    col('Name', 'string', (o) => o.metadata.name ?? '', {
-      description: 'Name must be unique within a namespace.',
-      priority: 1,
-      format: 'name',
-    }),
-  ];
+  return printed('event', {
+    'Last Seen': (o) => lastSeen(view(o)),
+    Type: (o) => view(o).type ?? '',
+    Reason: (o) => view(o).reason ?? '',
+    Object: (o) => target(view(o)),
+    Subobject: (o) => view(o).involvedObject?.fieldPath ?? '',
+    Source: (o) => source(view(o)),
+    Message: (o) => (view(o).message ?? '').trim(),
+    'First Seen': (o) => firstSeen(view(o)),
+    Count: (o) => count(view(o)),
+  });
 }
 
 const ref = (o: KObject, k: keyof ObjectReference) =>

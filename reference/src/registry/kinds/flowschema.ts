@@ -9,7 +9,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, fieldErr, goValue, keepAllButStatus, specStatusHooks } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { mandatoryFlowSchemaSpec } from './flowcontrol-bootstrap.ts';
 import {
   FLOWCONTROL_GROUP,
@@ -294,26 +294,12 @@ export const flowSchemaDef = defineKind({
   prepareForStatusUpdate: keepAllButStatus,
   validate: validateFlowSchema,
   validateUpdate: (o) => validateFlowSchema(o),
-  columns: [
-    col('PriorityLevel', 'string', (o) => specOf(o).priorityLevelConfiguration?.name ?? '', {
-      description: 'name is the name of the priority level configuration being referenced Required.',
-    }),
-    col('MatchingPrecedence', 'string', (o) => specOf(o).matchingPrecedence ?? 0, {
-      description:
-        '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.',
-    }),
-    col('DistinguisherMethod', 'string', (o) => specOf(o).distinguisherMethod?.type ?? '<none>', {
-      description: '`type` is the type of flow distinguisher method',
-    }),
-  ],
-  afterAge: [
-    col(
-      'MissingPL',
-      'string',
-      (o) => (o as FlowSchema).status?.conditions?.find((c) => c.type === 'Dangling')?.status ?? '?',
-      { description: 'indicates whether the referenced priority level configuration object is missing' },
-    ),
-  ],
+  table: printed('flowSchema', {
+    PriorityLevel: 'spec.priorityLevelConfiguration.name',
+    MatchingPrecedence: (o) => specOf(o).matchingPrecedence ?? 0,
+    DistinguisherMethod: (o) => specOf(o).distinguisherMethod?.type ?? '<none>',
+    MissingPL: (o) => (o as FlowSchema).status?.conditions?.find((c) => c.type === 'Dangling')?.status ?? '?',
+  }),
   tracksGeneration: true,
   normalize: false,
 });

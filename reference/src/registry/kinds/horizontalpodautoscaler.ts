@@ -15,7 +15,7 @@ import {
   specStatusHooks,
   validateLabelSelector,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { DEFAULT_CPU_UTILIZATION, hpaFromV1, hpaToV1 } from './horizontalpodautoscaler-v1.ts';
 
 const schemaV2 = builtinSchema('autoscaling/v2', 'HorizontalPodAutoscaler');
@@ -338,34 +338,15 @@ export const horizontalPodAutoscalerDef = defineKind({
   ...specStatusHooks(prepare, () => ({ desiredReplicas: 0 })),
   prepareForStatusUpdate: schemaStatusUpdate(schemaV2, 'HorizontalPodAutoscaler'),
   validate: validateHpa,
-  columns: [
-    col(
-      'Reference',
-      'string',
-      (o) => {
-        const r = specOf(asV2(o)).scaleTargetRef ?? {};
-        return `${r.kind ?? ''}/${r.name ?? ''}`;
-      },
-      { description: 'The kind and name of the scaled resource.' },
-    ),
-    col('Targets', 'string', (o) => formatTargets(asV2(o)), {
-      description: 'The current and target values of each metric.',
-    }),
-    col(
-      'MinPods',
-      'string',
-      (o) => {
-        const m = specOf(o).minReplicas;
-        return m == null ? '<unset>' : m;
-      },
-      { description: 'The lower limit for the number of replicas.' },
-    ),
-    col('MaxPods', 'string', (o) => specOf(o).maxReplicas ?? 0, {
-      description: 'The upper limit for the number of replicas.',
-    }),
-    col('Replicas', 'string', (o) => statusOf(o).currentReplicas ?? 0, {
-      description: 'The current number of replicas of the scaled resource.',
-    }),
-  ],
+  table: printed('horizontalPodAutoscaler', {
+    Reference: (o) => {
+      const r = specOf(asV2(o)).scaleTargetRef ?? {};
+      return `${r.kind ?? ''}/${r.name ?? ''}`;
+    },
+    Targets: (o) => formatTargets(asV2(o)),
+    MinPods: (o) => specOf(o).minReplicas ?? '<unset>',
+    MaxPods: (o) => specOf(o).maxReplicas ?? 0,
+    Replicas: (o) => statusOf(o).currentReplicas ?? 0,
+  }),
   tracksGeneration: true,
 });

@@ -16,7 +16,7 @@ import {
   keepStoredStatus,
   portNumber,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { isIp as isIP } from './service-allocators.ts';
 
 /** The annotation older clients name a class with (`spec.ingressClassName` replaces it). */
@@ -243,24 +243,13 @@ export const ingressDef = defineKind({
   validate: validateCreate,
   validateUpdate: (o) => [...validateSpec(o), ...validateStatus(o)],
   zeroValue: () => ({ status: { loadBalancer: {} } }),
-  columns: [
-    col('Class', 'string', (o) => (o as Ingress).spec?.ingressClassName ?? '<none>', {
-      description: 'ingressClassName is the name of an IngressClass cluster resource.',
-    }),
-    col('Hosts', 'string', hosts, {
-      description: 'Hosts that incoming requests are matched against before the rules apply.',
-    }),
-    col(
-      'Address',
-      'string',
-      (o) =>
-        ((o as Ingress).status?.loadBalancer?.ingress ?? []).map((i) => i.ip || i.hostname || '').join(','),
-      { description: 'Address is a list containing ingress points for the load-balancer.' },
-    ),
-    col('Ports', 'string', (o) => ((o as Ingress).spec?.tls?.length ? '80, 443' : '80'), {
-      description: 'Ports of TLS configurations that open.',
-    }),
-  ],
+  table: printed('ingress', {
+    Class: (o) => (o as Ingress).spec?.ingressClassName ?? '<none>',
+    Hosts: hosts,
+    Address: (o) =>
+      ((o as Ingress).status?.loadBalancer?.ingress ?? []).map((i) => i.ip || i.hostname || '').join(','),
+    Ports: (o) => ((o as Ingress).spec?.tls?.length ? '80, 443' : '80'),
+  }),
   tracksGeneration: true,
   normalize: false,
 });

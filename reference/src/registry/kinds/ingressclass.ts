@@ -8,7 +8,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, dnsSubdomain, fieldErr, immutable } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.orch.io/is-default-class';
 
@@ -104,24 +104,14 @@ export const ingressClassDef = defineKind({
       (old as IngressClass).spec?.controller,
     ),
   ],
-  columns: [
-    col('Controller', 'string', (o) => (o as IngressClass).spec?.controller ?? '', {
-      description: 'controller refers to the name of the controller that should handle this class.',
-    }),
-    col(
-      'Parameters',
-      'string',
-      (o) => {
-        const p = (o as IngressClass).spec?.parameters;
-        if (!p) return '<none>';
-        return `${p.kind}${p.apiGroup ? `.${p.apiGroup}` : ''}/${p.name}`;
-      },
-      {
-        description:
-          'parameters is a link to a custom resource containing additional configuration for the controller.',
-      },
-    ),
-  ],
+  table: printed('ingressClass', {
+    Controller: 'spec.controller',
+    Parameters: (o) => {
+      const p = (o as IngressClass).spec?.parameters;
+      if (!p) return '<none>';
+      return `${p.kind}${p.apiGroup ? `.${p.apiGroup}` : ''}/${p.name}`;
+    },
+  }),
   tracksGeneration: true,
   normalize: false,
 });

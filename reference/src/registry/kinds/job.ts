@@ -17,9 +17,10 @@ import {
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
-import { type Container, defaultPodSpec, type PodSpec } from './pod-spec.ts';
+import { defineKind, printed } from './define.ts';
+import { defaultPodSpec, type PodSpec } from './pod-spec.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
+import { templateCells } from './workload-common.ts';
 
 export const schema = builtinSchema('batch/v1', 'Job');
 
@@ -253,11 +254,6 @@ function prepare(o: KObject): void {
   defaultJob(o);
 }
 
-export function containerCells(spec: PodSpec | undefined): { names: string; images: string } {
-  const cs: Container[] = spec?.containers ?? [];
-  return { names: cs.map((c) => c.name ?? '').join(','), images: cs.map((c) => c.image ?? '').join(',') };
-}
-
 /** A duration as Kubernetes' HumanDuration prints it (`45s`, `3m20s`, `5h`, `3d`). */
 export function humanDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -318,27 +314,13 @@ export const jobDef = defineKind({
   prepareForStatusUpdate: schemaStatusUpdate(schema, 'Job'),
   validate: validateJob,
   validateUpdate: validateJobUpdate,
-  columns: [
-    col('Completions', 'string', completionsCell, {
-      description: 'The successful completions of the job over the completions it asks for.',
-    }),
-    col('Duration', 'string', (o) => durationCell(o), {
-      description: 'Time the job ran (or has been running) since it started.',
-    }),
-  ],
-  afterAge: [
-    col('Containers', 'string', (o) => containerCells(specOf(o).template?.spec).names, {
-      description: 'Names of each container in the template.',
-      priority: 1,
-    }),
-    col('Images', 'string', (o) => containerCells(specOf(o).template?.spec).images, {
-      description: 'Images referenced by each container in the template.',
-      priority: 1,
-    }),
-    col('Selector', 'string', (o) => formatLabelSelector(specOf(o).selector), {
-      description: 'A label query over pods that should match the pod count.',
-      priority: 1,
-    }),
-  ],
+  table: printed('job', {
+    Completions: completionsCell,
+    Duration: (o) => durationCell(o),
+    ...templateCells(
+      (o) => specOf(o).template,
+      (o) => formatLabelSelector(specOf(o).selector),
+    ),
+  }),
   tracksGeneration: true,
 });

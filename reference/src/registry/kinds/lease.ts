@@ -4,7 +4,7 @@ import { int, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, microTime } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 const schema = objectSchema({
   spec: obj({
@@ -39,10 +39,6 @@ export const leaseDef = defineKind({
   protobuf: true,
   schema,
   allowCreateOnUpdate: true,
-  columns: [
-    col('Holder', 'string', (o) => (o.spec as LeaseSpec | undefined)?.holderIdentity ?? '', {
-      description: 'holderIdentity contains the identity of the holder of a current lease.',
-    }),
-  ],
+  table: printed('lease', { Holder: 'spec.holderIdentity' }),
   validate: validateLease,
 });

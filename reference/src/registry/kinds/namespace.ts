@@ -6,7 +6,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { clone } from '../../util/object.ts';
 import type { ResourceDef } from '../types.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 export const NAMESPACE_FINALIZER = 'orch';
 /** The three namespaces that may not be deleted. */
@@ -34,11 +34,7 @@ export function namespaceDef(): ResourceDef {
     zeroValue: () => ({ spec: { finalizers: [NAMESPACE_FINALIZER] } }),
     nameRule: 'label',
     fieldLabels: { 'status.phase': (o) => (o.status as { phase?: string } | undefined)?.phase },
-    columns: [
-      col('Status', 'string', (o) => (o.status as { phase?: string })?.phase ?? '', {
-        description: 'The status of the namespace',
-      }),
-    ],
+    table: printed('namespace', { Status: 'status.phase' }),
     prepareForCreate(o: KObject) {
       o.spec = { finalizers: [NAMESPACE_FINALIZER] };
       o.status = { phase: 'Active' };

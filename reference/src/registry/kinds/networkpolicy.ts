@@ -13,7 +13,7 @@ import {
   type LabelSelectorObj,
   validateLabelSelector,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 const schema = builtinSchema('networking.orch.io/v1', 'NetworkPolicy');
 
@@ -214,10 +214,8 @@ export const networkPolicyDef = defineKind({
   prepareForCreate: prepare,
   prepareForUpdate: prepare,
   validate: validateNetworkPolicy,
-  columns: [
-    col('Pod-Selector', 'string', (o) => formatLabelSelector(specOf(o).podSelector) || '<none>', {
-      description: 'Selects the pods to which this NetworkPolicy object applies.',
-    }),
-  ],
+  table: printed('networkPolicy', {
+    'Pod-Selector': (o) => formatLabelSelector(specOf(o).podSelector) || '<none>',
+  }),
   tracksGeneration: true,
 });

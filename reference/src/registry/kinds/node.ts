@@ -14,7 +14,7 @@ import {
   qualifiedName,
   quantity,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 const taint = obj({ key: str(), value: str(), effect: str(), timeAdded: time() });
 const nodeCondition = obj({
@@ -161,19 +161,6 @@ function info(o: KObject, k: string, unknown = '<unknown>'): string {
   return (o.status as NodeStatus | undefined)?.nodeInfo?.[k] || unknown;
 }
 
-/** The wide columns: addresses and what the node reports of itself. */
-const WIDE_COLUMNS: [string, (o: KObject) => string, string][] = [
-  ['Internal-IP', (o) => address(o, 'InternalIP'), 'List of addresses reachable to the node.'],
-  ['External-IP', (o) => address(o, 'ExternalIP'), 'List of addresses reachable to the node.'],
-  ['OS-Image', (o) => info(o, 'osImage'), 'OS Image reported by the node.'],
-  ['Kernel-Version', (o) => info(o, 'kernelVersion'), 'Kernel Version reported by the node.'],
-  [
-    'Container-Runtime',
-    (o) => info(o, 'containerRuntimeVersion'),
-    'ContainerRuntime Version reported by the node through runtime remote API.',
-  ],
-];
-
 export const nodeDef = defineKind({
   group: '',
   kind: 'Node',
@@ -182,18 +169,17 @@ export const nodeDef = defineKind({
   subresources: ['proxy', 'status'],
   schema,
   fieldLabels: { 'spec.unschedulable': (o) => String(!!(o.spec as NodeSpec | undefined)?.unschedulable) },
-  columns: [
-    col('Status', 'string', nodeStatus, { description: 'The status of the node' }),
-    col('Roles', 'string', nodeRoles, { description: 'The roles of the node' }),
-  ],
-  afterAge: [
-    col('Version', 'string', (o) => (o.status as NodeStatus | undefined)?.nodeInfo?.kubeletVersion ?? '', {
-      description: 'Kubelet Version reported by the node.',
-    }),
-    ...WIDE_COLUMNS.map(([name, cell, description]) =>
-      col(name, 'string', cell, { description, priority: 1 }),
-    ),
-  ],
+  table: printed('node', {
+    Status: nodeStatus,
+    Roles: nodeRoles,
+    Version: 'status.nodeInfo.kubeletVersion',
+    // the wide columns: addresses and what the node reports of itself
+    'Internal-IP': (o) => address(o, 'InternalIP'),
+    'External-IP': (o) => address(o, 'ExternalIP'),
+    'OS-Image': (o) => info(o, 'osImage'),
+    'Kernel-Version': (o) => info(o, 'kernelVersion'),
+    'Container-Runtime': (o) => info(o, 'containerRuntimeVersion'),
+  }),
   prepareForCreate: (o) => normalizeNode(o),
   prepareForUpdate(o, old) {
     normalizeNode(o);

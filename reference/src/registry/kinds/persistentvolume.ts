@@ -16,7 +16,7 @@ import {
   objectReferenceFields,
   quantity,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
   accessModesCell,
@@ -195,45 +195,18 @@ export const persistentVolumeDef = (registry: () => Registry): ResourceDef =>
       'spec.claimRef.name': (o) => specOf(o).claimRef?.name ?? '',
       'spec.claimRef.namespace': (o) => specOf(o).claimRef?.namespace ?? '',
     },
-    columns: [
-      col('Capacity', 'string', (o) => specOf(o).capacity?.storage ?? '', {
-        description: "capacity is the description of the persistent volume's resources and capacity.",
-      }),
-      col('Access Modes', 'string', (o) => accessModesCell(specOf(o).accessModes), {
-        description: 'accessModes contains all ways the volume can be mounted.',
-      }),
-      col('Reclaim Policy', 'string', 'spec.persistentVolumeReclaimPolicy', {
-        description:
-          'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.',
-      }),
-      col('Status', 'string', (o) => (o as PersistentVolume).status?.phase ?? '', {
-        description: 'phase indicates if a volume is available, bound to a claim, or released by a claim.',
-      }),
-      col(
-        'Claim',
-        'string',
-        (o) =>
-          specOf(o).claimRef
-            ? `${specOf(o).claimRef!.namespace ?? ''}/${specOf(o).claimRef!.name ?? ''}`
-            : '',
-        {
-          description:
-            'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.',
-        },
-      ),
-      col('StorageClass', 'string', 'spec.storageClassName', {
-        description: 'storageClassName is the name of StorageClass to which this persistent volume belongs.',
-      }),
-      col('Reason', 'string', (o) => (o as PersistentVolume).status?.reason ?? '', {
-        description: 'reason is a brief CamelCase string that describes any failure.',
-      }),
-    ],
-    afterAge: [
-      col('VolumeMode', 'string', (o) => specOf(o).volumeMode ?? 'Filesystem', {
-        description:
-          'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.',
-        priority: 1,
-      }),
-    ],
+    table: printed('persistentVolume', {
+      Capacity: 'spec.capacity.storage',
+      'Access Modes': (o) => accessModesCell(specOf(o).accessModes),
+      'Reclaim Policy': 'spec.persistentVolumeReclaimPolicy',
+      Status: 'status.phase',
+      Claim: (o) => {
+        const ref = specOf(o).claimRef;
+        return ref ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : '';
+      },
+      StorageClass: 'spec.storageClassName',
+      Reason: 'status.reason',
+      VolumeMode: (o) => specOf(o).volumeMode ?? 'Filesystem',
+    }),
     normalize: false,
   });

@@ -18,7 +18,7 @@ import {
   quantity,
   validateLabelSelector,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
   accessModesCell,
@@ -169,35 +169,15 @@ export const persistentVolumeClaimDef = (registry: () => Registry): ResourceDef 
       releaseWhenUnused(registry, 'persistentvolumeclaims', PVC_PROTECTION_FINALIZER, claimInUse, o),
     validate: validatePVC,
     validateUpdate,
-    columns: [
-      col('Status', 'string', (o) => (o as PersistentVolumeClaim).status?.phase ?? '', {
-        description: 'phase represents the current phase of PersistentVolumeClaim.',
-      }),
-      col('Volume', 'string', 'spec.volumeName', {
-        description: 'volumeName is the binding reference to the PersistentVolume backing this claim.',
-      }),
-      col(
-        'Capacity',
-        'string',
-        (o) => (specOf(o).volumeName ? ((o as PersistentVolumeClaim).status?.capacity?.storage ?? '') : ''),
-        { description: 'capacity represents the actual resources of the underlying volume.' },
-      ),
-      col(
-        'Access Modes',
-        'string',
-        (o) =>
-          specOf(o).volumeName ? accessModesCell((o as PersistentVolumeClaim).status?.accessModes) : '',
-        { description: 'accessModes contains the actual access modes the volume backing the PVC has.' },
-      ),
-      col('StorageClass', 'string', (o) => claimClass(o) ?? '', {
-        description: 'storageClassName is the name of the StorageClass required by the claim.',
-      }),
-    ],
-    afterAge: [
-      col('VolumeMode', 'string', (o) => specOf(o).volumeMode ?? 'Filesystem', {
-        description: 'volumeMode defines what type of volume is required by the claim.',
-        priority: 1,
-      }),
-    ],
+    table: printed('persistentVolumeClaim', {
+      Status: 'status.phase',
+      Volume: 'spec.volumeName',
+      Capacity: (o) =>
+        specOf(o).volumeName ? ((o as PersistentVolumeClaim).status?.capacity?.storage ?? '') : '',
+      'Access Modes': (o) =>
+        specOf(o).volumeName ? accessModesCell((o as PersistentVolumeClaim).status?.accessModes) : '',
+      StorageClass: (o) => claimClass(o) ?? '',
+      VolumeMode: (o) => specOf(o).volumeMode ?? 'Filesystem',
+    }),
     normalize: false,
   });

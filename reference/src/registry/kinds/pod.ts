@@ -10,7 +10,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { RequestContext } from '../types.ts';
 import { fieldErr, keepAllButStatus, normalizeBySchema, quantity, quantityValue, since } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { type Container, defaultPodSpec, type PodSpec, podSpecSchema } from './pod-spec.ts';
 import { validateEphemeralContainers, validatePodSpec } from './pod-spec-validation.ts';
 
@@ -351,36 +351,15 @@ export const podDef = defineKind({
     'status.podIP': podIP,
     'status.nominatedNodeName': (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName ?? '',
   },
-  columns: [
-    col('Ready', 'string', readyText, {
-      description: 'The aggregate readiness state of this pod for accepting traffic.',
-    }),
-    col('Status', 'string', podStatusText, {
-      description: 'The aggregate status of the containers in this pod.',
-    }),
-    col('Restarts', 'string', restartsText, {
-      description:
-        'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
-    }),
-  ],
-  afterAge: [
-    col('IP', 'string', (o) => podIP(o) || '<none>', {
-      description: 'podIP address allocated to the pod.',
-      priority: 1,
-    }),
-    col('Node', 'string', (o) => specOf(o).nodeName || '<none>', {
-      description: 'NodeName indicates in which node this pod is scheduled.',
-      priority: 1,
-    }),
-    col('Nominated Node', 'string', (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName || '<none>', {
-      description: 'nominatedNodeName is set only when this pod preempts other pods on the node.',
-      priority: 1,
-    }),
-    col('Readiness Gates', 'string', readinessGatesText, {
-      description: 'If specified, all readiness gates will be evaluated for pod readiness.',
-      priority: 1,
-    }),
-  ],
+  table: printed('pod', {
+    Ready: readyText,
+    Status: podStatusText,
+    Restarts: restartsText,
+    IP: (o) => podIP(o) || '<none>',
+    Node: (o) => specOf(o).nodeName || '<none>',
+    'Nominated Node': (o) => ((o.status ?? {}) as PodStatus).nominatedNodeName || '<none>',
+    'Readiness Gates': readinessGatesText,
+  }),
   prepareForCreate(o: KObject, _ctx: RequestContext) {
     prepare(o);
     const spec = o.spec as PodSpec;

@@ -16,7 +16,7 @@ import {
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 const schema = builtinSchema('policy/v1', 'PodDisruptionBudget');
 
@@ -152,17 +152,11 @@ export const podDisruptionBudgetDef = defineKind({
     fillStatus(o);
   },
   validate: validatePdb,
-  columns: [
-    col('Min Available', 'string', (o) => valueOrNA(pdbSpecOf(o).minAvailable), {
-      description: 'The minimum number of pods that must be available simultaneously.',
-    }),
-    col('Max Unavailable', 'string', (o) => valueOrNA(pdbSpecOf(o).maxUnavailable), {
-      description: 'The maximum number of pods that may be unavailable simultaneously.',
-    }),
-    col('Allowed Disruptions', 'integer', (o) => pdbStatusOf(o).disruptionsAllowed ?? 0, {
-      description: 'Number of pod disruptions that are currently allowed.',
-    }),
-  ],
+  table: printed('podDisruptionBudget', {
+    'Min Available': (o) => valueOrNA(pdbSpecOf(o).minAvailable),
+    'Max Unavailable': (o) => valueOrNA(pdbSpecOf(o).maxUnavailable),
+    'Allowed Disruptions': 'status.disruptionsAllowed',
+  }),
   tracksGeneration: true,
   normalize: false,
 });

@@ -4,11 +4,11 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, formatLabels, labelMap, NAME_COLUMN } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { fieldErr, formatLabels, labelMap } from './common.ts';
+import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
-import { containerColumns, type PodTemplate, templateAnnotations } from './workload-common.ts';
+import { type PodTemplate, templateAnnotations, templateCells } from './workload-common.ts';
 
 const schema = builtinSchema('v1', 'PodTemplate');
 
@@ -44,13 +44,10 @@ export const podTemplateDef = defineKind({
   namespaced: true,
   schema,
   zeroValue: () => ({ template: { metadata: {}, spec: { containers: null } } }),
-  table: [
-    NAME_COLUMN,
-    ...containerColumns(templateOf, 0),
-    col('Pod Labels', 'string', (o) => formatLabels(templateOf(o)?.metadata?.labels), {
-      description: 'More info: http://kubernetes.io/docs/user-guide/labels',
-    }),
-  ],
+  table: printed('podTemplate', {
+    ...templateCells(templateOf),
+    'Pod Labels': (o) => formatLabels(templateOf(o)?.metadata?.labels),
+  }),
   prepareForCreate: prepare,
   prepareForUpdate: (o) => prepare(o),
   validate: validatePodTemplate,

@@ -6,7 +6,7 @@ import { bool, int, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, immutable, requiredOneOf } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
 export const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
@@ -121,14 +121,9 @@ export const priorityClassDef = defineKind({
         )
       : undefined,
   zeroValue: () => ({ value: 0 }),
-  columns: [
-    col('Value', 'integer', (o) => (o as PriorityClass).value ?? 0, {
-      description: 'value represents the integer value of this priority class.',
-    }),
-    col('Global-Default', 'boolean', (o) => (o as PriorityClass).globalDefault === true, {
-      description:
-        'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.',
-    }),
-  ],
+  table: printed('priorityClass', {
+    Value: 'value',
+    'Global-Default': (o) => (o as PriorityClass).globalDefault === true,
+  }),
   normalize: false,
 });

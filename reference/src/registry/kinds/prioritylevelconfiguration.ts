@@ -10,7 +10,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, keepAllButStatus, specStatusHooks } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { mandatoryPriorityLevelSpec, type PriorityLevelSpec } from './flowcontrol-bootstrap.ts';
 import {
   FLOWCONTROL_GROUP,
@@ -226,32 +226,13 @@ export const priorityLevelConfigurationDef = defineKind({
   prepareForStatusUpdate: keepAllButStatus,
   validate: validatePriorityLevel,
   validateUpdate: (o) => validatePriorityLevel(o),
-  columns: [
-    col('Type', 'string', 'spec.type', {
-      description:
-        '`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.',
-    }),
-    col('NominalConcurrencyShares', 'string', (o) => limitedOf(o)?.nominalConcurrencyShares ?? '<none>', {
-      description:
-        'nominalConcurrencyShares (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.',
-    }),
-    col('Queues', 'string', (o) => limitedOf(o)?.limitResponse?.queuing?.queues ?? '<none>', {
-      description: '`queues` is the number of queues for this priority level.',
-    }),
-    col('HandSize', 'string', (o) => limitedOf(o)?.limitResponse?.queuing?.handSize ?? '<none>', {
-      description:
-        '`handSize` is a small positive number that configures the shuffle sharding of requests into queues.',
-    }),
-    col(
-      'QueueLengthLimit',
-      'string',
-      (o) => limitedOf(o)?.limitResponse?.queuing?.queueLengthLimit ?? '<none>',
-      {
-        description:
-          '`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time.',
-      },
-    ),
-  ],
+  table: printed('priorityLevel', {
+    Type: 'spec.type',
+    NominalConcurrencyShares: (o) => limitedOf(o)?.nominalConcurrencyShares ?? '<none>',
+    Queues: (o) => limitedOf(o)?.limitResponse?.queuing?.queues ?? '<none>',
+    HandSize: (o) => limitedOf(o)?.limitResponse?.queuing?.handSize ?? '<none>',
+    QueueLengthLimit: (o) => limitedOf(o)?.limitResponse?.queuing?.queueLengthLimit ?? '<none>',
+  }),
   tracksGeneration: true,
   normalize: false,
 });

@@ -8,7 +8,7 @@ import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, fieldErr } from './common.ts';
-import { col, type KindSpec } from './define.ts';
+import { type KindSpec, printed } from './define.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.orch.io';
 
@@ -145,31 +145,15 @@ export function bindingShape(namespaced: boolean): Omit<KindSpec, 'group' | 'kin
     schema: objectSchema({ subjects: arr(subjectSchema), roleRef: roleRefSchema }),
     nameRule: 'path',
     normalize: false,
-    columns: [
-      col(
-        'Role',
-        'string',
-        (o) => {
-          const r = (o.roleRef ?? {}) as Rec;
-          return `${r.kind ?? ''}/${r.name ?? ''}`;
-        },
-        { description: 'RoleRef is the reference to the role the binding grants.' },
-      ),
-    ],
-    afterAge: [
-      col('Users', 'string', (o) => subjectsOf(o, 'User'), {
-        description: 'Users in the binding',
-        priority: 1,
-      }),
-      col('Groups', 'string', (o) => subjectsOf(o, 'Group'), {
-        description: 'Groups in the binding',
-        priority: 1,
-      }),
-      col('ServiceAccounts', 'string', (o) => subjectsOf(o, 'ServiceAccount'), {
-        description: 'ServiceAccounts in the binding',
-        priority: 1,
-      }),
-    ],
+    table: printed(namespaced ? 'roleBindings' : 'clusterRoleBindings', {
+      Role: (o) => {
+        const r = (o.roleRef ?? {}) as Rec;
+        return `${r.kind ?? ''}/${r.name ?? ''}`;
+      },
+      Users: (o) => subjectsOf(o, 'User'),
+      Groups: (o) => subjectsOf(o, 'Group'),
+      ServiceAccounts: (o) => subjectsOf(o, 'ServiceAccount'),
+    }),
     zeroValue: () => ({ roleRef: { apiGroup: '', kind: '', name: '' } }),
     prepareForCreate: (o) => defaultBinding(o),
     prepareForUpdate: (o) => defaultBinding(o),

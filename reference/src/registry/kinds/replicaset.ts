@@ -6,7 +6,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { fieldErr, type LabelSelectorObj, nonNegative } from './common.ts';
-import { defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   counterStatusHooks,
@@ -16,11 +16,10 @@ import {
   notAboveReplicas,
   type PodTemplate,
   printSelector,
-  replicaColumns,
   replicasScale,
+  templateCells,
   validateSelectorForTemplate,
   validateWorkloadTemplate,
-  workloadColumns,
 } from './workload-common.ts';
 
 const schema = builtinSchema('apps/v1', 'ReplicaSet');
@@ -99,14 +98,15 @@ export const replicaSetDef = defineKind({
     status: { replicas: 0 },
   }),
   scale: replicasScale(labelSelectorOfSpec),
-  columns: replicaColumns(
-    'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
-  ),
-  afterAge: workloadColumns(
-    (o) => specOf(o).template,
-    (o) => printSelector(specOf(o).selector),
-    'Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set.',
-  ),
+  table: printed('replicaSet', {
+    Desired: 'spec.replicas',
+    Current: 'status.replicas',
+    Ready: 'status.readyReplicas',
+    ...templateCells(
+      (o) => specOf(o).template,
+      (o) => printSelector(specOf(o).selector),
+    ),
+  }),
   ...counterStatusHooks(prepare, schema, 'ReplicaSet', STATUS_ZEROES),
   validate: validateReplicaSet,
   validateUpdate: (o: KObject, old: KObject) => [

@@ -7,17 +7,16 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, formatLabels, nonNegative } from './common.ts';
-import { defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validateReplicaCounters } from './replicaset.ts';
 import {
   counterStatusHooks,
   type PodTemplate,
-  replicaColumns,
   replicasScale,
+  templateCells,
   templateLabelsMismatch,
   validateWorkloadTemplate,
-  workloadColumns,
 } from './workload-common.ts';
 
 const schema = builtinSchema('v1', 'ReplicationController');
@@ -86,12 +85,15 @@ export const replicationControllerDef = defineKind({
   defaultGarbageCollectionPolicy: () => 'OrphanDependents',
   zeroValue: () => ({ status: { replicas: 0 } }),
   scale: replicasScale((o) => selectorString(specOf(o).selector)),
-  columns: replicaColumns('The number of ready replicas for this replication controller.'),
-  afterAge: workloadColumns(
-    (o) => specOf(o).template,
-    (o) => formatLabels(specOf(o).selector),
-    'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template.',
-  ),
+  table: printed('replicationController', {
+    Desired: 'spec.replicas',
+    Current: 'status.replicas',
+    Ready: 'status.readyReplicas',
+    ...templateCells(
+      (o) => specOf(o).template,
+      (o) => formatLabels(specOf(o).selector),
+    ),
+  }),
   ...counterStatusHooks(prepare, schema, 'ReplicationController', STATUS_ZEROES),
   validate: validateReplicationController,
   validateUpdate: validateReplicationController,

@@ -14,7 +14,7 @@ import {
   normalizeBySchema,
   quantity,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { nonNegativeQuantity, resourceName } from './resource-lists.ts';
 
 export interface ScopedRequirement {
@@ -228,14 +228,6 @@ export const resourceQuotaDef = defineKind({
   },
   validate: validateResourceQuota,
   validateUpdate,
-  afterAge: [
-    col('Request', 'string', (o) => usageCell(o, false), {
-      description: 'Request represents a minimum amount of cpu/memory that a container may consume.',
-    }),
-    col('Limit', 'string', (o) => usageCell(o, true), {
-      description:
-        'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
-    }),
-  ],
+  table: printed('resourceQuota', { Request: (o) => usageCell(o, false), Limit: (o) => usageCell(o, true) }),
   normalize: false,
 });

@@ -6,7 +6,7 @@ import { arr, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, dnsLabel, immutable, labelMap, qualifiedName, quantity } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { type Toleration, toleration } from './pod-spec.ts';
 import { isStandardContainerResource, nonNegativeQuantity, resourceName } from './resource-lists.ts';
 
@@ -90,10 +90,6 @@ export const runtimeClassDef = defineKind({
   validate: validateRuntimeClass,
   validateUpdate: (o, old) =>
     immutable('handler', (o as RuntimeClass).handler, (old as RuntimeClass).handler),
-  columns: [
-    col('Handler', 'string', (o) => (o as RuntimeClass).handler ?? '', {
-      description:
-        'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.',
-    }),
-  ],
+  // Kubernetes describes Handler with ObjectMeta's documentation of `handler`, which it has not: ''
+  table: printed('runtimeClass', { Handler: 'handler' }),
 });

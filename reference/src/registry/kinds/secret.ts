@@ -7,7 +7,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { fieldErr, immutable } from './common.ts';
 import { validateDataKeys } from './configmap.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 export const SECRET_TYPES = {
   opaque: 'Opaque',
@@ -168,14 +168,10 @@ export const secretDef = defineKind({
     immutable: bool(),
   }),
   fieldLabels: { type: (o) => (o.type === undefined ? undefined : String(o.type)) },
-  columns: [
-    col('Type', 'string', (o) => String(o.type ?? ''), {
-      description: 'Used to facilitate programmatic handling of secret data.',
-    }),
-    col('Data', 'string', (o) => Object.keys((o.data as object) ?? {}).length, {
-      description: 'Data contains the secret data.',
-    }),
-  ],
+  table: printed('secret', {
+    Type: (o) => String(o.type ?? ''),
+    Data: (o) => Object.keys((o.data as object) ?? {}).length,
+  }),
   prepareForCreate: (o) => normalizeSecret(o),
   prepareForUpdate: (o) => normalizeSecret(o),
   validate: (o) => validateSecret(o),

@@ -5,7 +5,7 @@ import type { Registry } from '../registry.ts';
 import type { RequestContext, ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, formatLabels, keepAllButStatus, normalizeBySchema } from './common.ts';
-import { col, defineKind, type KindSpec } from './define.ts';
+import { defineKind, type KindSpec, printed } from './define.ts';
 import { ServiceAllocator } from './service-allocators.ts';
 import { validateClusterIPChange, validateService } from './service-validation.ts';
 import {
@@ -247,27 +247,13 @@ function portsText(o: KObject): string {
 
 /** kubectl's columns for services. */
 const SERVICE_COLUMNS = {
-  columns: [
-    col('Type', 'string', 'spec.type', {
-      description: 'type determines how the Service is exposed.',
-    }),
-    col('Cluster-IP', 'string', (o) => specOf(o).clusterIPs?.[0] ?? '<none>', {
-      description: 'clusterIP is the IP address of the service and is usually assigned randomly.',
-    }),
-    col('External-IP', 'string', externalIP, {
-      description:
-        'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
-    }),
-    col('Port(s)', 'string', portsText, {
-      description: 'The list of ports that are exposed by this service.',
-    }),
-  ],
-  afterAge: [
-    col('Selector', 'string', (o) => formatLabels(specOf(o).selector), {
-      description: 'Route service traffic to pods with label keys and values matching this selector.',
-      priority: 1,
-    }),
-  ],
+  table: printed('service', {
+    Type: 'spec.type',
+    'Cluster-IP': (o) => specOf(o).clusterIPs?.[0] ?? '<none>',
+    'External-IP': externalIP,
+    'Port(s)': portsText,
+    Selector: (o) => formatLabels(specOf(o).selector),
+  }),
 } satisfies Partial<KindSpec>;
 
 // ------------------------------------------------------------------ definition

@@ -4,7 +4,7 @@ import { arr, bool, keyedList, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { objectReferenceFields } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 
 /** The account every namespace has (made by the service-account controller); pods without one get it. */
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -32,12 +32,7 @@ export const serviceAccountDef = defineKind({
   protobuf: true,
   schema,
   returnDeletedObject: true,
-  columns: [
-    col('Secrets', 'string', (o) => ((o.secrets as unknown[] | undefined) ?? []).length, {
-      description:
-        'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
-    }),
-  ],
+  table: printed('serviceAccount', { Secrets: (o) => ((o.secrets as unknown[] | undefined) ?? []).length }),
   prepareForCreate: (o) => prepare(o),
   prepareForUpdate: (o) => prepare(o),
 });

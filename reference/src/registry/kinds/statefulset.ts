@@ -9,11 +9,10 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { Causes, fieldErr, labelMap, type LabelSelectorObj, nonNegative } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
   collisionCountNotDecremented,
-  containerColumns,
   counterStatusHooks,
   intOrPercentValue,
   labelSelectorOfSpec,
@@ -24,6 +23,7 @@ import {
   positiveIntOrPercent,
   replicasScale,
   templateAnnotations,
+  templateCells,
   validateSelectorForTemplate,
   zeroCounters,
 } from './workload-common.ts';
@@ -241,12 +241,10 @@ export const statefulSetDef = defineKind({
     status: zeroCounters({}, STATUS_ZEROES),
   }),
   scale: replicasScale(labelSelectorOfSpec),
-  columns: [
-    col('Ready', 'string', (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`, {
-      description: 'Number of the pod with ready state',
-    }),
-  ],
-  afterAge: [...containerColumns((o) => specOf(o).template)],
+  table: printed('statefulSet', {
+    Ready: (o) => `${statusOf(o).readyReplicas ?? 0}/${specOf(o).replicas ?? 0}`,
+    ...templateCells((o) => specOf(o).template),
+  }),
   ...counterStatusHooks(prepare, schema, 'StatefulSet', STATUS_ZEROES),
   validate: validateStatefulSet,
   validateUpdate: (o: KObject, old: KObject) => [

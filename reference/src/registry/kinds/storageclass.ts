@@ -6,16 +6,8 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import {
-  AGE_COLUMN,
-  Causes,
-  fieldErr,
-  immutable,
-  NAME_COLUMN,
-  qualifiedName,
-  requiredOneOf,
-} from './common.ts';
-import { col, defineKind } from './define.ts';
+import { Causes, fieldErr, immutable, qualifiedName, requiredOneOf } from './common.ts';
+import { defineKind, printed } from './define.ts';
 
 export const DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.orch.io/is-default-class';
 /** The beta annotation Kubernetes still honours. */
@@ -118,25 +110,12 @@ export const storageClassDef = defineKind({
   prepareForUpdate: prepare,
   validate: validateStorageClass,
   validateUpdate,
-  table: [
-    {
-      ...NAME_COLUMN,
-      cell: (o) => `${o.metadata.name ?? ''}${isDefaultStorageClass(o) ? ' (default)' : ''}`,
-    },
-    col('Provisioner', 'string', (o) => (o as StorageClass).provisioner ?? '', {
-      description: 'provisioner indicates the type of the provisioner.',
-    }),
-    col('ReclaimPolicy', 'string', (o) => (o as StorageClass).reclaimPolicy ?? 'Delete', {
-      description:
-        'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.',
-    }),
-    col('VolumeBindingMode', 'string', (o) => (o as StorageClass).volumeBindingMode ?? 'Immediate', {
-      description: 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.',
-    }),
-    col('AllowVolumeExpansion', 'string', (o) => String((o as StorageClass).allowVolumeExpansion === true), {
-      description: 'allowVolumeExpansion shows whether the storage class allow volume expand.',
-    }),
-    AGE_COLUMN,
-  ],
+  table: printed('storageClass', {
+    Name: (o) => `${o.metadata.name ?? ''}${isDefaultStorageClass(o) ? ' (default)' : ''}`,
+    Provisioner: 'provisioner',
+    ReclaimPolicy: (o) => (o as StorageClass).reclaimPolicy ?? 'Delete',
+    VolumeBindingMode: (o) => (o as StorageClass).volumeBindingMode ?? 'Immediate',
+    AllowVolumeExpansion: (o) => String((o as StorageClass).allowVolumeExpansion === true),
+  }),
   normalize: false,
 });

@@ -7,7 +7,6 @@ import { arr, int, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import {
   Causes,
@@ -17,7 +16,7 @@ import {
   normalizeBySchema,
   qualifiedName,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { compilePolicyExpression, isCelIdentifier, type PolicyVariables } from './policy-cel.ts';
 import {
   ADMISSION_GROUP,
@@ -238,22 +237,6 @@ function validateAuditAnnotations(
 
 // ------------------------------------------------------------------ the resource
 
-/** Validations (how many) and ParamKind, between Name and Age. */
-const COLUMNS: TableColumn[] = [
-  col('Validations', 'integer', (o) => list(rec(o.spec).validations).length, {
-    description: 'Validations indicates the number of validation rules defined in this configuration',
-  }),
-  col(
-    'ParamKind',
-    'string',
-    (o) => {
-      const pk = rec(o.spec).paramKind;
-      return isObj(pk) ? `${text(pk.apiVersion)}/${text(pk.kind)}` : '<unset>';
-    },
-    { description: 'ParamKind specifies the kind of resources used to parameterize this policy' },
-  ),
-];
-
 function prepare(o: KObject): void {
   setDefaults(o);
 }
@@ -267,7 +250,13 @@ export const validatingAdmissionPolicyDef = defineKind({
   subresources: ['status'],
   schema: policySchema,
   nameRule: 'subdomain',
-  columns: COLUMNS,
+  table: printed('validatingAdmissionPolicy', {
+    Validations: (o) => list(rec(o.spec).validations).length,
+    ParamKind: (o) => {
+      const pk = rec(o.spec).paramKind;
+      return isObj(pk) ? `${text(pk.apiVersion)}/${text(pk.kind)}` : '<unset>';
+    },
+  }),
   prepareForCreate(o) {
     prepare(o);
     delete o.status;

@@ -8,10 +8,9 @@ import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { TableColumn } from '../types.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, formatLabelSelector, type LabelSelectorObj, validateLabelSelector } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import {
   ADMISSION_GROUP,
   defaultMatchResources,
@@ -131,17 +130,6 @@ function paramRefCell(o: KObject): string {
   return '<unset>';
 }
 
-/** PolicyName and ParamRef, between Name and Age. */
-const COLUMNS: TableColumn[] = [
-  col('PolicyName', 'string', (o) => text(rec(o.spec).policyName), {
-    description:
-      'PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to',
-  }),
-  col('ParamRef', 'string', paramRefCell, {
-    description: 'ParamRef specifies the parameter resource used to configure the admission control policy',
-  }),
-];
-
 function prepare(o: KObject): void {
   setDefaults(o);
 }
@@ -158,7 +146,10 @@ export const validatingAdmissionPolicyBindingDef = defineKind({
     v1alpha1: { served: true, storage: false, toStorage: alphaToStorage, fromStorage: (o) => o },
   },
   nameRule: 'subdomain',
-  columns: COLUMNS,
+  table: printed('validatingAdmissionPolicyBinding', {
+    PolicyName: 'spec.policyName',
+    ParamRef: paramRefCell,
+  }),
   prepareForCreate: (o) => prepare(o),
   prepareForUpdate: (o) => prepare(o),
   validate: (o) => validateBinding(o),

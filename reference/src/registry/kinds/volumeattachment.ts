@@ -10,7 +10,7 @@ import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
 import { Causes, fieldErr, keepAllButStatus, normalizeBySchema } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { goPtr, goStr, goStruct } from './go-syntax.ts';
 import { PV_SOURCES } from './persistentvolume.ts';
 import { validateAccessModes, validateVolumeMode } from './volume-common.ts';
@@ -175,20 +175,11 @@ export const volumeAttachmentDef = defineKind({
   },
   validate: validateCreate,
   validateUpdate,
-  columns: [
-    col('Attacher', 'string', 'spec.attacher', {
-      description: 'attacher indicates the name of the volume driver that MUST handle this request.',
-      format: 'name',
-    }),
-    col('PV', 'string', (o) => specOf(o).source?.persistentVolumeName ?? '', {
-      description: 'persistentVolumeName represents the name of the persistent volume to attach.',
-    }),
-    col('Node', 'string', 'spec.nodeName', {
-      description: 'nodeName represents the node that the volume should be attached to.',
-    }),
-    col('Attached', 'boolean', (o) => statusOf(o).attached === true, {
-      description: 'attached indicates the volume is successfully attached.',
-    }),
-  ],
+  table: printed('volumeAttachment', {
+    Attacher: 'spec.attacher',
+    PV: 'spec.source.persistentVolumeName',
+    Node: 'spec.nodeName',
+    Attached: (o) => statusOf(o).attached === true,
+  }),
   normalize: false,
 });

@@ -27,7 +27,7 @@ import {
   text,
   validateLabelSelector,
 } from './common.ts';
-import { col, defineKind } from './define.ts';
+import { defineKind, printed } from './define.ts';
 import { base64ErrorOffset } from './secret.ts';
 import { validateClientConfig } from './webhook-client-config.ts';
 
@@ -453,12 +453,9 @@ export function webhookConfigurationDef(kind: string, mutating: boolean): Resour
     categories: ['api-extensions'],
     schema,
     nameRule: 'subdomain',
-    // Name, Webhooks (how many), Age: the columns Kubernetes 1.28 prints
-    columns: [
-      col('Webhooks', 'integer', (o) => list(o.webhooks).length, {
-        description: 'The number of webhooks in the configuration.',
-      }),
-    ],
+    table: printed(mutating ? 'mutatingWebhook' : 'validatingWebhook', {
+      Webhooks: (o) => list(o.webhooks).length,
+    }),
     prepareForCreate: (o) => prepare(o),
     prepareForUpdate: (o) => prepare(o),
     validate: (o) => validateConfiguration(o, mutating, CREATE_OPTIONS),

@@ -1,12 +1,12 @@
 // What the workload kinds (Deployment, ReplicaSet, DaemonSet, StatefulSet, ReplicationController)
 // share: the selector that must select the pod template, the template's own checks, the
 // immutable selector of the apps/v1 kinds, status counters, the `scale` subresource and the
-// container columns of their tables. Messages are Kubernetes 1.28's.
+// container cells of their tables. Messages are Kubernetes 1.28's.
 import type { StatusCause } from '../../errors/status.ts';
 import type { Schema } from '../../schema/types.ts';
 import { validLabelKey } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
-import type { ScaleAccess, TableColumn } from '../types.ts';
+import type { ScaleAccess } from '../types.ts';
 import {
   Causes,
   fieldErr,
@@ -20,8 +20,8 @@ import {
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
-import { col } from './define.ts';
-import type { Container, PodSpec } from './pod-spec.ts';
+import type { Cell } from './define.ts';
+import type { PodSpec } from './pod-spec.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
 
 export interface PodTemplate {
@@ -308,57 +308,19 @@ export function replicasScale(selector: (o: KObject) => string): ScaleAccess {
 export const labelSelectorOfSpec = (o: KObject): string =>
   formatLabelSelector(((o.spec ?? {}) as { selector?: LabelSelectorObj }).selector);
 
-// ------------------------------------------------------------------ table columns
+// ------------------------------------------------------------------ table cells
 
-function containersOf(template: PodTemplate | undefined): Container[] {
-  return template?.spec?.containers ?? [];
-}
-
-/** The `Containers` and `Images` columns (priority 1 unless said) of a kind with a pod template. */
-export function containerColumns(
+/**
+ * The Containers and Images cells (each container's name or image, joined by commas) of a kind
+ * with a pod template, and its Selector cell when given.
+ */
+export function templateCells(
   template: (o: KObject) => PodTemplate | undefined,
-  priority = 1,
-): TableColumn[] {
+  selector?: (o: KObject) => string,
+): Record<string, Cell> {
   const each = (f: 'name' | 'image') => (o: KObject) =>
-    containersOf(template(o))
-      .map((c) => c[f] ?? '')
-      .join(',');
-  return [
-    col('Containers', 'string', each('name'), {
-      description: 'Names of each container in the template.',
-      priority,
-    }),
-    col('Images', 'string', each('image'), {
-      description: 'Images referenced by each container in the template.',
-      priority,
-    }),
-  ];
-}
-
-/** Containers, Images and Selector (all priority 1): the wide columns of a workload. */
-export function workloadColumns(
-  template: (o: KObject) => PodTemplate | undefined,
-  selector: (o: KObject) => string,
-  selectorDescription: string,
-): TableColumn[] {
-  return [
-    ...containerColumns(template),
-    col('Selector', 'string', selector, { description: selectorDescription, priority: 1 }),
-  ];
-}
-
-/** Desired, Current and Ready: ReplicaSet's and ReplicationController's counts (Ready's description is the kind's). */
-export function replicaColumns(readyDescription: string): TableColumn[] {
-  return [
-    col('Desired', 'integer', 'spec.replicas', {
-      description:
-        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1.',
-    }),
-    col('Current', 'integer', 'status.replicas', {
-      description: 'Replicas is the most recently observed number of replicas.',
-    }),
-    col('Ready', 'integer', 'status.readyReplicas', { description: readyDescription }),
-  ];
+    (template(o)?.spec?.containers ?? []).map((c) => c[f] ?? '').join(',');
+  return { Containers: each('name'), Images: each('image'), ...(selector && { Selector: selector }) };
 }
 
 /** `metav1.FormatLabelSelector`: the selector in the query syntax, `<none>` when it selects everything. */
