@@ -1,7 +1,11 @@
-// What the lifecycle cases of doc3 § Endpoints, Health share: each case starts a server
-// process of its own (harness/src/server-process.ts) from the command the run declares, and
-// polls it. The cases are split by subject (lifecycle-shutdown.test.ts,
-// lifecycle-store.test.ts) so the two files, each waiting on servers of its own, run side by side.
+// What the lifecycle cases of doc3 § Endpoints, Health share: a server process of the
+// harness's own (harness/src/server-process.ts), started from the command the run declares,
+// taken through one life (its store removed, or a graceful shutdown) while what it answers is
+// written down; each case of the life judges its part of the record. The life is lived once a
+// target, by the first of its cases to run (a case run alone lives it too): a server start is
+// the dearest thing in the area (a kube-apiserver with an etcd of its own takes about 15 s).
+// The cases are split by subject (lifecycle-shutdown.test.ts, lifecycle-store.test.ts) so the
+// two files, each waiting on a server of its own, run side by side.
 import { type ServerProcess, startServerProcess } from '../../harness/src/server-process.ts';
 import type { NamedTarget } from '../../harness/src/targets.ts';
 
@@ -18,14 +22,32 @@ export async function until<T>(ms: number, f: () => Promise<T>, done: (v: T) => 
   }
 }
 
-export async function withServer(
+/**
+ * What `observe` records of one server's life, once a target: the first call starts it, the
+ * others (the other cases of the life) get the same record.
+ */
+export function oncePerTarget<T>(
+  observe: (target: NamedTarget) => Promise<T>,
+): (target: NamedTarget) => Promise<T> {
+  const lives = new Map<NamedTarget, Promise<T>>();
+  return (target) => {
+    let life = lives.get(target);
+    if (!life) {
+      life = observe(target);
+      lives.set(target, life);
+    }
+    return life;
+  };
+}
+
+export async function withServer<T>(
   target: NamedTarget,
   delayS: number,
-  body: (s: ServerProcess) => Promise<void>,
-): Promise<void> {
+  body: (s: ServerProcess) => Promise<T>,
+): Promise<T> {
   const s = await startServerProcess(target.declared.serverCommand!, { shutdownDelaySeconds: delayS });
   try {
-    await body(s);
+    return await body(s);
   } finally {
     await s.stop();
   }
