@@ -152,10 +152,21 @@ export async function load(entry) {
 export const ENTRIES = ['reference/src/cli.ts', 'scripts/run.ts'];
 
 // `node scripts/bundle.mjs`: build the bundles of the current sources now (npm test does, so
-// the processes its tests start at once find them)
+// the processes its tests start at once find them).
+// `node scripts/bundle.mjs run ENTRY [ARGS]`: run an entry (a path from the repository's root)
+// from its bundle, as `node --import tsx ENTRY ARGS` would (the tests' server fixtures).
 if (process.argv[1] && resolve(process.argv[1]) === SELF) {
-  for (const entry of ENTRIES) {
-    if (upToDate(entry) || (await build(entry))) process.stdout.write(`bundle: ${entry}\n`);
-    else process.stderr.write(`bundle: another process is building ${entry}\n`);
+  const [mode, entry, ...args] = process.argv.slice(2);
+  if (mode === 'run' && entry) {
+    process.argv = [process.execPath, join(ROOT, entry), ...args];
+    await load(entry);
+  } else if (mode === undefined) {
+    for (const e of ENTRIES) {
+      if (upToDate(e) || (await build(e))) process.stdout.write(`bundle: ${e}\n`);
+      else process.stderr.write(`bundle: another process is building ${e}\n`);
+    }
+  } else {
+    process.stderr.write('usage: node scripts/bundle.mjs [run ENTRY [ARGS]]\n');
+    process.exit(2);
   }
 }

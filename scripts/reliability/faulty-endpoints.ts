@@ -100,7 +100,7 @@ async function runCli(
   for (const [k, v] of Object.entries(process.env))
     if (!k.startsWith('ORCH_') && !k.startsWith('VITEST') && k !== 'NODE_OPTIONS') env[k] = v;
   // the CLI ends with this process however it ends, and its vitest child with it (lifeline/owned.ts)
-  const child = startOwned(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'run.ts'), ...args], {
+  const child = startOwned(process.execPath, [join(ROOT, 'scripts', 'bin.mjs'), 'run', ...args], {
     cwd: ROOT,
     env,
   });
