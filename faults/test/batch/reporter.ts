@@ -33,7 +33,9 @@ export default class BatchReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): void {
     const runs: Record<string, BatchResult> = {};
     for (const m of modules) {
-      const [, index = '?', suiteFile = m.relativeModuleId] = /\/runs\/(\d+)\/(.*)$/.exec(m.moduleId) ?? [];
+      // the last `/runs/<i>/` before the suite file: a folder above the batch may be named so too
+      const [, index = '?', suiteFile = m.relativeModuleId] =
+        /^.*\/runs\/(\d+)\/(suites\/.*)$/.exec(m.moduleId) ?? [];
       const run = (runs[index] ??= { failed: {}, passed: 0, skipped: [], files: {} });
       run.files[suiteFile] = Math.round(m.diagnostic().duration);
       let caseFailed = false;
