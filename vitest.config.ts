@@ -1,5 +1,5 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /** The fault meta tests take longest by far: they start first, the other files fill the other worker. */
 const LONGEST = /faults\/test\/(node-config-)?meta\.test\.ts$/;
@@ -57,10 +57,18 @@ export default defineConfig({
         },
       },
       {
-        // every suite again, against pairs of reference servers on one etcd (requests alternate)
+        // every suite again, against pairs of reference servers on one etcd (requests alternate),
+        // but the files that never reach the pair: the node agent configuration cases run a
+        // command and need no server; the health lifecycle cases start server processes of
+        // their own, the same in both projects
         test: {
           name: 'suites-etcd',
           include: ['suites/**/*.test.ts'],
+          exclude: [
+            ...configDefaults.exclude,
+            'suites/node-agent-config/**',
+            'suites/health/lifecycle-*.test.ts',
+          ],
           globalSetup: ['scripts/embedded-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
