@@ -43,42 +43,43 @@ const isCpuUtilization = (m: Obj) =>
 
 // ---------------------------------------------------------------- metric specs
 
-function specToV1(m: Obj): Obj {
-  const t = (x: Obj | undefined) => x?.target ?? {};
+/**
+ * A v2 metric in v1's shape: a spec's (`target`) or a status's (`current`). The v1 fields are
+ * named after the side (`targetValue`, `currentValue`); `zero` is the "0" a status gets for some left out.
+ */
+function metricToV1(m: Obj, side: 'target' | 'current'): Obj {
+  const at = (x: Obj): Obj => x[side] ?? {};
+  const f = (name: string) => `${side}${name}`;
+  const zero = (v: unknown) => (side === 'current' ? (v ?? '0') : v);
   const out: Obj = { type: m.type };
   if (isObj(m.object))
     out.object = clean({
       target: ref(m.object.describedObject),
       metricName: m.object.metric?.name ?? '',
-      targetValue: t(m.object).value ?? '0',
+      [f('Value')]: at(m.object).value ?? '0',
       selector: m.object.metric?.selector,
-      averageValue: t(m.object).averageValue,
+      averageValue: at(m.object).averageValue,
     });
   if (isObj(m.pods))
     out.pods = clean({
       metricName: m.pods.metric?.name ?? '',
-      targetAverageValue: t(m.pods).averageValue ?? '0',
+      [f('AverageValue')]: at(m.pods).averageValue ?? '0',
       selector: m.pods.metric?.selector,
     });
-  if (isObj(m.resource))
-    out.resource = clean({
-      name: m.resource.name ?? '',
-      targetAverageUtilization: t(m.resource).averageUtilization,
-      targetAverageValue: t(m.resource).averageValue,
-    });
-  if (isObj(m.containerResource))
-    out.containerResource = clean({
-      name: m.containerResource.name ?? '',
-      targetAverageUtilization: t(m.containerResource).averageUtilization,
-      targetAverageValue: t(m.containerResource).averageValue,
-      container: m.containerResource.container ?? '',
-    });
+  for (const k of ['resource', 'containerResource'] as const)
+    if (isObj(m[k]))
+      out[k] = clean({
+        name: m[k].name ?? '',
+        [f('AverageUtilization')]: at(m[k]).averageUtilization,
+        [f('AverageValue')]: zero(at(m[k]).averageValue),
+        container: k === 'containerResource' ? (m[k].container ?? '') : undefined,
+      });
   if (isObj(m.external))
     out.external = clean({
       metricName: m.external.metric?.name ?? '',
       metricSelector: m.external.metric?.selector,
-      targetValue: t(m.external).value,
-      targetAverageValue: t(m.external).averageValue,
+      [f('Value')]: zero(at(m.external).value),
+      [f('AverageValue')]: at(m.external).averageValue,
     });
   return out;
 }
@@ -126,46 +127,6 @@ function specFromV1(m: Obj): Obj {
 }
 
 // ---------------------------------------------------------------- metric statuses
-
-function statusToV1(m: Obj): Obj {
-  const c = (x: Obj | undefined) => x?.current ?? {};
-  const out: Obj = { type: m.type };
-  if (isObj(m.object))
-    out.object = clean({
-      target: ref(m.object.describedObject),
-      metricName: m.object.metric?.name ?? '',
-      currentValue: c(m.object).value ?? '0',
-      selector: m.object.metric?.selector,
-      averageValue: c(m.object).averageValue,
-    });
-  if (isObj(m.pods))
-    out.pods = clean({
-      metricName: m.pods.metric?.name ?? '',
-      currentAverageValue: c(m.pods).averageValue ?? '0',
-      selector: m.pods.metric?.selector,
-    });
-  if (isObj(m.resource))
-    out.resource = clean({
-      name: m.resource.name ?? '',
-      currentAverageUtilization: c(m.resource).averageUtilization,
-      currentAverageValue: c(m.resource).averageValue ?? '0',
-    });
-  if (isObj(m.containerResource))
-    out.containerResource = clean({
-      name: m.containerResource.name ?? '',
-      currentAverageUtilization: c(m.containerResource).averageUtilization,
-      currentAverageValue: c(m.containerResource).averageValue ?? '0',
-      container: m.containerResource.container ?? '',
-    });
-  if (isObj(m.external))
-    out.external = clean({
-      metricName: m.external.metric?.name ?? '',
-      metricSelector: m.external.metric?.selector,
-      currentValue: c(m.external).value ?? '0',
-      currentAverageValue: c(m.external).averageValue,
-    });
-  return out;
-}
 
 function statusFromV1(m: Obj): Obj {
   const out: Obj = { type: m.type ?? '' };
@@ -309,10 +270,11 @@ export function hpaToV1(o: KObject): KObject {
   const status: Obj = (o.status ?? {}) as Obj;
   const metrics: Obj[] = Array.isArray(spec.metrics) ? spec.metrics : [];
   const annotations: Record<string, string> = { ...(dropRoundTrip(o.metadata.annotations) ?? {}) };
-  const other = metrics.filter((m) => !isCpuUtilization(m)).map(specToV1);
+  const other = metrics.filter((m) => !isCpuUtilization(m)).map((m) => metricToV1(m, 'target'));
   if (other.length) annotations[METRICS_ANNOTATION] = JSON.stringify(other);
   const current: Obj[] = Array.isArray(status.currentMetrics) ? status.currentMetrics : [];
-  if (current.length) annotations[CURRENT_METRICS_ANNOTATION] = JSON.stringify(current.map(statusToV1));
+  if (current.length)
+    annotations[CURRENT_METRICS_ANNOTATION] = JSON.stringify(current.map((m) => metricToV1(m, 'current')));
   if (isObj(spec.behavior))
     annotations[BEHAVIOR_ANNOTATION] = JSON.stringify({
       ScaleUp: rulesToInternal(spec.behavior.scaleUp),
