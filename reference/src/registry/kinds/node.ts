@@ -5,15 +5,7 @@ import { arr, bool, freeform, int, keyedList, mapOf, obj, setOf, str, time } fro
 import { objectSchema } from '../../schema/meta.ts';
 import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
-import {
-  Causes,
-  fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
-  normalizeBySchema,
-  qualifiedName,
-  quantity,
-} from './common.ts';
+import { Causes, fieldErr, keepStoredStatus, qualifiedName, quantity, schemaStatusUpdate } from './common.ts';
 import { defineKind, printed } from './define.ts';
 
 const taint = obj({ key: str(), value: str(), effect: str(), timeAdded: time() });
@@ -93,7 +85,6 @@ function validCidr(s: string): boolean {
 }
 
 function normalizeNode(o: KObject): void {
-  normalizeBySchema(o, schema, 'Node');
   const spec = (o.spec ?? {}) as NodeSpec;
   // podCIDR mirrors podCIDRs[0]
   if (spec.podCIDR && !spec.podCIDRs?.length) spec.podCIDRs = [spec.podCIDR];
@@ -185,10 +176,7 @@ export const nodeDef = defineKind({
     normalizeNode(o);
     keepStoredStatus(o, old);
   },
-  prepareForStatusUpdate(o, old) {
-    keepAllButStatus(o, old);
-    normalizeBySchema(o, schema, 'Node');
-  },
+  prepareForStatusUpdate: schemaStatusUpdate(schema, 'Node'),
   validate: validateNode,
   validateUpdate(o, old) {
     const causes = validateNode(o);
@@ -208,5 +196,4 @@ export const nodeDef = defineKind({
       );
     return causes;
   },
-  normalize: false,
 });

@@ -8,14 +8,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
-import {
-  dnsSubdomain,
-  fieldErr,
-  immutable,
-  normalizeBySchema,
-  objectReferenceFields,
-  quantity,
-} from './common.ts';
+import { dnsSubdomain, fieldErr, immutable, objectReferenceFields, quantity } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
@@ -169,7 +162,6 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
 }
 
 function defaults(o: KObject): void {
-  normalizeBySchema(o, schema, 'PersistentVolume');
   const pv = o as PersistentVolume;
   pv.spec ??= {};
   pv.spec.persistentVolumeReclaimPolicy ??= 'Retain';
@@ -208,5 +200,4 @@ export const persistentVolumeDef = (registry: () => Registry): ResourceDef =>
       Reason: 'status.reason',
       VolumeMode: (o) => specOf(o).volumeMode ?? 'Filesystem',
     }),
-    normalize: false,
   });

@@ -10,14 +10,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
-import {
-  dnsSubdomain,
-  fieldErr,
-  type LabelSelectorObj,
-  normalizeBySchema,
-  quantity,
-  validateLabelSelector,
-} from './common.ts';
+import { dnsSubdomain, fieldErr, type LabelSelectorObj, quantity, validateLabelSelector } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
@@ -150,7 +143,6 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
 }
 
 function defaults(o: KObject): void {
-  normalizeBySchema(o, schema, 'PersistentVolumeClaim');
   const c = o as PersistentVolumeClaim;
   c.spec ??= {};
   c.spec.volumeMode ??= 'Filesystem';
@@ -179,5 +171,4 @@ export const persistentVolumeClaimDef = (registry: () => Registry): ResourceDef 
       StorageClass: (o) => claimClass(o) ?? '',
       VolumeMode: (o) => specOf(o).volumeMode ?? 'Filesystem',
     }),
-    normalize: false,
   });

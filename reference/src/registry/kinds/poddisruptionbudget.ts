@@ -8,11 +8,10 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
   Causes,
-  keepAllButStatus,
   keepStoredStatus,
   type LabelSelectorObj,
   nonNegative,
-  normalizeBySchema,
+  schemaStatusUpdate,
   selectorMatches,
   validateLabelSelector,
 } from './common.ts';
@@ -136,19 +135,16 @@ export const podDisruptionBudgetDef = defineKind({
     status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
   }),
   prepareForCreate(o) {
-    normalizeBySchema(o, schema, 'PodDisruptionBudget');
     o.spec ??= {};
     o.status = {};
     fillStatus(o);
   },
   prepareForUpdate(o, old) {
-    normalizeBySchema(o, schema, 'PodDisruptionBudget');
     o.spec ??= {};
     keepStoredStatus(o, old);
   },
   prepareForStatusUpdate(o, old) {
-    keepAllButStatus(o, old);
-    normalizeBySchema(o, schema, 'PodDisruptionBudget');
+    schemaStatusUpdate(schema, 'PodDisruptionBudget')(o, old);
     fillStatus(o);
   },
   validate: validatePdb,
@@ -158,5 +154,4 @@ export const podDisruptionBudgetDef = defineKind({
     'Allowed Disruptions': 'status.disruptionsAllowed',
   }),
   tracksGeneration: true,
-  normalize: false,
 });

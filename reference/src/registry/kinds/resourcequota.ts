@@ -215,13 +215,9 @@ export const resourceQuotaDef = defineKind({
   subresources: ['status'],
   schema,
   prepareForCreate: (o) => {
-    normalizeBySchema(o, schema, 'ResourceQuota');
     delete o.status;
   },
-  prepareForUpdate: (o, old) => {
-    normalizeBySchema(o, schema, 'ResourceQuota');
-    keepStoredStatus(o, old);
-  },
+  prepareForUpdate: keepStoredStatus,
   prepareForStatusUpdate: (o, old) => {
     normalizeBySchema(o, schema, 'ResourceQuota');
     keepAllButStatus(o, old);
@@ -229,5 +225,4 @@ export const resourceQuotaDef = defineKind({
   validate: validateResourceQuota,
   validateUpdate,
   table: printed('resourceQuota', { Request: (o) => usageCell(o, false), Limit: (o) => usageCell(o, true) }),
-  normalize: false,
 });

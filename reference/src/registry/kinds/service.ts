@@ -4,10 +4,9 @@ import type { KObject } from '../../storage/types.ts';
 import type { Registry } from '../registry.ts';
 import type { RequestContext, ResourceDef } from '../types.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, formatLabels, keepAllButStatus, normalizeBySchema } from './common.ts';
+import { Causes, formatLabels, keepStoredStatus, schemaStatusUpdate } from './common.ts';
 import { defineKind, type KindSpec, printed } from './define.ts';
 import { ServiceAllocator } from './service-allocators.ts';
-import { validateClusterIPChange, validateService } from './service-validation.ts';
 import {
   invalid,
   isHeadless,
@@ -19,6 +18,7 @@ import {
   type ServiceStatus,
   specOf,
 } from './service-spec.ts';
+import { validateClusterIPChange, validateService } from './service-validation.ts';
 
 // ------------------------------------------------------------------ schema
 
@@ -83,7 +83,6 @@ const POLICIES = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
 // ------------------------------------------------------------------ defaults
 
 function normalize(o: KObject): ServiceSpec {
-  normalizeBySchema(o, schema, 'Service');
   const spec = specOf(o);
   o.spec = spec;
   spec.type ||= 'ClusterIP';
@@ -288,8 +287,7 @@ export function serviceDef(registry: () => Registry): ResourceDef {
       patchAllocated(spec, before);
       dropTypeDependent(spec, before);
       if (isHeadless(spec) && !spec.clusterIPs?.length) spec.clusterIPs = ['None'];
-      if (old.status === undefined) delete o.status;
-      else o.status = old.status;
+      keepStoredStatus(o, old);
       initFamilies(spec, o.metadata.name ?? '');
       // claims of earlier writes of this service are settled: stored, or dropped
       alloc.release(old.metadata.uid ?? '', true);
@@ -303,10 +301,7 @@ export function serviceDef(registry: () => Registry): ResourceDef {
         return;
       alloc.allocate(o, { ips: before.clusterIPs ?? [], ports: nodePortsOf(before) }, ctx.dryRun);
     },
-    prepareForStatusUpdate(o: KObject, old: KObject) {
-      keepAllButStatus(o, old);
-      normalizeBySchema(o, schema, 'Service');
-    },
+    prepareForStatusUpdate: schemaStatusUpdate(schema, 'Service'),
     validate(o: KObject) {
       const causes = validateService(o);
       if (causes.length || nameProblem(o.metadata.name ?? '', 'label1035'))
@@ -320,6 +315,5 @@ export function serviceDef(registry: () => Registry): ResourceDef {
     },
     afterCreate: (o) => alloc.commit(o),
     afterDelete: (o) => alloc.release(o.metadata.uid ?? ''),
-    normalize: false,
   });
 }

@@ -8,7 +8,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, fieldErr, keepAllButStatus, normalizeBySchema } from './common.ts';
+import { Causes, fieldErr, keepAllButStatus, keepStoredStatus, normalizeBySchema } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
 import { defineKind, printed } from './define.ts';
 import { goPtr, goStr, goStruct } from './go-syntax.ts';
@@ -53,7 +53,6 @@ function subdomain(field: string, v: string): StatusCause[] {
 
 /** Go's zero values for the structures the published schema calls required. */
 function fillZeroValues(o: KObject): void {
-  normalizeBySchema(o, schema, 'VolumeAttachment');
   const spec = (o.spec ??= {}) as VolumeAttachmentSpec;
   spec.source ??= {};
   if (o.status !== undefined) (o.status as VolumeAttachmentStatus).attached ??= false;
@@ -165,12 +164,12 @@ export const volumeAttachmentDef = defineKind({
   },
   prepareForUpdate(o, old) {
     fillZeroValues(o);
-    if (old.status === undefined) delete o.status;
-    else o.status = old.status;
+    keepStoredStatus(o, old);
   },
   prepareForStatusUpdate(o, old) {
     keepAllButStatus(o, old);
     o.status ??= {};
+    normalizeBySchema(o, schema, 'VolumeAttachment');
     fillZeroValues(o);
   },
   validate: validateCreate,
@@ -181,5 +180,4 @@ export const volumeAttachmentDef = defineKind({
     Node: 'spec.nodeName',
     Attached: (o) => statusOf(o).attached === true,
   }),
-  normalize: false,
 });

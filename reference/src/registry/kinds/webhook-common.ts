@@ -20,7 +20,6 @@ import {
   fieldErr,
   type LabelSelectorObj,
   list,
-  normalizeBySchema,
   qualifiedName,
   type Rec,
   rec,
@@ -95,8 +94,7 @@ export function configurationSchema(mutating: boolean): Schema {
 // ------------------------------------------------------------------ decoding and v1 defaults
 
 /** The body as Go decodes it: the schema's normal forms; a caBundle that is not base64 is a 400. */
-function decode(o: KObject, kind: string, schema: Schema): void {
-  normalizeBySchema(o, schema, kind);
+function decode(o: KObject, kind: string): void {
   for (const hook of list(o.webhooks)) {
     const cc = rec(rec(hook).clientConfig);
     const ca = cc.caBundle;
@@ -443,7 +441,7 @@ function updateOptions(o: KObject, old: KObject): Options {
 export function webhookConfigurationDef(kind: string, mutating: boolean): ResourceDef {
   const schema = configurationSchema(mutating);
   const prepare = (o: KObject) => {
-    decode(o, kind, schema);
+    decode(o, kind);
     setDefaults(o, mutating);
   };
   return defineKind({
@@ -461,6 +459,5 @@ export function webhookConfigurationDef(kind: string, mutating: boolean): Resour
     validate: (o) => validateConfiguration(o, mutating, CREATE_OPTIONS),
     validateUpdate: (o, old) => validateConfiguration(o, mutating, updateOptions(o, old)),
     tracksGeneration: true,
-    normalize: false,
   });
 }
