@@ -40,6 +40,7 @@ const SUPPORTED_VERBS = [
   'update',
   'watch',
 ];
+const NS_REQUIRED = 'resource rules that are not cluster scoped must supply at least one namespace';
 const NS_ERR_INTRO = "each member of this list must be '*' or a DNS-1123 label; ";
 
 export interface FlowSchema {
@@ -68,15 +69,37 @@ export function defaultFlowSchema(o: KObject): void {
 
 const hasWildcard = (xs: string[]) => xs.includes('*');
 
-function validateVerbs(field: string, verbs: string[] | undefined): StatusCause[] {
-  if (!verbs?.length) return [fieldErr.required(field, 'verbs must contain at least one value')];
-  if (hasWildcard(verbs))
-    return verbs.length > 1
-      ? [fieldErr.invalid(field, verbs, "if '*' is present, must not specify other verbs")]
+/**
+ * A list of a rule that may be `['*']`: `required` (the detail) when empty, `*` among other
+ * members invalid, else each member checked by `each` (a problem, or undefined).
+ */
+function wildcardList<R>(
+  rule: R,
+  key: keyof R & string,
+  path: string,
+  [noun, required]: [string, string?],
+  each: (x: string) => string | undefined = () => undefined,
+): StatusCause[] {
+  const xs = (rule[key] as string[] | undefined) ?? [];
+  const field = `${path}.${key}`;
+  if (!xs.length) return required === undefined ? [] : [fieldErr.required(field, required)];
+  if (hasWildcard(xs))
+    return xs.length > 1
+      ? [fieldErr.invalid(field, xs, `if '*' is present, must not specify other ${noun}`)]
       : [];
-  if (!verbs.every((v) => SUPPORTED_VERBS.includes(v)))
-    return [fieldErr.notSupported(field, verbs, SUPPORTED_VERBS)];
-  return [];
+  const causes = new Causes();
+  xs.forEach((x, i) => {
+    const p = each(x);
+    if (p) causes.invalid(`${field}[${i}]`, x, p);
+  });
+  return causes;
+}
+
+function validateVerbs(r: { verbs?: string[] }, path: string): StatusCause[] {
+  const verbs = r.verbs ?? [];
+  if (verbs.length && !hasWildcard(verbs) && !verbs.every((v) => SUPPORTED_VERBS.includes(v)))
+    return [fieldErr.notSupported(`${path}.verbs`, verbs, SUPPORTED_VERBS)];
+  return wildcardList(r, 'verbs', path, ['verbs', 'verbs must contain at least one value']);
 }
 
 function validateSubject(s: Subject, path: string): StatusCause[] {
@@ -139,44 +162,18 @@ function validateSubject(s: Subject, path: string): StatusCause[] {
 }
 
 function validateResourceRule(r: ResourcePolicyRule, path: string): StatusCause[] {
-  const causes = validateVerbs(`${path}.verbs`, r.verbs);
-  const groups = r.apiGroups ?? [];
-  if (!groups.length)
-    causes.push(fieldErr.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
-  else if (groups.length > 1 && hasWildcard(groups))
-    causes.push(
-      fieldErr.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other api groups"),
-    );
-  const resources = r.resources ?? [];
-  if (!resources.length)
-    causes.push(fieldErr.required(`${path}.resources`, 'resource rules must supply at least one resource'));
-  else if (resources.length > 1 && hasWildcard(resources))
-    causes.push(
-      fieldErr.invalid(`${path}.resources`, resources, "if '*' is present, must not specify other resources"),
-    );
-  const namespaces = r.namespaces ?? [];
-  if (!namespaces.length && !r.clusterScope)
-    causes.push(
-      fieldErr.required(
-        `${path}.namespaces`,
-        'resource rules that are not cluster scoped must supply at least one namespace',
-      ),
-    );
-  else if (hasWildcard(namespaces)) {
-    if (namespaces.length > 1)
-      causes.push(
-        fieldErr.invalid(
-          `${path}.namespaces`,
-          namespaces,
-          "if '*' is present, must not specify other namespaces",
-        ),
-      );
-  } else
-    namespaces.forEach((ns, i) => {
-      const p = nameProblem(ns, 'label');
-      if (p) causes.push(fieldErr.invalid(`${path}.namespaces[${i}]`, ns, NS_ERR_INTRO + p));
-    });
-  return causes;
+  const namespaceProblem = (ns: string) => {
+    const p = nameProblem(ns, 'label');
+    return p && NS_ERR_INTRO + p;
+  };
+  const need = (what: string) => `resource rules must supply at least one ${what}`;
+  const nsRequired = r.clusterScope ? undefined : NS_REQUIRED;
+  return [
+    ...validateVerbs(r, path),
+    ...wildcardList(r, 'apiGroups', path, ['api groups', need('api group')]),
+    ...wildcardList(r, 'resources', path, ['resources', need('resource')]),
+    ...wildcardList(r, 'namespaces', path, ['namespaces', nsRequired], namespaceProblem),
+  ];
 }
 
 /** A non-resource URL: `/`, or a path from `/` without spaces or `//`, `*` only as a final `/*`. */
@@ -192,27 +189,11 @@ export function nonResourceUrlProblem(p: string): string | undefined {
 }
 
 function validateNonResourceRule(r: NonResourcePolicyRule, path: string): StatusCause[] {
-  const causes = validateVerbs(`${path}.verbs`, r.verbs);
-  const urls = r.nonResourceURLs ?? [];
-  if (!urls.length)
-    causes.push(
-      fieldErr.required(`${path}.nonResourceURLs`, 'nonResourceURLs must contain at least one value'),
-    );
-  else if (hasWildcard(urls)) {
-    if (urls.length > 1)
-      causes.push(
-        fieldErr.invalid(
-          `${path}.nonResourceURLs`,
-          urls,
-          "if '*' is present, must not specify other non-resource URLs",
-        ),
-      );
-  } else
-    urls.forEach((u, i) => {
-      const p = nonResourceUrlProblem(u);
-      if (p) causes.push(fieldErr.invalid(`${path}.nonResourceURLs[${i}]`, u, p));
-    });
-  return causes;
+  const required = 'nonResourceURLs must contain at least one value';
+  return [
+    ...validateVerbs(r, path),
+    ...wildcardList(r, 'nonResourceURLs', path, ['non-resource URLs', required], nonResourceUrlProblem),
+  ];
 }
 
 function validateRule(rule: PolicyRulesWithSubjects, path: string): StatusCause[] {
