@@ -63,17 +63,18 @@ interface CoreEvent {
   reportingInstance?: string;
 }
 
-/** Namespace agreement and, for events carrying `eventTime`, the fields the newer API requires. */
+/**
+ * Namespace agreement and, for events carrying `eventTime`, the fields the newer API requires:
+ * an event of either API seen with the core field names, the causes naming `names`' fields.
+ */
 function validateCommon(
   ns: string,
-  regardingNs: string | undefined,
-  hasEventTime: boolean,
-  e: { controller?: string; instance?: string; action?: string; reason?: string; note?: string },
+  e: CoreEvent,
   names: { regarding: string; controller: string; note: string },
 ): StatusCause[] {
   const causes = new Causes();
-  const rns = regardingNs ?? '';
-  if (!hasEventTime) {
+  const rns = e.involvedObject?.namespace ?? '';
+  if (!e.eventTime) {
     if (rns === '' ? ns !== '' && ns !== 'default' : ns !== rns)
       causes.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace');
     return causes;
@@ -82,10 +83,10 @@ function validateCommon(
     causes.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace');
   if (rns !== '' && ns !== rns)
     causes.invalid(`${names.regarding}.namespace`, rns, 'does not match event.namespace');
-  if (!e.controller) causes.required(names.controller);
-  else causes.push(...qualifiedName(names.controller, e.controller));
-  if (!e.instance) causes.required('reportingInstance');
-  else if (e.instance.length > INSTANCE_MAX)
+  if (!e.reportingComponent) causes.required(names.controller);
+  else causes.push(...qualifiedName(names.controller, e.reportingComponent));
+  if (!e.reportingInstance) causes.required('reportingInstance');
+  else if (e.reportingInstance.length > INSTANCE_MAX)
     causes.invalid('reportingInstance', '', `can have at most ${INSTANCE_MAX} characters`);
   if (!e.action) causes.required('action');
   else if (e.action.length > ACTION_MAX)
@@ -93,26 +94,18 @@ function validateCommon(
   if (!e.reason) causes.required('reason');
   else if (e.reason.length > REASON_MAX)
     causes.invalid('reason', '', `can have at most ${REASON_MAX} characters`);
-  if ((e.note ?? '').length > NOTE_MAX)
+  if ((e.message ?? '').length > NOTE_MAX)
     causes.invalid(names.note, '', `can have at most ${NOTE_MAX} characters`);
   return causes;
 }
 
 function validateCore(o: KObject): StatusCause[] {
   const e = o as unknown as CoreEvent;
-  const causes = validateCommon(
-    o.metadata.namespace ?? '',
-    e.involvedObject?.namespace,
-    !!e.eventTime,
-    {
-      controller: e.reportingComponent,
-      instance: e.reportingInstance,
-      action: e.action,
-      reason: e.reason,
-      note: e.message,
-    },
-    { regarding: 'involvedObject', controller: 'reportingComponent', note: 'message' },
-  );
+  const causes = validateCommon(o.metadata.namespace ?? '', e, {
+    regarding: 'involvedObject',
+    controller: 'reportingComponent',
+    note: 'message',
+  });
   if (e.type && !TYPES.includes(e.type) && e.eventTime)
     causes.push(fieldErr.invalid('type', '', `has invalid value: ${e.type}`));
   return causes;
@@ -148,9 +141,6 @@ function eventColumns(view: (o: KObject) => CoreEvent): TableColumn[] {
   });
 }
 
-const ref = (o: KObject, k: keyof ObjectReference) =>
-  ((o.involvedObject as ObjectReference | undefined)?.[k] ?? '') as string;
-
 export const eventDef = defineKind({
   group: '',
   kind: 'Event',
@@ -161,7 +151,7 @@ export const eventDef = defineKind({
   defaultGarbageCollectionPolicy: () => 'Unsupported',
   allowCreateOnUpdate: true,
   fieldLabels: {
-    ...referenceLabels('involvedObject', ref),
+    ...referenceLabels('involvedObject'),
     reason: (o) => String(o.reason ?? ''),
     reportingComponent: (o) => String(o.reportingComponent ?? ''),
     source: (o) => (o.source as { component?: string } | undefined)?.component ?? '',
@@ -217,20 +207,11 @@ function validateSeries(e: V1Event): StatusCause[] {
 }
 
 function validateV1Base(o: KObject): StatusCause[] {
-  const e = o as unknown as V1Event;
-  return validateCommon(
-    o.metadata.namespace ?? '',
-    e.regarding?.namespace,
-    !!e.eventTime,
-    {
-      controller: e.reportingController,
-      instance: e.reportingInstance,
-      action: e.action,
-      reason: e.reason,
-      note: e.note,
-    },
-    { regarding: 'regarding', controller: 'reportingController', note: 'note' },
-  );
+  return validateCommon(o.metadata.namespace ?? '', asCore(o), {
+    regarding: 'regarding',
+    controller: 'reportingController',
+    note: 'note',
+  });
 }
 
 function validateV1Create(o: KObject): StatusCause[] {
@@ -326,9 +307,6 @@ export function v1ToCore(o: KObject): KObject {
   ]);
 }
 
-const reg = (o: KObject, k: keyof ObjectReference) =>
-  ((o.regarding as ObjectReference | undefined)?.[k] ?? '') as string;
-
 export const eventsV1Def = defineKind({
   group: 'events.orch.io',
   kind: 'Event',
@@ -340,7 +318,7 @@ export const eventsV1Def = defineKind({
   defaultGarbageCollectionPolicy: () => 'Unsupported',
   allowCreateOnUpdate: true,
   fieldLabels: {
-    ...referenceLabels('regarding', reg),
+    ...referenceLabels('regarding'),
     reason: (o) => String(o.reason ?? ''),
     reportingController: (o) => String(o.reportingController ?? ''),
     type: (o) => String(o.type ?? ''),
@@ -351,20 +329,9 @@ export const eventsV1Def = defineKind({
 });
 
 /** Field selectors on the fields of an object reference (`<prefix>.kind`, `<prefix>.name`, ...). */
-function referenceLabels(
-  prefix: string,
-  get: (o: KObject, field: keyof ObjectReference) => string | undefined,
-): Record<string, (o: KObject) => string | undefined> {
-  const fields: (keyof ObjectReference)[] = [
-    'kind',
-    'namespace',
-    'name',
-    'uid',
-    'apiVersion',
-    'resourceVersion',
-    'fieldPath',
-  ];
-  const out: Record<string, (o: KObject) => string | undefined> = {};
-  for (const f of fields) out[`${prefix}.${f}`] = (o) => get(o, f);
+function referenceLabels(prefix: 'involvedObject' | 'regarding'): Record<string, (o: KObject) => string> {
+  const out: Record<string, (o: KObject) => string> = {};
+  for (const f of Object.keys(objectReferenceFields) as (keyof ObjectReference)[])
+    out[`${prefix}.${f}`] = (o) => (o[prefix] as ObjectReference | undefined)?.[f] ?? '';
   return out;
 }
