@@ -6,7 +6,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, obj } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { type LabelSelectorObj, validateLabelSelector } from './common.ts';
 import { defineKind } from './define.ts';
 import { labelSelectorSchema, policyRuleSchema, RBAC_GROUP, validateRules } from './rbac-common.ts';
 
@@ -16,11 +16,9 @@ function validate(o: KObject): StatusCause[] {
   if (agg) {
     const sels = Array.isArray(agg.clusterRoleSelectors) ? agg.clusterRoleSelectors : [];
     if (sels.length === 0)
-      out.push(
-        fieldErr.required(
-          'aggregationRule.clusterRoleSelectors',
-          'at least one clusterRoleSelector required if aggregationRule is non-nil',
-        ),
+      out.required(
+        'aggregationRule.clusterRoleSelectors',
+        'at least one clusterRoleSelector required if aggregationRule is non-nil',
       );
     sels.forEach((s, i) => {
       out.push(...validateLabelSelector(`aggregationRule.clusterRoleSelectors[${i}]`, s));

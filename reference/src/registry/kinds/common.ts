@@ -147,6 +147,13 @@ export class Causes extends Array<StatusCause> {
   }
 }
 
+/** A validator's causes that start with those of `lists`, in order. */
+export function causesOf(...lists: StatusCause[][]): Causes {
+  const causes = new Causes();
+  for (const l of lists) causes.push(...l);
+  return causes;
+}
+
 /** A value that must be set and be one of `allowed`: `Required value`, else `Unsupported value`. */
 export function requiredOneOf(field: string, value: string | undefined, allowed: string[]): StatusCause[] {
   if (value === undefined) return [fieldErr.required(field)];
@@ -184,16 +191,14 @@ export function dnsSubdomain(field: string, v: string): StatusCause[] {
 }
 
 /** IANA service name (a port name): at most 15 characters, lower case, digits and '-', one letter at least. */
-export function ianaSvcName(field: string, v: string): StatusCause[] {
-  const out: StatusCause[] = [];
-  if (v.length > 15) out.push(fieldErr.invalid(field, v, 'must be no more than 15 characters'));
+export function ianaSvcName(field: string, v: string): Causes {
+  const out = new Causes();
+  if (v.length > 15) out.invalid(field, v, 'must be no more than 15 characters');
   if (!/^[-a-z0-9]+$/.test(v))
-    out.push(
-      fieldErr.invalid(field, v, 'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)'),
-    );
-  if (v.includes('--')) out.push(fieldErr.invalid(field, v, 'must not contain consecutive hyphens'));
-  if (/^-|-$/.test(v)) out.push(fieldErr.invalid(field, v, 'must not begin or end with a hyphen'));
-  if (!/[a-z]/.test(v)) out.push(fieldErr.invalid(field, v, 'must contain at least one letter (a-z)'));
+    out.invalid(field, v, 'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (v.includes('--')) out.invalid(field, v, 'must not contain consecutive hyphens');
+  if (/^-|-$/.test(v)) out.invalid(field, v, 'must not begin or end with a hyphen');
+  if (!/[a-z]/.test(v)) out.invalid(field, v, 'must contain at least one letter (a-z)');
   return out;
 }
 
@@ -204,13 +209,13 @@ export function qualifiedName(field: string, v: string): StatusCause[] {
 }
 
 /** Keys and values of a label map (selectors, node selectors, template labels). */
-export function labelMap(field: string, m: unknown): StatusCause[] {
-  const out: StatusCause[] = [];
+export function labelMap(field: string, m: unknown): Causes {
+  const out = new Causes();
   for (const [k, v] of Object.entries((m as Record<string, unknown>) ?? {})) {
     const kp = validLabelKey(k);
-    if (kp) out.push(fieldErr.invalid(field, k, kp));
+    if (kp) out.invalid(field, k, kp);
     const vp = typeof v === 'string' ? validLabelValue(v) : 'must be a string';
-    if (vp) out.push(fieldErr.invalid(`${field}[${k}]`, v, vp));
+    if (vp) out.invalid(`${field}[${k}]`, v, vp);
   }
   return out;
 }
@@ -234,8 +239,8 @@ export interface LabelSelectorObj {
   matchExpressions?: { key?: string; operator?: string; values?: string[] }[];
 }
 
-export function validateLabelSelector(field: string, sel: LabelSelectorObj | undefined): StatusCause[] {
-  if (!sel) return [];
+export function validateLabelSelector(field: string, sel: LabelSelectorObj | undefined): Causes {
+  if (!sel) return new Causes();
   const out = labelMap(`${field}.matchLabels`, sel.matchLabels);
   (sel.matchExpressions ?? []).forEach((e, i) => {
     const p = `${field}.matchExpressions[${i}]`;
@@ -244,20 +249,15 @@ export function validateLabelSelector(field: string, sel: LabelSelectorObj | und
       case 'In':
       case 'NotIn':
         if (values.length === 0)
-          out.push(fieldErr.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+          out.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'");
         break;
       case 'Exists':
       case 'DoesNotExist':
         if (values.length > 0)
-          out.push(
-            fieldErr.forbidden(
-              `${p}.values`,
-              "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-            ),
-          );
+          out.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
         break;
       default:
-        out.push(fieldErr.invalid(`${p}.operator`, e.operator ?? '', 'not a valid selector operator'));
+        out.invalid(`${p}.operator`, e.operator ?? '', 'not a valid selector operator');
     }
     out.push(...qualifiedName(`${p}.key`, e.key ?? ''));
   });

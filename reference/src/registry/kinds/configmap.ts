@@ -1,11 +1,10 @@
 // ConfigMap (core/v1).
 
-import type { StatusCause } from '../../errors/status.ts';
 import { bool, freeform, mapOf, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import { fieldErr } from './common.ts';
+import { Causes } from './common.ts';
 import { defineKind, printed } from './define.ts';
 
 void freeform;
@@ -14,20 +13,18 @@ void freeform;
 export const ROOT_CA_CONFIG_MAP = 'orch-root-ca.crt';
 const KEY = /^[-._a-zA-Z0-9]+$/;
 
-export function validateDataKeys(obj: KObject, fields: string[]): StatusCause[] {
-  const causes: StatusCause[] = [];
+export function validateDataKeys(obj: KObject, fields: string[]): Causes {
+  const causes = new Causes();
   const seen = new Set<string>();
   let size = 0;
   for (const f of fields) {
     const data = (obj[f] ?? {}) as Record<string, unknown>;
     for (const [k, v] of Object.entries(data)) {
       if (!KEY.test(k) || k.length > 253)
-        causes.push(
-          fieldErr.invalidShown(
-            `${f}[${k}]`,
-            `"${k}"`,
-            `a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
-          ),
+        causes.invalidShown(
+          `${f}[${k}]`,
+          `"${k}"`,
+          `a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
         );
       if (seen.has(k))
         causes.push({

@@ -92,7 +92,7 @@ function validateTimeZone(tz: string | undefined): StatusCause[] {
 }
 
 /** 1.28's validateCronJobSpec; `old` is the stored spec on an update. */
-function validateSpec(spec: CronJobSpec, old: CronJobSpec | undefined): StatusCause[] {
+function validateSpec(spec: CronJobSpec, old: CronJobSpec | undefined): Causes {
   const causes = new Causes();
   if (!spec.schedule) causes.required('spec.schedule');
   else causes.push(...validateSchedule(spec.schedule, !!old?.schedule?.includes('TZ'), spec.timeZone));
@@ -122,7 +122,7 @@ function validateCronJob(o: KObject): StatusCause[] {
   const causes = validateSpec(specOf(o), undefined);
   const name = o.metadata.name ?? '';
   if (name.length > MAX_NAME)
-    causes.push(fieldErr.invalid('metadata.name', name, `must be no more than ${MAX_NAME} characters`));
+    causes.invalid('metadata.name', name, `must be no more than ${MAX_NAME} characters`);
   return causes;
 }
 

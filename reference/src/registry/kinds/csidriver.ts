@@ -9,7 +9,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, fieldErr, immutable } from './common.ts';
+import { Causes, immutable } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { goSlice } from './go-syntax.ts';
 
@@ -34,7 +34,7 @@ const MAX_TOKEN_SECONDS = 2 ** 32;
 const specOf = (o: KObject) => (o.spec ?? {}) as CSIDriverSpec;
 
 /** A CSI driver's name: at most 63 characters, a DNS subdomain once lower-cased. */
-export function csiDriverName(field: string, name: string | undefined): StatusCause[] {
+export function csiDriverName(field: string, name: string | undefined): Causes {
   const v = name ?? '';
   const out = new Causes();
   if (!v) out.required(field);
@@ -58,7 +58,7 @@ function prepare(o: KObject): void {
   for (const t of s.tokenRequests ?? []) if (t && typeof t === 'object') t.audience ??= '';
 }
 
-function validateSpec(s: CSIDriverSpec): StatusCause[] {
+function validateSpec(s: CSIDriverSpec): Causes {
   const causes = new Causes();
   // Kubernetes names this field `attachedRequired` in its errors
   if (s.attachRequired === undefined) causes.required('spec.attachedRequired');
@@ -97,12 +97,10 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   causes.push(...immutable('spec.fsGroupPolicy', s.fsGroupPolicy, before.fsGroupPolicy));
   causes.push(...immutable('spec.podInfoOnMount', s.podInfoOnMount, before.podInfoOnMount));
   if (!deepEqual(s.volumeLifecycleModes ?? null, before.volumeLifecycleModes ?? null))
-    causes.push(
-      fieldErr.invalidShown(
-        'spec.volumeLifecycleModes',
-        goSlice('storage.VolumeLifecycleMode', s.volumeLifecycleModes),
-        'field is immutable',
-      ),
+    causes.invalidShown(
+      'spec.volumeLifecycleModes',
+      goSlice('storage.VolumeLifecycleMode', s.volumeLifecycleModes),
+      'field is immutable',
     );
   return causes;
 }

@@ -7,7 +7,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import { validLabelKey } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import { fieldErr, nonNegative } from './common.ts';
+import { causesOf, nonNegative } from './common.ts';
 import { csiDriverName } from './csidriver.ts';
 import { defineKind, printed } from './define.ts';
 import { goPtr, goSlice, goStr, goStruct } from './go-syntax.ts';
@@ -37,21 +37,20 @@ function prepare(o: KObject): void {
 function validateDriver(d: CSINodeDriver, p: string, seen: Set<string>): StatusCause[] {
   const causes = csiDriverName(`${p}.name`, d.name);
   const id = d.nodeID ?? '';
-  if (!id) causes.push(fieldErr.required(`${p}.nodeID`));
-  if (id.length > MAX_NODE_ID)
-    causes.push(fieldErr.invalid(`${p}.nodeID`, id, `must be ${MAX_NODE_ID} characters or less`));
+  if (!id) causes.required(`${p}.nodeID`);
+  if (id.length > MAX_NODE_ID) causes.invalid(`${p}.nodeID`, id, `must be ${MAX_NODE_ID} characters or less`);
   if (typeof d.allocatable?.count === 'number')
     causes.push(...nonNegative(`${p}.allocatable.count`, d.allocatable.count));
   const name = d.name ?? '';
-  if (seen.has(name)) causes.push(fieldErr.duplicate(`${p}.name`, name));
+  if (seen.has(name)) causes.duplicate(`${p}.name`, name);
   seen.add(name);
   const keys = new Set<string>();
   for (const k of d.topologyKeys ?? []) {
-    if (!k) causes.push(fieldErr.required(p));
-    if (keys.has(k)) causes.push(fieldErr.duplicate(p, k));
+    if (!k) causes.required(p);
+    if (keys.has(k)) causes.duplicate(p, k);
     keys.add(k);
     const problem = validLabelKey(k);
-    if (problem) causes.push(fieldErr.invalid(p, k, problem));
+    if (problem) causes.invalid(p, k, problem);
   }
   return causes;
 }
@@ -71,11 +70,11 @@ function goDriver(d: CSINodeDriver): string {
 }
 
 function validateUpdate(o: KObject, old: KObject): StatusCause[] {
-  const causes = validateCSINode(o);
+  const causes = causesOf(validateCSINode(o));
   for (const before of driversOf(old))
     for (const now of driversOf(o))
       if (before.name === now.name && !deepEqual(before, now))
-        causes.push(fieldErr.invalidShown('CSINodeDriver', goDriver(now), 'field is immutable'));
+        causes.invalidShown('CSINodeDriver', goDriver(now), 'field is immutable');
   return causes;
 }
 

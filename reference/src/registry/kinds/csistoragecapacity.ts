@@ -8,7 +8,7 @@ import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, fieldErr, type LabelSelectorObj, validateLabelSelector } from './common.ts';
+import { Causes, type LabelSelectorObj, validateLabelSelector } from './common.ts';
 import { defineKind } from './define.ts';
 import { goSlice, goStr, goStringMap, goStruct } from './go-syntax.ts';
 import { nonNegativeQuantity } from './resource-lists.ts';
@@ -35,13 +35,13 @@ function badSelectorValues(sel: LabelSelectorObj | undefined): StatusCause[] {
 }
 
 /** 1.28's checks; label values in the topology are let through on updates of objects that already had bad ones. */
-function validate(o: KObject, allowBadValues = false): StatusCause[] {
+function validate(o: KObject, allowBadValues = false): Causes {
   const c = o as CSIStorageCapacity;
   const causes = validateLabelSelector('nodeTopology', c.nodeTopology);
   if (!allowBadValues) causes.push(...badSelectorValues(c.nodeTopology));
   const cls = c.storageClassName ?? '';
   const p = nameProblem(cls, 'subdomain');
-  if (p) causes.push(fieldErr.invalid('storageClassName', cls, p));
+  if (p) causes.invalid('storageClassName', cls, p);
   if (c.capacity !== undefined) causes.push(...nonNegativeQuantity('capacity', c.capacity));
   return causes;
 }
@@ -70,15 +70,13 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   const before = old as CSIStorageCapacity;
   const causes = validate(o, badSelectorValues(before.nodeTopology).length > 0);
   if (!deepEqual(c.nodeTopology ?? null, before.nodeTopology ?? null))
-    causes.push(
-      fieldErr.invalidShown(
-        'nodeTopology',
-        c.nodeTopology ? goSelector(c.nodeTopology) : 'null',
-        'field is immutable',
-      ),
+    causes.invalidShown(
+      'nodeTopology',
+      c.nodeTopology ? goSelector(c.nodeTopology) : 'null',
+      'field is immutable',
     );
   if (c.storageClassName !== before.storageClassName)
-    causes.push(fieldErr.invalid('storageClassName', c.storageClassName ?? '', 'field is immutable'));
+    causes.invalid('storageClassName', c.storageClassName ?? '', 'field is immutable');
   return causes;
 }
 

@@ -7,7 +7,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, dnsLabel, fieldErr, portNumber, qualifiedName } from './common.ts';
+import { Causes, causesOf, dnsLabel, portNumber, qualifiedName } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import {
   type EndpointAddress,
@@ -35,11 +35,11 @@ function prepare(o: KObject): void {
 
 function validateAddress(a: EndpointAddress, p: string): StatusCause[] {
   const ip = a.ip ?? '';
-  const causes = validIP(`${p}.ip`, ip);
+  const causes = causesOf(validIP(`${p}.ip`, ip));
   if (a.hostname) causes.push(...dnsLabel(`${p}.hostname`, a.hostname));
   if (a.nodeName !== undefined) {
     const np = nameProblem(a.nodeName, 'subdomain');
-    if (np) causes.push(fieldErr.invalid(`${p}.nodeName`, a.nodeName, np));
+    if (np) causes.invalid(`${p}.nodeName`, a.nodeName, np);
   }
   causes.push(...nonSpecialIP(`${p}.ip`, ip));
   return causes;

@@ -202,7 +202,7 @@ function validatePorts(ports: EndpointPort[]): StatusCause[] {
   return causes;
 }
 
-function validateEndpointSlice(o: KObject): StatusCause[] {
+function validateEndpointSlice(o: KObject): Causes {
   const s = o as EndpointSlice;
   const causes = new Causes();
   if (!s.addressType) causes.required('addressType');
@@ -246,7 +246,7 @@ export const endpointSliceDef = defineKind({
     const causes = validateEndpointSlice(o);
     const now = (o as EndpointSlice).addressType;
     const before = (old as EndpointSlice).addressType;
-    if (now !== before) causes.push(fieldErr.invalid('addressType', now ?? '', 'field is immutable'));
+    if (now !== before) causes.invalid('addressType', now ?? '', 'field is immutable');
     return causes;
   },
   table: printed('endpointSlice', {

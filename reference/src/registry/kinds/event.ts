@@ -11,7 +11,6 @@ import type { KObject } from '../../storage/types.ts';
 import type { TableColumn } from '../types.ts';
 import {
   Causes,
-  fieldErr,
   immutable,
   microTime,
   type ObjectReference,
@@ -71,7 +70,7 @@ function validateCommon(
   ns: string,
   e: CoreEvent,
   names: { regarding: string; controller: string; note: string },
-): StatusCause[] {
+): Causes {
   const causes = new Causes();
   const rns = e.involvedObject?.namespace ?? '';
   if (!e.eventTime) {
@@ -107,7 +106,7 @@ function validateCore(o: KObject): StatusCause[] {
     note: 'message',
   });
   if (e.type && !TYPES.includes(e.type) && e.eventTime)
-    causes.push(fieldErr.invalid('type', '', `has invalid value: ${e.type}`));
+    causes.invalid('type', '', `has invalid value: ${e.type}`);
   return causes;
 }
 
@@ -206,7 +205,7 @@ function validateSeries(e: V1Event): StatusCause[] {
   return causes;
 }
 
-function validateV1Base(o: KObject): StatusCause[] {
+function validateV1Base(o: KObject): Causes {
   return validateCommon(o.metadata.namespace ?? '', asCore(o), {
     regarding: 'regarding',
     controller: 'reportingController',
@@ -218,16 +217,14 @@ function validateV1Create(o: KObject): StatusCause[] {
   const e = o as unknown as V1Event;
   const causes = validateV1Base(o);
   causes.push(...validateSeries(e));
-  if (!e.eventTime) causes.push(fieldErr.required('eventTime'));
+  if (!e.eventTime) causes.required('eventTime');
   if (e.type !== 'Normal' && e.type !== 'Warning')
-    causes.push(fieldErr.invalid('type', '', `has invalid value: ${e.type ?? ''}`));
-  if (e.deprecatedFirstTimestamp)
-    causes.push(fieldErr.invalid('deprecatedFirstTimestamp', '', 'needs to be unset'));
-  if (e.deprecatedLastTimestamp)
-    causes.push(fieldErr.invalid('deprecatedLastTimestamp', '', 'needs to be unset'));
-  if (e.deprecatedCount) causes.push(fieldErr.invalid('deprecatedCount', '', 'needs to be unset'));
+    causes.invalid('type', '', `has invalid value: ${e.type ?? ''}`);
+  if (e.deprecatedFirstTimestamp) causes.invalid('deprecatedFirstTimestamp', '', 'needs to be unset');
+  if (e.deprecatedLastTimestamp) causes.invalid('deprecatedLastTimestamp', '', 'needs to be unset');
+  if (e.deprecatedCount) causes.invalid('deprecatedCount', '', 'needs to be unset');
   if (e.deprecatedSource?.component || e.deprecatedSource?.host)
-    causes.push(fieldErr.invalid('deprecatedSource', '', 'needs to be unset'));
+    causes.invalid('deprecatedSource', '', 'needs to be unset');
   return causes;
 }
 

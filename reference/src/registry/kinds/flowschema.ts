@@ -212,7 +212,7 @@ function validateRule(rule: PolicyRulesWithSubjects, path: string): StatusCause[
   return causes;
 }
 
-function validateSpec(name: string, spec: FlowSchemaSpec): StatusCause[] {
+function validateSpec(name: string, spec: FlowSchemaSpec): Causes {
   const causes = new Causes();
   const mp = spec.matchingPrecedence ?? 0;
   if (mp <= 0) causes.invalid('spec.matchingPrecedence', mp, 'must be a positive value');
@@ -251,7 +251,7 @@ function validateFlowSchema(o: KObject): StatusCause[] {
   const causes = validateSpec(name, spec);
   const mandatory = mandatoryFlowSchemaSpec(name);
   if (mandatory && !sameSpec(spec, mandatory))
-    causes.push(fieldErr.invalid('spec', spec, `spec of '${name}' must equal the fixed value`));
+    causes.invalid('spec', spec, `spec of '${name}' must equal the fixed value`);
   causes.push(...validateConditions((o as FlowSchema).status));
   return causes;
 }

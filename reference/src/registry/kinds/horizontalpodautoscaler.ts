@@ -8,6 +8,7 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
   Causes,
+  causesOf,
   fieldErr,
   nonNegative,
   parseQuantity,
@@ -158,47 +159,39 @@ function sourceErrors(kind: string, field: string, src: Obj): StatusCause[] {
   const t = src.target ?? {};
   switch (kind) {
     case 'object': {
-      const c = [
-        ...crossVersionRef(`${field}.describedObject`, src.describedObject),
-        ...metricIdentifier(`${field}.metric`, src.metric),
-        ...metricTarget(`${field}.target`, src.target),
-      ];
+      const c = causesOf(
+        crossVersionRef(`${field}.describedObject`, src.describedObject),
+        metricIdentifier(`${field}.metric`, src.metric),
+        metricTarget(`${field}.target`, src.target),
+      );
       if (t.value == null && t.averageValue == null)
-        c.push(
-          fieldErr.required(`${field}.target.averageValue`, 'must set either a target value or averageValue'),
-        );
+        c.required(`${field}.target.averageValue`, 'must set either a target value or averageValue');
       return c;
     }
     case 'external': {
-      const c = [
-        ...metricIdentifier(`${field}.metric`, src.metric),
-        ...metricTarget(`${field}.target`, src.target),
-      ];
+      const c = causesOf(
+        metricIdentifier(`${field}.metric`, src.metric),
+        metricTarget(`${field}.target`, src.target),
+      );
       if (t.value == null && t.averageValue == null)
-        c.push(
-          fieldErr.required(
-            `${field}.target.averageValue`,
-            'must set either a target value for metric or a per-pod target',
-          ),
+        c.required(
+          `${field}.target.averageValue`,
+          'must set either a target value for metric or a per-pod target',
         );
       if (t.value != null && t.averageValue != null)
-        c.push(
-          fieldErr.forbidden(
-            `${field}.target.value`,
-            'may not set both a target value for metric and a per-pod target',
-          ),
+        c.forbidden(
+          `${field}.target.value`,
+          'may not set both a target value for metric and a per-pod target',
         );
       return c;
     }
     case 'pods': {
-      const c = [
-        ...metricIdentifier(`${field}.metric`, src.metric),
-        ...metricTarget(`${field}.target`, src.target),
-      ];
+      const c = causesOf(
+        metricIdentifier(`${field}.metric`, src.metric),
+        metricTarget(`${field}.target`, src.target),
+      );
       if (t.averageValue == null)
-        c.push(
-          fieldErr.required(`${field}.target.averageValue`, 'must specify a positive target averageValue'),
-        );
+        c.required(`${field}.target.averageValue`, 'must specify a positive target averageValue');
       return c;
     }
     case 'resource':

@@ -138,7 +138,7 @@ function validateBackend(b: IngressBackend, p: string): StatusCause[] {
   return causes;
 }
 
-function validateSpec(o: KObject): StatusCause[] {
+function validateSpec(o: KObject): Causes {
   const spec = (o as Ingress).spec ?? {};
   const causes = new Causes();
   if (!(spec.rules ?? []).length && !spec.defaultBackend)
@@ -197,12 +197,10 @@ function validateCreate(o: KObject): StatusCause[] {
   const annotated = o.metadata.annotations?.[INGRESS_CLASS_ANNOTATION];
   const named = (o as Ingress).spec?.ingressClassName;
   if (annotated !== undefined && named !== undefined && annotated !== named)
-    causes.push(
-      fieldErr.invalid(
-        `annotations.${INGRESS_CLASS_ANNOTATION}`,
-        annotated,
-        'can not be set when the class field is also set',
-      ),
+    causes.invalid(
+      `annotations.${INGRESS_CLASS_ANNOTATION}`,
+      annotated,
+      'can not be set when the class field is also set',
     );
   return causes;
 }

@@ -7,7 +7,7 @@ import { obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import { Causes, dnsSubdomain, fieldErr, immutable } from './common.ts';
+import { Causes, causesOf, dnsSubdomain, fieldErr, immutable } from './common.ts';
 import { defineKind, printed } from './define.ts';
 
 export const DEFAULT_INGRESS_CLASS_ANNOTATION = 'ingressclass.orch.io/is-default-class';
@@ -39,11 +39,11 @@ export function domainPrefixedPath(field: string, v: string): StatusCause[] {
   if (slash <= 0 || slash === v.length - 1)
     return [fieldErr.invalid(field, v, 'must be a domain-prefixed path (such as "acme.io/foo")')];
   const host = v.slice(0, slash);
-  const causes = nameProblem(host, 'subdomain')
-    ? [fieldErr.invalid(field, host, nameProblem(host, 'subdomain')!)]
-    : [];
+  const causes = causesOf(
+    nameProblem(host, 'subdomain') ? [fieldErr.invalid(field, host, nameProblem(host, 'subdomain')!)] : [],
+  );
   if (!PATH_CHARS.test(v.slice(slash)))
-    causes.push(fieldErr.invalid(field, v.slice(slash), 'segment of ' + v + ' must be a valid path'));
+    causes.invalid(field, v.slice(slash), 'segment of ' + v + ' must be a valid path');
   return causes;
 }
 

@@ -7,7 +7,6 @@ import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
   Causes,
-  fieldErr,
   formatLabelSelector,
   keepStoredStatus,
   type LabelSelectorObj,
@@ -115,7 +114,7 @@ function generateSelector(o: KObject): void {
 }
 
 /** The job spec's rules that a cron job's job template shares (1.28's validateJobSpec). */
-export function validateJobSpecCommon(spec: JobSpec, path: string): StatusCause[] {
+export function validateJobSpecCommon(spec: JobSpec, path: string): Causes {
   const causes = new Causes();
   causes.push(...nonNegative(`${path}.parallelism`, spec.parallelism));
   causes.push(...nonNegative(`${path}.completions`, spec.completions));
@@ -156,20 +155,18 @@ export function validateJobSpecCommon(spec: JobSpec, path: string): StatusCause[
   return causes;
 }
 
-function validateJob(o: KObject): StatusCause[] {
+function validateJob(o: KObject): Causes {
   const spec = specOf(o);
   const causes = validateJobSpecCommon(spec, 'spec');
   const labels = spec.template?.metadata?.labels;
-  if (!spec.selector) causes.push(fieldErr.required('spec.selector'));
+  if (!spec.selector) causes.required('spec.selector');
   else {
     causes.push(...validateLabelSelector('spec.selector', spec.selector));
     if (!selectorMatches(spec.selector, labels))
-      causes.push(
-        fieldErr.invalid(
-          'spec.template.metadata.labels',
-          labels ?? {},
-          '`selector` does not match template `labels`',
-        ),
+      causes.invalid(
+        'spec.template.metadata.labels',
+        labels ?? {},
+        '`selector` does not match template `labels`',
       );
   }
   causes.push(...validateGeneratedSelector(o));
@@ -214,19 +211,17 @@ function validateJobUpdate(o: KObject, old: KObject): StatusCause[] {
     spec.completions === spec.parallelism &&
     before.completions === before.parallelism;
   if (!indexedScale && !same(spec.completions, before.completions))
-    causes.push(fieldErr.invalid('spec.completions', spec.completions, 'field is immutable'));
+    causes.invalid('spec.completions', spec.completions, 'field is immutable');
   if (!same(spec.selector, before.selector))
-    causes.push(fieldErr.invalid('spec.selector', formatLabelSelector(spec.selector), 'field is immutable'));
+    causes.invalid('spec.selector', formatLabelSelector(spec.selector), 'field is immutable');
   if (!same(spec.template, before.template) && !schedulingDirectivesOnly(o, old))
-    causes.push(fieldErr.invalidShown('spec.template', 'the pod template', 'field is immutable'));
+    causes.invalidShown('spec.template', 'the pod template', 'field is immutable');
   if (!same(spec.completionMode, before.completionMode))
-    causes.push(fieldErr.invalid('spec.completionMode', spec.completionMode, 'field is immutable'));
+    causes.invalid('spec.completionMode', spec.completionMode, 'field is immutable');
   if (!same(spec.podFailurePolicy, before.podFailurePolicy))
-    causes.push(fieldErr.invalid('spec.podFailurePolicy', spec.podFailurePolicy, 'field is immutable'));
+    causes.invalid('spec.podFailurePolicy', spec.podFailurePolicy, 'field is immutable');
   if (!same(spec.backoffLimitPerIndex, before.backoffLimitPerIndex))
-    causes.push(
-      fieldErr.invalid('spec.backoffLimitPerIndex', spec.backoffLimitPerIndex, 'field is immutable'),
-    );
+    causes.invalid('spec.backoffLimitPerIndex', spec.backoffLimitPerIndex, 'field is immutable');
   return causes;
 }
 

@@ -198,8 +198,7 @@ function validateNetworkPolicy(o: KObject): StatusCause[] {
       fieldErr.invalid('spec.policyTypes', types, 'may not specify more than two policyTypes'),
     ];
   types.forEach((t, i) => {
-    if (!POLICY_TYPES.includes(t))
-      causes.push(fieldErr.notSupported(`spec.policyTypes[${i}]`, t, POLICY_TYPES));
+    if (!POLICY_TYPES.includes(t)) causes.notSupported(`spec.policyTypes[${i}]`, t, POLICY_TYPES);
   });
   return causes;
 }

@@ -1,11 +1,10 @@
 // Node (core/v1, cluster-scoped): a worker. The node agent writes `status` through the status
 // subresource; `spec` holds scheduling fields (taints, unschedulable, pod CIDRs).
-import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, freeform, int, keyedList, mapOf, obj, setOf, str, time } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import { validLabelValue } from '../../selectors/labels.ts';
 import type { KObject } from '../../storage/types.ts';
-import { Causes, fieldErr, keepStoredStatus, qualifiedName, quantity, schemaStatusUpdate } from './common.ts';
+import { Causes, keepStoredStatus, qualifiedName, quantity, schemaStatusUpdate } from './common.ts';
 import { defineKind, printed } from './define.ts';
 
 const taint = obj({ key: str(), value: str(), effect: str(), timeAdded: time() });
@@ -92,7 +91,7 @@ function normalizeNode(o: KObject): void {
   o.spec = spec;
 }
 
-function validateNode(o: KObject): StatusCause[] {
+function validateNode(o: KObject): Causes {
   const causes = new Causes();
   const spec = (o.spec ?? {}) as NodeSpec;
   (spec.podCIDRs ?? []).forEach((c, i) => {
@@ -184,16 +183,9 @@ export const nodeDef = defineKind({
     const before = (old.spec ?? {}) as NodeSpec;
     const oldCidrs = before.podCIDRs ?? [];
     if (oldCidrs.length > 0 && JSON.stringify(oldCidrs) !== JSON.stringify(spec.podCIDRs ?? []))
-      causes.push(
-        fieldErr.forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'),
-      );
+      causes.forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid');
     if (before.providerID && before.providerID !== spec.providerID)
-      causes.push(
-        fieldErr.forbidden(
-          'spec.providerID',
-          'node updates may not change providerID except from "" to valid',
-        ),
-      );
+      causes.forbidden('spec.providerID', 'node updates may not change providerID except from "" to valid');
     return causes;
   },
 });

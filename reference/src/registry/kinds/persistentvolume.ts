@@ -8,7 +8,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
-import { dnsSubdomain, fieldErr, immutable, objectReferenceFields, quantity } from './common.ts';
+import { type Causes, causesOf, dnsSubdomain, fieldErr, immutable, objectReferenceFields, quantity } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
@@ -83,19 +83,19 @@ const RECLAIM = ['Delete', 'Recycle', 'Retain'];
 function validateSource(spec: NonNullable<PersistentVolume['spec']>): StatusCause[] {
   const set = PV_SOURCES.filter((s) => spec[s] !== undefined && spec[s] !== null);
   if (set.length === 0) return [fieldErr.required('spec', 'must specify a volume type')];
-  const causes: StatusCause[] = set
-    .slice(1)
-    .map((s) => fieldErr.forbidden(`spec.${s}`, 'may not specify more than 1 volume type'));
+  const causes = causesOf(
+    set.slice(1).map((s) => fieldErr.forbidden(`spec.${s}`, 'may not specify more than 1 volume type')),
+  );
   const src = spec[set[0]!] as Record<string, unknown>;
   const need = (f: string) => {
-    if (!src?.[f]) causes.push(fieldErr.required(`spec.${set[0]}.${f}`));
+    if (!src?.[f]) causes.required(`spec.${set[0]}.${f}`);
   };
   switch (set[0]) {
     case 'hostPath':
     case 'local':
       need('path');
       if (set[0] === 'local' && !spec.nodeAffinity)
-        causes.push(fieldErr.required('spec.nodeAffinity', 'Local volume requires node affinity'));
+        causes.required('spec.nodeAffinity', 'Local volume requires node affinity');
       break;
     case 'nfs':
       need('server');
@@ -109,25 +109,19 @@ function validateSource(spec: NonNullable<PersistentVolume['spec']>): StatusCaus
   return causes;
 }
 
-function validatePV(o: KObject): StatusCause[] {
+function validatePV(o: KObject): Causes {
   const spec = (o as PersistentVolume).spec ?? {};
-  const causes = validateAccessModes('spec.accessModes', spec.accessModes, '');
+  const causes = causesOf(validateAccessModes('spec.accessModes', spec.accessModes, ''));
   const cap = spec.capacity ?? {};
-  if (!Object.keys(cap).length) causes.push(fieldErr.required('spec.capacity'));
+  if (!Object.keys(cap).length) causes.required('spec.capacity');
   else if (cap.storage === undefined || Object.keys(cap).length > 1)
-    causes.push(fieldErr.notSupported('spec.capacity', cap, ['storage']));
+    causes.notSupported('spec.capacity', cap, ['storage']);
   for (const [k, v] of Object.entries(cap)) causes.push(...positiveQuantity(`spec.capacity[${k}]`, v));
   if (
     spec.persistentVolumeReclaimPolicy !== undefined &&
     !RECLAIM.includes(spec.persistentVolumeReclaimPolicy)
   )
-    causes.push(
-      fieldErr.notSupported(
-        'spec.persistentVolumeReclaimPolicy',
-        spec.persistentVolumeReclaimPolicy,
-        RECLAIM,
-      ),
-    );
+    causes.notSupported('spec.persistentVolumeReclaimPolicy', spec.persistentVolumeReclaimPolicy, RECLAIM);
   if (spec.storageClassName) causes.push(...dnsSubdomain('spec.storageClassName', spec.storageClassName));
   causes.push(...validateVolumeMode('spec.volumeMode', spec.volumeMode));
   causes.push(...validateSource(spec));
@@ -142,11 +136,9 @@ function sourceOf(o: KObject): Record<string, unknown> {
 function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   const causes = validatePV(o);
   if (!deepEqual(sourceOf(o), sourceOf(old)))
-    causes.push(
-      fieldErr.forbidden(
-        'spec.persistentvolumesource',
-        'spec.persistentvolumesource is immutable after creation',
-      ),
+    causes.forbidden(
+      'spec.persistentvolumesource',
+      'spec.persistentvolumesource is immutable after creation',
     );
   causes.push(
     ...immutable(

@@ -10,7 +10,7 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
-import { dnsSubdomain, fieldErr, type LabelSelectorObj, quantity, validateLabelSelector } from './common.ts';
+import { type Causes, causesOf, dnsSubdomain, type LabelSelectorObj, quantity, validateLabelSelector } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {
@@ -101,16 +101,14 @@ export function claimClass(o: KObject): string | undefined {
   return specOf(o).storageClassName ?? o.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION];
 }
 
-function validatePVC(o: KObject): StatusCause[] {
+function validatePVC(o: KObject): Causes {
   const spec = specOf(o);
-  const causes = validateAccessModes(
-    'spec.accessModes',
-    spec.accessModes,
-    'at least 1 access mode is required',
+  const causes = causesOf(
+    validateAccessModes('spec.accessModes', spec.accessModes, 'at least 1 access mode is required'),
   );
   causes.push(...validateLabelSelector('spec.selector', spec.selector));
   const storage = spec.resources?.requests?.storage;
-  if (storage === undefined) causes.push(fieldErr.required('spec.resources[storage]'));
+  if (storage === undefined) causes.required('spec.resources[storage]');
   else causes.push(...positiveQuantity('spec.resources[storage]', storage));
   if (spec.storageClassName) causes.push(...dnsSubdomain('spec.storageClassName', spec.storageClassName));
   causes.push(...validateVolumeMode('spec.volumeMode', spec.volumeMode));
@@ -127,18 +125,11 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   if (bound && now.resources?.requests)
     now.resources.requests.storage = before.resources?.requests?.storage as string;
   if (!deepEqual(JSON.parse(JSON.stringify(now)), JSON.parse(JSON.stringify(before))))
-    causes.push(
-      fieldErr.forbidden(
-        'spec',
-        'spec is immutable after creation except resources.requests for bound claims',
-      ),
-    );
+    causes.forbidden('spec', 'spec is immutable after creation except resources.requests for bound claims');
   const newSize = specOf(o).resources?.requests?.storage;
   const oldSize = specOf(old).resources?.requests?.storage;
   if (newSize !== undefined && oldSize !== undefined && compareQuantities(newSize, oldSize) < 0)
-    causes.push(
-      fieldErr.forbidden('spec.resources.requests.storage', 'field can not be less than previous value'),
-    );
+    causes.forbidden('spec.resources.requests.storage', 'field can not be less than previous value');
   return causes;
 }
 

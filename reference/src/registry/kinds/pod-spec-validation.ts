@@ -162,11 +162,7 @@ export interface PodSpecValidationOptions {
 }
 
 /** Validates a pod spec (or a template's) at `path` (`spec`, `spec.template.spec`). */
-export function validatePodSpec(
-  spec: PodSpec,
-  path: string,
-  opts: PodSpecValidationOptions = {},
-): StatusCause[] {
+export function validatePodSpec(spec: PodSpec, path: string, opts: PodSpecValidationOptions = {}): Causes {
   const causes = new Causes();
   const volumeNames = new Set<string>();
   causes.push(...validateVolumes(spec, path, volumeNames));
@@ -300,7 +296,7 @@ const isSet = (v: unknown): boolean =>
  * any) one of the pod's containers or init containers, none of the fields that make a
  * container part of the workload (ports, probes, resources, lifecycle), no subPath mounts.
  */
-export function validateEphemeralContainers(spec: PodSpec, path: string): StatusCause[] {
+export function validateEphemeralContainers(spec: PodSpec, path: string): Causes {
   const causes = new Causes();
   const list = spec.ephemeralContainers ?? [];
   if (list.length === 0) return causes;

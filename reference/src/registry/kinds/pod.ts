@@ -145,20 +145,16 @@ function validatePodUpdate(o: KObject, old: KObject): StatusCause[] {
   const causes = validatePodSpec(spec, 'spec');
   if (before.activeDeadlineSeconds !== undefined) {
     if (spec.activeDeadlineSeconds === undefined)
-      causes.push(
-        fieldErr.invalid(
-          'spec.activeDeadlineSeconds',
-          null,
-          'must not update from a positive integer to nil value',
-        ),
+      causes.invalid(
+        'spec.activeDeadlineSeconds',
+        null,
+        'must not update from a positive integer to nil value',
       );
     else if (spec.activeDeadlineSeconds > before.activeDeadlineSeconds)
-      causes.push(
-        fieldErr.invalid(
-          'spec.activeDeadlineSeconds',
-          spec.activeDeadlineSeconds,
-          'must be less than or equal to previous value',
-        ),
+      causes.invalid(
+        'spec.activeDeadlineSeconds',
+        spec.activeDeadlineSeconds,
+        'must be less than or equal to previous value',
       );
   }
   // existing tolerations stay (only their tolerationSeconds may change); new ones may be added
@@ -172,11 +168,9 @@ function validatePodUpdate(o: KObject, old: KObject): StatusCause[] {
         n.effect === t.effect,
     );
     if (!same) {
-      causes.push(
-        fieldErr.forbidden(
-          'spec.tolerations',
-          'existing toleration can not be modified except its tolerationSeconds',
-        ),
+      causes.forbidden(
+        'spec.tolerations',
+        'existing toleration can not be modified except its tolerationSeconds',
       );
       break;
     }
@@ -204,7 +198,7 @@ function validatePodUpdate(o: KObject, old: KObject): StatusCause[] {
   )
     munged.schedulingGates = before.schedulingGates;
   if (!deepEqual(munged, before))
-    causes.push(fieldErr.forbidden('spec', `pod updates may not change fields other than ${UPDATABLE}`));
+    causes.forbidden('spec', `pod updates may not change fields other than ${UPDATABLE}`);
   return causes;
 }
 
@@ -402,7 +396,7 @@ export const podDef = defineKind({
   validate(o) {
     const causes = validatePodSpec(specOf(o), 'spec');
     if (specOf(o).ephemeralContainers?.length)
-      causes.push(fieldErr.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+      causes.forbidden('spec.ephemeralContainers', 'cannot be set on create');
     return causes;
   },
   validateUpdate: (o, old) => validatePodUpdate(o, old),
@@ -443,18 +437,14 @@ function validateEphemeralUpdate(o: KObject, old: KObject): StatusCause[] {
   for (const c of (specOf(old).ephemeralContainers ?? []) as Ephemeral[]) {
     const cur = now.get(c.name ?? '');
     if (!cur)
-      causes.push(
-        fieldErr.forbidden(
-          'spec.ephemeralContainers',
-          `existing ephemeral containers ${JSON.stringify(c.name)} may not be removed\n`,
-        ),
+      causes.forbidden(
+        'spec.ephemeralContainers',
+        `existing ephemeral containers ${JSON.stringify(c.name)} may not be removed\n`,
       );
     else if (!deepEqual(cur, c))
-      causes.push(
-        fieldErr.forbidden(
-          `spec.ephemeralContainers[${c.name}]`,
-          `existing ephemeral containers ${JSON.stringify(c.name)} may not be changed\n`,
-        ),
+      causes.forbidden(
+        `spec.ephemeralContainers[${c.name}]`,
+        `existing ephemeral containers ${JSON.stringify(c.name)} may not be changed\n`,
       );
   }
   return causes;

@@ -4,7 +4,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, formatLabels, labelMap } from './common.ts';
+import { formatLabels, labelMap } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import { validatePodSpec } from './pod-spec-validation.ts';
@@ -29,12 +29,7 @@ function validatePodTemplate(o: KObject): StatusCause[] {
   const spec = t?.spec ?? {};
   causes.push(...validatePodSpec(spec, 'template.spec'));
   if ((spec.ephemeralContainers ?? []).length > 0)
-    causes.push(
-      fieldErr.forbidden(
-        'template.spec.ephemeralContainers',
-        'ephemeral containers not allowed in pod template',
-      ),
-    );
+    causes.forbidden('template.spec.ephemeralContainers', 'ephemeral containers not allowed in pod template');
   return causes;
 }
 

@@ -33,7 +33,7 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const len = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
 
 /** Kubernetes' ValidatePolicyRule. */
-export function validateRules(o: KObject, namespaced: boolean): StatusCause[] {
+export function validateRules(o: KObject, namespaced: boolean): Causes {
   const out = new Causes();
   list(o.rules).forEach((raw, i) => {
     const r = (raw && typeof raw === 'object' ? raw : {}) as Rec;

@@ -5,7 +5,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { fieldErr, type LabelSelectorObj, nonNegative } from './common.ts';
+import { causesOf, type LabelSelectorObj, nonNegative } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -57,19 +57,19 @@ function prepare(o: KObject): void {
 
 /** Status counters, as Kubernetes' ValidateReplicaSetStatus checks them (shared with ReplicationController). */
 export function validateReplicaCounters(status: Record<string, unknown>): StatusCause[] {
-  const causes = nonNegativeCounters(status, [
-    'replicas',
-    'fullyLabeledReplicas',
-    'readyReplicas',
-    'availableReplicas',
-    'observedGeneration',
-  ]);
+  const causes = causesOf(
+    nonNegativeCounters(status, [
+      'replicas',
+      'fullyLabeledReplicas',
+      'readyReplicas',
+      'availableReplicas',
+      'observedGeneration',
+    ]),
+  );
   causes.push(...notAboveReplicas(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']));
   const available = (status.availableReplicas as number | undefined) ?? 0;
   if (available > ((status.readyReplicas as number | undefined) ?? 0))
-    causes.push(
-      fieldErr.invalid('status.availableReplicas', available, 'cannot be greater than readyReplicas'),
-    );
+    causes.invalid('status.availableReplicas', available, 'cannot be greater than readyReplicas');
   return causes;
 }
 

@@ -8,7 +8,7 @@ import { nanosOf } from '../../schema/quantity-math.ts';
 import type { KObject } from '../../storage/types.ts';
 import {
   Causes,
-  fieldErr,
+  causesOf,
   keepAllButStatus,
   keepStoredStatus,
   normalizeBySchema,
@@ -185,13 +185,11 @@ function validateResourceQuota(o: KObject): StatusCause[] {
 }
 
 function validateUpdate(o: KObject, old: KObject): StatusCause[] {
-  const causes = validateResourceQuota(o);
+  const causes = causesOf(validateResourceQuota(o));
   const now = [...new Set((o as ResourceQuota).spec?.scopes ?? [])].sort();
   const before = [...new Set((old as ResourceQuota).spec?.scopes ?? [])].sort();
   if (JSON.stringify(now) !== JSON.stringify(before))
-    causes.push(
-      fieldErr.invalid('spec.scopes', (o as ResourceQuota).spec?.scopes ?? [], 'field is immutable'),
-    );
+    causes.invalid('spec.scopes', (o as ResourceQuota).spec?.scopes ?? [], 'field is immutable');
   return causes;
 }
 

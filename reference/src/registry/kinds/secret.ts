@@ -1,11 +1,11 @@
 // Secret (core/v1): base64 `data`, write-only `stringData` merged into `data`, a `type`
 // (default Opaque, immutable) with per-type required keys, and `immutable` as ConfigMap has it.
-import { errors, type StatusCause } from '../../errors/status.ts';
+import { errors } from '../../errors/status.ts';
 import { bool, mapOf, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
-import { fieldErr, immutable } from './common.ts';
+import { type Causes, causesOf, immutable } from './common.ts';
 import { validateDataKeys } from './configmap.ts';
 import { defineKind, printed } from './define.ts';
 
@@ -99,47 +99,41 @@ function decoded(o: KObject, key: string): string {
   );
 }
 
-export function validateSecret(o: KObject): StatusCause[] {
-  const causes = validateDataKeys(o, ['data']).map((c) =>
-    c.reason === 'FieldValueTooLong' ? { ...c, field: 'data' } : c,
+export function validateSecret(o: KObject): Causes {
+  const causes = causesOf(
+    validateDataKeys(o, ['data']).map((c) =>
+      c.reason === 'FieldValueTooLong' ? { ...c, field: 'data' } : c,
+    ),
   );
   const type = String(o.type ?? '');
   const ann = o.metadata.annotations ?? {};
   switch (type) {
     case SECRET_TYPES.serviceAccountToken:
       if (!ann[SERVICE_ACCOUNT_NAME_ANNOTATION])
-        causes.push(fieldErr.required(`metadata.annotations[${SERVICE_ACCOUNT_NAME_ANNOTATION}]`));
+        causes.required(`metadata.annotations[${SERVICE_ACCOUNT_NAME_ANNOTATION}]`);
       break;
     case SECRET_TYPES.dockercfg:
-      if (!has(o, '.dockercfg')) causes.push(fieldErr.required('data[.dockercfg]'));
+      if (!has(o, '.dockercfg')) causes.required('data[.dockercfg]');
       else if (!isJson(decoded(o, '.dockercfg')))
-        causes.push(
-          fieldErr.invalid('data[.dockercfg]', '<secret contents redacted>', 'invalid character in JSON'),
-        );
+        causes.invalid('data[.dockercfg]', '<secret contents redacted>', 'invalid character in JSON');
       break;
     case SECRET_TYPES.dockerConfigJson:
-      if (!has(o, '.dockerconfigjson')) causes.push(fieldErr.required('data[.dockerconfigjson]'));
+      if (!has(o, '.dockerconfigjson')) causes.required('data[.dockerconfigjson]');
       else if (!isJson(decoded(o, '.dockerconfigjson')))
-        causes.push(
-          fieldErr.invalid(
-            'data[.dockerconfigjson]',
-            '<secret contents redacted>',
-            'invalid character in JSON',
-          ),
-        );
+        causes.invalid('data[.dockerconfigjson]', '<secret contents redacted>', 'invalid character in JSON');
       break;
     case SECRET_TYPES.basicAuth:
       if (!has(o, 'username') && !has(o, 'password')) {
-        causes.push(fieldErr.required('data[username]'));
-        causes.push(fieldErr.required('data[password]'));
+        causes.required('data[username]');
+        causes.required('data[password]');
       }
       break;
     case SECRET_TYPES.sshAuth:
-      if (!has(o, 'ssh-privatekey')) causes.push(fieldErr.required('data[ssh-privatekey]'));
+      if (!has(o, 'ssh-privatekey')) causes.required('data[ssh-privatekey]');
       break;
     case SECRET_TYPES.tls:
-      if (!has(o, 'tls.crt')) causes.push(fieldErr.required('data[tls.crt]'));
-      if (!has(o, 'tls.key')) causes.push(fieldErr.required('data[tls.key]'));
+      if (!has(o, 'tls.crt')) causes.required('data[tls.crt]');
+      if (!has(o, 'tls.key')) causes.required('data[tls.key]');
       break;
     default:
       break;
@@ -179,10 +173,9 @@ export const secretDef = defineKind({
     const causes = validateSecret(o);
     causes.push(...immutable('type', o.type, old.type));
     if (old.immutable === true) {
-      if (o.immutable !== true)
-        causes.push(fieldErr.forbidden('immutable', 'field is immutable when `immutable` is set'));
+      if (o.immutable !== true) causes.forbidden('immutable', 'field is immutable when `immutable` is set');
       if (!deepEqual(o.data ?? {}, old.data ?? {}))
-        causes.push(fieldErr.forbidden('data', 'field is immutable when `immutable` is set'));
+        causes.forbidden('data', 'field is immutable when `immutable` is set');
     }
     return causes;
   },

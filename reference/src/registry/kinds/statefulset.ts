@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { Causes, fieldErr, labelMap, type LabelSelectorObj, nonNegative } from './common.ts';
+import { Causes, causesOf, fieldErr, labelMap, type LabelSelectorObj, nonNegative } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -128,12 +128,11 @@ function validateUpdateStrategy(us: StatefulSetSpec['updateStrategy']): StatusCa
     case 'RollingUpdate': {
       const ru = us.rollingUpdate;
       if (!ru) return [];
-      const causes = nonNegative(`${at}.rollingUpdate.partition`, ru.partition);
+      const causes = causesOf(nonNegative(`${at}.rollingUpdate.partition`, ru.partition));
       if (ru.maxUnavailable !== undefined && ru.maxUnavailable !== null) {
         const f = `${at}.rollingUpdate.maxUnavailable`;
         causes.push(...positiveIntOrPercent(f, ru.maxUnavailable));
-        if (intOrPercentValue(ru.maxUnavailable) === 0)
-          causes.push(fieldErr.invalid(f, ru.maxUnavailable, 'cannot be 0'));
+        if (intOrPercentValue(ru.maxUnavailable) === 0) causes.invalid(f, ru.maxUnavailable, 'cannot be 0');
         causes.push(...notMoreThan100Percent(f, ru.maxUnavailable));
       }
       return causes;

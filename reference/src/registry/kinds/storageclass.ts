@@ -6,7 +6,7 @@ import type { StatusCause } from '../../errors/status.ts';
 import { arr, bool, mapOf, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
-import { Causes, fieldErr, immutable, qualifiedName, requiredOneOf } from './common.ts';
+import { Causes, immutable, qualifiedName, requiredOneOf } from './common.ts';
 import { defineKind, printed } from './define.ts';
 
 export const DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.orch.io/is-default-class';
@@ -59,7 +59,7 @@ export function isDefaultStorageClass(o: KObject): boolean {
   );
 }
 
-function validateStorageClass(o: KObject): StatusCause[] {
+function validateStorageClass(o: KObject): Causes {
   const sc = o as StorageClass;
   const causes = new Causes();
   if (!sc.provisioner) causes.required('provisioner');
@@ -84,11 +84,11 @@ function validateUpdate(o: KObject, old: KObject): StatusCause[] {
     JSON.stringify(Object.entries(sc.parameters ?? {}).sort()) !==
     JSON.stringify(Object.entries(before.parameters ?? {}).sort())
   )
-    causes.push(fieldErr.forbidden('parameters', 'updates to parameters are forbidden.'));
+    causes.forbidden('parameters', 'updates to parameters are forbidden.');
   if (sc.provisioner !== before.provisioner)
-    causes.push(fieldErr.forbidden('provisioner', 'updates to provisioner are forbidden.'));
+    causes.forbidden('provisioner', 'updates to provisioner are forbidden.');
   if (sc.reclaimPolicy !== before.reclaimPolicy)
-    causes.push(fieldErr.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
+    causes.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.');
   causes.push(...immutable('volumeBindingMode', sc.volumeBindingMode, before.volumeBindingMode));
   return causes;
 }

@@ -6,7 +6,7 @@ import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
 import type { ResourceDef, UserInfo } from '../types.ts';
-import { fieldErr } from './common.ts';
+import { causesOf } from './common.ts';
 import {
   accessCheck,
   accessSpecFields,
@@ -41,14 +41,12 @@ export function subjectAccessReviewDef(reviewers: Reviewers, local?: LocalProble
     }),
     review: (o, _ctx, at) => {
       const spec = specOf(o);
-      const causes = [...metadataProblems(o, local !== undefined), ...accessSpecProblems(spec)];
+      const causes = causesOf(metadataProblems(o, local !== undefined), accessSpecProblems(spec));
       if (local) causes.push(...local(o, spec, at.namespace));
       const user = typeof spec.user === 'string' ? spec.user : '';
       const groups = Array.isArray(spec.groups) ? (spec.groups as string[]) : [];
       if (!user && groups.length === 0)
-        causes.push(
-          fieldErr.invalidShown('spec.user', '""', 'at least one of user or group must be specified'),
-        );
+        causes.invalidShown('spec.user', '""', 'at least one of user or group must be specified');
       invalidIf(def, causes);
       const who: UserInfo = { username: user, groups: [...groups] };
       if (typeof spec.uid === 'string' && spec.uid) who.uid = spec.uid;

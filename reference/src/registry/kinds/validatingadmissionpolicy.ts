@@ -162,17 +162,16 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
 }
 
 /** The variables (each sees the ones declared before it); their problems go to `out`, their names are returned. */
-function validateVariables(variables: unknown[], base: PolicyVariables, out: StatusCause[]): string[] {
+function validateVariables(variables: unknown[], base: PolicyVariables, out: Causes): string[] {
   const declared: string[] = [];
   variables.forEach((raw, i) => {
     const v = rec(raw);
     const p = `spec.variables[${i}]`;
     const name = text(v.name);
-    if (!name.trim()) out.push(fieldErr.required(`${p}.name`, 'name is not specified'));
-    else if (!isCelIdentifier(name))
-      out.push(fieldErr.invalid(`${p}.name`, name, 'name is not a valid CEL identifier'));
+    if (!name.trim()) out.required(`${p}.name`, 'name is not specified');
+    else if (!isCelIdentifier(name)) out.invalid(`${p}.name`, name, 'name is not a valid CEL identifier');
     const expression = text(v.expression);
-    if (!expression.trim()) out.push(fieldErr.required(`${p}.expression`, 'expression is not specified'));
+    if (!expression.trim()) out.required(`${p}.expression`, 'expression is not specified');
     else
       out.push(
         ...compileProblem(`${p}.expression`, expression, { ...base, variables: [...declared] }, 'any'),

@@ -96,7 +96,7 @@ function validateVolumeError(e: VolumeAttachmentStatus['attachError'], p: string
 }
 
 /** What 1.28 checks of every VolumeAttachment, on create and update. */
-function validateCommon(o: KObject): StatusCause[] {
+function validateCommon(o: KObject): Causes {
   const spec = specOf(o);
   const causes = new Causes();
   if (!spec.attacher) causes.required('spec.attacher');
@@ -147,7 +147,7 @@ function goSpec(s: VolumeAttachmentSpec): string {
 function validateUpdate(o: KObject, old: KObject): StatusCause[] {
   const causes = validateCommon(o);
   if (!deepEqual(specOf(o), specOf(old)))
-    causes.push(fieldErr.invalidShown('spec', goSpec(specOf(o)), 'field is immutable'));
+    causes.invalidShown('spec', goSpec(specOf(o)), 'field is immutable');
   return causes;
 }
 

@@ -17,6 +17,7 @@ import { nameProblem } from '../validation.ts';
 import { ADMISSION_REQUEST_SCHEMA, AUTHORIZER_DECL, DYN_DECL } from './admission-cel.ts';
 import {
   Causes,
+  causesOf,
   fieldErr,
   type LabelSelectorObj,
   list,
@@ -317,28 +318,22 @@ function webhookExpressionCauses(field: string, expression: string): StatusCause
 // ------------------------------------------------------------------ a webhook, a configuration
 
 function validateWebhook(field: string, hook: Rec, mutating: boolean, opts: Options): StatusCause[] {
-  const out = fullyQualifiedName(`${field}.name`, text(hook.name));
+  const out = causesOf(fullyQualifiedName(`${field}.name`, text(hook.name)));
   list(hook.rules).forEach((r, i) => {
     out.push(...validateRule(`${field}.rules[${i}]`, rec(r)));
   });
   if (hook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(text(hook.failurePolicy)))
-    out.push(fieldErr.notSupported(`${field}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
+    out.notSupported(`${field}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES);
   if (hook.matchPolicy !== undefined && !MATCH_POLICIES.includes(text(hook.matchPolicy)))
-    out.push(fieldErr.notSupported(`${field}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES));
+    out.notSupported(`${field}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES);
   const sideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECTS : ALL_SIDE_EFFECTS;
   if (hook.sideEffects === undefined)
-    out.push(fieldErr.required(`${field}.sideEffects`, `must specify one of ${sideEffects.join(', ')}`));
+    out.required(`${field}.sideEffects`, `must specify one of ${sideEffects.join(', ')}`);
   else if (!sideEffects.includes(text(hook.sideEffects)))
-    out.push(fieldErr.notSupported(`${field}.sideEffects`, hook.sideEffects, sideEffects));
+    out.notSupported(`${field}.sideEffects`, hook.sideEffects, sideEffects);
   const timeout = hook.timeoutSeconds;
   if (typeof timeout === 'number' && (timeout > 30 || timeout < 1))
-    out.push(
-      fieldErr.invalid(
-        `${field}.timeoutSeconds`,
-        timeout,
-        'the timeout value must be between 1 and 30 seconds',
-      ),
-    );
+    out.invalid(`${field}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds');
   if (hook.namespaceSelector !== undefined)
     out.push(
       ...validateLabelSelector(`${field}.namespaceSelector`, rec(hook.namespaceSelector) as LabelSelectorObj),
@@ -352,9 +347,7 @@ function validateWebhook(field: string, hook: Rec, mutating: boolean, opts: Opti
     hook.reinvocationPolicy !== undefined &&
     !REINVOCATION_POLICIES.includes(text(hook.reinvocationPolicy))
   )
-    out.push(
-      fieldErr.notSupported(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES),
-    );
+    out.notSupported(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES);
   out.push(...validateClientConfig(`${field}.clientConfig`, rec(hook.clientConfig)));
   if (opts.checkMatchConditions)
     out.push(
