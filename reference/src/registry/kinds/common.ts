@@ -336,20 +336,22 @@ export function keepStoredStatus(o: KObject, old: KObject): void {
 }
 
 /**
- * The prepare hooks of a kind whose status is the status subresource's: `prepare` on create and
- * update, a new object's status `fresh()`, an update's status as stored.
+ * The prepare hooks of a kind whose status is the status subresource's: `prepare` (if any) on
+ * create and update, a new object's status `fresh()` (none when undefined), an update's status as stored.
  */
 export function specStatusHooks(
-  prepare: (o: KObject) => void,
-  fresh: () => Record<string, unknown> = () => ({}),
+  prepare: ((o: KObject) => void) | undefined,
+  fresh: () => Record<string, unknown> | undefined = () => ({}),
 ): { prepareForCreate(o: KObject): void; prepareForUpdate(o: KObject, old: KObject): void } {
   return {
     prepareForCreate(o) {
-      prepare(o);
-      o.status = fresh();
+      prepare?.(o);
+      const status = fresh();
+      if (status === undefined) delete o.status;
+      else o.status = status;
     },
     prepareForUpdate(o, old) {
-      prepare(o);
+      prepare?.(o);
       keepStoredStatus(o, old);
     },
   };

@@ -13,8 +13,8 @@ import {
   fieldErr,
   ianaSvcName,
   keepAllButStatus,
-  keepStoredStatus,
   portNumber,
+  specStatusHooks,
 } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { isIp as isIP } from './service-allocators.ts';
@@ -233,11 +233,8 @@ export const ingressDef = defineKind({
   shortNames: ['ing'],
   subresources: ['status'],
   schema,
-  prepareForCreate: (o) => {
-    o.status = { loadBalancer: {} };
-  },
-  prepareForUpdate: (o, old) => keepStoredStatus(o, old),
-  prepareForStatusUpdate: (o, old) => keepAllButStatus(o, old),
+  ...specStatusHooks(undefined, () => ({ loadBalancer: {} })),
+  prepareForStatusUpdate: keepAllButStatus,
   validate: validateCreate,
   validateUpdate: (o) => [...validateSpec(o), ...validateStatus(o)],
   zeroValue: () => ({ status: { loadBalancer: {} } }),

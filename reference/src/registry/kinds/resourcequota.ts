@@ -10,9 +10,9 @@ import {
   Causes,
   causesOf,
   keepAllButStatus,
-  keepStoredStatus,
   normalizeBySchema,
   quantity,
+  specStatusHooks,
 } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { nonNegativeQuantity, resourceName } from './resource-lists.ts';
@@ -212,10 +212,7 @@ export const resourceQuotaDef = defineKind({
   shortNames: ['quota'],
   subresources: ['status'],
   schema,
-  prepareForCreate: (o) => {
-    delete o.status;
-  },
-  prepareForUpdate: keepStoredStatus,
+  ...specStatusHooks(undefined, () => undefined),
   prepareForStatusUpdate: (o, old) => {
     normalizeBySchema(o, schema, 'ResourceQuota');
     keepAllButStatus(o, old);

@@ -8,14 +8,7 @@ import { objectSchema } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import type { KObject } from '../../storage/types.ts';
 import { nameProblem } from '../validation.ts';
-import {
-  Causes,
-  fieldErr,
-  keepAllButStatus,
-  keepStoredStatus,
-  normalizeBySchema,
-  qualifiedName,
-} from './common.ts';
+import { Causes, fieldErr, qualifiedName, schemaStatusUpdate, specStatusHooks } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { compilePolicyExpression, isCelIdentifier, type PolicyVariables } from './policy-cel.ts';
 import {
@@ -236,10 +229,6 @@ function validateAuditAnnotations(
 
 // ------------------------------------------------------------------ the resource
 
-function prepare(o: KObject): void {
-  setDefaults(o);
-}
-
 export const validatingAdmissionPolicyDef = defineKind({
   group: ADMISSION_GROUP,
   versions: POLICY_VERSIONS,
@@ -256,18 +245,8 @@ export const validatingAdmissionPolicyDef = defineKind({
       return isObj(pk) ? `${text(pk.apiVersion)}/${text(pk.kind)}` : '<unset>';
     },
   }),
-  prepareForCreate(o) {
-    prepare(o);
-    delete o.status;
-  },
-  prepareForUpdate(o, old) {
-    prepare(o);
-    keepStoredStatus(o, old);
-  },
-  prepareForStatusUpdate(o, old) {
-    keepAllButStatus(o, old);
-    normalizeBySchema(o, policySchema, 'ValidatingAdmissionPolicy');
-  },
+  ...specStatusHooks(setDefaults, () => undefined),
+  prepareForStatusUpdate: schemaStatusUpdate(policySchema, 'ValidatingAdmissionPolicy'),
   validate: (o) => validatePolicy(o),
   validateUpdate: (o, old) =>
     validatePolicy(
