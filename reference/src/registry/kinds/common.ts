@@ -167,13 +167,14 @@ export function immutable(field: string, now: unknown, before: unknown): StatusC
     : [fieldErr.invalid(field, now, 'field is immutable')];
 }
 
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
+/** A JSON value with its maps' keys sorted and the members `dropped` says to leave out. */
+export function canonical(v: unknown, dropped = (x: unknown): boolean => x === undefined): unknown {
+  if (Array.isArray(v)) return v.map((x) => canonical(x, dropped));
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v).sort()) {
       const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = canonical(x);
+      if (!dropped(x)) out[k] = canonical(x, dropped);
     }
     return out;
   }

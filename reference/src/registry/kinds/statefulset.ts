@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { Causes, causesOf, fieldErr, labelMap, type LabelSelectorObj, nonNegative } from './common.ts';
+import { canonical, Causes, causesOf, fieldErr, labelMap, type LabelSelectorObj, nonNegative } from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
@@ -202,7 +202,7 @@ function validateSpecUpdate(o: KObject, old: KObject): StatusCause[] {
   const rest = (s: StatefulSetSpec) => {
     const copy: Record<string, unknown> = { ...s };
     for (const k of MUTABLE) delete copy[k];
-    return canonical(copy);
+    return canonical(copy, (x) => x === undefined || x === null);
   };
   if (JSON.stringify(rest(specOf(o))) === JSON.stringify(rest(specOf(old)))) return [];
   return [
@@ -211,19 +211,6 @@ function validateSpecUpdate(o: KObject, old: KObject): StatusCause[] {
       "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
     ),
   ];
-}
-
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined && x !== null) out[k] = canonical(x);
-    }
-    return out;
-  }
-  return v;
 }
 
 export const statefulSetDef = defineKind({

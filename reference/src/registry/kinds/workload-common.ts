@@ -9,6 +9,7 @@ import type { KObject } from '../../storage/types.ts';
 import type { ScaleAccess } from '../types.ts';
 import {
   Causes,
+  canonical,
   fieldErr,
   formatLabelSelector,
   keepStoredStatus,
@@ -109,7 +110,8 @@ export function immutableSelector(
   now: LabelSelectorObj | null | undefined,
   before: LabelSelectorObj | null | undefined,
 ): StatusCause[] {
-  if (JSON.stringify(canonical(now ?? null)) === JSON.stringify(canonical(before ?? null))) return [];
+  if (JSON.stringify(canonical(now ?? null, empty)) === JSON.stringify(canonical(before ?? null, empty)))
+    return [];
   return [
     {
       reason: 'FieldValueInvalid',
@@ -120,22 +122,12 @@ export function immutableSelector(
   ];
 }
 
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      // an empty map or list is the same selector as none (Go's semantic equality)
-      if (x === undefined || x === null) continue;
-      if (Array.isArray(x) && x.length === 0) continue;
-      if (typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 0) continue;
-      out[k] = canonical(x);
-    }
-    return out;
-  }
-  return v;
-}
+// an empty map or list is the same selector as none (Go's semantic equality)
+const empty = (x: unknown) =>
+  x === undefined ||
+  x === null ||
+  (Array.isArray(x) && x.length === 0) ||
+  (typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 0);
 
 /** A label selector as Go prints the struct in an `Invalid value`. */
 export function goSelector(sel: LabelSelectorObj): string {
