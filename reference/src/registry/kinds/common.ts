@@ -136,6 +136,10 @@ export class Causes extends Array<StatusCause> {
   notSupported(field: string, value: unknown, supported: string[]): void {
     this.push(fieldErr.notSupported(field, value, supported));
   }
+  /** `Unsupported value` unless the value is one of `supported`. */
+  oneOf(field: string, value: unknown, supported: string[]): void {
+    if (!supported.includes(value as string)) this.notSupported(field, value, supported);
+  }
   forbidden(field: string, detail: string): void {
     this.push(fieldErr.forbidden(field, detail));
   }

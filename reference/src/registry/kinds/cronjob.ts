@@ -100,8 +100,7 @@ function validateSpec(spec: CronJobSpec, old: CronJobSpec | undefined): Causes {
   if (!old || old.timeZone !== spec.timeZone) causes.push(...validateTimeZone(spec.timeZone));
   const cp = spec.concurrencyPolicy ?? '';
   if (cp === '') causes.required('spec.concurrencyPolicy');
-  else if (!CONCURRENCY_POLICIES.includes(cp))
-    causes.notSupported('spec.concurrencyPolicy', cp, CONCURRENCY_POLICIES);
+  else causes.oneOf('spec.concurrencyPolicy', cp, CONCURRENCY_POLICIES);
   const js = spec.jobTemplate?.spec ?? {};
   causes.push(...validateJobSpecCommon(js, 'spec.jobTemplate.spec'));
   // the job template's selector is always generated

@@ -64,8 +64,7 @@ function validateSpec(s: CSIDriverSpec): Causes {
   if (s.attachRequired === undefined) causes.required('spec.attachedRequired');
   if (s.podInfoOnMount === undefined) causes.required('spec.podInfoOnMount');
   if (s.storageCapacity === undefined) causes.required('spec.storageCapacity');
-  if (s.fsGroupPolicy !== undefined && !FS_GROUP_POLICIES.includes(s.fsGroupPolicy))
-    causes.notSupported('spec.fsGroupPolicy', s.fsGroupPolicy, FS_GROUP_POLICIES);
+  if (s.fsGroupPolicy !== undefined) causes.oneOf('spec.fsGroupPolicy', s.fsGroupPolicy, FS_GROUP_POLICIES);
   const audiences = new Set<string>();
   (s.tokenRequests ?? []).forEach((t, i) => {
     const p = `spec.tokenRequests[${i}]`;
@@ -83,8 +82,7 @@ function validateSpec(s: CSIDriverSpec): Causes {
       causes.invalid(`${p}.expirationSeconds`, exp, 'may not specify a duration larger than 2^32 seconds');
   });
   for (const m of s.volumeLifecycleModes ?? [])
-    if (!VOLUME_LIFECYCLE_MODES.includes(m))
-      causes.notSupported('spec.volumeLifecycleModes', m, VOLUME_LIFECYCLE_MODES);
+    causes.oneOf('spec.volumeLifecycleModes', m, VOLUME_LIFECYCLE_MODES);
   if (s.seLinuxMount === undefined) causes.required('spec.seLinuxMount');
   return causes;
 }

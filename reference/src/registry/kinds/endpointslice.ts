@@ -195,8 +195,7 @@ function validatePorts(ports: EndpointPort[]): StatusCause[] {
     if (names.has(name)) causes.duplicate(`${p}.name`, name);
     else names.add(name);
     if (port?.protocol === undefined) causes.required(`${p}.protocol`);
-    else if (!PROTOCOLS.includes(port.protocol))
-      causes.notSupported(`${p}.protocol`, port.protocol, PROTOCOLS);
+    else causes.oneOf(`${p}.protocol`, port.protocol, PROTOCOLS);
     if (port?.appProtocol !== undefined) causes.push(...qualifiedName(`${p}.appProtocol`, port.appProtocol));
   });
   return causes;
@@ -206,8 +205,7 @@ function validateEndpointSlice(o: KObject): Causes {
   const s = o as EndpointSlice;
   const causes = new Causes();
   if (!s.addressType) causes.required('addressType');
-  else if (!ADDRESS_TYPES.includes(s.addressType))
-    causes.notSupported('addressType', s.addressType, ADDRESS_TYPES);
+  else causes.oneOf('addressType', s.addressType, ADDRESS_TYPES);
   const eps = s.endpoints ?? [];
   if (eps.length > MAX_ENDPOINTS) causes.push(tooMany('endpoints', eps.length, MAX_ENDPOINTS));
   else

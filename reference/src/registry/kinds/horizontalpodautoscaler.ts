@@ -204,8 +204,7 @@ function sourceErrors(kind: string, field: string, src: Obj): StatusCause[] {
 function metricSpec(field: string, m: Obj): StatusCause[] {
   const causes = new Causes();
   if (!m.type) causes.required(`${field}.type`, 'must specify a metric source type');
-  if (!METRIC_SOURCE_TYPES.includes(m.type))
-    causes.notSupported(`${field}.type`, m.type ?? '', METRIC_SOURCE_TYPES);
+  causes.oneOf(`${field}.type`, m.type ?? '', METRIC_SOURCE_TYPES);
   // the sources given, in 1.28's order; only the first is validated
   const present = ['object', 'external', 'pods', 'resource', 'containerResource'].filter((k) => m[k] != null);
   if (present.length === 1)
@@ -231,8 +230,7 @@ function scalingRules(field: string, r: Rules | undefined): StatusCause[] {
       sws,
       `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`,
     );
-  if (r.selectPolicy !== undefined && !SELECT_POLICIES.includes(r.selectPolicy))
-    causes.notSupported(`${field}.selectPolicy`, r.selectPolicy, SELECT_POLICIES);
+  if (r.selectPolicy !== undefined) causes.oneOf(`${field}.selectPolicy`, r.selectPolicy, SELECT_POLICIES);
   if (!r.policies?.length) causes.required(`${field}.policies`, 'must specify at least one Policy');
   (r.policies ?? []).forEach((p, i) => {
     const pp = `${field}.policies[${i}]`;

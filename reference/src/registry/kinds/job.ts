@@ -122,8 +122,7 @@ export function validateJobSpecCommon(spec: JobSpec, path: string): Causes {
   causes.push(...nonNegative(`${path}.backoffLimit`, spec.backoffLimit));
   causes.push(...nonNegative(`${path}.ttlSecondsAfterFinished`, spec.ttlSecondsAfterFinished));
   if (spec.completionMode !== undefined) {
-    if (!COMPLETION_MODES.includes(spec.completionMode))
-      causes.notSupported(`${path}.completionMode`, spec.completionMode, COMPLETION_MODES);
+    causes.oneOf(`${path}.completionMode`, spec.completionMode, COMPLETION_MODES);
     if (spec.completionMode === 'Indexed') {
       if (spec.completions === undefined)
         causes.required(`${path}.completions`, 'when completion mode is Indexed');

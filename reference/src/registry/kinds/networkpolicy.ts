@@ -134,8 +134,7 @@ function validateIpBlock(field: string, b: { cidr?: string; except?: string[] })
 
 function validatePort(field: string, p: Port): StatusCause[] {
   const causes = new Causes();
-  if (p.protocol !== undefined && !PROTOCOLS.includes(p.protocol))
-    causes.notSupported(`${field}.protocol`, p.protocol, PROTOCOLS);
+  if (p.protocol !== undefined) causes.oneOf(`${field}.protocol`, p.protocol, PROTOCOLS);
   const bad = (n: number) => !Number.isInteger(n) || n < 1 || n > 65535;
   if (p.port !== undefined) {
     if (typeof p.port === 'number') {

@@ -37,10 +37,9 @@ function validateContainer(
   if (!c.name) causes.required(`${p}.name`);
   else causes.push(...dnsLabel(`${p}.name`, c.name));
   if (!c.image?.trim()) causes.required(`${p}.image`);
-  if (c.imagePullPolicy && !PULL_POLICIES.includes(c.imagePullPolicy))
-    causes.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES);
-  if (c.terminationMessagePolicy && !MESSAGE_POLICIES.includes(c.terminationMessagePolicy))
-    causes.notSupported(`${p}.terminationMessagePolicy`, c.terminationMessagePolicy, MESSAGE_POLICIES);
+  if (c.imagePullPolicy) causes.oneOf(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES);
+  if (c.terminationMessagePolicy)
+    causes.oneOf(`${p}.terminationMessagePolicy`, c.terminationMessagePolicy, MESSAGE_POLICIES);
   if (c.restartPolicy !== undefined) {
     if (!allowRestartPolicy) causes.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers');
     else if (c.restartPolicy !== 'Always')
@@ -65,8 +64,7 @@ function validatePorts(c: Container, p: string): StatusCause[] {
     else causes.push(...portNumber(`${pp}.containerPort`, port.containerPort));
     if (port.hostPort) causes.push(...portNumber(`${pp}.hostPort`, port.hostPort));
     if (!port.protocol) causes.required(`${pp}.protocol`);
-    else if (!PROTOCOLS.includes(port.protocol))
-      causes.notSupported(`${pp}.protocol`, port.protocol, PROTOCOLS);
+    else causes.oneOf(`${pp}.protocol`, port.protocol, PROTOCOLS);
   });
   return causes;
 }
@@ -185,11 +183,9 @@ export function validatePodSpec(spec: PodSpec, path: string, opts: PodSpecValida
   // policies
   const restartPolicies = opts.restartPolicies ?? RESTART_POLICIES;
   if (!spec.restartPolicy) causes.required(`${path}.restartPolicy`);
-  else if (!restartPolicies.includes(spec.restartPolicy))
-    causes.notSupported(`${path}.restartPolicy`, spec.restartPolicy, restartPolicies);
+  else causes.oneOf(`${path}.restartPolicy`, spec.restartPolicy, restartPolicies);
   if (!spec.dnsPolicy) causes.required(`${path}.dnsPolicy`);
-  else if (!DNS_POLICIES.includes(spec.dnsPolicy))
-    causes.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES);
+  else causes.oneOf(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES);
   if (
     spec.activeDeadlineSeconds !== undefined &&
     (spec.activeDeadlineSeconds < 1 || spec.activeDeadlineSeconds > 2147483647)
@@ -256,12 +252,10 @@ function validateTolerations(spec: PodSpec, path: string): StatusCause[] {
         t.operator ?? '',
         'operator must be Exists when `key` is empty, which means "match all values and all keys"',
       );
-    if (t.operator && !TOLERATION_OPERATORS.includes(t.operator))
-      causes.notSupported(`${tp}.operator`, t.operator, TOLERATION_OPERATORS);
+    if (t.operator) causes.oneOf(`${tp}.operator`, t.operator, TOLERATION_OPERATORS);
     if (t.operator === 'Exists' && t.value)
       causes.invalid(`${tp}.operator`, t.value, "value must be empty when `operator` is 'Exists'");
-    if (t.effect && !TAINT_EFFECTS.includes(t.effect))
-      causes.notSupported(`${tp}.effect`, t.effect, TAINT_EFFECTS);
+    if (t.effect) causes.oneOf(`${tp}.effect`, t.effect, TAINT_EFFECTS);
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
       causes.invalid(
         `${tp}.effect`,

@@ -90,8 +90,7 @@ function validateNamedRule(field: string, r: Rec): StatusCause[] {
 export function validateMatchResources(field: string, m: Rec): StatusCause[] {
   const out = new Causes();
   if (m.matchPolicy === undefined || m.matchPolicy === null) out.required(`${field}.matchPolicy`);
-  else if (!MATCH_POLICIES.includes(text(m.matchPolicy)))
-    out.notSupported(`${field}.matchPolicy`, m.matchPolicy, MATCH_POLICIES);
+  else out.oneOf(`${field}.matchPolicy`, m.matchPolicy, MATCH_POLICIES);
   for (const k of ['namespaceSelector', 'objectSelector']) {
     if (m[k] === undefined || m[k] === null) out.required(`${field}.${k}`);
     else out.push(...validateLabelSelector(`${field}.${k}`, rec(m[k]) as LabelSelectorObj));

@@ -22,8 +22,7 @@ export function validateService(o: KObject): StatusCause[] {
   const ports = spec.ports ?? [];
   if (ports.length === 0 && !headless && type !== 'ExternalName') causes.required('spec.ports');
   causes.push(...validatePorts(ports, type));
-  if (!AFFINITIES.includes(spec.sessionAffinity ?? ''))
-    causes.notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES);
+  causes.oneOf('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES);
   const timeout = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
   if (spec.sessionAffinity === 'ClientIP' && timeout !== undefined && (timeout <= 0 || timeout > 86400))
     causes.invalid(
@@ -114,11 +113,10 @@ function validateTrafficPolicies(spec: ServiceSpec, type: string): StatusCause[]
         spec.externalTrafficPolicy,
         "may only be set when `type` is 'NodePort' or 'LoadBalancer'",
       );
-    else if (!TRAFFIC.includes(spec.externalTrafficPolicy))
-      causes.notSupported('spec.externalTrafficPolicy', spec.externalTrafficPolicy, TRAFFIC);
+    else causes.oneOf('spec.externalTrafficPolicy', spec.externalTrafficPolicy, TRAFFIC);
   }
-  if (spec.internalTrafficPolicy && !TRAFFIC.includes(spec.internalTrafficPolicy))
-    causes.notSupported('spec.internalTrafficPolicy', spec.internalTrafficPolicy, TRAFFIC);
+  if (spec.internalTrafficPolicy)
+    causes.oneOf('spec.internalTrafficPolicy', spec.internalTrafficPolicy, TRAFFIC);
   if (spec.healthCheckNodePort && !needsHealthCheck(spec))
     causes.invalid(
       'spec.healthCheckNodePort',

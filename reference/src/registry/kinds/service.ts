@@ -114,8 +114,7 @@ function initFamilies(spec: ServiceSpec, name: string): void {
     return;
   }
   const causes = new Causes();
-  if (spec.ipFamilyPolicy && !POLICIES.includes(spec.ipFamilyPolicy))
-    causes.notSupported('spec.ipFamilyPolicy', spec.ipFamilyPolicy, POLICIES);
+  if (spec.ipFamilyPolicy) causes.oneOf('spec.ipFamilyPolicy', spec.ipFamilyPolicy, POLICIES);
   const headlessNoSelector = isHeadless(spec) && Object.keys(spec.selector ?? {}).length === 0;
   if (spec.ipFamilyPolicy === 'RequireDualStack' && !headlessNoSelector)
     causes.invalid(

@@ -70,8 +70,7 @@ function validateStorageClass(o: KObject): Causes {
     size += k.length + String(v).length;
   }
   if (size > MAX_PARAMETERS_BYTES) causes.tooLong('parameters', MAX_PARAMETERS_BYTES);
-  if (sc.reclaimPolicy !== undefined && !RECLAIM.includes(sc.reclaimPolicy))
-    causes.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM);
+  if (sc.reclaimPolicy !== undefined) causes.oneOf('reclaimPolicy', sc.reclaimPolicy, RECLAIM);
   causes.push(...requiredOneOf('volumeBindingMode', sc.volumeBindingMode, BINDING));
   return causes;
 }

@@ -122,8 +122,7 @@ export function validatePolicy(o: KObject, checkMatchConditions = true): StatusC
   const spec = rec(o.spec);
   const hasParams = isObj(spec.paramKind);
   if (spec.failurePolicy === undefined || spec.failurePolicy === null) out.required('spec.failurePolicy');
-  else if (!FAILURE_POLICIES.includes(text(spec.failurePolicy)))
-    out.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES);
+  else out.oneOf('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES);
   if (hasParams) out.push(...validateParamKind('spec.paramKind', rec(spec.paramKind)));
   if (!isObj(spec.matchConstraints)) out.required('spec.matchConstraints');
   else {
@@ -189,8 +188,7 @@ function validateValidation(v: Record<string, unknown>, p: string, all: PolicyVa
     out.invalid(`${p}.message`, msg, 'message must be non-empty if specified');
   else if (/[\n\r]/.test(msg.trim()))
     out.invalid(`${p}.message`, msg, 'message must not contain line breaks');
-  if (v.reason !== undefined && v.reason !== null && !VALIDATION_REASONS.includes(text(v.reason)))
-    out.notSupported(`${p}.reason`, v.reason, VALIDATION_REASONS);
+  if (v.reason !== undefined && v.reason !== null) out.oneOf(`${p}.reason`, v.reason, VALIDATION_REASONS);
   return out;
 }
 

@@ -80,8 +80,7 @@ function validateParamRef(field: string, pr: Rec): StatusCause[] {
   const action = pr.parameterNotFoundAction;
   if (action === undefined || action === null || action === '')
     out.required(`${field}.parameterNotFoundAction`);
-  else if (!NOT_FOUND_ACTIONS.includes(text(action)))
-    out.notSupported(`${field}.parameterNotFoundAction`, action, NOT_FOUND_ACTIONS);
+  else out.oneOf(`${field}.parameterNotFoundAction`, action, NOT_FOUND_ACTIONS);
   return out;
 }
 

@@ -227,8 +227,7 @@ export function validateRule(field: string, rule: Rec): StatusCause[] {
     if (v === '') out.required(`${field}.apiVersions[${i}]`);
   });
   out.push(...validateResources(`${field}.resources`, strs(rule.resources)));
-  if (rule.scope !== undefined && !SCOPES.includes(text(rule.scope)))
-    out.notSupported(`${field}.scope`, rule.scope, SCOPES);
+  if (rule.scope !== undefined) out.oneOf(`${field}.scope`, rule.scope, SCOPES);
   return out;
 }
 
@@ -322,15 +321,13 @@ function validateWebhook(field: string, hook: Rec, mutating: boolean, opts: Opti
   list(hook.rules).forEach((r, i) => {
     out.push(...validateRule(`${field}.rules[${i}]`, rec(r)));
   });
-  if (hook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(text(hook.failurePolicy)))
-    out.notSupported(`${field}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES);
-  if (hook.matchPolicy !== undefined && !MATCH_POLICIES.includes(text(hook.matchPolicy)))
-    out.notSupported(`${field}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES);
+  if (hook.failurePolicy !== undefined)
+    out.oneOf(`${field}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES);
+  if (hook.matchPolicy !== undefined) out.oneOf(`${field}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES);
   const sideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECTS : ALL_SIDE_EFFECTS;
   if (hook.sideEffects === undefined)
     out.required(`${field}.sideEffects`, `must specify one of ${sideEffects.join(', ')}`);
-  else if (!sideEffects.includes(text(hook.sideEffects)))
-    out.notSupported(`${field}.sideEffects`, hook.sideEffects, sideEffects);
+  else out.oneOf(`${field}.sideEffects`, hook.sideEffects, sideEffects);
   const timeout = hook.timeoutSeconds;
   if (typeof timeout === 'number' && (timeout > 30 || timeout < 1))
     out.invalid(`${field}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds');
