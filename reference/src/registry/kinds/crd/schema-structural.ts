@@ -1,8 +1,7 @@
 // The structural-schema rules of one schema node (Kubernetes' ValidateStructural): types
 // where they are needed, the implicit metadata, the extensions that exclude each other, and
 // value validations (allOf, anyOf, oneOf, not) that may not declare structure.
-import type { StatusCause } from '../../../errors/status.ts';
-import { forbidden, invalid, isObj, type JSP, required } from './validation-causes.ts';
+import { type CrdCauses, isObj, type JSP } from './validation-causes.ts';
 
 export type Level = 'root' | 'item' | 'field';
 
@@ -17,14 +16,14 @@ export interface NodeFacts {
 }
 
 /** The structural rules of node `s` at `path` (its children are checked on their own). */
-export function structuralRules(s: JSP, path: string, level: Level, f: NodeFacts, st: StatusCause[]): void {
+export function structuralRules(s: JSP, path: string, level: Level, f: NodeFacts, st: CrdCauses): void {
   const { type, props, hasProps, intOrString, preserve, embedded } = f;
-  if (type === 'array' && s.items === undefined) st.push(required(`${path}.items`, 'must be specified'));
+  if (type === 'array' && s.items === undefined) st.required(`${path}.items`, 'must be specified');
   if (s.additionalProperties !== undefined && level === 'root')
-    st.push(forbidden(`${path}.additionalProperties`, 'must not be used at the root'));
+    st.forbidden(`${path}.additionalProperties`, 'must not be used at the root');
   if (embedded && type !== 'object') {
-    if (!type) st.push(required(`${path}.type`, 'must be object if x-orch-embedded-resource is true'));
-    else st.push(invalid(`${path}.type`, type, 'must be object if x-orch-embedded-resource is true'));
+    if (!type) st.required(`${path}.type`, 'must be object if x-orch-embedded-resource is true');
+    else st.invalid(`${path}.type`, type, 'must be object if x-orch-embedded-resource is true');
   } else if (!type && !intOrString && !preserve) {
     const what =
       level === 'root'
@@ -32,32 +31,26 @@ export function structuralRules(s: JSP, path: string, level: Level, f: NodeFacts
         : level === 'item'
           ? 'for specified array items'
           : 'for specified object fields';
-    st.push(required(`${path}.type`, `must not be empty ${what}`));
+    st.required(`${path}.type`, `must not be empty ${what}`);
   }
   if (embedded && s.additionalProperties !== undefined)
-    st.push(forbidden(`${path}.additionalProperties`, 'must not be used if x-orch-embedded-resource is set'));
+    st.forbidden(`${path}.additionalProperties`, 'must not be used if x-orch-embedded-resource is set');
   if (level === 'root' && type && type !== 'object')
-    st.push(invalid(`${path}.type`, type, 'must be object at the root'));
+    st.invalid(`${path}.type`, type, 'must be object at the root');
   metadataRules(props, path, level, embedded, st);
   if (embedded && !preserve && !hasProps)
-    st.push(
-      required(
-        `${path}.properties`,
-        'must not be empty if x-orch-embedded-resource is true without x-orch-preserve-unknown-fields',
-      ),
+    st.required(
+      `${path}.properties`,
+      'must not be empty if x-orch-embedded-resource is true without x-orch-preserve-unknown-fields',
     );
   if (intOrString && preserve)
-    st.push(
-      invalid(
-        `${path}.x-orch-preserve-unknown-fields`,
-        true,
-        'must be false if x-orch-int-or-string is true',
-      ),
+    st.invalid(
+      `${path}.x-orch-preserve-unknown-fields`,
+      true,
+      'must be false if x-orch-int-or-string is true',
     );
   if (intOrString && embedded)
-    st.push(
-      invalid(`${path}.x-orch-embedded-resource`, true, 'must be false if x-orch-int-or-string is true'),
-    );
+    st.invalid(`${path}.x-orch-embedded-resource`, true, 'must be false if x-orch-int-or-string is true');
   if (typeof s.pattern === 'string') {
     try {
       new RegExp(s.pattern, 'u');
@@ -65,12 +58,10 @@ export function structuralRules(s: JSP, path: string, level: Level, f: NodeFacts
       try {
         new RegExp(s.pattern);
       } catch {
-        st.push(
-          invalid(
-            `${path}.pattern`,
-            s.pattern,
-            `must be a valid regular expression, but isn't: ${(e as Error).message}`,
-          ),
+        st.invalid(
+          `${path}.pattern`,
+          s.pattern,
+          `must be a valid regular expression, but isn't: ${(e as Error).message}`,
         );
       }
     }
@@ -84,38 +75,36 @@ function metadataRules(
   path: string,
   level: Level,
   embedded: boolean,
-  st: StatusCause[],
+  st: CrdCauses,
 ): void {
   const checkMetadata = level === 'root' || embedded;
   if (props && checkMetadata) {
     for (const k of ['kind', 'apiVersion']) {
       const p = props[k];
       if (isObj(p) && p.type !== 'string')
-        st.push(invalid(`${path}.properties[${k}].type`, p.type ?? '', 'must be string'));
+        st.invalid(`${path}.properties[${k}].type`, p.type ?? '', 'must be string');
     }
   }
   const meta = props?.metadata;
   if (isObj(meta)) {
     if (checkMetadata && meta.type !== 'object')
-      st.push(invalid(`${path}.properties[metadata].type`, meta.type ?? '', 'must be object'));
+      st.invalid(`${path}.properties[metadata].type`, meta.type ?? '', 'must be object');
     if (level === 'root') {
       const keys = Object.keys(meta).filter((k) => k !== 'type' && k !== 'default');
       const mp = isObj(meta.properties) ? Object.keys(meta.properties) : [];
       const onlyNames = mp.every((k) => k === 'name' || k === 'generateName');
       const other = keys.filter((k) => k !== 'properties');
       if (!onlyNames || other.length > 0)
-        st.push(
-          forbidden(
-            `${path}.properties[metadata]`,
-            'must not specify anything other than name and generateName, but metadata is implicitly specified',
-          ),
+        st.forbidden(
+          `${path}.properties[metadata]`,
+          'must not specify anything other than name and generateName, but metadata is implicitly specified',
         );
     }
   }
 }
 
 /** Value validations (allOf, anyOf, oneOf, not) may not declare structure. */
-function valueValidationRules(s: JSP, path: string, st: StatusCause[]): void {
+function valueValidationRules(s: JSP, path: string, st: CrdCauses): void {
   if (Array.isArray(s.anyOf)) {
     const skip = intOrStringAnyOf(s.anyOf);
     for (const [i, x] of (s.anyOf as unknown[]).entries()) nested(x, `${path}.anyOf[${i}]`, skip, st);
@@ -129,28 +118,27 @@ function valueValidationRules(s: JSP, path: string, st: StatusCause[]): void {
 }
 
 /** The structure a value validation may not declare, in `n` and below. */
-function nested(n: unknown, p: string, skipType: boolean, st: StatusCause[]): void {
+function nested(n: unknown, p: string, skipType: boolean, st: CrdCauses): void {
   if (!isObj(n)) return;
-  if (n.type !== undefined && !skipType) st.push(forbidden(`${p}.type`, 'must be empty to be structural'));
+  if (n.type !== undefined && !skipType) st.forbidden(`${p}.type`, 'must be empty to be structural');
   if (n.additionalProperties !== undefined)
-    st.push(forbidden(`${p}.additionalProperties`, 'must be undefined to be structural'));
-  if (n.default !== undefined) st.push(forbidden(`${p}.default`, 'must be undefined to be structural'));
-  if (n.title !== undefined && n.title !== '')
-    st.push(forbidden(`${p}.title`, 'must be empty to be structural'));
+    st.forbidden(`${p}.additionalProperties`, 'must be undefined to be structural');
+  if (n.default !== undefined) st.forbidden(`${p}.default`, 'must be undefined to be structural');
+  if (n.title !== undefined && n.title !== '') st.forbidden(`${p}.title`, 'must be empty to be structural');
   if (n.description !== undefined && n.description !== '')
-    st.push(forbidden(`${p}.description`, 'must be empty to be structural'));
-  if (n.nullable === true) st.push(forbidden(`${p}.nullable`, 'must be false to be structural'));
+    st.forbidden(`${p}.description`, 'must be empty to be structural');
+  if (n.nullable === true) st.forbidden(`${p}.nullable`, 'must be false to be structural');
   for (const ext of ['x-orch-preserve-unknown-fields', 'x-orch-embedded-resource', 'x-orch-int-or-string'])
-    if (n[ext] === true) st.push(forbidden(`${p}.${ext}`, 'must be false to be structural'));
+    if (n[ext] === true) st.forbidden(`${p}.${ext}`, 'must be false to be structural');
   if (Array.isArray(n['x-orch-list-map-keys']) && n['x-orch-list-map-keys'].length)
-    st.push(forbidden(`${p}.x-orch-list-map-keys`, 'must be empty to be structural'));
+    st.forbidden(`${p}.x-orch-list-map-keys`, 'must be empty to be structural');
   if (n['x-orch-list-type'] !== undefined)
-    st.push(forbidden(`${p}.x-orch-list-type`, 'must be undefined to be structural'));
+    st.forbidden(`${p}.x-orch-list-type`, 'must be undefined to be structural');
   if (n['x-orch-map-type'] !== undefined)
-    st.push(forbidden(`${p}.x-orch-map-type`, 'must be undefined to be structural'));
+    st.forbidden(`${p}.x-orch-map-type`, 'must be undefined to be structural');
   if (isObj(n.properties)) {
     if ('metadata' in n.properties)
-      st.push(forbidden(`${p}.properties[metadata]`, 'must not be specified in a nested context'));
+      st.forbidden(`${p}.properties[metadata]`, 'must not be specified in a nested context');
     for (const [k, v] of Object.entries(n.properties)) nested(v, `${p}.properties[${k}]`, false, st);
   }
   if (isObj(n.items)) nested(n.items, `${p}.items`, false, st);

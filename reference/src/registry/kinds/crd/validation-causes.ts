@@ -23,6 +23,25 @@ export const notSupported = (field: string, value: unknown, supported: string[])
     `Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
   );
 
+/** CRD validation's causes, in order, with the causes above added by name (`causes.invalid(...)`). */
+export class CrdCauses extends Array<StatusCause> {
+  required(field: string, detail?: string): void {
+    this.push(required(field, detail));
+  }
+  invalid(field: string, value: unknown, detail: string): void {
+    this.push(invalid(field, value, detail));
+  }
+  invalidRaw(field: string, shown: string, detail: string): void {
+    this.push(invalidRaw(field, shown, detail));
+  }
+  forbidden(field: string, detail: string): void {
+    this.push(forbidden(field, detail));
+  }
+  notSupported(field: string, value: unknown, supported: string[]): void {
+    this.push(notSupported(field, value, supported));
+  }
+}
+
 const DNS1035_FORMAT =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 

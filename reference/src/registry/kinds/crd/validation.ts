@@ -14,14 +14,13 @@ import { openapiRules } from './schema-openapi.ts';
 import { type Level, type NodeFacts, structuralRules } from './schema-structural.ts';
 import { isConditionTrue, specOf, statusOf } from './shared.ts';
 import {
+  CrdCauses,
   dns1035,
-  forbidden,
   goListOfStrings,
   invalid,
   invalidRaw,
   isObj,
   type JSP,
-  notSupported,
   required,
 } from './validation-causes.ts';
 
@@ -43,18 +42,16 @@ function goVersions(vs: CrdVersion[] | undefined): string {
 }
 
 function validateNames(n: Partial<AcceptedNames> | undefined, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new CrdCauses();
   if (!n) return out;
   const check = (field: string, v: string | undefined, mixed: boolean) => {
     if (!v) return;
     const errs = dns1035(mixed ? v.toLowerCase() : v);
     if (errs.length)
-      out.push(
-        invalid(
-          `${path}.${field}`,
-          v,
-          mixed ? `may have mixed case, but should otherwise match: ${errs.join(',')}` : errs.join(','),
-        ),
+      out.invalid(
+        `${path}.${field}`,
+        v,
+        mixed ? `may have mixed case, but should otherwise match: ${errs.join(',')}` : errs.join(','),
       );
   };
   check('plural', n.plural, false);
@@ -63,13 +60,13 @@ function validateNames(n: Partial<AcceptedNames> | undefined, path: string): Sta
   check('listKind', n.listKind, true);
   (n.shortNames ?? []).forEach((s, i) => {
     const errs = dns1035(s);
-    if (errs.length) out.push(invalid(`${path}.shortNames[${i}]`, s, errs.join(',')));
+    if (errs.length) out.invalid(`${path}.shortNames[${i}]`, s, errs.join(','));
   });
   if (n.kind && n.kind === n.listKind)
-    out.push(invalid(`${path}.listKind`, n.listKind, 'kind and listKind may not be the same'));
+    out.invalid(`${path}.listKind`, n.listKind, 'kind and listKind may not be the same');
   (n.categories ?? []).forEach((s, i) => {
     const errs = dns1035(s);
-    if (errs.length) out.push(invalid(`${path}.categories[${i}]`, s, errs.join(',')));
+    if (errs.length) out.invalid(`${path}.categories[${i}]`, s, errs.join(','));
   });
   return out;
 }
@@ -102,8 +99,8 @@ const ROOT_FIELDS_WITH_STATUS = new Set([
 ]);
 
 interface SchemaCtx {
-  structural: StatusCause[];
-  openapi: StatusCause[];
+  structural: CrdCauses;
+  openapi: CrdCauses;
 }
 
 /** Structural-schema and OpenAPI rules of one schema node (Kubernetes' ValidateStructural and ValidateCustomResourceDefinitionOpenAPISchema). */
@@ -147,7 +144,7 @@ function validateSchemaNode(
 }
 
 /** Defaults must be valid values of their schema. */
-function validateDefaults(s: JSP, schemaPath: string, dataPath: string, out: StatusCause[]): void {
+function validateDefaults(s: JSP, schemaPath: string, dataPath: string, out: CrdCauses): void {
   if (s.default !== undefined && s.default !== null) {
     const errs = validateValue(s.default, s as never, dataPath);
     for (const e of errs) out.push({ ...e, field: `${schemaPath}.default`, message: e.message });
@@ -165,30 +162,26 @@ function validateSchema(v: CrdVersion, path: string, statusEnabled: boolean): St
   const root = v.schema?.openAPIV3Schema;
   if (!isObj(root)) return [required(`${path}.schema.openAPIV3Schema`, 'schemas are required')];
   const sp = `${path}.schema.openAPIV3Schema`;
-  const out: StatusCause[] = [];
+  const out = new CrdCauses();
   if (statusEnabled) {
     if (root.type !== undefined && root.type !== 'object')
-      out.push(
-        invalid(
-          `${path}.schema.openAPIV3Schema.type`,
-          root.type,
-          'only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
-        ),
+      out.invalid(
+        `${path}.schema.openAPIV3Schema.type`,
+        root.type,
+        'only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
       );
     const extra = Object.keys(root).filter(
       (k) => !ROOT_FIELDS_WITH_STATUS.has(k) && root[k] !== undefined && root[k] !== false && root[k] !== '',
     );
     if (extra.length)
-      out.push(
-        invalidRaw(
-          sp,
-          'apiextensions.JSONSchemaProps{...}',
-          'only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled',
-        ),
+      out.invalidRaw(
+        sp,
+        'apiextensions.JSONSchemaProps{...}',
+        'only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled',
       );
   }
-  if (root.nullable === true) out.push(forbidden(`${sp}.nullable`, 'nullable cannot be true at the root'));
-  const ctx: SchemaCtx = { structural: [], openapi: [] };
+  if (root.nullable === true) out.forbidden(`${sp}.nullable`, 'nullable cannot be true at the root');
+  const ctx: SchemaCtx = { structural: new CrdCauses(), openapi: new CrdCauses() };
   validateSchemaNode(root, sp, 'root', ctx, { insideMeta: false, topMeta: false });
   ctx.structural.sort((a, b) => (`${a.field}: ${a.message}` < `${b.field}: ${b.message}` ? -1 : 1));
   out.push(...ctx.structural, ...ctx.openapi);
@@ -203,98 +196,92 @@ function validateSimpleJsonPath(p: string, field: string): StatusCause[] {
 }
 
 function validateSubresources(v: CrdVersion, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new CrdCauses();
   const sc = v.subresources?.scale;
   if (!sc) return out;
   const p = `${path}.subresources`;
-  if (!sc.specReplicasPath) out.push(required(`${p}.scale.specReplicasPath`));
+  if (!sc.specReplicasPath) out.required(`${p}.scale.specReplicasPath`);
   else {
     const e = validateSimpleJsonPath(sc.specReplicasPath, `${p}.scale.specReplicasPath`);
     if (e.length) out.push(...e);
     else if (!sc.specReplicasPath.startsWith('.spec.'))
-      out.push(
-        invalid(`${p}.scale.specReplicasPath`, sc.specReplicasPath, 'should be a json path under .spec'),
-      );
+      out.invalid(`${p}.scale.specReplicasPath`, sc.specReplicasPath, 'should be a json path under .spec');
   }
-  if (!sc.statusReplicasPath) out.push(required(`${p}.scale.statusReplicasPath`));
+  if (!sc.statusReplicasPath) out.required(`${p}.scale.statusReplicasPath`);
   else {
     const e = validateSimpleJsonPath(sc.statusReplicasPath, `${p}.scale.statusReplicasPath`);
     if (e.length) out.push(...e);
     else if (!sc.statusReplicasPath.startsWith('.status.'))
-      out.push(
-        invalid(
-          `${p}.scale.statusReplicasPath`,
-          sc.statusReplicasPath,
-          'should be a json path under .status',
-        ),
+      out.invalid(
+        `${p}.scale.statusReplicasPath`,
+        sc.statusReplicasPath,
+        'should be a json path under .status',
       );
   }
   if (sc.labelSelectorPath) {
     const e = validateSimpleJsonPath(sc.labelSelectorPath, `${p}.scale.labelSelectorPath`);
     if (e.length) out.push(...e);
     else if (!sc.labelSelectorPath.startsWith('.spec.') && !sc.labelSelectorPath.startsWith('.status.'))
-      out.push(
-        invalid(
-          `${p}.scale.labelSelectorPath`,
-          sc.labelSelectorPath,
-          'should be a json path under either .spec or .status',
-        ),
+      out.invalid(
+        `${p}.scale.labelSelectorPath`,
+        sc.labelSelectorPath,
+        'should be a json path under either .spec or .status',
       );
   }
   return out;
 }
 
 function validateColumns(v: CrdVersion, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
+  const out = new CrdCauses();
   (v.additionalPrinterColumns ?? []).forEach((c, i) => {
     const p = `${path}.additionalPrinterColumns[${i}]`;
-    if (!c.name) out.push(required(`${p}.name`));
-    if (!c.type) out.push(required(`${p}.type`, `must be one of ${PRINTER_TYPES.join(',')}`));
+    if (!c.name) out.required(`${p}.name`);
+    if (!c.type) out.required(`${p}.type`, `must be one of ${PRINTER_TYPES.join(',')}`);
     else if (!PRINTER_TYPES.includes(c.type))
-      out.push(invalid(`${p}.type`, c.type, `must be one of ${PRINTER_TYPES.join(',')}`));
+      out.invalid(`${p}.type`, c.type, `must be one of ${PRINTER_TYPES.join(',')}`);
     if (c.format && !PRINTER_FORMATS.includes(c.format))
-      out.push(invalid(`${p}.format`, c.format, `must be one of ${PRINTER_FORMATS.join(',')}`));
-    if (!c.jsonPath) out.push(required(`${p}.JSONPath`));
+      out.invalid(`${p}.format`, c.format, `must be one of ${PRINTER_FORMATS.join(',')}`);
+    if (!c.jsonPath) out.required(`${p}.JSONPath`);
     else {
       const e = validateSimpleJsonPath(c.jsonPath, `${p}.JSONPath`);
       if (e.length) out.push(...e);
       else if (!parseJsonPath(c.jsonPath))
-        out.push(invalid(`${p}.JSONPath`, c.jsonPath, 'must be a simple json path'));
+        out.invalid(`${p}.JSONPath`, c.jsonPath, 'must be a simple json path');
     }
     if (c.priority !== undefined && c.priority < 0)
-      out.push(invalid(`${p}.priority`, c.priority, 'must be greater than or equal to 0'));
+      out.invalid(`${p}.priority`, c.priority, 'must be greater than or equal to 0');
   });
   return out;
 }
 
-export function validateCrd(o: KObject): StatusCause[] {
+export function validateCrd(o: KObject): CrdCauses {
   checkSchemaTypes(o);
-  const out: StatusCause[] = [];
+  const out = new CrdCauses();
   const spec = specOf(o);
   const names = (spec.names ?? {}) as Partial<AcceptedNames>;
   const name = o.metadata.name ?? '';
   if (name && name !== `${names.plural ?? ''}.${spec.group ?? ''}`)
-    out.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+    out.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group');
   // group
-  if (!spec.group) out.push(required('spec.group'));
+  if (!spec.group) out.required('spec.group');
   else {
     const errs = dns1123Subdomain(spec.group);
-    if (errs.length) out.push(invalid('spec.group', spec.group, errs.join(',')));
+    if (errs.length) out.invalid('spec.group', spec.group, errs.join(','));
     else if (spec.group.split('.').length < 2)
-      out.push(invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
+      out.invalid('spec.group', spec.group, 'should be a domain with at least one dot');
   }
   // scope
-  if (!spec.scope) out.push(required('spec.scope'));
+  if (!spec.scope) out.required('spec.scope');
   else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')
-    out.push(notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+    out.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']);
   // versions
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
   validateVersions(versions, out);
   // names
-  if (!names.plural) out.push(required('spec.names.plural'));
-  if (!names.singular) out.push(required('spec.names.singular'));
-  if (!names.kind) out.push(required('spec.names.kind'));
-  if (!names.listKind) out.push(required('spec.names.listKind'));
+  if (!names.plural) out.required('spec.names.plural');
+  if (!names.singular) out.required('spec.names.singular');
+  if (!names.kind) out.required('spec.names.kind');
+  if (!names.listKind) out.required('spec.names.listKind');
   out.push(...validateNames(names, 'spec.names'));
   validateConversion(spec.conversion, out);
   // status
@@ -303,18 +290,16 @@ export function validateCrd(o: KObject): StatusCause[] {
   out.push(...validateStoredVersions(status.storedVersions ?? [], versions));
   // preserveUnknownFields
   if (spec.preserveUnknownFields === true)
-    out.push(
-      invalid(
-        'spec.preserveUnknownFields',
-        true,
-        'cannot set to true, set x-orch-preserve-unknown-fields to true in spec.versions[*].schema instead',
-      ),
+    out.invalid(
+      'spec.preserveUnknownFields',
+      true,
+      'cannot set to true, set x-orch-preserve-unknown-fields to true in spec.versions[*].schema instead',
     );
   return out;
 }
 
 /** Each version (name, deprecation, schema and its rules, subresources, columns); unique names and exactly one storage version. */
-function validateVersions(versions: CrdVersion[], out: StatusCause[]): void {
+function validateVersions(versions: CrdVersion[], out: CrdCauses): void {
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
@@ -327,16 +312,18 @@ function validateVersions(versions: CrdVersion[], out: StatusCause[]): void {
     if (seen.has(v.name)) unique = false;
     seen.add(v.name);
     const errs = dns1035(v.name ?? '');
-    if (errs.length) out.push(invalid(`${p}.name`, v.name ?? '', errs.join(',')));
+    if (errs.length) out.invalid(`${p}.name`, v.name ?? '', errs.join(','));
     if (v.deprecationWarning !== undefined) {
       if (!v.deprecated)
-        out.push(
-          invalid(`${p}.deprecationWarning`, v.deprecationWarning, 'can only be set for deprecated versions'),
+        out.invalid(
+          `${p}.deprecationWarning`,
+          v.deprecationWarning,
+          'can only be set for deprecated versions',
         );
       else if (v.deprecationWarning.length > 256)
-        out.push(invalid(`${p}.deprecationWarning`, v.deprecationWarning, 'must be <= 256 characters long'));
+        out.invalid(`${p}.deprecationWarning`, v.deprecationWarning, 'must be <= 256 characters long');
       else if (v.deprecationWarning.length === 0)
-        out.push(invalid(`${p}.deprecationWarning`, v.deprecationWarning, 'must not be an empty string'));
+        out.invalid(`${p}.deprecationWarning`, v.deprecationWarning, 'must not be an empty string');
     }
     const schemaErrs = validateSchema(v, p, !!v.subresources?.status);
     out.push(...schemaErrs);
@@ -350,46 +337,39 @@ function validateVersions(versions: CrdVersion[], out: StatusCause[]): void {
     out.push(...validateSubresources(v, p));
     out.push(...validateColumns(v, p));
   });
-  if (!unique)
-    out.push(invalidRaw('spec.versions', goVersions(versions), 'must contain unique version names'));
+  if (!unique) out.invalidRaw('spec.versions', goVersions(versions), 'must contain unique version names');
   if (storageCount !== 1)
-    out.push(
-      invalidRaw(
-        'spec.versions',
-        goVersions(versions),
-        'must have exactly one version marked as storage version',
-      ),
+    out.invalidRaw(
+      'spec.versions',
+      goVersions(versions),
+      'must have exactly one version marked as storage version',
     );
 }
 
 /** spec.conversion: None, or Webhook with its client config and review versions. */
-function validateConversion(conversion: unknown, out: StatusCause[]): void {
+function validateConversion(conversion: unknown, out: CrdCauses): void {
   const conv = conversion as
     | { strategy?: string; webhook?: { clientConfig?: unknown; conversionReviewVersions?: string[] } }
     | undefined;
   if (conv) {
-    if (!conv.strategy) out.push(required('spec.conversion.strategy'));
+    if (!conv.strategy) out.required('spec.conversion.strategy');
     else if (conv.strategy !== 'None' && conv.strategy !== 'Webhook')
-      out.push(notSupported('spec.conversion.strategy', conv.strategy, ['None', 'Webhook']));
+      out.notSupported('spec.conversion.strategy', conv.strategy, ['None', 'Webhook']);
     else if (conv.strategy === 'Webhook') {
       if (!conv.webhook?.clientConfig)
-        out.push(required('spec.conversion.webhookClientConfig', 'required when strategy is set to Webhook'));
+        out.required('spec.conversion.webhookClientConfig', 'required when strategy is set to Webhook');
       if (!conv.webhook?.conversionReviewVersions?.length)
-        out.push(required('spec.conversion.conversionReviewVersions'));
+        out.required('spec.conversion.conversionReviewVersions');
     } else {
       if (conv.webhook?.clientConfig)
-        out.push(
-          forbidden(
-            'spec.conversion.webhookClientConfig',
-            'should not be set when strategy is not set to Webhook',
-          ),
+        out.forbidden(
+          'spec.conversion.webhookClientConfig',
+          'should not be set when strategy is not set to Webhook',
         );
       if (conv.webhook?.conversionReviewVersions?.length)
-        out.push(
-          forbidden(
-            'spec.conversion.conversionReviewVersions',
-            'should not be set when strategy is not set to Webhook',
-          ),
+        out.forbidden(
+          'spec.conversion.conversionReviewVersions',
+          'should not be set when strategy is not set to Webhook',
         );
     }
   }
@@ -398,22 +378,19 @@ function validateConversion(conversion: unknown, out: StatusCause[]): void {
 function validateStoredVersions(stored: string[], versions: CrdVersion[]): StatusCause[] {
   if (stored.length === 0)
     return [invalidRaw('status.storedVersions', '[]string(nil)', 'must have at least one stored version')];
-  const out: StatusCause[] = [];
+  const out = new CrdCauses();
   const left = new Map(stored.map((v, i) => [v, i] as const));
   for (const v of versions) {
     const has = left.has(v.name);
     if (v.storage && !has)
-      out.push(
-        invalidRaw(
-          'status.storedVersions',
-          goListOfStrings(stored),
-          `must have the storage version ${v.name}`,
-        ),
+      out.invalidRaw(
+        'status.storedVersions',
+        goListOfStrings(stored),
+        `must have the storage version ${v.name}`,
       );
     left.delete(v.name);
   }
-  for (const [v, i] of left)
-    out.push(invalid(`status.storedVersions[${i}]`, v, 'must appear in spec.versions'));
+  for (const [v, i] of left) out.invalid(`status.storedVersions[${i}]`, v, 'must appear in spec.versions');
   return out;
 }
 
@@ -422,12 +399,12 @@ export function validateCrdUpdate(o: KObject, old: KObject): StatusCause[] {
   const spec = specOf(o);
   const oldSpec = specOf(old);
   if (isConditionTrue(old, 'Established')) {
-    if (spec.scope !== oldSpec.scope) out.push(invalid('spec.scope', spec.scope ?? '', 'field is immutable'));
+    if (spec.scope !== oldSpec.scope) out.invalid('spec.scope', spec.scope ?? '', 'field is immutable');
     if (spec.names?.kind !== oldSpec.names?.kind)
-      out.push(invalid('spec.names.kind', spec.names?.kind ?? '', 'field is immutable'));
+      out.invalid('spec.names.kind', spec.names?.kind ?? '', 'field is immutable');
   }
-  if (spec.group !== oldSpec.group) out.push(invalid('spec.group', spec.group ?? '', 'field is immutable'));
+  if (spec.group !== oldSpec.group) out.invalid('spec.group', spec.group ?? '', 'field is immutable');
   if (spec.names?.plural !== oldSpec.names?.plural)
-    out.push(invalid('spec.names.plural', spec.names?.plural ?? '', 'field is immutable'));
+    out.invalid('spec.names.plural', spec.names?.plural ?? '', 'field is immutable');
   return out;
 }
