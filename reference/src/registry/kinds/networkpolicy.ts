@@ -158,14 +158,11 @@ function validatePort(field: string, p: Port): StatusCause[] {
 function validatePeer(field: string, peer: Peer): StatusCause[] {
   const causes = new Causes();
   let n = 0;
-  if (peer.podSelector) {
-    n++;
-    causes.push(...validateLabelSelector(`${field}.podSelector`, peer.podSelector));
-  }
-  if (peer.namespaceSelector) {
-    n++;
-    causes.push(...validateLabelSelector(`${field}.namespaceSelector`, peer.namespaceSelector));
-  }
+  for (const k of ['podSelector', 'namespaceSelector'] as const)
+    if (peer[k]) {
+      n++;
+      causes.push(...validateLabelSelector(`${field}.${k}`, peer[k]));
+    }
   if (peer.ipBlock) {
     n++;
     causes.push(...validateIpBlock(`${field}.ipBlock`, peer.ipBlock));
@@ -196,9 +193,7 @@ function validateNetworkPolicy(o: KObject): StatusCause[] {
       ...causes,
       fieldErr.invalid('spec.policyTypes', types, 'may not specify more than two policyTypes'),
     ];
-  types.forEach((t, i) => {
-    if (!POLICY_TYPES.includes(t)) causes.notSupported(`spec.policyTypes[${i}]`, t, POLICY_TYPES);
-  });
+  types.forEach((t, i) => causes.oneOf(`spec.policyTypes[${i}]`, t, POLICY_TYPES));
   return causes;
 }
 
