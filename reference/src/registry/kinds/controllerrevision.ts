@@ -48,8 +48,7 @@ export const controllerRevisionDef = defineKind({
     Controller: (o) => controllerOf(o),
     Revision: (o) => (typeof o.revision === 'number' ? o.revision : 0),
   }),
-  prepareForCreate: prepare,
-  prepareForUpdate: prepare,
+  prepare,
   validate: validateControllerRevision,
   validateUpdate: (o, old) => [
     ...validateControllerRevision(o),

@@ -35,6 +35,8 @@ type Header = Pick<ResourceDef, 'group' | 'kind' | 'namespaced'> &
 export interface KindSpec extends Header, Strategy {
   /** Whether the prepare hooks first normalize the object by the schema (default true). */
   normalize?: boolean;
+  /** The prepare hook of both create and update, where they are the same. */
+  prepare?: (o: KObject) => void;
   /** The strategy's fields are the spec's own. */
   strategy?: never;
 }
@@ -47,13 +49,14 @@ export function pluralOf(singular: string): string {
 }
 
 export function defineKind(spec: KindSpec): ResourceDef {
-  const { normalize = true, ...rest } = spec;
+  const { normalize = true, prepare, ...rest } = spec;
   const header: Partial<ResourceDef> = {};
   const strategy: Strategy & Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) {
     if ((HEADER_KEYS as readonly string[]).includes(k)) (header as Record<string, unknown>)[k] = v;
     else strategy[k] = v;
   }
+  if (prepare) strategy.prepareForCreate = strategy.prepareForUpdate = (o) => prepare(o);
   const singular = spec.singular ?? spec.kind.toLowerCase();
   strategy.allowUnconditionalUpdate ??= true;
   strategy.tracksGeneration ??= false;

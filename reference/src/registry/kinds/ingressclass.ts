@@ -93,8 +93,7 @@ export const ingressClassDef = defineKind({
   kind: 'IngressClass',
   namespaced: false,
   schema,
-  prepareForCreate: prepare,
-  prepareForUpdate: prepare,
+  prepare,
   validate: validateIngressClass,
   validateUpdate: (o, old) => [
     ...validateIngressClass(o),

@@ -158,7 +158,6 @@ export const limitRangeDef = defineKind({
   shortNames: ['limits'],
   schema,
   zeroValue: () => ({ spec: { limits: null } }),
-  prepareForCreate: defaults,
-  prepareForUpdate: defaults,
+  prepare: defaults,
   validate: validateLimitRange,
 });

@@ -204,8 +204,7 @@ export const networkPolicyDef = defineKind({
   shortNames: ['netpol'],
   schema,
   zeroValue: () => ({ spec: { podSelector: {} } }),
-  prepareForCreate: prepare,
-  prepareForUpdate: prepare,
+  prepare,
   validate: validateNetworkPolicy,
   table: printed('networkPolicy', {
     'Pod-Selector': (o) => formatLabelSelector(specOf(o).podSelector) || '<none>',

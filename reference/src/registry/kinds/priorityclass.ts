@@ -109,8 +109,7 @@ export const priorityClassDef = defineKind({
   namespaced: false,
   shortNames: ['pc'],
   schema,
-  prepareForCreate: prepare,
-  prepareForUpdate: prepare,
+  prepare,
   validate: validatePriorityClass,
   validateUpdate: validatePriorityClassUpdate,
   refuseDelete: (o) =>

@@ -155,8 +155,7 @@ export function bindingShape(namespaced: boolean): Omit<KindSpec, 'group' | 'kin
       ServiceAccounts: (o) => subjectsOf(o, 'ServiceAccount'),
     }),
     zeroValue: () => ({ roleRef: { apiGroup: '', kind: '', name: '' } }),
-    prepareForCreate: (o) => defaultBinding(o),
-    prepareForUpdate: (o) => defaultBinding(o),
+    prepare: defaultBinding,
     validate: (o) => validateBinding(o, namespaced),
     validateUpdate: (o, old) => [...validateBinding(o, namespaced), ...validateRoleRefUpdate(o, old)],
   };

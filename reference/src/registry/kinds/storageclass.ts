@@ -105,8 +105,7 @@ export const storageClassDef = defineKind({
   shortNames: ['sc'],
   schema,
   zeroValue: () => ({ provisioner: '' }),
-  prepareForCreate: prepare,
-  prepareForUpdate: prepare,
+  prepare,
   validate: validateStorageClass,
   validateUpdate,
   table: printed('storageClass', {

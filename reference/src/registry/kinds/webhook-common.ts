@@ -442,8 +442,7 @@ export function webhookConfigurationDef(kind: string, mutating: boolean): Resour
     table: printed(mutating ? 'mutatingWebhook' : 'validatingWebhook', {
       Webhooks: (o) => list(o.webhooks).length,
     }),
-    prepareForCreate: (o) => prepare(o),
-    prepareForUpdate: (o) => prepare(o),
+    prepare,
     validate: (o) => validateConfiguration(o, mutating, CREATE_OPTIONS),
     validateUpdate: (o, old) => validateConfiguration(o, mutating, updateOptions(o, old)),
     tracksGeneration: true,
