@@ -193,7 +193,7 @@ function validateNetworkPolicy(o: KObject): StatusCause[] {
       ...causes,
       fieldErr.invalid('spec.policyTypes', types, 'may not specify more than two policyTypes'),
     ];
-  types.forEach((t, i) => causes.oneOf(`spec.policyTypes[${i}]`, t, POLICY_TYPES));
+  for (const [i, t] of types.entries()) causes.oneOf(`spec.policyTypes[${i}]`, t, POLICY_TYPES);
   return causes;
 }
 

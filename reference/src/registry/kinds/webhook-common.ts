@@ -214,7 +214,7 @@ export function validateRule(field: string, rule: Rec): StatusCause[] {
   const operations = strs(rule.operations);
   if (operations.length === 0) out.required(`${field}.operations`);
   out.push(...wildcardAlone(`${field}.operations`, operations, 'operations'));
-  operations.forEach((op, i) => out.oneOf(`${field}.operations[${i}]`, op, OPERATIONS));
+  for (const [i, op] of operations.entries()) out.oneOf(`${field}.operations[${i}]`, op, OPERATIONS);
   const groups = strs(rule.apiGroups);
   if (groups.length === 0) out.required(`${field}.apiGroups`);
   out.push(...wildcardAlone(`${field}.apiGroups`, groups, 'API groups'));
