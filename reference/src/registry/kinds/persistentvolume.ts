@@ -8,7 +8,15 @@ import type { KObject } from '../../storage/types.ts';
 import { deepEqual } from '../../util/object.ts';
 import type { Registry } from '../registry.ts';
 import type { ResourceDef } from '../types.ts';
-import { type Causes, causesOf, dnsSubdomain, fieldErr, immutable, objectReferenceFields, quantity } from './common.ts';
+import {
+  type Causes,
+  causesOf,
+  dnsSubdomain,
+  fieldErr,
+  immutable,
+  objectReferenceFields,
+  quantity,
+} from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { positiveQuantity } from './resource-lists.ts';
 import {

@@ -8,7 +8,15 @@
 import type { StatusCause } from '../../errors/status.ts';
 import { builtinSchema } from '../../schema/builtin.ts';
 import type { KObject } from '../../storage/types.ts';
-import { canonical, Causes, causesOf, fieldErr, labelMap, type LabelSelectorObj, nonNegative } from './common.ts';
+import {
+  canonical,
+  Causes,
+  causesOf,
+  fieldErr,
+  labelMap,
+  type LabelSelectorObj,
+  nonNegative,
+} from './common.ts';
 import { defineKind, printed } from './define.ts';
 import { defaultPodSpec } from './pod-spec.ts';
 import {
