@@ -113,6 +113,8 @@ export async function build(entry) {
       logLevel: 'silent',
       plugins: [sourcePlaces],
     });
+    // esbuild's service process would live as long as this one (a server)
+    await esbuild.stop();
     const built = { [relative(ROOT, SELF)]: fingerprint(SELF) };
     for (const f of Object.keys(result.metafile.inputs)) built[f] = fingerprint(join(ROOT, f));
     renameSync(`${tmp}.map`, `${file}.map`);
