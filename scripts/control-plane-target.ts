@@ -12,7 +12,12 @@ import { CLUSTER_CONTROLLERS, startControlPlane } from '../harness/src/control-p
 import { controlPlaneServers, GATES } from '../harness/src/control-plane/servers.ts';
 import { dialect } from '../harness/src/dialect.ts';
 import { SERVER_COMMAND_ENV, SERVER_SCHEME_ENV } from '../harness/src/server-command.ts';
-import { DEFAULT_AUTH_METHODS, declaredToEnv, type ExtraTargetSpec } from '../harness/src/targets.ts';
+import {
+  DEFAULT_AUTH_METHODS,
+  DISPOSABLE_ENV,
+  declaredToEnv,
+  type ExtraTargetSpec,
+} from '../harness/src/targets.ts';
 import { ownedTempDir, removeOwnedDir } from '../lifeline/owned.ts';
 import { ownNodeConfigInProcess } from './node-config-in-process.ts';
 
@@ -80,6 +85,8 @@ export async function startControlPlaneTarget(dir: string, logFile: string): Pro
     ORCH_CLIENT_CERT: cp.admin.cert,
     ORCH_CLIENT_KEY: cp.admin.key,
     ORCH_DIALECT: 'kubernetes',
+    // the control plane ends with the run: the suites leave their namespaces to that
+    [DISPOSABLE_ENV]: '1',
     ...declaredToEnv({ ...declaredOf(0), auditLog: main!.auditLog }),
     [SERVER_COMMAND_ENV]: serverCommand(dir),
     [SERVER_SCHEME_ENV]: 'https',

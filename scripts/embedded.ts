@@ -53,6 +53,7 @@ import { referenceServerCommand, SERVER_COMMAND_ENV } from '../harness/src/serve
 import {
   DEFAULT_AUTH_METHODS,
   type Declared,
+  DISPOSABLE_ENV,
   declaredToEnv,
   EMPTY_TARGET_ENV,
   type ExtraTargetSpec,
@@ -318,6 +319,8 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     ORCH_TOKEN: main.adminToken,
     ORCH_CA: main.caPem!,
     ORCH_EMBEDDED: '1',
+    // the servers end with the run: the suites leave their namespaces to that
+    [DISPOSABLE_ENV]: '1',
     ...declaredToEnv(declaredOf(main)),
     // the health cases start reference servers of their own (a data directory to break, SIGTERM)
     [SERVER_COMMAND_ENV]: referenceServerCommand(ROOT),

@@ -17,6 +17,7 @@ import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
 import { resolveTarget, targetUrls } from '../harness/src/target.ts';
 import {
   DECLARE_ENV,
+  DISPOSABLE_ENV,
   declaredFromEnv,
   EMPTY_TARGET_ENV,
   parseAuthMethods,
@@ -110,6 +111,11 @@ declaration they probe what a probe can prove, else skip saying what to declare)
                           this machine reads (level Metadata or higher): the cases on audit
                           annotations (webhook calls, deprecated versions) run
                                                                 (ORCH_AUDIT_LOG)
+  --disposable            the target is thrown away after the run (a cluster made for it):
+                          the suites leave the namespaces they made to that instead of
+                          deleting each one (which costs its namespace controller a list
+                          and a delete of every namespaced kind); the embedded run and
+                          --kubernetes-assets do so by themselves (ORCH_DISPOSABLE=1)
   The cases wait at most 60 s for a declared window. With no target given, the embedded
   run starts more reference servers (short windows; the WatchList gate off; trusting the
   authentication fixtures, twice; the off-by-default admission plugins on;
@@ -223,6 +229,8 @@ export interface RunOptions {
   runs?: number;
   seed?: number;
   requestTimeout?: number;
+  /** The target is thrown away after the run (ORCH_DISPOSABLE). */
+  disposable?: boolean;
   expect?: string;
   reportDir: string;
   html: boolean;
@@ -273,6 +281,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         runs: { type: 'string' },
         seed: { type: 'string' },
         'request-timeout': { type: 'string' },
+        disposable: { type: 'boolean' },
         expect: { type: 'string' },
         report: { type: 'string' },
         'no-html': { type: 'boolean' },
@@ -290,6 +299,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
   const str = (k: string) => values[k] as string | undefined;
   const opts: RunOptions = {
     etcd: values.etcd === true ? true : undefined,
+    disposable: values.disposable === true ? true : undefined,
     target: {
       endpoints: values.endpoint as string[] | undefined,
       token: str('token'),
@@ -486,6 +496,7 @@ export function optionEnv(opts: RunOptions): Record<string, string> {
   if (opts.runs !== undefined) env.ORCH_RUNS = String(opts.runs);
   if (opts.seed !== undefined) env.ORCH_SEED = String(opts.seed);
   if (opts.requestTimeout !== undefined) env[REQUEST_TIMEOUT_ENV] = String(opts.requestTimeout);
+  if (opts.disposable) env[DISPOSABLE_ENV] = '1';
   const d = opts.declared;
   if (d.historySeconds !== undefined) env[DECLARE_ENV.historySeconds] = String(d.historySeconds);
   if (d.continueTtlSeconds !== undefined) env[DECLARE_ENV.continueTtlSeconds] = String(d.continueTtlSeconds);

@@ -39,6 +39,7 @@ import {
 import { type AuditTap, startAuditTap } from '../../harness/src/audit-tap.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../../harness/src/server-command.ts';
 import { SHRINK_ENV } from '../../harness/src/session.ts';
+import { DISPOSABLE_ENV } from '../../harness/src/targets.ts';
 import { enabledPlugins } from '../../reference/src/admission/plugins/catalog.ts';
 import type { ServerOptions } from '../../reference/src/config.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
@@ -128,6 +129,8 @@ function runEnvFor(
   return {
     ORCH_ENDPOINT: endpoint,
     ORCH_TOKEN: token,
+    // each batch's server is closed after it
+    [DISPOSABLE_ENV]: '1',
     [SERVER_COMMAND_ENV]: serverCommand(fault),
     // what the server was built with, declared to the suite as a run against it would
     // the reference puts a policy and its binding in force once written (scripts/embedded.ts declares the same)

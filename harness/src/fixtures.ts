@@ -2,7 +2,19 @@
 // and collection paths.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
+import type { Client } from './client.ts';
 import { session } from './session.ts';
+import { DISPOSABLE_ENV } from './targets.ts';
+
+/** Removes a namespace a suite made once its cases are done with it (best effort; not on a disposable target). */
+export async function dropNamespace(client: Client, name: string): Promise<void> {
+  if (process.env[DISPOSABLE_ENV] === '1') return;
+  try {
+    await client.delete(`/api/v1/namespaces/${name}`, { timeoutMs: 5_000 });
+  } catch {
+    // best effort: the endpoint may be gone already
+  }
+}
 
 export interface NamespaceFixture {
   /** The namespace's name (set once beforeAll has run; throws why when it could not be created). */
@@ -39,12 +51,7 @@ export function useNamespace(prefix = 'conf'): NamespaceFixture {
     }
   });
   afterAll(async () => {
-    if (!created) return;
-    try {
-      await session().delete(`/api/v1/namespaces/${created}`, { timeoutMs: 5_000 });
-    } catch {
-      // best effort: the endpoint may be gone already
-    }
+    if (created) await dropNamespace(session(), created);
   });
   return ns;
 }

@@ -17,7 +17,7 @@
 // reported as a failure, never hidden as "still retained".
 import { randomBytes } from 'node:crypto';
 import type { Client } from './client.ts';
-import { configMap, paths } from './fixtures.ts';
+import { configMap, dropNamespace, paths } from './fixtures.ts';
 import { OwnObjects } from './own-objects.ts';
 import { DECLARE_ENV, MAX_WAIT_SECONDS, type NamedTarget } from './targets.ts';
 import { WatchStream } from './watch.ts';
@@ -42,7 +42,7 @@ async function scratch<T>(client: Client, fn: (ns: string) => Promise<T>): Promi
   try {
     return await fn(ns);
   } finally {
-    await client.delete(paths.namespace(ns), { timeoutMs: 5_000 }).catch(() => undefined);
+    await dropNamespace(client, ns);
   }
 }
 

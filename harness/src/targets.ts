@@ -473,6 +473,15 @@ export async function route(needs: Needs | undefined, run: RunTargets = runTarge
 }
 
 /**
+ * ORCH_DISPOSABLE=1: the run's targets are discarded when it ends (the embedded servers, a
+ * control plane the run started, a cluster declared so with `run --disposable`), so the suites
+ * leave the namespaces they made to that. Each namespace deleted costs a cluster's namespace
+ * controller a list and a delete of every namespaced kind (about a hundred requests); on a
+ * target that outlives the run they are deleted as before.
+ */
+export const DISPOSABLE_ENV = 'ORCH_DISPOSABLE';
+
+/**
  * The variables that describe a run's targets: a run that starts its own (the embedded servers,
  * a control plane) sets each, blank when unused, so that what a user's shell holds about
  * another target cannot misdescribe them.
@@ -487,6 +496,7 @@ export const TARGET_ENV_KEYS = [
   'ORCH_KUBECONFIG',
   'ORCH_CONTEXT',
   'ORCH_EMBEDDED',
+  DISPOSABLE_ENV,
   'ORCH_EXTRA_TARGETS',
   'ORCH_HISTORY_SECONDS',
   'ORCH_CONTINUE_TTL_SECONDS',

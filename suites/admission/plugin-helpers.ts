@@ -3,7 +3,7 @@
 // the Warning headers of an answer.
 import { checkStatus } from '../../harness/src/assert.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
-import { uniqueName } from '../../harness/src/fixtures.ts';
+import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 
 export const SECTION = 'Webhook configuration objects';
 const RBAC = '/apis/rbac.authorization.orch.io/v1';
@@ -21,7 +21,7 @@ export async function namespace(c: Client, prefix: string, labels: Record<string
     metadata: { name, labels },
   });
   checkStatus(r, 201, undefined, `setup: namespace ${name}`);
-  return { name, remove: () => c.delete(`/api/v1/namespaces/${name}`).then(() => undefined) };
+  return { name, remove: () => dropNamespace(c, name) };
 }
 
 export interface Rule {

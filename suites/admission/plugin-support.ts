@@ -5,7 +5,7 @@
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import type { CaseContext } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
-import { uniqueName } from '../../harness/src/fixtures.ts';
+import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
 
 export const SECTION = 'Webhook configuration objects';
@@ -36,7 +36,7 @@ export async function inNamespace<T>(
   try {
     return await fn(name);
   } finally {
-    await t.client.delete(`/api/v1/namespaces/${name}`).catch(() => undefined);
+    await dropNamespace(t.client, name);
   }
 }
 

@@ -8,7 +8,7 @@
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { type CaseContext, conformance } from '../../harness/src/case.ts';
-import { configMap, uniqueName } from '../../harness/src/fixtures.ts';
+import { configMap, dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import { checkRefused, createPod, inNamespace, pluginCase, pod, podsPath } from './plugin-support.ts';
 
 const T = 60_000;
@@ -100,7 +100,7 @@ describe('admission: built-in plugins of namespaces, nodes, services and account
         const g = await t.client.get(`${cms(ns)}/c`);
         checkStatus(g, 200, undefined, 'the object is stored in it');
       } finally {
-        await t.client.delete(`/api/v1/namespaces/${ns}`).catch(() => undefined);
+        await dropNamespace(t.client, ns);
       }
     },
     on(['NamespaceAutoProvision']),

@@ -8,11 +8,11 @@
 // the image name, so the target's answers show what was sent, cached and retried) with the TTLs
 // and backoff of IMAGE_POLICY_SETTINGS, as the embedded run starts it.
 import { describe } from 'vitest';
-import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { deniedReason, IMAGE_POLICY_SETTINGS } from '../../harness/src/admission/image-policy-backend.ts';
+import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
-import { uniqueName } from '../../harness/src/fixtures.ts';
+import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
 import { namespace, row, SECTION } from './plugin-helpers.ts';
 
@@ -262,7 +262,7 @@ describe('admission: ImagePolicyWebhook', () => {
         checkStatus(await create(t.client, ns.name, image('ok')), 201, undefined, 'another namespace');
       } finally {
         await ns.remove();
-        await t.client.delete(`/api/v1/namespaces/${denied.json?.metadata?.name}`);
+        if (denied.status === 201) await dropNamespace(t.client, denied.json.metadata.name);
       }
     },
     { needs },

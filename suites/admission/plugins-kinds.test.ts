@@ -11,7 +11,7 @@ import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { type CaseContext, conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
 import { updateFresh } from '../../harness/src/conflict-retry.ts';
-import { uniqueName } from '../../harness/src/fixtures.ts';
+import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { Level } from '../../harness/src/spec.ts';
 
 const SECTION = 'Webhook configuration objects';
@@ -64,7 +64,7 @@ async function inNamespace(t: CaseContext, fn: (ns: string) => Promise<void>): P
   try {
     await fn(ns);
   } finally {
-    await t.client.delete(`/api/v1/namespaces/${ns}`);
+    await dropNamespace(t.client, ns);
   }
 }
 

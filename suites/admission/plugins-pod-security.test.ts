@@ -6,6 +6,7 @@
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
+import { dropNamespace } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
 import { namespace, row, SECTION, warningsOf } from './plugin-helpers.ts';
 
@@ -308,7 +309,7 @@ describe('admission: PodSecurity', () => {
             show(causes),
           );
       } finally {
-        if (r.status < 300) await t.client.delete(`/api/v1/namespaces/${name}`);
+        if (r.status < 300) await dropNamespace(t.client, name);
       }
     },
     { needs },

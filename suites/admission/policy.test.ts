@@ -13,7 +13,7 @@ import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { type CaseContext, conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
-import { uniqueName } from '../../harness/src/fixtures.ts';
+import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
 import { IN_FORCE_SECONDS, type Needs } from '../../harness/src/targets.ts';
 
@@ -129,7 +129,7 @@ async function withPolicies(
     await body({ ns, label, write });
   } finally {
     for (const p of made.reverse()) await t.client.delete(p).catch(() => undefined);
-    await t.client.delete(`/api/v1/namespaces/${ns}`).catch(() => undefined);
+    await dropNamespace(t.client, ns);
   }
 }
 

@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { decodeJwt, importPKCS8, type JWTPayload, SignJWT } from 'jose';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
-import { type AuthFixtures, loadAuthFixtures } from '../../harness/src/auth/fixtures.ts';
 import type { SeenUser } from '../../harness/src/auth/credentials.ts';
 import { whoAmI } from '../../harness/src/auth/credentials.ts';
+import { type AuthFixtures, loadAuthFixtures } from '../../harness/src/auth/fixtures.ts';
 import type { Client } from '../../harness/src/client.ts';
-import { uniqueName } from '../../harness/src/fixtures.ts';
+import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { NamedTarget } from '../../harness/src/targets.ts';
 
 export const AUTH = 'Authentication';
@@ -82,7 +82,7 @@ export async function withNamespace<T>(
   try {
     return await body(name);
   } finally {
-    await c.delete(`/api/v1/namespaces/${name}`).catch(() => undefined);
+    await dropNamespace(c, name);
   }
 }
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import type { Client } from '../../harness/src/client.ts';
-import { configMap, paths } from '../../harness/src/fixtures.ts';
+import { configMap, dropNamespace, paths } from '../../harness/src/fixtures.ts';
 import { OwnObjects } from '../../harness/src/own-objects.ts';
 
 export interface Obj {
@@ -75,11 +75,7 @@ export async function withCollection<T>(
     }
     return await fn(ns, own);
   } finally {
-    try {
-      await client.delete(paths.namespace(ns), { timeoutMs: 5_000 });
-    } catch {
-      // best effort
-    }
+    await dropNamespace(client, ns);
   }
 }
 

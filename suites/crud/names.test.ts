@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { check, checkEqual, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
-import { configMap, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
+import { configMap, dropNamespace, paths, uniqueName, useNamespace } from '../../harness/src/fixtures.ts';
 import { propertySettings } from '../../harness/src/session.ts';
 
 const SECTION = 'What the service does';
@@ -159,7 +159,7 @@ describe('crud: object names', () => {
         checkEqual(g.json.metadata.uid, first.json.metadata.uid, 'the first Namespace still holds the name');
         checkEqual(g.json.metadata.labels?.attempt, 'first', 'the first Namespace is unchanged');
       } finally {
-        await client.delete(paths.namespace(name));
+        await dropNamespace(client, name);
       }
     },
   );

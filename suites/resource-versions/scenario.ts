@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import type { CaseContext } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
-import { configMap, paths } from '../../harness/src/fixtures.ts';
+import { configMap, dropNamespace, paths } from '../../harness/src/fixtures.ts';
 import { OwnObjects } from '../../harness/src/own-objects.ts';
 import { type ExpiryUse, expiredVersion } from '../../harness/src/retention.ts';
 import type { MarkName, SymbolicRv, Write } from './table-cases.ts';
@@ -69,11 +69,7 @@ export class Scenario {
   }
 
   async close(): Promise<void> {
-    try {
-      await this.client.delete(paths.namespace(this.ns), { timeoutMs: 5_000 });
-    } catch {
-      // best effort
-    }
+    await dropNamespace(this.client, this.ns);
   }
 
   get path(): string {

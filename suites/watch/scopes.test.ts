@@ -6,7 +6,7 @@ import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { capabilities, notServed } from '../../harness/src/capabilities.ts';
 import { conformance } from '../../harness/src/case.ts';
-import { paths } from '../../harness/src/fixtures.ts';
+import { dropNamespace, paths } from '../../harness/src/fixtures.ts';
 import { WatchStream } from '../../harness/src/watch.ts';
 import {
   checkBookmarkShape,
@@ -92,7 +92,7 @@ describe('watch: scopes', () => {
         );
       } finally {
         s.close();
-        for (const n of made) await client.delete(paths.namespace(n), { timeoutMs: 5_000 }).catch(() => {});
+        for (const n of made) await dropNamespace(client, n);
       }
     },
   );

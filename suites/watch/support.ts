@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { check, checkStatus, deepEqual, show } from '../../harness/src/assert.ts';
 import type { Client, RequestOptions, Response } from '../../harness/src/client.ts';
-import { configMap, paths } from '../../harness/src/fixtures.ts';
+import { configMap, dropNamespace, paths } from '../../harness/src/fixtures.ts';
 import { OwnObjects } from '../../harness/src/own-objects.ts';
 import { type WatchEvent, WatchStream } from '../../harness/src/watch.ts';
 
@@ -72,11 +72,7 @@ export class Room {
 
   async close(): Promise<void> {
     for (const s of this.streams) s.close();
-    try {
-      await this.client.delete(paths.namespace(this.ns), { timeoutMs: 5_000 });
-    } catch {
-      // best effort: the endpoint may be gone already
-    }
+    await dropNamespace(this.client, this.ns);
   }
 
   get path(): string {

@@ -9,6 +9,7 @@
 // track and the namespace.
 import { randomBytes } from 'node:crypto';
 import type { Client, Response } from '../client.ts';
+import { dropNamespace } from '../fixtures.ts';
 import type { WebhookServer } from './callbacks.ts';
 
 const GROUP = 'admissionregistration.orch.io';
@@ -139,7 +140,7 @@ export async function openScope(client: Client, nsLabels: Record<string, string>
     async close() {
       for (const p of configurations) await client.delete(p).catch(() => undefined);
       for (const p of tracked) await client.delete(p).catch(() => undefined);
-      await client.delete(`/api/v1/namespaces/${namespace}`, { timeoutMs: 5_000 }).catch(() => undefined);
+      await dropNamespace(client, namespace);
     },
   };
 }

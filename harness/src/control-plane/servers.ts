@@ -8,19 +8,22 @@
 //                 controller manager talks to it. Its watch cache sends a BOOKMARK about every
 //                 minute (declared 60 s), and the health cases start servers of their own
 //                 through `orch-conformance kube-apiserver` (declared as the server command)
-//   watchlist     the WatchList gate on
-//   oidc-sub      the fixtures' second set of flags (OIDC username from `sub`)
+//   watchlist-oidc-sub  the WatchList gate on, and the fixtures' second set of flags (OIDC
+//                 username from `sub`): the cases of each need nothing else of a server
 //   admission-plugins  the off-by-default admission plugins but those that refuse or create
 //                 everything (AlwaysDeny, NamespaceAutoProvision), need a configuration
 //                 (EventRateLimit, ImagePolicyWebhook) or a cloud (PersistentVolumeLabel)
-//   admission-event-rate-limit, admission-image-policy, admission-autoprovision,
-//   admission-deny  one plugin each, as in the embedded run
+//   admission-configured  EventRateLimit, ImagePolicyWebhook and NamespaceAutoProvision: each
+//                 acts only on what its own cases write (events, pods, a config map in a
+//                 missing namespace), so one server holds the three the embedded run gives a
+//                 server each
+//   admission-deny  AlwaysDeny
 //   short-compaction  an etcd of its own compacted every 5 s, without the watch cache: versions
 //                 and continue tokens are gone within two compactions (declared 12 s)
 //
-// All but the last are one cluster on one etcd.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// All but the last are one cluster on one etcd. Every API server on it does the work of each
+// custom resource definition a case makes (its status, its API service, its OpenAPI), about
+// 16 CPU seconds a run on two cores, hence as few as the cases need.
 import { EVENT_RATE_LIMIT_CONFIGURATION } from '../admission/event-rate-limit.ts';
 import { type ImagePolicyBackend, writeImagePolicyFiles } from '../admission/image-policy-backend.ts';
 import { dialect } from '../dialect.ts';
@@ -32,10 +35,13 @@ import type { ApiserverSpec } from './control-plane.ts';
 export const GATES = { ValidatingAdmissionPolicy: true };
 export const RUNTIME_CONFIG = 'admissionregistration.k8s.io/v1beta1=true,authentication.k8s.io/v1beta1=true';
 
+/** The plugins of the admission-configured server. */
+const CONFIGURED = ['EventRateLimit', 'ImagePolicyWebhook', 'NamespaceAutoProvision'];
+
 /** Seconds between the short-compaction server's compactions. */
 const COMPACTION_SECONDS = 5;
 
-/** Plugins the admission-plugins server leaves off (each has a server of its own, or needs a cloud). */
+/** Plugins the admission-plugins server leaves off (they have servers of their own, or need a cloud). */
 const NOT_TOGETHER = [
   'AlwaysDeny',
   'NamespaceAutoProvision',
@@ -73,21 +79,6 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
       declared: { featureGates: { ...gates, ...g }, admissionPlugins: [...defaults, ...extra] },
     };
   };
-  /** An AdmissionConfiguration in Kubernetes' words, written into the server's directory. */
-  const admissionConfig = (dir: string, plugin: string, configuration: unknown) => {
-    const file = join(dir, 'admission-configuration.json');
-    writeFileSync(
-      file,
-      JSON.stringify(
-        k8s.out({
-          apiVersion: 'apiserver.config.orch.io/v1',
-          kind: 'AdmissionConfiguration',
-          plugins: [{ name: plugin, configuration }],
-        }),
-      ),
-    );
-    return file;
-  };
   return [
     {
       name: 'main',
@@ -96,17 +87,16 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
       declared: { featureGates: gates, admissionPlugins: defaults, bookmarkSeconds: 60 },
     },
     {
-      name: 'watchlist',
-      about: 'kube-apiserver with the WatchList gate on',
-      flags: () => [gateFlag({ ...GATES, WatchList: true }), `--runtime-config=${RUNTIME_CONFIG}`],
-      declared: { featureGates: { ...gates, WatchList: true }, admissionPlugins: defaults },
-    },
-    {
-      name: 'oidc-sub',
-      about: 'kube-apiserver trusting the fixtures with its OIDC username from the sub claim',
+      name: 'watchlist-oidc-sub',
+      about:
+        'kube-apiserver with the WatchList gate on, trusting the fixtures with its OIDC username from the sub claim',
       auth: 'oidc-sub',
-      flags: () => common,
-      declared: { featureGates: gates, admissionPlugins: defaults, authMethods: ['oidc-sub'] },
+      flags: () => [gateFlag({ ...GATES, WatchList: true }), `--runtime-config=${RUNTIME_CONFIG}`],
+      declared: {
+        featureGates: { ...gates, WatchList: true },
+        admissionPlugins: defaults,
+        authMethods: ['oidc-sub'],
+      },
     },
     {
       name: 'admission-plugins',
@@ -114,30 +104,15 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
       ...plugins(optional),
     },
     {
-      name: 'admission-event-rate-limit',
+      name: 'admission-configured',
       about:
-        'kube-apiserver with EventRateLimit on (the Namespace bucket holds 5 events, refilled 1 a second)',
-      ...plugins(['EventRateLimit']),
+        "kube-apiserver with EventRateLimit (the Namespace bucket holds 5 events, refilled 1 a second), ImagePolicyWebhook (asking the harness's ImageReview backend) and NamespaceAutoProvision on",
+      ...plugins(CONFIGURED),
       flags: ({ dir }) => [
         ...common,
-        '--enable-admission-plugins=EventRateLimit',
-        `--admission-control-config-file=${admissionConfig(dir, 'EventRateLimit', EVENT_RATE_LIMIT_CONFIGURATION)}`,
+        `--enable-admission-plugins=${CONFIGURED.join(',')}`,
+        `--admission-control-config-file=${writeImagePolicyFiles(dir, imagePolicy, [{ name: 'EventRateLimit', configuration: EVENT_RATE_LIMIT_CONFIGURATION }], k8s)}`,
       ],
-    },
-    {
-      name: 'admission-image-policy',
-      about: "kube-apiserver with ImagePolicyWebhook on, asking the harness's ImageReview backend",
-      ...plugins(['ImagePolicyWebhook']),
-      flags: ({ dir }) => [
-        ...common,
-        '--enable-admission-plugins=ImagePolicyWebhook',
-        `--admission-control-config-file=${writeImagePolicyFiles(dir, imagePolicy, [], k8s)}`,
-      ],
-    },
-    {
-      name: 'admission-autoprovision',
-      about: 'kube-apiserver with NamespaceAutoProvision on',
-      ...plugins(['NamespaceAutoProvision']),
     },
     { name: 'admission-deny', about: 'kube-apiserver with AlwaysDeny on', ...plugins(['AlwaysDeny']) },
     {
