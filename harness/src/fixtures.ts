@@ -1,5 +1,5 @@
-// Test fixtures: a namespace per test file (created before, deleted after), object builders
-// and collection paths.
+// Test fixtures: a namespace per test file (created before, deleted after unless the run's
+// targets are disposable), object builders and collection paths.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import type { Client } from './client.ts';
