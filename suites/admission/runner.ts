@@ -26,19 +26,40 @@ function body(kind: Kind, name: string, webhooks: unknown[], extra: Record<strin
 /** A label no object carries: a webhook selecting it is never called. */
 export const INERT_SELECTOR = { matchLabels: { 'conformance-inert': 'never-called' } };
 
+/** Rules no request matches (a resource of a group no case writes to). */
+export const INERT_RULES = [
+  {
+    operations: ['CREATE'],
+    apiGroups: ['inert.conformance.orch.io'],
+    apiVersions: ['v1'],
+    resources: ['never-written'],
+  },
+];
+
+const isEmpty = (v: unknown) =>
+  v === undefined || (typeof v === 'object' && v !== null && !Object.keys(v).length);
+
 /**
  * The webhooks as written: a server calls the webhooks of the configurations it stores, and
  * these point at hosts that do not exist, so while a row's configuration exists every request
- * it matches (other cases' too, running at once) would fail. Each webhook gets an objectSelector
- * no object matches, unless the row is about the objectSelector (it sets one, or shows one).
+ * it matches (other cases' too, running at once, and a live cluster's own) would fail. Each
+ * webhook gets an objectSelector no object matches; a row about the objectSelector (it sets
+ * one, or shows one) keeps its selector, and a webhook of it whose selector matches everything
+ * (none, or `{}`) matches no request by its rules instead, unless the row sets the rules too.
  */
-function inert(row: LoadedRow, hooks: Record<string, unknown>[]): Record<string, unknown>[] {
+function inert(
+  row: LoadedRow,
+  hooks: Record<string, unknown>[],
+  own: Record<string, unknown>[],
+): Record<string, unknown>[] {
   const about =
     row.webhooks.some((w) => 'objectSelector' in w) ||
     (row.accepted?.shows ?? []).some((w) => 'objectSelector' in w);
-  return about
-    ? hooks
-    : hooks.map((h) => ('objectSelector' in h ? h : { ...h, objectSelector: INERT_SELECTOR }));
+  return hooks.map((h, i) => {
+    if (!about) return 'objectSelector' in h ? h : { ...h, objectSelector: INERT_SELECTOR };
+    if (!isEmpty(h.objectSelector) || 'rules' in (own[i] ?? {})) return h;
+    return { ...h, rules: INERT_RULES };
+  });
 }
 
 function showCauses(r: Response): string {
@@ -92,12 +113,12 @@ async function runKind(row: LoadedRow, kind: Kind, t: CaseContext, strict: boole
   try {
     if (row.update) {
       const c = await t.step(`${KINDS[kind].kind}: create ${name} from the base webhook`, () =>
-        t.client.post(path, body(kind, name, inert(row, [row.base]))),
+        t.client.post(path, body(kind, name, inert(row, [row.base], []))),
       );
       checkStatus(c, 201, undefined, `setup of ${row.id}: the base webhook is valid`);
       stored = c.json;
     }
-    const hooks = inert(row, row.sent);
+    const hooks = inert(row, row.sent, row.webhooks);
     const sent = row.update
       ? body(kind, name, hooks, { resourceVersion: stored.metadata.resourceVersion })
       : body(kind, name, hooks);
