@@ -1,11 +1,11 @@
 // A deliberately faulty node agent configuration command for the fault meta test
-// (faults/test/node-config-meta.test.ts): `faulty.ts validate|default CLASS
-// FILE` behaves as `orch-conformance node-config validate|default FILE` with the rules of CLASS
+// (faults/test/node-config-meta.test.ts), called in the suite's worker with `validate|default
+// CLASS FILE`: it behaves as `orch-conformance node-config validate|default FILE` with the rules of CLASS
 // left out (`none` leaves nothing out: the clean command); `default defaults FILE` prints the
 // file as loaded, without defaults; `validate original-names FILE` is too strict instead: it
 // also refuses the renamed fields (agentCgroups, ...), as a validator that kept the original
-// interface's names would. The default export is the same command as a function (what the
-// suite's `in-process:` commands call, suites/node-agent-config/commands.ts).
+// interface's names would. The default export is the command as a function (what the suite's
+// `in-process:` commands call, suites/node-agent-config/commands.ts).
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import {
@@ -49,7 +49,3 @@ export default function faultyNodeConfig(argv: string[], out: Sink, err: Sink): 
   else out.write(stringify(cls === 'defaults' ? parse(text) : loaded.config));
   return 0;
 }
-
-// run as a command (compiled to plain JavaScript by the meta test)
-if (import.meta.url === `file://${process.argv[1]}`)
-  process.exitCode = faultyNodeConfig(process.argv.slice(2), process.stdout, process.stderr);
