@@ -1,6 +1,8 @@
 // The server's metric registry: each metric is registered through the life cycle (a hidden one
 // is not registered at all; a deprecated one is described `(Deprecated from x.y) ...` and its
-// registration logs a warning). Values are read from `collect` functions at scrape time, by
+// registration logs nothing, as Kubernetes 1.28 logs nothing then; only while
+// `--show-hidden-metrics-for-version` overrides the hiding does registering a deprecated metric log
+// a warning, once a logger and metric). Values are read from `collect` functions at scrape time, by
 // prom-client (prom.ts), which is loaded at the first scrape: nothing is computed, and nothing
 // of prom-client loaded, while nobody scrapes.
 import { HIDDEN_METRICS, type MetricDescriptor, REGISTERED_METRICS } from './catalog.ts';
@@ -13,7 +15,10 @@ export interface MetricsRegistryOptions {
   release: string;
   /** `--show-hidden-metrics-for-version`: only the previous minor release is accepted. */
   showHiddenFor?: string;
-  /** Where registration warnings go (default: standard error). Each logger hears of a metric once. */
+  /**
+   * Where registration warnings go (default: standard error): a deprecated metric registered
+   * while `showHiddenFor` overrides the hiding. Each logger hears of a metric once.
+   */
   warn?: (message: string) => void;
 }
 
@@ -95,13 +100,13 @@ export class MetricsRegistry {
     };
     r.n++;
     this.registeredByLevel.set(key, r);
-    if (deprecated) {
+    if (this.showHiddenFor && d.deprecatedVersion) {
       let heard = warned.get(this.warn);
       if (!heard) warned.set(this.warn, (heard = new Set()));
       if (!heard.has(d.name)) {
         heard.add(d.name);
         this.warn(
-          `metric ${d.name} is deprecated from ${d.deprecatedVersion} (${d.stability}); it will be hidden in a later release`,
+          `Hidden metrics (${d.name}) have been manually overridden, showing this very deprecated metric.`,
         );
       }
     }
