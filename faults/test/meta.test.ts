@@ -11,16 +11,17 @@
 // Each fault's run is a run of the test files of its area that hold its catchers (found by
 // collecting the suites: scripts/manifest.ts), behind a proxy of its own; the clean run of an
 // area runs all of its files (on a server built with options for some faults, the files those
-// faults run). Stray failures are looked for in the files a fault runs. Each batch has a fresh
-// server, so what earlier runs left on one never slows the later ones. The runs
-// of an area (its faults and its clean run) go in batches, many runs to a vitest process
-// (faults/test/batch/): ORCH_FAULTS_BATCH_SIZE runs a process (40), ORCH_FAULTS_PROCESSES
-// processes at once (2), ORCH_FAULTS_WORKERS test files at once in each (3). A fault added to
-// the catalogue joins its area's batches as it is.
+// faults run). Stray failures are looked for in the files a fault runs. The runs of an area and
+// set of server options (its faults and its clean run) go in batches, many runs to a vitest
+// process (faults/test/batch/), small groups sharing a process with their neighbours; each
+// group's share of a batch has a fresh server, so what earlier runs left on one never slows the
+// later ones. ORCH_FAULTS_BATCH_SIZE runs a process (40), ORCH_FAULTS_PROCESSES processes at
+// once (2), ORCH_FAULTS_WORKERS test files at once in each (3). A fault added to the catalogue
+// joins its area's batches as it is.
 //
 // The expiry cases depend on the server's age: while it still serves version "1" (its first
-// five minutes) they skip, or see a fault of version names differently. Every batch has a
-// fresh server and ends well within five minutes, so they always meet a young one (the
+// five minutes) they skip, or see a fault of version names differently. Every batch has
+// fresh servers and ends well within five minutes, so they always meet a young one (the
 // short-history servers of some faults hold them to a declared window instead).
 //
 // Narrow runs: ORCH_FAULTS_AREA=watch,crud (areas) and ORCH_FAULTS=name,name (faults) select
@@ -245,8 +246,8 @@ describe('injected faults are caught by the cases that name them', () => {
     return { ...rest, admissionControlConfigFile: file };
   }
   /**
-   * A fresh server for one batch, built with the options its faults need (a gate on, a short
-   * history), and what closes it. Fresh for each batch: what runs leave on a server (above all
+   * A fresh server for one group's share of a batch, built with the options its faults need (a
+   * gate on, a short history), and what closes it. Fresh for each batch: what runs leave on a server (above all
    * the metric series of their custom definitions, a megabyte of /metrics a run) would make
    * the later batches slower and slower (the deprecation cases read /metrics many times).
    */
@@ -352,20 +353,45 @@ describe('injected faults are caught by the cases that name them', () => {
     batch: Batch;
     proxies: Map<string, RunningProxy>;
   }
+  /** A group's runs (all of them, or a BATCH_SIZE share of a large group): one target server. */
+  interface Part {
+    g: Group;
+    chunk: (Fault | undefined)[];
+  }
+  const parts: Part[] = [];
+  for (const g of groups) {
+    const members: (Fault | undefined)[] = [undefined, ...g.faults];
+    for (let i = 0; i < members.length; i += BATCH_SIZE)
+      parts.push({ g, chunk: members.slice(i, i + BATCH_SIZE) });
+  }
+  /**
+   * The parts in vitest processes of at most BATCH_SIZE runs: the small groups (a server option
+   * for two faults) share a process with their neighbours, each run still against its own
+   * group's server. A process and its workers cost about 2.5 CPU seconds to start; 34 of them
+   * were a seventh of the meta test.
+   */
+  const packed: Part[][] = [];
+  for (const part of parts) {
+    const last = packed.at(-1);
+    const size = (ps: Part[]) => ps.reduce((n, x) => n + x.chunk.length, 0);
+    if (last && size(last) + part.chunk.length <= BATCH_SIZE) last.push(part);
+    else packed.push([part]);
+  }
+  const groupName = (g: Group) => `${g.area}${g.key ? ` ${g.key}` : ''}`;
   const jobs: (() => Promise<Done>)[] = [];
   /** The job each run is in, by run name. */
   const jobOf = new Map<string, number>();
-  for (const g of groups) {
-    const members: (Fault | undefined)[] = [undefined, ...g.faults];
-    for (let i = 0; i < members.length; i += BATCH_SIZE) {
-      const chunk = members.slice(i, i + BATCH_SIZE);
-      for (const f of chunk) jobOf.set(f ? f.name : cleanName(g), jobs.length);
-      jobs.push(async () => {
-        const { server: target, close } = await startTarget(g.options);
-        const proxies = new Map<string, RunningProxy>();
-        const taps: AuditTap[] = [];
-        const runs: BatchRun[] = [];
-        try {
+  for (const job of packed) {
+    for (const { g, chunk } of job) for (const f of chunk) jobOf.set(f ? f.name : cleanName(g), jobs.length);
+    jobs.push(async () => {
+      const closers: (() => Promise<void>)[] = [];
+      const proxies = new Map<string, RunningProxy>();
+      const taps: AuditTap[] = [];
+      const runs: BatchRun[] = [];
+      try {
+        for (const { g, chunk } of job) {
+          const { server: target, close } = await startTarget(g.options);
+          closers.push(close);
           for (const f of chunk) {
             const name = f ? f.name : cleanName(g);
             // a fault of the server processes sits in front of them (serverCommand), not of the target
@@ -386,23 +412,23 @@ describe('injected faults are caught by the cases that name them', () => {
               ...(files.length ? { files } : {}),
             });
           }
-          // the verdicts need no shrunk counterexample: a property ends at its first
-          const batch = await runBatch(
-            runs,
-            { ORCH_RUNS: '20', ORCH_SEED: String(SEED), [SHRINK_ENV]: '0' },
-            WORKERS,
-          );
-          process.stdout.write(
-            `batch ${g.area}${g.key ? ` ${g.key}` : ''}: ${runs.length} runs in ${(batch.ms / 1000).toFixed(0)} s; slowest files of ${runs[0]!.name}: ${slowest(batch.runs.get(runs[0]!.name)!.files)}\n`,
-          );
-          return { batch, proxies };
-        } finally {
-          for (const p of proxies.values()) await p.close();
-          for (const t of taps) t.close();
-          await close();
         }
-      });
-    }
+        // the verdicts need no shrunk counterexample: a property ends at its first
+        const batch = await runBatch(
+          runs,
+          { ORCH_RUNS: '20', ORCH_SEED: String(SEED), [SHRINK_ENV]: '0' },
+          WORKERS,
+        );
+        process.stdout.write(
+          `batch ${job.map((x) => groupName(x.g)).join(', ')}: ${runs.length} runs in ${(batch.ms / 1000).toFixed(0)} s; slowest files of ${runs[0]!.name}: ${slowest(batch.runs.get(runs[0]!.name)!.files)}\n`,
+        );
+        return { batch, proxies };
+      } finally {
+        for (const p of proxies.values()) await p.close();
+        for (const t of taps) t.close();
+        for (const close of closers) await close();
+      }
+    });
   }
 
   for (const g of groups) {
