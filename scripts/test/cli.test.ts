@@ -5,7 +5,7 @@
 // that counts requests and, when a test asks, breaks one rule.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ProxiedRequest,
   type ProxiedResponse,
@@ -14,8 +14,25 @@ import {
 } from '../../faults/proxy.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import type { MatrixRow } from '../../reports/matrix.ts';
-import { optionEnv, parseRunArgs, RUN_HELP, testNamePattern, vitestArgs } from '../run.ts';
-import { cleanupTempDirs, cli, readResults, readSummary, tail, tempDir } from './helpers.ts';
+import { optionEnv, parseRunArgs, RUN_HELP, run, testNamePattern, vitestArgs } from '../run.ts';
+import { type CliResult, cleanupTempDirs, cli, readResults, readSummary, tail, tempDir } from './helpers.ts';
+
+/** `run ARGS` called in this process: its exit code and what it wrote to stdout and stderr. */
+async function runInProcess(args: string[]): Promise<CliResult> {
+  let out = '';
+  const capture = (chunk: unknown) => {
+    out += String(chunk);
+    return true;
+  };
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  try {
+    return { code: await run(args), out };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
 
 describe('run: help and usage', () => {
   it('orch-conformance --help lists the commands; run --help lists every flag', async () => {
@@ -105,12 +122,21 @@ describe('run: help and usage', () => {
       [['merge'], /no report directory given/],
       [['nonsense'], /unknown command "nonsense"/],
     ];
-    const results = await Promise.all(cases.map(([args]) => cli(args)));
-    results.forEach((r, i) => {
-      expect(r.code, `${cases[i]![0].join(' ')}: ${tail(r, 500)}`).toBe(2);
-      expect(r.out, cases[i]![0].join(' ')).toMatch(cases[i]![1]);
-    });
-    // 24 command lines at once, about 1.3 CPU seconds each: a minute on a busy machine
+    // `run`'s own usage errors are checked by calling it (what bin.mjs does with `run ARGS`, then
+    // exits with its code): each command line would cost a process start of about 1.3 CPU
+    // seconds. The other commands', and one of `run`'s, go through the real command line.
+    const inProcess = cases.filter(([args]) => args[0] === 'run' && args[1] !== '--bogus');
+    const spawned = cases.filter((c) => !inProcess.includes(c));
+    const results = new Map<string[], CliResult>();
+    for (const [args] of inProcess) results.set(args, await runInProcess(args.slice(1)));
+    const outs = await Promise.all(spawned.map(([args]) => cli(args)));
+    for (const [i, [args]] of spawned.entries()) results.set(args, outs[i]!);
+    expect(spawned.length, 'command lines run as processes').toBeGreaterThan(3);
+    for (const [args, want] of cases) {
+      const r = results.get(args)!;
+      expect(r.code, `${args.join(' ')}: ${tail(r, 500)}`).toBe(2);
+      expect(r.out, args.join(' ')).toMatch(want);
+    }
   }, 120_000);
 });
 
