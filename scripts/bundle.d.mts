@@ -1,6 +1,8 @@
 // Types of scripts/bundle.mjs (plain JavaScript: it runs before tsx is registered).
 export interface BundlePaths {
   file: string;
+  /** The folder of the chunks the bundle loads with import(). */
+  chunks: string;
   inputs: string;
   lock: string;
 }

@@ -3,10 +3,14 @@
 // one through the loader hooks (the reference's 430 modules: about 2.8 CPU seconds to its
 // --help on this machine, against 1.2 from its bundle; the tests start a server process well
 // over a hundred times in a CI run, and `run` dozens of times). esbuild bundles an entry's
-// sources into one module (packages stay external and load from node_modules). A bundle is
-// kept under node_modules/.cache (a folder a checkout) with the list of the files it was built
-// from and their sizes and modification times; a change to any of them, or to this file,
-// builds it again at the next start. Plain JavaScript: it runs before tsx is registered.
+// sources into one module (packages stay external and load from node_modules). What the sources
+// load with `import()` only when a flag or a request needs it (the etcd client, the metrics
+// library, ...) goes into chunks of its own, loaded at that `import()`: in one file, esbuild
+// would hoist the packages those modules import to the bundle's top and load them at every
+// start. A bundle is kept under node_modules/.cache (a folder a checkout) with the list of the
+// files it was built from and their sizes and modification times; a change to any of them, or
+// to this file, builds it again at the next start. Plain JavaScript: it runs before tsx is
+// registered.
 //
 // ORCH_FROM_SOURCE=1 starts from the sources through tsx instead (also what happens when the
 // bundle cannot be built or written, or while another process of this checkout builds it).
@@ -39,11 +43,25 @@ const CACHE = join(
 );
 /** A build lock older than this was left by a process that died while building. */
 const STALE_LOCK_MS = 60_000;
+/**
+ * A chunk the current build no longer names is removed once this old: a process started from
+ * an earlier build may still load it at its first `import()` of it (chunks are named by their
+ * content, so a chunk is never replaced by another of the same name).
+ */
+const OLD_CHUNK_MS = 24 * 3600 * 1000;
 
-/** The bundle of an entry (a path from the repository's root) and the list of what it was built from. */
+/**
+ * The bundle of an entry (a path from the repository's root), the folder of its chunks and the
+ * list of what it was built from.
+ */
 export function bundlePaths(entry) {
   const stem = join(CACHE, entry.replace(/[^A-Za-z0-9]+/g, '-'));
-  return { file: `${stem}.mjs`, inputs: `${stem}.inputs.json`, lock: `${stem}.lock` };
+  return {
+    file: `${stem}.mjs`,
+    chunks: `${stem}.chunks`,
+    inputs: `${stem}.inputs.json`,
+    lock: `${stem}.lock`,
+  };
 }
 
 const fingerprint = (file) => {
@@ -51,15 +69,21 @@ const fingerprint = (file) => {
   return `${st.size}:${st.mtimeMs}`;
 };
 
-/** Whether the bundle was built from the files as they are now (each input, and this file). */
+/**
+ * Whether the bundle was built from the files as they are now (each input, and this file) and
+ * its chunks are all there.
+ */
 export function upToDate(entry) {
-  const { file, inputs } = bundlePaths(entry);
+  const { file, chunks, inputs } = bundlePaths(entry);
   if (!existsSync(file) || !existsSync(inputs)) return false;
   try {
     const built = JSON.parse(readFileSync(inputs, 'utf8'));
-    return Object.entries(built).every(([f, print]) => fingerprint(join(ROOT, f)) === print);
+    return (
+      Object.entries(built.inputs).every(([f, print]) => fingerprint(join(ROOT, f)) === print) &&
+      built.chunks.every((c) => existsSync(join(chunks, c)))
+    );
   } catch {
-    // an input is gone, or the list is damaged
+    // an input is gone, or the list is damaged (or of an earlier form)
     return false;
   }
 }
@@ -84,9 +108,30 @@ const sourcePlaces = {
   },
 };
 
+/** Writes a file whole: a process loading it at the same time reads the old one or the new one. */
+function writeWhole(path, contents) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
+/** What a build killed half-way left (the lock keeps out the other builders of this entry). */
+const LEFT_OVER = /\.\d+\.tmp(\.mjs(\.map)?)?$/;
+
+/** Removes an entry's left-overs, and the chunks no build of it has named for a while. */
+function sweep(stem, chunks, keep) {
+  for (const f of readdirSync(CACHE))
+    if (f.startsWith(`${basename(stem)}.`) && LEFT_OVER.test(f)) rmSync(join(CACHE, f), { force: true });
+  for (const f of readdirSync(chunks)) {
+    const path = join(chunks, f);
+    if (LEFT_OVER.test(f) || (!keep.has(f) && Date.now() - statSync(path).mtimeMs > OLD_CHUNK_MS))
+      rmSync(path, { force: true });
+  }
+}
+
 /** Builds an entry's bundle; false when another process of this checkout is building it. */
 export async function build(entry) {
-  const { file, inputs, lock } = bundlePaths(entry);
+  const { file, chunks, inputs, lock } = bundlePaths(entry);
   mkdirSync(CACHE, { recursive: true });
   try {
     if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS)
@@ -97,7 +142,6 @@ export async function build(entry) {
   }
   try {
     const esbuild = await import('esbuild');
-    const tmp = `${file}.${process.pid}.tmp.mjs`;
     const result = await esbuild.build({
       absWorkingDir: ROOT,
       entryPoints: [join(ROOT, entry)],
@@ -106,7 +150,12 @@ export async function build(entry) {
       format: 'esm',
       target: 'node20',
       packages: 'external',
-      outfile: tmp,
+      splitting: true,
+      outdir: CACHE,
+      entryNames: basename(file, '.mjs'),
+      chunkNames: `${basename(chunks)}/[name]-[hash]`,
+      outExtension: { '.js': '.mjs' },
+      write: false,
       sourcemap: 'linked',
       sourcesContent: false,
       metafile: true,
@@ -117,13 +166,15 @@ export async function build(entry) {
     await esbuild.stop();
     const built = { [relative(ROOT, SELF)]: fingerprint(SELF) };
     for (const f of Object.keys(result.metafile.inputs)) built[f] = fingerprint(join(ROOT, f));
-    renameSync(`${tmp}.map`, `${file}.map`);
-    renameSync(tmp, file);
-    writeFileSync(inputs, JSON.stringify(built));
-    // what a build killed half-way left (the lock keeps out the other builders of this entry)
-    for (const f of readdirSync(CACHE))
-      if (f.startsWith(`${basename(file)}.`) && f.endsWith('.tmp.mjs'))
-        rmSync(join(CACHE, f), { force: true });
+    // the chunks first, the entry that imports them last
+    mkdirSync(chunks, { recursive: true });
+    const outputs = result.outputFiles.filter((o) => o.path !== file && o.path !== `${file}.map`);
+    for (const o of outputs) writeWhole(o.path, o.contents);
+    writeWhole(`${file}.map`, result.outputFiles.find((o) => o.path === `${file}.map`).contents);
+    writeWhole(file, result.outputFiles.find((o) => o.path === file).contents);
+    const named = outputs.map((o) => relative(chunks, o.path)).filter((c) => c.endsWith('.mjs'));
+    writeWhole(inputs, JSON.stringify({ inputs: built, chunks: named }));
+    sweep(file.slice(0, -'.mjs'.length), chunks, new Set(outputs.map((o) => basename(o.path))));
     return true;
   } finally {
     rmSync(lock, { force: true });

@@ -3,9 +3,18 @@
 // say what the sources say, and a bundled server finds the data files its sources read beside
 // them (the published 1.28 schemas, the RBAC defaults).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build, bundlePaths, upToDate } from '../bundle.mjs';
 import { cleanEnv, ROOT } from './helpers.ts';
@@ -48,8 +57,40 @@ describe('the bundles of the command lines', () => {
     expect(upToDate(entry), 'an imported file was written again').toBe(false);
     rmSync(bundlePaths(entry).inputs);
     expect(upToDate(entry), 'the list of inputs is gone').toBe(false);
-    for (const f of Object.values(bundlePaths(entry))) rmSync(f, { force: true });
+    for (const f of Object.values(bundlePaths(entry))) rmSync(f, { recursive: true, force: true });
     rmSync(`${bundlePaths(entry).file}.map`, { force: true });
+  });
+
+  it('what the sources load with import() is a chunk of its own, loaded only at that import()', async () => {
+    mkdirSync(join(ROOT, 'out'), { recursive: true });
+    const dir = mkdtempSync(join(ROOT, 'out', 'bundle-test-'));
+    dirs.push(dir);
+    const entry = relative(ROOT, join(dir, 'entry.ts'));
+    writeFileSync(join(dir, 'entry.ts'), "export const later = () => import('./later.ts');\n");
+    writeFileSync(
+      join(dir, 'later.ts'),
+      "import { parse } from 'csv-parse/sync';\nexport const rows = parse('a,b\\n');\n",
+    );
+    const paths = bundlePaths(entry);
+    try {
+      expect(await build(entry)).toBe(true);
+      expect(upToDate(entry)).toBe(true);
+      // the package the lazy module imports is not imported by the entry
+      expect(readFileSync(paths.file, 'utf8')).not.toContain('csv-parse');
+      const chunks = readdirSync(paths.chunks).filter((f) => f.endsWith('.mjs'));
+      expect(chunks.some((f) => readFileSync(join(paths.chunks, f), 'utf8').includes('csv-parse'))).toBe(
+        true,
+      );
+      const { later } = (await import(pathToFileURL(paths.file).href)) as {
+        later: () => Promise<{ rows: string[][] }>;
+      };
+      expect((await later()).rows).toEqual([['a', 'b']]);
+      for (const f of chunks) rmSync(join(paths.chunks, f));
+      expect(upToDate(entry), 'a chunk is gone').toBe(false);
+    } finally {
+      for (const f of Object.values(paths)) rmSync(f, { recursive: true, force: true });
+      rmSync(`${paths.file}.map`, { force: true });
+    }
   });
 
   it.each([
