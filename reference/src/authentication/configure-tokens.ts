@@ -2,18 +2,17 @@
 // union: service-account tokens (always on: the reference works out of the box with a
 // generated signing key and the default issuer), bootstrap tokens, OpenID Connect ID tokens
 // and the token webhook, in this order. Returns what the TokenRequest subresource
-// needs and a stop() for background work.
+// needs and a stop() for background work. The OpenID Connect and webhook modules are loaded
+// only when their flags are set.
 import { readFileSync } from 'node:fs';
 import type { ServerOptions } from '../config.ts';
 import type { Registry } from '../registry/registry.ts';
 import { BootstrapTokenAuthenticator } from './bootstrap-token-authenticator.ts';
-import { OidcAuthenticator } from './oidc-authenticator.ts';
-import { loadWebhookConnection } from './webhook-connection.ts';
-import { WebhookTokenAuthenticator } from './webhook-token-authenticator.ts';
 import { ServiceAccountTokenAuthenticator } from './service-account-authenticator.ts';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, ServiceAccountTokenIssuer } from './service-account-issuer.ts';
 import { signingKeySource, verifyKeySet } from './service-account-keys.ts';
 import type { AuthenticationUnion } from './union.ts';
+import { loadWebhookConnection } from './webhook-connection.ts';
 
 export interface TokenAuthentication {
   issuer: ServiceAccountTokenIssuer;
@@ -23,11 +22,11 @@ export interface TokenAuthentication {
   stop(): void;
 }
 
-export function configureTokenAuthentication(
+export async function configureTokenAuthentication(
   o: ServerOptions,
   registry: Registry,
   union: AuthenticationUnion,
-): TokenAuthentication {
+): Promise<TokenAuthentication> {
   const now = o.clock ?? Date.now;
   const issuers = o.serviceAccountIssuers?.length
     ? [...o.serviceAccountIssuers]
@@ -53,6 +52,7 @@ export function configureTokenAuthentication(
   if (o.enableBootstrapTokenAuth) union.add(new BootstrapTokenAuthenticator(registry, now));
   if (o.oidc?.issuerUrl) {
     const { caFile, refreshIntervalMs, ...settings } = o.oidc;
+    const { OidcAuthenticator } = await import('./oidc-authenticator.ts');
     const oidc = new OidcAuthenticator(
       { ...settings, caPem: caFile ? readFileSync(caFile, 'utf8') : undefined },
       { now, refreshIntervalMs },
@@ -62,6 +62,7 @@ export function configureTokenAuthentication(
   }
   if (o.tokenWebhook?.configFile) {
     const w = o.tokenWebhook;
+    const { WebhookTokenAuthenticator } = await import('./webhook-token-authenticator.ts');
     const webhook = new WebhookTokenAuthenticator({
       connection: loadWebhookConnection(w.configFile),
       version: w.version,

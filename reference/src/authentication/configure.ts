@@ -1,15 +1,13 @@
 // The user authentication methods the server options switch on, added to the union in the
 // order the cluster tries them: the authenticating proxy, client certificates, then the
 // static token file. Returns what the HTTPS listener needs for them (asking clients for a
-// certificate, and the CAs it names to them).
+// certificate, and the CAs it names to them). Each method's module (and the libraries it
+// reads certificates and CSV with) is loaded only when its flag is set.
 import type { ServerOptions } from '../config.ts';
 import { ConfigurationError } from '../errors/config-error.ts';
 import { loadCaBundle } from './pem-bundle.ts';
-import { RequestHeaderAuthenticator } from './request-header.ts';
 import { StaticTokenAuthenticator } from './token-file.ts';
-import { loadTokenFile } from './token-file-load.ts';
 import type { AuthenticationUnion } from './union.ts';
-import { X509Authenticator } from './x509.ts';
 
 /** Options of node's TLS server for client certificates (none when no method uses them). */
 export interface ClientCertificateTls {
@@ -18,7 +16,10 @@ export interface ClientCertificateTls {
   ca?: string[];
 }
 
-export function configureAuthentication(o: ServerOptions, union: AuthenticationUnion): ClientCertificateTls {
+export async function configureAuthentication(
+  o: ServerOptions,
+  union: AuthenticationUnion,
+): Promise<ClientCertificateTls> {
   const tls: ClientCertificateTls = {};
   const ca: string[] = [];
   if (o.requestheaderClientCaFile) {
@@ -28,6 +29,7 @@ export function configureAuthentication(o: ServerOptions, union: AuthenticationU
       );
     const bundle = loadCaBundle('requestheader-client-ca-file', o.requestheaderClientCaFile);
     ca.push(bundle.pem);
+    const { RequestHeaderAuthenticator } = await import('./request-header.ts');
     union.add(
       new RequestHeaderAuthenticator(
         {
@@ -48,9 +50,13 @@ export function configureAuthentication(o: ServerOptions, union: AuthenticationU
   if (o.clientCaFile) {
     const bundle = loadCaBundle('client-ca-file', o.clientCaFile);
     ca.push(bundle.pem);
+    const { X509Authenticator } = await import('./x509.ts');
     union.add(new X509Authenticator(bundle.certificates, o.clock));
   }
-  if (o.tokenAuthFile) union.add(new StaticTokenAuthenticator(loadTokenFile(o.tokenAuthFile), 'token-file'));
+  if (o.tokenAuthFile) {
+    const { loadTokenFile } = await import('./token-file-load.ts');
+    union.add(new StaticTokenAuthenticator(loadTokenFile(o.tokenAuthFile), 'token-file'));
+  }
   // the listener asks for a certificate and lets the methods judge it: an untrusted one is
   // refused by them (a 401), not at the handshake
   if (ca.length) Object.assign(tls, { requestCert: true, rejectUnauthorized: false, ca });

@@ -1,13 +1,16 @@
 // Authentication: the admin token, then client certificates and the authenticating proxy, then
 // the token methods; and the signer of approved client certificate requests. A key or
-// connection file that does not load stops the start with nothing left open.
+// connection file that does not load stops the start with nothing left open. The signer (and
+// the certificate library it signs with) is loaded only when its flags are set.
 import { type ClientCertificateTls, configureAuthentication } from '../authentication/configure.ts';
-import { configureTokenAuthentication } from '../authentication/configure-tokens.ts';
+import {
+  configureTokenAuthentication,
+  type TokenAuthentication,
+} from '../authentication/configure-tokens.ts';
 import { StaticTokenAuthenticator } from '../authentication/token-file.ts';
 import { AuthenticationUnion } from '../authentication/union.ts';
 import type { ServerOptions } from '../config.ts';
-import { type CsrSigner, startCsrSigner } from '../registry/certificates/signer.ts';
-import { loadSigningCa } from '../registry/certificates/signing-ca.ts';
+import type { CsrSigner } from '../registry/certificates/signer.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Storage } from '../storage/types.ts';
 import { newToken } from '../util/token.ts';
@@ -17,7 +20,7 @@ export interface AuthenticationSetup {
   authentication: AuthenticationUnion;
   /** The TLS options that ask for client certificates. */
   clientCertificateTls: ClientCertificateTls;
-  tokens: ReturnType<typeof configureTokenAuthentication>;
+  tokens: TokenAuthentication;
   signer?: CsrSigner;
 }
 
@@ -36,18 +39,21 @@ export async function wireAuthentication(
     // doc3: anonymous access is never on together with the AlwaysAllow mode
     options.anonymous && !options.authorizationModes.includes('AlwaysAllow'),
   );
-  let tokens: ReturnType<typeof configureTokenAuthentication> | undefined;
+  let tokens: TokenAuthentication | undefined;
   try {
     // certificates and the authenticating proxy first, then the token methods
-    const clientCertificateTls = configureAuthentication(options, authentication);
-    tokens = configureTokenAuthentication(options, registry, authentication);
+    const clientCertificateTls = await configureAuthentication(options, authentication);
+    tokens = await configureTokenAuthentication(options, registry, authentication);
     let signer: CsrSigner | undefined;
-    if (options.clusterSigningCertFile && options.clusterSigningKeyFile)
+    if (options.clusterSigningCertFile && options.clusterSigningKeyFile) {
+      const { loadSigningCa } = await import('../registry/certificates/signing-ca.ts');
+      const { startCsrSigner } = await import('../registry/certificates/signer.ts');
       signer = startCsrSigner(
         registry,
         await loadSigningCa(options.clusterSigningCertFile, options.clusterSigningKeyFile),
         options.clock,
       );
+    }
     return { adminToken, authentication, clientCertificateTls, tokens, signer };
   } catch (e) {
     // a key or connection file that does not load: nothing may stay open
