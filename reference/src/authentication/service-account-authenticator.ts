@@ -7,18 +7,19 @@
 // The user is system:serviceaccount:<ns>:<name>, with the account's uid, the groups
 // system:serviceaccounts and system:serviceaccounts:<ns>, and for a pod-bound token the extra
 // authentication.orch.io/pod-name and pod-uid.
-import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { Registry } from '../registry/registry.ts';
 import type { UserInfo } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
-import { PRIVATE_CLAIM, type OrchClaim, serviceAccountUsername } from './service-account-issuer.ts';
+import { jose, joseLoaded } from './jose.ts';
+import { type OrchClaim, PRIVATE_CLAIM, serviceAccountUsername } from './service-account-issuer.ts';
 import { algorithmOf, type VerifyKey } from './service-account-keys.ts';
 import {
   type AuthenticationRequest,
   type AuthenticationResult,
   type Authenticator,
-  NOT_MINE,
   bearerToken,
+  NOT_MINE,
 } from './types.ts';
 
 export const POD_NAME_EXTRA = 'authentication.orch.io/pod-name';
@@ -65,9 +66,12 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
       return late ? refuse(`invalid service account token: ${late}`) : this.checkClaims(known, r.audiences);
     }
     if (token.split('.').length !== 3) return NOT_MINE;
+    const lib = joseLoaded();
+    // the first token shaped as a JWT loads the library, then is looked at as any other
+    if (!lib) return jose().then(() => this.authenticate(r));
     let iss: unknown;
     try {
-      iss = decodeJwt(token).iss;
+      iss = lib.decodeJwt(token).iss;
     } catch {
       return NOT_MINE;
     }
@@ -97,6 +101,7 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
 
   /** The verified payload: the key named by `kid` first, then every other key. */
   private async checkSignature(token: string): Promise<JWTPayload> {
+    const { decodeProtectedHeader, jwtVerify } = await jose();
     const header = decodeProtectedHeader(token);
     const keys = [...this.o.keys()].sort(
       (a, b) => Number(b.kid === header.kid) - Number(a.kid === header.kid),

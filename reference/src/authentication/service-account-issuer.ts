@@ -1,7 +1,7 @@
 // The minting half of service-account tokens: a signed JWT whose claims are shaped as
 // Kubernetes 1.28 shapes them (iss, sub, aud, exp, iat, nbf and the private `orch.io` claim
 // naming the namespace, the account and the bound pod or secret; 1.28 has no `jti`).
-import { SignJWT } from 'jose';
+import { jose } from './jose.ts';
 import type { SigningKeySource } from './service-account-keys.ts';
 
 /** The default issuer (Kubernetes': https://kubernetes.default.svc.cluster.local). */
@@ -44,6 +44,7 @@ export class ServiceAccountTokenIssuer {
 
   /** A signed token and its expiry (ms since the epoch); the expiry is taken before signing, so it is never later than `exp`. */
   async mint(c: TokenRequestClaims): Promise<{ token: string; expires: number }> {
+    const { SignJWT } = await jose();
     const key = this.keys.get();
     const nowMs = this.now();
     const iat = Math.floor(nowMs / 1000);
