@@ -1,77 +1,18 @@
 // Serving certificate: a CA and a leaf for 127.0.0.1, ::1 and localhost, generated once
-// (ECDSA P-256 through WebCrypto and @peculiar/x509) and kept under the data directory.
-import { webcrypto } from 'node:crypto';
+// (tls-issue.ts, loaded only then) and kept under the data directory.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import type { ServerOptions } from '../config.ts';
+import type { CertBundle } from './tls-issue.ts';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+export type { CertBundle } from './tls-issue.ts';
 
-export interface CertBundle {
-  key: string;
-  cert: string;
-  ca: string;
-}
-
-const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-
-function pemKey(der: ArrayBuffer): string {
-  const b64 = Buffer.from(der)
-    .toString('base64')
-    .replace(/(.{64})/g, '$1\n');
-  return `-----BEGIN PRIVATE KEY-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END PRIVATE KEY-----\n`;
-}
-
+/** A new CA and a leaf it signs for `hosts`. */
 export async function generateCertificate(
   hosts: string[] = ['127.0.0.1', '::1', 'localhost'],
 ): Promise<CertBundle> {
-  const caKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const now = new Date(Date.now() - 60_000);
-  const until = new Date(Date.now() + 365 * 24 * 3600 * 1000);
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01',
-    name: 'CN=orch-reference-ca',
-    notBefore: now,
-    notAfter: until,
-    keys: caKeys,
-    signingAlgorithm: ALG,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
-  const leafKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const leaf = await x509.X509CertificateGenerator.create({
-    serialNumber: '02',
-    subject: 'CN=orch-reference-server',
-    issuer: ca.subject,
-    notBefore: now,
-    notAfter: until,
-    signingKey: caKeys.privateKey,
-    publicKey: leafKeys.publicKey,
-    signingAlgorithm: ALG,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-        true,
-      ),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(
-        hosts.map((h) =>
-          /^[\d.]+$/.test(h) || h.includes(':')
-            ? { type: 'ip' as const, value: h }
-            : { type: 'dns' as const, value: h },
-        ),
-      ),
-      await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
-    ],
-  });
-  const keyDer = await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey);
-  return { key: pemKey(keyDer), cert: leaf.toString('pem') + '\n', ca: ca.toString('pem') + '\n' };
+  const { issueCertificate } = await import('./tls-issue.ts');
+  return issueCertificate(hosts);
 }
 
 /** Uses the configured key and certificate, else one kept in the data directory, else a new one. */
