@@ -1,11 +1,7 @@
-// The gnostic (Protobuf) form of the Swagger 2.0 document and its media types.
+// The gnostic (Protobuf) form of the Swagger 2.0 document (its media types: media-types.ts).
+// The route loads this module (and protobufjs) at the first request for that form.
 import protobuf from 'protobufjs';
 import type { Json } from './names.ts';
-
-/** What clients ask for; `@` is not a valid media type character, so replies use the dotted form. */
-export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
-/** The form replies carry (Go's mime parser rejects the `@` one), also accepted in `Accept`. */
-export const OPENAPI_V2_PROTOBUF_REPLY = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 // The messages of gnostic's OpenAPI v2 model (package openapi.v2) this encoder fills, with
 // their field numbers; the rest of the model is never produced.

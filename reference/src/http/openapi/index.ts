@@ -12,7 +12,7 @@
 // schema check (the server validates, `fieldValidation`) and computes strategic merge
 // patches from its compiled-in types; `kubectl explain` finds no schema.
 
-export { encodeOpenApiV2Protobuf, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from './gnostic.ts';
+export { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from './media-types.ts';
 export { definitionPrefix } from './names.ts';
 export { openapiV2, openapiV3Doc } from './render.ts';
 export { type OpenApiOptions, openapiRoute } from './route.ts';

@@ -5,14 +5,21 @@ import { parseAccept } from '../../content/negotiate.ts';
 import { errors } from '../../errors/status.ts';
 import type { Registry } from '../../registry/registry.ts';
 import type { NonResourceRoute } from '../deps.ts';
-import { encodeOpenApiV2Protobuf, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from './gnostic.ts';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from './media-types.ts';
 import { type Built, buildModel } from './model.ts';
 import type { Json } from './names.ts';
 import { openapiV2, openapiV3Doc } from './render.ts';
 
+interface V2 {
+  doc: Json;
+  json: Buffer;
+  pb?: Buffer;
+  etag: string;
+}
+
 interface Cached {
   model: Built;
-  v2?: { doc: Json; json: Buffer; pb?: Buffer; etag: string };
+  v2?: V2;
   v3?: Map<string, { body: Buffer; hash: string }>;
 }
 
@@ -45,7 +52,7 @@ class Documents {
     return this.cache;
   }
 
-  v2(): NonNullable<Cached['v2']> {
+  v2(): V2 {
     const c = this.current();
     if (!c.v2) {
       const doc = openapiV2(c.model, this.title, this.version);
@@ -74,15 +81,14 @@ class Documents {
 /** The `/openapi/v2` and `/openapi/v3` routes (regenerated when the registry changes). */
 export function openapiRoute(registry: Registry, o: OpenApiOptions): NonResourceRoute {
   const docs = new Documents(registry, o.title ?? 'Orch', o.version);
-  return (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+  return (req: IncomingMessage, res: ServerResponse, url: URL): boolean | Promise<boolean> => {
     const path = url.pathname;
     if (path !== '/openapi' && !path.startsWith('/openapi/')) return false;
     const method = req.method ?? 'GET';
     const p = path.replace(/\/+$/, '');
     if (p === '/openapi/v2') {
       checkMethod(method);
-      serveV2(docs, req, res);
-      return true;
+      return serveV2(docs, req, res)?.then(() => true) ?? true;
     }
     if (p === '/openapi/v3') {
       checkMethod(method);
@@ -102,17 +108,27 @@ export function openapiRoute(registry: Registry, o: OpenApiOptions): NonResource
   };
 }
 
-/** `/openapi/v2`, as JSON or in the gnostic Protobuf form. */
-function serveV2(docs: Documents, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * `/openapi/v2`, as JSON or in the gnostic Protobuf form: its encoder (gnostic.ts, with
+ * protobufjs) is loaded at the first request for that form, then the answer waits for it.
+ */
+function serveV2(docs: Documents, req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
   const accept = pickV2(req.headers.accept);
   const doc = docs.v2();
-  let body = doc.json;
-  let type = 'application/json';
-  if (accept === 'protobuf') {
-    body = doc.pb ??= encodeOpenApiV2Protobuf(doc.doc);
-    type = OPENAPI_V2_PROTOBUF_REPLY;
-  }
-  const etag = accept === 'protobuf' ? `${doc.etag.slice(0, -1)}-pb"` : doc.etag;
+  if (accept === 'protobuf' && !doc.pb)
+    return import('./gnostic.ts').then(({ encodeOpenApiV2Protobuf }) => {
+      doc.pb ??= encodeOpenApiV2Protobuf(doc.doc);
+      replyV2(req, res, doc, accept);
+    });
+  replyV2(req, res, doc, accept);
+  return undefined;
+}
+
+function replyV2(req: IncomingMessage, res: ServerResponse, doc: V2, accept: 'json' | 'protobuf'): void {
+  const pb = accept === 'protobuf';
+  const body = pb ? doc.pb! : doc.json;
+  const type = pb ? OPENAPI_V2_PROTOBUF_REPLY : 'application/json';
+  const etag = pb ? `${doc.etag.slice(0, -1)}-pb"` : doc.etag;
   send(req, res, body, type, { ETag: etag, Vary: 'Accept', 'Cache-Control': 'no-cache, private' });
 }
 
