@@ -4,7 +4,7 @@
 // (`configuration`) or in a file (`path`, relative to this file's directory), YAML or JSON.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { yaml } from '../util/yaml.ts';
 
 const GROUPS = ['apiserver.config.orch.io/v1', 'apiserver.orch.io/v1alpha1'];
 
@@ -16,7 +16,7 @@ function readStructured(path: string, what: string): unknown {
     throw new Error(`${what}: cannot read ${path}: ${(e as Error).message}`);
   }
   try {
-    return parse(text);
+    return yaml().parse(text);
   } catch (e) {
     throw new Error(`${what}: ${path} is not YAML or JSON: ${(e as Error).message}`);
   }

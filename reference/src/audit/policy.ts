@@ -4,8 +4,8 @@
 // 1.28 evaluates them. A request no rule matches is not audited (level None). A policy that
 // does not decode or validate is refused with every problem named.
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { ConfigurationError } from '../errors/config-error.ts';
+import { yaml } from '../util/yaml.ts';
 import { AUDIT_LEVELS, AUDIT_STAGES, type AuditLevel, type AuditStage } from './types.ts';
 
 export interface GroupResources {
@@ -126,7 +126,7 @@ function stages(r: Reader, v: unknown, at: string): AuditStage[] {
 function readDocument(text: string): Record<string, unknown> {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new AuditPolicyError(`failed decoding: ${(e as Error).message}`);
   }

@@ -5,7 +5,7 @@
 // `-data`, or a `token`). Relative paths are relative to the file, as kubeconfig paths are.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { yaml } from '../util/yaml.ts';
 
 export interface WebhookConnection {
   server: string;
@@ -28,7 +28,7 @@ export function loadWebhookConnection(file: string): WebhookConnection {
   }
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new Error(`${file}: not a kubeconfig file: ${(e as Error).message}`);
   }

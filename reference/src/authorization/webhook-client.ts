@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Agent } from 'undici';
-import { parse } from 'yaml';
 import { undici } from '../util/undici.ts';
+import { yaml } from '../util/yaml.ts';
 
 export interface WebhookConnection {
   url: URL;
@@ -38,7 +38,7 @@ function material(o: Rec, dataKey: string, fileKey: string, dir: string): Buffer
 export function loadWebhookConnection(file: string): WebhookConnection {
   let doc: Rec;
   try {
-    doc = (parse(readFileSync(file, 'utf8')) ?? {}) as Rec;
+    doc = (yaml().parse(readFileSync(file, 'utf8')) ?? {}) as Rec;
   } catch (e) {
     throw new Error(`${file}: ${(e as Error).message}`);
   }

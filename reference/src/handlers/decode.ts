@@ -1,6 +1,5 @@
 // Request bodies: JSON, YAML or Protobuf, then schema checks and field validation
 // (Ignore / Warn / Strict) with the messages Kubernetes uses.
-import { Parser, parseDocument } from 'yaml';
 import { MAX_NESTING, parseJson, tooDeep, valueNestingExceeds } from '../content/json.ts';
 import { PROTOBUF_TYPE, parseMediaType } from '../content/negotiate.ts';
 import { decodeProtobuf } from '../content/protobuf.ts';
@@ -8,6 +7,7 @@ import { errors, StatusError } from '../errors/status.ts';
 import { type RequestContext, type ResourceDef, schemaFor } from '../registry/types.ts';
 import { decodeWithSchema } from '../schema/decode.ts';
 import type { KObject } from '../storage/types.ts';
+import { yaml } from '../util/yaml.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -58,7 +58,7 @@ function yamlNestingExceeds(text: string, limit: number): boolean {
     items?: { key?: Tok | null; value?: Tok | null }[];
   };
   const stack: [Tok, number][] = [];
-  for (const tok of new Parser().parse(text)) stack.push([tok as Tok, 0]);
+  for (const tok of new (yaml().Parser)().parse(text)) stack.push([tok as Tok, 0]);
   while (stack.length) {
     const [t, d] = stack.pop()!;
     if (t.type === 'document') {
@@ -88,7 +88,7 @@ export function parseYaml(text: string): { value: unknown; duplicates: string[] 
 }
 
 function parseYamlDocument(text: string): { value: unknown; duplicates: string[] } {
-  const doc = parseDocument(text, { uniqueKeys: false, strict: false, prettyErrors: false });
+  const doc = yaml().parseDocument(text, { uniqueKeys: false, strict: false, prettyErrors: false });
   if (doc.errors.length)
     throw errors.badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const duplicates: string[] = [];

@@ -1,7 +1,7 @@
 // A request's body: read up to the size limit, and decoded as its audit event holds it.
 import type { IncomingMessage } from 'node:http';
-import { parse as parseYaml } from 'yaml';
 import { errors, type StatusError } from '../errors/status.ts';
+import { yaml } from '../util/yaml.ts';
 
 /** The whole body of a request, refused (413) past `limit` bytes, declared or sent. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -50,7 +50,7 @@ export function auditedBody(b: Buffer, contentType: string | undefined): unknown
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   try {
     // (no duplicate-key check: it is quadratic in the keys, and the request's decoder made it already)
-    if (type.endsWith('yaml')) return parseYaml(b.toString('utf8'), { uniqueKeys: false });
+    if (type.endsWith('yaml')) return yaml().parse(b.toString('utf8'), { uniqueKeys: false });
     if (type === '' || type.endsWith('json')) return JSON.parse(b.toString('utf8'));
   } catch {
     // a body that does not decode is refused by the handler; the event has no object

@@ -2,12 +2,11 @@
 // list when asked, and `Warning` headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { stringify as toYaml } from 'yaml';
+import { jsonBytes } from '../content/json.ts';
 import { type Negotiated, negotiate, PROTOBUF_TYPE } from '../content/negotiate.ts';
 import { encodeProtobuf, hasProtobuf } from '../content/protobuf.ts';
 import { StatusError } from '../errors/status.ts';
-
-import { jsonBytes } from '../content/json.ts';
+import { yaml } from '../util/yaml.ts';
 
 /**
  * `Warning: 299 - "<text>"` values. The text is client-influenced (unknown field names): it is
@@ -44,7 +43,7 @@ export function writeEncoded(
     body = encodeProtobuf(obj as Record<string, unknown>);
     contentType = PROTOBUF_TYPE;
   } else if (out.format === 'yaml') {
-    body = Buffer.from(toYaml(obj));
+    body = Buffer.from(yaml().stringify(obj));
   } else {
     body = jsonBytes(obj);
     if (out.format !== 'json' && out.format !== 'table') contentType = 'application/json';

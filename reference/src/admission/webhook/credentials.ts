@@ -8,7 +8,7 @@
 // same without a `:443`, then `*`, then the current context's user; none: no credentials.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { yaml } from '../../util/yaml.ts';
 
 export interface Credentials {
   /** PEM client certificate and key. */
@@ -82,7 +82,7 @@ function material(
 export function loadConnectionUsers(file: string): CredentialResolver {
   let doc: unknown;
   try {
-    doc = parse(readFileSync(file, 'utf8'));
+    doc = yaml().parse(readFileSync(file, 'utf8'));
   } catch (e) {
     throw new Error(`${file}: ${(e as Error).message}`);
   }
