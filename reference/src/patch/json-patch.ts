@@ -1,8 +1,12 @@
 // JSON Patch (RFC 6902) with `test`, from fast-json-patch. As in Kubernetes, a document
 // that is not a list of operation objects is a 400; an operation that cannot be applied
-// (a failed `test`, a missing path, an unknown op) is a 422 and changes nothing.
-import fjp from 'fast-json-patch';
+// (a failed `test`, a missing path, an unknown op) is a 422 and changes nothing. The
+// package is loaded at the first JSON patch.
+import type * as Fjp from 'fast-json-patch';
 import { errors, StatusError } from '../errors/status.ts';
+import { lazyPackage } from '../util/lazy-package.ts';
+
+const fjp = lazyPackage<typeof Fjp>('fast-json-patch');
 
 export function applyJsonPatch(target: unknown, ops: unknown): unknown {
   if (!Array.isArray(ops))
@@ -12,7 +16,7 @@ export function applyJsonPatch(target: unknown, ops: unknown): unknown {
       throw errors.badRequest(`json: cannot unmarshal ${kind(op)} into Go value of type jsonpatch.Operation`);
   }
   try {
-    return fjp.applyPatch(structuredClone(target), ops as fjp.Operation[], true, true).newDocument;
+    return fjp().applyPatch(structuredClone(target), ops as Fjp.Operation[], true, true).newDocument;
   } catch (e) {
     throw unprocessable(describe(e));
   }

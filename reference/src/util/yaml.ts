@@ -1,14 +1,7 @@
-// The `yaml` package, loaded at its first use rather than when the server starts: most
-// servers read and write no YAML (clients send JSON), and the package's seventy modules
-// take tens of milliseconds to load. Its Node build is CommonJS, so it loads synchronously
-// where a request or a flag first needs it.
-import { createRequire } from 'node:module';
+// The `yaml` package, loaded at its first use (lazy-package.ts): most servers read and write
+// no YAML (clients send JSON), and the package's seventy modules take tens of milliseconds
+// to load.
 import type * as Yaml from 'yaml';
+import { lazyPackage } from './lazy-package.ts';
 
-const load = createRequire(import.meta.url);
-let lib: typeof Yaml | undefined;
-
-export function yaml(): typeof Yaml {
-  lib ??= load('yaml') as typeof Yaml;
-  return lib;
-}
+export const yaml = lazyPackage<typeof Yaml>('yaml');

@@ -1,11 +1,15 @@
 // A descriptor-driven Protobuf codec on protobufjs' wire Writer and Reader: JSON-form values
 // (as the API serves them) to Kubernetes' messages and back, with Go's marshalling rules
 // (see schema.ts).
-import protobuf from 'protobufjs/minimal.js';
+import type * as Protobuf from 'protobufjs/minimal.js';
+import { lazyPackage } from '../../util/lazy-package.ts';
 import { type FieldDef, MESSAGES, type MessageDef } from './schema.ts';
 
-type Writer = protobuf.Writer;
-type Reader = protobuf.Reader;
+type Writer = Protobuf.Writer;
+type Reader = Protobuf.Reader;
+
+/** protobufjs' wire layer, loaded at the first Protobuf message. */
+const protobuf = lazyPackage<typeof Protobuf>('protobufjs/minimal.js');
 type Json = Record<string, unknown>;
 
 interface Compiled extends MessageDef {
@@ -228,7 +232,7 @@ export type RawCache = WeakMap<object, { def: Compiled; bytes: Buffer }>;
 function encodeWith(def: Compiled, obj: Json, cache?: RawCache, path = ''): Buffer {
   const hit = cache?.get(obj);
   if (hit && hit.def === def) return hit.bytes;
-  const w = protobuf.Writer.create();
+  const w = protobuf().Writer.create();
   writeMessage(w, def, obj, path, cache);
   const out = w.finish();
   const bytes = Buffer.isBuffer(out) ? out : Buffer.from(out.buffer, out.byteOffset, out.byteLength);
@@ -385,7 +389,7 @@ function readMessage(r: Reader, def: Compiled, end: number, path: string): Json 
 
 /** Parses the named message into its JSON form. */
 export function decodeMessage(name: string, buf: Uint8Array): Json {
-  const r = protobuf.Reader.create(buf);
+  const r = protobuf().Reader.create(buf);
   const out = readMessage(r, messageDef(name), r.len, '');
   checkEnd(r, r.len, name);
   return out;
