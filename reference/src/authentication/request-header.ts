@@ -10,6 +10,7 @@
 // request without a user name header is not this method's.
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
+import type { MaybePromise } from '../util/maybe-async.ts';
 import {
   type AuthenticationRequest,
   type AuthenticationResult,
@@ -17,7 +18,7 @@ import {
   NOT_MINE,
 } from './types.ts';
 import { VerifiedChains } from './x509-chain.ts';
-import { subjectOf } from './x509-subject.ts';
+import { subjectReader, subjectReaderLoaded } from './x509-subject-reader.ts';
 
 export interface RequestHeaderConfig {
   roots: readonly X509Certificate[];
@@ -43,9 +44,11 @@ export class RequestHeaderAuthenticator implements Authenticator {
     this.chains = new VerifiedChains(c.roots, (leaf) => this.allowedProxy(leaf), now);
   }
 
-  authenticate(r: AuthenticationRequest): AuthenticationResult {
+  authenticate(r: AuthenticationRequest): MaybePromise<AuthenticationResult> {
     const chain = r.peerCertificates;
     if (!chain?.length) return NOT_MINE;
+    // allowed names: the first certificate loads the reader of subject names
+    if (this.allowed.size && !subjectReaderLoaded()) return subjectReader().then(() => this.authenticate(r));
     const c = this.chains.verify(chain);
     if ('error' in c) return { status: 'error', message: c.error };
     const headers = headerList(r);
@@ -84,7 +87,8 @@ export class RequestHeaderAuthenticator implements Authenticator {
   /** A verified proxy certificate counts only when its CN is an allowed name (when names are set). */
   private allowedProxy(leaf: Buffer): object | { error: string } {
     if (this.allowed.size === 0) return {};
-    const cn = subjectOf(leaf).commonName;
+    // loaded: authenticate() loads it before any chain is verified
+    const cn = subjectReaderLoaded()!(leaf).commonName;
     return this.allowed.has(cn) ? {} : { error: `x509: subject with cn=${cn} is not in the allowed list` };
   }
 }

@@ -9,6 +9,7 @@
 // checked on every request.
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
+import type { MaybePromise } from '../util/maybe-async.ts';
 import {
   type AuthenticationRequest,
   type AuthenticationResult,
@@ -16,7 +17,7 @@ import {
   NOT_MINE,
 } from './types.ts';
 import { VerifiedChains } from './x509-chain.ts';
-import { subjectOf } from './x509-subject.ts';
+import { subjectReader, subjectReaderLoaded } from './x509-subject-reader.ts';
 
 export class X509Authenticator implements Authenticator {
   readonly name = 'x509';
@@ -26,9 +27,11 @@ export class X509Authenticator implements Authenticator {
     this.chains = new VerifiedChains(roots, userOf, now);
   }
 
-  authenticate(r: AuthenticationRequest): AuthenticationResult {
+  authenticate(r: AuthenticationRequest): MaybePromise<AuthenticationResult> {
     const chain = r.peerCertificates;
     if (!chain?.length) return NOT_MINE;
+    // the first certificate loads the reader of subject names, then is looked at as any other
+    if (!subjectReaderLoaded()) return subjectReader().then(() => this.authenticate(r));
     const c = this.chains.verify(chain);
     if ('error' in c) return { status: 'error', message: c.error };
     return c.user ? { status: 'user', user: c.user } : NOT_MINE;
@@ -37,6 +40,7 @@ export class X509Authenticator implements Authenticator {
 
 /** The user a trusted leaf names: its common name, one group per organization (none without a common name). */
 function userOf(leaf: Buffer): { user?: UserInfo } {
-  const { commonName, organizations } = subjectOf(leaf);
+  // loaded: authenticate() loads it before any chain is verified
+  const { commonName, organizations } = subjectReaderLoaded()!(leaf);
   return commonName ? { user: { username: commonName, groups: organizations } } : {};
 }
