@@ -141,6 +141,8 @@ export interface ServerOptions {
    * metrics hidden in this release; any other value is refused at start.
    */
   showHiddenMetricsForVersion?: string;
+  /** `-v`: the log's verbosity (default 0); from 3, a line for each request (http/request-log.ts). */
+  verbosity?: number;
 }
 
 export interface TokenWebhookOptions {

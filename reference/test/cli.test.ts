@@ -302,6 +302,35 @@ describe('orch-conformance serve (a child process)', () => {
     await agent.close();
   });
 
+  it('a start prints the banner and nothing else; -v 3 logs each request as kube-apiserver does', async () => {
+    const quiet = await start(['--port', '0', '--in-memory', '--insecure-http']);
+    expect(quiet.out().split('\n')[0]).toMatch(/^orch reference server v/);
+    const get = (url: string, token: string) =>
+      request(`${url}/api/v1/namespaces/default/configmaps?limit=1`, {
+        headers: { authorization: `Bearer ${token}`, 'user-agent': 'cli-test/1' },
+      }).then(async (r) => {
+        await r.body.dump();
+        return r.statusCode;
+      });
+    expect(await get(quiet.banner.url, quiet.banner.token)).toBe(200);
+    quiet.child.kill('SIGTERM');
+    expect(await quiet.exited).toBe(0);
+    // nothing on standard error but the shutdown: no deprecation notes, no request lines
+    expect(quiet.err()).toBe('SIGTERM: shutting down\n');
+
+    const verbose = await start(['--port', '0', '--in-memory', '--insecure-http', '-v', '3']);
+    expect(await get(verbose.banner.url, verbose.banner.token)).toBe(200);
+    const deadline = Date.now() + 5_000;
+    while (!verbose.err().includes('"HTTP"') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    verbose.child.kill('SIGTERM');
+    expect(await verbose.exited).toBe(0);
+    // klog's header, then httplog's fields (kube-apiserver 1.28 at -v=3)
+    expect(verbose.err()).toMatch(
+      /^I\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ request-log\.ts\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces\/default\/configmaps\?limit=1" latency="[\d.]+(ns|µs|ms|s)" userAgent="cli-test\/1" audit-ID="[^"]*" srcIP="127\.0\.0\.1:\d+" resp=200$/m,
+    );
+  });
+
   it('usage errors exit 2 with a message', async () => {
     const child = spawn(
       process.execPath,

@@ -9,6 +9,7 @@ import type { AuthorizerChain } from '../authorization/chain.ts';
 import type { Handler } from '../handlers/scope.ts';
 import type { RequestMetrics } from '../metrics/requests.ts';
 import type { Registry } from '../registry/registry.ts';
+import type { RequestLog } from './request-log.ts';
 
 export type NonResourceRoute = (
   req: IncomingMessage,
@@ -35,4 +36,6 @@ export interface HttpDeps {
   subresourceHandlers?: Readonly<Record<string, Handler>>;
   /** The request metrics (none: nothing is recorded). */
   metrics?: RequestMetrics;
+  /** The request log (`-v 3` and up; none: nothing is logged). */
+  requestLog?: RequestLog;
 }

@@ -52,6 +52,7 @@ export function createHandlerFn(deps: HttpDeps) {
     const method = (req.method ?? 'GET').toUpperCase();
     const observed = deps.metrics?.begin(isMutating(method));
     if (observed) observed.verb = methodVerb(method);
+    deps.requestLog?.(req, res, () => observed?.verb || method);
     try {
       await handle(deps, req, res, audit, observed);
     } catch (e) {

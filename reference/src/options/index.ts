@@ -21,6 +21,7 @@ import {
   UsageError,
 } from './flags.ts';
 import { exitWithParentOptions, lifecycleOptions } from './lifecycle.ts';
+import { loggingOptions } from './logging.ts';
 import { metricsOptions } from './metrics.ts';
 import { serviceAccountOptions } from './service-accounts.ts';
 import { insecureServingOptions, servingOptions } from './serving.ts';
@@ -51,6 +52,7 @@ const SECTIONS: OptionSection[] = [
   anonymousOptions,
   admissionOptions,
   metricsOptions,
+  loggingOptions,
 ];
 
 const SERVE_FLAGS = Object.assign({}, ...SECTIONS.map((s) => s.flags), {

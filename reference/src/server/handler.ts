@@ -6,6 +6,7 @@ import type { ServerOptions } from '../config.ts';
 import { tokenRequestHandler } from '../handlers/token-request.ts';
 import type { HealthChecks } from '../health/checks.ts';
 import { healthHandler } from '../http/health.ts';
+import { REQUEST_LOG_VERBOSITY, requestLog } from '../http/request-log.ts';
 import { createHandlerFn } from '../http/server.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { AuditSetup } from './audit.ts';
@@ -43,5 +44,9 @@ export function wireHandler(p: HandlerParts): ReturnType<typeof createHandlerFn>
     routes: p.metrics.routes,
     subresourceHandlers: { 'serviceaccounts/token': tokenRequestHandler(p.authn.tokens) },
     metrics: p.metrics.requestMetrics,
+    requestLog:
+      (p.options.verbosity ?? 0) >= REQUEST_LOG_VERBOSITY
+        ? requestLog((line) => process.stderr.write(line))
+        : undefined,
   });
 }

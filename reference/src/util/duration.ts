@@ -2,7 +2,8 @@
 // numbers each with a unit (ns, us, µs, ms, s, m, h), e.g. `1h2m3.5s`, `300ms`, `-1.5h`;
 // `0` alone needs no unit. Written here rather than taken from a package: no maintained npm
 // package parses exactly Go's grammar (signs, `µs`, fractions on every unit, `0`). One parser
-// for the command line's flags, CEL's duration values and the node agent configuration.
+// for the command line's flags, CEL's duration values and the node agent configuration; and
+// Go's `String` form, for the request log's latencies.
 
 const UNIT_NS: Record<string, bigint> = {
   ns: 1n,
@@ -59,4 +60,27 @@ export function durationSeconds(text: unknown): number | undefined {
 export function parseGoDuration(text: string): number | undefined {
   const ns = parseDuration(text);
   return ns === undefined || ns < 0n ? undefined : Number(ns) / 1e6;
+}
+
+/** Go's `time.Duration.String` of a duration in nanoseconds: `850ns`, `12.5µs`, `1.234567ms`, `2.5s`, `1m30s`. */
+export function formatGoDuration(ns: bigint): string {
+  if (ns === 0n) return '0s';
+  const neg = ns < 0n;
+  const a = neg ? -ns : ns;
+  const frac = (v: bigint, unit: bigint, digits: number) => {
+    const whole = v / unit;
+    const rest = (v % unit).toString().padStart(digits, '0').replace(/0+$/, '');
+    return rest ? `${whole}.${rest}` : `${whole}`;
+  };
+  let text: string;
+  if (a < 1_000n) text = `${a}ns`;
+  else if (a < 1_000_000n) text = `${frac(a, 1_000n, 3)}µs`;
+  else if (a < 1_000_000_000n) text = `${frac(a, 1_000_000n, 6)}ms`;
+  else {
+    const h = a / 3_600_000_000_000n;
+    const m = (a / 60_000_000_000n) % 60n;
+    const s = `${frac(a % 60_000_000_000n, 1_000_000_000n, 9)}s`;
+    text = h ? `${h}h${m}m${s}` : m ? `${m}m${s}` : s;
+  }
+  return neg ? `-${text}` : text;
 }
