@@ -9,22 +9,13 @@
 //   npx tsx scripts/manifest.ts --out FILE  write the collected manifest elsewhere
 //   npx tsx scripts/manifest.ts --check     compare, exit 1 on any problem
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CaseDef } from '../harness/src/spec.ts';
+import { cachedDocument } from '../harness/src/table-cache.ts';
 import { readSections, SPEC_FILES, specDir } from '../reports/spec-sections.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,50 +35,30 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 /** What a collection depends on: the suites, the harness and the reference they load, the lockfile. */
 const COLLECTION_INPUTS = ['suites', 'harness/src', 'reference/src', 'package-lock.json'];
 
-/** A digest of the collection's inputs (their paths and contents). */
-function collectionKey(): string {
-  const h = createHash('sha256');
+/** The collection's inputs: each file's path and text. */
+function collectionInputs(): string[] {
+  const out: string[] = [];
   for (const input of COLLECTION_INPUTS) {
     const at = join(ROOT, input);
     if (!existsSync(at)) continue;
     const files = input.includes('.')
       ? [at]
-      : (readdirSync(at, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+      : readdirSync(at, { recursive: true, withFileTypes: true })
           .filter((d) => d.isFile())
           .map((d) => join(d.parentPath, d.name))
           .sort();
-    for (const f of files)
-      h.update(`${relative(ROOT, f)}\0`)
-        .update(readFileSync(f))
-        .update('\0');
+    for (const f of files) out.push(`${relative(ROOT, f)}\0${readFileSync(f, 'utf8')}`);
   }
-  return h.digest('hex').slice(0, 24);
+  return out;
 }
 
 /**
  * Collects every declared case by letting vitest collect (not run) the suites: about 12 CPU
- * seconds, so the result is kept under node_modules/.cache, keyed by a digest of everything the
+ * seconds, so the result is kept (harness/src/table-cache.ts) under a digest of everything the
  * collection reads (the fault meta test and the manifest test each need it in one `npm test`).
  */
 export function collectCases(): Collected {
-  const cache = join(ROOT, 'node_modules', '.cache', 'orch-cases', `${collectionKey()}.json`);
-  if (existsSync(cache)) {
-    try {
-      return JSON.parse(readFileSync(cache, 'utf8')) as Collected;
-    } catch {
-      // a damaged entry is collected again
-    }
-  }
-  const collected = collectFresh();
-  try {
-    mkdirSync(dirname(cache), { recursive: true });
-    const tmp = `${cache}.${process.pid}`;
-    writeFileSync(tmp, JSON.stringify(collected));
-    renameSync(tmp, cache);
-  } catch {
-    // no cache: the next collection runs vitest again
-  }
-  return collected;
+  return cachedDocument(collectionInputs(), collectFresh) as Collected;
 }
 
 function collectFresh(): Collected {

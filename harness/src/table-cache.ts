@@ -4,7 +4,8 @@
 // kept under the hash of everything it was made from (the file's text, its schema's text, the
 // YAML library's version), so any change to them makes it again; only a document that passed
 // its checks is kept, and only one JSON carries unchanged. Kept in node_modules/.cache (where build tools keep theirs); when that
-// cannot be written, every run parses as before.
+// cannot be written, every run parses as before. The case list collected from the suites
+// (scripts/manifest.ts) is kept the same way.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -28,10 +28,12 @@ export function requestLog(write: (line: string) => void): RequestLog {
     const srcIP = `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`;
     res.once('close', () => {
       const latency = formatGoDuration(process.hrtime.bigint() - started);
-      const now = new Date();
+      // the wall clock to the microsecond, as klog prints it
+      const t = performance.timeOrigin + performance.now();
+      const now = new Date(Math.floor(t));
       const auditID = String(res.getHeader('Audit-Id') ?? '');
       write(
-        `${klogHeader(now, now.getMilliseconds() * 1000)} "HTTP" verb=${quoted(verb())} URI=${quoted(req.url ?? '')} latency=${quoted(latency)} userAgent=${quoted(userAgent)} audit-ID=${quoted(auditID)} srcIP=${quoted(srcIP)} resp=${res.statusCode}\n`,
+        `${klogHeader(now, Math.floor((t % 1000) * 1000))} "HTTP" verb=${quoted(verb())} URI=${quoted(req.url ?? '')} latency=${quoted(latency)} userAgent=${quoted(userAgent)} audit-ID=${quoted(auditID)} srcIP=${quoted(srcIP)} resp=${res.statusCode}\n`,
       );
     });
   };
