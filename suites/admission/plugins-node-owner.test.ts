@@ -222,12 +222,13 @@ describe('admission: NodeRestriction', () => {
           { apiVersion: 'v1', kind: 'Node', name: node, uid: self.json?.metadata?.uid, controller: true },
         ];
         const mirror = { ...body, metadata: { ...body.metadata, ownerReferences } };
-        checkStatus(
-          await as.post(pods, mirror),
-          201,
-          undefined,
-          'a mirror pod bound to itself, owned by its Node',
+        // Kubernetes' plugin finds the Node through its informer's cache, which may not hold the
+        // Node yet right after it was created: a 404 naming the node is waited out
+        const created = await settle(
+          () => as.post(pods, mirror),
+          (r) => !(r.status === 404 && String(r.statusObj?.message).includes(`node "${node}" not found`)),
         );
+        checkStatus(created, 201, undefined, 'a mirror pod bound to itself, owned by its Node');
         checkStatus(
           await t.client.post(pods, podBody('theirs', `${node}-other`)),
           201,
