@@ -49,5 +49,5 @@ declare module 'autocannon' {
   }
   function autocannon(opts: Options, cb: (err: Error | null, result: Result) => void): { stop(): void };
   export default autocannon;
-  export type { Options, Result, AutocannonRequest };
+  export type { AutocannonRequest, Options, Result };
 }

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { type OwnedProcess, startOwned } from '../../lifeline/owned.ts';
 import type { EtcdStats } from './etcd.ts';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SERVER_ENTRY = join(ROOT, 'scripts/bench/server.ts');
+/** The benchmark's server, started from a bundle of its sources as `orch-conformance serve` is (scripts/bundle.mjs). */
+const SERVER_ENTRY = 'scripts/bench/server.ts';
+const BUNDLE_RUNNER = join(ROOT, 'scripts/bundle.mjs');
 
 const tempDirs: string[] = [];
 export function tempDir(prefix = 'orch-bench-'): string {
@@ -101,7 +103,7 @@ export async function spawnServer(
   // ends with this process however it ends, SIGKILL included (lifeline/owned.ts)
   const owned = startOwned(
     process.execPath,
-    [...execArgv, '--import', 'tsx', SERVER_ENTRY, JSON.stringify({ mode, options })],
+    [...execArgv, BUNDLE_RUNNER, 'run', SERVER_ENTRY, JSON.stringify({ mode, options })],
     { cwd: ROOT, ipc: true },
   );
   const proc = owned.child;

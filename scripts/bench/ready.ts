@@ -6,7 +6,8 @@ import { agent } from './http.ts';
 import { sleep } from './measure.ts';
 import { firstLine, ROOT, stopOwned, tempDir } from './process.ts';
 
-const CLI_ENTRY = join(ROOT, 'reference/src/cli.ts');
+/** `orch-conformance`, whose `serve` starts from the bundle of the server's sources (scripts/bundle.mjs). */
+const BIN = join(ROOT, 'scripts/bin.mjs');
 
 export interface ReadyResult {
   what: string;
@@ -43,7 +44,7 @@ export async function benchReadyCli(runs: number, https = false): Promise<ReadyR
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const dataDir = tempDir();
-    const args = ['--import', 'tsx', CLI_ENTRY, 'serve', '--port', '0', '--data-dir', dataDir];
+    const args = [BIN, 'serve', '--port', '0', '--data-dir', dataDir];
     if (!https) args.push('--insecure-http');
     const t0 = performance.now();
     const owned = startOwned(process.execPath, args, { cwd: ROOT });
@@ -56,7 +57,7 @@ export async function benchReadyCli(runs: number, https = false): Promise<ReadyR
     }
   }
   return summarize(
-    `spawn \`cli.ts serve\` (${https ? 'HTTPS, new certificate' : 'plain HTTP'}) to /readyz 200`,
+    `spawn \`orch-conformance serve\` (${https ? 'HTTPS, new certificate' : 'plain HTTP'}) to /readyz 200`,
     times,
   );
 }

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { startAuthCallbacks } from '../../harness/src/auth/callbacks.ts';
 import { makeAuthFixtures, serverFlags } from '../../harness/src/auth/fixtures.ts';
 import { parseServeArgs } from '../../reference/src/cli.ts';
+import { startEtcdBench } from './etcd.ts';
 import {
   benchCreate,
   benchCreateRules,
@@ -38,7 +39,6 @@ import {
   tempDir,
   type WatchResult,
 } from './lib.ts';
-import { startEtcdBench } from './etcd.ts';
 import { benchCreateWebhooks, type WebhookComparison } from './webhooks.ts';
 
 const { values } = parseArgs({

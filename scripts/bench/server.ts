@@ -1,6 +1,8 @@
-// A server under test, as its own process (the load generator runs elsewhere):
-//   node [--expose-gc] --import tsx scripts/bench/server.ts '{"mode":"orch","options":{...}}'
-//   node --import tsx scripts/bench/server.ts '{"mode":"bare"}'
+// A server under test, as its own process (the load generator runs elsewhere), started from a
+// bundle of its sources as `orch-conformance serve` is (process.ts; tsx would add its own
+// per-function cost to every request measured):
+//   node [--expose-gc] scripts/bundle.mjs run scripts/bench/server.ts '{"mode":"orch","options":{...}}'
+//   node scripts/bundle.mjs run scripts/bench/server.ts '{"mode":"bare"}'
 // `orch` is the reference server (plain HTTP on 127.0.0.1); `bare` is a plain Node HTTP
 // server that reads the request body and answers bytes it was given over IPC, so that both
 // do the same socket work. Prints `{"url":...,"token":...}` on one line once it listens.

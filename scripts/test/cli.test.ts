@@ -328,12 +328,13 @@ describe('run: end to end against a reference server', () => {
         .map((s) => `${s.method} ${s.path.endsWith('/configmaps') ? 'list' : 'one'}`);
       return { ops, lists: ops.filter((o) => o === 'GET list').length };
     };
+    // two runs: the longer one with the same seed replays the shorter one's runs first, then more
     const a = await runWith(2);
-    const b = await runWith(2);
     const c = await runWith(6);
     expect(c.lists - a.lists, 'four more runs, four more lists').toBe(4);
-    expect(b.ops, 'the same seed gives the same operations').toEqual(a.ops);
-    expect(c.ops.slice(0, a.ops.length), 'the same seed: the first runs are the same').toEqual(a.ops);
+    expect(c.ops.slice(0, a.ops.length), 'the same seed: the first runs are the same operations').toEqual(
+      a.ops,
+    );
   }, 180_000);
 
   it('a failing property prints the seed given with --seed', async () => {
