@@ -39,12 +39,19 @@ async function pollReady(url: string, deadline: number): Promise<void> {
   throw new Error(`${url}/readyz did not answer 200 in time`);
 }
 
-/** Spawns the CLI (`serve`) and times spawn -> first 200 from /readyz. */
-export async function benchReadyCli(runs: number, https = false): Promise<ReadyResult> {
+/**
+ * Spawns the CLI (`serve`, with `flags` added: every authenticator's, say) and times spawn ->
+ * first 200 from /readyz.
+ */
+export async function benchReadyCli(
+  runs: number,
+  https = false,
+  flags: { args: string[]; what: string } = { args: [], what: '' },
+): Promise<ReadyResult> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const dataDir = tempDir();
-    const args = [BIN, 'serve', '--port', '0', '--data-dir', dataDir];
+    const args = [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...flags.args];
     if (!https) args.push('--insecure-http');
     const t0 = performance.now();
     const owned = startOwned(process.execPath, args, { cwd: ROOT });
@@ -57,7 +64,7 @@ export async function benchReadyCli(runs: number, https = false): Promise<ReadyR
     }
   }
   return summarize(
-    `spawn \`orch-conformance serve\` (${https ? 'HTTPS, new certificate' : 'plain HTTP'}) to /readyz 200`,
+    `spawn \`orch-conformance serve\`${flags.what} (${https ? 'HTTPS, new certificate' : 'plain HTTP'}) to /readyz 200`,
     times,
   );
 }
