@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/memory-child.ts', import.meta.url));
+/** The child starts from a bundle of its sources, as `orch-conformance serve` does (scripts/bundle.mjs). */
+const BUNDLE_RUNNER = fileURLToPath(new URL('../../scripts/bundle.mjs', import.meta.url));
+const FIXTURE = 'reference/test/fixtures/memory-child.ts';
 const MB = 1024 * 1024;
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -40,8 +42,8 @@ interface Server {
 }
 
 async function startServer(opts: Record<string, unknown>): Promise<Server> {
-  const proc = fork(FIXTURE, [JSON.stringify(opts)], {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+  const proc = fork(BUNDLE_RUNNER, ['run', FIXTURE, JSON.stringify(opts)], {
+    execArgv: ['--expose-gc'],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   children.add(proc);

@@ -15,7 +15,8 @@ function soak(args: string[]): Promise<{ code: number; text: string }> {
   return new Promise((res) => {
     const c = spawn(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'scripts/reliability/soak.ts'), ...args],
+      // from a bundle of its sources, as `npm run reliability:soak` would through tsx
+      [join(ROOT, 'scripts/bundle.mjs'), 'run', 'scripts/reliability/soak.ts', ...args],
       {
         cwd: ROOT,
         env: cleanEnv(),

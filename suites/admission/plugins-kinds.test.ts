@@ -246,12 +246,18 @@ describe('admission plugins: Priority', () => {
             made.push(`${PCS}/${cls}`);
             return undefined;
           });
-          const p = await create(t, pods(ns), pod('defaulted'));
-          check(
-            p.spec?.priorityClassName === cls && p.spec?.priority === 3,
-            `spec.priorityClassName ${cls} and spec.priority 3`,
-            show({ priorityClassName: p.spec?.priorityClassName, priority: p.spec?.priority }),
-          );
+          // Kubernetes' plugin reads the classes from its informer's cache, which may not hold the
+          // new class yet: a pod that got no class is the cache lagging, and another pod is made
+          await untilSettled(t, 'a pod defaulted by the global default class', async () => {
+            const p = await create(t, pods(ns), pod(uniqueName('defaulted')));
+            if (p.spec?.priorityClassName === undefined && p.spec?.priority === 0) return 'again';
+            check(
+              p.spec?.priorityClassName === cls && p.spec?.priority === 3,
+              `spec.priorityClassName ${cls} and spec.priority 3`,
+              show({ priorityClassName: p.spec?.priorityClassName, priority: p.spec?.priority }),
+            );
+            return undefined;
+          });
           const other = uniqueName('dflt');
           const second = await t.client.post(PCS, priorityClass(other, 4, { globalDefault: true }));
           if (second.status === 201) made.push(`${PCS}/${other}`);
