@@ -18,7 +18,9 @@ export interface ReadyResult {
 
 function summarize(what: string, runs: number[]): ReadyResult {
   const s = [...runs].sort((a, b) => a - b);
-  return { what, runs, median: s[Math.floor((s.length - 1) / 2)]!, max: s[s.length - 1]! };
+  // an even count's median is the mean of the two middle runs
+  const mid = (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
+  return { what, runs, median: mid, max: s[s.length - 1]! };
 }
 
 async function pollReady(url: string, deadline: number): Promise<void> {
