@@ -91,6 +91,32 @@ async function create(
 }
 
 /**
+ * Creates an object that names a class this case made a moment before (a priority or runtime
+ * class). Kubernetes' plugins read the classes from their informers' caches, which may not hold
+ * the new class yet: a refusal that says the class was not found is waited out (5 s at most).
+ */
+async function createNaming(
+  t: CaseContext,
+  path: string,
+  body: Record<string, unknown>,
+  className: string,
+): Promise<any> {
+  const until = Date.now() + 5_000;
+  for (;;) {
+    const r = await t.step(`POST ${path} ${show(body)}`, () => t.client.post(path, body));
+    const lagging =
+      r.status === 403 &&
+      String(r.statusObj?.message).includes(className) &&
+      /not (be )?found/.test(String(r.statusObj?.message));
+    if (!lagging || Date.now() > until) {
+      checkStatus(r, 201, undefined, `setup: create ${show((body.metadata as { name?: string })?.name)}`);
+      return r.json;
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+/**
  * Cluster-wide defaults (a global default priority class, default ingress and storage
  * classes) are shared by every client of the target, this suite's other runs included: a
  * case whose outcome another client's default explains tries again, a bounded number of times.
@@ -156,7 +182,7 @@ describe('admission plugins: Priority', () => {
         const cls = uniqueName('pc');
         await create(t, PCS, priorityClass(cls, 4242), made);
         await inNamespace(t, async (ns) => {
-          const p = await create(t, pods(ns), pod('p', { priorityClassName: cls }));
+          const p = await createNaming(t, pods(ns), pod('p', { priorityClassName: cls }), cls);
           check(p.spec?.priority === 4242, 'spec.priority 4242 (the class value)', show(p.spec?.priority));
           const read = await t.client.get(`${pods(ns)}/p`);
           check(
@@ -199,7 +225,7 @@ describe('admission plugins: Priority', () => {
         const cls = uniqueName('pc');
         await create(t, PCS, priorityClass(cls, 77, { preemptionPolicy: 'Never' }), made);
         await inNamespace(t, async (ns) => {
-          const p = await create(t, pods(ns), pod('p', { priorityClassName: cls }));
+          const p = await createNaming(t, pods(ns), pod('p', { priorityClassName: cls }), cls);
           check(
             p.spec?.preemptionPolicy === 'Never',
             "spec.preemptionPolicy Never (the class's)",
@@ -299,7 +325,7 @@ describe('admission plugins: RuntimeClass', () => {
           made,
         );
         await inNamespace(t, async (ns) => {
-          const p = await create(t, pods(ns), pod('p', { runtimeClassName: rc }));
+          const p = await createNaming(t, pods(ns), pod('p', { runtimeClassName: rc }), rc);
           check(
             p.spec?.overhead?.cpu === '250m' && p.spec?.overhead?.memory === '120Mi',
             'spec.overhead {cpu: 250m, memory: 120Mi}',
@@ -345,10 +371,11 @@ describe('admission plugins: RuntimeClass', () => {
           made,
         );
         await inNamespace(t, async (ns) => {
-          const p = await create(
+          const p = await createNaming(
             t,
             pods(ns),
             pod('p', { runtimeClassName: rc, nodeSelector: { zone: 'a' } }),
+            rc,
           );
           check(
             p.spec?.nodeSelector?.sandbox === 'yes' && p.spec?.nodeSelector?.zone === 'a',
