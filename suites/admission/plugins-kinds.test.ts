@@ -13,6 +13,7 @@ import type { Response } from '../../harness/src/client.ts';
 import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { Level } from '../../harness/src/spec.ts';
+import { settle } from './plugin-helpers.ts';
 
 const SECTION = 'Webhook configuration objects';
 const ROW = {
@@ -78,42 +79,28 @@ async function withCleanup(t: CaseContext, fn: (made: string[]) => Promise<void>
   }
 }
 
+/**
+ * Creates a setup object (201 expected), noted in `made` for removal. `naming`: the object names a
+ * class this case made a moment before (a priority or runtime class); Kubernetes' plugins read the
+ * classes from their informers' caches, which may not hold the new class yet, so a refusal that
+ * says that class was not found is waited out (settle: 5 s at most).
+ */
 async function create(
   t: CaseContext,
   path: string,
   body: Record<string, unknown>,
   made?: string[],
+  naming?: string,
 ): Promise<any> {
-  const r = await t.step(`POST ${path} ${show(body)}`, () => t.client.post(path, body));
+  const post = () => t.step(`POST ${path} ${show(body)}`, () => t.client.post(path, body));
+  const lagging = (r: Response) =>
+    r.status === 403 &&
+    String(r.statusObj?.message).includes(naming!) &&
+    /not (be )?found/.test(String(r.statusObj?.message));
+  const r = naming ? await settle(post, (x) => !lagging(x)) : await post();
   checkStatus(r, 201, undefined, `setup: create ${show((body.metadata as { name?: string })?.name)}`);
   made?.push(`${path}/${r.json.metadata.name}`);
   return r.json;
-}
-
-/**
- * Creates an object that names a class this case made a moment before (a priority or runtime
- * class). Kubernetes' plugins read the classes from their informers' caches, which may not hold
- * the new class yet: a refusal that says the class was not found is waited out (5 s at most).
- */
-async function createNaming(
-  t: CaseContext,
-  path: string,
-  body: Record<string, unknown>,
-  className: string,
-): Promise<any> {
-  const until = Date.now() + 5_000;
-  for (;;) {
-    const r = await t.step(`POST ${path} ${show(body)}`, () => t.client.post(path, body));
-    const lagging =
-      r.status === 403 &&
-      String(r.statusObj?.message).includes(className) &&
-      /not (be )?found/.test(String(r.statusObj?.message));
-    if (!lagging || Date.now() > until) {
-      checkStatus(r, 201, undefined, `setup: create ${show((body.metadata as { name?: string })?.name)}`);
-      return r.json;
-    }
-    await new Promise((res) => setTimeout(res, 100));
-  }
 }
 
 /**
@@ -182,7 +169,7 @@ describe('admission plugins: Priority', () => {
         const cls = uniqueName('pc');
         await create(t, PCS, priorityClass(cls, 4242), made);
         await inNamespace(t, async (ns) => {
-          const p = await createNaming(t, pods(ns), pod('p', { priorityClassName: cls }), cls);
+          const p = await create(t, pods(ns), pod('p', { priorityClassName: cls }), undefined, cls);
           check(p.spec?.priority === 4242, 'spec.priority 4242 (the class value)', show(p.spec?.priority));
           const read = await t.client.get(`${pods(ns)}/p`);
           check(
@@ -225,7 +212,7 @@ describe('admission plugins: Priority', () => {
         const cls = uniqueName('pc');
         await create(t, PCS, priorityClass(cls, 77, { preemptionPolicy: 'Never' }), made);
         await inNamespace(t, async (ns) => {
-          const p = await createNaming(t, pods(ns), pod('p', { priorityClassName: cls }), cls);
+          const p = await create(t, pods(ns), pod('p', { priorityClassName: cls }), undefined, cls);
           check(
             p.spec?.preemptionPolicy === 'Never',
             "spec.preemptionPolicy Never (the class's)",
@@ -325,7 +312,7 @@ describe('admission plugins: RuntimeClass', () => {
           made,
         );
         await inNamespace(t, async (ns) => {
-          const p = await createNaming(t, pods(ns), pod('p', { runtimeClassName: rc }), rc);
+          const p = await create(t, pods(ns), pod('p', { runtimeClassName: rc }), undefined, rc);
           check(
             p.spec?.overhead?.cpu === '250m' && p.spec?.overhead?.memory === '120Mi',
             'spec.overhead {cpu: 250m, memory: 120Mi}',
@@ -371,10 +358,11 @@ describe('admission plugins: RuntimeClass', () => {
           made,
         );
         await inNamespace(t, async (ns) => {
-          const p = await createNaming(
+          const p = await create(
             t,
             pods(ns),
             pod('p', { runtimeClassName: rc, nodeSelector: { zone: 'a' } }),
+            undefined,
             rc,
           );
           check(
