@@ -300,29 +300,37 @@ export class FieldSet {
     return out;
   }
 
-  /** Members and children merged, sorted by path element. */
-  private entries(): { pe: PathElement; member: boolean; child?: FieldSet }[] {
-    const byKey = new Map<string, { pe: PathElement; member: boolean; child?: FieldSet }>();
-    for (const [k, pe] of this.members) byKey.set(k, { pe, member: true });
-    for (const [k, c] of this.children) {
-      const e = byKey.get(k);
-      if (e) e.child = c.set;
-      else byKey.set(k, { pe: c.pe, member: false, child: c.set });
+  /** Members and children merged (with their fieldsV1 keys), sorted by path element. */
+  private entries(): { k: string; pe: PathElement; member: boolean; child?: FieldSet }[] {
+    const out: { k: string; pe: PathElement; member: boolean; child?: FieldSet }[] = [];
+    for (const [k, pe] of this.members) {
+      const c = this.children.get(k);
+      out.push(c ? { k, pe, member: true, child: c.set } : { k, pe, member: true });
     }
-    return [...byKey.values()].sort((a, b) => comparePe(a.pe, b.pe));
+    for (const [k, c] of this.children)
+      if (!this.members.has(k)) out.push({ k, pe: c.pe, member: false, child: c.set });
+    return out.length > 1 ? out.sort((a, b) => comparePe(a.pe, b.pe)) : out;
   }
 
   /** The `fieldsV1` JSON object of this set (shared: never change it). */
   toFieldsV1(): Record<string, unknown> {
     const hit = encoded.get(this);
     if (hit) return hit;
+    const out = this.encode();
+    encoded.set(this, out);
+    return out;
+  }
+
+  /** The `fieldsV1` object, its child sets' read from the cache but not added to it (one entry a set encoded, not one a level). */
+  private encode(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const e of this.entries()) {
-      if (!e.child) out[peKey(e.pe)] = {};
-      else if (e.member) out[peKey(e.pe)] = { '.': {}, ...e.child.toFieldsV1() };
-      else out[peKey(e.pe)] = e.child.toFieldsV1();
+      if (!e.child) out[e.k] = {};
+      else {
+        const c = encoded.get(e.child) ?? e.child.encode();
+        out[e.k] = e.member ? Object.assign({ '.': {} }, c) : c;
+      }
     }
-    encoded.set(this, out);
     return out;
   }
 

@@ -1,6 +1,7 @@
 // JSON parsing that also reports duplicate keys (JSON.parse keeps the last one silently),
-// which field validation must report. Fast path: JSON.parse first, the scanner only
-// runs to find duplicates when the text has at least one repeated key candidate.
+// which field validation must report. One pass over the text counts the keys written (and
+// bounds the nesting); the scanner that names the repeated keys runs only when JSON.parse
+// kept fewer keys than that.
 import { errors } from '../errors/status.ts';
 
 export interface Parsed {
@@ -24,24 +25,6 @@ export function tooDeep(limit = MAX_NESTING) {
   );
 }
 
-/** Whether JSON text nests objects and arrays deeper than `limit`; a linear scan, no recursion. */
-export function jsonNestingExceeds(text: string, limit = MAX_NESTING): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      // a backslash: skip the escaped character
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > limit) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
-}
-
 /** Whether a decoded value nests objects and arrays deeper than `limit`; no recursion, safe on cycles. */
 export function valueNestingExceeds(value: unknown, limit = MAX_NESTING): boolean {
   const stack: [unknown, number][] = [[value, 0]];
@@ -57,7 +40,8 @@ export function valueNestingExceeds(value: unknown, limit = MAX_NESTING): boolea
 }
 
 export function parseJson(text: string): Parsed {
-  if (jsonNestingExceeds(text)) throw tooDeep();
+  const keys = scanKeys(text);
+  if (keys < 0) throw tooDeep();
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -65,8 +49,61 @@ export function parseJson(text: string): Parsed {
     throw errors.badRequest(`error decoding request body: ${(e as Error).message}`);
   }
   const duplicates: string[] = [];
-  if (typeof value === 'object' && value !== null) findDuplicates(text, duplicates);
+  // JSON.parse keeps one of each repeated key: fewer keys decoded than written means a repeat
+  if (typeof value === 'object' && value !== null && countKeys(value) !== keys)
+    findDuplicates(text, duplicates);
   return { value, duplicates };
+}
+
+/**
+ * One linear pass over JSON text: the number of object keys written in it (a string followed
+ * by `:`), or -1 when objects and arrays nest deeper than MAX_NESTING.
+ */
+function scanKeys(text: string): number {
+  let depth = 0;
+  let keys = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // a backslash: skip the escaped character
+      if (c === 92) i++;
+      else if (c === 34) {
+        inString = false;
+        let j = i + 1;
+        while (j < text.length) {
+          const w = text.charCodeAt(j);
+          if (w !== 32 && w !== 10 && w !== 13 && w !== 9) break;
+          j++;
+        }
+        if (text.charCodeAt(j) === 58) keys++;
+      }
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > MAX_NESTING) return -1;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return keys;
+}
+
+/** The number of keys of every object in a decoded value; no recursion. */
+function countKeys(value: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push(x);
+      continue;
+    }
+    for (const k in v) {
+      n++;
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== null && typeof x === 'object') stack.push(x);
+    }
+  }
+  return n;
 }
 
 /** A minimal scanner over already-valid JSON that records repeated keys with their paths. */
