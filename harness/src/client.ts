@@ -60,7 +60,17 @@ export interface RequestOptions {
   anonymous?: boolean;
   /** Override the bearer token. */
   token?: string;
+  /**
+   * Send again when the target answers 503 with Retry-After, as Kubernetes' clients do (at most
+   * RETRIES_UNAVAILABLE times, waiting what it asks, up to 2 s each). For requests whose case is
+   * not about availability: a 1.28 API server answers custom resource requests so ("apiserver is
+   * shutting down") while it replaces a definition's storage, moments after the definition changed.
+   */
+  retryUnavailable?: boolean;
 }
+
+/** How often a request with `retryUnavailable` is sent again. */
+export const RETRIES_UNAVAILABLE = 5;
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -149,10 +159,16 @@ export class Client {
   }
 
   async request(o: RequestOptions): Promise<Response> {
-    const r = await this.once(o);
+    let r = await this.once(o);
     if (r.status === 401 && this.target.exec && !o.anonymous && !o.token) {
       this.target.exec.invalidate();
-      return this.once(o);
+      r = await this.once(o);
+    }
+    for (let i = 0; o.retryUnavailable && i < RETRIES_UNAVAILABLE && r.status === 503; i++) {
+      const after = Number(r.header('retry-after'));
+      if (!Number.isFinite(after) || after < 0) break;
+      await new Promise((done) => setTimeout(done, Math.min(after, 2) * 1000));
+      r = await this.once(o);
     }
     return r;
   }

@@ -10,8 +10,8 @@ import { uniqueName } from '../../harness/src/fixtures.ts';
 import {
   CRD_PATH,
   type Definition,
-  deleteDefinition,
   definitionsUnavailable,
+  deleteDefinition,
   newDefinition,
   postDefinition,
 } from './definition.ts';
@@ -117,7 +117,7 @@ function objectOf(
 }
 
 async function read(t: CaseContext, path: string): Promise<any> {
-  const r = await t.client.get(path);
+  const r = await t.client.get(path, { retryUnavailable: true });
   if (r.status === 404) return undefined;
   check(r.status === 200, `200 reading ${path}`, r.describe(), 'reading the object back');
   return r.json;
@@ -152,6 +152,7 @@ export async function runWrites(row: Row, t: CaseContext, o: WriteRun): Promise<
         current = uniqueName('c');
         r = await t.client.post(o.def.collection(o.ns), objectOf(o.def, o.root, key, current, w.create), {
           timeoutMs: WRITE_TIMEOUT_MS,
+          retryUnavailable: true,
         });
       } else {
         check(
@@ -166,7 +167,10 @@ export async function runWrites(row: Row, t: CaseContext, o: WriteRun): Promise<
         const next = o.root
           ? { ...cur, ...((w.update ?? {}) as object), metadata: cur.metadata }
           : { ...cur, spec: { ...(cur.spec ?? {}), [key]: w.update } };
-        r = await t.client.put(o.def.one(o.ns, current), next, { timeoutMs: WRITE_TIMEOUT_MS });
+        r = await t.client.put(o.def.one(o.ns, current), next, {
+          timeoutMs: WRITE_TIMEOUT_MS,
+          retryUnavailable: true,
+        });
       }
       if (w.refused) {
         check(
