@@ -3,6 +3,7 @@
 // garbage-speaking endpoint ends a case with a clear failure instead of a hang. A target with
 // several endpoints gets each request at the next one (endpoints.ts); then an answer names the
 // endpoint that gave it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { type Dialect, dialect } from './dialect.ts';
 import { Endpoints } from './endpoints.ts';
@@ -167,7 +168,7 @@ export class Client {
     for (let i = 0; o.retryUnavailable && i < RETRIES_UNAVAILABLE && r.status === 503; i++) {
       const after = Number(r.header('retry-after'));
       if (!Number.isFinite(after) || after < 0) break;
-      await new Promise((done) => setTimeout(done, Math.min(after, 2) * 1000));
+      await sleep(Math.min(after, 2) * 1000);
       r = await this.once(o);
     }
     return r;
