@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { builtinKindsPublished, builtinSchema } from '../src/schema/builtin.ts';
 import { decodeWithSchema, missingRequired } from '../src/schema/decode.ts';
+import type { Schema } from '../src/schema/types.ts';
 
 describe('published built-in schemas', () => {
   it('the checked-in file is what scripts/gen-builtin-schemas.ts derives from the 1.28 documents', () => {
@@ -45,5 +46,31 @@ describe('published built-in schemas', () => {
     expect(r.unknown).toEqual(['spec.bogus']);
     expect((r.value as any).spec.template.spec.containers[0].resources.limits.cpu).toBe('100m');
     expect(missingRequired(obj, s)).toEqual(['spec.selector']);
+  });
+
+  it('a missing field is named by its path through objects, maps and list items', () => {
+    const port: Schema = { type: 'object', required: ['port'], properties: { port: { type: 'integer' } } };
+    const schema: Schema = {
+      type: 'object',
+      required: ['kind'],
+      properties: {
+        kind: { type: 'string' },
+        spec: {
+          type: 'object',
+          properties: {
+            ports: { type: 'array', items: port },
+            byName: { type: 'object', additionalProperties: port },
+          },
+        },
+      },
+    };
+    const obj = { spec: { ports: [{ port: 1 }, {}, { port: null }], byName: { a: {}, b: { port: 2 } } } };
+    expect(missingRequired(obj, schema)).toEqual([
+      'kind',
+      'spec.ports[1].port',
+      'spec.ports[2].port',
+      'spec.byName.a.port',
+    ]);
+    expect(missingRequired({ kind: 'K', spec: { ports: [{ port: 1 }] } }, schema)).toEqual([]);
   });
 });

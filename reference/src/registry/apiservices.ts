@@ -169,8 +169,12 @@ export async function startAPIServices(
 
   // built-in group versions: once, at start
   const onStart = servedGroupVersions(registry).builtin.map(([g, v]) => apiServiceName(g, v));
-  for (const [g, v] of servedGroupVersions(registry).builtin)
-    await put(up, localAPIService(g, v, API_VERSION_PRIORITIES[g ? `${g}/${v}` : v]!, 'onstart'));
+  // all at once: a durable store commits them together rather than one sync each
+  await Promise.all(
+    servedGroupVersions(registry).builtin.map(([g, v]) =>
+      put(up, localAPIService(g, v, API_VERSION_PRIORITIES[g ? `${g}/${v}` : v]!, 'onstart')),
+    ),
+  );
   const pending = pendingCheck(up, onStart);
 
   // custom resources' group versions: while served
@@ -188,7 +192,7 @@ export async function startAPIServices(
   const available = new NameQueue((name) => reconcile(up, name));
   const cancels = watchAvailability(up, available);
   // the APIServices made at start are available before the server listens
-  for (const n of onStart) await reconcile(up, n);
+  await Promise.all(onStart.map((n) => reconcile(up, n)));
   return {
     pending,
     stop() {

@@ -75,10 +75,14 @@ export async function ensureFlowControlConfiguration(registry: Registry): Promis
   const schemas = registry.byResource(FLOWCONTROL_GROUP, 'flowschemas')?.store;
   const levels = registry.byResource(FLOWCONTROL_GROUP, 'prioritylevelconfigurations')?.store;
   if (!schemas || !levels) return;
-  for (const c of SUGGESTED_PRIORITY_LEVELS) await ensure(levels, 'PriorityLevelConfiguration', c, false);
-  for (const c of SUGGESTED_FLOW_SCHEMAS) await ensure(schemas, 'FlowSchema', c, false);
-  for (const c of MANDATORY_PRIORITY_LEVELS) await ensure(levels, 'PriorityLevelConfiguration', c, true);
-  for (const c of MANDATORY_FLOW_SCHEMAS) await ensure(schemas, 'FlowSchema', c, true);
+  // each list at once (a durable store commits them together rather than one sync each), the
+  // lists in their order: a schema finds the level it names already made
+  const all = (store: GenericStore, kind: Kind, list: { name: string; spec: object }[], mandatory: boolean) =>
+    Promise.all(list.map((c) => ensure(store, kind, c, mandatory)));
+  await all(levels, 'PriorityLevelConfiguration', SUGGESTED_PRIORITY_LEVELS, false);
+  await all(schemas, 'FlowSchema', SUGGESTED_FLOW_SCHEMAS, false);
+  await all(levels, 'PriorityLevelConfiguration', MANDATORY_PRIORITY_LEVELS, true);
+  await all(schemas, 'FlowSchema', MANDATORY_FLOW_SCHEMAS, true);
 }
 
 /**

@@ -99,30 +99,41 @@ function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
   return out;
 }
 
-/** Missing required fields, as `path.field` strings. */
-export function missingRequired(v: unknown, s: Schema, path = '', out: string[] = []): string[] {
-  if (v === null || typeof v !== 'object') return out;
-  if (Array.isArray(v)) {
-    if (s.items) for (let i = 0; i < v.length; i++) missingRequired(v[i], s.items, `${path}[${i}]`, out);
-    return out;
-  }
-  const obj = v as Record<string, unknown>;
-  if (s.required)
-    for (const r of s.required)
-      if (obj[r] === undefined || obj[r] === null) out.push(path ? `${path}.${r}` : r);
-  // only objects and lists can hold a missing field: scalars are passed over without a path
-  if (s.properties) {
-    for (const k in s.properties) {
-      const val = obj[k];
-      if (val !== null && typeof val === 'object')
-        missingRequired(val, s.properties[k]!, path ? `${path}.${k}` : k, out);
+/** Missing required fields, as `path.field` strings (a path is written only for a field that is missing). */
+export function missingRequired(v: unknown, s: Schema): string[] {
+  const out: string[] = [];
+  /** The keys and indexes from the top to the value being looked at. */
+  const at: (string | number)[] = [];
+  const named = (field: string) => {
+    let p = '';
+    for (const x of at) p += typeof x === 'number' ? `[${x}]` : p ? `.${x}` : x;
+    return p ? `${p}.${field}` : field;
+  };
+  const walk = (v: unknown, s: Schema): void => {
+    if (v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      if (!s.items) return;
+      for (let i = 0; i < v.length; i++) {
+        at.push(i);
+        walk(v[i], s.items);
+        at.pop();
+      }
+      return;
     }
-  } else if (typeof s.additionalProperties === 'object') {
-    for (const k in obj) {
-      const val = obj[k];
-      if (val !== null && typeof val === 'object')
-        missingRequired(val, s.additionalProperties, path ? `${path}.${k}` : k, out);
-    }
-  }
+    const obj = v as Record<string, unknown>;
+    if (s.required)
+      for (const r of s.required) if (obj[r] === undefined || obj[r] === null) out.push(named(r));
+    // only objects and lists can hold a missing field: scalars are passed over
+    const inner = (k: string, val: unknown, ks: Schema) => {
+      if (val === null || typeof val !== 'object') return;
+      at.push(k);
+      walk(val, ks);
+      at.pop();
+    };
+    if (s.properties) for (const k in s.properties) inner(k, obj[k], s.properties[k]!);
+    else if (typeof s.additionalProperties === 'object')
+      for (const k in obj) inner(k, obj[k], s.additionalProperties);
+  };
+  walk(v, s);
   return out;
 }

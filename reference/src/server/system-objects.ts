@@ -20,16 +20,22 @@ export async function ensureSystemObjects(registry: Registry): Promise<void> {
     warnings: [],
     dryRun: false,
   };
+  // all at once: a durable store commits them together rather than one sync each
+  const writes: Promise<unknown>[] = [];
   for (const name of SYSTEM_NAMESPACES) {
     if (!ns.getStored('', name))
-      await unlessExists(
-        ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1'),
+      writes.push(
+        unlessExists(
+          ns.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, system, 'v1'),
+        ),
       );
   }
   // the system priority classes (as Kubernetes creates them at start)
   const pcs = registry.byResource('scheduling.orch.io', 'priorityclasses')!.store;
   for (const c of SYSTEM_PRIORITY_CLASSES)
-    if (!pcs.getStored('', c.name)) await unlessExists(pcs.create('', systemPriorityClass(c), system, 'v1'));
+    if (!pcs.getStored('', c.name))
+      writes.push(unlessExists(pcs.create('', systemPriorityClass(c), system, 'v1')));
+  await Promise.all(writes);
 }
 
 export interface FlowControlSetup {

@@ -1,8 +1,9 @@
 // The cluster role aggregation controller: a ClusterRole with an aggregationRule gets the
 // rules of every other ClusterRole its selectors match (in name order, each rule once), kept
 // current as cluster roles come, change and go. Runs until stopped.
-import { RBAC_GROUP } from '../../registry/kinds/rbac-common.ts';
+
 import { type LabelSelectorObj, selectorMatches } from '../../registry/kinds/common.ts';
+import { RBAC_GROUP } from '../../registry/kinds/rbac-common.ts';
 import type { Registry } from '../../registry/registry.ts';
 import type { RequestContext } from '../../registry/types.ts';
 import type { KObject } from '../../storage/types.ts';
@@ -46,24 +47,37 @@ export function startAggregation(registry: Registry): Controller {
   let again = false;
 
   const sync = async () => {
-    const all = storage
+    const stored = storage
       .list(bucket, '')
       .map((s) => s.obj)
       .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
-    for (const role of all) {
-      if (stopped) return;
-      if (!role.aggregationRule || typeof role.aggregationRule !== 'object') continue;
-      const rules = aggregatedRules(role, all);
-      const current = Array.isArray(role.rules) ? role.rules : [];
-      if (deepEqual(rules, current)) continue;
-      const next = clone(role);
-      next.rules = rules;
-      try {
-        await store.update('', role.metadata.name!, next, SYSTEM, 'v1');
-      } catch {
-        // changed or deleted meanwhile: its change event runs another round
-      }
+    // The rules every aggregated role ends with, found before anything is written: one
+    // aggregated role's rules can be another's (edit's go into admin), so rounds run in memory
+    // until none changes (at most one a role: selectors that form a loop stop there).
+    let all = stored;
+    for (let round = 0, changed = true; changed && round <= all.length; round++) {
+      changed = false;
+      all = all.map((role) => {
+        if (!role.aggregationRule || typeof role.aggregationRule !== 'object') return role;
+        const rules = aggregatedRules(role, all);
+        if (deepEqual(rules, Array.isArray(role.rules) ? role.rules : [])) return role;
+        changed = true;
+        return { ...role, rules };
+      });
     }
+    // each changed role written once, all at once (a durable store commits them together)
+    const writes: Promise<unknown>[] = [];
+    all.forEach((role, i) => {
+      if (stopped || role === stored[i] || deepEqual(role.rules, stored[i]!.rules)) return;
+      const next = clone(stored[i]!);
+      next.rules = role.rules;
+      writes.push(
+        store.update('', role.metadata.name!, next, SYSTEM, 'v1').catch(() => {
+          // changed or deleted meanwhile: its change event runs another round
+        }),
+      );
+    });
+    await Promise.all(writes);
   };
   const schedule = () => {
     if (stopped) return;

@@ -37,22 +37,22 @@ const SYSTEM: RequestContext = {
   dryRun: false,
 };
 
-let cached: Defaults | undefined;
+let text: string | undefined;
 
-/** The default policy objects (read once). */
+/** The default policy objects: read once, parsed at each call (the caller owns what it gets). */
 export function rbacDefaults(): Defaults {
-  cached ??= JSON.parse(readFileSync(new URL('./defaults.json', import.meta.url), 'utf8')) as Defaults;
-  return cached;
+  text ??= readFileSync(new URL('./defaults.json', import.meta.url), 'utf8');
+  return JSON.parse(text) as Defaults;
 }
 
-/** The default object as the API shows it. */
+/** The default object as the API shows it (made of `d`, which it takes over). */
 function toObject(kind: string, d: DefaultObject): KObject {
   const { name, namespace, labels, annotations, ...fields } = d;
   const metadata: KObject['metadata'] = { name };
   if (namespace) metadata.namespace = namespace;
-  if (labels) metadata.labels = { ...labels };
-  if (annotations) metadata.annotations = { ...annotations };
-  return { apiVersion: `${RBAC_GROUP}/v1`, kind, metadata, ...structuredClone(fields) } as KObject;
+  if (labels) metadata.labels = labels;
+  if (annotations) metadata.annotations = annotations;
+  return { apiVersion: `${RBAC_GROUP}/v1`, kind, metadata, ...fields } as KObject;
 }
 
 /** Creates every default object that does not exist; returns how many were created. */
