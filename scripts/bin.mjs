@@ -43,7 +43,7 @@ const [cmd, ...rest] = process.argv.slice(2);
 switch (cmd) {
   case 'serve': {
     const { load } = await import('./bundle.mjs');
-    const { main } = await load('reference/src/cli.ts');
+    const { main } = await load('reference/src/cli.ts', { lazyStacks: true });
     const code = await main(['serve', ...rest]);
     if (code !== undefined) process.exit(code);
     break;

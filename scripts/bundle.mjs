@@ -30,6 +30,7 @@ import {
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mapStacksLazily } from './stack-map.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SELF = fileURLToPath(import.meta.url);
@@ -181,8 +182,14 @@ export async function build(entry) {
   }
 }
 
-/** An entry's module, from its bundle when it can be had, else from its sources through tsx. */
-export async function load(entry) {
+/**
+ * An entry's module, from its bundle when it can be had, else from its sources through tsx.
+ * Stack traces name the source files and lines: with `lazyStacks`, each bundle's source map is
+ * read at the first stack trace through it (scripts/stack-map.mjs: a server's start does not
+ * pay for it); else Node reads them all as the modules load (the run's vitest maps its own
+ * frames on top of Node's).
+ */
+export async function load(entry, { lazyStacks = false } = {}) {
   if (process.env.ORCH_FROM_SOURCE !== '1') {
     let ready = upToDate(entry);
     try {
@@ -191,8 +198,8 @@ export async function load(entry) {
       // not writable, or esbuild failed: the sources through tsx say what is wrong
     }
     if (ready) {
-      // stack traces name the source files and lines
-      process.setSourceMapsEnabled(true);
+      if (lazyStacks) mapStacksLazily(CACHE);
+      else process.setSourceMapsEnabled(true);
       return import(pathToFileURL(bundlePaths(entry).file).href);
     }
   }
@@ -212,7 +219,7 @@ if (process.argv[1] && resolve(process.argv[1]) === SELF) {
   const [mode, entry, ...args] = process.argv.slice(2);
   if (mode === 'run' && entry) {
     process.argv = [process.execPath, join(ROOT, entry), ...args];
-    await load(entry);
+    await load(entry, { lazyStacks: true });
   } else if (mode === undefined) {
     for (const e of ENTRIES) {
       if (upToDate(e) || (await build(e))) process.stdout.write(`bundle: ${e}\n`);

@@ -94,6 +94,55 @@ describe('the bundles of the command lines', () => {
   });
 
   it.each([
+    ['lazily, at the first stack trace', true],
+    ['by Node, as the modules load', false],
+  ])('stack traces from a bundle name the source files and lines (maps read %s)', async (_, lazy) => {
+    mkdirSync(join(ROOT, 'out'), { recursive: true });
+    const dir = mkdtempSync(join(ROOT, 'out', 'bundle-test-'));
+    dirs.push(dir);
+    const entry = relative(ROOT, join(dir, 'entry.ts'));
+    writeFileSync(join(dir, 'entry.ts'), "export { fail } from './deep.ts';\n");
+    // the throw is on line 4, column 9 of deep.ts; `new` frames and async frames keep their words
+    writeFileSync(
+      join(dir, 'deep.ts'),
+      [
+        'const pad: number = 1;',
+        'class Thrower {',
+        '  constructor() {',
+        "    throw new RangeError('broken ' + pad);",
+        '  }',
+        '}',
+        'export async function fail(): Promise<void> {',
+        '  await Promise.resolve();',
+        '  new Thrower();',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const paths = bundlePaths(entry);
+    try {
+      const script = `const { load } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'scripts', 'bundle.mjs')).href)});
+const m = await load(${JSON.stringify(entry)}, { lazyStacks: ${lazy} });
+try { await m.fail(); } catch (e) { console.log(e.stack); }`;
+      const stack = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: ROOT,
+        env: cleanEnv(),
+        encoding: 'utf8',
+      });
+      const deep = join(dir, 'deep.ts');
+      expect(stack.split('\n')[0]).toBe('RangeError: broken 1');
+      expect(stack).toContain(`at new Thrower (${deep}:4:11)`);
+      expect(stack).toMatch(
+        new RegExp(`at (async )?(Module\\.)?fail \\(${deep.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:9:3\\)`),
+      );
+      expect(stack, 'no frame names the bundle').not.toContain(paths.file);
+    } finally {
+      for (const f of Object.values(paths)) rmSync(f, { recursive: true, force: true });
+      rmSync(`${paths.file}.map`, { force: true });
+    }
+  });
+
+  it.each([
     ['serve', 'reference/src/cli.ts', '--etcd-servers'],
     ['run', 'scripts/run.ts', '--kubernetes-assets'],
   ])('%s --help from the bundle is the help of the sources', (cmd, entry, flag) => {
