@@ -12,9 +12,9 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { WebhookTokenAuthenticator } from '../src/authentication/webhook-token-authenticator.ts';
-import { loadWebhookConnection } from '../src/authentication/webhook-connection.ts';
 import { AuthenticationUnion } from '../src/authentication/union.ts';
+import { loadWebhookConnection } from '../src/authentication/webhook-connection.ts';
+import { WebhookTokenAuthenticator } from '../src/authentication/webhook-token-authenticator.ts';
 import { parseServeArgs, UsageError } from '../src/cli.ts';
 import { generateCertificate } from '../src/http/tls.ts';
 import { scratchDir, startServer, type TestServer } from './helpers.ts';
@@ -32,7 +32,7 @@ interface Webhook {
   caPem: string;
   calls: Call[];
   /** What the webhook answers (status code and body), given the review it received. */
-  answer: (review: any) => { code?: number; body: unknown; retryAfter?: boolean } | 'hang';
+  answer: (review: any) => { code?: number; body: unknown; retryAfter?: boolean } | 'hang' | 'reset';
   close(): Promise<void>;
 }
 
@@ -108,6 +108,11 @@ async function startWebhook(clientCa?: string): Promise<Webhook> {
         });
         const a = hook.answer(review);
         if (a === 'hang') return;
+        if (a === 'reset') {
+          // the connection closed without an answer (the client sees "socket hang up", ECONNRESET)
+          req.socket.destroy();
+          return;
+        }
         const text = typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
         res.writeHead(a.code ?? 200, {
           'content-type': 'application/json',
@@ -296,7 +301,7 @@ describe('webhook token authentication', () => {
     expect(hook.calls).toHaveLength(1);
   });
 
-  it('retries a transient failure (500, 429, Retry-After) and then accepts; a 401 or 403 from the webhook is not retried', async () => {
+  it('retries a transient failure (500, 429, Retry-After, a reset connection) and then accepts; a 401 or 403 from the webhook is not retried', async () => {
     // a 503 alone is final; with Retry-After it is transient
     for (const first of [{ code: 500 }, { code: 429 }, { code: 503, retryAfter: true }]) {
       hook.calls = [];
@@ -309,6 +314,12 @@ describe('webhook token authentication', () => {
       );
       expect(hook.calls, String(first.code)).toHaveLength(2);
     }
+    // a connection cut before the answer (ECONNRESET) is transient too
+    hook.calls = [];
+    let cut = 0;
+    hook.answer = (r) => (cut++ === 0 ? 'reset' : reply(r, { authenticated: true, user: alice }));
+    expect(await who(s, 'tok-transient-reset'), 'reset').toHaveProperty('user.username', 'alice');
+    expect(hook.calls, 'reset').toHaveLength(2);
     for (const code of [401, 403, 503]) {
       hook.calls = [];
       hook.answer = () => ({ code, body: {} });

@@ -16,8 +16,8 @@ import {
   type AuthenticationRequest,
   type AuthenticationResult,
   type Authenticator,
-  NOT_MINE,
   bearerToken,
+  NOT_MINE,
 } from './types.ts';
 import type { WebhookConnection } from './webhook-connection.ts';
 
@@ -46,7 +46,7 @@ const DEFAULT_RETRY = { initialMs: 500, factor: 1.5, attempts: 5 };
 function transient(e: unknown): boolean {
   if (!(e instanceof HttpsJsonError)) return false;
   if (e.status === 500 || e.status === 504 || e.status === 429 || e.retryAfter) return true;
-  return e.code === 'ECONNRESET' || e.code === 'UND_ERR_SOCKET';
+  return e.code === 'ECONNRESET';
 }
 
 interface Cached {

@@ -2,8 +2,11 @@
 // webhook): the CA bundle to trust, an optional client certificate or bearer token, a
 // deadline for the whole exchange, and a size limit on the reply. Anything but a 2xx JSON
 // reply is an error. A client keeps its connections open between calls; close() ends them.
-import type { Agent } from 'undici';
-import { undici } from './undici.ts';
+// Node's own HTTPS client: the OpenID issuer's discovery is fetched as the server starts, and
+// loading undici there (its modules and the parts of Node they need) took about 150 ms of a
+// start with every authenticator on; these calls are few and small.
+import type { IncomingMessage } from 'node:http';
+import { Agent, request } from 'node:https';
 
 export interface HttpsJsonTls {
   /** PEM CA bundle to trust (default: the host's roots). */
@@ -44,36 +47,39 @@ export class HttpsJsonClient {
 
   async call(url: string, o: HttpsJsonCall = {}): Promise<unknown> {
     if (!url.startsWith('https://')) throw new HttpsJsonError(`${url}: only https URLs are called`);
+    if (this.closed) throw new HttpsJsonError(`${url}: the client is closed`);
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const body = o.body === undefined ? undefined : JSON.stringify(o.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     const limit = o.maxBytes ?? 1024 * 1024;
     const timeoutMs = o.timeoutMs ?? 10_000;
     // the deadline covers the whole exchange (connect, TLS, reply), not only idle time
-    const signal = AbortSignal.timeout(timeoutMs);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
     let status: number;
     let text: string;
     let retryAfter = false;
     try {
-      const { Agent, request } = await undici();
-      if (this.closed) throw new HttpsJsonError(`${url}: the client is closed`);
       const tls = this.tls;
-      this.agent ??= new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } });
-      const res = await request(url, {
-        method: o.method ?? 'GET',
-        headers,
-        body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        dispatcher: this.agent,
-        signal,
+      this.agent ??= new Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key });
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = request(
+          url,
+          { method: o.method ?? 'GET', headers, agent: this.agent, signal: deadline.signal },
+          resolve,
+        );
+        req.on('error', reject);
+        req.end(body);
       });
-      status = res.statusCode;
+      status = res.statusCode ?? 0;
       retryAfter = res.headers['retry-after'] !== undefined;
       const chunks: Buffer[] = [];
       let size = 0;
-      for await (const c of res.body) {
+      for await (const c of res) {
         size += (c as Buffer).length;
         if (size > limit) {
-          res.body.destroy();
+          res.destroy();
           throw new HttpsJsonError(`${url}: reply larger than ${limit} bytes`);
         }
         chunks.push(c as Buffer);
@@ -81,9 +87,10 @@ export class HttpsJsonClient {
       text = Buffer.concat(chunks).toString('utf8');
     } catch (e) {
       if (e instanceof HttpsJsonError) throw e;
-      if (signal.aborted) throw new HttpsJsonError(`${url}: no reply within ${timeoutMs} ms`);
-      const err = e as { code?: string; cause?: { code?: string } };
-      throw new HttpsJsonError(`${url}: ${(e as Error).message}`, undefined, err.cause?.code ?? err.code);
+      if (deadline.signal.aborted) throw new HttpsJsonError(`${url}: no reply within ${timeoutMs} ms`);
+      throw new HttpsJsonError(`${url}: ${(e as Error).message}`, undefined, (e as { code?: string }).code);
+    } finally {
+      clearTimeout(timer);
     }
     if (status < 200 || status > 299)
       throw new HttpsJsonError(`${url}: HTTP ${status}`, status, undefined, retryAfter);
@@ -96,6 +103,6 @@ export class HttpsJsonClient {
 
   close(): void {
     this.closed = true;
-    this.agent?.close().catch(() => {});
+    this.agent?.destroy();
   }
 }
