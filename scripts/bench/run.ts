@@ -97,6 +97,7 @@ const results: {
     cli: ReadyResult;
     cliAuth?: ReadyResult;
     cliTls?: ReadyResult;
+    cliEnv?: ReadyResult;
     importMs: number;
     inProc: ReadyResult;
   };
@@ -142,8 +143,17 @@ async function main(): Promise<void> {
       await callbacks.close();
     }
     const cliTls = quick ? undefined : await benchReadyCli(2, true);
+    // where this machine sets NODE_EXTRA_CA_CERTS, what the server's start pays for it
+    const cliEnv =
+      quick || !process.env.NODE_EXTRA_CA_CERTS
+        ? undefined
+        : await benchReadyCli(4, false, {
+            args: [],
+            what: ` with NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS}`,
+            envAsIs: true,
+          });
     const ip = await benchReadyInProcess(runs);
-    results.ready = { cli, cliAuth, cliTls, importMs: ip.importMs, inProc: ip.ready };
+    results.ready = { cli, cliAuth, cliTls, cliEnv, importMs: ip.importMs, inProc: ip.ready };
   }
   if (
     want('get') ||
@@ -407,9 +417,10 @@ function table(): { rows: string[][]; notes: string[] } {
     readyRow('process start', r.cli, int, TARGETS.readyMs);
     if (r.cliAuth) readyRow('every authenticator', r.cliAuth, int, TARGETS.readyAuthMs);
     if (r.cliTls) readyRow('process start, HTTPS', r.cliTls, int);
+    if (r.cliEnv) readyRow('process start, NODE_EXTRA_CA_CERTS set', r.cliEnv, int);
     readyRow('build()+listen()', r.inProc, f1);
     notes.push(
-      `ready: ${r.cli.what}, ${r.cli.runs.length} runs (${r.cli.runs.map((x) => int(x)).join(', ')} ms), fresh data dir each; ${r.cliAuth ? `${r.cliAuth.what}: ${r.cliAuth.runs.map((x) => int(x)).join(', ')} ms; ` : ''}${r.cliTls ? `${r.cliTls.what}: ${r.cliTls.runs.map((x) => int(x)).join(', ')} ms; ` : ''}in process: first import of the server modules ${int(r.importMs)} ms, then ${r.inProc.what}: ${r.inProc.runs.map((x) => f1(x)).join(', ')} ms.`,
+      `ready: ${r.cli.what}, ${r.cli.runs.length} runs (${r.cli.runs.map((x) => int(x)).join(', ')} ms), fresh data dir each; ${r.cliAuth ? `${r.cliAuth.what}: ${r.cliAuth.runs.map((x) => int(x)).join(', ')} ms; ` : ''}${r.cliTls ? `${r.cliTls.what}: ${r.cliTls.runs.map((x) => int(x)).join(', ')} ms; ` : ''}${r.cliEnv ? `${r.cliEnv.what}: ${r.cliEnv.runs.map((x) => int(x)).join(', ')} ms; ` : ''}the servers start without NODE_EXTRA_CA_CERTS unless a row says so (Node reads that file before any code of the server runs); in process: first import of the server modules ${int(r.importMs)} ms, then ${r.inProc.what}: ${r.inProc.runs.map((x) => f1(x)).join(', ')} ms.`,
     );
   }
   return { rows, notes };
