@@ -67,7 +67,8 @@ export function fsTypeOf(path: string): string {
   }
 }
 
-function cpuSecOf(pid: number | undefined): number {
+/** A process's CPU time (user + system) in seconds, from /proc. */
+export function cpuSecOf(pid: number | undefined): number {
   if (!pid) return Number.NaN;
   try {
     // fields after the command name (which is in parentheses): utime is the 14th field, stime the 15th

@@ -23,7 +23,8 @@ export function cleanupTempDirs(): void {
 }
 
 export interface ServerProc {
-  mode: 'orch' | 'bare';
+  /** The reference, the bare Node server, or a real kube-apiserver (kube.ts). */
+  mode: 'orch' | 'bare' | 'kube';
   url: string;
   token: string;
   proc: ChildProcess;
