@@ -1,11 +1,13 @@
 // An MVCC store held in memory. Past states inside the retained history are rebuilt by
 // undoing later changes; a write-ahead log (./wal.ts) makes it durable when attached.
+
+import { asChange, objectOf, type PastChange, pastOf, supersededOf } from './past.ts';
 import {
   type ChangeEvent,
   ExpiredError,
-  type KObject,
   KeyExistsError,
   KeyNotFoundError,
+  type KObject,
   PreconditionError,
   type Storage,
   type StoredObject,
@@ -48,10 +50,11 @@ export class MemoryStore implements Storage {
   private readonly buckets = new Map<string, Bucket>();
   /**
    * Changes in revision order. Slots before `historyStart` have left the window: they are
-   * cleared at once (undefined) so that the changes, their objects and the objects' cached
-   * bytes can be collected, and the slots themselves go once they are half the array.
+   * cleared at once (undefined) so that the changes and their bytes can be collected, and the
+   * slots themselves go once they are half the array. Objects that are no longer the current
+   * state are kept as their JSON bytes (./past.ts).
    */
-  private readonly history: (ChangeEvent | undefined)[] = [];
+  private readonly history: (PastChange | undefined)[] = [];
   private historyStart = 0;
   /** Trims the history while no write comes (memory must fall back when idle); set while it is not empty. */
   private trimTimer?: ReturnType<typeof setInterval>;
@@ -128,7 +131,8 @@ export class MemoryStore implements Storage {
     for (let i = this.history.length - 1; i >= this.historyStart; i--) {
       const ev = this.history[i]!;
       if (ev.rv <= rv) break;
-      if (ev.key === key) state = ev.type === 'ADDED' ? undefined : ev.prev;
+      if (ev.key === key)
+        state = ev.type === 'ADDED' || ev.prev === undefined ? undefined : objectOf(ev.prev);
     }
     return state;
   }
@@ -152,12 +156,8 @@ export class MemoryStore implements Storage {
       const ev = this.history[i]!;
       if (ev.rv <= rv) break;
       if (ev.bucket !== bucketName || (prefix && !ev.key.startsWith(prefix))) continue;
-      state.set(
-        ev.key,
-        ev.type === 'ADDED' || !ev.prev
-          ? undefined
-          : { key: ev.key, obj: ev.prev, rv: Number(ev.prev.metadata.resourceVersion) },
-      );
+      const prev = ev.type === 'ADDED' || !ev.prev ? undefined : objectOf(ev.prev);
+      state.set(ev.key, prev && { key: ev.key, obj: prev, rv: Number(prev.metadata.resourceVersion) });
     }
     const out: StoredObject[] = [];
     for (const o of b.objects.values()) {
@@ -216,7 +216,7 @@ export class MemoryStore implements Storage {
       try {
         for (let i = lo; i < this.history.length; i++) {
           const ev = this.history[i]!;
-          if (ev.bucket === bucketName && inScope(ev.key)) listener(ev);
+          if (ev.bucket === bucketName && inScope(ev.key)) listener(asChange(ev));
         }
       } finally {
         this.replaying--;
@@ -303,6 +303,31 @@ export class MemoryStore implements Storage {
     this.pushHistory(ev);
     this.dispatch(this.bucket(ev.bucket), ev);
     if (this.waiters.length) this.wake();
+    this.keepAsBytes(ev);
+  }
+
+  /**
+   * Once a change is out (its watchers have it, and their bytes of its objects), what it made
+   * past is kept as bytes: its previous object (and a deletion's object) in its own slot, and
+   * the object of the change that made the previous state, found by its revision.
+   */
+  private keepAsBytes(ev: ChangeEvent): void {
+    if (ev.type === 'ADDED') return;
+    const h = this.history;
+    const last = h.length - 1;
+    if (h[last] === ev) h[last] = pastOf(ev);
+    if (!ev.prev) return;
+    const rv = Number(ev.prev.metadata.resourceVersion);
+    let lo = this.historyStart;
+    let hi = last;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (h[mid]!.rv < rv) lo = mid + 1;
+      else hi = mid;
+    }
+    const made = h[lo];
+    if (lo < last && made && made.rv === rv && made.key === ev.key && made.obj === ev.prev)
+      h[lo] = supersededOf(made);
   }
 
   /** Moves the revision to `rv` (changes up to it that this store holds none of: other keys). */
