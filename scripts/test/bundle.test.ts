@@ -36,15 +36,31 @@ const cliOut = (args: string[], env: Record<string, string> = {}) =>
     encoding: 'utf8',
   });
 
+/**
+ * Source files in a folder of their own under out/ (esbuild bundles what is below the
+ * repository), their `entry.ts` as a bundle entry, and the removal of that entry's bundle.
+ */
+function sources(files: Record<string, string>) {
+  mkdirSync(join(ROOT, 'out'), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, 'out', 'bundle-test-'));
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const entry = relative(ROOT, join(dir, 'entry.ts'));
+  const paths = bundlePaths(entry);
+  const removeBundle = () => {
+    for (const f of Object.values(paths)) rmSync(f, { recursive: true, force: true });
+    rmSync(`${paths.file}.map`, { force: true });
+  };
+  return { dir, entry, paths, removeBundle };
+}
+
 describe('the bundles of the command lines', () => {
   it('a bundle is built again when a file it was built from changes', async () => {
-    mkdirSync(join(ROOT, 'out'), { recursive: true });
-    const dir = mkdtempSync(join(ROOT, 'out', 'bundle-test-'));
-    dirs.push(dir);
-    const entry = relative(ROOT, join(dir, 'entry.ts'));
-    writeFileSync(join(dir, 'entry.ts'), "export { value } from './dep.ts';\n");
+    const { dir, entry, removeBundle } = sources({
+      'entry.ts': "export { value } from './dep.ts';\n",
+      'dep.ts': 'export const value: number = 1;\n',
+    });
     const dep = join(dir, 'dep.ts');
-    writeFileSync(dep, 'export const value: number = 1;\n');
     expect(upToDate(entry), 'no bundle yet').toBe(false);
     expect(await build(entry), 'built').toBe(true);
     expect(upToDate(entry), 'built from these files').toBe(true);
@@ -57,21 +73,14 @@ describe('the bundles of the command lines', () => {
     expect(upToDate(entry), 'an imported file was written again').toBe(false);
     rmSync(bundlePaths(entry).inputs);
     expect(upToDate(entry), 'the list of inputs is gone').toBe(false);
-    for (const f of Object.values(bundlePaths(entry))) rmSync(f, { recursive: true, force: true });
-    rmSync(`${bundlePaths(entry).file}.map`, { force: true });
+    removeBundle();
   });
 
   it('what the sources load with import() is a chunk of its own, loaded only at that import()', async () => {
-    mkdirSync(join(ROOT, 'out'), { recursive: true });
-    const dir = mkdtempSync(join(ROOT, 'out', 'bundle-test-'));
-    dirs.push(dir);
-    const entry = relative(ROOT, join(dir, 'entry.ts'));
-    writeFileSync(join(dir, 'entry.ts'), "export const later = () => import('./later.ts');\n");
-    writeFileSync(
-      join(dir, 'later.ts'),
-      "import { parse } from 'csv-parse/sync';\nexport const rows = parse('a,b\\n');\n",
-    );
-    const paths = bundlePaths(entry);
+    const { entry, paths, removeBundle } = sources({
+      'entry.ts': "export const later = () => import('./later.ts');\n",
+      'later.ts': "import { parse } from 'csv-parse/sync';\nexport const rows = parse('a,b\\n');\n",
+    });
     try {
       expect(await build(entry)).toBe(true);
       expect(upToDate(entry)).toBe(true);
@@ -88,8 +97,7 @@ describe('the bundles of the command lines', () => {
       for (const f of chunks) rmSync(join(paths.chunks, f));
       expect(upToDate(entry), 'a chunk is gone').toBe(false);
     } finally {
-      for (const f of Object.values(paths)) rmSync(f, { recursive: true, force: true });
-      rmSync(`${paths.file}.map`, { force: true });
+      removeBundle();
     }
   });
 
@@ -97,15 +105,10 @@ describe('the bundles of the command lines', () => {
     ['lazily, at the first stack trace', true],
     ['by Node, as the modules load', false],
   ])('stack traces from a bundle name the source files and lines (maps read %s)', async (_, lazy) => {
-    mkdirSync(join(ROOT, 'out'), { recursive: true });
-    const dir = mkdtempSync(join(ROOT, 'out', 'bundle-test-'));
-    dirs.push(dir);
-    const entry = relative(ROOT, join(dir, 'entry.ts'));
-    writeFileSync(join(dir, 'entry.ts'), "export { fail } from './deep.ts';\n");
-    // the throw is on line 4, column 9 of deep.ts; `new` frames and async frames keep their words
-    writeFileSync(
-      join(dir, 'deep.ts'),
-      [
+    // the throw is on line 4 of deep.ts; `new` frames and async frames keep their words
+    const { dir, entry, paths, removeBundle } = sources({
+      'entry.ts': "export { fail } from './deep.ts';\n",
+      'deep.ts': [
         'const pad: number = 1;',
         'class Thrower {',
         '  constructor() {',
@@ -118,8 +121,7 @@ describe('the bundles of the command lines', () => {
         '}',
         '',
       ].join('\n'),
-    );
-    const paths = bundlePaths(entry);
+    });
     try {
       const script = `const { load } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'scripts', 'bundle.mjs')).href)});
 const m = await load(${JSON.stringify(entry)}, { lazyStacks: ${lazy} });
@@ -137,8 +139,7 @@ try { await m.fail(); } catch (e) { console.log(e.stack); }`;
       );
       expect(stack, 'no frame names the bundle').not.toContain(paths.file);
     } finally {
-      for (const f of Object.values(paths)) rmSync(f, { recursive: true, force: true });
-      rmSync(`${paths.file}.map`, { force: true });
+      removeBundle();
     }
   });
 
