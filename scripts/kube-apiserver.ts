@@ -30,6 +30,32 @@ which \`run --kubernetes-assets\` does itself).
   -h, --help                     this text
 `;
 
+/**
+ * The flags of one kube-apiserver alone on 127.0.0.1:`port` over the etcd at `etcdUrl`: its
+ * serving certificate and service-account keys made in `dir` (the keys written now). A caller
+ * adds its own (a shutdown delay, a token file).
+ */
+export async function standaloneFlags(dir: string, etcdUrl: string, port: number): Promise<string[]> {
+  const sa = await generateKeyPair('RS256', { extractable: true });
+  const key = join(dir, 'sa.key');
+  const pub = join(dir, 'sa.pub');
+  writeFileSync(key, await exportPKCS8(sa.privateKey), { mode: 0o600 });
+  writeFileSync(pub, await exportSPKI(sa.publicKey));
+  return [
+    `--etcd-servers=${etcdUrl}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--cert-dir=${join(dir, 'certs')}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pub}`,
+    `--service-account-signing-key-file=${key}`,
+    '--authorization-mode=Node,RBAC',
+    '--endpoint-reconciler-type=none',
+    '--profiling=false',
+  ];
+}
+
 export async function kubeApiserver(argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -67,11 +93,6 @@ export async function kubeApiserver(argv: string[]): Promise<number> {
   mkdirSync(dataDir, { recursive: true });
   // the service-account keys and serving certificate live apart: the cases remove the data directory
   const own = ownedTempDir('orch-kube-apiserver-');
-  const sa = await generateKeyPair('RS256', { extractable: true });
-  const key = join(own, 'sa.key');
-  const pub = join(own, 'sa.pub');
-  writeFileSync(key, await exportPKCS8(sa.privateKey), { mode: 0o600 });
-  writeFileSync(pub, await exportSPKI(sa.publicKey));
   const client = await freePort('127.0.0.1');
   const etcd = startOwned(a.etcd, etcdArgs(dataDir, client, await freePort('127.0.0.1')), {
     onLine: (l) => process.stderr.write(`etcd: ${l}\n`),
@@ -79,18 +100,8 @@ export async function kubeApiserver(argv: string[]): Promise<number> {
   const server = startOwned(
     a.kubeApiserver,
     [
-      `--etcd-servers=http://127.0.0.1:${client}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${values.port}`,
-      `--cert-dir=${join(own, 'certs')}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pub}`,
-      `--service-account-signing-key-file=${key}`,
-      '--authorization-mode=Node,RBAC',
-      '--endpoint-reconciler-type=none',
+      ...(await standaloneFlags(own, `http://127.0.0.1:${client}`, Number(values.port))),
       `--shutdown-delay-duration=${values['shutdown-delay-duration'] ?? '0s'}`,
-      '--profiling=false',
     ],
     { onLine: (l) => process.stderr.write(`kube-apiserver: ${l}\n`) },
   );

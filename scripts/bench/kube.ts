@@ -5,7 +5,6 @@
 // requests the same as the reference's; its CPU comes from /proc.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
 import { request } from 'undici';
 import {
   assetsDir,
@@ -15,6 +14,7 @@ import {
 } from '../../harness/src/control-plane/assets.ts';
 import { freePort } from '../../harness/src/free-port.ts';
 import { startOwned } from '../../lifeline/owned.ts';
+import { standaloneFlags } from '../kube-apiserver.ts';
 import { cpuSecOf, startEtcdBench } from './etcd.ts';
 import { agent } from './http.ts';
 import { sleep } from './measure.ts';
@@ -29,26 +29,10 @@ export async function startKubeApiserver(assetsFlag?: string): Promise<ServerPro
   const own = tempDir('orch-bench-kube-');
   const token = `bench-kube-${process.pid}-${Date.now().toString(36)}`;
   writeFileSync(join(own, 'tokens.csv'), `${token},bench-admin,bench-admin,"system:masters"\n`);
-  const sa = await generateKeyPair('RS256', { extractable: true });
-  writeFileSync(join(own, 'sa.key'), await exportPKCS8(sa.privateKey), { mode: 0o600 });
-  writeFileSync(join(own, 'sa.pub'), await exportSPKI(sa.publicKey));
   const port = await freePort('127.0.0.1');
   const owned = startOwned(
     assets.kubeApiserver,
-    [
-      `--etcd-servers=${etcd.etcd.url}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${port}`,
-      `--cert-dir=${join(own, 'certs')}`,
-      `--token-auth-file=${join(own, 'tokens.csv')}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${join(own, 'sa.pub')}`,
-      `--service-account-signing-key-file=${join(own, 'sa.key')}`,
-      '--authorization-mode=Node,RBAC',
-      '--endpoint-reconciler-type=none',
-      '--profiling=false',
-    ],
+    [...(await standaloneFlags(own, etcd.etcd.url, port)), `--token-auth-file=${join(own, 'tokens.csv')}`],
     {},
   );
   const url = `https://127.0.0.1:${port}`;
