@@ -24,6 +24,11 @@ function withQuery(r: ProxiedRequest, drop: string[], set: Record<string, string
 const COLLECTION = /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+$/;
 const OBJECT = /^((?:\/api\/v1|\/apis\/[^/]+\/[^/]+)\/namespaces\/[^/]+\/[^/]+)\/([^/]+)$/;
 
+/** The versions of the writes seen to each collection (not-older-than-served-older), in order. */
+const writesTo = new Map<string, bigint[]>();
+/** The newest version any answer named (not-older-than-served-older). */
+let newestSeen = 0n;
+
 /** The version before a decimal one ('' when it is none). */
 const before = (rv: unknown) =>
   typeof rv === 'string' && /^\d+$/.test(rv) && BigInt(rv) > 1n ? String(BigInt(rv) - 1n) : '';
@@ -251,16 +256,35 @@ export const HOOKS: FaultHooks[] = [
   },
   {
     name: 'not-older-than-served-older',
+    // answered Exact at the version just before the last write to the collection that the
+    // requested version covers: a collection older than the one asked for whatever else the
+    // target wrote meanwhile (a fixed step back could land on another client's write); a version
+    // the target has not yet reached (no answer named it) is left to be refused
     request: (r) => {
       const rv = r.url.searchParams.get('resourceVersion') ?? '';
       if (
         !isRead(r) ||
         r.url.searchParams.get('resourceVersionMatch') !== 'NotOlderThan' ||
         !/^\d+$/.test(rv) ||
-        Number(rv) < 5
+        BigInt(rv) > newestSeen
       )
         return r;
-      return withQuery(r, [], { resourceVersion: String(Number(rv) - 3), resourceVersionMatch: 'Exact' });
+      const last = (writesTo.get(r.url.pathname) ?? []).reduce<bigint | undefined>(
+        (m, w) => (w <= BigInt(rv) && (m === undefined || w > m) ? w : m),
+        undefined,
+      );
+      if (last === undefined) return r;
+      return withQuery(r, [], { resourceVersion: before(String(last)), resourceVersionMatch: 'Exact' });
+    },
+    response: (r, res) => {
+      const collection =
+        OBJECT.exec(r.url.pathname)?.[1] ?? (COLLECTION.test(r.url.pathname) ? r.url.pathname : '');
+      const rv = res.status < 300 ? bodyOf(res.body)?.metadata?.resourceVersion : undefined;
+      if (typeof rv !== 'string' || !/^\d+$/.test(rv)) return res;
+      if (BigInt(rv) > newestSeen) newestSeen = BigInt(rv);
+      if (collection && r.method !== 'GET')
+        writesTo.set(collection, [...(writesTo.get(collection) ?? []), BigInt(rv)]);
+      return res;
     },
   },
   {
