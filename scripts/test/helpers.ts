@@ -17,13 +17,16 @@ export interface CliResult {
 
 /**
  * The environment of a user's shell: no ORCH_* (the `suites` project of `npm test` points
- * ORCH_ENDPOINT at its own server in this process) and no VITEST* of the test worker.
+ * ORCH_ENDPOINT at its own server in this process) and no VITEST* of the test worker; the
+ * suites' vitest takes two workers instead of four (ORCH_WORKERS: each worker loads vitest
+ * and the harness, about 0.7 CPU s, and these runs are small and share the machine with the
+ * rest of `npm test`; four files each took 139 CPU s with four, 115 with two).
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env))
     if (!k.startsWith('ORCH_') && !k.startsWith('VITEST') && k !== 'NODE_OPTIONS') env[k] = v;
-  return { ...env, ...extra };
+  return { ...env, ORCH_WORKERS: '2', ...extra };
 }
 
 export function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
