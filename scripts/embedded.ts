@@ -233,7 +233,9 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
   const built: OrchServer[] = [];
   /** With etcd: the second server of each pair, by the first's index. */
   const replicas: OrchServer[] = [];
-  const etcd = opts.etcd ? await startEtcd() : undefined;
+  // the run's private etcd, thrown away with it: no fsync (the suites check the API, not the
+  // disk; the crash tests and `serve --etcd` keep etcd's syncing)
+  const etcd = opts.etcd ? await startEtcd({ unsafeNoFsync: true }) : undefined;
   const shared = opts.etcd
     ? { cert: await generateCertificate(), adminToken: `embedded-${randomUUID()}` }
     : undefined;

@@ -35,6 +35,12 @@ export interface EtcdProcessOptions {
   log?: (line: string) => void;
   /** Serve clients over TLS with this certificate and key, requiring client certificates signed by `caFile`. */
   tls?: { certFile: string; keyFile: string; caFile: string };
+  /**
+   * No fsync of its log and database (`--unsafe-no-fsync`): for an etcd a run throws away,
+   * where no write has to survive the machine (a kill of the process still loses nothing the
+   * kernel has). Default off: `serve --etcd`, the crash tests and the benchmarks sync.
+   */
+  unsafeNoFsync?: boolean;
 }
 
 export const ETCD_MISSING =
@@ -76,8 +82,15 @@ function freeLoopbackPort(): Promise<number> {
 }
 
 /** The command line of a single-member etcd serving clients at `url`. */
-function etcdArgs(dataDir: string, url: string, peer: string, tls: EtcdProcessOptions['tls']): string[] {
+function etcdArgs(
+  dataDir: string,
+  url: string,
+  peer: string,
+  tls: EtcdProcessOptions['tls'],
+  noFsync = false,
+): string[] {
   return [
+    ...(noFsync ? ['--unsafe-no-fsync'] : []),
     '--name',
     'orch',
     '--data-dir',
@@ -159,7 +172,7 @@ export async function startEtcd(opts: EtcdProcessOptions = {}): Promise<EtcdProc
   const clientPort = await freeLoopbackPort();
   const peerPort = await freeLoopbackPort();
   const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
-  const args = etcdArgs(dataDir, url, `http://127.0.0.1:${peerPort}`, opts.tls);
+  const args = etcdArgs(dataDir, url, `http://127.0.0.1:${peerPort}`, opts.tls, opts.unsafeNoFsync);
   let child: OwnedProcess | undefined;
   const launch = () =>
     launchEtcd(bin, args, url, opts, (c) => {
