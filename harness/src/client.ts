@@ -95,6 +95,8 @@ export class Client {
   private agentCert?: string;
   /** Without the target's client certificate: for anonymous requests and other tokens. */
   private bare?: Agent;
+  /** Path prefixes whose requests take `retryUnavailable` unless they say otherwise. */
+  private readonly retryPrefixes = new Set<string>();
 
   constructor(readonly target: Target) {
     this.d = dialect(target.dialect);
@@ -159,13 +161,24 @@ export class Client {
     return this.target.token ? { authorization: `Bearer ${this.target.token}` } : {};
   }
 
+  /**
+   * Every later request of this client under `prefix` takes `retryUnavailable`: a suite's own
+   * custom resource group (`/apis/<group>/`), whose resources a 1.28 API server may answer 503
+   * while it replaces their storage after their definition changed, and whose cases are not
+   * about availability.
+   */
+  retryUnavailableUnder(prefix: string): void {
+    this.retryPrefixes.add(prefix);
+  }
+
   async request(o: RequestOptions): Promise<Response> {
     let r = await this.once(o);
     if (r.status === 401 && this.target.exec && !o.anonymous && !o.token) {
       this.target.exec.invalidate();
       r = await this.once(o);
     }
-    for (let i = 0; o.retryUnavailable && i < RETRIES_UNAVAILABLE && r.status === 503; i++) {
+    const retry = o.retryUnavailable ?? [...this.retryPrefixes].some((p) => o.path.startsWith(p));
+    for (let i = 0; retry && i < RETRIES_UNAVAILABLE && r.status === 503; i++) {
       const after = Number(r.header('retry-after'));
       if (!Number.isFinite(after) || after < 0) break;
       await sleep(Math.min(after, 2) * 1000);

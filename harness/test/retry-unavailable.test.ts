@@ -1,7 +1,9 @@
 // The client's `retryUnavailable`: a 503 carrying Retry-After is sent again (what Kubernetes'
 // clients do, and what a 1.28 API server asks for while it replaces a definition's storage); a
 // 503 without it, or a request that did not ask, gets the 503; the retries stop after
-// RETRIES_UNAVAILABLE. A real HTTP server on loopback answers as told.
+// RETRIES_UNAVAILABLE; `retryUnavailableUnder(prefix)` gives the option to every later request
+// under the prefix (a suite's own custom resource group) and to nothing else. A real HTTP server
+// on loopback answers as told.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +43,12 @@ describe('Client: retryUnavailable', () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
 
-  const post = async (path: string, unavailable: number, retryAfter: boolean, retryUnavailable: boolean) => {
+  const post = async (
+    path: string,
+    unavailable: number,
+    retryAfter: boolean,
+    retryUnavailable: boolean | undefined,
+  ) => {
     plan.set(path, { unavailable, retryAfter, seen: 0 });
     const r = await client.post(path, {}, { retryUnavailable });
     return { status: r.status, sent: plan.get(path)!.seen };
@@ -56,5 +63,24 @@ describe('Client: retryUnavailable', () => {
   });
   it(`at most ${RETRIES_UNAVAILABLE} times`, async () => {
     expect(await post('/d', 100, true, true)).toEqual({ status: 503, sent: RETRIES_UNAVAILABLE + 1 });
+  });
+  it('retryUnavailableUnder: every request under the prefix, unless it says otherwise; nothing else', async () => {
+    expect(await post('/apis/g.example.com/v1/widgets', 1, true, undefined)).toEqual({
+      status: 503,
+      sent: 1,
+    });
+    client.retryUnavailableUnder('/apis/g.example.com/');
+    expect(await post('/apis/g.example.com/v1/namespaces/n/widgets', 2, true, undefined)).toEqual({
+      status: 201,
+      sent: 3,
+    });
+    expect(await post('/apis/g.example.com/v1/namespaces/n/widgets/x', 1, true, false)).toEqual({
+      status: 503,
+      sent: 1,
+    });
+    expect(await post('/apis/h.example.com/v1/widgets', 1, true, undefined)).toEqual({
+      status: 503,
+      sent: 1,
+    });
   });
 });

@@ -4,8 +4,8 @@
 // topology scenario, whose schema changes), waited for, and deleted afterwards.
 import { randomBytes } from 'node:crypto';
 import { check } from '../../harness/src/assert.ts';
-import type { Client } from '../../harness/src/client.ts';
 import { capabilities, notServed } from '../../harness/src/capabilities.ts';
+import type { Client } from '../../harness/src/client.ts';
 
 export const CRD_GROUP_VERSION = 'apiextensions.orch.io/v1';
 const CRD_PATH = `/apis/${CRD_GROUP_VERSION}/customresourcedefinitions`;
@@ -117,6 +117,7 @@ export async function defineWidget(c: Client, w: WidgetType, topo?: 'atomic' | '
   const r = await c.post(CRD_PATH, definition(w, topo));
   if (r.status !== 201)
     throw new Error(`setup: cannot create the CustomResourceDefinition ${w.crdName}: ${r.describe()}`);
+  c.retryUnavailableUnder(`/apis/${w.group}/`);
   const deadline = Date.now() + 15_000;
   for (;;) {
     const d = await c.get(`/apis/${w.apiVersion}`);

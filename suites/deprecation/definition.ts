@@ -57,6 +57,7 @@ export async function makeDefinition(c: Client): Promise<MultiVersionDefinition>
     },
   });
   checkStatus(r, 201, undefined, 'the suite creates a multi-version custom definition');
+  c.retryUnavailableUnder(`/apis/${group}/`);
   const d: MultiVersionDefinition = {
     group,
     name,

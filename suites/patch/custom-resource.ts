@@ -4,8 +4,8 @@
 // without definitions leaves `reason` set and the cases skip with it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import type { Client } from '../../harness/src/client.ts';
 import { capabilities, notServed } from '../../harness/src/capabilities.ts';
+import type { Client } from '../../harness/src/client.ts';
 import { session } from '../../harness/src/session.ts';
 
 export const CRD_GROUP_VERSION = 'apiextensions.orch.io/v1';
@@ -106,6 +106,7 @@ async function define(c: Client, fx: CustomResourceFixture, o: CustomResourceOpt
     },
   });
   if (r.status !== 201) throw new Error(`setup: cannot create the CustomResourceDefinition: ${r.describe()}`);
+  c.retryUnavailableUnder(`/apis/${fx.group}/`);
   // served once the group version lists the resource (the definition is Established)
   const deadline = Date.now() + 15_000;
   for (;;) {
