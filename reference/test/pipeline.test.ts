@@ -304,8 +304,13 @@ describe('the pipeline in a running server', () => {
       responseStatus: { code: 403, status: 'Failure', reason: 'Forbidden' },
       annotations: { 'authorization.orch.io/decision': 'forbid' },
     });
-    const lines = readFileSync(join(auditDir, 'audit.log'), 'utf8').trim().split('\n');
-    const fromFile = lines.map((l) => JSON.parse(l));
+    // the log is written after the answer: wait until the create's line is whole in the file
+    // (a loaded machine read it half written)
+    const file = join(auditDir, 'audit.log');
+    const whole = () => readFileSync(file, 'utf8').split('\n').slice(0, -1);
+    for (let i = 0; i < 100 && !whole().some((l) => l.includes('"test-audit-1"')); i++)
+      await new Promise((res) => setTimeout(res, 50));
+    const fromFile = whole().map((l) => JSON.parse(l));
     expect(fromFile.map((e) => e.auditID)).toContain('test-audit-1');
   });
 });
