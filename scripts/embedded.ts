@@ -26,7 +26,7 @@
 //   admission-image-policy ImagePolicyWebhook on, asking the ImageReview backend the harness
 //                serves in this process (harness/src/admission/image-policy-backend.ts)
 //   admission-autoprovision NamespaceAutoProvision on
-//   admission-deny AlwaysDeny on
+//   admission-deny AlwaysDeny on (the service-account and root CA controllers off: refused there)
 //
 // Every server declares the admission plugins it has on (ORCH_ADMISSION_PLUGINS), the main
 // one the default-enabled set the reference implements.
@@ -193,7 +193,13 @@ export const EMBEDDED_SERVERS: Spec[] = [
   {
     name: 'admission-deny',
     about: 'reference server with the AlwaysDeny admission plugin on',
-    options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['AlwaysDeny'] },
+    // the controllers that write into every namespace (a service account, the root CA map)
+    // are refused there for good: off, or their first refusals fill the run's terminal
+    options: {
+      featureGates: EMBEDDED_GATES,
+      enableAdmissionPlugins: ['AlwaysDeny'],
+      controllers: ['-serviceaccount', '-root-ca-cert-publisher', '*'],
+    },
   },
 ];
 

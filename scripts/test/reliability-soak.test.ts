@@ -1,4 +1,4 @@
-// A short soak through its command on each backend (20 s of writes, 20 watchers that resume
+// A short soak through its command on each backend (12 s of writes, 20 watchers that resume
 // every few seconds, bookmarks every 2 s): no event lost, duplicated or reordered, and the page written.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -37,7 +37,7 @@ const CASES = [
 
 describe('soak (short)', () => {
   it.each(CASES)(
-    '$name: 20 watchers over 20 s of writes see every acknowledged change in order, once; the page is written',
+    '$name: 20 watchers over 12 s of writes see every acknowledged change in order, once; the page is written',
     { timeout: 110_000 },
     async ({ backend, servers }) => {
       const dir = join(out, backend);
@@ -47,7 +47,7 @@ describe('soak (short)', () => {
         '--servers',
         String(servers),
         '--seconds',
-        '20',
+        '12',
         '--watchers',
         '20',
         '--rate',
@@ -71,7 +71,7 @@ describe('soak (short)', () => {
       expect(res!.servers).toBe(servers);
       expect(res!.pass, res!.reasons.join('; ')).toBe(true);
       // the writes happened and the watchers were exercised: all four scopes, resumes, bookmarks
-      expect(res!.writes.acknowledged).toBeGreaterThanOrEqual(720);
+      expect(res!.writes.acknowledged).toBeGreaterThanOrEqual(430);
       expect(res!.writes.byType.DELETED).toBeGreaterThan(0);
       expect(res!.byScope.map((s) => s.kind).sort()).toEqual(['all', 'labels', 'namespace', 'object']);
       for (const s of res!.byScope) expect(s.expected, s.kind).toBeGreaterThan(0);
@@ -80,7 +80,7 @@ describe('soak (short)', () => {
       expect(res!.byScope.find((s) => s.kind === 'all')!.delivered).toBe(5 * res!.writes.acknowledged);
       expect(res!.watch.resumed).toBeGreaterThan(20);
       expect(res!.watch.bookmarks).toBeGreaterThan(0);
-      expect(res!.samples.length).toBeGreaterThanOrEqual(15);
+      expect(res!.samples.length).toBeGreaterThanOrEqual(10);
       expect(
         res!.samples.every((s) => s.servers.length === servers && s.servers.every((p) => p.rss! > 0)),
       ).toBe(true);
