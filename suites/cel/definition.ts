@@ -67,6 +67,8 @@ export async function definitionsUnavailable(c: Client): Promise<string> {
 }
 
 export function postDefinition(c: Client, d: Definition, openAPIV3Schema: unknown): Promise<Response> {
+  // the group's objects are sent again on a 503 with Retry-After (its storage being replaced)
+  c.retryUnavailableUnder(`/apis/${d.group}/`);
   return c.post(CRD_PATH, definitionBody(d, openAPIV3Schema));
 }
 

@@ -117,7 +117,7 @@ function objectOf(
 }
 
 async function read(t: CaseContext, path: string): Promise<any> {
-  const r = await t.client.get(path, { retryUnavailable: true });
+  const r = await t.client.get(path);
   if (r.status === 404) return undefined;
   check(r.status === 200, `200 reading ${path}`, r.describe(), 'reading the object back');
   return r.json;
@@ -152,7 +152,6 @@ export async function runWrites(row: Row, t: CaseContext, o: WriteRun): Promise<
         current = uniqueName('c');
         r = await t.client.post(o.def.collection(o.ns), objectOf(o.def, o.root, key, current, w.create), {
           timeoutMs: WRITE_TIMEOUT_MS,
-          retryUnavailable: true,
         });
       } else {
         check(
@@ -169,7 +168,6 @@ export async function runWrites(row: Row, t: CaseContext, o: WriteRun): Promise<
           : { ...cur, spec: { ...(cur.spec ?? {}), [key]: w.update } };
         r = await t.client.put(o.def.one(o.ns, current), next, {
           timeoutMs: WRITE_TIMEOUT_MS,
-          retryUnavailable: true,
         });
       }
       if (w.refused) {

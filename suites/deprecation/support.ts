@@ -2,8 +2,9 @@
 // (group, version, resource) a target serves, the paths of a resource at a version, the
 // Warning header's deprecation entries, the gauge apiserver_requested_deprecated_apis read
 // from `/metrics`, and the sample objects written with fresh names.
-import { makeCsr } from '../../harness/src/auth/pki.ts';
+
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
+import { makeCsr } from '../../harness/src/auth/pki.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
 import { parsePrometheusText, type Sample } from '../../harness/src/prometheus-text.ts';
@@ -103,7 +104,9 @@ export function checkDeprecationWarning(c: Client, r: Response, text: string, wh
 export async function deprecatedGauge(c: Client): Promise<Sample[]> {
   const r = await c.get('/metrics', { accept: 'text/plain' });
   checkStatus(r, 200, undefined, 'GET /metrics (the gauge is read from it)');
-  return parsePrometheusText(r.text)
+  // only the gauge's lines are parsed, not the whole page (every histogram of the server)
+  const lines = r.text.split('\n').filter((l) => l.startsWith(GAUGE));
+  return parsePrometheusText(lines.join('\n'))
     .samples.filter((s) => s.name === GAUGE)
     .map((s) => ({
       ...s,

@@ -6,10 +6,10 @@
 // of the process, so a case can tell which webhook was called before which.
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
+import { issue, type KeyPairPem } from '../auth/pki.ts';
 import { type Dialect, dialect as makeDialect } from '../dialect.ts';
 import { freePort } from '../free-port.ts';
-import { issue } from '../auth/pki.ts';
-import { callbackCa, callbackHost, type CallbackHost } from './callback-host.ts';
+import { type CallbackHost, callbackCa, callbackHost } from './callback-host.ts';
 
 /** What one webhook answers to one call. */
 export interface Answer {
@@ -133,6 +133,24 @@ async function listenOn(server: Server, where: CallbackHost): Promise<number> {
   throw new Error(`no free port in ORCH_CALLBACK_PORTS ${from}-${to}`);
 }
 
+const leaves = new Map<string, Promise<KeyPairPem>>();
+
+/**
+ * The serving certificate of the webhook servers that `host` names, issued by the callback
+ * authority once a process: every server of the process presents the same one (issuing one,
+ * X.509 encoding in JavaScript, was a fifth of the admission cases' own CPU time).
+ */
+function servingCertificate(host: string): Promise<KeyPairPem> {
+  let leaf = leaves.get(host);
+  if (!leaf) {
+    leaf = callbackCa().then((ca) => issue(ca, { cn: host, usage: 'server', hosts: [host] }));
+    // a failure is not kept: the next server tries again
+    leaf.catch(() => leaves.delete(host));
+    leaves.set(host, leaf);
+  }
+  return leaf;
+}
+
 /** Starts a webhook server with the scripts of its webhooks (a webhook not scripted allows). */
 export async function startWebhookServer(
   scripts: Record<string, Script> = {},
@@ -141,7 +159,7 @@ export async function startWebhookServer(
   const d = o.dialect ?? makeDialect('orch');
   const where = o.where ?? callbackHost();
   const ca = await callbackCa();
-  const leaf = await issue(ca, { cn: where.host, usage: 'server', hosts: [where.host] });
+  const leaf = await servingCertificate(where.host);
   const behaviours = new Map(Object.entries(scripts));
   const calls: Call[] = [];
   const sockets = new Set<Socket>();
