@@ -5,7 +5,6 @@
 // plugin's connection file, within `timeoutSeconds` for the whole exchange. As Kubernetes 1.28
 // does, the timeout is also sent as the `timeout` query parameter. Connections are kept open
 // between calls: one pool per webhook and TLS setting.
-import { createSecureContext } from 'node:tls';
 import type { Agent } from 'undici';
 import type { Registry } from '../../registry/registry.ts';
 import { undici } from '../../util/undici.ts';
@@ -126,11 +125,8 @@ export class WebhookClient {
     const ca = hook.clientConfig.caBundle
       ? Buffer.from(hook.clientConfig.caBundle, 'base64').toString('utf8')
       : undefined;
-    // one TLS context for the pool's connections (given its options, every connection would
-    // parse the CA bundle and the client key pair again)
-    const secureContext = createSecureContext({ ca, cert: c?.cert, key: c?.key });
     agent = new Agent({
-      connect: { secureContext, servername: t.servername },
+      connect: { ca, cert: c?.cert, key: c?.key, servername: t.servername },
       keepAliveTimeout: 30_000,
     });
     this.pools.set(key, agent);
