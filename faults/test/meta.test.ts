@@ -12,11 +12,11 @@
 // collecting the suites: scripts/manifest.ts), behind a proxy of its own; the clean run of a
 // server built with options for some faults runs the files those faults run; the clean run of
 // an area on the plain server runs all of its files, when the radii are recorded or asked for
-// (ORCH_FAULTS_CLEAN=1; see hasClean). Stray failures are looked for in the files a fault runs. The runs of an area and
-// set of server options (its faults and its clean run) go in batches, many runs to a vitest
-// process (faults/test/batch/), small groups sharing a process with their neighbours; each
-// group's share of a batch has a fresh server, so what earlier runs left on one never slows the
-// later ones. ORCH_FAULTS_BATCH_SIZE runs a process (40), ORCH_FAULTS_PROCESSES processes at
+// (ORCH_FAULTS_CLEAN=1; see hasClean). Stray failures are looked for in the files a fault runs.
+// The runs of an area and set of server options (its faults and its clean run) go in batches,
+// many runs to a vitest process (faults/test/batch/), small groups sharing a process with their
+// neighbours; each group's share of a batch has a fresh server, so what earlier runs left on one
+// never slows the later ones. ORCH_FAULTS_BATCH_SIZE runs a process (40), ORCH_FAULTS_PROCESSES processes at
 // once (2), ORCH_FAULTS_WORKERS test files at once in each (3). A fault added to the catalogue
 // joins its area's batches as it is.
 //
