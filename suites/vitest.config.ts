@@ -19,10 +19,6 @@ export default defineConfig({
     // without. ORCH_ISOLATE=1 gives each file its own again.
     isolate: process.env.ORCH_ISOLATE === '1',
     fileParallelism: true,
-    experimental: {
-      fsModuleCache: true,
-      fsModuleCachePath: `${new URL('..', import.meta.url).pathname}node_modules/.experimental-vitest-cache`,
-    },
     // files side by side: most of a case's time is waiting on the target, so more files than
     // cores (vitest's default is one less than the cores: one file at a time on two)
     maxWorkers: Number(process.env.ORCH_WORKERS) || 4,

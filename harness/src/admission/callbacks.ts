@@ -138,7 +138,7 @@ const leaves = new Map<string, Promise<KeyPairPem>>();
 /**
  * The serving certificate of the webhook servers that `host` names, issued by the callback
  * authority once a process: every server of the process presents the same one (issuing one,
- * X.509 encoding in JavaScript, was a fifth of the admission cases' own CPU time).
+ * X.509 encoding in JavaScript, was about a sixth of the admission cases' own CPU time).
  */
 function servingCertificate(host: string): Promise<KeyPairPem> {
   let leaf = leaves.get(host);
