@@ -8,11 +8,13 @@
 //                 controller manager talks to it. Its watch cache sends a BOOKMARK about every
 //                 minute (declared 60 s), and the health cases start servers of their own
 //                 through `orch-conformance kube-apiserver` (declared as the server command)
-//   watchlist-oidc-sub  the WatchList gate on, and the fixtures' second set of flags (OIDC
-//                 username from `sub`): the cases of each need nothing else of a server
 //   admission-plugins  the off-by-default admission plugins but those that refuse or create
 //                 everything (AlwaysDeny, NamespaceAutoProvision), need a configuration
-//                 (EventRateLimit, ImagePolicyWebhook) or a cloud (PersistentVolumeLabel)
+//                 (EventRateLimit, ImagePolicyWebhook) or a cloud (PersistentVolumeLabel); also
+//                 the WatchList gate on and the fixtures' second set of flags (OIDC username
+//                 from `sub`): the cases of those need nothing else of a server, and the plugins
+//                 act on pods, services, owner references and namespaces they do not write
+//                 (a server of their own cost 30 CPU s a run)
 //   admission-configured  EventRateLimit, ImagePolicyWebhook and NamespaceAutoProvision: each
 //                 acts only on what its own cases write (events, pods, a config map in a
 //                 missing namespace), so one server holds the three the embedded run gives a
@@ -87,21 +89,27 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
       declared: { featureGates: gates, admissionPlugins: defaults, bookmarkSeconds: 60 },
     },
     {
-      name: 'watchlist-oidc-sub',
-      about:
-        'kube-apiserver with the WatchList gate on, trusting the fixtures with its OIDC username from the sub claim',
+      name: 'admission-plugins',
+      about: `kube-apiserver with the off-by-default admission plugins on (${optional.join(', ')}), the WatchList gate on, trusting the fixtures with its OIDC username from the sub claim`,
       auth: 'oidc-sub',
-      flags: () => [gateFlag({ ...GATES, WatchList: true }), `--runtime-config=${RUNTIME_CONFIG}`],
+      flags: () => [
+        gateFlag({
+          ...GATES,
+          WatchList: true,
+          ...(optional.includes('SecurityContextDeny') ? { SecurityContextDeny: true } : {}),
+        }),
+        `--runtime-config=${RUNTIME_CONFIG}`,
+        `--enable-admission-plugins=${optional.join(',')}`,
+      ],
       declared: {
-        featureGates: { ...gates, WatchList: true },
-        admissionPlugins: defaults,
+        featureGates: {
+          ...gates,
+          WatchList: true,
+          ...(optional.includes('SecurityContextDeny') ? { SecurityContextDeny: true } : {}),
+        },
+        admissionPlugins: [...defaults, ...optional],
         authMethods: ['oidc-sub'],
       },
-    },
-    {
-      name: 'admission-plugins',
-      about: `kube-apiserver with the off-by-default admission plugins on (${optional.join(', ')})`,
-      ...plugins(optional),
     },
     {
       name: 'admission-configured',
