@@ -171,14 +171,21 @@ export class Client {
     this.retryPrefixes.add(prefix);
   }
 
+  /** Whether a 503 to this request is retried (asked for, or under a prefix that asks for it). */
+  private retries(o: RequestOptions): boolean {
+    if (o.retryUnavailable !== undefined) return o.retryUnavailable;
+    for (const p of this.retryPrefixes) if (o.path.startsWith(p)) return true;
+    return false;
+  }
+
   async request(o: RequestOptions): Promise<Response> {
     let r = await this.once(o);
     if (r.status === 401 && this.target.exec && !o.anonymous && !o.token) {
       this.target.exec.invalidate();
       r = await this.once(o);
     }
-    const retry = o.retryUnavailable ?? [...this.retryPrefixes].some((p) => o.path.startsWith(p));
-    for (let i = 0; retry && i < RETRIES_UNAVAILABLE && r.status === 503; i++) {
+    // asked only of a 503, the one answer retried
+    for (let i = 0; r.status === 503 && i < RETRIES_UNAVAILABLE && this.retries(o); i++) {
       const after = Number(r.header('retry-after'));
       if (!Number.isFinite(after) || after < 0) break;
       await sleep(Math.min(after, 2) * 1000);

@@ -69,16 +69,25 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
   const optional = a.admissionPlugins.all.filter((p) => !defaults.includes(p) && !NOT_TOGETHER.includes(p));
   const common = [gateFlag(GATES), `--runtime-config=${RUNTIME_CONFIG}`];
   const gates = { WatchList: false, ...GATES };
-  const plugins = (extra: string[]): Pick<ServerSpec, 'flags' | 'declared'> => {
+  /** A server with these plugins on beyond the defaults, these gates beyond GATES, and what else it declares. */
+  const plugins = (
+    extra: string[],
+    extraGates: Record<string, boolean> = {},
+    more: Partial<Declared> = {},
+  ): Pick<ServerSpec, 'flags' | 'declared'> => {
     // SecurityContextDeny is alpha in 1.28: the API server refuses it without its gate
-    const g = extra.includes('SecurityContextDeny') ? { ...GATES, SecurityContextDeny: true } : GATES;
+    const g = {
+      ...GATES,
+      ...extraGates,
+      ...(extra.includes('SecurityContextDeny') ? { SecurityContextDeny: true } : {}),
+    };
     return {
       flags: () => [
         gateFlag(g),
         `--runtime-config=${RUNTIME_CONFIG}`,
         `--enable-admission-plugins=${extra.join(',')}`,
       ],
-      declared: { featureGates: { ...gates, ...g }, admissionPlugins: [...defaults, ...extra] },
+      declared: { featureGates: { ...gates, ...g }, admissionPlugins: [...defaults, ...extra], ...more },
     };
   };
   return [
@@ -92,24 +101,7 @@ export function controlPlaneServers(a: Assets, imagePolicy: ImagePolicyBackend):
       name: 'admission-plugins',
       about: `kube-apiserver with the off-by-default admission plugins on (${optional.join(', ')}), the WatchList gate on, trusting the fixtures with its OIDC username from the sub claim`,
       auth: 'oidc-sub',
-      flags: () => [
-        gateFlag({
-          ...GATES,
-          WatchList: true,
-          ...(optional.includes('SecurityContextDeny') ? { SecurityContextDeny: true } : {}),
-        }),
-        `--runtime-config=${RUNTIME_CONFIG}`,
-        `--enable-admission-plugins=${optional.join(',')}`,
-      ],
-      declared: {
-        featureGates: {
-          ...gates,
-          WatchList: true,
-          ...(optional.includes('SecurityContextDeny') ? { SecurityContextDeny: true } : {}),
-        },
-        admissionPlugins: [...defaults, ...optional],
-        authMethods: ['oidc-sub'],
-      },
+      ...plugins(optional, { WatchList: true }, { authMethods: ['oidc-sub'] }),
     },
     {
       name: 'admission-configured',
