@@ -16,9 +16,9 @@ import { EtcdStore } from '../src/storage/etcd/store.ts';
 import {
   type ChangeEvent,
   ExpiredError,
-  type KObject,
   KeyExistsError,
   KeyNotFoundError,
+  type KObject,
   PreconditionError,
 } from '../src/storage/types.ts';
 import { issue, makeCa } from './cert-helpers.ts';
@@ -47,9 +47,9 @@ async function open(
   return s;
 }
 const freshPrefix = () => `/t${++prefixes}-${process.pid}`;
-const until = async (cond: () => boolean, ms = 5000) => {
+const until = async (cond: () => boolean | Promise<boolean>, ms = 5000) => {
   const end = Date.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -214,16 +214,16 @@ describe('etcd store: health', () => {
     const s = await EtcdStore.open({ servers: [own.url], compactionIntervalMs: 0, requestTimeoutMs: 2000 });
     try {
       await s.create(B, key('before'), cm('before'));
-      expect(s.probe()).toBeUndefined();
+      expect(await s.probe()).toBeUndefined();
       await own.kill();
-      await until(() => s.probe() !== undefined, 10_000);
-      expect(s.probe()!.message).toMatch(/etcd/);
+      await until(async () => (await s.probe()) !== undefined, 10_000);
+      expect((await s.probe())!.message).toMatch(/etcd/);
       await expect(s.create(B, key('during'), cm('during'))).rejects.toMatchObject({
         code: 503,
         reason: 'ServiceUnavailable',
       });
       await own.restart();
-      await until(() => s.probe() === undefined, 15_000);
+      await until(async () => (await s.probe()) === undefined, 15_000);
       const after = await s.create(B, key('after'), cm('after'));
       expect(s.get(key('after'))?.rv).toBe(after.rv);
       expect(s.get(key('before'))).toBeDefined();

@@ -27,8 +27,10 @@ export function addHealthChecks(health: HealthChecks, p: ServerParts): void {
     name: 'log',
     check: () => (process.stderr.writable ? undefined : 'the server log (standard error) is closed'),
   });
-  health.add({ name: 'etcd', check: () => (p.storage.probe?.() ?? p.storage.failure())?.message });
-  health.add({ name: 'etcd-readiness', livez: false, check: () => p.storage.failure()?.message });
+  // both probe the store now, as Kubernetes' etcd and etcd-readiness checks do
+  const store = async () => ((await p.storage.probe?.()) ?? p.storage.failure())?.message;
+  health.add({ name: 'etcd', check: store });
+  health.add({ name: 'etcd-readiness', livez: false, check: store });
   health.add({ name: 'informer-sync', livez: false, check: notSynced });
   // hooks that run before the server listens have finished by the time anyone can ask
   const hook = (name: string, check: () => string | undefined = ok) =>

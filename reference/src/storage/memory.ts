@@ -76,7 +76,7 @@ export class MemoryStore implements Storage {
     return this.persistence?.failure();
   }
 
-  probe(): Error | undefined {
+  probe(): Error | undefined | Promise<Error | undefined> {
     return this.persistence?.probe ? this.persistence.probe() : this.failure();
   }
 

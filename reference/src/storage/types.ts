@@ -3,6 +3,7 @@
 // `<group>/<resource>`; cluster-scoped objects use an empty namespace segment.
 
 export type { KObject, ObjectMeta } from '../util/kobject.ts';
+
 import type { KObject } from '../util/kobject.ts';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -63,9 +64,10 @@ export interface Storage {
   failure(): Error | undefined;
   /**
    * A health probe: checks now that writes can still be made durable (a storage that finds they
-   * cannot fails itself) and answers as failure() does.
+   * cannot fails itself) and answers as failure() does. A storage may answer calls close
+   * together with its last probe's result (etcd: one probe a second).
    */
-  probe?(): Error | undefined;
+  probe?(): Error | undefined | Promise<Error | undefined>;
   /**
    * A store shared with other servers (etcd): resolves once this view holds every change
    * committed anywhere before the call. Absent when this process is the only writer.

@@ -61,7 +61,7 @@ const COMPONENTS: Record<string, (registry: Registry) => Promise<Probe>> = {
   'controller-manager': () => probeHttps('127.0.0.1', 10257, '/healthz'),
   'etcd-0': async (registry) => {
     const s = registry.storage;
-    const failure = s.probe?.() ?? s.failure();
+    const failure = (await s.probe?.()) ?? s.failure();
     return failure
       ? { status: 'False', message: '', error: failure.message }
       : { status: 'True', message: '', error: '' };

@@ -44,7 +44,12 @@ import { startCompactor } from './compactor.ts';
 
 /** How long a cache behind etcd waits for the watch before it writes a marker to learn a revision. */
 const CATCH_UP_QUIET_MS = 30;
-const HEALTH_EVERY_MS = 1000;
+/**
+ * At most one health probe of etcd a second; calls in between answer the last probe's result
+ * (Kubernetes probes on demand too, one probe per half of --etcd-healthcheck-timeout, 2 s).
+ * No timer probes an idle server.
+ */
+const PROBE_EVERY_MS = 1000;
 /** At most this many changes before the current revision are replayed into a new cache's history. */
 const REPLAY_MAX = 100_000;
 
@@ -61,8 +66,8 @@ export class EtcdStore extends MemoryStore {
   private syncNext?: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void };
   private syncing = false;
   private health?: Error;
-  private healthAt = 0;
-  private healthTimer?: ReturnType<typeof setInterval>;
+  /** The probe under way or last made, and when it started. */
+  private probing?: { at: number; done: Promise<Error | undefined> };
   private compactTimer?: ReturnType<typeof setInterval>;
   /** The version of the compaction key this server expects (the compactor's and the watch's). */
   private readonly compaction = { version: 0 };
@@ -89,7 +94,6 @@ export class EtcdStore extends MemoryStore {
       store.client.close();
       throw new Error(`cannot reach etcd at ${opts.servers.join(',')}: ${(e as Error).message}`);
     }
-    store.startHealth();
     if (store.compactionMs > 0)
       store.compactTimer = startCompactor(
         store.client,
@@ -451,13 +455,7 @@ export class EtcdStore extends MemoryStore {
 
   // ------------------------------------------------------------------ health
 
-  private startHealth(): void {
-    this.healthTimer = setInterval(() => void this.checkHealth(), HEALTH_EVERY_MS);
-    this.healthTimer.unref?.();
-  }
-
-  private async checkHealth(): Promise<void> {
-    this.healthAt = Date.now();
+  private async checkHealth(): Promise<Error | undefined> {
     try {
       await this.client.kv.range(
         { key: this.etcdKey(SYNC_KEY), keys_only: true },
@@ -467,20 +465,23 @@ export class EtcdStore extends MemoryStore {
     } catch (e) {
       this.health = new Error(`etcd does not answer: ${(e as Error).message}`);
     }
+    return this.health;
   }
 
   override failure(): Error | undefined {
     return this.health;
   }
 
-  override probe(): Error | undefined {
-    if (Date.now() - this.healthAt > HEALTH_EVERY_MS / 2) void this.checkHealth();
-    return this.health;
+  override probe(): Promise<Error | undefined> {
+    const now = Date.now();
+    if (!this.probing || now - this.probing.at >= PROBE_EVERY_MS)
+      this.probing = { at: now, done: this.checkHealth() };
+    // what is known once it is done (a failed call or the watch may have said more since)
+    return this.probing.done.then(() => this.health);
   }
 
   override async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.healthTimer);
     clearInterval(this.compactTimer);
     await this.watcher?.cancel().catch(() => {});
     this.client.close();
