@@ -1,16 +1,21 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { CloseServersWhenDone } from './scripts/embedded-done.ts';
 
 /** The fault meta tests take longest by far: they start first, the other files fill the other worker. */
 const LONGEST = /faults\/test\/(node-config-)?meta\.test\.ts$/;
 
+/**
+ * The meta tests first; then the suites against the reference servers on etcd, whose servers
+ * close when their last file ends (scripts/embedded-done.ts) instead of idling through the rest
+ * of the run; then the others.
+ */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    return [
-      ...sorted.filter((f) => LONGEST.test(f.moduleId)),
-      ...sorted.filter((f) => !LONGEST.test(f.moduleId)),
-    ];
+    const rank = (f: TestSpecification) =>
+      LONGEST.test(f.moduleId) ? 0 : f.project.name === 'suites-etcd' ? 1 : 2;
+    return [0, 1, 2].flatMap((r) => sorted.filter((f) => rank(f) === r));
   }
 }
 
@@ -37,6 +42,7 @@ export default defineConfig({
     // share workers, it leaves the CPU to the others.
     maxWorkers: Number(process.env.ORCH_TEST_WORKERS) || 3,
     sequence: { sequencer: LongestFirst },
+    reporters: ['default', new CloseServersWhenDone()],
     projects: [
       {
         test: {

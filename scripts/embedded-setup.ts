@@ -6,12 +6,15 @@
 // other projects' test processes, which must not inherit them.
 import type { TestProject } from 'vitest/node';
 import { startEmbedded } from './embedded.ts';
+import { projectClosers } from './embedded-done.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (process.env.ORCH_ENDPOINT || process.env.ORCH_KUBECONFIG) return async () => {};
   const embedded = await startEmbedded({ etcd: project.name === 'suites-etcd' });
   project.provide('orchEnv', embedded.env);
-  return async () => {
-    await embedded.close();
-  };
+  // closed when the project's last file ends (scripts/embedded-done.ts), else at the teardown
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= embedded.close());
+  projectClosers().set(project.name, close);
+  return close;
 }
