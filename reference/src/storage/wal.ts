@@ -32,9 +32,22 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { jsonBytes } from '../content/json.ts';
 import { MemoryStore, type MemoryStoreOptions, type Persistence } from './memory.ts';
 import type { ChangeEvent } from './types.ts';
 import { fsyncDir, type LogLine, loadSnapshot, replayLog, TYPE, writeSnapshot } from './wal-files.ts';
+
+/**
+ * A change's record: the JSON of its LogLine. The object's JSON is the one its answer and its
+ * watchers send (jsonBytes: made once and kept with the object, which never changes once
+ * stored), so a write serialises its object once.
+ */
+function logLine(ev: ChangeEvent): string {
+  const head: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
+  const json = JSON.stringify(head);
+  if (ev.type === 'DELETED') return `${json}\n`;
+  return `${json.slice(0, -1)},"o":${jsonBytes(ev.obj).toString()}}\n`;
+}
 
 export interface WalOptions extends MemoryStoreOptions {
   dir: string;
@@ -164,9 +177,7 @@ export class WriteAheadLog implements Persistence {
   append(ev: ChangeEvent): Promise<void> {
     if (this.closing) throw new Error('store is closed');
     if (this.failed) throw this.failed;
-    const rec: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
-    if (ev.type !== 'DELETED') rec.o = ev.obj;
-    const line = JSON.stringify(rec) + '\n';
+    const line = logLine(ev);
     // With fdatasync, no write is acknowledged before its batch's sync; the records of one
     // run of code go to the file in one write (one system call per run, not per record).
     // Without, each record reaches the file before the change is visible.
