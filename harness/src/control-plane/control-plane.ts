@@ -240,11 +240,14 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       return { spec, url, auditLog };
     };
     // the first server bootstraps the cluster (system namespaces, priority classes, roles);
-    // the others, some of which refuse writes (AlwaysDeny), start on a bootstrapped store
+    // the others, some of which refuse writes (AlwaysDeny), start on a bootstrapped store. A
+    // server on an etcd of its own bootstraps its own: it starts beside the first
     const [first, ...rest] = o.servers;
-    const servers = [await startServer(first!), ...(await Promise.all(rest.map(startServer)))];
-
-    const main = servers[0]!;
+    const early = rest.map((spec) => (spec.ownEtcd ? startServer(spec) : undefined));
+    // a failure of one is reported when it is awaited below (or the start failed before)
+    for (const p of early) p?.catch(() => {});
+    const main = await startServer(first!);
+    // the controller manager needs only the first: it starts while the others do
     const kubeconfig = put('admin.kubeconfig', kubeconfigFor(main.url, ca.cert, admin, 'conformance-admin'));
     const kcmConfig = put(
       'controller-manager.kubeconfig',
@@ -278,6 +281,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       ],
       { onLine: logOf('kube-controller-manager') },
     );
+    const servers = [main, ...(await Promise.all(rest.map((spec, i) => early[i] ?? startServer(spec))))];
     // ready when the controllers run: the service-account controller has made `default`'s account
     const get = getter(main.url);
     await waitFor(
