@@ -48,6 +48,7 @@ import {
   writeImagePolicyFiles,
 } from '../harness/src/admission/image-policy-backend.ts';
 import { startAuthCallbacks } from '../harness/src/auth/callbacks.ts';
+import { type Dialect, type DialectName, dialect as dialectOf } from '../harness/src/dialect.ts';
 import { makeAuthFixtures, serverFlags } from '../harness/src/auth/fixtures.ts';
 import { referenceServerCommand, SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
 import {
@@ -93,7 +94,7 @@ interface Spec {
   /** Writes its audit log to a file of the run (and is declared with it). */
   auditLog?: true;
   /** Options only known once the run's files and callbacks exist (a configuration file in `dir`). */
-  configure?: (run: { dir: string; imagePolicy: ImagePolicyBackend }) => ServerOptionsInput;
+  configure?: (run: { dir: string; imagePolicy: ImagePolicyBackend; d: Dialect }) => ServerOptionsInput;
 }
 
 /** The off-by-default plugins the reference implements that the `admission-plugins` server has on. */
@@ -164,15 +165,17 @@ export const EMBEDDED_SERVERS: Spec[] = [
     about:
       'reference server with EventRateLimit on (a bucket of every type; the Namespace one holds 5 events, refilled 1 a second)',
     options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['EventRateLimit'] },
-    configure: ({ dir }) => {
+    configure: ({ dir, d }) => {
       const file = join(dir, 'event-rate-limit.json');
       writeFileSync(
         file,
-        JSON.stringify({
-          apiVersion: 'apiserver.config.orch.io/v1',
-          kind: 'AdmissionConfiguration',
-          plugins: [{ name: 'EventRateLimit', configuration: EVENT_RATE_LIMIT_CONFIGURATION }],
-        }),
+        JSON.stringify(
+          d.out({
+            apiVersion: 'apiserver.config.orch.io/v1',
+            kind: 'AdmissionConfiguration',
+            plugins: [{ name: 'EventRateLimit', configuration: EVENT_RATE_LIMIT_CONFIGURATION }],
+          }),
+        ),
       );
       return { admissionControlConfigFile: file };
     },
@@ -181,8 +184,8 @@ export const EMBEDDED_SERVERS: Spec[] = [
     name: 'admission-image-policy',
     about: "reference server with ImagePolicyWebhook on, asking the harness's ImageReview backend",
     options: { featureGates: EMBEDDED_GATES, enableAdmissionPlugins: ['ImagePolicyWebhook'] },
-    configure: ({ dir, imagePolicy }) => ({
-      admissionControlConfigFile: writeImagePolicyFiles(dir, imagePolicy),
+    configure: ({ dir, imagePolicy, d }) => ({
+      admissionControlConfigFile: writeImagePolicyFiles(dir, imagePolicy, [], d),
     }),
   },
   {
@@ -232,6 +235,11 @@ export interface EmbeddedOptions {
    * requests between the two (harness `--endpoint A --endpoint B`).
    */
   etcd?: boolean;
+  /**
+   * The words the servers speak (default orch): `kubernetes` starts every server with
+   * `--dialect kubernetes`, and the suites speak to them in Kubernetes' words.
+   */
+  dialect?: DialectName;
 }
 
 /** Starts the embedded servers (HTTPS; in memory, or pairs on a private etcd). */
@@ -252,7 +260,8 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
   const callbacks = await startAuthCallbacks(fixtures);
   // the admission plugins' configuration files, and the ImageReview backend they name
   const admissionDir = ownedTempDir('orch-admission-config-');
-  const imagePolicy = await startImagePolicyBackend();
+  const d = dialectOf(opts.dialect ?? 'orch');
+  const imagePolicy = await startImagePolicyBackend(d.name === 'orch' ? undefined : d);
   const stopCallbacks = async () => {
     await callbacks.close();
     await imagePolicy.close();
@@ -277,8 +286,10 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
         port: 0,
         host: '127.0.0.1',
         ...spec.options,
+        ...(spec.options.runtimeConfig ? { runtimeConfig: d.w(spec.options.runtimeConfig) } : {}),
         ...(auditLog ? { auditLogPath: auditLog } : {}),
-        ...spec.configure?.({ dir: admissionDir, imagePolicy }),
+        ...spec.configure?.({ dir: admissionDir, imagePolicy, d }),
+        ...(opts.dialect ? { dialect: opts.dialect } : {}),
         ...(etcd && shared
           ? {
               etcdServers: [etcd.url],
@@ -331,7 +342,8 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     [DISPOSABLE_ENV]: '1',
     ...declaredToEnv(declaredOf(main)),
     // the health cases start reference servers of their own (a data directory to break, SIGTERM)
-    [SERVER_COMMAND_ENV]: referenceServerCommand(ROOT),
+    [SERVER_COMMAND_ENV]: referenceServerCommand(ROOT, d.name),
+    ORCH_DIALECT: d.name,
     // the node agent configuration cases call this repository's validator and defaulter in their
     // own worker, not as a process per file (runs against a cluster start the command; so do the
     // CLI's own tests, scripts/test/node-config-cli.test.ts)
@@ -354,7 +366,7 @@ export async function startEmbedded(opts: EmbeddedOptions = {}): Promise<Embedde
     servers: built.map((_s, i) => ({
       name: EMBEDDED_SERVERS[i]!.name,
       about:
-        EMBEDDED_SERVERS[i]!.about +
+        d.w(EMBEDDED_SERVERS[i]!.about) +
         (etcd ? ` (two servers on etcd ${etcd.url}, prefix /registry-${EMBEDDED_SERVERS[i]!.name})` : ''),
       url: urlsOf(i),
     })),

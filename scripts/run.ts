@@ -64,7 +64,8 @@ reference server is started):
   --context NAME          kubeconfig context                    (ORCH_CONTEXT)
   --dialect orch|kubernetes
                           word mapping; kubernetes maps orch.io -> k8s.io, ... for a
-                          real cluster                          (ORCH_DIALECT)
+                          real cluster; without a target, the embedded reference
+                          servers speak it too (serve --dialect)  (ORCH_DIALECT)
   --kubernetes-assets DIR start a real Kubernetes control plane from DIR's binaries and run
                           against it: etcd, kube-apiserver and kube-controller-manager
                           (envtest's KUBEBUILDER_ASSETS layout; .xz binaries are decompressed
@@ -622,7 +623,8 @@ export async function run(argv: string[]): Promise<number> {
         );
       const { startEmbedded } = await import('./embedded.ts');
       const s0 = performance.now();
-      const embedded = await startEmbedded({ etcd: opts.etcd });
+      // with --dialect kubernetes the embedded servers speak Kubernetes' words too
+      const embedded = await startEmbedded({ etcd: opts.etcd, dialect: opts.dialect });
       const ms = (performance.now() - s0).toFixed(0);
       process.stdout.write(`embedded reference servers (ready in ${ms} ms):\n`);
       for (const s of embedded.servers) process.stdout.write(`  ${s.name.padEnd(13)} ${s.url}  ${s.about}\n`);

@@ -28,7 +28,8 @@ export function serverCommandFrom(env: NodeJS.ProcessEnv): ServerCommand | undef
 export const HOW_TO_DECLARE = `set ${SERVER_COMMAND_ENV} to a shell command that starts your server in the foreground, with the placeholders {port}, {dataDir} and {shutdownDelay} (seconds of --shutdown-delay-duration), serving on 127.0.0.1:{port} (${SERVER_SCHEME_ENV}=https for HTTPS) with /livez, /readyz and /version readable without credentials; the embedded run (no --endpoint) declares the reference server's`;
 
 /** The reference server's command (how the embedded run declares it). */
-export function referenceServerCommand(root: string): string {
+export function referenceServerCommand(root: string, dialect: 'orch' | 'kubernetes' = 'orch'): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  return `exec ${q(process.execPath)} ${q(join(root, 'scripts', 'bin.mjs'))} serve --insecure-http --port {port} --data-dir {dataDir} --shutdown-delay-duration {shutdownDelay}s`;
+  const words = dialect === 'orch' ? '' : ` --dialect ${dialect}`;
+  return `exec ${q(process.execPath)} ${q(join(root, 'scripts', 'bin.mjs'))} serve${words} --insecure-http --port {port} --data-dir {dataDir} --shutdown-delay-duration {shutdownDelay}s`;
 }

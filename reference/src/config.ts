@@ -11,6 +11,12 @@ export interface FeatureGates {
 }
 
 export interface ServerOptions {
+  /**
+   * `--dialect`: the words the server speaks, the spec's (`orch`, the default) or Kubernetes'
+   * (`k8s.io` groups, `kube-system`, `application/vnd.kubernetes.protobuf`, ...). A build of the
+   * sources in those words serves it (server/dialect-build.ts).
+   */
+  dialect?: 'orch' | 'kubernetes';
   /** Directory for the durable store; ignored when inMemory. */
   dataDir: string;
   inMemory: boolean;

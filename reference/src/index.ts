@@ -29,6 +29,7 @@ import { openStorage, wireRegistry } from './server/storage.ts';
 import { ensureSystemObjects, type FlowControlSetup, wireFlowControl } from './server/system-objects.ts';
 import type { MemoryStore } from './storage/memory.ts';
 import type { Storage } from './storage/types.ts';
+import { DIALECT } from './util/dialect.ts';
 
 export { SERVER_RELEASE, SERVER_VERSION } from './server/version.ts';
 
@@ -70,6 +71,12 @@ export interface OrchServer {
 }
 
 export async function build(partial: ServerOptionsInput = {}): Promise<OrchServer> {
+  // another dialect: the same sources built in its words, asked to build the server
+  if (partial.dialect !== undefined && partial.dialect !== DIALECT) {
+    const { dialectBuild } = await import('./server/dialect-build.ts');
+    const other = (await dialectBuild(partial.dialect)) as { build: typeof build };
+    return other.build(partial);
+  }
   const options = resolveOptions(partial);
   // --runtime-config: its form is checked before anything opens, its names once the kinds are in
   const runtimeConfig = runtimeConfigOf(options);

@@ -45,6 +45,8 @@ export function installReviews(
   ]) {
     registry.add(def);
     // kubectl's typed clients (auth can-i, auth whoami) call Kubernetes' group names
-    registry.addAlias(def, def.group.replace(/\.orch\.io$/, '.k8s.io'));
+    // (in the Kubernetes dialect the group is that name already)
+    const alias = def.group.replace(/\.orch\.io$/, '.k8s.io');
+    if (alias !== def.group) registry.addAlias(def, alias);
   }
 }

@@ -11,6 +11,7 @@ import { anonymousOptions, authenticationOptions, bootstrapTokenOptions } from '
 import { authorizationOptions } from './authorization.ts';
 import { csrSigningOptions } from './certificates.ts';
 import { controllerOptions } from './controllers.ts';
+import { dialectOptions } from './dialect.ts';
 import { etcdConnectionOptions, etcdServersOptions } from './etcd.ts';
 import { featureGateOptions } from './features.ts';
 import {
@@ -32,6 +33,7 @@ const SECTIONS: OptionSection[] = [
   servingOptions,
   localStorageOptions,
   insecureServingOptions,
+  dialectOptions,
   featureGateOptions,
   apiEnablementOptions,
   etcdServersOptions,

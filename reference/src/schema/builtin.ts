@@ -3,7 +3,8 @@
 // edited by hand). Named types are resolved once and shared, so a pod template is one schema
 // object wherever it appears. Kinds whose schemas carry Protobuf field numbers keep their
 // hand-written schemas; kinds added since use these.
-import { readFileSync } from 'node:fs';
+
+import { dataFileText } from '../util/data-file.ts';
 import { freeform, intOrString } from './dsl.ts';
 import { objectMeta } from './meta.ts';
 import { quantity } from './normalize.ts';
@@ -22,7 +23,7 @@ const resolved = new Map<string, Schema>();
 
 function load(): Published {
   published ??= JSON.parse(
-    readFileSync(new URL('./builtin/openapi-1.28.json', import.meta.url), 'utf8'),
+    dataFileText(new URL('./builtin/openapi-1.28.json', import.meta.url)),
   ) as Published;
   return published;
 }

@@ -11,9 +11,11 @@
 // - leases: only its own, in `orch-node-lease`.
 // Requests of other users pass untouched. Refusals are 403, `<resource> "<name>" is forbidden:
 // <why>`, worded as 1.28.
-import type { Registry } from '../../registry/registry.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
+
 import { errors } from '../../errors/status.ts';
+import type { Registry } from '../../registry/registry.ts';
+import { DIALECT } from '../../util/dialect.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from '../types.ts';
 import { requestForbidden } from './support.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -35,7 +37,16 @@ const ALLOWED_LABELS = new Set([
   'topology.orch.io/region',
   'topology.orch.io/zone',
 ]);
-const ALLOWED_LABEL_DOMAINS = ['kubelet.orch.io', 'node.orch.io'];
+/**
+ * The domains whose labels are reserved, and the two of them a node agent may use. Kubernetes
+ * reserves both of its spellings (`kubernetes.io`, `k8s.io`) and allows `node.kubernetes.io`,
+ * where `node.orch.io` would map to the RuntimeClass group's `node.k8s.io`: chosen here.
+ */
+const RESERVED_DOMAINS = DIALECT === 'kubernetes' ? ['kubernetes.io', 'k8s.io'] : ['orch.io'];
+const ALLOWED_LABEL_DOMAINS =
+  DIALECT === 'kubernetes'
+    ? ['kubelet.kubernetes.io', 'node.kubernetes.io']
+    : ['kubelet.orch.io', 'node.orch.io'];
 
 /** The node a user acts for, when it is a node agent. */
 export function nodeOf(user: { username: string; groups?: string[] }): string | undefined {
@@ -51,7 +62,7 @@ function forbiddenLabel(key: string): boolean {
   const slash = key.indexOf('/');
   if (slash < 0) return false;
   const domain = key.slice(0, slash);
-  if (!(domain === 'orch.io' || domain.endsWith('.orch.io'))) return false;
+  if (!RESERVED_DOMAINS.some((d) => domain === d || domain.endsWith(`.${d}`))) return false;
   if (ALLOWED_LABELS.has(key)) return false;
   return !ALLOWED_LABEL_DOMAINS.some((d) => domain === d || domain.endsWith(`.${d}`));
 }

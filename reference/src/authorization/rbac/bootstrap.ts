@@ -3,11 +3,11 @@
 // so a durable server that restarts keeps what it has (and what was changed) without
 // duplicating anything.
 import { unlessExists } from '../../errors/status.ts';
-import { readFileSync } from 'node:fs';
 import { RBAC_GROUP } from '../../registry/kinds/rbac-common.ts';
 import type { Registry } from '../../registry/registry.ts';
 import type { RequestContext } from '../../registry/types.ts';
 import type { KObject } from '../../storage/types.ts';
+import { dataFileText } from '../../util/data-file.ts';
 
 interface DefaultObject {
   name: string;
@@ -41,7 +41,7 @@ let text: string | undefined;
 
 /** The default policy objects: read once, parsed at each call (the caller owns what it gets). */
 export function rbacDefaults(): Defaults {
-  text ??= readFileSync(new URL('./defaults.json', import.meta.url), 'utf8');
+  text ??= dataFileText(new URL('./defaults.json', import.meta.url));
   return JSON.parse(text) as Defaults;
 }
 

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseAccept } from '../../content/negotiate.ts';
 import { errors } from '../../errors/status.ts';
 import type { Registry } from '../../registry/registry.ts';
+import { DIALECT } from '../../util/dialect.ts';
 import type { NonResourceRoute } from '../deps.ts';
 import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REPLY } from './media-types.ts';
 import { type Built, buildModel } from './model.ts';
@@ -80,7 +81,11 @@ class Documents {
 
 /** The `/openapi/v2` and `/openapi/v3` routes (regenerated when the registry changes). */
 export function openapiRoute(registry: Registry, o: OpenApiOptions): NonResourceRoute {
-  const docs = new Documents(registry, o.title ?? 'Orch', o.version);
+  const docs = new Documents(
+    registry,
+    o.title ?? (DIALECT === 'kubernetes' ? 'Kubernetes' : 'Orch'),
+    o.version,
+  );
   return (req: IncomingMessage, res: ServerResponse, url: URL): boolean | Promise<boolean> => {
     const path = url.pathname;
     if (path !== '/openapi' && !path.startsWith('/openapi/')) return false;

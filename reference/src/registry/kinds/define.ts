@@ -3,8 +3,8 @@
 // (allowed), generation tracking (off), the schema normalization that comes before the
 // prepare hooks. `printed` makes a table as Kubernetes 1.28 prints the kind from the cells
 // the kind gives.
-import { readFileSync } from 'node:fs';
 import type { KObject } from '../../storage/types.ts';
+import { dataFileText } from '../../util/data-file.ts';
 import type { ResourceDef, Strategy, TableColumn } from '../types.ts';
 import { ALL_VERBS, age, get, normalizeBySchema } from './common.ts';
 
@@ -109,9 +109,9 @@ const ZERO: Record<TableColumn['type'], unknown> = {
  * cells (the object's name and age) unless the kind gives its own.
  */
 export function printed(table: string, cells: Record<string, Cell>): TableColumn[] {
-  printers ??= JSON.parse(
-    readFileSync(new URL('./printers-1.28.json', import.meta.url), 'utf8'),
-  ) as NonNullable<typeof printers>;
+  printers ??= JSON.parse(dataFileText(new URL('./printers-1.28.json', import.meta.url))) as NonNullable<
+    typeof printers
+  >;
   const columns = printers[table];
   if (!columns) throw new Error(`Kubernetes 1.28 has no printer table ${table}`);
   const all: Record<string, Cell> = { Name: (o) => o.metadata.name ?? '', Age: (o) => age(o), ...cells };

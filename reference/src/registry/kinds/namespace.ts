@@ -4,11 +4,13 @@
 import { arr, obj, str } from '../../schema/dsl.ts';
 import { objectSchema } from '../../schema/meta.ts';
 import type { KObject } from '../../storage/types.ts';
+import { DIALECT } from '../../util/dialect.ts';
 import { clone } from '../../util/object.ts';
 import type { ResourceDef } from '../types.ts';
 import { defineKind, printed } from './define.ts';
 
-export const NAMESPACE_FINALIZER = 'orch';
+/** The namespace finalizer is the dialect's own name (`kubernetes` in Kubernetes' words). */
+export const NAMESPACE_FINALIZER = DIALECT === 'kubernetes' ? 'kubernetes' : 'orch';
 /** The three namespaces that may not be deleted. */
 export const PROTECTED_NAMESPACES = ['default', 'orch-system', 'orch-public'];
 export const SYSTEM_NAMESPACES = [...PROTECTED_NAMESPACES, 'orch-node-lease'];
