@@ -10,6 +10,8 @@ import type { AuthorizerChain } from './authorization/chain.ts';
 import type { AuthorizationSetup } from './authorization/configure.ts';
 import { installReviews } from './authorization/reviews.ts';
 import { resolveOptions, type ServerOptions, type ServerOptionsInput } from './config.ts';
+import { startApiServerService } from './controllers/apiserver-service.ts';
+import type { Controller } from './controllers/types.ts';
 import { HealthChecks } from './health/checks.ts';
 import { addHealthChecks } from './health/server-checks.ts';
 import { type CertBundle, ensureCertificate } from './http/tls.ts';
@@ -151,6 +153,8 @@ interface Parts {
   flowControl: FlowControlSetup;
   controllers: Controllers;
   postStart: PostStart;
+  /** Set once the server listens. */
+  apiServerService?: Controller;
 }
 
 /** Stops what build() started, in this order, then closes the store and the audit sinks. */
@@ -161,6 +165,7 @@ async function stopAll(p: Parts): Promise<void> {
   p.flowControl.stopKeeping();
   p.postStart.apiServices.stop();
   p.controllers.stop();
+  p.apiServerService?.stop();
   p.authn.signer?.stop();
   p.authn.tokens.stop();
   p.authz.stop();
@@ -187,6 +192,9 @@ function assemble(p: Parts): OrchServer {
     async listen() {
       const r = await p.listener.listen(srv.handle);
       srv.url = r.url;
+      // the API server's own Service, once its port is known
+      p.apiServerService ??= startApiServerService(p.registry, r.port);
+      await p.apiServerService.ready;
       return r;
     },
     async shutdown() {

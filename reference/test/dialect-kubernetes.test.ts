@@ -136,6 +136,31 @@ describe('Kubernetes words in what the server does', () => {
     expect(Array.isArray((await hooks.listValidatingWebhookConfiguration()).items)).toBe(true);
   });
 
+  it('has its own Service `kubernetes` in default, as a 1.28 server makes it, made again when deleted', async () => {
+    const path = '/api/v1/namespaces/default/services/kubernetes';
+    const r = await k8s.req('GET', path);
+    expect(r.status).toBe(200);
+    expect(r.json.metadata.labels).toEqual({ component: 'apiserver', provider: 'kubernetes' });
+    const port = Number(new URL(k8s.url).port);
+    expect(r.json.spec).toMatchObject({
+      ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: port }],
+      clusterIP: '10.96.0.1',
+      type: 'ClusterIP',
+      sessionAffinity: 'None',
+    });
+    expect((await k8s.req('DELETE', path)).status).toBe(200);
+    const deadline = Date.now() + 5000;
+    let again: Awaited<ReturnType<TestServer['req']>> | undefined;
+    while (Date.now() < deadline) {
+      again = await k8s.req('GET', path);
+      if (again.status === 200) break;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    expect(again?.status).toBe(200);
+    expect(again?.json.metadata.uid).not.toBe(r.json.metadata.uid);
+    expect(again?.json.spec.clusterIP).toBe('10.96.0.1');
+  });
+
   it('publishes the root CA as kube-root-ca.crt in each namespace', async () => {
     const deadline = Date.now() + 10_000;
     let status = 0;
@@ -154,5 +179,9 @@ describe('the orch server beside it', () => {
     expect(groups).not.toContain('rbac.authorization.k8s.io');
     const ns = await orch.req('GET', '/api/v1/namespaces/orch-system');
     expect(ns.status).toBe(200);
+    expect((await orch.req('GET', '/api/v1/namespaces/default/services/orch')).json.metadata.labels).toEqual({
+      component: 'apiserver',
+      provider: 'orch',
+    });
   });
 });

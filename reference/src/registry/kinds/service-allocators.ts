@@ -42,6 +42,11 @@ const [CIDR_BASE_TEXT, CIDR_BITS] = SERVICE_CIDR.split('/') as [string, string];
 const CIDR_BASE = ipToInt(CIDR_BASE_TEXT)!;
 const CIDR_SIZE = 2 ** (32 - Number(CIDR_BITS));
 
+/** The first address of the service range: the API server's own Service holds it. */
+export function firstServiceIp(): string {
+  return intToIp(CIDR_BASE + 1);
+}
+
 // ------------------------------------------------------------------ allocation
 
 interface Owner {
