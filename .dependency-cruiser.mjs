@@ -54,7 +54,7 @@ const LAYERS = [
 // 14. wiring: may import anything in reference/src that belongs to a layer. The top-level files,
 // the command line's option sections (options/), what `serve` does (app/) and the components
 // build() assembles (server/).
-const WIRING = `${SRC}((index|cli|config|kubeconfig|etcd-process)\\.ts$|(options|app|server)/)`;
+const WIRING = `${SRC}((index|cli|config|kubeconfig|etcd-process|testing)\\.ts$|(options|app|server)/)`;
 const CONFIG = `${SRC}config\\.ts$`;
 const LAYERED = [...LAYERS.map((layer) => layer.path), WIRING];
 const HTTP = LAYERS.find((layer) => layer.name === 'http').path;

@@ -9,6 +9,7 @@
 //   convert  rewrite manifests from retired API versions (scripts/convert.ts)
 //   node-config  validate and default node agent configuration files (scripts/node-config.ts)
 //   kube-apiserver  one kube-apiserver with its etcd in the foreground (scripts/kube-apiserver.ts)
+//   e2e     Kubernetes' own e2e tests against the reference in Kubernetes' words (scripts/e2e.ts)
 
 const USAGE = `Usage: orch-conformance <command> [flags]
 
@@ -29,6 +30,9 @@ Commands:
            run one kube-apiserver with an etcd of its own in the foreground, from a folder
            of binaries: the server the health cases start against Kubernetes
            (orch-conformance kube-apiserver --help)
+  e2e      run Kubernetes' own e2e tests (v1.28.0, API machinery) against the reference
+           server in Kubernetes' words, and compare with kube-apiserver 1.28
+           (orch-conformance e2e --help)
   help     this text
 
 Examples:
@@ -87,6 +91,13 @@ switch (cmd) {
     register();
     const { kubeApiserver } = await import('./kube-apiserver.ts');
     process.exit(await kubeApiserver(rest));
+    break;
+  }
+  case 'e2e': {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const { e2e } = await import('./e2e.ts');
+    process.exit(await e2e(rest));
     break;
   }
   case 'help':

@@ -37,7 +37,7 @@ async function serveMain(argv: string[]): Promise<number | undefined> {
   const running = await serve(cfg);
   stopOnSignals(running, cfg);
   // only once the signals are handled: whoever reads "ready" may send one at once
-  process.stdout.write(banner(running, performance.now()));
+  if (!cfg.quiet) process.stdout.write(banner(running, performance.now()));
   return undefined;
 }
 

@@ -55,7 +55,7 @@ function sums(dir: string): Map<string, string> {
 }
 
 /** `dir/name`, or `dir/name.xz` decompressed once into .orch/kubernetes-assets. */
-function binary(dir: string, name: string): string | undefined {
+export function unpackedBinary(dir: string, name: string): string | undefined {
   const plain = join(dir, name);
   if (executable(plain)) return plain;
   const xz = `${plain}.xz`;
@@ -79,7 +79,7 @@ function binary(dir: string, name: string): string | undefined {
 }
 
 function etcdBinary(dir: string): string | undefined {
-  const here = binary(dir, 'etcd');
+  const here = unpackedBinary(dir, 'etcd');
   if (here) return here;
   const env = process.env.ORCH_ETCD_BIN;
   if (env && executable(env)) return env;
@@ -97,8 +97,8 @@ export function assetsDir(flag?: string, env: NodeJS.ProcessEnv = process.env): 
 /** The binaries in `dir`, or an error that says what is missing and how to get it. */
 export function resolveAssets(dir: string): Assets {
   if (!existsSync(dir)) throw new Error(`no folder ${dir}: ${HOW_TO_GET_ASSETS}`);
-  const kubeApiserver = binary(dir, 'kube-apiserver');
-  const kubeControllerManager = binary(dir, 'kube-controller-manager');
+  const kubeApiserver = unpackedBinary(dir, 'kube-apiserver');
+  const kubeControllerManager = unpackedBinary(dir, 'kube-controller-manager');
   const etcd = etcdBinary(dir);
   const missing = [
     kubeApiserver ? '' : 'kube-apiserver',

@@ -22,6 +22,8 @@ export interface ServeSettings {
   startEtcd?: boolean;
   /** `--exit-with-parent`. */
   exitWithParent?: boolean;
+  /** `--quiet`. */
+  quiet?: boolean;
 }
 
 /** A flag as node:util parseArgs takes it. */

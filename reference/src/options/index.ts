@@ -84,6 +84,8 @@ export interface ServeConfig {
   startEtcd?: boolean;
   /** `--exit-with-parent`: stop (as on SIGTERM) once the process that started the server ends. */
   exitWithParent?: boolean;
+  /** `--quiet`: no banner; the kubeconfig, written once the server answers, says it is ready. */
+  quiet?: boolean;
 }
 
 /** Parses the flags of `serve` (without the word `serve`); undefined when help was asked for. */
@@ -113,5 +115,6 @@ export function parseServeArgs(argv: string[], cwd = process.cwd()): ServeConfig
     warnings: ctx.warnings,
     startEtcd: serve.startEtcd,
     exitWithParent: serve.exitWithParent,
+    quiet: serve.quiet,
   };
 }
