@@ -153,6 +153,7 @@ function versionDescriptors(spec: CrdSpec): Record<string, VersionDescriptor> {
   const out: Record<string, VersionDescriptor> = {};
   for (const v of spec.versions ?? []) {
     const d: VersionDescriptor = { served: !!v.served, storage: !!v.storage };
+    if (!v.schema?.openAPIV3Schema) d.schemaless = true;
     if (v.deprecated) {
       d.deprecated = true;
       d.warning = v.deprecationWarning ?? defaultDeprecationWarning(v.name, spec);

@@ -201,6 +201,8 @@ export interface VersionDescriptor {
   /** The whole Warning text, when the version names its own (a custom resource's `deprecationWarning`). */
   warning?: string;
   schema?: Schema;
+  /** A custom resource version whose definition declares no schema (published as a bare object). */
+  schemaless?: boolean;
   /** Conversion between this version's shape and the storage version's (identity when absent). */
   toStorage?(obj: KObject): KObject;
   fromStorage?(obj: KObject): KObject;
