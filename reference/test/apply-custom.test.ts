@@ -200,6 +200,84 @@ describe('custom resources: without markers', () => {
   });
 });
 
+describe('custom resources: Strict field validation words refusals as an apply does', () => {
+  const strict = { manager: 'strict', query: 'fieldValidation=Strict' };
+
+  // (the walk of a map stops at its first undeclared key, so the fields before it are walked)
+  it('an undeclared field: `failed to create typed patch object (...): .spec.x: field not declared in schema`', async () => {
+    const name = uniqueName('strict');
+    const body = `apiVersion: ${API_VERSION}
+kind: Thing
+metadata:
+  name: ${name}
+spec:
+  size: s
+  ports:
+  - name: a
+    port: 1
+    bogus: x
+unknownField: unknown
+`;
+    const r = await apply(ts, `${THINGS}/${name}`, body, strict);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.message).toBe(
+      `failed to create typed patch object (default/${name}; ${API_VERSION}, Kind=Thing): errors:\n  .spec.ports[name="a"].bogus: field not declared in schema\n  .unknownField: field not declared in schema`,
+    );
+    expect((await ts.req('GET', `${THINGS}/${name}`)).status).toBe(404);
+  });
+
+  it('unknown metadata is undeclared too; preserved and free-form fields are not', async () => {
+    const name = uniqueName('strict');
+    const r = await apply(
+      ts,
+      `${THINGS}/${name}`,
+      { apiVersion: API_VERSION, kind: 'Thing', metadata: { name, unknownMeta: 'x' } },
+      strict,
+    );
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.message).toContain('.metadata.unknownMeta: field not declared in schema');
+    const ok = await apply(
+      ts,
+      `${THINGS}/${name}`,
+      {
+        apiVersion: API_VERSION,
+        kind: 'Thing',
+        metadata: { name },
+        spec: { free: { any: { deep: 1 } }, labels: { k: 'v' } },
+      },
+      strict,
+    );
+    expect(ok.status, ok.text).toBe(201);
+  });
+
+  it('a key repeated in the YAML text: `error strict decoding YAML: ... line N: key "k" already set in map`', async () => {
+    const name = uniqueName('strict');
+    const body = `
+apiVersion: ${API_VERSION}
+kind: Thing
+metadata:
+  name: ${name}
+spec:
+  free:
+    kept: 1
+  size: a
+  size: b
+`;
+    const r = await apply(ts, `${THINGS}/${name}`, body, strict);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.message).toBe(
+      'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 10: key "size" already set in map',
+    );
+    // Warn keeps last-wins and warns
+    const w = await apply(ts, `${THINGS}/${name}`, body, {
+      manager: 'strict',
+      query: 'fieldValidation=Warn',
+    });
+    expect(w.status, w.text).toBe(201);
+    expect(w.json.spec.size).toBe('b');
+  });
+});
+
 describe('custom resources: defaults, Update managers, status', () => {
   it('a field the sole applier drops is reset to the schema default (MUST)', async () => {
     const { name, path, obj } = await created('manager-a', { replicas: 3, size: 'm' });

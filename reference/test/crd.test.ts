@@ -973,6 +973,57 @@ describe('CustomResourceDefinition: updates', () => {
     expect(after.status).toBe(201);
   });
 
+  it('a default added to the schema reaches objects stored before it when read: get, list, watch', async () => {
+    const g = group();
+    const b = crd({
+      group: g,
+      schema: {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } },
+        },
+      },
+    });
+    const got = await createEstablished(b);
+    const base = `/apis/${g}/v1/namespaces/default/widgets`;
+    const c = await srv.req('POST', base, widget(g, 'old', {}));
+    expect(c.status, c.text).toBe(201);
+    expect(c.json.spec).toEqual({});
+    const upd = structuredClone(got);
+    upd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.a.default = 'A';
+    const r = await srv.req('PUT', `${CRDS}/${b.metadata.name}`, upd);
+    expect(r.status, r.text).toBe(200);
+    const read = await eventually(async () => {
+      const x = await srv.req('GET', `${base}/old`);
+      return x.json.spec?.a === 'A' ? x : undefined;
+    }, 'the default on read');
+    // read only: the stored object keeps its resourceVersion
+    expect(read.json.metadata.resourceVersion).toBe(c.json.metadata.resourceVersion);
+    const list = await srv.req('GET', base);
+    expect(list.json.items.map((o: any) => o.spec)).toEqual([{ a: 'A' }]);
+    const w = watch(`${base}?watch=true&resourceVersion=0`);
+    try {
+      const e = await w.next((x) => x.object?.metadata?.name === 'old');
+      expect(e.object.spec).toEqual({ a: 'A' });
+    } finally {
+      w.close();
+    }
+    // a later default for b joins it; removing a's default keeps what was written with it
+    const c2 = await srv.req('POST', base, widget(g, 'new', {}));
+    expect(c2.json.spec).toEqual({ a: 'A' });
+    const upd2 = structuredClone(r.json);
+    const props = upd2.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    delete props.a.default;
+    props.b.default = 'B';
+    expect((await srv.req('PUT', `${CRDS}/${b.metadata.name}`, upd2)).status).toBe(200);
+    const read2 = await eventually(async () => {
+      const x = await srv.req('GET', `${base}/new`);
+      return x.json.spec?.b === 'B' ? x : undefined;
+    }, 'the second default on read');
+    expect(read2.json.spec).toEqual({ a: 'A', b: 'B' });
+    expect((await srv.req('GET', `${base}/old`)).json.spec).toEqual({ b: 'B' });
+  });
+
   it('a new storage version is added to storedVersions; removing a stored version is refused', async () => {
     const g = group();
     const sch = { openAPIV3Schema: { type: 'object', 'x-orch-preserve-unknown-fields': true } };

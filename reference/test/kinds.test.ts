@@ -1,4 +1,5 @@
-// The built-in kinds beyond Namespace and ConfigMap: Secret, Pod (status, eviction), Service
+// The built-in kinds beyond Namespace and ConfigMap (of Namespace: its status subresource):
+// Secret, Pod (status, eviction), Service
 // (IP and node port allocation), Node, ServiceAccount, Event (core and events.orch.io),
 // Lease and Deployment (status, scale). Expected values come from Kubernetes 1.28's
 // documented behaviour (with `orch` for the maker's name), never from the server's output.
@@ -6,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64ErrorOffset } from '../src/registry/kinds/secret.ts';
 import { canonicalQuantity, parseQuantity } from '../src/registry/kinds/common.ts';
+import { base64ErrorOffset } from '../src/registry/kinds/secret.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const TABLE = 'application/json;as=Table;g=meta.orch.io;v=v1';
@@ -215,6 +216,42 @@ describe('Protobuf', () => {
 });
 
 // ====================================================================== Secret
+
+describe('Namespace status', () => {
+  it('keeps metadata changes sent through /status (patch and update); spec stays as stored', async () => {
+    const name = uniqueName('nsstatus');
+    const c = await srv.req('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    });
+    expect(c.status, c.text).toBe(201);
+    const path = `/api/v1/namespaces/${name}/status`;
+    const cond = { type: 'StatusPatch', status: 'True', reason: 'Test', message: 'patched' };
+    const p = await srv.req(
+      'PATCH',
+      path,
+      { metadata: { annotations: { patched: 'yes' } }, status: { conditions: [cond] } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
+    expect(p.status, p.text).toBe(200);
+    expect(p.json.metadata.annotations).toEqual({ patched: 'yes' });
+    expect(p.json.status.conditions).toEqual([cond]);
+    const upd = structuredClone(p.json);
+    upd.metadata.labels = { ...upd.metadata.labels, updated: 'yes' };
+    upd.spec = { finalizers: [] };
+    upd.status.conditions = [{ ...cond, type: 'StatusUpdate', message: 'updated' }];
+    const u = await srv.req('PUT', path, upd);
+    expect(u.status, u.text).toBe(200);
+    expect(u.json.metadata.labels).toEqual({ 'orch.io/metadata.name': name, updated: 'yes' });
+    expect(u.json.metadata.annotations).toEqual({ patched: 'yes' });
+    expect(u.json.spec).toEqual({ finalizers: ['orch'] });
+    expect(u.json.status.conditions).toEqual([{ ...cond, type: 'StatusUpdate', message: 'updated' }]);
+    const g = await srv.req('GET', `/api/v1/namespaces/${name}`);
+    expect(g.json.metadata.labels.updated).toBe('yes');
+    expect(g.json.metadata.annotations.patched).toBe('yes');
+  });
+});
 
 describe('Secret', () => {
   it('defaults type to Opaque, folds stringData into data and drops it', async () => {

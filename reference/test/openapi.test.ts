@@ -348,6 +348,66 @@ describe('/openapi/v3', () => {
     expect((await ts.req('GET', '/openapi/v3')).json.paths['apis/widgets.example.com/v1']).toBeUndefined();
   });
 
+  it('custom resources: the standard fields with their descriptions; a root that keeps unknown fields is a bare object in Swagger 2.0', async () => {
+    const group = `pub${process.pid}.example.com`;
+    const crd = (plural: string, kind: string, schema: Json) => ({
+      apiVersion: 'apiextensions.orch.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${plural}.${group}` },
+      spec: {
+        group,
+        names: { plural, singular: kind.toLowerCase(), kind },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+      },
+    });
+    const typed = crd('typeds', 'Typed', {
+      type: 'object',
+      description: 'A typed thing',
+      properties: {
+        spec: { type: 'object', description: 'Its spec', properties: { a: { type: 'string' } } },
+      },
+    });
+    const open = crd('opens', 'Open', { type: 'object', 'x-orch-preserve-unknown-fields': true });
+    const CRDS = '/apis/apiextensions.orch.io/v1/customresourcedefinitions';
+    for (const c of [typed, open]) expect((await ts.req('POST', CRDS, c)).status).toBe(201);
+    try {
+      const prefix = `com.example.pub${process.pid}.v1`;
+      let doc: Json = {};
+      for (let i = 0; i < 500; i++) {
+        doc = await v2();
+        if (doc.definitions[`${prefix}.Typed`] && doc.definitions[`${prefix}.Open`]) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const gvk = (kind: string) => ({ 'x-orch-group-version-kind': [{ group, kind, version: 'v1' }] });
+      const t = doc.definitions[`${prefix}.Typed`];
+      expect(t.description).toBe('A typed thing');
+      expect(t.properties.apiVersion.description).toMatch(/^APIVersion defines the versioned schema/);
+      expect(t.properties.kind.description).toMatch(/^Kind is a string value/);
+      expect(t.properties.metadata).toEqual({
+        $ref: '#/definitions/io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+        description: "Standard object's metadata.",
+      });
+      expect(t.properties.spec.description).toBe('Its spec');
+      expect(
+        doc.definitions['io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.creationTimestamp
+          .description,
+      ).toMatch(/^CreationTimestamp is a timestamp/);
+      // Swagger 2.0: nothing a client would check fields against
+      expect(doc.definitions[`${prefix}.Open`]).toEqual({ type: 'object', ...gvk('Open') });
+      // OpenAPI 3.0 keeps the schema: preserve-unknown-fields and the standard fields
+      const idx = (await ts.req('GET', '/openapi/v3')).json.paths;
+      const v3 = (await ts.req('GET', idx[`apis/${group}/v1`].serverRelativeURL)).json.components.schemas;
+      expect(v3[`${prefix}.Open`]['x-orch-preserve-unknown-fields']).toBe(true);
+      expect(v3[`${prefix}.Open`].properties.metadata).toEqual({
+        allOf: [{ $ref: '#/components/schemas/io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta' }],
+        description: "Standard object's metadata.",
+      });
+    } finally {
+      for (const c of [typed, open]) await ts.req('DELETE', `${CRDS}/${c.metadata.name}`);
+    }
+  });
+
   it('authenticated users may read it, as they may read discovery (system:discovery); anonymous clients may not', async () => {
     const anon = await ts.req('GET', '/openapi/v3', undefined, { authorization: '' });
     expect(anon.status).toBe(403);

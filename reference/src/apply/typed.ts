@@ -265,3 +265,54 @@ export function put(o: JMap, k: string, v: unknown): void {
     Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   else o[k] = v;
 }
+
+// ------------------------------------------------------------------ undeclared fields
+
+/**
+ * The fields of an applied intent its type does not declare, as structured-merge-diff
+ * reports them (`.spec.x: field not declared in schema`): the first such key of each map (its
+ * walk of that map stops there). A map without declared fields, one with additional
+ * properties, and whatever lies below `x-orch-preserve-unknown-fields` take any key.
+ */
+export function undeclaredFields(v: unknown, t: TypeRef): string[] {
+  const out: string[] = [];
+  const walk = (x: unknown, tr: TypeRef, path: Path, preserve: boolean) => {
+    if (!tr || x === null || typeof x !== 'object') return;
+    const open = preserve || !!tr['x-orch-preserve-unknown-fields'];
+    const a = resolve(tr, x);
+    if (a.kind === 'list') {
+      if (!Array.isArray(x)) return;
+      x.forEach((item, i) => {
+        let pe: PathElement = { index: i };
+        if (a.rel !== 'atomic')
+          try {
+            pe = itemElement(a, item, i, path);
+          } catch {
+            // an item apply cannot key is reported when the intent is merged
+          }
+        walk(item, a.item, [...path, pe], open);
+      });
+      return;
+    }
+    if (a.kind !== 'map' || !isMap(x)) return;
+    const declared = a.fields && Object.keys(a.fields).length > 0;
+    const anyKey =
+      open || !declared || (tr.additionalProperties !== undefined && tr.additionalProperties !== false);
+    for (const k of Object.keys(x)) {
+      const p: Path = [...path, { field: k }];
+      if (isField(a, k)) walk(x[k], a.fields![k], p, open);
+      else if (anyKey) walk(x[k], a.elem, p, open);
+      else {
+        out.push(`${pathString(p)}: field not declared in schema`);
+        break;
+      }
+    }
+  };
+  walk(v, t, [], false);
+  return out;
+}
+
+/** Undeclared fields as structured-merge-diff words them: one, or `errors:` and one per line. */
+export function undeclaredMessage(found: string[]): string {
+  return found.length === 1 ? found[0]! : ['errors:', ...found.map((f) => `  ${f}`)].join('\n');
+}

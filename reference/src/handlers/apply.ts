@@ -4,7 +4,7 @@
 // no managedFields. The object is created when absent (201), patched otherwise (200); a
 // conflict is a 409 with one cause per field and manager.
 import { conflictError } from '../apply/conflicts.ts';
-import { isMap, TypedError } from '../apply/typed.ts';
+import { isMap, TypedError, undeclaredFields, undeclaredMessage } from '../apply/typed.ts';
 import { ApplyConflicts } from '../apply/updater.ts';
 import { errors, StatusError } from '../errors/status.ts';
 import { applyToObject } from '../registry/field-manager.ts';
@@ -48,7 +48,7 @@ function readIntent(
   apiVersion: string,
   level: FieldValidation,
 ): Record<string, unknown> {
-  const { value, duplicates } = parseBody(buf, APPLY_PATCH_TYPE, [APPLY_PATCH_TYPE]);
+  const { value, duplicates, duplicateLines } = parseBody(buf, APPLY_PATCH_TYPE, [APPLY_PATCH_TYPE]);
   if (!isMap(value))
     throw errors.badRequest(
       `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonType(value)} into Go value of type map[string]interface {}`,
@@ -62,9 +62,22 @@ function readIntent(
   )
     throw errors.badRequest('metadata.managedFields must be nil');
 
+  const schema = schemaFor(s.def, s.version);
+  if (level === 'Strict') {
+    // Strict apply words its refusals as the typed intent and a strict YAML decoder do:
+    // undeclared fields first, then keys repeated in the text
+    const undeclared = schema ? undeclaredFields(value, schema) : [];
+    if (undeclared.length)
+      throw errors.badRequest(
+        `failed to create typed patch object (${s.namespace}/${s.name}; ${gvkString(apiVersion, s.def.kind)}): ${undeclaredMessage(undeclared)}`,
+      );
+    if (duplicateLines?.length)
+      throw errors.badRequest(
+        `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicateLines.join('\n  ')}`,
+      );
+  }
   // type checks, unknown and duplicate fields (Ignore / Warn / Strict) as for any body
   const config = validateFields(value, duplicates, s.def, s.version, level, s.ctx) as Record<string, unknown>;
-  const schema = schemaFor(s.def, s.version);
   if (!s.def.custom && schema) normalizeBySchema(config, schema, s.def.kind);
   if (s.subresource !== 'status') return config;
   // through the status subresource an intent reaches status only

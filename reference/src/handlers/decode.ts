@@ -20,12 +20,18 @@ export function fieldValidation(q: URLSearchParams): FieldValidation {
   );
 }
 
+/**
+ * A parsed body: the value, the paths of duplicate keys and, for YAML, each duplicate as a
+ * strict YAML decoder words it (`line 9: key "foo" already set in map`).
+ */
+export interface ParsedBody {
+  value: unknown;
+  duplicates: string[];
+  duplicateLines?: string[];
+}
+
 /** Parses a body by its Content-Type; returns the value and the paths of duplicate keys. */
-export function parseBody(
-  buf: Buffer,
-  contentType: string | undefined,
-  accepted: string[],
-): { value: unknown; duplicates: string[] } {
+export function parseBody(buf: Buffer, contentType: string | undefined, accepted: string[]): ParsedBody {
   const mt = parseMediaType(contentType || 'application/json').type;
   if (mt === 'application/json' || mt === '*/*' || mt === '') {
     return parseJson(buf.toString('utf8'));
@@ -74,7 +80,7 @@ function yamlNestingExceeds(text: string, limit: number): boolean {
   return false;
 }
 
-export function parseYaml(text: string): { value: unknown; duplicates: string[] } {
+export function parseYaml(text: string): ParsedBody {
   if (yamlNestingExceeds(text, MAX_NESTING)) throw tooDeep();
   try {
     return parseYamlDocument(text);
@@ -87,11 +93,26 @@ export function parseYaml(text: string): { value: unknown; duplicates: string[] 
   }
 }
 
-function parseYamlDocument(text: string): { value: unknown; duplicates: string[] } {
+function parseYamlDocument(text: string): ParsedBody {
   const doc = yaml().parseDocument(text, { uniqueKeys: false, strict: false, prettyErrors: false });
   if (doc.errors.length)
     throw errors.badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const duplicates: string[] = [];
+  const duplicateLines: string[] = [];
+  // 1-based line of a text offset
+  const lineStarts: number[] = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const lineOf = (offset: number) => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lineStarts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  type Ranged = { value?: unknown; range?: [number, number, number] } | null;
   // the yaml library reports duplicate keys as warnings when uniqueKeys is off; find them ourselves
   const walk = (node: unknown, path: string) => {
     const n = node as { items?: unknown[]; key?: unknown; value?: unknown } | null;
@@ -100,10 +121,17 @@ function parseYamlDocument(text: string): { value: unknown; duplicates: string[]
       const isMap = n.items.length > 0 && (n.items[0] as { key?: unknown }).key !== undefined;
       if (isMap) {
         const seen = new Set<string>();
-        for (const pair of n.items as { key: { value?: unknown } | null; value: unknown }[]) {
-          const k = String(pair.key && typeof pair.key === 'object' ? pair.key.value : pair.key);
+        for (const pair of n.items as { key: Ranged; value: Ranged }[]) {
+          const raw = pair.key && typeof pair.key === 'object' ? pair.key.value : pair.key;
+          const k = String(raw);
           const p = path ? `${path}.${k}` : k;
-          if (seen.has(k)) duplicates.push(p);
+          if (seen.has(k)) {
+            duplicates.push(p);
+            // the line of the repeated key's value (of the key when it has none), as Go's YAML decoder counts
+            const at = pair.value?.range?.[0] ?? pair.key?.range?.[0] ?? 0;
+            const shown = typeof raw === 'string' ? JSON.stringify(raw) : k;
+            duplicateLines.push(`line ${lineOf(at)}: key ${shown} already set in map`);
+          }
           seen.add(k);
           walk(pair.value, p);
         }
@@ -117,7 +145,7 @@ function parseYamlDocument(text: string): { value: unknown; duplicates: string[]
   const value = doc.toJS({ maxAliasCount: 100 });
   // aliases can rebuild depth (or a cycle) the text does not show
   if (valueNestingExceeds(value)) throw tooDeep();
-  return { value, duplicates };
+  return { value, duplicates, duplicateLines };
 }
 
 /**

@@ -132,6 +132,11 @@ export function buildCustomResource(
   };
   // what each version is; deprecated ones get their Warning, the audit annotation and the gauge
   def.versionInfo = versionDescriptors(spec);
+  // objects stored before a default was added get it when read (get, list, watch)
+  for (const [name, v] of versions) {
+    const d = def.versionInfo[name];
+    if (d && hasDefaults(v.schema)) d.onRead = (o) => withDefaults(o, v);
+  }
   // Table: the columns of the preferred version (the one clients use by default)
   def.strategy.table = preferred?.columns;
   cr.def = def;
@@ -148,6 +153,7 @@ function versionDescriptors(spec: CrdSpec): Record<string, VersionDescriptor> {
   const out: Record<string, VersionDescriptor> = {};
   for (const v of spec.versions ?? []) {
     const d: VersionDescriptor = { served: !!v.served, storage: !!v.storage };
+    if (!v.schema?.openAPIV3Schema) d.schemaless = true;
     if (v.deprecated) {
       d.deprecated = true;
       d.warning = v.deprecationWarning ?? defaultDeprecationWarning(v.name, spec);
@@ -243,6 +249,22 @@ const ENVELOPE = new Set(['apiVersion', 'kind', 'metadata']);
 function normalize(o: KObject, v: ServedVersion): void {
   pruneNulls(o, v.schema, ENVELOPE);
   applyDefaults(o, v.schema, ENVELOPE);
+}
+
+/** Whether a schema declares a default anywhere. */
+function hasDefaults(s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (s.default !== undefined) return true;
+  if (s.properties && Object.values(s.properties).some(hasDefaults)) return true;
+  if (hasDefaults(s.items)) return true;
+  return typeof s.additionalProperties === 'object' && hasDefaults(s.additionalProperties);
+}
+
+/** A read object with its version's defaults: a defaulted copy, or the object itself when none applies. */
+function withDefaults(o: KObject, v: ServedVersion): KObject {
+  const c = clone(o);
+  applyDefaults(c, v.schema, ENVELOPE);
+  return deepEqual(c, o) ? o : c;
 }
 
 /** A property's schema (own properties only: keys come from clients), else additionalProperties. */

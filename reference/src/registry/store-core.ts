@@ -57,17 +57,23 @@ export class StoreCore {
 
   /**
    * A stored object as the client's version shows it: converted by the version's descriptor
-   * when it has a conversion, else with that version's apiVersion and the kind.
+   * when it has a conversion, else with that version's apiVersion and the kind; then through
+   * the version's `onRead` when it has one (a custom resource's defaults).
    */
   present(obj: KObject, version: string): KObject {
     const apiVersion = apiVersionOf(this.def.group, version);
-    if (obj.apiVersion === apiVersion && obj.kind === this.def.kind) return obj;
+    const onRead = this.def.versionInfo?.[version]?.onRead;
+    if (obj.apiVersion === apiVersion && obj.kind === this.def.kind && !onRead) return obj;
     let byVersion = this.presented.get(obj);
     const hit = byVersion?.get(version);
     if (hit) return hit;
     const convert = this.def.versionInfo?.[version]?.fromStorage;
-    const { apiVersion: _a, kind: _k, ...rest } = convert ? convert(obj) : obj;
-    const out = { apiVersion, kind: this.def.kind, ...rest } as KObject;
+    let out = obj;
+    if (obj.apiVersion !== apiVersion || obj.kind !== this.def.kind) {
+      const { apiVersion: _a, kind: _k, ...rest } = convert ? convert(obj) : obj;
+      out = { apiVersion, kind: this.def.kind, ...rest } as KObject;
+    }
+    if (onRead) out = onRead(out);
     if (!byVersion) this.presented.set(obj, (byVersion = new Map()));
     byVersion.set(version, out);
     return out;

@@ -71,6 +71,7 @@ export interface WriteAdmission {
 }
 
 export type { TableColumn } from '../content/table.ts';
+
 import type { TableColumn } from '../content/table.ts';
 
 /** The `scale` subresource of a kind: how its Scale is read from and written into an object. */
@@ -200,9 +201,17 @@ export interface VersionDescriptor {
   /** The whole Warning text, when the version names its own (a custom resource's `deprecationWarning`). */
   warning?: string;
   schema?: Schema;
+  /** A custom resource version whose definition declares no schema (published as a bare object). */
+  schemaless?: boolean;
   /** Conversion between this version's shape and the storage version's (identity when absent). */
   toStorage?(obj: KObject): KObject;
   fromStorage?(obj: KObject): KObject;
+  /**
+   * What every object read in this version goes through after conversion (a custom
+   * resource's schema defaults, applied to objects stored before the default was set). It
+   * returns a new object, or the one given when nothing changes; it never alters its argument.
+   */
+  onRead?(obj: KObject): KObject;
 }
 
 export interface StoredAs {

@@ -87,7 +87,9 @@ export function openapiV2(b: Built, title: string, version: string): Json {
     swagger: '2.0',
     info: { title, version },
     paths: sortedObject([...paths]),
-    definitions: sortedObject(Object.entries(b.definitions).map(([k, v]) => [k, schemaV2(v)])),
+    definitions: sortedObject(
+      Object.entries({ ...b.definitions, ...b.v2Definitions }).map(([k, v]) => [k, schemaV2(v)]),
+    ),
     securityDefinitions: {
       BearerToken: {
         type: 'apiKey',

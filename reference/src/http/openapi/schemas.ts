@@ -35,6 +35,40 @@ export const TYPE_META = {
   kind: str('Kind is a string value representing the REST resource this object represents.'),
 };
 
+/** What each ObjectMeta field is (what `explain` shows of it). */
+const OBJECT_META_FIELDS: Record<string, string> = {
+  name: 'Name must be unique within a namespace.',
+  generateName:
+    'GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided.',
+  namespace: 'Namespace defines the space within which each name must be unique.',
+  selfLink: 'Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.',
+  uid: 'UID is the unique in time and space value for this object.',
+  resourceVersion: 'An opaque value that represents the internal version of this object.',
+  generation: 'A sequence number representing a specific generation of the desired state.',
+  creationTimestamp:
+    'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  deletionTimestamp: 'DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted.',
+  deletionGracePeriodSeconds:
+    'Number of seconds allowed for this object to gracefully terminate before it will be removed from the system.',
+  labels: 'Map of string keys and values that can be used to organize and categorize objects.',
+  annotations:
+    'Annotations is an unstructured key value map stored with a resource that may be set by external tools.',
+  ownerReferences: 'List of objects depended by this object.',
+  finalizers: 'Must be empty before the object is deleted from the registry.',
+  managedFields:
+    'ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.',
+};
+
+/** A schema whose properties get the descriptions given (those it has). */
+function described(s: Json, descriptions: Record<string, string>): Json {
+  const props = s.properties as Record<string, Json> | undefined;
+  if (!props) return s;
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(props))
+    out[k] = descriptions[k] === undefined ? v : { description: descriptions[k], ...v };
+  return { ...s, properties: out };
+}
+
 /** Definitions every document shares (the meta types). */
 export function commonDefinitions(): Record<string, Json> {
   return {
@@ -49,7 +83,7 @@ export function commonDefinitions(): Record<string, Json> {
 function metaDefinitions(): Record<string, Json> {
   return {
     [`${META}.ObjectMeta`]: {
-      ...convertSchema(objectMeta),
+      ...described(convertSchema(objectMeta), OBJECT_META_FIELDS),
       description: 'ObjectMeta is metadata that all persisted resources must have.',
     },
     [`${META}.ListMeta`]: {

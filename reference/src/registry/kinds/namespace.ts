@@ -47,11 +47,11 @@ export function namespaceDef(): ResourceDef {
       o.status = old.status;
       o.metadata.labels = { ...(o.metadata.labels ?? {}), 'orch.io/metadata.name': o.metadata.name ?? '' };
     },
+    // through /status only spec stays as stored: metadata changes (labels, annotations) are
+    // kept, as they always were for this kind; the name label is ensured as on any update
     prepareForStatusUpdate(o: KObject, old: KObject) {
-      const status = o.status;
-      Object.assign(o, { spec: old.spec });
-      o.metadata = { ...old.metadata, resourceVersion: o.metadata.resourceVersion };
-      o.status = status;
+      o.spec = old.spec;
+      o.metadata.labels = { ...(o.metadata.labels ?? {}), 'orch.io/metadata.name': o.metadata.name ?? '' };
     },
     gracefulDelete: (o) => ((o.spec as { finalizers?: string[] } | undefined)?.finalizers?.length ?? 0) > 0,
     prepareForDelete(o: KObject) {
