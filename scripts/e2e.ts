@@ -86,7 +86,7 @@ export type Outcome = 'passed' | 'failed' | 'skipped';
 
 /** The outcome of every test of a ginkgo JUnit report, by name (suite nodes left out). */
 export function junitOutcomes(xml: string): Map<string, Outcome> {
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
+  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', htmlEntities: true }).parse(xml);
   const suites = [doc?.testsuites?.testsuite ?? []].flat();
   const out = new Map<string, Outcome>();
   for (const s of suites)

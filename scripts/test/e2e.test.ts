@@ -25,12 +25,12 @@ describe('e2e: the verdict', () => {
     const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites tests="4"><testsuite name="Kubernetes e2e suite" tests="4">
 <testcase name="[SynchronizedBeforeSuite]" classname="Kubernetes e2e suite" status="passed" time="0.1"></testcase>
-<testcase name="[It] [sig-api-machinery] A works" classname="Kubernetes e2e suite" status="passed" time="1"></testcase>
+<testcase name="[It] [sig-api-machinery] A works with accept &#34;application/json&#34; that&#39;s" classname="Kubernetes e2e suite" status="passed" time="1"></testcase>
 <testcase name="[It] [sig-api-machinery] B &lt;fails&gt;" classname="Kubernetes e2e suite" status="failed" time="1"><failure message="x"></failure></testcase>
 <testcase name="[It] [sig-api-machinery] C is skipped" classname="Kubernetes e2e suite" status="skipped" time="0"></testcase>
 </testsuite></testsuites>`;
     expect([...junitOutcomes(xml)]).toEqual([
-      ['[sig-api-machinery] A works', 'passed'],
+      ['[sig-api-machinery] A works with accept "application/json" that\'s', 'passed'],
       ['[sig-api-machinery] B <fails>', 'failed'],
       ['[sig-api-machinery] C is skipped', 'skipped'],
     ]);
