@@ -47,6 +47,19 @@ describe('e2e: the verdict', () => {
     expect(v).toMatchObject({ ran: 3, passed: 2, regressions: ['b'], beyond: ['d'] });
   });
 
+  it('counts every baseline test of the selection as failed when the binary crashed without a report', () => {
+    const v = verdict('s', new Map(), ['a one', 'b one', 'c two'], 1, {
+      output: 'panic: Your Test Panicked',
+      selects: (n) => n.endsWith('one'),
+    });
+    expect(v).toMatchObject({
+      ran: 0,
+      passed: 0,
+      regressions: ['a one', 'b one'],
+      crashed: 'panic: Your Test Panicked',
+    });
+  });
+
   it('has a baseline from kube-apiserver 1.28 for each set', () => {
     const b = parseYaml(readFileSync(BASELINE, 'utf8')) as Record<string, string[]>;
     expect(Object.keys(b).sort()).toEqual(['conformance', 'controllers', 'extended', 'fakenode']);
