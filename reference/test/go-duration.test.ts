@@ -2,7 +2,7 @@
 // the inverse of the parser (parseDuration) for every duration.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { formatGoDuration, parseDuration } from '../src/util/duration.ts';
+import { formatGoDuration, goDurationError, parseDuration } from '../src/util/duration.ts';
 
 describe('formatGoDuration', () => {
   it("writes what Go's time.Duration.String writes", () => {
@@ -29,4 +29,21 @@ describe('formatGoDuration', () => {
       expect(parseDuration(formatGoDuration(ns))).toBe(ns);
     },
   );
+});
+
+describe('goDurationError', () => {
+  it("words a text that is not a duration as Go's time.ParseDuration does", () => {
+    const go: [string, string | undefined][] = [
+      ['10s', undefined],
+      ['1h2m3.5s', undefined],
+      ['abc', 'time: invalid duration "abc"'],
+      ['-', 'time: invalid duration "-"'],
+      ['.s', 'time: invalid duration ".s"'],
+      ['1', 'time: missing unit in duration "1"'],
+      ['5m3', 'time: missing unit in duration "5m3"'],
+      ['1x', 'time: unknown unit "x" in duration "1x"'],
+      ['1sx', 'time: unknown unit "sx" in duration "1sx"'],
+    ];
+    for (const [text, want] of go) expect(goDurationError(text), text).toBe(want);
+  });
 });

@@ -2,6 +2,7 @@
 // integers, resource versions, the options of a write), and the options of a write as
 // admission sees them.
 import { errors, type StatusCause } from '../errors/status.ts';
+import { goDurationError } from '../util/duration.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -60,6 +61,13 @@ export function checkQueryOptions(
   q: URLSearchParams,
   contentType: string | undefined,
 ): boolean {
+  // `timeout` bounds a request that is not long-running (a watch is): one that is not a Go
+  // duration is refused before the request is served, as Kubernetes' deadline filter does
+  const timeout = q.get('timeout');
+  if (verb !== 'watch' && timeout) {
+    const bad = goDurationError(timeout);
+    if (bad) throw errors.badRequest(`invalid timeout specified in the request URL - ${bad}`);
+  }
   if (verb === 'get' || verb === 'list' || verb === 'watch' || verb === 'deletecollection') {
     const rv = q.get('resourceVersion');
     if (rv !== null && rv !== '' && (!/^\d+$/.test(rv) || BigInt(rv) > UINT64_MAX))

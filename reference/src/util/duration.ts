@@ -46,6 +46,31 @@ export function parseDuration(text: string): bigint | undefined {
   return neg ? -total : total;
 }
 
+/**
+ * Why a text is not a Go duration, in the words of Go's `time.ParseDuration` (`time: invalid
+ * duration "x"`, `time: missing unit in duration "1"`, `time: unknown unit "y" in duration
+ * "1y"`), or undefined when it is one.
+ */
+export function goDurationError(text: string): string | undefined {
+  if (parseDuration(text) !== undefined) return undefined;
+  const q = JSON.stringify(text);
+  const invalid = `time: invalid duration ${q}`;
+  // Go's scan: numbers each followed by a unit (the letters up to the next digit or point)
+  let s = text.replace(/^[-+]/, '');
+  if (s === '') return invalid;
+  while (s !== '') {
+    const num = /^(\d*)(?:\.(\d*))?/.exec(s)!;
+    if (num[0] === '' || (num[1] === '' && !num[2])) return invalid;
+    s = s.slice(num[0].length);
+    const unit = /^[^\d.]*/.exec(s)![0];
+    if (unit === '') return `time: missing unit in duration ${q}`;
+    if (!(unit in UNIT_NS)) return `time: unknown unit ${JSON.stringify(unit)} in duration ${q}`;
+    s = s.slice(unit.length);
+  }
+  // every part well formed: the total overflows int64
+  return invalid;
+}
+
 /** The duration in seconds (a float), for comparisons; undefined when not a duration. */
 export function durationSeconds(text: unknown): number | undefined {
   if (typeof text !== 'string') return undefined;
