@@ -2,6 +2,7 @@
 // kubernetes`): what a 1.28 kube-apiserver publishes (../shared/kubernetes-1.28: discovery,
 // OpenAPI v3, the RBAC defaults) is what it publishes, a typed Kubernetes client reaches it by
 // Kubernetes' paths, and the orch server built in the same process is unchanged.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +57,7 @@ describe('discovery and OpenAPI in Kubernetes words', () => {
     expect(served).toEqual(Object.fromEntries(Object.entries(fact.preferred).filter(([g]) => g !== 'v1')));
   });
 
-  it('lists every resource of every group version a 1.28 server lists, as it lists it', async () => {
+  it('lists every resource of every group version a 1.28 server lists, as it lists it, storage version hash too', async () => {
     const fact = readFact('discovery.json') as { resources: Record<string, any[]> };
     for (const [gv, resources] of Object.entries(fact.resources)) {
       const r = await k8s.req('GET', gv === 'v1' ? '/api/v1' : `/apis/${gv}`);
@@ -65,7 +66,44 @@ describe('discovery and OpenAPI in Kubernetes words', () => {
       for (const want of resources) {
         expect(byName.has(want.name), `${gv} ${want.name}`).toBe(true);
         expectResourceAsFact(byName.get(want.name), want);
+        // the hash of the version it is stored at, none for what is never stored
+        expect(
+          (byName.get(want.name) as any).storageVersionHash,
+          `${gv} ${want.name} storageVersionHash`,
+        ).toBe(want.storageVersionHash);
       }
+    }
+  });
+
+  it("gives a custom resource's every version the storage version's hash", async () => {
+    const group = `${uniqueName('g')}.example.com`;
+    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          { name: 'v1beta1', served: true, storage: false, schema },
+          { name: 'v1', served: true, storage: true, schema },
+        ],
+      },
+    };
+    expect(
+      (await k8s.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status,
+    ).toBe(201);
+    const want = createHash('sha256').update(`${group}/v1/Widget`).digest().subarray(0, 8).toString('base64');
+    for (const v of ['v1', 'v1beta1']) {
+      let r = await k8s.req('GET', `/apis/${group}/${v}`);
+      for (let i = 0; i < 100 && r.status !== 200; i++) {
+        await new Promise((res) => setTimeout(res, 20));
+        r = await k8s.req('GET', `/apis/${group}/${v}`);
+      }
+      const widgets = r.json.resources.find((x: any) => x.name === 'widgets');
+      expect(widgets.storageVersionHash, v).toBe(want);
     }
   });
 

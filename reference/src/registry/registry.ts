@@ -3,10 +3,11 @@
 import type { KObject, Storage } from '../storage/types.ts';
 import { ApiEnablement } from './api-enablement.ts';
 import { ConvertingStorage } from './converting-storage.ts';
+import { checkRuntimeConfig, type RegisteredApis, type RuntimeConfig } from './runtime-config.ts';
+import { storageVersionHash } from './storage-version-hash.ts';
 import { GenericStore, type StoreOptions } from './store.ts';
 import { SUBRESOURCES } from './subresources.ts';
-import { type RegisteredApis, type RuntimeConfig, checkRuntimeConfig } from './runtime-config.ts';
-import { type ResourceDef, apiVersionOf } from './types.ts';
+import { apiVersionOf, type ResourceDef, storageVersionOf } from './types.ts';
 
 export interface Served {
   def: ResourceDef;
@@ -221,6 +222,9 @@ export class Registry {
       };
       if (def.shortNames?.length) r.shortNames = def.shortNames;
       if (def.categories?.length) r.categories = def.categories;
+      const target = def.storedAs ? this.byResource(def.storedAs.group, def.storedAs.plural)?.def : undefined;
+      const hash = storageVersionHash(def, target && (storageVersionOf(target) ?? target.versions[0]));
+      if (hash) r.storageVersionHash = hash;
       resources.push(r);
       for (const sub of def.subresources) {
         const info = SUBRESOURCES[sub];
