@@ -11,11 +11,12 @@
 // zero values Go's JSON keeps; a `+k8s:deepcopy-gen:interfaces=...runtime.Object` marker
 // makes a struct a kind). A field the Go structs do not describe keeps its Protobuf name.
 //
-//   npx tsx scripts/gen-protobuf-messages.ts <kubernetes repo or checkout> [--rev v1.28.0]
-//   npx tsx scripts/gen-protobuf-messages.ts <...> --check   exit 1 when the files differ
+//   npx tsx scripts/gen-protobuf-messages.ts [<kubernetes repo or checkout>] [--rev v1.28.0]
+//   npx tsx scripts/gen-protobuf-messages.ts [<...>] --check   exit 1 when the files differ
 //
 // The argument is either a work tree (with staging/src/k8s.io) or a bare git repository, read
-// at HEAD (or --rev) with `git show`.
+// at HEAD (or --rev) with `git show`; without it, $ORCH_K8S_SOURCE, else the mirror of the
+// v1.28.0 tree beside this checkout (../.mirror/renoce+kubernetes-1.28.0-read/repo).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -25,6 +26,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT_DIR = join(ROOT, 'reference', 'src', 'content', 'protobuf');
 export const MESSAGES_OUT = join(OUT_DIR, 'messages-1.28.json');
 export const KINDS_OUT = join(OUT_DIR, 'kinds-1.28.json');
+export const DEFAULT_SOURCE =
+  process.env.ORCH_K8S_SOURCE ?? join(ROOT, '..', '.mirror', 'renoce+kubernetes-1.28.0-read', 'repo');
 
 /** The packages whose messages are read, under staging/src/k8s.io. */
 const PACKAGE_ROOTS = [
@@ -332,7 +335,9 @@ export function generate(where: string, rev: string): { messages: string; kinds:
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const where = args.find((a) => !a.startsWith('--') && args[args.indexOf(a) - 1] !== '--rev');
+  const where =
+    args.find((a) => !a.startsWith('--') && args[args.indexOf(a) - 1] !== '--rev') ??
+    (existsSync(DEFAULT_SOURCE) ? DEFAULT_SOURCE : undefined);
   const rev = args.includes('--rev') ? args[args.indexOf('--rev') + 1]! : 'HEAD';
   if (!where) {
     console.error('usage: gen-protobuf-messages.ts <kubernetes repo or checkout> [--rev REV] [--check]');
