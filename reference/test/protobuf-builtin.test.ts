@@ -548,6 +548,16 @@ describe('Protobuf for every built-in kind (HTTP)', () => {
     const got = decodeProtobuf(d.body) as any;
     expect(got.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: '25%', maxSurge: 1 });
     expect(got.spec.template.spec.containers[0].resources.limits).toEqual({ cpu: '500m', memory: '128Mi' });
+    // a subresource's kind (autoscaling/v1 Scale) too
+    const scale = await srv.req('GET', `/apis/apps/v1/namespaces/${ns}/deployments/pb-dep/scale`, undefined, {
+      accept: PROTO,
+    });
+    expect(scale.headers['content-type']).toBe(PROTO);
+    expect(decodeProtobuf(scale.body)).toMatchObject({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      spec: { replicas: 3 },
+    });
 
     // the round-trip object less what a structural schema forbids ($ref, dependencies, tuples)
     const crd = structuredClone(OBJECTS.find((o) => o.kind === 'CustomResourceDefinition'));

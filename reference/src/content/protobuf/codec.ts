@@ -142,6 +142,9 @@ interface Adapter {
 
 const isJsonObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+// Go's duration text, hand-written: metav1.Duration is the one place it is needed, the grammar
+// is a few lines, and what is written must be Go's String() byte for byte.
+
 /** Go's time.Duration units, in nanoseconds. */
 const DURATION_UNITS: Record<string, number> = {
   ns: 1,
