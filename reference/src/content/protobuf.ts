@@ -1,10 +1,12 @@
 // The Protobuf representation: the 4-byte prefix, then an `Unknown` message wrapping the
-// object encoded with Kubernetes' field numbers. Kinds with an encoding are listed in
-// PROTOBUF_KINDS; everything else (custom resources included) is JSON only.
+// object encoded with Kubernetes' field numbers. Every built-in kind has an encoding, as in
+// 1.28: the kinds of schema.ts's KIND_MESSAGES with its hand-written messages, the others with
+// the generated messages of protobuf/kinds-1.28.json. Custom resources are JSON only.
 //
 // Watch streams (`;stream=watch`) follow Kubernetes: each frame is a 4-byte big-endian length
 // then a `WatchEvent` message written without prefix or envelope (the stream serializer is the
 // raw one); the event's `object.raw` holds the object in the full envelope (prefix + Unknown).
+import { dataFileText } from '../util/data-file.ts';
 import type { KObject } from '../util/kobject.ts';
 import { decodeMessage, encodeMessage, ProtobufError, type RawCache } from './protobuf/codec.ts';
 import { KIND_MESSAGES } from './protobuf/schema.ts';
@@ -13,8 +15,15 @@ export { ProtobufError } from './protobuf/codec.ts';
 
 export const PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-/** `<apiVersion>/<kind>` pairs that have a Protobuf encoding. */
-export const PROTOBUF_KINDS = new Set<string>(Object.keys(KIND_MESSAGES));
+let generatedKinds: Record<string, string> | undefined;
+
+/** `<apiVersion>/<kind>` -> generated message, read at the first question (a small file). */
+function generatedKind(key: string): string | undefined {
+  generatedKinds ??= JSON.parse(
+    dataFileText(new URL('./protobuf/kinds-1.28.json', import.meta.url)),
+  ) as Record<string, string>;
+  return Object.hasOwn(generatedKinds, key) ? generatedKinds[key] : undefined;
+}
 
 /** The media types an envelope's `contentType` may name for its `raw` bytes (unset: Protobuf). */
 const RAW_CONTENT_TYPES = new Set([
@@ -24,11 +33,12 @@ const RAW_CONTENT_TYPES = new Set([
 ]);
 
 export function hasProtobuf(apiVersion: string, kind: string): boolean {
-  return PROTOBUF_KINDS.has(`${apiVersion}/${kind}`);
+  return messageFor(apiVersion, kind) !== undefined && kind !== 'DeleteOptions';
 }
 
 function messageFor(apiVersion: string, kind: string): string | undefined {
-  const name = KIND_MESSAGES[`${apiVersion}/${kind}`];
+  const key = `${apiVersion}/${kind}`;
+  const name = Object.hasOwn(KIND_MESSAGES, key) ? KIND_MESSAGES[key] : generatedKind(key);
   if (name) return name;
   // DeleteOptions travels in the version of whatever resource is being deleted
   if (kind === 'DeleteOptions' && apiVersion) return 'DeleteOptions';

@@ -1,9 +1,14 @@
 // A descriptor-driven Protobuf codec on protobufjs' wire Writer and Reader: JSON-form values
 // (as the API serves them) to Kubernetes' messages and back, with Go's marshalling rules
 // (see schema.ts).
+//
+// The messages are those written in schema.ts and, for every other built-in kind, those of
+// messages-1.28.json (made from Kubernetes 1.28's generated.proto and Go structs by
+// scripts/gen-protobuf-messages.ts), read at the first message that needs one.
 import type * as Protobuf from 'protobufjs/minimal.js';
+import { dataFileText } from '../../util/data-file.ts';
 import { lazyPackage } from '../../util/lazy-package.ts';
-import { type FieldDef, MESSAGES, type MessageDef } from './schema.ts';
+import { type Adapt, type FieldDef, MESSAGES, type MessageDef } from './schema.ts';
 
 type Writer = Protobuf.Writer;
 type Reader = Protobuf.Reader;
@@ -18,24 +23,51 @@ interface Compiled extends MessageDef {
   /** A top-level object (its field 1 is ObjectMeta): its bytes may be cached. */
   object: boolean;
   byNo: Map<number, FieldDef>;
+  /** The message's own JSON form (see Adapt), when it is not an object of its fields. */
+  adapter?: Adapter;
+}
+
+/** ObjectMeta as schema.ts and the generated messages name it. */
+const OBJECT_META = new Set(['ObjectMeta', 'apimachinery/pkg/apis/meta/v1.ObjectMeta']);
+
+function compile(def: MessageDef): Compiled {
+  return {
+    ...def,
+    sorted: [...def.fields].sort((a, b) => a.no - b.no),
+    object: def.fields.some((f) => f.no === 1 && typeof f.type === 'object' && OBJECT_META.has(f.type.msg)),
+    byNo: new Map(def.fields.map((f) => [f.no, f])),
+    adapter: def.adapt ? ADAPTERS[def.adapt] : undefined,
+  };
+}
+
+function checkRefs(defs: Iterable<Compiled>): void {
+  for (const def of defs)
+    for (const f of def.fields)
+      if (typeof f.type === 'object' && !compiled.has(f.type.msg))
+        throw new Error(`protobuf schema: ${def.name}.${f.json} refers to unknown message ${f.type.msg}`);
 }
 
 const compiled = new Map<string, Compiled>();
-for (const def of MESSAGES) {
-  compiled.set(def.name, {
-    ...def,
-    sorted: [...def.fields].sort((a, b) => a.no - b.no),
-    object: def.fields.some((f) => f.no === 1 && typeof f.type === 'object' && f.type.msg === 'ObjectMeta'),
-    byNo: new Map(def.fields.map((f) => [f.no, f])),
-  });
+let generatedLoaded = false;
+
+/** The generated messages (every built-in kind's), read once, at the first that is needed. */
+function loadGenerated(): void {
+  if (generatedLoaded) return;
+  generatedLoaded = true;
+  const data = JSON.parse(dataFileText(new URL('./messages-1.28.json', import.meta.url))) as {
+    messages: MessageDef[];
+  };
+  const added = data.messages.map(compile);
+  for (const def of added) compiled.set(def.name, def);
+  checkRefs(added);
 }
-for (const def of compiled.values())
-  for (const f of def.fields)
-    if (typeof f.type === 'object' && !compiled.has(f.type.msg))
-      throw new Error(`protobuf schema: ${def.name}.${f.json} refers to unknown message ${f.type.msg}`);
 
 export function messageDef(name: string): Compiled {
-  const d = compiled.get(name);
+  let d = compiled.get(name);
+  if (!d && !generatedLoaded) {
+    loadGenerated();
+    d = compiled.get(name);
+  }
   if (!d) throw new Error(`protobuf schema: no message ${name}`);
   return d;
 }
@@ -43,10 +75,12 @@ export function messageDef(name: string): Compiled {
 export class ProtobufError extends Error {}
 
 const VARINT = 0;
+const FIXED64 = 1;
 const LEN = 2;
 
 function wireType(f: FieldDef): number {
   if (f.map) return LEN; // entry messages
+  if (f.type === 'double') return FIXED64;
   return f.type === 'bool' || f.type === 'int32' || f.type === 'int64' ? VARINT : LEN;
 }
 
@@ -90,6 +124,147 @@ export function formatTimestamp(seconds: number, nanos: number, micro: boolean):
   return `${base}.${String(us).padStart(6, '0')}Z`;
 }
 
+// ---------------------------------------------------------------- adapted messages
+
+/**
+ * A message whose JSON form is not an object of its fields: `toMsg` makes the fields from the
+ * JSON form (throwing ProtobufError for a value of the wrong type), `fromMsg` the JSON form from
+ * the decoded fields (zero values already left out). `isZero` says which JSON values are Go's
+ * zero value, left out of a decoded object unless the field is a pointer.
+ */
+interface Adapter {
+  toMsg(v: unknown, path: string): Json;
+  fromMsg(m: Json, path: string): unknown;
+  isZero?(v: unknown): boolean;
+  /** The fields Go writes for a zero value of a non-pointer field. */
+  zero?: Json;
+}
+
+const isJsonObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// Go's duration text, hand-written: metav1.Duration is the one place it is needed, the grammar
+// is a few lines, and what is written must be Go's String() byte for byte.
+
+/** Go's time.Duration units, in nanoseconds. */
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  μs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
+};
+
+/** Go's time.ParseDuration (as metav1.Duration's JSON form is read). */
+export function parseGoDuration(text: string, path: string): number {
+  const r = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(text);
+  if (!r) throw new ProtobufError(`${path}: invalid duration ${JSON.stringify(text)}`);
+  let ns = 0;
+  for (const p of (r[2] as string).matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g))
+    ns += Number(p[1]) * (DURATION_UNITS[p[2] as string] as number);
+  return Math.round(r[1] === '-' ? -ns : ns);
+}
+
+/** Go's time.Duration.String(): `1h2m3.5s`, `150ms`, `0s`. */
+export function formatGoDuration(ns: number): string {
+  if (ns === 0) return '0s';
+  const sign = ns < 0 ? '-' : '';
+  let n = Math.abs(ns);
+  const frac = (v: number, digits: number) => {
+    const whole = Math.floor(v / 10 ** digits);
+    const rest = String(v % 10 ** digits)
+      .padStart(digits, '0')
+      .replace(/0+$/, '');
+    return rest ? `${whole}.${rest}` : `${whole}`;
+  };
+  if (n < 1e3) return `${sign}${n}ns`;
+  if (n < 1e6) return `${sign}${frac(n, 3)}µs`;
+  if (n < 1e9) return `${sign}${frac(n, 6)}ms`;
+  const h = Math.floor(n / 3600e9);
+  n -= h * 3600e9;
+  const m = Math.floor(n / 60e9);
+  n -= m * 60e9;
+  const s = `${frac(n, 9)}s`;
+  if (h) return `${sign}${h}h${m}m${s}`;
+  if (m) return `${sign}${m}m${s}`;
+  return `${sign}${s}`;
+}
+
+function schemaOr(other: string, isOther: (v: unknown) => boolean, want: string): Adapter {
+  return {
+    toMsg(v, path) {
+      if (isOther(v)) return { [other]: v };
+      expect(isJsonObject(v), path, want, v);
+      return { schema: v };
+    },
+    fromMsg: (m) => m.schema ?? m[other] ?? (other === 'allows' ? false : []),
+  };
+}
+
+const ADAPTERS: Record<Adapt, Adapter> = {
+  quantity: {
+    toMsg(v, path) {
+      expect(typeof v === 'string' || typeof v === 'number', path, 'a quantity', v);
+      return { string: String(v) };
+    },
+    fromMsg: (m) => m.string ?? '0',
+    zero: { string: '0' },
+  },
+  intOrString: {
+    toMsg(v, path) {
+      if (typeof v === 'string') return { type: 1, intVal: 0, strVal: v };
+      expect(typeof v === 'number' && Number.isInteger(v), path, 'an integer or a string', v);
+      return { type: 0, intVal: v, strVal: '' };
+    },
+    fromMsg: (m) => (m.type === 1 ? (m.strVal ?? '') : (m.intVal ?? 0)),
+    isZero: (v) => v === 0,
+  },
+  duration: {
+    toMsg(v, path) {
+      expect(typeof v === 'string', path, 'a duration', v);
+      return { duration: parseGoDuration(v as string, path) };
+    },
+    fromMsg: (m) => formatGoDuration(Number(m.duration ?? 0)),
+    isZero: (v) => v === '0s',
+  },
+  rawJSON: {
+    // the bytes are the value's JSON text, as Kubernetes keeps what a JSON client sent
+    toMsg: (v) => ({ raw: Buffer.from(JSON.stringify(v) ?? 'null') }),
+    fromMsg(m, path) {
+      const raw = Buffer.from(String(m.raw ?? ''), 'base64');
+      if (raw.length === 0) return null;
+      try {
+        return JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new ProtobufError(`${path}: does not hold JSON`);
+      }
+    },
+  },
+  schemaOrArray: schemaOr('jSONSchemas', Array.isArray, 'a schema or an array of schemas'),
+  schemaOrBool: {
+    toMsg(v, path) {
+      if (typeof v === 'boolean') return { allows: v };
+      expect(isJsonObject(v), path, 'a schema or a boolean', v);
+      return { allows: true, schema: v };
+    },
+    fromMsg: (m) => m.schema ?? m.allows ?? false,
+  },
+  schemaOrStringArray: schemaOr('property', Array.isArray, 'a schema or an array of strings'),
+  array: {
+    toMsg(v, path) {
+      expect(Array.isArray(v), path, 'an array', v);
+      return { items: v };
+    },
+    fromMsg: (m) => m.items ?? [],
+    isZero: (v) => Array.isArray(v) && v.length === 0,
+  },
+};
+
+for (const def of MESSAGES) compiled.set(def.name, compile(def));
+checkRefs(compiled.values());
+
 // ---------------------------------------------------------------- encoding
 
 function typeName(v: unknown): string {
@@ -130,8 +305,9 @@ function writeTime(w: Writer, f: FieldDef, v: unknown, path: string): void {
 function writeValue(w: Writer, f: FieldDef, v: unknown, path: string, cache?: RawCache): void {
   const t = f.type;
   if (typeof t === 'object') {
-    expect(typeof v === 'object' && v !== null && !Array.isArray(v), path, 'an object', v);
     const def = messageDef(t.msg);
+    if (def.adapter) v = def.adapter.toMsg(v, path);
+    expect(typeof v === 'object' && v !== null && !Array.isArray(v), path, 'an object', v);
     if (cache && def.object) {
       // a whole object (a list item): reuse or remember its bytes
       w.uint32(tag(f.no, LEN)).bytes(encodeWith(def, v as Json, cache, path));
@@ -160,6 +336,10 @@ function writeValue(w: Writer, f: FieldDef, v: unknown, path: string, cache?: Ra
       w.uint32(tag(f.no, VARINT));
       writeInt(w, t, v, path);
       return;
+    case 'double':
+      expect(typeof v === 'number', path, 'a number', v);
+      w.uint32(tag(f.no, FIXED64)).double(v as number);
+      return;
     case 'time':
     case 'microtime':
       writeTime(w, f, v, path);
@@ -175,10 +355,18 @@ function writeValue(w: Writer, f: FieldDef, v: unknown, path: string, cache?: Ra
 /** The zero value Go writes for a field backed by a value (not a pointer). */
 function writeZero(w: Writer, f: FieldDef, path: string): void {
   const t = f.type;
-  if (typeof t === 'object') writeValue(w, f, {}, path);
-  else if (t === 'string') writeValue(w, f, '', path);
+  if (typeof t === 'object') {
+    const def = messageDef(t.msg);
+    if (!def.adapter) writeValue(w, f, {}, path);
+    else {
+      // the zero value is written as Go holds it, not through the JSON form
+      w.uint32(tag(f.no, LEN)).fork();
+      writeMessage(w, def, def.adapter.zero ?? {}, path);
+      w.ldelim();
+    }
+  } else if (t === 'string') writeValue(w, f, '', path);
   else if (t === 'bool') writeValue(w, f, false, path);
-  else if (t === 'int32' || t === 'int64') writeValue(w, f, 0, path);
+  else if (t === 'int32' || t === 'int64' || t === 'double') writeValue(w, f, 0, path);
   else if (t === 'time' || t === 'microtime') writeTime(w, f, undefined, path);
   // bytes and FieldsV1 are slices/pointers in Go: nothing is written when unset
 }
@@ -198,7 +386,8 @@ function byteOrder(a: string, b: string): number {
 
 function writeMessage(w: Writer, def: Compiled, obj: Json, path: string, cache?: RawCache): void {
   for (const f of def.sorted) {
-    const v = obj[f.json];
+    // an inline struct's fields are the object's own
+    const v = f.inline ? obj : obj[f.json];
     const p = path ? `${path}.${f.json}` : f.json;
     const present = v !== undefined && v !== null;
     if (f.map) {
@@ -291,9 +480,10 @@ function readValue(r: Reader, f: FieldDef, path: string): unknown {
   const t = f.type;
   if (typeof t === 'object') {
     const end = subEnd(r, path);
-    const v = readMessage(r, messageDef(t.msg), end, path);
+    const def = messageDef(t.msg);
+    const v = readMessage(r, def, end, path);
     checkEnd(r, end, path);
-    return v;
+    return def.adapter ? def.adapter.fromMsg(v, path) : v;
   }
   switch (t) {
     case 'string':
@@ -308,6 +498,8 @@ function readValue(r: Reader, f: FieldDef, path: string): unknown {
       return r.int32();
     case 'int64':
       return toNumber(r.int64());
+    case 'double':
+      return r.double();
     case 'time':
     case 'microtime':
       return readTime(r, f, path);
@@ -334,6 +526,10 @@ function readValue(r: Reader, f: FieldDef, path: string): unknown {
 
 function isZero(f: FieldDef, v: unknown): boolean {
   if (v === undefined) return true;
+  if (typeof f.type === 'object') {
+    const adapter = messageDef(f.type.msg).adapter;
+    if (adapter) return v === null || (!f.ptr && !!adapter.isZero?.(v));
+  }
   if (f.ptr || f.keep) return false;
   if (v === '' || v === 0 || v === false) return true;
   return (
@@ -362,7 +558,7 @@ function readMessage(r: Reader, def: Compiled, end: number, path: string): Json 
     if (f.map) {
       const entryEnd = subEnd(r, p);
       let key = '';
-      let val: unknown = '';
+      let val: unknown = typeof f.type === 'object' ? undefined : '';
       while (r.pos < entryEnd) {
         const et = r.uint32();
         if (et >>> 3 === 1 && (et & 7) === LEN) key = r.string();
@@ -370,11 +566,19 @@ function readMessage(r: Reader, def: Compiled, end: number, path: string): Json 
         else r.skipType(et & 7);
       }
       checkEnd(r, entryEnd, p);
+      if (val === undefined) {
+        // an entry without a value holds the value type's zero
+        const def = messageDef((f.type as { msg: string }).msg);
+        val = def.adapter ? def.adapter.fromMsg(def.adapter.zero ?? {}, p) : {};
+      }
       const m = (out[f.json] ??= {}) as Json;
       m[key] = val;
     } else if (f.repeated) {
       const v = readValue(r, f, p);
       ((out[f.json] ??= []) as unknown[]).push(v ?? (typeof f.type === 'object' ? {} : ''));
+    } else if (f.inline) {
+      const v = readValue(r, f, p) as Json;
+      out[f.json] = { ...(out[f.json] as Json | undefined), ...v };
     } else {
       const v = readValue(r, f, p);
       if (v === undefined) delete out[f.json];
@@ -383,7 +587,10 @@ function readMessage(r: Reader, def: Compiled, end: number, path: string): Json 
   }
   // Go's JSON leaves out zero values (omitempty); keep the field order of the message
   const res: Json = {};
-  for (const f of def.fields) if (!isZero(f, out[f.json])) res[f.json] = out[f.json];
+  for (const f of def.fields) {
+    if (f.inline) Object.assign(res, out[f.json]);
+    else if (!isZero(f, out[f.json])) res[f.json] = out[f.json];
+  }
   return res;
 }
 

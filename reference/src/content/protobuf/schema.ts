@@ -10,7 +10,7 @@
 //   Time is an empty message; metav1.MicroTime keeps the nanoseconds (microsecond precision);
 // - FieldsV1 is a message whose field 1 (`Raw`) holds the JSON text of the field set.
 
-export type ScalarType = 'string' | 'bytes' | 'rawbytes' | 'bool' | 'int32' | 'int64';
+export type ScalarType = 'string' | 'bytes' | 'rawbytes' | 'bool' | 'int32' | 'int64' | 'double';
 /** `time`/`microtime`: metav1.Time and metav1.MicroTime; `fieldsV1`: metav1.FieldsV1. */
 export type SpecialType = 'time' | 'microtime' | 'fieldsV1';
 
@@ -27,11 +27,30 @@ export interface FieldDef {
   ptr?: boolean;
   /** Kept in the JSON form even when it holds its zero value (no `omitempty` effect). */
   keep?: boolean;
+  /** A Go struct embedded inline: its fields sit beside the others in the JSON form. */
+  inline?: boolean;
 }
+
+/**
+ * Messages whose JSON form is not an object of their fields (codec.ts `ADAPTERS`): a Quantity
+ * is its string, an IntOrString a number or a string, a Duration Go's duration text, a
+ * RawExtension or apiextensions JSON any JSON value (its bytes are the JSON text), the
+ * JSONSchemaPropsOr* unions a schema or an array/bool, a named slice (`ExtraValue`) the array.
+ */
+export type Adapt =
+  | 'quantity'
+  | 'intOrString'
+  | 'duration'
+  | 'rawJSON'
+  | 'schemaOrArray'
+  | 'schemaOrBool'
+  | 'schemaOrStringArray'
+  | 'array';
 
 export interface MessageDef {
   name: string;
   fields: FieldDef[];
+  adapt?: Adapt;
 }
 
 const s = (json: string, no: number, extra: Partial<FieldDef> = {}): FieldDef => ({
