@@ -42,6 +42,9 @@ const LAYERS = [
   { name: 'authentication', folders: ['authentication'] },
   { name: 'authorization', folders: ['authorization'] },
   { name: 'impersonation', folders: ['impersonation'] },
+  // API priority and fairness: a request's FlowSchema and priority level (after impersonation,
+  // before authorization, as Kubernetes' filter chain runs them)
+  { name: 'flowcontrol', folders: ['flowcontrol'] },
   { name: 'admission', folders: ['admission'] },
   { name: 'audit', folders: ['audit'] },
   { name: 'metrics', folders: ['metrics'] },

@@ -12,6 +12,7 @@ import { installReviews } from './authorization/reviews.ts';
 import { resolveOptions, type ServerOptions, type ServerOptionsInput } from './config.ts';
 import { startApiServerService } from './controllers/apiserver-service.ts';
 import type { Controller } from './controllers/types.ts';
+import { FlowClassifier } from './flowcontrol/classifier.ts';
 import { HealthChecks } from './health/checks.ts';
 import { addHealthChecks } from './health/server-checks.ts';
 import { type CertBundle, ensureCertificate } from './http/tls.ts';
@@ -90,7 +91,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   const { storage, storeDir } = await openStorage(options);
   const admission = new AdmissionChain();
   const { registry, watches } = wireRegistry(options, storage);
-  const metrics = wireMetrics(options, registry, storage, storeDir);
+  // API priority and fairness: the FlowSchemas and priority levels, as requests are classified
+  const flowcontrol = new FlowClassifier(registry);
+  const metrics = wireMetrics(options, registry, storage, storeDir, flowcontrol);
   const authn = await wireAuthentication(options, registry, storage);
   const authz = wireAuthorization(options, registry);
   const plugins = wireAdmission(admission, options, registry, authz);
@@ -117,6 +120,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     metrics,
     health,
     listener,
+    flowcontrol,
   });
   await ensureSystemObjects(registry);
   const flowControl = await wireFlowControl(registry);
@@ -130,7 +134,19 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     shuttingDown: () => listener.shuttingDown,
     apiServicesPending: () => postStart.apiServices.pending(),
   });
-  const parts = { options, cert, storage, watches, registry, admission, metrics, authn, authz, plugins };
+  const parts = {
+    options,
+    cert,
+    storage,
+    watches,
+    registry,
+    admission,
+    metrics,
+    authn,
+    authz,
+    plugins,
+    flowcontrol,
+  };
   return assemble({ ...parts, audit, health, listener, handle, flowControl, controllers, postStart });
 }
 
@@ -153,6 +169,7 @@ interface Parts {
   flowControl: FlowControlSetup;
   controllers: Controllers;
   postStart: PostStart;
+  flowcontrol: FlowClassifier;
   /** Set once the server listens. */
   apiServerService?: Controller;
 }
@@ -166,6 +183,7 @@ async function stopAll(p: Parts): Promise<void> {
   p.postStart.apiServices.stop();
   p.controllers.stop();
   p.apiServerService?.stop();
+  p.flowcontrol.stop();
   p.authn.signer?.stop();
   p.authn.tokens.stop();
   p.authz.stop();

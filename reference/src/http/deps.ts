@@ -6,6 +6,7 @@ import type { PolicyEvaluator } from '../audit/policy.ts';
 import type { AuditSink } from '../audit/types.ts';
 import type { AuthenticationUnion } from '../authentication/union.ts';
 import type { AuthorizerChain } from '../authorization/chain.ts';
+import type { FlowClassifier } from '../flowcontrol/classifier.ts';
 import type { Handler } from '../handlers/scope.ts';
 import type { RequestMetrics } from '../metrics/requests.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -38,4 +39,6 @@ export interface HttpDeps {
   metrics?: RequestMetrics;
   /** The request log (`-v 3` and up; none: nothing is logged). */
   requestLog?: RequestLog;
+  /** API priority and fairness: each request's FlowSchema and priority level, said in its response headers. */
+  flowcontrol?: Pick<FlowClassifier, 'classify'>;
 }

@@ -97,6 +97,7 @@ async function handle(
     const q = url.searchParams;
     const info = requestInfo(method, path, watchRequested(q));
     if (observed) labelRequest(observed, info, q, req.headers['content-type']);
+    if (deps.flowcontrol) classifyRequest(deps.flowcontrol, res, info, user, path);
     if (audit) {
       auditRequest(audit, deps.auditPolicy, info, authenticated.user, user);
       evaluated = true;
@@ -198,6 +199,29 @@ function noteDeprecation(
   }
   if (observed && info.verb === 'watch') deps.metrics!.startLongRunning(observed);
   annotateDeprecation(audit, def.versionInfo?.[info.version]);
+}
+
+/** API priority and fairness: the FlowSchema and priority level a request is classified under, in its headers. */
+function classifyRequest(
+  flowcontrol: NonNullable<HttpDeps['flowcontrol']>,
+  res: ServerResponse,
+  info: RequestInfo,
+  user: UserInfo,
+  path: string,
+): void {
+  const c = flowcontrol.classify({
+    user,
+    verb: info.verb,
+    resourceRequest: info.resourceRequest,
+    group: info.group,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    path,
+  });
+  if (!c) return;
+  res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', c.priorityLevel.metadata.uid ?? '');
+  res.setHeader('X-Kubernetes-PF-FlowSchema-UID', c.flowSchema.metadata.uid ?? '');
 }
 
 /** The encoding of a resource request's reply (a connect subresource's errors: JSON). */

@@ -171,3 +171,12 @@ export const HIDDEN_METRICS: MetricDescriptor = {
   labels: [],
   stability: 'BETA',
 };
+
+/** API priority and fairness: a priority level's nominal concurrency (flowcontrol/classifier.ts). */
+export const FLOWCONTROL_NOMINAL_LIMIT_SEATS: MetricDescriptor = {
+  name: 'apiserver_flowcontrol_nominal_limit_seats',
+  help: 'Nominal number of execution seats configured for each priority level',
+  type: 'gauge',
+  labels: ['priority_level'],
+  stability: 'BETA',
+};

@@ -3,6 +3,7 @@
 import type { AdmissionChain } from '../admission/chain.ts';
 import type { AuthorizationSetup } from '../authorization/configure.ts';
 import type { ServerOptions } from '../config.ts';
+import type { FlowClassifier } from '../flowcontrol/classifier.ts';
 import { tokenRequestHandler } from '../handlers/token-request.ts';
 import type { HealthChecks } from '../health/checks.ts';
 import { healthHandler } from '../http/health.ts';
@@ -26,6 +27,7 @@ export interface HandlerParts {
   health: HealthChecks;
   /** Knows the server's address once it listens. */
   listener: Listener;
+  flowcontrol: FlowClassifier;
 }
 
 export function wireHandler(p: HandlerParts): ReturnType<typeof createHandlerFn> {
@@ -44,6 +46,7 @@ export function wireHandler(p: HandlerParts): ReturnType<typeof createHandlerFn>
     routes: p.metrics.routes,
     subresourceHandlers: { 'serviceaccounts/token': tokenRequestHandler(p.authn.tokens) },
     metrics: p.metrics.requestMetrics,
+    flowcontrol: p.flowcontrol,
     requestLog:
       (p.options.verbosity ?? 0) >= REQUEST_LOG_VERBOSITY
         ? requestLog((line) => process.stderr.write(line))

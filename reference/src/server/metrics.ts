@@ -2,10 +2,12 @@
 // series and the non-resource routes (/metrics, /openapi).
 import type { ServerOptions } from '../config.ts';
 import { ConfigurationError } from '../errors/config-error.ts';
+import type { FlowClassifier } from '../flowcontrol/classifier.ts';
 import { metricsRoute } from '../http/metrics.ts';
 import { openapiRoute } from '../http/openapi/index.ts';
 import type { NonResourceRoute } from '../http/server.ts';
 import { registerBuildInfo } from '../metrics/build-info.ts';
+import { registerFlowControlMetrics } from '../metrics/flowcontrol.ts';
 import { showHiddenProblem } from '../metrics/lifecycle.ts';
 import { MetricsRegistry } from '../metrics/registry.ts';
 import { RequestMetrics } from '../metrics/requests.ts';
@@ -31,6 +33,7 @@ export function wireMetrics(
   registry: Registry,
   storage: Storage,
   storeDir: string | undefined,
+  flowcontrol: FlowClassifier,
 ): MetricsSetup {
   const metrics = new MetricsRegistry({
     release: SERVER_RELEASE,
@@ -38,6 +41,7 @@ export function wireMetrics(
   });
   const requestMetrics = new RequestMetrics(metrics);
   registerStorageMetrics(metrics, registry, storage, storeDir);
+  registerFlowControlMetrics(metrics, flowcontrol);
   registerBuildInfo(metrics, SERVER_VERSION);
   const routes: NonResourceRoute[] = [
     openapiRoute(registry, { version: SERVER_VERSION.gitVersion }),

@@ -1,0 +1,147 @@
+// API priority and fairness, its classification (Kubernetes 1.28's APF filter, without the
+// queuing): each request is matched against the FlowSchemas in order of matchingPrecedence (then
+// name), the first whose rules match the request's user and verb, resource or path wins, and its
+// priority level is the request's. The server says which in the response headers
+// `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`, as 1.28 does; a
+// FlowSchema naming a missing priority level (dangling) is passed over. The nominal concurrency
+// of each priority level (`apiserver_flowcontrol_nominal_limit_seats`) divides the server's
+// 600 seats (1.28's default --max-requests-inflight 400 plus --max-mutating-requests-inflight
+// 200) by the levels' nominal concurrency shares, rounded up. Requests are never queued or
+// refused here: the reference serves every request at once.
+import { type Informer, inform } from '../controllers/informer.ts';
+import { FLOWCONTROL_GROUP } from '../registry/kinds/flowcontrol-common.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { KObject } from '../storage/types.ts';
+
+/** 1.28's default server concurrency limit: --max-requests-inflight + --max-mutating-requests-inflight. */
+export const SERVER_CONCURRENCY_LIMIT = 400 + 200;
+/** The default nominal concurrency shares of a limited priority level. */
+const DEFAULT_SHARES = 30;
+
+/** What a request is, as the classifier matches it. */
+export interface FlowRequest {
+  user: { username: string; groups?: string[] };
+  /** The request's verb (get, list, create, ...; a non-resource request's is the lower-cased method). */
+  verb: string;
+  resourceRequest: boolean;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  path: string;
+}
+
+export interface Classification {
+  flowSchema: KObject;
+  priorityLevel: KObject;
+}
+
+type Rec = Record<string, any>;
+
+const has = (list: unknown, value: string, all: string) =>
+  Array.isArray(list) && (list.includes(all) || list.includes(value));
+
+function matchesSubject(user: FlowRequest['user'], s: Rec): boolean {
+  switch (s?.kind) {
+    case 'User':
+      return s.user?.name === '*' || s.user?.name === user.username;
+    case 'Group':
+      return s.group?.name === '*' || (user.groups ?? []).includes(s.group?.name);
+    case 'ServiceAccount': {
+      const prefix = `system:serviceaccount:${s.serviceAccount?.namespace}:`;
+      if (!user.username.startsWith(prefix)) return false;
+      return s.serviceAccount?.name === '*' || user.username === `${prefix}${s.serviceAccount?.name}`;
+    }
+    default:
+      return false;
+  }
+}
+
+function matchesResourceRule(r: FlowRequest, rule: Rec): boolean {
+  if (!has(rule.verbs, r.verb, '*')) return false;
+  const resource = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+  if (!has(rule.resources, resource, '*')) return false;
+  if (!has(rule.apiGroups, r.group, '*')) return false;
+  if (r.namespace === '') return rule.clusterScope === true;
+  return has(rule.namespaces, r.namespace, '*');
+}
+
+function matchesNonResourceURL(urls: unknown, path: string): boolean {
+  if (!Array.isArray(urls)) return false;
+  for (const u of urls as string[]) {
+    if (u === '*' || u === path) return true;
+    let prefix = u.endsWith('*') ? u.slice(0, -1) : u;
+    if (!prefix.endsWith('/')) prefix += '/';
+    if (path.startsWith(prefix)) return true;
+  }
+  return false;
+}
+
+function matchesRule(r: FlowRequest, rule: Rec): boolean {
+  if (!(rule.subjects ?? []).some((s: Rec) => matchesSubject(r.user, s))) return false;
+  if (r.resourceRequest) return (rule.resourceRules ?? []).some((x: Rec) => matchesResourceRule(r, x));
+  return (rule.nonResourceRules ?? []).some(
+    (x: Rec) => has(x.verbs, r.verb, '*') && matchesNonResourceURL(x.nonResourceURLs, r.path),
+  );
+}
+
+/** A priority level's nominal concurrency shares (an exempt level's default is 0). */
+function shares(pl: KObject): number {
+  const spec = (pl.spec ?? {}) as Rec;
+  if (spec.type === 'Exempt') return spec.exempt?.nominalConcurrencyShares ?? 0;
+  return spec.limited?.nominalConcurrencyShares ?? spec.limited?.assuredConcurrencyShares ?? DEFAULT_SHARES;
+}
+
+export class FlowClassifier {
+  private readonly schemas: Informer | undefined;
+  private readonly levels: Informer | undefined;
+  /** The FlowSchemas in matching order with their priority levels; rebuilt after a change. */
+  private order: Classification[] | undefined;
+
+  constructor(registry: Registry) {
+    const changed = () => {
+      this.order = undefined;
+    };
+    this.schemas = inform(registry, FLOWCONTROL_GROUP, 'flowschemas', changed);
+    this.levels = inform(registry, FLOWCONTROL_GROUP, 'prioritylevelconfigurations', changed);
+  }
+
+  private ordered(): Classification[] {
+    if (this.order) return this.order;
+    const levels = new Map([...(this.levels?.cache.values() ?? [])].map((pl) => [pl.metadata.name!, pl]));
+    const out: Classification[] = [];
+    for (const fs of this.schemas?.cache.values() ?? []) {
+      const pl = levels.get((fs.spec as Rec)?.priorityLevelConfiguration?.name);
+      if (pl) out.push({ flowSchema: fs, priorityLevel: pl });
+    }
+    const precedence = (c: Classification) => Number((c.flowSchema.spec as Rec)?.matchingPrecedence ?? 0);
+    out.sort(
+      (a, b) =>
+        precedence(a) - precedence(b) || (a.flowSchema.metadata.name! < b.flowSchema.metadata.name! ? -1 : 1),
+    );
+    this.order = out;
+    return out;
+  }
+
+  /** The FlowSchema and priority level of a request (none when no FlowSchema matches). */
+  classify(r: FlowRequest): Classification | undefined {
+    for (const c of this.ordered())
+      if (((c.flowSchema.spec as Rec)?.rules ?? []).some((rule: Rec) => matchesRule(r, rule))) return c;
+    return undefined;
+  }
+
+  /** Each priority level's nominal concurrency limit, by name. */
+  nominalLimits(): Map<string, number> {
+    const levels = [...(this.levels?.cache.values() ?? [])];
+    const sum = levels.reduce((n, pl) => n + shares(pl), 0);
+    const out = new Map<string, number>();
+    for (const pl of levels)
+      out.set(pl.metadata.name!, sum > 0 ? Math.ceil((SERVER_CONCURRENCY_LIMIT * shares(pl)) / sum) : 0);
+    return out;
+  }
+
+  stop(): void {
+    this.schemas?.stop();
+    this.levels?.stop();
+  }
+}
