@@ -11,6 +11,7 @@ import type { AuthorizationSetup } from './authorization/configure.ts';
 import { installReviews } from './authorization/reviews.ts';
 import { resolveOptions, type ServerOptions, type ServerOptionsInput } from './config.ts';
 import { startApiServerService } from './controllers/apiserver-service.ts';
+import { startAuthenticationInfo } from './controllers/authentication-info.ts';
 import type { Controller } from './controllers/types.ts';
 import { FlowClassifier } from './flowcontrol/classifier.ts';
 import { HealthChecks } from './health/checks.ts';
@@ -21,7 +22,11 @@ import type { ActiveWatches } from './registry/active-watches.ts';
 import type { Registry } from './registry/registry.ts';
 import { applyRuntimeConfig, runtimeConfigOf } from './server/api-enablement.ts';
 import { type AuditSetup, wireAudit } from './server/audit.ts';
-import { type AuthenticationSetup, wireAuthentication } from './server/authentication.ts';
+import {
+  type AuthenticationSetup,
+  clusterAuthenticationInfo,
+  wireAuthentication,
+} from './server/authentication.ts';
 import { type AdmissionPlugins, wireAdmission, wireAuthorization } from './server/authorization.ts';
 import { type Controllers, wireControllers } from './server/controllers.ts';
 import { wireHandler } from './server/handler.ts';
@@ -109,6 +114,8 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     throw e;
   }
   const health = new HealthChecks(Date.now() + options.livezGracePeriodMs);
+  // the API server's own Service, kept once the server listens (assemble's listen)
+  const apiServerService: { controller?: Controller } = {};
   const listener = new Listener(options, cert, authn.clientCertificateTls);
   const handle = wireHandler({
     options,
@@ -125,6 +132,9 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
   await ensureSystemObjects(registry);
   const flowControl = await wireFlowControl(registry);
   const controllers = await wireControllers(options, registry, admission, cert);
+  // the cluster's authentication information for extension API servers
+  const authenticationInfo = startAuthenticationInfo(registry, clusterAuthenticationInfo(options));
+  await authenticationInfo.ready;
   await authz.start();
   const postStart = await startPostStart(options, registry);
   addHealthChecks(health, {
@@ -133,6 +143,7 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     rbac: options.authorizationModes.includes('RBAC'),
     shuttingDown: () => listener.shuttingDown,
     apiServicesPending: () => postStart.apiServices.pending(),
+    apiServerService: () => (apiServerService.controller ? undefined : 'the server does not listen yet'),
   });
   const parts = {
     options,
@@ -147,7 +158,18 @@ export async function build(partial: ServerOptionsInput = {}): Promise<OrchServe
     plugins,
     flowcontrol,
   };
-  return assemble({ ...parts, audit, health, listener, handle, flowControl, controllers, postStart });
+  return assemble({
+    ...parts,
+    audit,
+    health,
+    listener,
+    handle,
+    flowControl,
+    controllers,
+    postStart,
+    authenticationInfo,
+    apiServerService,
+  });
 }
 
 /** What build() wired, for the server object and its close. */
@@ -170,8 +192,9 @@ interface Parts {
   controllers: Controllers;
   postStart: PostStart;
   flowcontrol: FlowClassifier;
-  /** Set once the server listens. */
-  apiServerService?: Controller;
+  authenticationInfo: Controller;
+  /** The API server's own Service, its controller started once the server listens. */
+  apiServerService: { controller?: Controller };
 }
 
 /** Stops what build() started, in this order, then closes the store and the audit sinks. */
@@ -182,7 +205,8 @@ async function stopAll(p: Parts): Promise<void> {
   p.flowControl.stopKeeping();
   p.postStart.apiServices.stop();
   p.controllers.stop();
-  p.apiServerService?.stop();
+  p.apiServerService.controller?.stop();
+  p.authenticationInfo.stop();
   p.flowcontrol.stop();
   p.authn.signer?.stop();
   p.authn.tokens.stop();
@@ -211,8 +235,8 @@ function assemble(p: Parts): OrchServer {
       const r = await p.listener.listen(srv.handle);
       srv.url = r.url;
       // the API server's own Service, once its port is known
-      p.apiServerService ??= startApiServerService(p.registry, r.port);
-      await p.apiServerService.ready;
+      p.apiServerService.controller ??= startApiServerService(p.registry, r.port);
+      await p.apiServerService.controller.ready;
       return r;
     },
     async shutdown() {

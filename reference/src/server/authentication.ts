@@ -2,6 +2,7 @@
 // the token methods; and the signer of approved client certificate requests. A key or
 // connection file that does not load stops the start with nothing left open. The signer (and
 // the certificate library it signs with) is loaded only when its flags are set.
+import { readFileSync } from 'node:fs';
 import { type ClientCertificateTls, configureAuthentication } from '../authentication/configure.ts';
 import {
   configureTokenAuthentication,
@@ -10,6 +11,7 @@ import {
 import { StaticTokenAuthenticator } from '../authentication/token-file.ts';
 import { AuthenticationUnion } from '../authentication/union.ts';
 import type { ServerOptions } from '../config.ts';
+import type { AuthenticationInfo } from '../controllers/authentication-info.ts';
 import type { CsrSigner } from '../registry/certificates/signer.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Storage } from '../storage/types.ts';
@@ -61,4 +63,23 @@ export async function wireAuthentication(
     await storage.close();
     throw e;
   }
+}
+
+/** What the cluster authentication info controller publishes of this server's trust (its CA files read again: they were checked at start). */
+export function clusterAuthenticationInfo(o: ServerOptions): AuthenticationInfo {
+  const read = (f: string) => readFileSync(f, 'utf8');
+  return {
+    ...(o.clientCaFile ? { clientCa: read(o.clientCaFile) } : {}),
+    ...(o.requestheaderClientCaFile
+      ? {
+          requestHeader: {
+            ca: read(o.requestheaderClientCaFile),
+            usernameHeaders: o.requestheaderUsernameHeaders ?? [],
+            groupHeaders: o.requestheaderGroupHeaders ?? [],
+            extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix ?? [],
+            allowedNames: o.requestheaderAllowedNames ?? [],
+          },
+        }
+      : {}),
+  };
 }
