@@ -8,7 +8,7 @@
 // Every test that passes on kube-apiserver 1.28 (the baseline, expectations/e2e-kubernetes-1.28.yaml,
 // written by `--target kubernetes --write-baseline` from a real control plane started the same
 // way) must pass on the reference: one that fails makes the run fail.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -117,6 +117,8 @@ export interface SetVerdict {
   seconds: number;
   /** The binary ended without a report (a test panicked outside its node): the end of its output. */
   crashed?: string;
+  /** The error lines the controller manager logged against the target (the controllers set). */
+  controllerManagerErrors?: string[];
 }
 
 export function verdict(
@@ -152,6 +154,14 @@ interface Target {
   kubeconfig: string;
   about: string;
   stop(): Promise<void>;
+  /** The error lines (klog `E` lines) the controller manager logged, when one ran against the reference. */
+  controllerManagerErrors?: () => string[];
+}
+
+/** Each line of a process, appended to a log file of the report. */
+function logTo(file: string): (line: string) => void {
+  writeFileSync(file, '');
+  return (line) => appendFileSync(file, `${line}\n`);
 }
 
 async function waitReady(url: string, deadline: number, p: OwnedProcess[]): Promise<void> {
@@ -177,27 +187,32 @@ async function waitReady(url: string, deadline: number, p: OwnedProcess[]): Prom
 }
 
 /** `serve --dialect kubernetes` as a child process, and the controller manager for `controllers`. */
-async function referenceTarget(set: string, assetsDir: string): Promise<Target> {
+async function referenceTarget(set: string, assetsDir: string, report: string): Promise<Target> {
   const dir = ownedTempDir('orch-e2e-');
   const port = await freePort('127.0.0.1');
   const kcm = set === 'controllers';
-  const serve = startOwned(process.execPath, [
-    join(ROOT, 'scripts', 'bin.mjs'),
-    'serve',
-    '--dialect',
-    'kubernetes',
-    '--in-memory',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--data-dir',
-    dir,
-    // the controller manager runs these; the reference keeps the others (namespace, service
-    // accounts, root CA), as the baseline's control plane ran them all
-    ...(kcm ? ['--controllers=-garbagecollector,-resourcequota,-replicaset,-deployment,*'] : []),
-  ]);
+  const serve = startOwned(
+    process.execPath,
+    [
+      join(ROOT, 'scripts', 'bin.mjs'),
+      'serve',
+      '--dialect',
+      'kubernetes',
+      '--in-memory',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--data-dir',
+      dir,
+      // the controller manager runs these; the reference keeps the others (namespace, service
+      // accounts, root CA), as the baseline's control plane ran them all
+      ...(kcm ? ['--controllers=-garbagecollector,-resourcequota,-replicaset,-deployment,*'] : []),
+    ],
+    { onLine: logTo(join(report, `${set}-serve.log`)) },
+  );
   const processes = [serve];
+  const kcmErrors: string[] = [];
   const stop = async () => {
     for (const p of processes.reverse()) await p.stop('SIGTERM', 10_000);
     removeOwnedDir(dir);
@@ -209,25 +224,38 @@ async function referenceTarget(set: string, assetsDir: string): Promise<Target> 
     if (kcm) {
       const assets = resolveAssets(assetsDir);
       processes.push(
-        startOwned(assets.kubeControllerManager, [
-          `--kubeconfig=${kubeconfig}`,
-          `--authentication-kubeconfig=${kubeconfig}`,
-          `--authorization-kubeconfig=${kubeconfig}`,
-          '--bind-address=127.0.0.1',
-          `--secure-port=${await freePort('127.0.0.1')}`,
-          `--cert-dir=${join(dir, 'kcm-certs')}`,
-          '--leader-elect=false',
-          `--controllers=${KCM_CONTROLLERS.join(',')}`,
-          '--use-service-account-credentials=false',
-          '--service-cluster-ip-range=10.96.0.0/12',
-          '--profiling=false',
-        ]),
+        startOwned(
+          assets.kubeControllerManager,
+          [
+            `--kubeconfig=${kubeconfig}`,
+            `--authentication-kubeconfig=${kubeconfig}`,
+            `--authorization-kubeconfig=${kubeconfig}`,
+            '--bind-address=127.0.0.1',
+            `--secure-port=${await freePort('127.0.0.1')}`,
+            `--cert-dir=${join(dir, 'kcm-certs')}`,
+            '--leader-elect=false',
+            `--controllers=${KCM_CONTROLLERS.join(',')}`,
+            '--use-service-account-credentials=false',
+            '--service-cluster-ip-range=10.96.0.0/12',
+            '--profiling=false',
+          ],
+          {
+            onLine: (() => {
+              const log = logTo(join(report, `${set}-kube-controller-manager.log`));
+              return (line: string) => {
+                log(line);
+                if (/^E\d{4} /.test(line)) kcmErrors.push(line);
+              };
+            })(),
+          },
+        ),
       );
     }
     return {
       kubeconfig,
       about: `serve --dialect kubernetes on ${url}${kcm ? ' with kube-controller-manager' : ''}`,
       stop,
+      ...(kcm ? { controllerManagerErrors: () => kcmErrors } : {}),
     };
   } catch (e) {
     await stop();
@@ -420,7 +448,9 @@ export async function e2e(argv: string[]): Promise<number> {
   for (const s of all.filter((x) => names.includes(x.name))) {
     const t0 = performance.now();
     const t =
-      target === 'kubernetes' ? await kubernetesTarget(assetsDir) : await referenceTarget(s.name, assetsDir);
+      target === 'kubernetes'
+        ? await kubernetesTarget(assetsDir)
+        : await referenceTarget(s.name, assetsDir, report);
     process.stdout.write(`e2e set ${s.name}: ${t.about}\n`);
     const focus = values.focus as string | undefined;
     let ran: Awaited<ReturnType<typeof runSet>>;
@@ -439,6 +469,8 @@ export async function e2e(argv: string[]): Promise<number> {
       (performance.now() - t0) / 1000,
       crashed === undefined ? undefined : { output: crashed, selects },
     );
+    const kcmErrors = t.controllerManagerErrors?.();
+    if (kcmErrors) v.controllerManagerErrors = kcmErrors;
     verdicts.push(v);
     if (crashed !== undefined) {
       process.stdout.write(`e2e set ${s.name}: the e2e binary ended without a report:\n${crashed}\n`);
@@ -458,6 +490,10 @@ export async function e2e(argv: string[]): Promise<number> {
     );
     for (const r of v.regressions)
       process.stdout.write(`  passes on kube-apiserver 1.28, fails here: ${r}\n`);
+    if (kcmErrors)
+      process.stdout.write(
+        `  kube-controller-manager logged ${kcmErrors.length} error lines (${s.name}-kube-controller-manager.log)\n`,
+      );
   }
   if (values['write-baseline']) {
     writeFileSync(
