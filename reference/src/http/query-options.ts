@@ -24,6 +24,18 @@ const PATCH_TYPES = new Set([
 ]);
 const APPLY_TYPE = 'application/apply-patch+yaml';
 
+/**
+ * `timeout` bounds a request that is not long-running (a watch, a connection to a pod or a
+ * proxy is): one that is not a Go duration is refused before anything else, authentication
+ * included, as Kubernetes' deadline filter (outside its authentication filter) refuses it.
+ */
+export function checkTimeout(q: URLSearchParams, longRunning: boolean): void {
+  const timeout = q.get('timeout');
+  if (longRunning || !timeout) return;
+  const bad = goDurationError(timeout);
+  if (bad) throw errors.badRequest(`invalid timeout specified in the request URL - ${bad}`);
+}
+
 /** Whether a verb writes (it has an options kind, and admission sees it). */
 export function isWriteVerb(verb: string): boolean {
   return OPTIONS_KIND[verb] !== undefined;
@@ -61,13 +73,6 @@ export function checkQueryOptions(
   q: URLSearchParams,
   contentType: string | undefined,
 ): boolean {
-  // `timeout` bounds a request that is not long-running (a watch is): one that is not a Go
-  // duration is refused before the request is served, as Kubernetes' deadline filter does
-  const timeout = q.get('timeout');
-  if (verb !== 'watch' && timeout) {
-    const bad = goDurationError(timeout);
-    if (bad) throw errors.badRequest(`invalid timeout specified in the request URL - ${bad}`);
-  }
   if (verb === 'get' || verb === 'list' || verb === 'watch' || verb === 'deletecollection') {
     const rv = q.get('resourceVersion');
     if (rv !== null && rv !== '' && (!/^\d+$/.test(rv) || BigInt(rv) > UINT64_MAX))

@@ -31,7 +31,7 @@ import { auditFailure, auditRequest, openAudit } from './audit-attributes.ts';
 import type { HttpDeps } from './deps.ts';
 import { discoveryDocument } from './discovery.ts';
 import { isMutating, labelRequest, methodVerb, recordEnd } from './metrics.ts';
-import { checkQueryOptions, isWriteVerb, writeOptions } from './query-options.ts';
+import { checkQueryOptions, checkTimeout, isWriteVerb, writeOptions } from './query-options.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
 import { writeEncoded, writeError } from './respond.ts';
 import { anyVersionRead, apiPath, requestTarget, resolveResource, route } from './routing.ts';
@@ -81,6 +81,9 @@ async function handle(
   const method = (req.method ?? 'GET').toUpperCase();
   try {
     const { path, url } = requestTarget(req.url ?? '/');
+    const q = url.searchParams;
+    const info = requestInfo(method, path, watchRequested(q));
+    checkTimeout(q, info.verb === 'watch' || isConnect(info.subresource));
     // On a store shared with other servers, the request sees every change committed before
     // it came (objects, and the roles, webhooks and definitions that decide about it), unless
     // it asks for any version (resourceVersion=0) of what it reads.
@@ -94,8 +97,6 @@ async function handle(
     const user = wantsImpersonation(req.headers)
       ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
       : authenticated.user;
-    const q = url.searchParams;
-    const info = requestInfo(method, path, watchRequested(q));
     if (observed) labelRequest(observed, info, q, req.headers['content-type']);
     if (deps.flowcontrol) classifyRequest(deps.flowcontrol, res, info, user, path);
     if (audit) {
