@@ -72,7 +72,8 @@ export function openapiV2(b: Built, title: string, version: string): Json {
     const op: Json = { description: o.description, operationId: o.operationId, tags: [o.tag] };
     if (o.consumes) op.consumes = o.consumes;
     op.produces = o.produces;
-    op.parameters = params;
+    // none is no field: Kubernetes' Go types drop an empty list, and a document must read back as written
+    if (params.length) op.parameters = params;
     op.responses = Object.fromEntries(
       Object.entries(o.responses).map(([code, r]) => [
         code,
@@ -122,16 +123,18 @@ export function openapiV3Doc(b: Built, doc: string, title: string, version: stri
     for (const r of Object.values(o.responses)) collectRefs(r.schema, used);
     const item = paths.get(o.path) ?? {};
     const op: Json = { tags: [o.tag], description: o.description, operationId: o.operationId };
-    op.parameters = o.params.map((p) => {
-      const q: Json = {
-        name: p.name,
-        in: p.in,
-        description: p.description,
-        schema: { type: p.type, uniqueItems: true },
-      };
-      if (p.required) q.required = true;
-      return q;
-    });
+    // none is no field: Kubernetes' Go types drop an empty list, and a document must read back as written
+    if (o.params.length)
+      op.parameters = o.params.map((p) => {
+        const q: Json = {
+          name: p.name,
+          in: p.in,
+          description: p.description,
+          schema: { type: p.type, uniqueItems: true },
+        };
+        if (p.required) q.required = true;
+        return q;
+      });
     if (o.body)
       op.requestBody = {
         content: Object.fromEntries(

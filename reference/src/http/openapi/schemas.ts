@@ -3,11 +3,20 @@ import { objectMeta } from '../../schema/meta.ts';
 import type { Schema } from '../../schema/types.ts';
 import { type Json, META, ref } from './names.ts';
 
+/**
+ * Keywords Kubernetes' Go schema type drops when empty (`omitempty`): an empty one is left out,
+ * so that a published document reads back through those types as it was written.
+ */
+const DROPPED_EMPTY = new Set(['properties', 'patternProperties', 'required', 'enum', 'allOf', 'anyOf', 'oneOf']);
+const isEmpty = (v: unknown) =>
+  Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+
 /** A registry schema as an OpenAPI schema (internal markers dropped). */
 export function convertSchema(s: Schema): Json {
   const out: Json = {};
   for (const [k, v] of Object.entries(s)) {
     if (v === undefined || k === 'x-proto' || k === 'x-proto-message') continue;
+    if (DROPPED_EMPTY.has(k) && isEmpty(v)) continue;
     if (k === 'properties') {
       const props: Json = {};
       for (const [name, sub] of Object.entries(v as Record<string, Schema>)) {
