@@ -301,6 +301,52 @@ describe('ResourceQuota', () => {
     ]);
     expect((await ts.req('POST', podsIn(ns), sized)).status).toBe(201);
   });
+
+  it('the CrossNamespacePodAffinity scope counts the pods whose affinity terms name or select namespaces', async () => {
+    const ns = await namespace();
+    const q = await ts.req('POST', `/api/v1/namespaces/${ns}/resourcequotas`, {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'cross' },
+      spec: {
+        hard: { pods: '1' },
+        scopeSelector: { matchExpressions: [{ scopeName: 'CrossNamespacePodAffinity', operator: 'Exists' }] },
+      },
+    });
+    expect(q.status, q.text).toBe(201);
+    const term = (extra: Record<string, unknown>) => ({
+      labelSelector: { matchLabels: { app: 'x' } },
+      topologyKey: 'zone',
+      ...extra,
+    });
+    const withAffinity = (name: string, affinity: Record<string, unknown>) => ({
+      ...pod(name),
+      spec: { ...(pod(name).spec as object), affinity },
+    });
+    // within its own namespace only: not in scope
+    const local = withAffinity('local', {
+      podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({})] },
+    });
+    expect((await ts.req('POST', podsIn(ns), local)).status).toBe(201);
+    expect((await ts.req('POST', podsIn(ns), pod('plain'))).status).toBe(201);
+    const named = withAffinity('named', {
+      podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ namespaces: ['other'] })] },
+    });
+    expect((await ts.req('POST', podsIn(ns), named)).status).toBe(201);
+    // a preferred anti-affinity term selecting namespaces is in scope too: over the quota
+    const selected = withAffinity('selected', {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 1, podAffinityTerm: term({ namespaceSelector: {} }) },
+        ],
+      },
+    });
+    const over = await ts.req('POST', podsIn(ns), selected);
+    expect(over.status).toBe(403);
+    expect(over.json.message).toBe(
+      'pods "selected" is forbidden: exceeded quota: cross, requested: pods=1, used: pods=1, limited: pods=1',
+    );
+  });
 });
 
 describe('DefaultIngressClass and DefaultStorageClass', () => {

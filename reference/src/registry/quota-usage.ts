@@ -126,6 +126,26 @@ function bestEffort(o: KObject): boolean {
   });
 }
 
+/** A pod affinity term that looks beyond the pod's namespace: it names namespaces or selects them. */
+const crossNamespaceTerm = (t: any) =>
+  (Array.isArray(t?.namespaces) && t.namespaces.length > 0) ||
+  (t?.namespaceSelector !== undefined && t?.namespaceSelector !== null);
+
+/** Whether a pod's affinity or anti-affinity has such a term, required or preferred (1.28's quota evaluator). */
+function usesCrossNamespacePodAffinity(spec: any): boolean {
+  for (const a of [spec?.affinity?.podAffinity, spec?.affinity?.podAntiAffinity]) {
+    if (!a) continue;
+    if ((a.requiredDuringSchedulingIgnoredDuringExecution ?? []).some(crossNamespaceTerm)) return true;
+    if (
+      (a.preferredDuringSchedulingIgnoredDuringExecution ?? []).some((w: any) =>
+        crossNamespaceTerm(w?.podAffinityTerm),
+      )
+    )
+      return true;
+  }
+  return false;
+}
+
 function scopeMatches(req: ScopedRequirement, o: KObject): boolean {
   const spec = podSpecOf(o);
   switch (req.scopeName) {
@@ -137,6 +157,8 @@ function scopeMatches(req: ScopedRequirement, o: KObject): boolean {
       return bestEffort(o);
     case 'NotBestEffort':
       return !bestEffort(o);
+    case 'CrossNamespacePodAffinity':
+      return usesCrossNamespacePodAffinity(spec);
     case 'PriorityClass': {
       const name = spec.priorityClassName;
       const values = req.values ?? [];
