@@ -62,7 +62,11 @@ export interface Negotiated {
   includeObject?: string;
   /** Table: the group and version asked for, which the reply's apiVersion names. */
   table?: { group: string; version: 'v1' | 'v1beta1' };
-  /** for PartialObjectMetadata requests (not served): never set here. */
+  /**
+   * `as=PartialObjectMetadata` or `as=PartialObjectMetadataList` (JSON): the objects' metadata
+   * alone, in the meta group and version asked for (content/partial-metadata.ts).
+   */
+  partial?: { group: string; version: 'v1' | 'v1beta1' };
 }
 
 export interface Capabilities {
@@ -90,7 +94,20 @@ export function negotiate(accept: string | undefined, caps: Capabilities): Negot
           table,
         };
       }
-      continue; // other `as=` forms (PartialObjectMetadata, other groups) are not served
+      if (
+        (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') &&
+        (r.type === JSON_TYPE || r.type === '*/*' || r.type === 'application/*') &&
+        TABLE_GROUPS.has(r.params.g ?? '') &&
+        (r.params.v === 'v1' || r.params.v === 'v1beta1')
+      ) {
+        const partial = { group: r.params.g!, version: r.params.v as 'v1' | 'v1beta1' };
+        return {
+          format: 'json',
+          contentType: `${JSON_TYPE};as=${as};g=${partial.group};v=${partial.version}`,
+          partial,
+        };
+      }
+      continue; // other `as=` forms (Protobuf metadata, other groups) are not served
     }
     switch (r.type) {
       case JSON_TYPE:

@@ -1,9 +1,11 @@
 // watch: a chunked stream of JSON event documents (or length-prefixed Protobuf events), one
 // per change, in the order of the changes.
+
+import { jsonBytes } from '../content/json.ts';
 import { PROTOBUF_TYPE } from '../content/negotiate.ts';
+import { asPartialMetadata } from '../content/partial-metadata.ts';
 import { encodeProtobufWatchEvent } from '../content/protobuf.ts';
 import { errors, type StatusError } from '../errors/status.ts';
-import { jsonBytes } from '../content/json.ts';
 import type { WatchParams } from '../registry/store.ts';
 import type { KObject } from '../storage/types.ts';
 import { listParams, queryBool } from './read.ts';
@@ -70,13 +72,17 @@ export const watchHandler: Handler = async (s: Scope) => {
       queue(head, jsonBytes(object), EVENT_TAIL);
     }
   };
+  const partial = s.out.partial;
   const sink = {
-    event: (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KObject) =>
-      write(type, s.store.present(obj, s.version)),
+    event: (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KObject) => {
+      const shown = s.store.present(obj, s.version);
+      write(type, partial ? (asPartialMetadata(shown, partial) as Record<string, unknown>) : shown);
+    },
     bookmark: (rv: string, initialEventsEnd: boolean) => {
       const metadata: Record<string, unknown> = { resourceVersion: rv };
       if (initialEventsEnd) metadata.annotations = { 'orch.io/initial-events-end': 'true' };
-      write('BOOKMARK', { kind: s.def.kind, apiVersion, metadata });
+      const mark = { kind: s.def.kind, apiVersion, metadata };
+      write('BOOKMARK', partial ? (asPartialMetadata(mark, partial) as Record<string, unknown>) : mark);
     },
     error: (err: StatusError) => write('ERROR', err.toStatus() as unknown as Record<string, unknown>),
     end: () => {

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditRecord } from '../audit/recorder.ts';
 import type { Negotiated } from '../content/negotiate.ts';
+import { asPartialMetadata } from '../content/partial-metadata.ts';
 import type { EventStream, ResponseWriter, Scope } from '../handlers/scope.ts';
 import type { RequestObservation } from '../metrics/requests.ts';
 import type { Registry, Served } from '../registry/registry.ts';
@@ -73,7 +74,12 @@ export class HttpScope implements Scope, ResponseWriter {
   }
 
   reply(status: number, obj: unknown, opts?: { gzip?: boolean }): void {
-    const body = this.out.format === 'table' ? tableFor(this, obj) : obj;
+    const body =
+      this.out.format === 'table'
+        ? tableFor(this, obj)
+        : this.out.partial
+          ? asPartialMetadata(obj, this.out.partial)
+          : obj;
     this.audit?.setResponseObject(body);
     writeEncoded(this.req, this.response, status, body, this.out, {
       gzip: opts?.gzip,
