@@ -2,8 +2,8 @@
 // tests in ../shared/kubernetes-1.28/e2e) against the reference server in Kubernetes' words
 // (`serve --dialect kubernetes`, a real child process), with no proxy: the binary speaks
 // Protobuf, as it does to a cluster. Each selection of `sets.txt` runs against a server of its
-// own; the `controllers` set has the real kube-controller-manager running its controllers
-// against the reference, the `fakenode` set a Node object with a Ready condition.
+// own; the `controllers` and `fakenode` sets have the real kube-controller-manager running its
+// controllers against the reference, the `fakenode` set a Node object with a Ready condition.
 //
 // Every test that passes on kube-apiserver 1.28 (the baseline, expectations/e2e-kubernetes-1.28.yaml,
 // written by `--target kubernetes --write-baseline` from a real control plane started the same
@@ -191,7 +191,8 @@ async function waitReady(url: string, deadline: number, p: OwnedProcess[]): Prom
 async function referenceTarget(set: string, assetsDir: string, report: string): Promise<Target> {
   const dir = ownedTempDir('orch-e2e-');
   const port = await freePort('127.0.0.1');
-  const kcm = set === 'controllers';
+  // the fakenode set's garbage collector tests need replication controllers' pods made too
+  const kcm = set === 'controllers' || set === 'fakenode';
   // a client CA, as the baseline's control plane trusts one: the server publishes it in
   // extension-apiserver-authentication, which the controller manager's authentication reads
   const clientCa = join(dir, 'client-ca.crt');
