@@ -49,7 +49,7 @@ when a test that passes on kube-apiserver 1.28 (the baseline) fails on it.
                          decompressed once into .orch/kubernetes-assets and checked against
                          SHA256SUMS)
   --kubernetes-assets DIR
-                         kube-controller-manager for the controllers set, and kube-apiserver
+                         kube-controller-manager for the controllers and fakenode sets, and kube-apiserver
                          and etcd for --target kubernetes (default ../shared/kubernetes-1.28/bin)
   --target reference|kubernetes
                          what to run against (default reference); kubernetes starts a real
@@ -187,7 +187,7 @@ async function waitReady(url: string, deadline: number, p: OwnedProcess[]): Prom
   }
 }
 
-/** `serve --dialect kubernetes` as a child process, and the controller manager for `controllers`. */
+/** `serve --dialect kubernetes` as a child process, and the controller manager for `controllers` and `fakenode`. */
 async function referenceTarget(set: string, assetsDir: string, report: string): Promise<Target> {
   const dir = ownedTempDir('orch-e2e-');
   const port = await freePort('127.0.0.1');
