@@ -7,6 +7,7 @@
 // scripts/gen-protobuf-messages.ts), read at the first message that needs one.
 import type * as Protobuf from 'protobufjs/minimal.js';
 import { dataFileText } from '../../util/data-file.ts';
+import { formatGoDuration as formatDuration, parseDuration } from '../../util/duration.ts';
 import { lazyPackage } from '../../util/lazy-package.ts';
 import { type Adapt, type FieldDef, MESSAGES, type MessageDef } from './schema.ts';
 
@@ -142,54 +143,16 @@ interface Adapter {
 
 const isJsonObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-// Go's duration text, hand-written: metav1.Duration is the one place it is needed, the grammar
-// is a few lines, and what is written must be Go's String() byte for byte.
-
-/** Go's time.Duration units, in nanoseconds. */
-const DURATION_UNITS: Record<string, number> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  μs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
-};
-
-/** Go's time.ParseDuration (as metav1.Duration's JSON form is read). */
+/** Go's time.ParseDuration (as metav1.Duration's JSON form is read), in nanoseconds. */
 export function parseGoDuration(text: string, path: string): number {
-  const r = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(text);
-  if (!r) throw new ProtobufError(`${path}: invalid duration ${JSON.stringify(text)}`);
-  let ns = 0;
-  for (const p of (r[2] as string).matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g))
-    ns += Number(p[1]) * (DURATION_UNITS[p[2] as string] as number);
-  return Math.round(r[1] === '-' ? -ns : ns);
+  const ns = parseDuration(text);
+  if (ns === undefined) throw new ProtobufError(`${path}: invalid duration ${JSON.stringify(text)}`);
+  return Number(ns);
 }
 
-/** Go's time.Duration.String(): `1h2m3.5s`, `150ms`, `0s`. */
+/** Go's time.Duration.String() of nanoseconds: `1h2m3.5s`, `150ms`, `0s`. */
 export function formatGoDuration(ns: number): string {
-  if (ns === 0) return '0s';
-  const sign = ns < 0 ? '-' : '';
-  let n = Math.abs(ns);
-  const frac = (v: number, digits: number) => {
-    const whole = Math.floor(v / 10 ** digits);
-    const rest = String(v % 10 ** digits)
-      .padStart(digits, '0')
-      .replace(/0+$/, '');
-    return rest ? `${whole}.${rest}` : `${whole}`;
-  };
-  if (n < 1e3) return `${sign}${n}ns`;
-  if (n < 1e6) return `${sign}${frac(n, 3)}µs`;
-  if (n < 1e9) return `${sign}${frac(n, 6)}ms`;
-  const h = Math.floor(n / 3600e9);
-  n -= h * 3600e9;
-  const m = Math.floor(n / 60e9);
-  n -= m * 60e9;
-  const s = `${frac(n, 9)}s`;
-  if (h) return `${sign}${h}h${m}m${s}`;
-  if (m) return `${sign}${m}m${s}`;
-  return `${sign}${s}`;
+  return formatDuration(BigInt(Math.round(ns)));
 }
 
 function schemaOr(other: string, isOther: (v: unknown) => boolean, want: string): Adapter {
