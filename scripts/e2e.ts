@@ -211,6 +211,7 @@ async function referenceTarget(set: string, assetsDir: string, report: string): 
       String(port),
       '--data-dir',
       dir,
+      `--client-ca-file=${clientCa}`,
       // the controller manager runs these; the reference keeps the others (namespace, service
       // accounts, root CA), as the baseline's control plane ran them all
       ...(kcm ? ['--controllers=-garbagecollector,-resourcequota,-replicaset,-deployment,*'] : []),
