@@ -197,6 +197,10 @@ async function referenceTarget(set: string, assetsDir: string, report: string): 
   // extension-apiserver-authentication, which the controller manager's authentication reads
   const clientCa = join(dir, 'client-ca.crt');
   writeFileSync(clientCa, (await makeCa('orch-e2e-client-ca')).cert);
+  // and an authenticating proxy's CA and headers, as the baseline's trusts one (the controller
+  // manager's request-header authentication reads them from the same ConfigMap)
+  const proxyCa = join(dir, 'requestheader-ca.crt');
+  writeFileSync(proxyCa, (await makeCa('orch-e2e-front-proxy-ca')).cert);
   const serve = startOwned(
     process.execPath,
     [
@@ -212,6 +216,10 @@ async function referenceTarget(set: string, assetsDir: string, report: string): 
       '--data-dir',
       dir,
       `--client-ca-file=${clientCa}`,
+      `--requestheader-client-ca-file=${proxyCa}`,
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
       // the controller manager runs these; the reference keeps the others (namespace, service
       // accounts, root CA), as the baseline's control plane ran them all
       ...(kcm ? ['--controllers=-garbagecollector,-resourcequota,-replicaset,-deployment,*'] : []),
