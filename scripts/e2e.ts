@@ -5,7 +5,7 @@
 // own; the `controllers` and `fakenode` sets have the real kube-controller-manager running its
 // controllers against the reference, the `fakenode` set a Node object with a Ready condition.
 //
-// Every test that passes on kube-apiserver 1.28 (the baseline, expectations/e2e-kubernetes-1.28.yaml,
+// Every test that passes on kube-apiserver 1.28 (the baseline, scripts/e2e-kubernetes-1.28.yaml,
 // written by `--target kubernetes --write-baseline` from a real control plane started the same
 // way) must pass on the reference: one that fails makes the run fail.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { type OwnedProcess, ownedTempDir, removeOwnedDir, startOwned } from '../
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const E2E_DIR = resolve(ROOT, '..', 'shared', 'kubernetes-1.28', 'e2e');
-export const BASELINE = join(ROOT, 'expectations', 'e2e-kubernetes-1.28.yaml');
+export const BASELINE = join(ROOT, 'scripts', 'e2e-kubernetes-1.28.yaml');
 /** The controllers the `controllers` set needs (sets.txt), run by the real controller manager. */
 const KCM_CONTROLLERS = [
   'garbagecollector',

@@ -17,7 +17,7 @@ const DROPPED_WHEN_EMPTY = new Set([
 ]);
 
 function emptyDropped(x: unknown, path: string, out: string[]): string[] {
-  if (Array.isArray(x)) x.forEach((v, i) => emptyDropped(v, `${path}/${i}`, out));
+  if (Array.isArray(x)) for (const [i, v] of x.entries()) emptyDropped(v, `${path}/${i}`, out);
   else if (x && typeof x === 'object')
     for (const [k, v] of Object.entries(x)) {
       const empty = Array.isArray(v)

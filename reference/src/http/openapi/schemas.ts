@@ -7,7 +7,15 @@ import { type Json, META, ref } from './names.ts';
  * Keywords Kubernetes' Go schema type drops when empty (`omitempty`): an empty one is left out,
  * so that a published document reads back through those types as it was written.
  */
-const DROPPED_EMPTY = new Set(['properties', 'patternProperties', 'required', 'enum', 'allOf', 'anyOf', 'oneOf']);
+const DROPPED_EMPTY = new Set([
+  'properties',
+  'patternProperties',
+  'required',
+  'enum',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]);
 const isEmpty = (v: unknown) =>
   Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0;
 
