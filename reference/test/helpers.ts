@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { build, type OrchServer } from '../src/index.ts';
 import type { ServerOptions } from '../src/config.ts';
 
@@ -106,12 +106,18 @@ function omit(o: Record<string, unknown>, k: string): Record<string, unknown> {
 }
 
 /**
- * A new directory under the system's temporary one, removed when the enclosing file or
- * describe block is done (call it where `afterAll` may be called: at the top of a file or
- * describe block, or in its beforeAll).
+ * A new directory under the system's temporary one, removed when the test that made it
+ * finishes, or, made outside a test (at the top of a file or describe block, or in its
+ * beforeAll), when that file or block is done. (A hook `afterAll` registered from inside a
+ * running test is never called, which left directories behind.)
  */
 export function scratchDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    onTestFinished(remove);
+  } catch {
+    afterAll(remove); // onTestFinished throws when no test is running
+  }
   return dir;
 }
