@@ -52,7 +52,7 @@ export function completeAllureResults(
   dir: string,
   results: CaseResult[],
   cases: CaseDef[],
-  runLabels: { endpoint?: string; dialect: string; implementation?: string },
+  runLabels: { endpoint?: string; dialect: string; implementation?: string; profile?: string },
 ): { updated: number; added: number } {
   mkdirSync(dir, { recursive: true });
   const byId = new Map(results.map((r) => [r.id, r]));
@@ -123,6 +123,7 @@ export function completeAllureResults(
   const env = [
     `endpoint=${runLabels.endpoint ?? ''}`,
     `dialect=${runLabels.dialect}`,
+    ...(runLabels.profile ? [`profile=${runLabels.profile}`] : []),
     ...(runLabels.implementation ? [`implementation=${runLabels.implementation}`] : []),
   ];
   writeFileSync(join(dir, 'environment.properties'), `${env.join('\n')}\n`);

@@ -10,10 +10,12 @@
 //   summary.json      counts, verdict, unexpected results, skips, target and selection
 //   case-notes.json   skip reasons and retries (reports/case-notes-reporter.ts)
 //   timings.json      every file's and case's time, slowest first (reports/timings.ts)
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Expectation, ExpectationFile } from '../harness/src/expectations.ts';
+import { describeProfile } from '../harness/src/profile.ts';
 import { completeAllureResults, generateAllure } from './allure.ts';
+import { type LevelVerdict, levelVerdicts, levelVerdictsHtml, levelVerdictText } from './levels.ts';
 import { buildMatrix, matrixHtml, notesOf, outcomesOf, unplacedCases } from './matrix.ts';
 import {
   type CaseResult,
@@ -100,6 +102,10 @@ export interface Summary extends RunCounts {
   vitestExitCodes: (number | null)[];
   startedAt: string;
   shards?: ShardInfo[];
+  /** The profile in words (`--level`): which levels of requirement the run checked. */
+  profile: string;
+  /** Per document and level of the profile: selected, passed, ... and whether all passed. */
+  levels: LevelVerdict[];
   /** The slowest files and cases (all of them in timings.json). */
   slowest?: Timings;
 }
@@ -127,7 +133,7 @@ export async function finishReport(
   const exp: ExpectationFile = { cases: meta.expectations?.cases ?? {} };
   const notes = readCaseNotes(join(dir, 'case-notes.json'));
   // the conformance cases only: a test that declared no case (cases.jsonl) is not counted
-  const declared = new Set(cases.map((c) => c.id));
+  const declared = new Map(cases.map((c) => [c.id, c.level]));
   const caseResults: CaseResult[] = results ? classify(results, exp, meta.selection, notes, declared) : [];
   const counts = countOutcomes(caseResults);
   const errors = results ? fileErrors(results) : [];
@@ -135,7 +141,10 @@ export async function finishReport(
 
   const rows = buildMatrix(root, cases, outcomesOf(caseResults), notesOf(caseResults));
   const implementation = meta.expectations?.implementation ?? null;
+  const profile = describeProfile(meta.selection.level ?? 'all');
+  const levels = levelVerdicts(caseResults, cases, meta.selection.level ?? 'all');
   const subtitle = [
+    `profile ${profile}`,
     (meta.endpoints?.length ?? 0) > 1
       ? `endpoints ${meta.endpoints!.join(', ')} (requests alternated)`
       : `endpoint ${meta.endpoint ?? '(none)'}`,
@@ -157,6 +166,7 @@ export async function finishReport(
       title: `orch conformance matrix${implementation ? ` — ${implementation}` : ''}`,
       subtitle,
       unplaced: unplacedCases(root, cases),
+      levels: levelVerdictsHtml(levels, profile),
     }),
   );
   writeFileSync(join(dir, 'matrix.json'), `${JSON.stringify(rows, null, 2)}\n`);
@@ -167,13 +177,15 @@ export async function finishReport(
       endpoint: meta.endpoint,
       dialect: meta.dialect,
       implementation: implementation ?? undefined,
+      profile,
     });
+  nameJunit(join(dir, 'junit.xml'), `orch conformance — profile ${profile}`);
   if (
     opts.html !== false &&
     existsSync(allureDir) &&
     readdirSync(allureDir).some((f) => f.endsWith('-result.json'))
   ) {
-    const name = `orch conformance${implementation ? ` — ${implementation}` : ''}`;
+    const name = `orch conformance${implementation ? ` — ${implementation}` : ''} — profile ${profile}`;
     const code = await generateAllure(allureDir, join(dir, 'html'), name, dir);
     if (code !== 0) process.stderr.write(`allure generate exited with code ${code}\n`);
   }
@@ -210,6 +222,8 @@ export async function finishReport(
     selection: meta.selection,
     vitestExitCodes: meta.vitestExitCodes,
     startedAt: meta.startedAt,
+    profile,
+    levels,
     ...(meta.shards ? { shards: meta.shards } : {}),
     ...(timings
       ? {
@@ -228,6 +242,15 @@ export async function finishReport(
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
+/** The JUnit document's root is named with the profile, so a CI page shows which one ran. */
+function nameJunit(path: string, name: string): void {
+  if (!existsSync(path)) return;
+  const xml = readFileSync(path, 'utf8');
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const named = xml.replace(/<testsuites\b(?:\s+name="[^"]*")?/, `<testsuites name="${esc(name)}"`);
+  if (named !== xml) writeFileSync(path, named);
+}
+
 /** The end of a run on the terminal: counts, speed, what went wrong, where the reports are. */
 export function summaryText(s: Summary, dir: string, wallSeconds: number): string {
   const lines: string[] = [''];
@@ -245,6 +268,7 @@ export function summaryText(s: Summary, dir: string, wallSeconds: number): strin
       `  UNEXPECTED PASS ${p.id}: ${p.title}\n           expected to fail (${p.note ?? ''}): remove the expectation`,
     );
   for (const e of s.fileErrors) lines.push(`  FILE ERROR ${e.file}: ${e.message}`);
+  lines.push(`Profile ${s.profile}: ${s.levels.map(levelVerdictText).join('; ') || 'no case ran'}`);
   for (const k of s.skips) lines.push(`  skipped  ${k.id}: ${k.note ?? '(no reason given)'}`);
   for (const r of s.retried)
     lines.push(`  retried  ${r.id}: ${r.retries} time${r.retries === 1 ? '' : 's'}, then ${r.outcome}`);

@@ -84,6 +84,8 @@ export interface MatrixPageInfo {
   /** A line under the title (endpoint, dialect, expectations, selection). */
   subtitle?: string;
   unplaced?: { id: string; title: string; doc: number; section: string }[];
+  /** A block of HTML after the summary (the verdicts by level: reports/levels.ts). */
+  levels?: string;
 }
 
 export function matrixHtml(rows: MatrixRow[], info: MatrixPageInfo | string = {}): string {
@@ -91,6 +93,7 @@ export function matrixHtml(rows: MatrixRow[], info: MatrixPageInfo | string = {}
     title = 'orch conformance matrix',
     subtitle,
     unplaced = [],
+    levels = '',
   } = typeof info === 'string' ? { title: info } : info;
   const count = (o: Outcome) => rows.reduce((n, r) => n + r.cases.filter((c) => c.outcome === o).length, 0);
   const covered = rows.filter((r) => r.cases.length > 0).length;
@@ -137,7 +140,7 @@ body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:
 td,th{border:1px solid #ccc;padding:.3em .5em;vertical-align:top;text-align:left}ul{margin:0;padding-left:1.2em}
 tr.untested td:first-child{background:#fff3cd}tr.explained td:first-child{background:#e2e3e5}tr.failing td:first-child{background:#f8d7da}tr.passing td:first-child{background:#d4edda}
 li.failed,li.unexpected-pass{color:#a00}li.skipped,li.not-run{color:#777}li.expected-fail{color:#a60}.lvl{font-size:11px;background:#eee;padding:0 .3em;border-radius:3px}
-#summary{font-size:16px;margin-bottom:1em}.sub{color:#555}</style></head><body><h1>${esc(title)}</h1>
+#summary{font-size:16px;margin-bottom:1em}li.conformant{color:#155724}li.not-conformant{color:#a00}.sub{color:#555}</style></head><body><h1>${esc(title)}</h1>
 ${subtitle ? `<p class="sub" id="run">${esc(subtitle)}</p>\n` : ''}<p id="summary"><span id="sections-covered">${covered}</span> of <span id="sections">${rows.length}</span> sections covered — <span id="passed">${count('passed')}</span> passed, <span id="failed">${count('failed')}</span> failed, <span id="expected-fail">${count('expected-fail')}</span> expected failures, <span id="unexpected-pass">${count('unexpected-pass')}</span> unexpected passes, <span id="skipped">${count('skipped')}</span> skipped, <span id="not-run">${count('not-run')}</span> not run</p>
-${body.join('\n')}</body></html>\n`;
+${levels}${body.join('\n')}</body></html>\n`;
 }

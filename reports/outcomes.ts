@@ -3,7 +3,8 @@
 // selected. The run's summary (summary.json) and its verdict come from these outcomes.
 import { existsSync, readFileSync } from 'node:fs';
 import { type ExpectationFile, expectationFor } from '../harness/src/expectations.ts';
-import type { CaseDef } from '../harness/src/spec.ts';
+import { inProfile, type Profile } from '../harness/src/profile.ts';
+import type { CaseDef, Level } from '../harness/src/spec.ts';
 
 /** How much of a failure's message a result keeps: the requirement, Expected, Actual and a hint. */
 const MESSAGE_LINES = 4;
@@ -52,11 +53,13 @@ export interface VitestJson {
   [k: string]: unknown;
 }
 
-/** Which cases a run selected (`--area`, `--case`, `--shard`). */
+/** Which cases a run selected (`--area`, `--case`, `--level`, `--shard`). */
 export interface Selection {
   areas: string[];
   /** Id prefixes; empty: every case. */
   cases: string[];
+  /** The levels checked (`--level`; absent in reports written before profiles: all). */
+  level?: Profile;
   shard: string | null;
 }
 
@@ -127,7 +130,8 @@ export function caseIdOf(testTitle: string): string {
   return i > 0 ? testTitle.slice(0, i) : testTitle;
 }
 
-export function selects(selection: Pick<Selection, 'cases'>, id: string): boolean {
+export function selects(selection: Pick<Selection, 'cases' | 'level'>, id: string, level?: Level): boolean {
+  if (level && !inProfile(level, selection.level ?? 'all')) return false;
   return selection.cases.length === 0 || selection.cases.some((p) => id.startsWith(p));
 }
 
@@ -142,7 +146,8 @@ export function classify(
   expectations: ExpectationFile,
   selection: Selection,
   notes: CaseNotesFile = { skips: {}, retries: {} },
-  declared?: Set<string>,
+  /** The level of each declared case (cases.jsonl). */
+  declared?: ReadonlyMap<string, Level>,
 ): CaseResult[] {
   const out: CaseResult[] = [];
   for (const f of results.testResults) {
@@ -158,7 +163,7 @@ export function classify(
         // with `test.fails` a pass is reported as a failure whose message says so
         outcome =
           exp?.expect === 'fail' && (message ?? '').includes(UNEXPECTED_PASS) ? 'unexpected-pass' : 'failed';
-      else outcome = selects(selection, id) ? 'skipped' : 'not-selected';
+      else outcome = selects(selection, id, declared?.get(id)) ? 'skipped' : 'not-selected';
       const r: CaseResult = { id, title, file: f.name, outcome };
       // the note says why: the expectation met or broken, or the reason a case skipped itself
       const note =
@@ -195,7 +200,7 @@ export function countOutcomes(results: CaseResult[]): RunCounts {
  * Tests the run executed that are not declared conformance cases (a self-test left under
  * suites/): they must not count as cases, nor pass unnoticed. "file > title" each.
  */
-export function strays(results: VitestJson, declared: Set<string>): string[] {
+export function strays(results: VitestJson, declared: { has(id: string): boolean }): string[] {
   const out: string[] = [];
   for (const f of results.testResults)
     for (const a of f.assertionResults)

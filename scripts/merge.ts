@@ -62,6 +62,10 @@ function checkShards(dirs: string[], summaries: Summary[], allowPartial: boolean
     const shard = s.selection.shard;
     if (!same(s.selection.areas, first.selection.areas) || !same(s.selection.cases, first.selection.cases))
       throw new InputError(`${dir}: selected other areas or cases than ${dirs[0]}`);
+    if ((s.selection.level ?? 'all') !== (first.selection.level ?? 'all'))
+      throw new InputError(
+        `${dir}: profile ${s.selection.level ?? 'all'}, ${dirs[0]}: ${first.selection.level ?? 'all'}`,
+      );
     if (s.dialect !== first.dialect)
       throw new InputError(`${dir}: dialect ${s.dialect}, ${dirs[0]}: ${first.dialect}`);
     if (!same(s.expectations?.cases ?? {}, first.expectations?.cases ?? {}))

@@ -13,6 +13,7 @@ import { REQUEST_TIMEOUT_ENV } from '../harness/src/client.ts';
 import { ASSETS_ENV } from '../harness/src/control-plane/assets.ts';
 import { parseEndpointList } from '../harness/src/endpoints.ts';
 import { loadExpectations } from '../harness/src/expectations.ts';
+import { describeProfile, isProfile, LEVEL_ENV, PROFILES } from '../harness/src/profile.ts';
 import { SERVER_COMMAND_ENV } from '../harness/src/server-command.ts';
 import { resolveTarget, targetUrls } from '../harness/src/target.ts';
 import {
@@ -138,6 +139,10 @@ Node agent configuration (the node-agent-config area; no API server is used):
 Selection:
   --area A[,B...]         only these areas (folders under suites/: ${areaList()})
   --case ID[,ID...]       only cases whose id starts with ID (e.g. crud/create, watch/law/)
+  --level must|should|all the profile: only the MUST cases, the MUST and SHOULD cases, or
+                          every case, MAY and beyond the text included (default all);
+                          every report says which profile ran, and the matrix gives
+                          the verdicts per level                 (ORCH_LEVEL)
   --shard I/N             run shard I of N (test files split by vitest); the report
                           goes to its own directory (default out/report-shard-I-of-N);
                           combine shards with \`orch-conformance merge\`
@@ -278,6 +283,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'node-config-defaulter': { type: 'string' },
         area: { type: 'string', multiple: true },
         case: { type: 'string', multiple: true },
+        level: { type: 'string' },
         shard: { type: 'string' },
         runs: { type: 'string' },
         seed: { type: 'string' },
@@ -317,6 +323,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
     selection: {
       areas: list(values.area as string[] | undefined),
       cases: list(values.case as string[] | undefined),
+      level: 'all',
       shard: null,
     },
     reportDir: '',
@@ -422,6 +429,11 @@ export function parseRunArgs(argv: string[]): RunOptions {
     if (!known.includes(a)) throw new UsageError(`--area: no area "${a}" (areas: ${known.join(', ')})`);
   if (values.case !== undefined && opts.selection.cases.length === 0)
     throw new UsageError('--case: no id given');
+  const level = str('level') ?? (process.env[LEVEL_ENV] || undefined);
+  if (level !== undefined) {
+    if (!isProfile(level)) throw new UsageError(`--level: "${level}" is not one of ${PROFILES.join(', ')}`);
+    opts.selection.level = level;
+  }
   const shard = str('shard');
   if (shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(shard);
@@ -646,6 +658,7 @@ export async function run(argv: string[]): Promise<number> {
   let seconds: number;
   try {
     env.ORCH_REPORT_DIR = reportDir;
+    env[LEVEL_ENV] = opts.selection.level ?? 'all'; // set whatever the parent's environment says
     const casesFile = join(reportDir, 'cases.jsonl');
     writeFileSync(casesFile, '');
     env.ORCH_MANIFEST_OUT = casesFile;
@@ -654,6 +667,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(
       `orch conformance: ${endpointsText(endpoints)} (dialect ${env.ORCH_DIALECT ?? 'orch'})` +
         `${sel.areas.length ? `, areas ${sel.areas.join(',')}` : ''}${sel.cases.length ? `, cases ${sel.cases.join(',')}` : ''}` +
+        `, profile ${describeProfile(sel.level ?? 'all')}` +
         `${sel.shard ? `, shard ${sel.shard}` : ''}${opts.expect ? `, expectations ${opts.expect}` : ''}` +
         `${opts.runs ? `, ${opts.runs} runs` : ''}${opts.seed !== undefined ? `, seed ${opts.seed}` : ''}\n` +
         (env.ORCH_EMBEDDED === '1' ? '' : declaredText(env)) +

@@ -14,6 +14,7 @@ import {
 } from '../../faults/proxy.ts';
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import type { MatrixRow } from '../../reports/matrix.ts';
+import { readManifest } from '../manifest.ts';
 import { optionEnv, parseRunArgs, RUN_HELP, run, testNamePattern, vitestArgs } from '../run.ts';
 import { type CliResult, cleanupTempDirs, cli, readResults, readSummary, tail, tempDir } from './helpers.ts';
 
@@ -77,6 +78,7 @@ describe('run: help and usage', () => {
       [['run', '--runs', '0'], /--runs: "0" is not a positive integer/],
       [['run', '--seed', 'x'], /--seed: "x" is not an integer/],
       [['run', '--dialect', 'klingon'], /--dialect: "klingon"/],
+      [['run', '--level', 'may'], /--level: "may" is not one of must, should, all/],
       [['run', '--expect', 'no/such/file.yaml'], /--expect: no file/],
       [['run', '--history-seconds', '0'], /--history-seconds: "0" is not a positive integer/],
       [
@@ -252,6 +254,49 @@ describe('run: end to end against a reference server', () => {
     expect(s.executed).toBe(0);
     expect(s.ok).toBe(false);
     expect(s.reasons).toContain('no case was executed');
+  }, 120_000);
+
+  it('--level must runs only the MUST cases and every report says so', async () => {
+    const dir = tempDir('level-must');
+    const r = await cli(['run', ...args(), '--area', 'content-types', '--level', 'must', '--report', dir]);
+    expect(r.code, tail(r)).toBe(0);
+    // the levels as the cases declare them (suites/MANIFEST.json), not as the run reports them
+    const level = new Map(readManifest().map((c) => [c.id, c.level]));
+    const all = [...level.keys()].filter((id) => id.startsWith('content-types/'));
+    const ran = readResults(dir)
+      .testResults.flatMap((f) => f.assertionResults)
+      .filter((a) => a.status === 'passed' || a.status === 'failed')
+      .map((a) => a.title.slice(0, a.title.indexOf(': ')));
+    expect(new Set(ran.map((id) => level.get(id))), 'levels of the cases that ran').toEqual(
+      new Set(['MUST']),
+    );
+    expect(ran.length).toBe(all.filter((id) => level.get(id) === 'MUST').length);
+    const s = readSummary(dir);
+    expect(s.executed).toBe(ran.length);
+    expect(s.notSelected, 'the SHOULD and beyond-the-text cases').toBe(all.length - ran.length);
+    expect(s.notSelected).toBeGreaterThan(0);
+    expect(s.profile).toBe('must (MUST cases only)');
+    expect(s.levels).toEqual([
+      expect.objectContaining({
+        doc: 1,
+        level: 'MUST',
+        selected: ran.length,
+        passed: ran.length,
+        conformant: true,
+      }),
+    ]);
+    expect(r.out).toContain('profile must (MUST cases only)');
+    expect(r.out).toContain(`Profile must (MUST cases only): doc1 MUST: ${ran.length}/${ran.length} passed`);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(
+      /<testsuites name="orch conformance — profile must \(MUST cases only\)"/,
+    );
+    const matrix = readFileSync(join(dir, 'matrix.html'), 'utf8');
+    expect(matrix).toContain('<b id="profile">must (MUST cases only)</b>');
+    expect(matrix).toContain(`doc1 MUST: ${ran.length}/${ran.length} passed`);
+    expect(readFileSync(join(dir, 'allure-results', 'environment.properties'), 'utf8')).toContain(
+      'profile=must (MUST cases only)',
+    );
+    expect(readFileSync(join(dir, 'html', 'index.html'), 'utf8')).toContain('profile must');
   }, 120_000);
 
   it('a case that skips itself is reported as skipped with its reason, everywhere', async () => {

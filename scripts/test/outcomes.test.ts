@@ -30,7 +30,10 @@ describe('run outcomes', () => {
     { title: 'content-types/json/other: another', status: 'skipped' },
     { title: 'the prefix round-trips', status: 'passed' },
   ]);
-  const declared = new Set(['content-types/json/default', 'content-types/json/other']);
+  const declared = new Map([
+    ['content-types/json/default', 'MUST'],
+    ['content-types/json/other', 'MUST'],
+  ] as const);
   const sel = { areas: [], cases: [], shard: null };
 
   it('counts the declared cases only', () => {
@@ -51,7 +54,7 @@ describe('run outcomes', () => {
   });
 
   it('no declared case executed: the run fails', () => {
-    const none = countOutcomes(classify(r, { cases: {} }, sel, undefined, new Set()));
+    const none = countOutcomes(classify(r, { cases: {} }, sel, undefined, new Map()));
     expect(none.executed).toBe(0);
     expect(verdict(none, [], [0]).reasons).toContain('no case was executed');
   });
