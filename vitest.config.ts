@@ -58,6 +58,9 @@ export default defineConfig({
           isolate: false,
           // concurrent cases (the fault meta test runs faults side by side) at most 3 at once
           maxConcurrency: 3,
+          // GitHub's workflow parser imports its JSON schema without an import attribute, which
+          // Node refuses: vitest loads it instead (scripts/test/ci-templates.test.ts)
+          server: { deps: { inline: ['@actions/workflow-parser'] } },
         },
       },
       {

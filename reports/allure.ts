@@ -7,7 +7,15 @@
 //    added as `skipped` with the expectation's note, so the report lists every selected case.
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -184,23 +192,35 @@ export function stripAnalytics(htmlDir: string): number {
 /** Allure configuration: the tree groups cases by document (epic), section (feature) and place (story). */
 const ALLURE_CONFIG = fileURLToPath(new URL('allurerc.json', import.meta.url));
 
-/** `allure generate` (Allure 3) from a results directory into `out`; resolves to its exit code. */
+/**
+ * `allure generate` (Allure 3) from a results directory into `out`; resolves to its exit code.
+ * With `historyPath` Allure reads the earlier runs from that file and appends this one: the
+ * report shows each case's history and the trend.
+ */
 export async function generateAllure(
   resultsDir: string,
   out: string,
   name: string,
   cwd: string,
+  historyPath?: string,
 ): Promise<number> {
   const bin = allureBin();
+  let config = ALLURE_CONFIG;
+  if (historyPath) {
+    config = join(cwd, '.allurerc-history.json');
+    const base = JSON.parse(readFileSync(ALLURE_CONFIG, 'utf8')) as Record<string, unknown>;
+    writeFileSync(config, JSON.stringify({ ...base, historyPath }));
+  }
   const code = await new Promise<number>((res) => {
     const child = spawn(
       process.execPath,
-      [bin, 'generate', resultsDir, '-o', out, '--name', name, '--config', ALLURE_CONFIG],
+      [bin, 'generate', resultsDir, '-o', out, '--name', name, '--config', config],
       { cwd, stdio: ['ignore', 'ignore', 'inherit'] },
     );
     child.on('error', () => res(1));
     child.on('exit', (c) => res(c ?? 1));
   });
+  if (config !== ALLURE_CONFIG) rmSync(config, { force: true });
   if (code === 0) stripAnalytics(out);
   return code;
 }

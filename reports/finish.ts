@@ -10,11 +10,15 @@
 //   summary.json      counts, verdict, unexpected results, skips, target and selection
 //   case-notes.json   skip reasons and retries (reports/case-notes-reporter.ts)
 //   timings.json      every file's and case's time, slowest first (reports/timings.ts)
+//   trend.html        with --history: the runs so far and what changed (reports/history.ts)
+//   index.html        the verdict and a link to each page (reports/index-page.ts)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Expectation, ExpectationFile } from '../harness/src/expectations.ts';
 import { describeProfile } from '../harness/src/profile.ts';
 import { completeAllureResults, generateAllure } from './allure.ts';
+import { indexHtml } from './index-page.ts';
+import { ALLURE_HISTORY_FILE, recordRun, type Trend, trendHtml, trendText } from './history.ts';
 import { type LevelVerdict, levelVerdicts, levelVerdictsHtml, levelVerdictText } from './levels.ts';
 import { buildMatrix, matrixHtml, notesOf, outcomesOf, unplacedCases } from './matrix.ts';
 import {
@@ -47,6 +51,8 @@ export const REPORT_FILES = [
   'case-notes.json',
   'timings.json',
   CONTROL_PLANE_LOG,
+  'trend.html',
+  'index.html',
 ];
 
 export interface ExpectationsInfo {
@@ -75,6 +81,8 @@ export interface RunMeta {
   vitestExitCodes: (number | null)[];
   startedAt: string;
   shards?: ShardInfo[];
+  /** The history directory (`--history`): this run is appended and the report gets the trend. */
+  history?: string;
 }
 
 export interface Summary extends RunCounts {
@@ -106,6 +114,8 @@ export interface Summary extends RunCounts {
   profile: string;
   /** Per document and level of the profile: selected, passed, ... and whether all passed. */
   levels: LevelVerdict[];
+  /** With `--history`: the runs so far and what changed since the run before (trend.html). */
+  trend?: Trend;
   /** The slowest files and cases (all of them in timings.json). */
   slowest?: Timings;
 }
@@ -140,6 +150,15 @@ export async function finishReport(
   const v = verdict(counts, errors, meta.vitestExitCodes, results ? strays(results, declared) : []);
 
   const rows = buildMatrix(root, cases, outcomesOf(caseResults), notesOf(caseResults));
+  const trend = meta.history
+    ? recordRun(meta.history, {
+        startedAt: meta.startedAt,
+        profile: describeProfile(meta.selection.level ?? 'all'),
+        ok: v.ok,
+        counts,
+        results: caseResults,
+      })
+    : undefined;
   const implementation = meta.expectations?.implementation ?? null;
   const profile = describeProfile(meta.selection.level ?? 'all');
   const levels = levelVerdicts(caseResults, cases, meta.selection.level ?? 'all');
@@ -186,7 +205,13 @@ export async function finishReport(
     readdirSync(allureDir).some((f) => f.endsWith('-result.json'))
   ) {
     const name = `orch conformance${implementation ? ` — ${implementation}` : ''} — profile ${profile}`;
-    const code = await generateAllure(allureDir, join(dir, 'html'), name, dir);
+    const code = await generateAllure(
+      allureDir,
+      join(dir, 'html'),
+      name,
+      dir,
+      meta.history ? resolve(meta.history, ALLURE_HISTORY_FILE) : undefined,
+    );
     if (code !== 0) process.stderr.write(`allure generate exited with code ${code}\n`);
   }
 
@@ -224,6 +249,7 @@ export async function finishReport(
     startedAt: meta.startedAt,
     profile,
     levels,
+    ...(trend ? { trend } : {}),
     ...(meta.shards ? { shards: meta.shards } : {}),
     ...(timings
       ? {
@@ -237,6 +263,15 @@ export async function finishReport(
       : {}),
   };
   writeFileSync(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  if (trend)
+    writeFileSync(
+      join(dir, 'trend.html'),
+      trendHtml(trend, `orch conformance trend${implementation ? ` — ${implementation}` : ''}`),
+    );
+  writeFileSync(
+    join(dir, 'index.html'),
+    indexHtml(dir, summary, `orch conformance${implementation ? ` — ${implementation}` : ''}`),
+  );
   return summary;
 }
 
@@ -273,11 +308,13 @@ export function summaryText(s: Summary, dir: string, wallSeconds: number): strin
   for (const r of s.retried)
     lines.push(`  retried  ${r.id}: ${r.retries} time${r.retries === 1 ? '' : 's'}, then ${r.outcome}`);
   if (s.slowest?.files.length) lines.push(...slowestText(s.slowest));
+  if (s.trend) lines.push(...trendText(s.trend));
   if (existsSync(join(dir, 'html', 'index.html')))
     lines.push(`Allure report: ${join(dir, 'html', 'index.html')} (serve over http)`);
   if (s.endpoints.length > 1)
     lines.push(`Endpoints:     ${s.endpoints.join(', ')} (requests alternated between them)`);
   lines.push(`Matrix:        ${join(dir, 'matrix.html')}`);
+  if (s.trend) lines.push(`Trend:         ${join(dir, 'trend.html')}`);
   if (existsSync(join(dir, 'junit.xml'))) lines.push(`JUnit:         ${join(dir, 'junit.xml')}`);
   lines.push(`Summary:       ${join(dir, 'summary.json')}`);
   if (existsSync(join(dir, 'timings.json'))) lines.push(`Timings:       ${join(dir, 'timings.json')}`);

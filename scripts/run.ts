@@ -159,6 +159,11 @@ Results:
   --report DIR            where reports go (default out/report): html/ (Allure),
                           matrix.html, junit.xml, results.json, summary.json
   --no-html               skip \`allure generate\`
+  --history DIR           keep the history of runs in DIR (kept between CI runs: see
+                          ci-templates/): each run is appended, trend.html charts the
+                          pass counts and lists the newly failing cases and since which
+                          run each case fails; the Allure report shows each case's history
+                          (ORCH_HISTORY; ORCH_RUN_LABEL names the run, e.g. its CI number)
   --exit-with-parent      end (as on SIGTERM) once the process that started the run ends,
                           kill -9 included (\`npm run conformance\` sets it)
   -h, --help              this text
@@ -240,6 +245,8 @@ export interface RunOptions {
   expect?: string;
   reportDir: string;
   html: boolean;
+  /** The history directory (`--history`): the run is appended to it and the report shows the trend. */
+  history?: string;
   help: boolean;
   /** End (as on SIGTERM) once the process that started the run ends. */
   exitWithParent?: boolean;
@@ -292,6 +299,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         expect: { type: 'string' },
         report: { type: 'string' },
         'no-html': { type: 'boolean' },
+        history: { type: 'string' },
         'exit-with-parent': { type: 'boolean' },
         etcd: { type: 'boolean' },
         'kubernetes-assets': { type: 'string' },
@@ -463,6 +471,11 @@ export function parseRunArgs(argv: string[]): RunOptions {
   if (expect !== undefined) {
     opts.expect = resolve(expect);
     if (!existsSync(opts.expect)) throw new UsageError(`--expect: no file ${opts.expect}`);
+  }
+  const history = str('history') ?? (process.env.ORCH_HISTORY || undefined);
+  if (history !== undefined) {
+    if (history.trim() === '') throw new UsageError('--history: no directory given');
+    opts.history = resolve(history);
   }
   const [i, n] = (opts.selection.shard ?? '').split('/');
   const report = str('report');
@@ -712,6 +725,7 @@ export async function run(argv: string[]): Promise<number> {
       seconds,
       vitestExitCodes: [vitestExitCode],
       startedAt,
+      ...(opts.history ? { history: opts.history } : {}),
     },
     { completeAllure: true, html: opts.html },
   );
