@@ -809,7 +809,10 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       "The authorizer library in a policy: `authorizer.group(g).resource(r).namespace(ns).check(verb).allowed()` answers for the request's user, `authorizer.serviceAccount(ns, name)` for a service account",
       CEL_INPUTS,
       'Authorizer: `Authorizer.group(string).resource(string)` gives a ResourceCheck; optional chained `subresource(string)`, `namespace(string)`, `name(string)`; `check(verb)` returns a Decision with `allowed()` (bool) and `reason()` (string)',
-      ['doc2/expression-language-inputs/authorizer-authorizer-group-string-resource-string'],
+      [
+        'doc2/expression-language-inputs/authorizer-authorizer-group-string-resource-string',
+        'doc2/expression-language-inputs/service-account-authorizer-serviceaccount-namespace-name',
+      ],
     ),
     async (t) => {
       const p = uniqueName('p');
