@@ -776,7 +776,10 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       'Gradual typing in policies: an unknown field of the typed `request` variable is refused when the policy is written',
       CEL_INPUTS,
       'some fields (admission policies) type some variables and leave others dynamic, so an unknown field on a typed variable fails and on a dynamic variable passes',
-      ['doc2/expression-language-inputs/custom-definition-validation-rules-fully-type'],
+      [
+        'doc2/expression-language-inputs/type-checking-gradual',
+        'doc2/expression-language-inputs/custom-definition-validation-rules-fully-type',
+      ],
     ),
     { validations: [{ expression: "request.noSuchField == 'x'" }] },
     'spec.validations[0].expression',
@@ -789,7 +792,10 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       'Gradual typing in policies: an unknown field of the dynamic `object` variable is accepted when the policy is written (and fails only at evaluation)',
       CEL_INPUTS,
       'some fields (admission policies) type some variables and leave others dynamic, so an unknown field on a typed variable fails and on a dynamic variable passes',
-      ['doc2/expression-language-inputs/custom-definition-validation-rules-fully-type'],
+      [
+        'doc2/expression-language-inputs/type-checking-gradual',
+        'doc2/expression-language-inputs/custom-definition-validation-rules-fully-type',
+      ],
     ),
     async (t) => {
       const name = uniqueName('p');

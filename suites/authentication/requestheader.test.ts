@@ -23,7 +23,10 @@ describe('authentication: authenticating proxy', () => {
       doc: 3,
       section: AUTH,
       place: PROXY_PLACE,
-      specRules: ['doc3/authentication/authenticating-proxy-flags-requestheader-username-headers'],
+      specRules: [
+        'doc3/authentication/authenticating-proxy-flags-requestheader-username-headers',
+        'doc3/authentication/authenticating-proxy-username-groups-extras-read',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {

@@ -121,7 +121,10 @@ describe('authentication: review objects', () => {
       section: 'Self review',
       place:
         'POST `/apis/authentication.orch.io/v1beta1/selfsubjectreviews` with a SelfSubjectReview body without fields; the reply fills `status.userInfo`',
-      specRules: ['doc3/self-review/post-apis-authentication-orch-io-v1beta1'],
+      specRules: [
+        'doc3/self-review/post-apis-authentication-orch-io-v1beta1',
+        'doc3/review-objects/selfsubjectreview-authentication-orch-io-v1beta1-no',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -42,6 +42,7 @@ describe('authorization: impersonation', () => {
         'doc3/authentication/impersonate-group-repeatable-needs-user-header',
         'doc3/authentication/impersonate-extra-name-name-lower-case',
         'doc3/authentication/impersonate-uid-optional-needs-user-header',
+        'doc3/authentication/impersonate-user-user-name',
       ],
       level: 'MUST',
     },
@@ -113,6 +114,7 @@ describe('authorization: impersonation', () => {
       specRules: [
         'doc3/authentication/impersonation-headers-caller-authenticated-first-must',
         'doc3/authentication/impersonate-group-repeatable-needs-user-header',
+        'doc3/authentication/impersonate-user-user-name',
       ],
       level: 'MUST',
     },

@@ -93,7 +93,10 @@ describe('chunking: laws of chunked lists (property-based)', () => {
       section: SECTION,
       place:
         'With `limit=<n>` the server returns at most n items and sets `metadata.continue` when more remain. The client repeats the request with the same `limit` and `continue=<token>` until the returned `continue` is empty',
-      specRules: ['doc1/chunked-lists/limit-n-server-returns-most-n'],
+      specRules: [
+        'doc1/chunked-lists/limit-n-server-returns-most-n',
+        'doc1/query-parameters/continue-list-token-returned-previous-chunk',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -69,7 +69,10 @@ describe('chunking: continue tokens', () => {
       doc: 1,
       section: 'Errors',
       place: '410 Gone | expired `continue` token',
-      specRules: ['doc1/errors/410-gone-watch-exact-list-version'],
+      specRules: [
+        'doc1/errors/410-gone-watch-exact-list-version',
+        'doc1/states-transitions/pagination-token-lifecycle-continue-token-valid',
+      ],
       level: 'MUST',
     },
     async ({ client, target, step }) => {

@@ -316,7 +316,10 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: 'When no requested media type is supported the reply is 406',
-      specRules: ['doc1/headers-content-negotiation/when-no-requested-media-type-supported'],
+      specRules: [
+        'doc1/headers-content-negotiation/when-no-requested-media-type-supported',
+        'doc1/errors/406-none-requested-media-types-supported',
+      ],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -345,7 +348,10 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: 'When no requested media type is supported the reply is 406',
-      specRules: ['doc1/headers-content-negotiation/when-no-requested-media-type-supported'],
+      specRules: [
+        'doc1/headers-content-negotiation/when-no-requested-media-type-supported',
+        'doc1/errors/406-none-requested-media-types-supported',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -63,7 +63,10 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: UNIQUE,
-      specRules: ['doc1/what-service-does/object-names-every-object-creatable-through'],
+      specRules: [
+        'doc1/what-service-does/object-names-every-object-creatable-through',
+        'doc1/resources-their-fields/name-string-unique-per-kind-within',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -89,7 +92,10 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: UNIQUE,
-      specRules: ['doc1/what-service-does/object-names-every-object-creatable-through'],
+      specRules: [
+        'doc1/what-service-does/object-names-every-object-creatable-through',
+        'doc1/resources-their-fields/name-string-unique-per-kind-within',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -20,7 +20,10 @@ describe('crud: update', () => {
       doc: 1,
       section: 'Update mechanisms',
       place: 'PUT replaces the object; the client supplies `resourceVersion` taken from the object it read',
-      specRules: ['doc1/update-mechanisms/put-replaces-object-client-supplies-resourceversion'],
+      specRules: [
+        'doc1/update-mechanisms/put-replaces-object-client-supplies-resourceversion',
+        'doc1/operations/update-put-resource-path-full-object',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

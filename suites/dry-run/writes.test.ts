@@ -28,8 +28,9 @@ const specRules = (form: Form) =>
     ? [
         'doc1/dry-run/dryrun-all-every-stage-runs-admission',
         'doc1/dry-run/normal-status-code-final-object-returned',
+        'doc1/query-parameters/dryrun-post-put-patch-delete-bare',
       ]
-    : ['doc1/dry-run/bare-dryrun-also-accepted'];
+    : ['doc1/dry-run/bare-dryrun-also-accepted', 'doc1/query-parameters/dryrun-post-put-patch-delete-bare'];
 
 function checkData(r: Response, want: Record<string, string>, why: string): void {
   const got = strMap(r.json?.data);
@@ -106,8 +107,14 @@ describe('dry-run: writes are not persisted', () => {
             : BARE,
         specRules:
           form === 'All'
-            ? ['doc1/dry-run/dryrun-all-every-stage-runs-admission']
-            : ['doc1/dry-run/bare-dryrun-also-accepted'],
+            ? [
+                'doc1/dry-run/dryrun-all-every-stage-runs-admission',
+                'doc1/query-parameters/dryrun-post-put-patch-delete-bare',
+              ]
+            : [
+                'doc1/dry-run/bare-dryrun-also-accepted',
+                'doc1/query-parameters/dryrun-post-put-patch-delete-bare',
+              ],
         level: 'MUST',
       },
       async ({ client }) => {

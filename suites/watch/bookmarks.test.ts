@@ -85,7 +85,10 @@ describe('watch: bookmarks', () => {
       section: 'Resources and their fields',
       place:
         'For `BOOKMARK` the object has the requested kind and apiVersion and only `metadata.resourceVersion`',
-      specRules: ['doc1/resources-their-fields/bookmark-object-has-requested-kind-apiversion'],
+      specRules: [
+        'doc1/resources-their-fields/bookmark-object-has-requested-kind-apiversion',
+        'doc1/resources-their-fields/named-types-added-modified-bookmark',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {

@@ -17,7 +17,10 @@ describe('watch: event types', () => {
       doc: 1,
       section: SECTION,
       place: 'ADDED | An object was created after the start version',
-      specRules: ['doc1/events/added-object-was-created-after-start'],
+      specRules: [
+        'doc1/events/added-object-was-created-after-start',
+        'doc1/resources-their-fields/named-types-added-modified-bookmark',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -46,7 +49,10 @@ describe('watch: event types', () => {
       doc: 1,
       section: SECTION,
       place: 'MODIFIED | An object was updated or patched',
-      specRules: ['doc1/events/modified-object-was-updated-patched'],
+      specRules: [
+        'doc1/events/modified-object-was-updated-patched',
+        'doc1/resources-their-fields/named-types-added-modified-bookmark',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -79,6 +79,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
         'the stream is: synthetic ADDED events for every existing object, then a BOOKMARK whose resourceVersion is the version synced to, then the regular watch stream',
       specRules: [
         'doc1/streaming-initial-state/sendinitialevents-true-allowwatchbookmarks-true-resourceversionmatch-notolderthan',
+        'doc1/query-parameters/sendinitialevents-watch-true-stream-starts-synthetic',
       ],
       level: 'MUST',
     },
