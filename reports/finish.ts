@@ -6,7 +6,8 @@
 //   allure-results/   Allure results (allure-vitest, completed by reports/allure.ts)
 //   html/             the Allure HTML report (`allure generate`; serve it over http)
 //   cases.jsonl       every collected case with its spec place (one JSON object a line)
-//   matrix.html/json  spec sections x cases x outcomes
+//   matrix.html/json  spec sections x cases x outcomes (the page ends with coverage by rule)
+//   rules.json        every rule of the documents, the cases naming it, the counts
 //   summary.json      counts, verdict, unexpected results, skips, target and selection
 //   case-notes.json   skip reasons and retries (reports/case-notes-reporter.ts)
 //   timings.json      every file's and case's time, slowest first (reports/timings.ts)
@@ -34,6 +35,7 @@ import {
   strays,
   verdict,
 } from './outcomes.ts';
+import { ruleCoverage } from './rule-coverage.ts';
 import { slowestText, type Timings, timingsOf } from './timings.ts';
 
 /** What the processes of a control plane the run started wrote (`run --kubernetes-assets`). */
@@ -47,6 +49,7 @@ export const REPORT_FILES = [
   'cases.jsonl',
   'matrix.html',
   'matrix.json',
+  'rules.json',
   'summary.json',
   'case-notes.json',
   'timings.json',
@@ -159,6 +162,7 @@ export async function finishReport(
         results: caseResults,
       })
     : undefined;
+  const rules = ruleCoverage(root, cases, outcomesOf(caseResults));
   const implementation = meta.expectations?.implementation ?? null;
   const profile = describeProfile(meta.selection.level ?? 'all');
   const levels = levelVerdicts(caseResults, cases, meta.selection.level ?? 'all');
@@ -186,9 +190,11 @@ export async function finishReport(
       subtitle,
       unplaced: unplacedCases(root, cases),
       levels: levelVerdictsHtml(levels, profile),
+      rules,
     }),
   );
   writeFileSync(join(dir, 'matrix.json'), `${JSON.stringify(rows, null, 2)}\n`);
+  writeFileSync(join(dir, 'rules.json'), `${JSON.stringify(rules, null, 2)}\n`);
 
   const allureDir = join(dir, 'allure-results');
   if (opts.completeAllure && results)

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import type { CaseDef } from '../harness/src/spec.ts';
 import { esc } from './html.ts';
 import type { CaseResult } from './outcomes.ts';
+import { type RuleCoverage, ruleCoverageHtml } from './rule-coverage.ts';
 import { readSections, SPEC_FILES } from './spec-sections.ts';
 
 export type Outcome = 'passed' | 'failed' | 'skipped' | 'expected-fail' | 'unexpected-pass' | 'not-run';
@@ -86,6 +87,8 @@ export interface MatrixPageInfo {
   unplaced?: { id: string; title: string; doc: number; section: string }[];
   /** A block of HTML after the summary (the verdicts by level: reports/levels.ts). */
   levels?: string;
+  /** Coverage by rule (reports/rule-coverage.ts): a section of its own at the end of the page. */
+  rules?: RuleCoverage;
 }
 
 export function matrixHtml(rows: MatrixRow[], info: MatrixPageInfo | string = {}): string {
@@ -94,6 +97,7 @@ export function matrixHtml(rows: MatrixRow[], info: MatrixPageInfo | string = {}
     subtitle,
     unplaced = [],
     levels = '',
+    rules,
   } = typeof info === 'string' ? { title: info } : info;
   const count = (o: Outcome) => rows.reduce((n, r) => n + r.cases.filter((c) => c.outcome === o).length, 0);
   const covered = rows.filter((r) => r.cases.length > 0).length;
@@ -142,5 +146,5 @@ tr.untested td:first-child{background:#fff3cd}tr.explained td:first-child{backgr
 li.failed,li.unexpected-pass{color:#a00}li.skipped,li.not-run{color:#777}li.expected-fail{color:#a60}.lvl{font-size:11px;background:#eee;padding:0 .3em;border-radius:3px}
 #summary{font-size:16px;margin-bottom:1em}li.conformant{color:#155724}li.not-conformant{color:#a00}.sub{color:#555}</style></head><body><h1>${esc(title)}</h1>
 ${subtitle ? `<p class="sub" id="run">${esc(subtitle)}</p>\n` : ''}<p id="summary"><span id="sections-covered">${covered}</span> of <span id="sections">${rows.length}</span> sections covered — <span id="passed">${count('passed')}</span> passed, <span id="failed">${count('failed')}</span> failed, <span id="expected-fail">${count('expected-fail')}</span> expected failures, <span id="unexpected-pass">${count('unexpected-pass')}</span> unexpected passes, <span id="skipped">${count('skipped')}</span> skipped, <span id="not-run">${count('not-run')}</span> not run</p>
-${levels}${body.join('\n')}</body></html>\n`;
+${levels}${body.join('\n')}${rules ? `\n${ruleCoverageHtml(rules)}` : ''}</body></html>\n`;
 }

@@ -120,7 +120,9 @@ export function diffManifest(checkedIn: CaseDef[], collected: CaseDef[]): string
     const b = before.get(id);
     if (!b) out.push(`+ ${id}: declared in suites/ but not in MANIFEST.json`);
     else {
-      const fields = (['title', 'doc', 'section', 'place', 'level'] as const).filter((k) => b[k] !== c[k]);
+      const fields = (['title', 'doc', 'section', 'place', 'level', 'specRules'] as const).filter(
+        (k) => JSON.stringify(b[k]) !== JSON.stringify(c[k]),
+      );
       if (fields.length)
         out.push(
           `~ ${id}: ${fields.map((k) => `${k} ${JSON.stringify(b[k])} -> ${JSON.stringify(c[k])}`).join(', ')}`,

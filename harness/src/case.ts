@@ -82,7 +82,7 @@ export function conformance(
   if (out)
     appendFileSync(
       out,
-      `${JSON.stringify({ id: def.id, title: def.title, doc: def.doc, section: def.section, place: def.place, level: def.level })}\n`,
+      `${JSON.stringify({ id: def.id, title: def.title, doc: def.doc, section: def.section, place: def.place, level: def.level, ...(def.specRules?.length ? { specRules: def.specRules } : {}) })}\n`,
     );
   const name = `${def.id}: ${def.title}`;
   const exp = expectationFor(sessionExpectations(), def.id);

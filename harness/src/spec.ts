@@ -19,6 +19,11 @@ export interface CaseDef extends SpecPlace {
   id: string;
   /** A sentence that says the behaviour. */
   title: string;
+  /**
+   * The ids of the rules the case checks (suites/rules/doc<n>.yaml: a sentence or table row of
+   * the documents each), so the matrix shows which rules have no case.
+   */
+  specRules?: string[];
 }
 
 export const DOCS: Record<1 | 2 | 3, string> = {

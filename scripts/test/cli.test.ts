@@ -15,6 +15,7 @@ import {
 import { build, type OrchServer } from '../../reference/src/index.ts';
 import type { MatrixRow } from '../../reports/matrix.ts';
 import { readManifest } from '../manifest.ts';
+import type { RuleCoverage } from '../../reports/rule-coverage.ts';
 import { optionEnv, parseRunArgs, RUN_HELP, run, testNamePattern, vitestArgs } from '../run.ts';
 import { type CliResult, cleanupTempDirs, cli, readResults, readSummary, tail, tempDir } from './helpers.ts';
 
@@ -317,6 +318,14 @@ describe('run: end to end against a reference server', () => {
       outcome: 'skipped',
       note: reason,
     });
+    // coverage by rule: the rule the case names (suites/rules/doc1.yaml) lists it with its outcome
+    const rules = JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8')) as RuleCoverage;
+    const gone = rules.sections
+      .flatMap((x) => x.rules)
+      .find((x) => x.id === 'doc1/errors/410-gone-watch-exact-list-version');
+    expect(gone?.cases).toContainEqual({ id: 'chunking/continue/expired-token', outcome: 'skipped' });
+    expect(rules.counts.rules).toBeGreaterThan(300);
+    expect(readFileSync(join(dir, 'matrix.html'), 'utf8')).toContain('<section id="rules">');
     const allure = readdirSync(join(dir, 'allure-results'))
       .filter((f) => f.endsWith('-result.json'))
       .map((f) => JSON.parse(readFileSync(join(dir, 'allure-results', f), 'utf8')))

@@ -47,6 +47,16 @@ describe('the checks themselves', () => {
     ]);
   });
 
+  it('diffManifest names a change of the rules a case names', () => {
+    const before = [entry('a/x/1', { specRules: ['doc1/a/one'] })];
+    expect(diffManifest(before, [entry('a/x/1', { specRules: ['doc1/a/one', 'doc1/a/two'] })])).toEqual([
+      '~ a/x/1: specRules ["doc1/a/one"] -> ["doc1/a/one","doc1/a/two"]',
+    ]);
+    expect(diffManifest(before, [entry('a/x/1')])).toEqual([
+      '~ a/x/1: specRules ["doc1/a/one"] -> undefined',
+    ]);
+  });
+
   it('manifestDrift also wants the layout `npm run manifest` writes', () => {
     const file = join(tempDir('manifest'), 'MANIFEST.json');
     const cases = [entry('a/x/1')];

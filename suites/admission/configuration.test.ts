@@ -19,6 +19,7 @@ function caseDef(row: LoadedRow): CaseDef {
     doc: 3,
     section: row.section ?? SECTION,
     place: row.place,
+    specRules: row.specRules,
     level: row.level,
   };
 }

@@ -22,6 +22,7 @@ export function contractCases(file: string): void {
         doc: 3,
         section: row.section,
         place: row.place,
+        specRules: row.specRules,
         level: row.level,
       };
       // a row on the audit event runs against a target whose audit log the suites read

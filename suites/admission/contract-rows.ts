@@ -45,6 +45,8 @@ export interface ContractRow {
   title: string;
   section: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
   level: Level;
   note?: string;
   webhooks: RowWebhook[];

@@ -465,6 +465,14 @@ describe('admission: ordering of webhooks (property-based)', () => {
         doc: 3,
         section: SECTION,
         place: 'Admission order per write request (table)',
+        specRules: [
+          'doc3/states-transitions/authenticated-authorized-write-request-passes-mutating',
+          'doc3/states-transitions/mutating-phase-all-mutating-steps-finish',
+          'doc3/states-transitions/validating-phase-all-validating-steps-finish',
+          'doc3/states-transitions/either-phase-any-plugin-webhook-rejects',
+          'doc3/webhook-configuration-objects/mutatingadmissionwebhook-m-calls-matching-mutating-webhooks',
+          'doc3/webhook-configuration-objects/validatingadmissionwebhook-v-calls-matching-validating-webhooks',
+        ],
         level,
       },
       async (t) => {

@@ -7,12 +7,21 @@ import type { CaseContext } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
+import { pluginRules } from './plugin-helpers.ts';
 
 export const SECTION = 'Webhook configuration objects';
 
 /** A case of a plugin-table row: `place` is the row (or the 1.28 behaviour beyond it). */
 export function pluginCase(id: string, title: string, place: string, level: CaseDef['level']): CaseDef {
-  return { id: `admission/plugins/${id}`, title, doc: 3, section: SECTION, place, level };
+  return {
+    id: `admission/plugins/${id}`,
+    title,
+    doc: 3,
+    section: SECTION,
+    place,
+    specRules: pluginRules(place),
+    level,
+  };
 }
 
 /** Runs `fn` in a fresh namespace (with these annotations) of the case's target; deletes it after. */

@@ -13,7 +13,7 @@ import { conformance } from '../../harness/src/case.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
-import { grant, row, SECTION, settle } from './plugin-helpers.ts';
+import { grant, pluginRules, row, SECTION, settle } from './plugin-helpers.ts';
 
 const CSRS = '/apis/certificates.orch.io/v1/certificatesigningrequests';
 const CLIENT_SIGNER = 'orch.io/kube-apiserver-client';
@@ -40,6 +40,7 @@ const def = (id: string, title: string, place: string, level: CaseDef['level']):
   doc: 3,
   section: SECTION,
   place,
+  specRules: pluginRules(place),
   level,
 });
 

@@ -14,7 +14,7 @@ import { conformance } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
 import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
-import { namespace, row, SECTION } from './plugin-helpers.ts';
+import { namespace, pluginRules, row, SECTION } from './plugin-helpers.ts';
 
 const RATE_ROW = row(
   'EventRateLimit',
@@ -25,12 +25,20 @@ const IMAGE_ROW = row('ImagePolicyWebhook', 'V', 'Asks a backend with ImageRevie
 const IMAGE_CONFIG =
   'ImagePolicyWebhook configuration (`imagePolicy` block): `kubeConfigFile` (renamed `orchConfigFile` here; path to a connection file; TLS required), `allowTTL` (seconds), `denyTTL` (seconds), `retryBackoff` (milliseconds), `defaultAllow` (bool, behaviour when the backend fails)';
 const IMAGE_ANNOTATIONS = 'Pod annotations matching `*.image-policy.orch.io/*` are forwarded in the review';
+/** The rules (suites/rules/doc3.yaml) of the places that are not rows of the plugin table. */
+const OTHER_RULES: Record<string, string[]> = {
+  [IMAGE_CONFIG]: [
+    'doc3/webhook-configuration-objects/imagepolicywebhook-configuration-imagepolicy-block-kubeconfigfile-renamed',
+  ],
+  [IMAGE_ANNOTATIONS]: ['doc3/webhook-configuration-objects/pod-annotations-matching-image-policy-orch'],
+};
 const def = (id: string, title: string, place: string, level: CaseDef['level']): CaseDef => ({
   id: `admission/plugins/${id}`,
   title,
   doc: 3,
   section: SECTION,
   place,
+  specRules: pluginRules(place) ?? OTHER_RULES[place],
   level,
 });
 

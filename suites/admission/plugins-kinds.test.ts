@@ -13,7 +13,7 @@ import type { Response } from '../../harness/src/client.ts';
 import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { Level } from '../../harness/src/spec.ts';
-import { settle } from './plugin-helpers.ts';
+import { pluginRules, settle } from './plugin-helpers.ts';
 
 const SECTION = 'Webhook configuration objects';
 const ROW = {
@@ -38,9 +38,21 @@ function kase(
   level: Level,
   fn: (t: CaseContext) => Promise<void>,
 ): void {
-  conformance({ id: `admission/plugins/${id}`, title, doc: 3, section: SECTION, place, level }, fn, {
-    timeout: 60_000,
-  });
+  conformance(
+    {
+      id: `admission/plugins/${id}`,
+      title,
+      doc: 3,
+      section: SECTION,
+      place,
+      specRules: pluginRules(place),
+      level,
+    },
+    fn,
+    {
+      timeout: 60_000,
+    },
+  );
 }
 
 // ---------------------------------------------------------------- helpers

@@ -11,7 +11,7 @@ import { actingAs } from '../../harness/src/auth/impersonation.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
-import { grant, namespace, row, SECTION, settle } from './plugin-helpers.ts';
+import { grant, pluginRules, namespace, row, SECTION, settle } from './plugin-helpers.ts';
 
 const NODE_ROW = row(
   'NodeRestriction',
@@ -29,6 +29,7 @@ const def = (id: string, title: string, place: string, level: CaseDef['level']):
   doc: 3,
   section: SECTION,
   place,
+  specRules: pluginRules(place),
   level,
 });
 const MERGE = 'application/merge-patch+json';

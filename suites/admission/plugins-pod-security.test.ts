@@ -8,7 +8,7 @@ import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { dropNamespace } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
-import { namespace, row, SECTION, warningsOf } from './plugin-helpers.ts';
+import { namespace, pluginRules, row, SECTION, warningsOf } from './plugin-helpers.ts';
 
 const L = 'pod-security.orch.io/';
 const PLACE = row('PodSecurity', 'V', 'Checks new workload units against namespace pod security standards');
@@ -19,6 +19,7 @@ const def = (id: string, title: string, level: CaseDef['level'] = 'BEYOND'): Cas
   doc: 3,
   section: SECTION,
   place: PLACE,
+  specRules: pluginRules(PLACE),
   level,
 });
 

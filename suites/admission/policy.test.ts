@@ -16,6 +16,7 @@ import type { Response } from '../../harness/src/client.ts';
 import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
 import { IN_FORCE_SECONDS, type Needs } from '../../harness/src/targets.ts';
+import { pluginRules } from './plugin-helpers.ts';
 
 const GROUP = 'admissionregistration.orch.io';
 const POLICIES = `/apis/${GROUP}/v1beta1/validatingadmissionpolicies`;
@@ -29,7 +30,15 @@ const CEL_INPUTS = 'Expression language inputs';
 type Rec = Record<string, unknown>;
 
 function doc3(id: string, title: string, level: CaseDef['level'], place = PLUGIN_ROW): CaseDef {
-  return { id: `admission/policy/${id}`, title, doc: 3, section: PLUGINS, place, level };
+  return {
+    id: `admission/policy/${id}`,
+    title,
+    doc: 3,
+    section: PLUGINS,
+    place,
+    specRules: pluginRules(place),
+    level,
+  };
 }
 
 function doc2(
@@ -37,9 +46,10 @@ function doc2(
   title: string,
   section: string,
   place: string,
+  specRules: string[],
   level: CaseDef['level'] = 'MUST',
 ): CaseDef {
-  return { id: `admission/policy/${id}`, title, doc: 2, section, place, level };
+  return { id: `admission/policy/${id}`, title, doc: 2, section, place, specRules, level };
 }
 
 /** A policy on configmap writes; the case's binding narrows it to objects with its label. */
@@ -766,6 +776,10 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       'Gradual typing in policies: an unknown field of the typed `request` variable is refused when the policy is written',
       CEL_INPUTS,
       'some fields (admission policies) type some variables and leave others dynamic, so an unknown field on a typed variable fails and on a dynamic variable passes',
+      [
+        'doc2/expression-language-inputs/type-checking-gradual',
+        'doc2/expression-language-inputs/custom-definition-validation-rules-fully-type',
+      ],
     ),
     { validations: [{ expression: "request.noSuchField == 'x'" }] },
     'spec.validations[0].expression',
@@ -778,6 +792,10 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       'Gradual typing in policies: an unknown field of the dynamic `object` variable is accepted when the policy is written (and fails only at evaluation)',
       CEL_INPUTS,
       'some fields (admission policies) type some variables and leave others dynamic, so an unknown field on a typed variable fails and on a dynamic variable passes',
+      [
+        'doc2/expression-language-inputs/type-checking-gradual',
+        'doc2/expression-language-inputs/custom-definition-validation-rules-fully-type',
+      ],
     ),
     async (t) => {
       const name = uniqueName('p');
@@ -797,6 +815,10 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       "The authorizer library in a policy: `authorizer.group(g).resource(r).namespace(ns).check(verb).allowed()` answers for the request's user, `authorizer.serviceAccount(ns, name)` for a service account",
       CEL_INPUTS,
       'Authorizer: `Authorizer.group(string).resource(string)` gives a ResourceCheck; optional chained `subresource(string)`, `namespace(string)`, `name(string)`; `check(verb)` returns a Decision with `allowed()` (bool) and `reason()` (string)',
+      [
+        'doc2/expression-language-inputs/authorizer-authorizer-group-string-resource-string',
+        'doc2/expression-language-inputs/service-account-authorizer-serviceaccount-namespace-name',
+      ],
     ),
     async (t) => {
       const p = uniqueName('p');
@@ -849,6 +871,7 @@ describe('admission: ValidatingAdmissionPolicy', () => {
       'A policy expression over its runtime cost limit halts with an error, which (failurePolicy Fail) refuses the write',
       'Limits',
       'Every expression runs under a runtime budget; when exceeded, evaluation halts with an error',
+      ['doc2/limits/every-expression-runs-under-runtime-budget'],
     ),
     async (t) => {
       const p = uniqueName('p');

@@ -21,6 +21,8 @@ export interface Row {
   title: string;
   section?: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
   level: Level;
   note?: string;
   kinds?: Kind[];

@@ -295,6 +295,19 @@ describe('apply: ownership rules against a model (property-based)', () => {
       section: 'States and transitions',
       place:
         'Field ownership moves as follows: (the table: owned by nobody, conflict without force, force, update by PUT, same value shared, shared then changed, one applier omits, sole owner omits, applied set shrinks)',
+      specRules: [
+        'doc2/states-transitions/field-owned-nobody-any-write-naming',
+        'doc2/states-transitions/owned-b-applies-different-value-force',
+        'doc2/states-transitions/owned-b-applies-different-value-force.2',
+        'doc2/states-transitions/owned-b-updates-put-non-apply',
+        'doc2/states-transitions/owned-b-applies-same-value-none',
+        'doc2/states-transitions/shared-b-either-applies-changed-value',
+        'doc2/states-transitions/shared-one-applier-omits-field-other',
+        'doc2/states-transitions/owned-only-applies-without-field-none',
+        'doc2/states-transitions/applied-set-shrinks-apply-item-was',
+        'doc2/states-transitions/field-topology-map-set-granular-atomic',
+        'doc2/states-transitions/field-topology-atomic-map-set-granular',
+      ],
       level: 'MUST',
     },
     async (t) => {
@@ -313,6 +326,7 @@ describe('apply: ownership rules against a model (property-based)', () => {
       section: 'Errors',
       place:
         'A conflict is a special status error returned by apply when it changes a field another manager owns. Its HTTP status code: not shown',
+      specRules: ['doc2/errors/conflict-special-status-error-returned-apply'],
       level: 'BEYOND',
     },
     async (t) => {

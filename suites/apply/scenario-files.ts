@@ -45,6 +45,8 @@ export interface Step {
 export interface SpecPlaceData {
   section: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
 }
 
 export interface Scenario {
@@ -53,6 +55,8 @@ export interface Scenario {
   doc?: 1 | 2;
   section: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
   level: Level;
   note?: string;
   skip?: string;
@@ -107,6 +111,7 @@ export function twinPlace(sc: Scenario): SpecPlaceData | undefined {
       section: 'Errors',
       place:
         'A conflict is a special status error returned by apply when it changes a field another manager owns. Its HTTP status code: not shown',
+      specRules: ['doc2/errors/conflict-special-status-error-returned-apply'],
     };
   const errors = sc.steps.some((s) => (s.expect?.status ?? 0) >= 400);
   if (errors)

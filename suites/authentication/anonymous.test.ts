@@ -22,6 +22,10 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
       section: AUTH,
       place:
         'Anonymous requests: user `system:anonymous`, group `system:unauthenticated` ... from version 1.6 it is on by default',
+      specRules: [
+        'doc3/authentication/enabled-anonymous-auth-version-1-6',
+        'doc3/authentication/anonymous-requests-user-system-anonymous-group',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -51,6 +55,10 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
       section: AUTH,
       place:
         'Anonymous requests: ... role-based and attribute-based authorization grant nothing to anonymous users without explicit rules (Kubernetes 1.28 binds system:public-info-viewer to system:unauthenticated)',
+      specRules: [
+        'doc3/authentication/enabled-anonymous-auth-version-1-6',
+        'doc3/authentication/anonymous-requests-user-system-anonymous-group',
+      ],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -68,6 +76,7 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
       doc: 3,
       section: AUTH,
       place: 'A request with an invalid bearer token is rejected with 401, not treated as anonymous',
+      specRules: ['doc3/authentication/request-invalid-bearer-token-rejected-401'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -83,6 +92,7 @@ describe('authentication: anonymous requests and invalid bearer tokens', () => {
       doc: 3,
       section: 'Errors',
       place: 'Invalid bearer token | 401 Unauthorized',
+      specRules: ['doc3/errors/invalid-bearer-token-401-unauthorized'],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -26,6 +26,7 @@ describe('authentication: malformed credentials', () => {
       doc: 3,
       section: 'Errors',
       place: `Invalid bearer token | 401 Unauthorized (§ Authentication: ${INVALID})`,
+      specRules: ['doc3/errors/invalid-bearer-token-401-unauthorized'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -55,6 +56,10 @@ describe('authentication: malformed credentials', () => {
       doc: 3,
       section: AUTH,
       place: `Service account token | Signed JWT; flags \`--service-account-key-file\` (PEM keys ...); ${INVALID}`,
+      specRules: [
+        'doc3/authentication/request-invalid-bearer-token-rejected-401',
+        'doc3/authentication/service-account-token-signed-jwt-flags',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -97,6 +102,11 @@ describe('authentication: malformed credentials', () => {
       section: 'Bootstrap token secret',
       place:
         'token-id | yes | 6 characters from a-z and 0-9; token-secret | yes | 16 characters from a-z and 0-9; The token text is the id, a dot and the secret',
+      specRules: [
+        'doc3/bootstrap-token-secret/token-id-yes-6-characters-z',
+        'doc3/bootstrap-token-secret/token-secret-yes-16-characters-z',
+        'doc3/bootstrap-token-secret/token-text-id-dot-secret',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -136,6 +146,10 @@ describe('authentication: malformed credentials', () => {
       section: AUTH,
       place:
         'OpenID Connect server flags: `--oidc-groups-claim` | claim holding an array of group names; OpenID Connect | the server verifies signature and expiry',
+      specRules: [
+        'doc3/authentication/oidc-groups-claim-claim-holding-array',
+        'doc3/authentication/openid-connect-id-token-not-access',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -172,6 +186,10 @@ describe('authentication: malformed credentials', () => {
       section: AUTH,
       place:
         'Bearer header | `Authorization: Bearer <token>`; Requests that no method accepts are anonymous when anonymous access is on (Kubernetes 1.28 has no basic authentication)',
+      specRules: [
+        'doc3/authentication/bearer-header-authorization-bearer-token',
+        'doc3/authentication/requests-no-method-accepts-anonymous-when',
+      ],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -202,6 +220,7 @@ describe('authentication: malformed credentials', () => {
       section: 'Review objects',
       place:
         'TokenReview (`authentication.orch.io/v1` or `v1beta1`): `spec.token` (string) (Kubernetes 1.28: 400 BadRequest for a missing token or a body that does not decode)',
+      specRules: ['doc3/review-objects/tokenreview-authentication-orch-io-v1-v1beta1'],
       level: 'BEYOND',
     },
     async ({ client }) => {

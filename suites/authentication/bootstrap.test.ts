@@ -61,6 +61,7 @@ describe('authentication: bootstrap tokens', () => {
       section: 'Authentication',
       place:
         'Bootstrap token | ... username `system:bootstrap:<token-id>`; group `system:bootstrappers` plus `auth-extra-groups`',
+      specRules: ['doc3/authentication/bootstrap-token-flag-enable-bootstrap-token'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -93,6 +94,7 @@ describe('authentication: bootstrap tokens', () => {
       doc: 3,
       section: SECTION,
       place: 'The token text is the id, a dot and the secret',
+      specRules: ['doc3/bootstrap-token-secret/token-text-id-dot-secret'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -113,6 +115,7 @@ describe('authentication: bootstrap tokens', () => {
       section: SECTION,
       place:
         'expiration | no | RFC 3339 UTC time; expired tokens are refused for authentication and ignored for signing',
+      specRules: ['doc3/bootstrap-token-secret/expiration-no-rfc-3339-utc-time'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -129,6 +132,7 @@ describe('authentication: bootstrap tokens', () => {
       doc: 3,
       section: SECTION,
       place: 'usage-bootstrap-authentication | no | `true` allows use as a bearer token',
+      specRules: ['doc3/bootstrap-token-secret/usage-bootstrap-authentication-no-true-allows'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -149,6 +153,7 @@ describe('authentication: bootstrap tokens', () => {
       doc: 3,
       section: SECTION,
       place: 'auth-extra-groups | no | comma-separated groups; each must start with `system:bootstrappers:`',
+      specRules: ['doc3/bootstrap-token-secret/auth-extra-groups-no-comma-separated'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -168,6 +173,7 @@ describe('authentication: bootstrap tokens', () => {
       section: 'States and transitions',
       place:
         'Bootstrap token: usable until `expiration`; expired tokens are refused and deleted by the token cleaner controller',
+      specRules: ['doc3/states-transitions/bootstrap-token-usable-until-expiration-expired'],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -22,6 +22,7 @@ describe('authentication: client certificates', () => {
       section: AUTH,
       place:
         'Client certificate | Server flag `--client-ca-file=<file>` (one or more authorities). Username from the subject common name; each organization field adds a group',
+      specRules: ['doc3/authentication/client-certificate-server-flag-client-ca'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -56,6 +57,7 @@ describe('authentication: client certificates', () => {
       section: AUTH,
       place:
         'a holder of a certificate signed by the cluster CA is authenticated (a certificate signed by another authority is not)',
+      specRules: ['doc3/authentication/ordinary-users-not-api-objects-they'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -77,6 +79,7 @@ describe('authentication: client certificates', () => {
       section: AUTH,
       place:
         'Client certificate (validity not shown; Kubernetes verifies the chain at the current time and refuses an expired certificate)',
+      specRules: ['doc3/authentication/service-authenticates-each-request-client-certificate'],
       level: 'BEYOND',
     },
     async ({ client, target }) => {

@@ -26,6 +26,11 @@ describe('authentication: OpenID Connect', () => {
       doc: 3,
       section: AUTH,
       place: `${FLAGS}: \`--oidc-username-claim\` ... claims other than \`email\` get the issuer URL plus \`#\` as prefix unless a prefix flag is set; \`--oidc-groups-claim\`; \`--oidc-groups-prefix\``,
+      specRules: [
+        'doc3/authentication/oidc-username-claim-default-sub-claims',
+        'doc3/authentication/oidc-groups-claim-claim-holding-array',
+        'doc3/authentication/oidc-groups-prefix-prefix-group-names',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -59,6 +64,7 @@ describe('authentication: OpenID Connect', () => {
       doc: 3,
       section: AUTH,
       place: `${FLAGS}: \`--oidc-username-claim\` | default \`sub\`; claims other than \`email\` get the issuer URL plus \`#\` as prefix unless a prefix flag is set`,
+      specRules: ['doc3/authentication/oidc-username-claim-default-sub-claims'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -90,6 +96,7 @@ describe('authentication: OpenID Connect', () => {
       doc: 3,
       section: AUTH,
       place: `${FLAGS}: \`--oidc-client-id\` | required; audience the tokens must carry`,
+      specRules: ['doc3/authentication/oidc-client-id-required-audience-tokens'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -112,6 +119,7 @@ describe('authentication: OpenID Connect', () => {
       doc: 3,
       section: AUTH,
       place: 'OpenID Connect | ... the server verifies signature and expiry',
+      specRules: ['doc3/authentication/openid-connect-id-token-not-access'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -137,6 +145,7 @@ describe('authentication: OpenID Connect', () => {
       doc: 3,
       section: AUTH,
       place: 'OpenID Connect | ... the server verifies signature and expiry',
+      specRules: ['doc3/authentication/openid-connect-id-token-not-access'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -168,6 +177,7 @@ describe('authentication: OpenID Connect', () => {
       doc: 3,
       section: AUTH,
       place: `${FLAGS}: \`--oidc-required-claim\` | repeatable \`key=value\` claims that must be present`,
+      specRules: ['doc3/authentication/oidc-required-claim-repeatable-key-value'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -195,6 +205,7 @@ describe('authentication: OpenID Connect', () => {
       section: AUTH,
       place:
         'OpenID Connect | ... the server verifies signature and expiry and does not contact the identity provider per request',
+      specRules: ['doc3/authentication/openid-connect-id-token-not-access'],
       level: 'MUST',
     },
     async ({ client, target }) => {

@@ -23,6 +23,10 @@ describe('authentication: authenticating proxy', () => {
       doc: 3,
       section: AUTH,
       place: PROXY_PLACE,
+      specRules: [
+        'doc3/authentication/authenticating-proxy-flags-requestheader-username-headers',
+        'doc3/authentication/authenticating-proxy-username-groups-extras-read',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -61,6 +65,7 @@ describe('authentication: authenticating proxy', () => {
       doc: 3,
       section: AUTH,
       place: PROXY_PLACE,
+      specRules: ['doc3/authentication/authenticating-proxy-flags-requestheader-username-headers'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -99,6 +104,7 @@ describe('authentication: authenticating proxy', () => {
       section: AUTH,
       place:
         '`--requestheader-client-ca-file` (required; the proxy must present a certificate verified by it), `--requestheader-allowed-names` (optional list of allowed common names)',
+      specRules: ['doc3/authentication/authenticating-proxy-flags-requestheader-username-headers'],
       level: 'MUST',
     },
     async ({ client, target }) => {

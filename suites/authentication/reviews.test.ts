@@ -23,6 +23,10 @@ describe('authentication: review objects', () => {
         section: REVIEW,
         place:
           'TokenReview (`authentication.orch.io/v1` or `v1beta1`): ... `status.authenticated` (bool), `status.user` (`username` required, `uid`, `groups`, `extra` ...). The response must use the same API version as the request',
+        specRules: [
+          'doc3/review-objects/tokenreview-authentication-orch-io-v1-v1beta1',
+          'doc3/review-objects/response-must-use-same-api-version',
+        ],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -61,6 +65,7 @@ describe('authentication: review objects', () => {
       doc: 3,
       section: 'Errors',
       place: 'Token review failure | `authenticated: false`, optional `error` text',
+      specRules: ['doc3/errors/token-review-failure-authenticated-false-optional'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -88,6 +93,7 @@ describe('authentication: review objects', () => {
       section: REVIEW,
       place:
         'TokenReview ...: `spec.audiences` (optional list of string); ... `status.audiences` (optional list)',
+      specRules: ['doc3/review-objects/tokenreview-authentication-orch-io-v1-v1beta1'],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -115,6 +121,10 @@ describe('authentication: review objects', () => {
       section: 'Self review',
       place:
         'POST `/apis/authentication.orch.io/v1beta1/selfsubjectreviews` with a SelfSubjectReview body without fields; the reply fills `status.userInfo`',
+      specRules: [
+        'doc3/self-review/post-apis-authentication-orch-io-v1beta1',
+        'doc3/review-objects/selfsubjectreview-authentication-orch-io-v1beta1-no',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

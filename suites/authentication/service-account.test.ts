@@ -35,6 +35,7 @@ describe('authentication: service account tokens', () => {
       doc: 3,
       section: AUTH,
       place: SA_PLACE,
+      specRules: ['doc3/authentication/service-account-token-signed-jwt-flags'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -62,6 +63,7 @@ describe('authentication: service account tokens', () => {
       section: AUTH,
       place:
         'Service account token | ... `--service-account-lookup` (tokens deleted through the API are revoked)',
+      specRules: ['doc3/authentication/service-account-token-signed-jwt-flags'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -93,6 +95,7 @@ describe('authentication: service account tokens', () => {
       section: AUTH,
       place:
         'Service account token | Signed JWT; flags `--service-account-key-file` (PEM keys, repeatable ...)',
+      specRules: ['doc3/authentication/service-account-token-signed-jwt-flags'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -123,6 +126,7 @@ describe('authentication: service account tokens', () => {
       section: AUTH,
       place:
         'Service account token | Signed JWT (expiry not shown; Kubernetes refuses a token after its exp)',
+      specRules: ['doc3/authentication/service-account-token-signed-jwt-flags'],
       level: 'BEYOND',
     },
     async ({ client, target }) => {
@@ -149,6 +153,7 @@ describe('authentication: service account tokens', () => {
       section: AUTH,
       place:
         'Service account token | Signed JWT (audiences not shown; Kubernetes accepts a token only when its audiences meet the API audiences)',
+      specRules: ['doc3/authentication/service-account-token-signed-jwt-flags'],
       level: 'BEYOND',
     },
     async ({ client }) => {

@@ -17,6 +17,7 @@ describe('authentication: static token file', () => {
       section: AUTH,
       place:
         'Static token file | Flag `--token-auth-file=<file>`; CSV with columns token, user name, user uid, then optional group names',
+      specRules: ['doc3/authentication/static-token-file-flag-token-auth'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -49,6 +50,7 @@ describe('authentication: static token file', () => {
       doc: 3,
       section: AUTH,
       place: 'A request with an invalid bearer token is rejected with 401, not treated as anonymous',
+      specRules: ['doc3/authentication/request-invalid-bearer-token-rejected-401'],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -74,6 +76,7 @@ describe('authentication: static token file', () => {
       doc: 3,
       section: AUTH,
       place: 'Every authenticated user gets the group `system:authenticated`',
+      specRules: ['doc3/authentication/every-authenticated-user-gets-group-system'],
       level: 'MUST',
     },
     async ({ client, target }) => {

@@ -22,6 +22,10 @@ describe('authentication: token webhook', () => {
       section: 'Other callbacks',
       place:
         'Authentication webhook: the server POSTs a TokenReview and expects the reply described above ... `--authentication-token-webhook-version` (`v1` or `v1beta1`; default `v1beta1`)',
+      specRules: [
+        'doc3/other-callbacks/authentication-webhook-server-posts-tokenreview-expects',
+        'doc3/other-callbacks/server-flags-authentication-token-webhook-config',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {
@@ -50,6 +54,7 @@ describe('authentication: token webhook', () => {
       section: 'Errors',
       place:
         'Token review failure | `authenticated: false`, optional `error` text (and an invalid bearer token is 401)',
+      specRules: ['doc3/errors/token-review-failure-authenticated-false-optional'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -68,6 +73,7 @@ describe('authentication: token webhook', () => {
       doc: 3,
       section: 'Limits',
       place: 'Authentication webhook cache | default 2 minutes',
+      specRules: ['doc3/limits/authentication-webhook-cache-default-2-minutes'],
       level: 'MUST',
     },
     async ({ client, target }) => {

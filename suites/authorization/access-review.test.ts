@@ -24,6 +24,9 @@ describe('authorization: access reviews', () => {
       doc: 2,
       section: 'Retired API versions and replacements',
       place: 'SubjectAccessReview: `spec.group` renamed to `spec.groups` (in authorization.orch.io/v1)',
+      specRules: [
+        'doc2/retired-api-versions-replacements/subjectaccessreview-family-spec-group-renamed-spec',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -37,6 +37,13 @@ describe('authorization: impersonation', () => {
       doc: 3,
       section: SECTION,
       place: `${TABLE}: Impersonate-User | user name; Impersonate-Group | repeatable; Impersonate-Extra-<name> | name lower-case, percent-encoded when needed; Impersonate-Uid | optional`,
+      specRules: [
+        'doc3/authentication/impersonation-headers-caller-authenticated-first-must',
+        'doc3/authentication/impersonate-group-repeatable-needs-user-header',
+        'doc3/authentication/impersonate-extra-name-name-lower-case',
+        'doc3/authentication/impersonate-uid-optional-needs-user-header',
+        'doc3/authentication/impersonate-user-user-name',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -60,10 +67,22 @@ describe('authorization: impersonation', () => {
     },
   );
 
-  for (const [what, headers] of [
-    ['Impersonate-Group', { 'Impersonate-Group': 'imp-g1' }],
-    ['Impersonate-Uid', { 'Impersonate-Uid': 'imp-uid' }],
-    ['Impersonate-Extra-<name>', { 'Impersonate-Extra-scopes': 'x' }],
+  for (const [what, headers, rule] of [
+    [
+      'Impersonate-Group',
+      { 'Impersonate-Group': 'imp-g1' },
+      'doc3/authentication/impersonate-group-repeatable-needs-user-header',
+    ],
+    [
+      'Impersonate-Uid',
+      { 'Impersonate-Uid': 'imp-uid' },
+      'doc3/authentication/impersonate-uid-optional-needs-user-header',
+    ],
+    [
+      'Impersonate-Extra-<name>',
+      { 'Impersonate-Extra-scopes': 'x' },
+      'doc3/authentication/impersonate-extra-name-name-lower-case',
+    ],
   ] as const)
     conformance(
       {
@@ -75,6 +94,7 @@ describe('authorization: impersonation', () => {
         doc: 3,
         section: SECTION,
         place: `${TABLE}: ${what} | ... needs the user header`,
+        specRules: [rule],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -91,6 +111,11 @@ describe('authorization: impersonation', () => {
       doc: 3,
       section: SECTION,
       place: `${TABLE}: Impersonate-User | user name; Impersonate-Group | repeatable; needs the user header`,
+      specRules: [
+        'doc3/authentication/impersonation-headers-caller-authenticated-first-must',
+        'doc3/authentication/impersonate-group-repeatable-needs-user-header',
+        'doc3/authentication/impersonate-user-user-name',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -139,6 +164,7 @@ describe('authorization: impersonation', () => {
       doc: 3,
       section: SECTION,
       place: `${TABLE}: Impersonate-Extra-<name> | name lower-case, percent-encoded when needed; needs the user header`,
+      specRules: ['doc3/authentication/impersonate-extra-name-name-lower-case'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -172,6 +198,7 @@ describe('authorization: impersonation', () => {
       doc: 3,
       section: SECTION,
       place: `${TABLE}: ... must hold the \`impersonate\` verb for what it impersonates; Permissions are granted on resources \`users\`, \`groups\` ... with optional \`resourceNames\` restrictions`,
+      specRules: ['doc3/authentication/impersonation-headers-caller-authenticated-first-must'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -214,6 +241,7 @@ describe('authorization: impersonation', () => {
       doc: 3,
       section: SECTION,
       place: `${TABLE}: ... must hold the \`impersonate\` verb for what it impersonates`,
+      specRules: ['doc3/authentication/impersonation-headers-caller-authenticated-first-must'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -235,6 +263,7 @@ describe('authorization: impersonation', () => {
       section: SECTION,
       place:
         'Permissions are granted on resources `users`, `groups`, `serviceaccounts` (core group) and, in the authentication group, `uids` and `userextras/<name>`, with the verb `impersonate` and optional `resourceNames` restrictions',
+      specRules: ['doc3/authentication/permissions-granted-resources-users-groups-serviceaccounts'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -308,6 +337,7 @@ describe('authorization: impersonation', () => {
       doc: 3,
       section: SECTION,
       place: 'Permissions are granted on resources `users`, `groups`, `serviceaccounts` (core group) ...',
+      specRules: ['doc3/authentication/permissions-granted-resources-users-groups-serviceaccounts'],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -27,6 +27,7 @@ function caseDef(row: EnvironmentRow, place: CompilePlace): CaseDef {
     doc: 2,
     section: row.section,
     place: row.place,
+    specRules: row.specRules,
     level: row.level,
   };
 }

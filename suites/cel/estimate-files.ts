@@ -17,6 +17,8 @@ export interface EstimateRow {
   id: string;
   title: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
   level: Level;
   note?: string;
   schema: Record<string, unknown>;

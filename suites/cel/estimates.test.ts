@@ -11,7 +11,15 @@ import { runEstimate } from './estimate-runner.ts';
 const rows = loadEstimateRows();
 
 function caseDef(row: EstimateRow): CaseDef {
-  return { id: row.id, title: row.title, doc: 2, section: 'Limits', place: row.place, level: row.level };
+  return {
+    id: row.id,
+    title: row.title,
+    doc: 2,
+    section: 'Limits',
+    place: row.place,
+    specRules: row.specRules,
+    level: row.level,
+  };
 }
 
 function twinDef(row: EstimateRow): CaseDef | undefined {

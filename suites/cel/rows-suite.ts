@@ -13,7 +13,15 @@ import { type Group, loadGroups, type Row } from './row-files.ts';
 import { groupSchema, hasWrites, runDefinition, runWrites } from './runner.ts';
 
 function caseDef(row: Row): CaseDef {
-  return { id: row.id, title: row.title, doc: 2, section: row.section, place: row.place, level: row.level };
+  return {
+    id: row.id,
+    title: row.title,
+    doc: 2,
+    section: row.section,
+    place: row.place,
+    specRules: row.specRules,
+    level: row.level,
+  };
 }
 
 /** The BEYOND twin of a row whose refusals are checked leniently at its own level. */

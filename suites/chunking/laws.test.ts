@@ -93,6 +93,10 @@ describe('chunking: laws of chunked lists (property-based)', () => {
       section: SECTION,
       place:
         'With `limit=<n>` the server returns at most n items and sets `metadata.continue` when more remain. The client repeats the request with the same `limit` and `continue=<token>` until the returned `continue` is empty',
+      specRules: [
+        'doc1/chunked-lists/limit-n-server-returns-most-n',
+        'doc1/query-parameters/continue-list-token-returned-previous-chunk',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -128,6 +132,7 @@ describe('chunking: laws of chunked lists (property-based)', () => {
       doc: 1,
       section: SECTION,
       place: '`resourceVersion` stays constant across chunks (a consistent snapshot)',
+      specRules: ['doc1/chunked-lists/resourceversion-stays-constant-across-chunks-consistent'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -161,6 +166,10 @@ describe('chunking: laws of chunked lists (property-based)', () => {
       doc: 1,
       section: SECTION,
       place: 'sets `metadata.continue` when more remain; `continue` (string, empty on the last chunk)',
+      specRules: [
+        'doc1/chunked-lists/limit-n-server-returns-most-n',
+        'doc1/resources-their-fields/collection-response-kind-list-kind-resource',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -203,6 +212,7 @@ describe('chunking: laws of chunked lists (property-based)', () => {
       section: SECTION,
       place:
         '`remainingItemCount` counts items after the chunk; it is omitted [...] on a complete list or last chunk',
+      specRules: ['doc1/chunked-lists/remainingitemcount-counts-items-after-chunk-omitted'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -286,6 +296,7 @@ describe('chunking: laws of chunked lists (property-based)', () => {
       doc: 1,
       section: SECTION,
       place: '`remainingItemCount` [...] is omitted when label or field selectors are used',
+      specRules: ['doc1/chunked-lists/remainingitemcount-counts-items-after-chunk-omitted'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -369,6 +380,7 @@ describe('chunking: laws of chunked lists (property-based)', () => {
       doc: 1,
       section: SECTION,
       place: '`resourceVersion` stays constant across chunks (a consistent snapshot)',
+      specRules: ['doc1/chunked-lists/resourceversion-stays-constant-across-chunks-consistent'],
       level: 'MUST',
     },
     async ({ client }) => {

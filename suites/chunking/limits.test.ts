@@ -19,6 +19,7 @@ describe('chunking: limits', () => {
       doc: 1,
       section: SECTION,
       place: 'Chunk size | set by the client with `limit`; the server returns up to that many items',
+      specRules: ['doc1/limits/chunk-size-set-client-limit-server'],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -54,6 +55,7 @@ describe('chunking: limits', () => {
       doc: 1,
       section: SECTION,
       place: '`continue` token lifetime | 5 minutes by default',
+      specRules: ['doc1/limits/continue-token-lifetime-5-minutes-default'],
       level: 'MUST',
     },
     async ({ client, step }) => {

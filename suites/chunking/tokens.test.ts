@@ -17,6 +17,7 @@ describe('chunking: continue tokens', () => {
       section: 'Chunked lists',
       place:
         'The client repeats the request with the same `limit` and `continue=<token>` (the answer to a token that was not returned: not shown)',
+      specRules: ['doc1/chunked-lists/client-repeats-request-same-limit-continue'],
       level: 'BEYOND',
     },
     async ({ client, step }) => {
@@ -38,6 +39,7 @@ describe('chunking: continue tokens', () => {
       doc: 1,
       section: 'Errors',
       place: '400 Bad Request | list with `limit`, `continue` and a non-zero `resourceVersion`',
+      specRules: ['doc1/errors/400-bad-request-strict-validation-met'],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -67,6 +69,10 @@ describe('chunking: continue tokens', () => {
       doc: 1,
       section: 'Errors',
       place: '410 Gone | expired `continue` token',
+      specRules: [
+        'doc1/errors/410-gone-watch-exact-list-version',
+        'doc1/states-transitions/pagination-token-lifecycle-continue-token-valid',
+      ],
       level: 'MUST',
     },
     async ({ client, target, step }) => {
@@ -101,6 +107,7 @@ describe('chunking: continue tokens', () => {
       doc: 1,
       section: 'Chunked lists',
       place: '`remainingItemCount` [...] is omitted [...] on a complete list',
+      specRules: ['doc1/chunked-lists/remainingitemcount-counts-items-after-chunk-omitted'],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -45,6 +45,7 @@ describe('content-types: gzip', () => {
       doc: 1,
       section: SECTION,
       place: ROW,
+      specRules: ['doc1/headers-content-negotiation/accept-encoding-gzip-response-compression-get'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -76,6 +77,7 @@ describe('content-types: gzip', () => {
       doc: 1,
       section: SECTION,
       place: ROW,
+      specRules: ['doc1/headers-content-negotiation/accept-encoding-gzip-response-compression-get'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -100,6 +102,7 @@ describe('content-types: gzip', () => {
       doc: 1,
       section: SECTION,
       place: ROW,
+      specRules: ['doc1/headers-content-negotiation/accept-encoding-gzip-response-compression-get'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -124,6 +127,7 @@ describe('content-types: gzip', () => {
       doc: 1,
       section: SECTION,
       place: ROW,
+      specRules: ['doc1/headers-content-negotiation/accept-encoding-gzip-response-compression-get'],
       level: 'SHOULD',
     },
     async ({ client }) => {

@@ -60,6 +60,7 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: '`Accept` | Preferred media type; default `application/json`',
+      specRules: ['doc1/headers-content-negotiation/accept-preferred-media-type-default-application'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -87,6 +88,10 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: ENVELOPE,
       place: ENVELOPE_ROW,
+      specRules: [
+        'doc1/resources-their-fields/prefix-4-bytes-0x6b-0x38-0x73',
+        'doc1/resources-their-fields/message-unknown-typemeta-field-1-message',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -128,6 +133,10 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: ENVELOPE,
       place: ENVELOPE_ROW,
+      specRules: [
+        'doc1/resources-their-fields/prefix-4-bytes-0x6b-0x38-0x73',
+        'doc1/resources-their-fields/message-unknown-typemeta-field-1-message',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -170,6 +179,10 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: ENVELOPE,
       place: ENVELOPE_ROW,
+      specRules: [
+        'doc1/resources-their-fields/prefix-4-bytes-0x6b-0x38-0x73',
+        'doc1/resources-their-fields/message-unknown-typemeta-field-1-message',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -217,6 +230,7 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: 'A request may send Protobuf and ask for JSON',
+      specRules: ['doc1/headers-content-negotiation/request-may-send-protobuf-ask-json'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -250,6 +264,7 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: '`Accept` | Preferred media type',
+      specRules: ['doc1/headers-content-negotiation/accept-preferred-media-type-default-application'],
       level: 'SHOULD',
     },
     async ({ client }) => {
@@ -269,6 +284,7 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: MEDIA_TYPES,
+      specRules: ['doc1/headers-content-negotiation/media-types-application-json-supported-all'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -300,6 +316,10 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: 'When no requested media type is supported the reply is 406',
+      specRules: [
+        'doc1/headers-content-negotiation/when-no-requested-media-type-supported',
+        'doc1/errors/406-none-requested-media-types-supported',
+      ],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -328,6 +348,10 @@ describe('content-types: JSON and Protobuf', () => {
       doc: 1,
       section: SECTION,
       place: 'When no requested media type is supported the reply is 406',
+      specRules: [
+        'doc1/headers-content-negotiation/when-no-requested-media-type-supported',
+        'doc1/errors/406-none-requested-media-types-supported',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -63,6 +63,7 @@ describe('content-types: Table', () => {
       doc: 1,
       section: FIELDS,
       place: DEFAULT_ROW,
+      specRules: ['doc1/resources-their-fields/type-without-custom-table-definition-returns'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -134,6 +135,7 @@ describe('content-types: Table', () => {
       doc: 1,
       section: FIELDS,
       place: TABLE_ROW,
+      specRules: ['doc1/resources-their-fields/table-representation-kind-table-apiversion-meta'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -160,6 +162,7 @@ describe('content-types: Table', () => {
       section: 'Headers and content negotiation',
       place:
         'Table: `application/json;as=Table;g=meta.orch.io;v=v1` (a client that must work with all types adds `application/json` as a second choice)',
+      specRules: ['doc1/headers-content-negotiation/media-types-application-json-supported-all'],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -17,6 +17,7 @@ describe('crud: list', () => {
       section: 'Resources and their fields',
       place:
         'Collection response (`<Kind>List`): `kind` is the resource kind followed by `List`; `apiVersion`; `metadata` with `resourceVersion` (string); `items` (array of objects of the kind)',
+      specRules: ['doc1/resources-their-fields/collection-response-kind-list-kind-resource'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -47,6 +48,7 @@ describe('crud: list', () => {
       doc: 1,
       section: 'Operations',
       place: 'list | GET | collection path | none | `<Kind>List`',
+      specRules: ['doc1/operations/list-get-collection-path-none-kind'],
       level: 'MUST',
     },
     async ({ client, step }) => {

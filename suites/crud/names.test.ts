@@ -25,6 +25,7 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: UNIQUE,
+      specRules: ['doc1/what-service-does/object-names-every-object-creatable-through'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -62,6 +63,10 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: UNIQUE,
+      specRules: [
+        'doc1/what-service-does/object-names-every-object-creatable-through',
+        'doc1/resources-their-fields/name-string-unique-per-kind-within',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -87,6 +92,10 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: UNIQUE,
+      specRules: [
+        'doc1/what-service-does/object-names-every-object-creatable-through',
+        'doc1/resources-their-fields/name-string-unique-per-kind-within',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -110,6 +119,7 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: 'After deletion the name may be reused',
+      specRules: ['doc1/what-service-does/after-deletion-name-may-reused'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -142,6 +152,7 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: 'Cluster-scoped objects (for example nodes) have names unique in the whole cluster',
+      specRules: ['doc1/what-service-does/cluster-scoped-objects-example-nodes-have'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -202,6 +213,7 @@ describe('crud: object names', () => {
       doc: 1,
       section: SECTION,
       place: `${UNIQUE}. After deletion the name may be reused`,
+      specRules: ['doc1/what-service-does/object-names-every-object-creatable-through'],
       level: 'MUST',
     },
     async ({ client }) => {

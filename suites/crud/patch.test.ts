@@ -17,6 +17,7 @@ describe('crud: patch is not update', () => {
       section: 'Operations',
       place:
         'patch: HTTP PATCH; distinct from update. `application/merge-patch+json`: a partial representation merged into the current object',
+      specRules: ['doc1/operations/application-merge-patch-json-json-merge'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -46,6 +47,7 @@ describe('crud: patch is not update', () => {
       doc: 1,
       section: 'Update mechanisms',
       place: 'PATCH (JSON Patch) sends differences and may depend on existing values',
+      specRules: ['doc1/update-mechanisms/patch-json-patch-sends-differences-may'],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -56,6 +56,10 @@ describe('deletion: finalizers in any order (property-based)', () => {
       section: 'States and transitions',
       place:
         'Finalizing | a finalizer is removed | finalizers remain | Finalizing | No order is enforced among finalizers; Finalizing | last finalizer removed | none remain | Removed',
+      specRules: [
+        'doc1/states-transitions/finalizing-finalizer-removed-finalizers-remain-finalizing',
+        'doc1/states-transitions/finalizing-last-finalizer-removed-none-remain',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

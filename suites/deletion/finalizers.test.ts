@@ -30,6 +30,7 @@ describe('deletion: finalizers', () => {
       section: SECTION,
       place:
         'Live (deletionTimestamp unset) | delete request | first delete request | Finalizing (deletionTimestamp set to current time)',
+      specRules: ['doc1/states-transitions/live-deletiontimestamp-unset-delete-request-first'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -69,6 +70,7 @@ describe('deletion: finalizers', () => {
       doc: 1,
       section: SECTION,
       place: 'Finalizing | a finalizer is removed | finalizers remain | Finalizing',
+      specRules: ['doc1/states-transitions/finalizing-finalizer-removed-finalizers-remain-finalizing'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -98,6 +100,7 @@ describe('deletion: finalizers', () => {
       section: SECTION,
       place:
         'Finalizing | last finalizer removed | none remain | Removed | Object removed from the backing store',
+      specRules: ['doc1/states-transitions/finalizing-last-finalizer-removed-none-remain'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -125,6 +128,7 @@ describe('deletion: finalizers', () => {
       doc: 1,
       section: SECTION,
       place: 'Finalizing | last finalizer removed | none remain | Removed',
+      specRules: ['doc1/states-transitions/finalizing-last-finalizer-removed-none-remain'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -147,6 +151,7 @@ describe('deletion: finalizers', () => {
       doc: 1,
       section: SECTION,
       place: 'Live (deletionTimestamp unset) | delete request | first delete request | Finalizing',
+      specRules: ['doc1/states-transitions/live-deletiontimestamp-unset-delete-request-first'],
       level: 'MUST',
     },
     async ({ client }) => {

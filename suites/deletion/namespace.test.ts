@@ -35,6 +35,7 @@ describe('deletion: namespaces', () => {
       doc: 1,
       section: SECTION,
       place: CONTENTS,
+      specRules: ['doc1/states-transitions/deleting-namespace-also-deletes-namespace-scoped'],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -140,6 +141,9 @@ describe('deletion: namespaces', () => {
       doc: 3,
       section: 'Resources and their fields',
       place: LIFECYCLE,
+      specRules: [
+        'doc3/webhook-configuration-objects/namespacelifecycle-v-blocks-creation-terminating-namespaces',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

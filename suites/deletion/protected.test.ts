@@ -29,6 +29,9 @@ describe('deletion: protected system namespaces', () => {
         doc: 3,
         section: 'Resources and their fields',
         place: PLACE,
+        specRules: [
+          'doc3/webhook-configuration-objects/namespacelifecycle-v-blocks-creation-terminating-namespaces',
+        ],
         level: 'MUST',
       },
       async ({ client }) => {

@@ -21,6 +21,7 @@ describe('deletion: repeated delete requests', () => {
       doc: 1,
       section: 'Resources and their fields',
       place: 'deletionTimestamp | timestamp or null | Set when a delete is first requested',
+      specRules: ['doc1/resources-their-fields/deletiontimestamp-timestamp-null-set-when-delete'],
       level: 'MUST',
     },
     async ({ client, step }) => {

@@ -40,6 +40,7 @@ describe('deprecation: deprecated versions of a custom definition', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (${CUSTOM})`,
+      specRules: ['doc2/deprecation-policy/requests-deprecated-endpoint-api-version-1'],
       level: 'MUST',
     },
     async ({ client: c }) => {
@@ -83,6 +84,7 @@ describe('deprecation: deprecated versions of a custom definition', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (requests to versions that are not deprecated carry no such header)`,
+      specRules: ['doc2/deprecation-policy/requests-deprecated-endpoint-api-version-1'],
       level: 'MUST',
     },
     async ({ client: c }) => {
@@ -108,6 +110,7 @@ describe('deprecation: deprecated versions of a custom definition', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (${CUSTOM}: no removal release)`,
+      specRules: ['doc2/deprecation-policy/requests-deprecated-endpoint-api-version-1'],
       level: 'MUST',
     },
     async ({ client: c }) => {
@@ -131,6 +134,7 @@ describe('deprecation: deprecated versions of a custom definition', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (${CUSTOM})`,
+      specRules: ['doc2/deprecation-policy/requests-deprecated-endpoint-api-version-1'],
       level: 'MUST',
     },
     async ({ client: c, target }) => {

@@ -89,6 +89,7 @@ describe('deprecation: field changes of the new versions', () => {
         doc: 2,
         section: SECTION_RETIRED,
         place: row.place,
+        specRules: row.specRules,
         level: row.level ?? 'MUST',
       },
       (t) => runRow(row, t, ns.name),

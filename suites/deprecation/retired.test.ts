@@ -23,6 +23,7 @@ import {
   deprecationWarnings,
   gvPath,
   REACHABLE,
+  REACHABLE_RULE,
   resourcesAt,
   SECTION_RETIRED,
   sampleObject,
@@ -40,12 +41,13 @@ function placeOf(r: RetiredRow): string {
   return `${r.release}${stillServed(r) ? ' (announced)' : ''} | ${r.kind} | \`${gvOf(r.group, r.version)}\` | ${rep}`;
 }
 
-const def = (r: RetiredRow, topic: string, title: string, place = placeOf(r)) => ({
+const def = (r: RetiredRow, topic: string, title: string, place = placeOf(r), also: string[] = []) => ({
   id: `deprecation/retired/${topic}/${r.id}`,
   title,
   doc: 2 as const,
   section: SECTION_RETIRED,
   place,
+  specRules: [...r.specRules, ...also],
   level: 'MUST' as const,
 });
 
@@ -218,6 +220,7 @@ describe('deprecation: retired versions', () => {
         'reachable',
         `a ${r.kind} written through ${rep} is read through every version of its group that serves ${r.resource}`,
         `${placeOf(r)}; ${REACHABLE}`,
+        [REACHABLE_RULE],
       ),
       ({ client }) => checkReachable(client, r, rep, ns.name),
     );

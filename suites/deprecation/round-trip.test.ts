@@ -84,6 +84,7 @@ describe('deprecation: round trip between served versions', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: ROUND_TRIP,
+      specRules: ['doc2/deprecation-policy/2-objects-round-trip-between-versions'],
       level: 'MUST',
     },
     async ({ client: c }) => {
@@ -130,6 +131,7 @@ describe('deprecation: round trip between served versions', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: `${ROUND_TRIP} (the versions: every resource discovery lists at more than one version; Kubernetes 1.28 serves HorizontalPodAutoscaler at autoscaling/v2 and v1, FlowSchema and PriorityLevelConfiguration at v1beta3 and v1beta2)`,
+      specRules: ['doc2/deprecation-policy/2-objects-round-trip-between-versions'],
       level: 'MUST',
     },
     async ({ client: c }) => {

@@ -24,6 +24,8 @@ export interface RetiredRow {
   release: string;
   stored?: false;
   replacement: { groupVersion?: string; since?: string; retired?: string; note?: string };
+  /** The rule of the table row (suites/rules/doc2.yaml). */
+  specRules: string[];
 }
 
 export interface Expect {
@@ -48,6 +50,8 @@ export interface FieldRow {
   id: string;
   title: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
   level?: Level;
   steps: Step[];
 }
@@ -173,6 +177,8 @@ export interface DeprecatedRow {
   /** The group/version to use instead (same kind). */
   replacement?: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
   level: Level;
 }
 

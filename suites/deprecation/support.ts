@@ -15,9 +15,12 @@ export const SECTION_POLICY = 'Deprecation policy';
 export const SECTION_RETIRED = 'Retired API versions and replacements';
 export const DEPRECATED_ENDPOINT =
   'Requests to a deprecated endpoint (from API version 1.19): the response has a `Warning` header (RFC 7234 section 5.5); the audit event gets the annotation `orch.io/deprecated` with value `true`; a gauge `apiserver_requested_deprecated_apis` is set to 1 with labels `group`, `version`, `resource`, `subresource` and `removed_release`';
+export const DEPRECATED_ENDPOINT_RULE = 'doc2/deprecation-policy/requests-deprecated-endpoint-api-version-1';
 export const ROUND_TRIP =
   '2 | Objects round-trip between versions in a release without loss (a new field in a later version needs an equivalent, or an annotation, in the earlier one)';
 export const REACHABLE = 'All persisted objects stay reachable through the new version in every row';
+export const REACHABLE_RULE =
+  'doc2/retired-api-versions-replacements/all-persisted-objects-stay-reachable-through';
 export const GAUGE = 'apiserver_requested_deprecated_apis';
 
 export interface ServedResource {

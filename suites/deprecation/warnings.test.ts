@@ -19,6 +19,7 @@ import {
   deprecatedGauge,
   deprecationWarnings,
   discovered,
+  DEPRECATED_ENDPOINT_RULE,
   GAUGE,
   SECTION_POLICY,
 } from './support.ts';
@@ -31,6 +32,7 @@ const def = (r: DeprecatedRow, topic: string, title: string, place: string) => (
   doc: 2 as const,
   section: SECTION_POLICY,
   place: `${DEPRECATED_ENDPOINT} — ${place}: ${r.place}`,
+  specRules: [DEPRECATED_ENDPOINT_RULE, ...(r.specRules ?? [])],
   level: r.level,
 });
 
@@ -156,6 +158,7 @@ describe('deprecation: built-in deprecated versions', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (requests to versions that are not deprecated carry no such header)`,
+      specRules: ['doc2/deprecation-policy/requests-deprecated-endpoint-api-version-1'],
       level: 'MUST',
     },
     async ({ client: c }) => {
@@ -181,6 +184,7 @@ describe('deprecation: built-in deprecated versions', () => {
       doc: 2,
       section: SECTION_POLICY,
       place: `${DEPRECATED_ENDPOINT} (the gauge is set for requests to a deprecated endpoint)`,
+      specRules: ['doc2/deprecation-policy/requests-deprecated-endpoint-api-version-1'],
       level: 'MUST',
     },
     async ({ client: c }) => {

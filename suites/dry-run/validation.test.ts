@@ -42,6 +42,7 @@ describe('dry-run: validation still runs', () => {
       doc: 1,
       section: SECTION,
       place: PLACE,
+      specRules: ['doc1/dry-run/dryrun-all-every-stage-runs-admission'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -65,6 +66,7 @@ describe('dry-run: validation still runs', () => {
       doc: 1,
       section: SECTION,
       place: PLACE,
+      specRules: ['doc1/dry-run/dryrun-all-every-stage-runs-admission'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -88,6 +90,7 @@ describe('dry-run: validation still runs', () => {
       doc: 1,
       section: SECTION,
       place: PLACE,
+      specRules: ['doc1/dry-run/dryrun-all-every-stage-runs-admission'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -112,6 +115,7 @@ describe('dry-run: validation still runs', () => {
       doc: 1,
       section: SECTION,
       place: PLACE,
+      specRules: ['doc1/dry-run/dryrun-all-every-stage-runs-admission'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -147,6 +151,7 @@ describe('dry-run: validation still runs', () => {
       doc: 1,
       section: SECTION,
       place: PLACE,
+      specRules: ['doc1/dry-run/dryrun-all-every-stage-runs-admission'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -180,6 +185,7 @@ describe('dry-run: validation still runs', () => {
       doc: 1,
       section: SECTION,
       place: PLACE,
+      specRules: ['doc1/dry-run/dryrun-all-every-stage-runs-admission'],
       level: 'MUST',
     },
     async ({ client }) => {

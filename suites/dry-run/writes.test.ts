@@ -22,6 +22,15 @@ const FORMS: Form[] = ['All', 'bare'];
 const dry = (path: string, form: Form) => (form === 'All' ? `${path}?dryRun=All` : `${path}?dryRun`);
 
 const place = (form: Form) => (form === 'All' ? PLACE : BARE);
+/** The rules (suites/rules/doc1.yaml) each form's place quotes. */
+const specRules = (form: Form) =>
+  form === 'All'
+    ? [
+        'doc1/dry-run/dryrun-all-every-stage-runs-admission',
+        'doc1/dry-run/normal-status-code-final-object-returned',
+        'doc1/query-parameters/dryrun-post-put-patch-delete-bare',
+      ]
+    : ['doc1/dry-run/bare-dryrun-also-accepted', 'doc1/query-parameters/dryrun-post-put-patch-delete-bare'];
 
 function checkData(r: Response, want: Record<string, string>, why: string): void {
   const got = strMap(r.json?.data);
@@ -44,6 +53,7 @@ describe('dry-run: writes are not persisted', () => {
         doc: 1,
         section: SECTION,
         place: place(form),
+        specRules: specRules(form),
         level: 'MUST',
       },
       async ({ client }) => {
@@ -69,6 +79,7 @@ describe('dry-run: writes are not persisted', () => {
         doc: 1,
         section: SECTION,
         place: place(form),
+        specRules: specRules(form),
         level: 'MUST',
       },
       async ({ client }) => {
@@ -94,6 +105,16 @@ describe('dry-run: writes are not persisted', () => {
           form === 'All'
             ? 'every stage runs (admission chain, mutation, validation, defaulting, merge on PATCH, schema validation) except persisting'
             : BARE,
+        specRules:
+          form === 'All'
+            ? [
+                'doc1/dry-run/dryrun-all-every-stage-runs-admission',
+                'doc1/query-parameters/dryrun-post-put-patch-delete-bare',
+              ]
+            : [
+                'doc1/dry-run/bare-dryrun-also-accepted',
+                'doc1/query-parameters/dryrun-post-put-patch-delete-bare',
+              ],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -124,6 +145,7 @@ describe('dry-run: writes are not persisted', () => {
         doc: 1,
         section: SECTION,
         place: place(form),
+        specRules: specRules(form),
         level: 'MUST',
       },
       async ({ client }) => {
@@ -151,6 +173,10 @@ describe('dry-run: writes are not persisted', () => {
       doc: 1,
       section: SECTION,
       place: PLACE,
+      specRules: [
+        'doc1/dry-run/normal-status-code-final-object-returned',
+        'doc1/dry-run/dryrun-all-every-stage-runs-admission',
+      ],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -220,6 +246,7 @@ describe('dry-run: writes are not persisted', () => {
       section: SECTION,
       place:
         'The normal status code and final object are returned; values of generated fields may differ from a real run',
+      specRules: ['doc1/dry-run/normal-status-code-final-object-returned'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -259,6 +286,7 @@ describe('dry-run: writes are not persisted', () => {
       section: SECTION,
       place:
         'dryRun | POST, PUT, PATCH, DELETE | bare `dryRun` or `All` (other values: not shown; Kubernetes answers 422 Invalid)',
+      specRules: ['doc1/query-parameters/dryrun-post-put-patch-delete-bare'],
       level: 'BEYOND',
     },
     async ({ client }) => {

@@ -33,6 +33,7 @@ describe('field-validation: custom resources', () => {
         doc: 1,
         section: SECTION_RULES,
         place: RULES,
+        specRules: ['doc1/resources-their-fields/unrecognized-fields-fields-duplicated-object-dropped'],
         level: 'MUST',
       },
       async ({ client, skip }) => {
@@ -62,6 +63,7 @@ describe('field-validation: custom resources', () => {
       doc: 1,
       section: SECTION_RULES,
       place: RULES,
+      specRules: ['doc1/resources-their-fields/unrecognized-fields-fields-duplicated-object-dropped'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -91,6 +93,7 @@ describe('field-validation: custom resources', () => {
       doc: 1,
       section: 'Errors',
       place: '400 Bad Request | `Strict` validation met unknown or duplicate fields (message lists all)',
+      specRules: ['doc1/errors/400-bad-request-strict-validation-met'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -115,6 +118,7 @@ describe('field-validation: custom resources', () => {
       doc: 1,
       section: 'Errors',
       place: TYPE_ROW,
+      specRules: ['doc1/errors/400-bad-request-strict-validation-met'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -154,6 +158,7 @@ describe('field-validation: custom resources', () => {
       doc: 1,
       section: SECTION_RULES,
       place: 'Omitting a required field is an error',
+      specRules: ['doc1/resources-their-fields/omitting-required-field-error'],
       level: 'MUST',
     },
     async ({ client, skip }) => {

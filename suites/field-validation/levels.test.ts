@@ -84,6 +84,7 @@ describe('field-validation: Ignore, Warn and Strict', () => {
         doc: 1,
         section: 'Headers and content negotiation',
         place: HEADER_ROW,
+        specRules: ['doc1/headers-content-negotiation/warning-response-one-entry-per-dropped'],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -101,6 +102,7 @@ describe('field-validation: Ignore, Warn and Strict', () => {
         doc: 1,
         section: 'Errors',
         place: STRICT_ROW,
+        specRules: ['doc1/errors/400-bad-request-strict-validation-met'],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -119,6 +121,7 @@ describe('field-validation: Ignore, Warn and Strict', () => {
         doc: 1,
         section: 'Query parameters',
         place: PARAM_ROW,
+        specRules: ['doc1/query-parameters/fieldvalidation-post-put-patch-ignore-warn'],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -138,6 +141,7 @@ describe('field-validation: Ignore, Warn and Strict', () => {
       doc: 1,
       section: 'Query parameters',
       place: PARAM_ROW,
+      specRules: ['doc1/query-parameters/fieldvalidation-post-put-patch-ignore-warn'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -155,6 +159,7 @@ describe('field-validation: Ignore, Warn and Strict', () => {
       doc: 1,
       section: 'Headers and content negotiation',
       place: HEADER_ROW,
+      specRules: ['doc1/headers-content-negotiation/warning-response-one-entry-per-dropped'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -180,6 +185,7 @@ describe('field-validation: Ignore, Warn and Strict', () => {
       section: 'Query parameters',
       place:
         'fieldValidation | POST, PUT, PATCH | `Ignore`, `Warn` (default), `Strict` (other values: not shown; Kubernetes refuses them)',
+      specRules: ['doc1/query-parameters/fieldvalidation-post-put-patch-ignore-warn'],
       level: 'BEYOND',
     },
     async ({ client }) => {

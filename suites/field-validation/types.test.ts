@@ -22,6 +22,7 @@ describe('field-validation: types and required fields', () => {
         doc: 1,
         section: 'Errors',
         place: TYPE_ROW,
+        specRules: ['doc1/errors/400-bad-request-strict-validation-met'],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -50,6 +51,7 @@ describe('field-validation: types and required fields', () => {
       doc: 1,
       section: SECTION_RULES,
       place: TYPES,
+      specRules: ['doc1/resources-their-fields/field-validation-rules-field-types-always'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -71,6 +73,7 @@ describe('field-validation: types and required fields', () => {
       doc: 1,
       section: SECTION_RULES,
       place: TYPES,
+      specRules: ['doc1/resources-their-fields/field-validation-rules-field-types-always'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -91,6 +94,7 @@ describe('field-validation: types and required fields', () => {
       doc: 1,
       section: SECTION_RULES,
       place: REQUIRED,
+      specRules: ['doc1/resources-their-fields/omitting-required-field-error'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -119,6 +123,7 @@ describe('field-validation: types and required fields', () => {
       section: 'Errors',
       place:
         'A missing required field is an error (its status code: not shown; Kubernetes answers 422 Invalid)',
+      specRules: ['doc1/errors/missing-required-field-error'],
       level: 'BEYOND',
     },
     async ({ client }) => {

@@ -22,6 +22,12 @@ const ROW: Record<(typeof ENDPOINTS)[number], string> = {
   livez: 'GET `/livez` | liveness',
   readyz: 'GET `/readyz` | readiness',
 };
+/** The rule (suites/rules/doc3.yaml) of each endpoint's row. */
+const ROW_RULE: Record<(typeof ENDPOINTS)[number], string> = {
+  healthz: 'doc3/health/get-healthz-deprecated-since-api-version',
+  livez: 'doc3/health/get-livez-liveness',
+  readyz: 'doc3/health/get-readyz-readiness',
+};
 
 describe('health: endpoints', () => {
   for (const endpoint of ENDPOINTS)
@@ -32,6 +38,7 @@ describe('health: endpoints', () => {
         doc: 3,
         section: SECTION,
         place: `${ROW[endpoint]}; ${STATUS_RULE}`,
+        specRules: [ROW_RULE[endpoint], 'doc3/health/status-200-means-healthy-live-ready'],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -70,6 +77,7 @@ describe('health: endpoints', () => {
         doc: 3,
         section: SECTION,
         place: VERBOSE_RULE,
+        specRules: ['doc3/health/query-verbose-prints-each-check-name'],
         level: 'MUST',
       },
       async ({ client }) => {
@@ -115,6 +123,7 @@ describe('health: endpoints', () => {
       doc: 3,
       section: SECTION,
       place: EXCLUDE_RULE,
+      specRules: ['doc3/health/query-verbose-prints-each-check-name'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -204,6 +213,10 @@ describe('health: endpoints', () => {
       doc: 3,
       section: SECTION,
       place: `${SINGLE_ROW}; ${STATUS_RULE}`,
+      specRules: [
+        'doc3/health/get-livez-check-name-get-readyz',
+        'doc3/health/status-200-means-healthy-live-ready',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {

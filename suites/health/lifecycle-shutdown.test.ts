@@ -45,6 +45,7 @@ describe('health: a server process of the harness shuts down', () => {
       doc: 3,
       section: SECTION,
       place: FLAGS_RULE,
+      specRules: ['doc3/health/server-flags-livez-grace-period-startup'],
       level: 'MUST',
     },
     async ({ target }) => {

@@ -34,6 +34,7 @@ describe('health: a server process of the harness loses its store', () => {
       doc: 3,
       section: SECTION,
       place: `${STATUS_RULE} (a store that can no longer keep writes is not healthy; how the store is checked: not shown)`,
+      specRules: ['doc3/health/status-200-means-healthy-live-ready'],
       level: 'SHOULD',
     },
     async ({ target }) => {

@@ -95,6 +95,7 @@ describe.concurrent('node agent configuration table', () => {
       doc: 3,
       section: row.section ?? SECTION,
       place: row.place,
+      specRules: row.specRules,
       level: row.level,
     };
     conformance(def, () =>

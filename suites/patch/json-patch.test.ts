@@ -116,6 +116,7 @@ describe('patch: JSON Patch (RFC 6902)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.json,
+      specRules: ['doc1/operations/application-json-patch-json-json-patch'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -135,6 +136,7 @@ describe('patch: JSON Patch (RFC 6902)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.json,
+      specRules: ['doc1/operations/application-json-patch-json-json-patch'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -152,6 +154,7 @@ describe('patch: JSON Patch (RFC 6902)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.json,
+      specRules: ['doc1/operations/application-json-patch-json-json-patch'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -184,6 +187,7 @@ describe('patch: JSON Patch (RFC 6902)', () => {
       doc: 1,
       section: SECTION_UPDATES,
       place: TEST_ROW,
+      specRules: ['doc1/update-mechanisms/patch-json-patch-sends-differences-may'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -202,6 +206,7 @@ describe('patch: JSON Patch (RFC 6902)', () => {
       doc: 1,
       section: SECTION_UPDATES,
       place: TEST_ROW,
+      specRules: ['doc1/update-mechanisms/patch-json-patch-sends-differences-may'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -250,6 +255,7 @@ describe('patch: JSON Patch (RFC 6902)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.json,
+      specRules: ['doc1/operations/application-json-patch-json-json-patch'],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -289,6 +295,7 @@ describe('patch: JSON Patch (RFC 6902)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.json,
+      specRules: ['doc1/operations/application-json-patch-json-json-patch'],
       level: 'MUST',
     },
     async ({ client }) => {

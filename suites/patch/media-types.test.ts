@@ -28,6 +28,7 @@ describe('patch: media types and the patch verb', () => {
       doc: 1,
       section: 'What the service does',
       place: 'patch | HTTP PATCH; distinct from update',
+      specRules: ['doc1/what-service-does/patch-http-patch-distinct-update'],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -88,6 +89,7 @@ describe('patch: media types and the patch verb', () => {
       section: SECTION_OPS,
       place:
         'Any PATCH other than apply is logically a patch operation (Kubernetes: 404 NotFound for an absent object)',
+      specRules: ['doc1/operations/any-patch-other-than-apply-logically'],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -129,6 +131,7 @@ describe('patch: media types and the patch verb', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.apply,
+      specRules: ['doc1/operations/application-apply-patch-yaml-server-side'],
       level: 'MUST',
     },
     async ({ client }) => {

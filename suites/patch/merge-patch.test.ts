@@ -120,6 +120,7 @@ describe('patch: JSON Merge Patch (RFC 7386)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.merge,
+      specRules: ['doc1/operations/application-merge-patch-json-json-merge'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -140,6 +141,7 @@ describe('patch: JSON Merge Patch (RFC 7386)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.merge,
+      specRules: ['doc1/operations/application-merge-patch-json-json-merge'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -161,6 +163,7 @@ describe('patch: JSON Merge Patch (RFC 7386)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.merge,
+      specRules: ['doc1/operations/application-merge-patch-json-json-merge'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -203,6 +206,7 @@ describe('patch: JSON Merge Patch (RFC 7386)', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.merge,
+      specRules: ['doc1/operations/application-merge-patch-json-json-merge'],
       level: 'MUST',
     },
     async ({ client, skip }) => {

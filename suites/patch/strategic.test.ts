@@ -67,6 +67,7 @@ describe('patch: strategic merge patch', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.strategic,
+      specRules: ['doc1/operations/application-strategic-merge-patch-json-strategic'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -152,6 +153,7 @@ describe('patch: strategic merge patch', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.merge,
+      specRules: ['doc1/operations/application-merge-patch-json-json-merge'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -179,6 +181,7 @@ describe('patch: strategic merge patch', () => {
       doc: 1,
       section: SECTION_OPS,
       place: ROW.strategic,
+      specRules: ['doc1/operations/application-strategic-merge-patch-json-strategic'],
       level: 'MUST',
     },
     async ({ client, skip }) => {

@@ -169,6 +169,10 @@ describe('paths: discovery', () => {
       section: 'Path shapes',
       place:
         'Core group, namespaced collection | `/api/v1/namespaces/<namespace>/<resource-type>`; Named group | `/apis/<group>/<version>/...` with the same suffixes',
+      specRules: [
+        'doc1/path-shapes/core-group-namespaced-collection-api-v1',
+        'doc1/path-shapes/named-group-apis-group-version-same',
+      ],
       level: 'BEYOND',
     },
     async ({ client }) => {

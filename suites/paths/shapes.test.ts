@@ -74,6 +74,10 @@ describe('paths: path shapes', () => {
       section: SECTION,
       place:
         'Core group, collection | `/api/v1/<resource-type>`; a namespaced type also has a collection across all namespaces',
+      specRules: [
+        'doc1/path-shapes/core-group-collection-api-v1-resource',
+        'doc1/path-shapes/namespaced-type-also-has-collection-across',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -101,6 +105,7 @@ describe('paths: path shapes', () => {
       doc: 1,
       section: SECTION,
       place: 'Core group, namespaced collection | `/api/v1/namespaces/<namespace>/<resource-type>`',
+      specRules: ['doc1/path-shapes/core-group-namespaced-collection-api-v1'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -126,6 +131,7 @@ describe('paths: path shapes', () => {
       doc: 1,
       section: SECTION,
       place: 'Core group, one resource | `.../<resource-type>/<name>`',
+      specRules: ['doc1/path-shapes/core-group-one-resource-resource-type'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -154,6 +160,7 @@ describe('paths: path shapes', () => {
       doc: 1,
       section: SECTION,
       place: 'Named group | `/apis/<group>/<version>/...` with the same suffixes',
+      specRules: ['doc1/path-shapes/named-group-apis-group-version-same'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -185,6 +192,7 @@ describe('paths: path shapes', () => {
       section: SECTION,
       place:
         'A namespaced type also has a collection across all namespaces at `/apis/<group>/<version>/<resource-type>`',
+      specRules: ['doc1/path-shapes/namespaced-type-also-has-collection-across'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -213,6 +221,7 @@ describe('paths: path shapes', () => {
       doc: 1,
       section: SECTION,
       place: 'Core resources use `/api` and omit the group segment',
+      specRules: ['doc1/path-shapes/core-resources-use-api-omit-group'],
       level: 'BEYOND',
     },
     async ({ client, skip }) => {
@@ -230,6 +239,7 @@ describe('paths: path shapes', () => {
       doc: 1,
       section: SECTION,
       place: 'A namespace is itself a cluster-scoped type: `GET /api/v1/namespaces` lists',
+      specRules: ['doc1/path-shapes/namespace-itself-cluster-scoped-type-get'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -259,6 +269,7 @@ describe('paths: path shapes', () => {
       doc: 1,
       section: SECTION,
       place: 'A namespace is itself a cluster-scoped type: `GET /api/v1/namespaces/<name>` reads one',
+      specRules: ['doc1/path-shapes/namespace-itself-cluster-scoped-type-get'],
       level: 'MUST',
     },
     async ({ client }) => {

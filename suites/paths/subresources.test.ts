@@ -56,6 +56,7 @@ describe('paths: subresources', () => {
       doc: 1,
       section: SECTION,
       place: SUBRESOURCE,
+      specRules: ['doc1/path-shapes/subresource-resource-path-name-subresource-cluster'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -75,6 +76,7 @@ describe('paths: subresources', () => {
       doc: 1,
       section: SECTION,
       place: SUBRESOURCE,
+      specRules: ['doc1/path-shapes/subresource-resource-path-name-subresource-cluster'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -95,6 +97,7 @@ describe('paths: subresources', () => {
       section: 'Operations',
       place:
         'eviction | POST | subresource `eviction` of a workload unit | eviction object | triggers API-initiated eviction',
+      specRules: ['doc1/operations/eviction-post-subresource-eviction-workload-unit'],
       level: 'MUST',
     },
     async ({ client, skip }) => {
@@ -126,6 +129,7 @@ describe('paths: subresources', () => {
       doc: 1,
       section: SECTION,
       place: ACROSS,
+      specRules: ['doc1/path-shapes/subresources-cannot-accessed-across-several-resources'],
       level: 'MUST',
     },
     async ({ client, skip }) => {

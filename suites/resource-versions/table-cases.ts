@@ -15,6 +15,8 @@ interface CommonCase {
   title: string;
   section?: string;
   place: string;
+  /** The ids of the rules the place quotes (suites/rules/doc<n>.yaml). */
+  specRules?: string[];
   level: Level;
   note?: string;
   setup?: Write[];

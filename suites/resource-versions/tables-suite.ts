@@ -10,7 +10,15 @@ import { runGet, runList, runWatch } from './table-runner.ts';
 const SECTION = 'Resource version semantics';
 
 function def(c: CaseFile['cases'][number]): CaseDef {
-  return { id: c.id, title: c.title, doc: 1, section: c.section ?? SECTION, place: c.place, level: c.level };
+  return {
+    id: c.id,
+    title: c.title,
+    doc: 1,
+    section: c.section ?? SECTION,
+    place: c.place,
+    specRules: c.specRules,
+    level: c.level,
+  };
 }
 
 /** A row at an expired version runs against a target whose history it can outlive. */

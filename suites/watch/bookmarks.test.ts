@@ -36,6 +36,7 @@ describe('watch: bookmarks', () => {
       section: 'Events',
       place:
         'BOOKMARK | All changes up to the given resourceVersion were sent; only when requested, at unspecified intervals',
+      specRules: ['doc1/events/bookmark-all-changes-up-given-resourceversion'],
       level: 'MUST',
     },
     async ({ client, target, step }) => {
@@ -84,6 +85,10 @@ describe('watch: bookmarks', () => {
       section: 'Resources and their fields',
       place:
         'For `BOOKMARK` the object has the requested kind and apiVersion and only `metadata.resourceVersion`',
+      specRules: [
+        'doc1/resources-their-fields/bookmark-object-has-requested-kind-apiversion',
+        'doc1/resources-their-fields/named-types-added-modified-bookmark',
+      ],
       level: 'MUST',
     },
     async ({ client, target }) => {

@@ -17,6 +17,10 @@ describe('watch: event types', () => {
       doc: 1,
       section: SECTION,
       place: 'ADDED | An object was created after the start version',
+      specRules: [
+        'doc1/events/added-object-was-created-after-start',
+        'doc1/resources-their-fields/named-types-added-modified-bookmark',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -45,6 +49,10 @@ describe('watch: event types', () => {
       doc: 1,
       section: SECTION,
       place: 'MODIFIED | An object was updated or patched',
+      specRules: [
+        'doc1/events/modified-object-was-updated-patched',
+        'doc1/resources-their-fields/named-types-added-modified-bookmark',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -70,6 +78,7 @@ describe('watch: event types', () => {
       doc: 1,
       section: SECTION,
       place: 'MODIFIED | An object was updated or patched',
+      specRules: ['doc1/events/modified-object-was-updated-patched'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -129,6 +138,7 @@ describe('watch: event types', () => {
       doc: 1,
       section: 'Update mechanisms',
       place: 'A stale value yields 409 so lost updates are detected',
+      specRules: ['doc1/update-mechanisms/stale-value-yields-409-so-lost'],
       level: 'MUST',
     },
     async ({ client }) => {

@@ -77,6 +77,10 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       section: SECTION,
       place:
         'the stream is: synthetic ADDED events for every existing object, then a BOOKMARK whose resourceVersion is the version synced to, then the regular watch stream',
+      specRules: [
+        'doc1/streaming-initial-state/sendinitialevents-true-allowwatchbookmarks-true-resourceversionmatch-notolderthan',
+        'doc1/query-parameters/sendinitialevents-watch-true-stream-starts-synthetic',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -124,6 +128,9 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       section: SECTION,
       place:
         'then a BOOKMARK whose resourceVersion is the version synced to (its mark, the annotation orch.io/initial-events-end: not shown)',
+      specRules: [
+        'doc1/streaming-initial-state/sendinitialevents-true-allowwatchbookmarks-true-resourceversionmatch-notolderthan',
+      ],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -153,6 +160,9 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       doc: 1,
       section: SECTION,
       place: 'then a BOOKMARK whose resourceVersion is the version synced to',
+      specRules: [
+        'doc1/streaming-initial-state/sendinitialevents-true-allowwatchbookmarks-true-resourceversionmatch-notolderthan',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -196,6 +206,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       doc: 1,
       section: SECTION,
       place: 'if set, the bookmark is sent once state is at least that version',
+      specRules: ['doc1/streaming-initial-state/if-resourceversion-empty-absent-consistent-read'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -223,6 +234,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       section: SECTION,
       place:
         'If `resourceVersion` is empty or absent this is a consistent read (the bookmark is sent once state is at least as new as the read started)',
+      specRules: ['doc1/streaming-initial-state/if-resourceversion-empty-absent-consistent-read'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -253,6 +265,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       section: 'Query parameters',
       place:
         'sendInitialEvents | watch | ... requires `resourceVersionMatch=NotOlderThan` (the refusal: not shown)',
+      specRules: ['doc1/query-parameters/sendinitialevents-watch-true-stream-starts-synthetic'],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -273,6 +286,7 @@ describe('watch: streaming initial state (sendInitialEvents)', () => {
       doc: 1,
       section: SECTION,
       place: 'The feature is alpha and needs the `WatchList` gate (the answer without it: not shown)',
+      specRules: ['doc1/streaming-initial-state/feature-alpha-needs-watchlist-gate'],
       level: 'BEYOND',
     },
     async ({ client }) => {

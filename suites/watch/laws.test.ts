@@ -151,6 +151,11 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
       section: 'Events',
       place:
         'The service emits change notifications as the watch stream ... ADDED: an object was created after the start version; MODIFIED: an object was updated or patched',
+      specRules: [
+        'doc1/events/service-emits-change-notifications-watch-stream',
+        'doc1/events/added-object-was-created-after-start',
+        'doc1/events/modified-object-was-updated-patched',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -188,6 +193,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
       doc: 1,
       section: 'Watch recovery',
       place: 'A client that loses a watch restarts from the last `resourceVersion` it received',
+      specRules: ['doc1/watch-recovery/client-loses-watch-restarts-last-resourceversion'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -258,6 +264,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
       section: 'Watch recovery',
       place:
         'A client that loses a watch restarts from the last `resourceVersion` it received, or redoes get/list',
+      specRules: ['doc1/watch-recovery/client-loses-watch-restarts-last-resourceversion'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -302,6 +309,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
       doc: 1,
       section: 'Watch recovery',
       place: 'On 410 it clears its cache, lists again and watches from the newly returned version',
+      specRules: ['doc1/watch-recovery/410-clears-cache-lists-again-watches'],
       level: 'MUST',
     },
     async (t) => {
@@ -344,6 +352,7 @@ describe('watch: laws of the stream and of recovery (property-based)', () => {
       doc: 1,
       section: 'Watch recovery',
       place: 'A client that loses a watch restarts from the last `resourceVersion` it received',
+      specRules: ['doc1/watch-recovery/client-loses-watch-restarts-last-resourceversion'],
       level: 'MUST',
     },
     async ({ client }) => {

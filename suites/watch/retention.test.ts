@@ -17,6 +17,7 @@ describe('watch: history retention', () => {
       doc: 1,
       section: 'Limits',
       place: 'Watch history retained | changes of the last 5 minutes by default',
+      specRules: ['doc1/limits/watch-history-retained-changes-last-5'],
       level: 'MUST',
     },
     async ({ client, step }) => {

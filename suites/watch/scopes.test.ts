@@ -34,6 +34,7 @@ describe('watch: scopes', () => {
       doc: 1,
       section: 'Path shapes',
       place: 'A namespace is itself a cluster-scoped type: `GET /api/v1/namespaces` lists',
+      specRules: ['doc1/path-shapes/namespace-itself-cluster-scoped-type-get'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -105,6 +106,7 @@ describe('watch: scopes', () => {
       doc: 1,
       section: 'States and transitions',
       place: 'Deleting a namespace also deletes its namespace-scoped resources',
+      specRules: ['doc1/states-transitions/deleting-namespace-also-deletes-namespace-scoped'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -146,6 +148,7 @@ describe('watch: scopes', () => {
       section: 'Resources and their fields',
       place:
         'For `BOOKMARK` the object has the requested kind and apiVersion and only `metadata.resourceVersion`',
+      specRules: ['doc1/resources-their-fields/bookmark-object-has-requested-kind-apiversion'],
       level: 'MUST',
     },
     async ({ client, skip }) => {

@@ -18,6 +18,7 @@ describe('watch: selectors and timeout', () => {
       doc: 1,
       section: 'Chunked lists',
       place: 'label or field selectors (a watch narrowed by a label selector: not shown)',
+      specRules: ['doc1/chunked-lists/remainingitemcount-counts-items-after-chunk-omitted'],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -50,6 +51,7 @@ describe('watch: selectors and timeout', () => {
       section: 'Events',
       place:
         'ADDED | An object was created after the start version (an object entering or leaving a selection: not shown)',
+      specRules: ['doc1/events/added-object-was-created-after-start'],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -94,6 +96,7 @@ describe('watch: selectors and timeout', () => {
       section: 'Query parameters',
       place:
         'watch | GET | `1` turns the request into a watch (timeoutSeconds, which bounds a watch: not shown)',
+      specRules: ['doc1/query-parameters/watch-get-1-turns-request-into'],
       level: 'BEYOND',
     },
     async ({ client }) => {

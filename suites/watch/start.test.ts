@@ -31,6 +31,10 @@ describe('watch: start version', () => {
       section: SECTION,
       place:
         'watch: unset = Get State and Start at Most Recent; Get State and Start at Most Recent: Watch begins with synthetic ADDED events for all existing instances, then later changes',
+      specRules: [
+        'doc1/resource-version-semantics/get-state-start-any-most-recent',
+        'doc1/resource-version-semantics/watch-unset-get-state-start-most',
+      ],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -87,6 +91,7 @@ describe('watch: start version', () => {
       section: SECTION,
       place:
         'watch: `0` = Get State and Start at Any; Get State and Start at Any: Watch begins with synthetic ADDED events for all existing instances, then later changes',
+      specRules: ['doc1/resource-version-semantics/get-state-start-any-most-recent'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -138,6 +143,10 @@ describe('watch: start version', () => {
       section: SECTION,
       place:
         'watch: other value = Start at Exact; Start at Exact: Changes after the given version only; no synthetic events',
+      specRules: [
+        'doc1/resource-version-semantics/start-exact-changes-after-given-version',
+        'doc1/resource-version-semantics/watch-unset-get-state-start-most',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -174,6 +183,10 @@ describe('watch: start version', () => {
       section: SECTION,
       place:
         'watch: other value = Start at Exact; Start at Exact: Changes after the given version only; no synthetic events',
+      specRules: [
+        'doc1/resource-version-semantics/start-exact-changes-after-given-version',
+        'doc1/resource-version-semantics/watch-unset-get-state-start-most',
+      ],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -209,6 +222,7 @@ describe('watch: start version', () => {
       doc: 1,
       section: 'Errors',
       place: '410 Gone | Watch or Exact list at a version no longer retained',
+      specRules: ['doc1/errors/410-gone-watch-exact-list-version'],
       level: 'MUST',
     },
     async (t) => {
@@ -244,6 +258,7 @@ describe('watch: start version', () => {
       section: 'Errors',
       place:
         '410 Gone | Watch or Exact list at a version no longer retained (the form of the 410 on a watch: not shown)',
+      specRules: ['doc1/errors/410-gone-watch-exact-list-version'],
       level: 'BEYOND',
     },
     async (t) => {

@@ -21,6 +21,7 @@ describe('watch: the verb and its stream', () => {
       section: 'Events',
       place:
         'an HTTP 200 response with `Transfer-Encoding: chunked` and `Content-Type: application/json`, containing a series of JSON event documents (`type`, `object`)',
+      specRules: ['doc1/events/service-emits-change-notifications-watch-stream'],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -51,6 +52,7 @@ describe('watch: the verb and its stream', () => {
       doc: 1,
       section: 'Resources and their fields',
       place: 'Watch event: a JSON document with `type` (string) and `object`',
+      specRules: ['doc1/resources-their-fields/watch-event-json-document-type-string'],
       level: 'MUST',
     },
     async ({ client }) => {
@@ -96,6 +98,7 @@ describe('watch: the verb and its stream', () => {
       section: 'Operations',
       place:
         'watch | GET with `watch=1` | collection or resource path | none | chunked stream of JSON event documents',
+      specRules: ['doc1/operations/watch-get-watch-1-collection-resource'],
       level: 'MUST',
     },
     async ({ client, step }) => {
@@ -131,6 +134,7 @@ describe('watch: the verb and its stream', () => {
       section: 'Operations',
       place:
         'watch | GET with `watch=1` | collection path (narrowed to one object by fieldSelector metadata.name: not shown; Kubernetes clients watch one object this way)',
+      specRules: ['doc1/operations/watch-get-watch-1-collection-resource'],
       level: 'BEYOND',
     },
     async ({ client }) => {
@@ -159,6 +163,7 @@ describe('watch: the verb and its stream', () => {
       doc: 1,
       section: 'Path shapes',
       place: 'A namespaced type also has a collection across all namespaces',
+      specRules: ['doc1/path-shapes/namespaced-type-also-has-collection-across'],
       level: 'MUST',
     },
     async ({ client }) => {
