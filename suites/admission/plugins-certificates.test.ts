@@ -7,13 +7,14 @@
 // what each step needs, so each refusal is the plugin's and not RBAC's.
 import { describe } from 'vitest';
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
-import { makeCa, makeCsr } from '../../harness/src/auth/pki.ts';
 import { actingAs } from '../../harness/src/auth/impersonation.ts';
+import { makeCa, makeCsr } from '../../harness/src/auth/pki.ts';
 import { conformance } from '../../harness/src/case.ts';
 import type { Client } from '../../harness/src/client.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
-import { grant, pluginRules, row, SECTION, settle } from './plugin-helpers.ts';
+import { grant, row, settle } from './plugin-helpers.ts';
+import { pluginCase } from './plugin-support.ts';
 
 const CSRS = '/apis/certificates.orch.io/v1/certificatesigningrequests';
 const CLIENT_SIGNER = 'orch.io/kube-apiserver-client';
@@ -34,15 +35,8 @@ const SUBJECT = row(
   'V',
   'Rejects client-signer requests with group `system:masters`',
 );
-const def = (id: string, title: string, place: string, level: CaseDef['level']): CaseDef => ({
-  id: `admission/plugins/certificates/${id}`,
-  title,
-  doc: 3,
-  section: SECTION,
-  place,
-  specRules: pluginRules(place),
-  level,
-});
+const def = (id: string, title: string, place: string, level: CaseDef['level']): CaseDef =>
+  pluginCase(`certificates/${id}`, title, place, level);
 
 async function newCsr(c: Client, signerName: string, orgs: string[] = []) {
   const name = uniqueName('plugin-csr');

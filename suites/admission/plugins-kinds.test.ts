@@ -13,9 +13,9 @@ import type { Response } from '../../harness/src/client.ts';
 import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { Level } from '../../harness/src/spec.ts';
-import { pluginRules, settle } from './plugin-helpers.ts';
+import { settle } from './plugin-helpers.ts';
+import { pluginCase } from './plugin-support.ts';
 
-const SECTION = 'Webhook configuration objects';
 const ROW = {
   priority: 'Priority | M+V | Fills priority from `priorityClassName`; unknown class rejects',
   runtimeClass:
@@ -38,21 +38,9 @@ function kase(
   level: Level,
   fn: (t: CaseContext) => Promise<void>,
 ): void {
-  conformance(
-    {
-      id: `admission/plugins/${id}`,
-      title,
-      doc: 3,
-      section: SECTION,
-      place,
-      specRules: pluginRules(place),
-      level,
-    },
-    fn,
-    {
-      timeout: 60_000,
-    },
-  );
+  conformance(pluginCase(id, title, place, level), fn, {
+    timeout: 60_000,
+  });
 }
 
 // ---------------------------------------------------------------- helpers

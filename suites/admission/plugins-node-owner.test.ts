@@ -10,8 +10,8 @@ import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import { actingAs } from '../../harness/src/auth/impersonation.ts';
 import { conformance } from '../../harness/src/case.ts';
 import { uniqueName } from '../../harness/src/fixtures.ts';
-import type { CaseDef } from '../../harness/src/spec.ts';
-import { grant, pluginRules, namespace, row, SECTION, settle } from './plugin-helpers.ts';
+import { grant, namespace, row, settle } from './plugin-helpers.ts';
+import { pluginCase } from './plugin-support.ts';
 
 const NODE_ROW = row(
   'NodeRestriction',
@@ -23,15 +23,7 @@ const OWNER_ROW = row(
   'V',
   "Only holders of delete permission change `metadata.ownerReferences`; `blockOwnerDeletion` needs update on the owner's finalizers subresource",
 );
-const def = (id: string, title: string, place: string, level: CaseDef['level']): CaseDef => ({
-  id: `admission/plugins/${id}`,
-  title,
-  doc: 3,
-  section: SECTION,
-  place,
-  specRules: pluginRules(place),
-  level,
-});
+const def = pluginCase;
 const MERGE = 'application/merge-patch+json';
 
 const nodeBody = (name: string, labels: Record<string, string> = {}) => ({
