@@ -10,10 +10,13 @@
 //   summary.json      counts, verdict, unexpected results, skips, target and selection
 //   case-notes.json   skip reasons and retries (reports/case-notes-reporter.ts)
 //   timings.json      every file's and case's time, slowest first (reports/timings.ts)
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+//   repro/            a reproducer of each failed case, <case id>.sh (harness/src/repro/),
+//                     attached to its <testcase> in junit.xml and to its Allure result
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { Expectation, ExpectationFile } from '../harness/src/expectations.ts';
 import { completeAllureResults, generateAllure } from './allure.ts';
+import { attachReproducers } from './junit.ts';
 import { buildMatrix, matrixHtml, notesOf, outcomesOf, unplacedCases } from './matrix.ts';
 import {
   type CaseResult,
@@ -44,8 +47,19 @@ export const REPORT_FILES = [
   'summary.json',
   'case-notes.json',
   'timings.json',
+  'repro',
   CONTROL_PLANE_LOG,
 ];
+
+/** The reproducers the cases wrote under `dir`/repro: case id -> path. */
+export function reproducers(dir: string): Map<string, string> {
+  const root = join(dir, 'repro');
+  const out = new Map<string, string>();
+  if (!existsSync(root)) return out;
+  for (const f of readdirSync(root, { recursive: true, encoding: 'utf8' }))
+    if (f.endsWith('.sh')) out.set(relative(root, join(root, f)).slice(0, -3), join(root, f));
+  return out;
+}
 
 export interface ExpectationsInfo {
   path: string | null;
@@ -160,6 +174,11 @@ export async function finishReport(
     }),
   );
   writeFileSync(join(dir, 'matrix.json'), `${JSON.stringify(rows, null, 2)}\n`);
+
+  const junit = join(dir, 'junit.xml');
+  const repro = reproducers(dir);
+  if (repro.size && existsSync(junit))
+    writeFileSync(junit, attachReproducers(readFileSync(junit, 'utf8'), repro));
 
   const allureDir = join(dir, 'allure-results');
   if (opts.completeAllure && results)

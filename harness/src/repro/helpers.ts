@@ -1,0 +1,130 @@
+// The shell functions every reproducer starts with (script.ts): the request and watch senders,
+// the capture of a server's values, the masking of answers and the verdict. The @SED_…@ marks
+// are the masking expressions, filled in by script.ts from the lists it shares with secrets.ts.
+export const HELPERS = `
+command -v curl >/dev/null 2>&1 || { echo "this reproducer needs curl" >&2; exit 2; }
+WORK=$(mktemp -d)
+WATCHES=()
+CREATED=()
+finish() {
+  local IFS=$'\n'
+  for p in "\${WATCHES[@]}"; do kill "$p" 2>/dev/null; done
+  if [ -z "$ORCH_KEEP" ]; then
+    local i
+    for ((i = \${#CREATED[@]} - 1; i >= 0; i--)); do
+      curl -sS -o /dev/null --max-time "$ORCH_MAX_TIME" -X DELETE $(creds default) "$ORCH_ENDPOINT\${CREATED[i]}" 2>/dev/null
+    done
+    rm -rf "$WORK"
+  else
+    echo "answers kept in $WORK" >&2
+  fi
+}
+trap finish EXIT
+# percent-encodes a query value
+enc() {
+  local s=$1 o= c i
+  for ((i = 0; i < \${#s}; i++)); do
+    c=\${s:i:1}
+    case $c in [a-zA-Z0-9._~-]) o+=$c ;; *) printf -v c '%%%02X' "'$c"; o+=$c ;; esac
+  done
+  printf '%s' "$o"
+}
+# the curl options of the TLS settings and of whose credentials (default, anonymous, tokenN)
+creds() {
+  [ -n "$ORCH_CA" ] && printf '%s\\n' --cacert "$ORCH_CA"
+  [ -n "$ORCH_INSECURE" ] && printf '%s\\n' -k
+  case $1 in
+  default)
+    [ -n "$ORCH_TOKEN" ] && printf '%s\\n' -H "Authorization: Bearer $ORCH_TOKEN"
+    [ -n "$ORCH_CLIENT_CERT" ] && printf '%s\\n' --cert "$ORCH_CLIENT_CERT" --key "$ORCH_CLIENT_KEY"
+    ;;
+  token*)
+    local v="ORCH_TOKEN_\${1#token}"
+    [ -n "\${!v:-}" ] && printf '%s\\n' -H "Authorization: Bearer \${!v}"
+    ;;
+  esac
+  return 0
+}
+# the body on stdin without the newline its here-document ended with
+body() {
+  local b
+  b=$(cat; printf x)
+  b=\${b%x}
+  printf '%s' "\${b%$'\\n'}"
+}
+# send STEP AUTH METHOD PATH [curl options]: one request; its status, head and body go to $WORK
+send() {
+  local step=$1 auth=$2 method=$3 path=$4 code
+  shift 4
+  # no User-Agent and no Accept of curl's own: the run sent only the headers each step names
+  local -a a=(-sS -o "$WORK/$step.body" -D "$WORK/$step.head" -w '%{http_code}' --max-time "$ORCH_MAX_TIME" -H 'User-Agent:' -H 'Accept:')
+  if [ "$method" = HEAD ]; then a+=(--head); else a+=(-X "$method"); fi
+  local IFS=$'\\n'
+  code=$(curl "\${a[@]}" $(creds "$auth") "$@" "$ORCH_ENDPOINT$path" 2>"$WORK/$step.err")
+  printf '%s' "\${code:-000}" >"$WORK/$step.code"
+  echo "step $step: $method $path -> \${code:-000}"
+  if [ "$step" = 1 ] && [ "\${code:-000}" = 000 ] && [ "$WANT1" != 0 ]; then
+    echo "could not replay: $ORCH_ENDPOINT did not answer the first request: $(cat "$WORK/$step.err")" >&2
+    exit 2
+  fi
+}
+# watch_open STEP AUTH SECONDS PATH [curl options]: a watch, read in the background for SECONDS
+watch_open() {
+  local step=$1 auth=$2 secs=$3 path=$4 i
+  shift 4
+  local IFS=$'\\n'
+  ( code=$(curl -sS -N -o "$WORK/$step.body" -D "$WORK/$step.head" -w '%{http_code}' --max-time "$secs" -H 'User-Agent:' -H 'Accept:' \\
+      $(creds "$auth") "$@" "$ORCH_ENDPOINT$path" 2>"$WORK/$step.err")
+    printf '%s' "\${code:-000}" >"$WORK/$step.code" ) &
+  WATCHES+=("$!")
+  # the stream is open once its head came (or curl gave up)
+  for ((i = 0; i < secs * 20; i++)); do
+    [ -s "$WORK/$step.head" ] && break
+    kill -0 "$!" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "step $step: watch $path (open $secs s)"
+}
+# capture STEP KEY N: the value of the N-th "KEY":"..." in STEP's answer
+capture() {
+  grep -o "\\"$2\\"[[:space:]]*:[[:space:]]*\\"[^\\"]*\\"" "$WORK/$1.body" 2>/dev/null | sed -n "$3p" | sed -E 's/.*"([^"]*)"$/\\1/'
+}
+# an answer with what a server picks anew each time masked; a watch's without BOOKMARKs
+norm() {
+  sed -E -e '@SED_VOLATILE@' -e '@SED_JWT@' -e '@SED_KEY@' -e 's/^[[:space:]]+//' -e 's/[[:space:]]+$//' |
+    if [ "$1" = watch ]; then grep -v '^$' | grep -v '"type"[[:space:]]*:[[:space:]]*"BOOKMARK"'; else cat; fi
+}
+# verdict STEP KIND: compares STEP's answer with the run's (WANT_*); exits 1 when the same
+verdict() {
+  local step=$1 kind=$2 p code type got want
+  for p in "\${WATCHES[@]}"; do wait "$p" 2>/dev/null; done
+  WATCHES=()
+  code=$(cat "$WORK/$step.code" 2>/dev/null || echo 000)
+  type=$(grep -i '^content-type:' "$WORK/$step.head" 2>/dev/null | tail -n 1 | cut -d: -f2- | tr -d ' \\r' | tr 'A-Z' 'a-z')
+  if [ "$kind" = binary ]; then
+    got=$(base64 -w0 <"$WORK/$step.body" 2>/dev/null)
+    want=$WANT_BODY
+  else
+    got=$(norm "$kind" <"$WORK/$step.body" 2>/dev/null)
+    want=$(printf '%s\\n' "$WANT_BODY" | norm "$kind")
+  fi
+  local wtype
+  wtype=$(printf '%s' "$WANT_TYPE" | tr -d ' ' | tr 'A-Z' 'a-z')
+  if [ "$code" = 000 ] && [ "$WANT_CODE" = 0 ]; then
+    echo "reproduced: step $step got no answer, as in the run ($(cat "$WORK/$step.err"))"
+    exit 1
+  fi
+  if [ "$code" = "$WANT_CODE" ] && [ "$type" = "$wtype" ] && [ "$got" = "$want" ]; then
+    echo "reproduced: step $step was answered as in the run ($code \${type:-no content type})"
+    exit 1
+  fi
+  echo "not reproduced: step $step was answered differently from the run"
+  [ "$code" = "$WANT_CODE" ] || echo "  status: $code (the run got $WANT_CODE)"
+  [ "$type" = "$wtype" ] || echo "  content type: \${type:-none} (the run got \${wtype:-none})"
+  if [ "$got" != "$want" ]; then
+    echo "  body (- the run's, + this replay's, masked):"
+    diff <(printf '%s\\n' "$want") <(printf '%s\\n' "$got") | grep '^[<>]' | head -n 20 | sed 's/^</  -/; s/^>/  +/'
+  fi
+  exit 0
+}
+`;
