@@ -40,7 +40,12 @@ describe('reproducers of failing cases', () => {
   beforeAll(async () => {
     server = await build({ inMemory: true, tls: false });
     await server.listen();
-    for (const name of ['stale-update-accepted', 'list-kind-generic', 'duplicate-create-overwrites'])
+    for (const name of [
+      'stale-update-accepted',
+      'list-kind-generic',
+      'deleted-as-modified',
+      'duplicate-create-overwrites',
+    ])
       proxies[name] = await startFaultProxy({ target: server.url!, fault: faultByName(name) });
   });
   afterAll(async () => {
@@ -54,6 +59,8 @@ describe('reproducers of failing cases', () => {
     ['stale-update-accepted', 'crud/update/stale-version-conflict'],
     // the fault answers a list as kind "List": the same status, another body
     ['list-kind-generic', 'crud/list/envelope'],
+    // a watch: the fault streams a deletion as MODIFIED
+    ['deleted-as-modified', 'watch/events/deleted-on-delete'],
     // a property case: the requests of the shrunk counterexample
     ['duplicate-create-overwrites', 'crud/names/law-unique-at-any-time'],
   ])(

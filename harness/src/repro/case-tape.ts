@@ -56,7 +56,15 @@ export function startTape(endpoints: Endpoints): CaseTape | undefined {
       const all = [...setup, ...steps];
       const own: string[] = [];
       for (const x of all) for (const t of [x.ownToken, x.secret]) if (t && !own.includes(t)) own.push(t);
-      const exchanges: Exchange[] = all.map((x) => toExchange(x, own, now));
+      const exchanges: Exchange[] = all.map((x, i) => {
+        const e = toExchange(x, own, now);
+        if (x.watch && x.watchMs !== undefined) {
+          const closed = x.startedAt + x.watchMs;
+          const next = all.findIndex((y, j) => j > i && y.startedAt >= closed);
+          if (next >= 0) e.watchUntil = next;
+        }
+        return e;
+      });
       const urls = endpoints.urls;
       const about = [
         `Reproducer of ${c.id}: ${c.title}`,

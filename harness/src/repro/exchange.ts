@@ -23,6 +23,11 @@ export interface Exchange {
   auth?: 'default' | 'anonymous' | { token: number };
   /** A watch: the stream stayed open this long (ms) while the later requests were sent. */
   watchMs?: number;
+  /**
+   * A watch the run closed: the index of the first later step sent after it closed (the replay
+   * closes it there, once as many events came as the run saw, or its time is up).
+   */
+  watchUntil?: number;
   /** Why there was no answer, or what else the run noted about the exchange. */
   note?: string;
   /** The path as the case named it (before dialect mapping, no query): found in failure messages. */

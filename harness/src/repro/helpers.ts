@@ -73,10 +73,12 @@ watch_open() {
   local step=$1 auth=$2 secs=$3 path=$4 i
   shift 4
   local IFS=$'\\n'
-  ( code=$(curl -sS -N -o "$WORK/$step.body" -D "$WORK/$step.head" -w '%{http_code}' --max-time "$secs" -H 'User-Agent:' -H 'Accept:' \\
-      $(creds "$auth") "$@" "$ORCH_ENDPOINT$path" 2>"$WORK/$step.err")
-    printf '%s' "\${code:-000}" >"$WORK/$step.code" ) &
+  # -w's status goes to the .code file when curl ends by itself; a closed watch's comes from its head
+  curl -sS -N -o "$WORK/$step.body" -D "$WORK/$step.head" -w '%{http_code}' --max-time "$secs" -H 'User-Agent:' -H 'Accept:' \\
+    $(creds "$auth") "$@" "$ORCH_ENDPOINT$path" >"$WORK/$step.code" 2>"$WORK/$step.err" &
   WATCHES+=("$!")
+  printf -v "WATCH_$step" '%s' "$!"
+  printf -v "WATCH_END_$step" '%s' "$((SECONDS + secs))"
   # the stream is open once its head came (or curl gave up)
   for ((i = 0; i < secs * 20; i++)); do
     [ -s "$WORK/$step.head" ] && break
@@ -84,6 +86,24 @@ watch_open() {
     sleep 0.05
   done
   echo "step $step: watch $path (open $secs s)"
+}
+# watch_close STEP N: ends the watch of STEP once N events (BOOKMARKs aside) came, or its time is up
+watch_close() {
+  local step=$1 want=$2 pid end got
+  pid="WATCH_$step"
+  end="WATCH_END_$step"
+  while [ "$SECONDS" -lt "\${!end}" ]; do
+    got=$(grep -v '"type"[[:space:]]*:[[:space:]]*"BOOKMARK"' "$WORK/$step.body" 2>/dev/null | grep -c .)
+    [ "\${got:-0}" -ge "$want" ] && break
+    kill -0 "\${!pid}" 2>/dev/null || break
+    sleep 0.05
+  done
+  # the events in flight when the run closed it
+  sleep 0.2
+  kill "\${!pid}" 2>/dev/null
+  wait "\${!pid}" 2>/dev/null
+  [ -s "$WORK/$step.code" ] && [ "$(cat "$WORK/$step.code")" != 000 ] || printf '%s' "$(grep -m1 -o '^HTTP/[0-9.]* [0-9]*' "$WORK/$step.head" | cut -d' ' -f2)" >"$WORK/$step.code"
+  echo "step $step: watch closed, $(grep -c . "$WORK/$step.body" 2>/dev/null || echo 0) lines"
 }
 # capture STEP KEY N: the value of the N-th "KEY":"..." in STEP's answer
 capture() {

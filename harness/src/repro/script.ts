@@ -79,6 +79,18 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
 
   steps.forEach((x, i) => {
     const n = i + 1;
+    steps.forEach((w, j) => {
+      if (w.watchMs !== undefined && w.watchUntil === i) {
+        const seen = (answerText(w.answer) ?? '')
+          .split('\n')
+          .filter((l) => l.trim() && !/"type"\s*:\s*"BOOKMARK"/.test(l));
+        body.push(
+          '',
+          `# the run closed the watch of step ${j + 1} here, having seen ${seen.length} event${seen.length === 1 ? '' : 's'}`,
+        );
+        body.push(`watch_close ${j + 1} ${seen.length}`);
+      }
+    });
     const path = clean(caps.path(i, x.path));
     const auth =
       x.auth === 'anonymous' ? 'anonymous' : typeof x.auth === 'object' ? `token${x.auth.token}` : 'default';
@@ -99,7 +111,7 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
           `# (the case sent its own ${k} header; its value is not written: set ORCH_HEADER_${k.toUpperCase().replace(/-/g, '_')})`,
         );
     if (x.watchMs !== undefined) {
-      const secs = Math.max(2, Math.ceil(x.watchMs / 1000) + 1);
+      const secs = Math.max(2, Math.ceil(x.watchMs / 1000) + 2);
       body.push(
         `watch_open ${n} ${auth} ${secs} ${shellWord(path)}${headerArgs.map((h) => ` ${h}`).join('')}`,
       );
