@@ -61,11 +61,16 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
   const failing = o.failingStep ?? steps.length - 1;
   if (failing < 0 || failing >= steps.length) throw new Error(`no step ${failing} among ${steps.length}`);
   const secrets = o.secrets ?? {};
+  // secrets first: a token's own hex digits are no name to make fresh
   const parts = uniqueParts(
-    steps.flatMap((x) => [x.path, ...(x.body === undefined ? [] : [bodyText(x.body) ?? ''])]),
+    steps.flatMap((x) =>
+      [x.path, x.body === undefined ? '' : (bodyText(x.body) ?? '')].map((t) =>
+        plainText(scrub([t], secrets)),
+      ),
+    ),
   );
   const caps = new Captures(steps);
-  const clean = (t: Text) => scrub(freshen(t, parts), secrets);
+  const clean = (t: Text) => freshen(scrub(t, secrets), parts);
   const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
   const short = (s: string, n = COMMENT_CHARS) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
