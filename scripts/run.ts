@@ -153,6 +153,7 @@ Results:
                           fail / flaky / skip per case id or area/* glob, with a note)
   --report DIR            where reports go (default out/report): html/ (Allure),
                           matrix.html, junit.xml, results.json, summary.json
+                          and repro/<case id>.sh, a curl replay of each failing case
   --no-html               skip \`allure generate\`
   --exit-with-parent      end (as on SIGTERM) once the process that started the run ends,
                           kill -9 included (\`npm run conformance\` sets it)
