@@ -77,7 +77,7 @@ describe('reproducer scripts', () => {
   });
 
   it('replaces the run-unique parts of names with fresh ones, and bash accepts it', () => {
-    expect(text).toMatch(/^S1="\$\{RUN:0:6\}00"  # the run's 1a2b3c4d$/m);
+    expect(text).toMatch(/^S1="1a\$\{RUN:0:4\}01"  # the run's 1a2b3c4d$/m);
     expect(text).toContain("'/api/v1/namespaces/ns-'\"${S1}\"'/serviceaccounts/sa-'\"${S2}\"'/token'");
     // only the comment of its variable still names the run's part
     expect(text).not.toMatch(/^(?!#|S\d+=).*1a2b3c4d/m);

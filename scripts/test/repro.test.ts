@@ -35,6 +35,17 @@ function replay(
 
 describe('reproducers of failing cases', () => {
   let server: OrchServer;
+  /** The names of the server's namespaces not being deleted. */
+  const activeNamespaces = async () => {
+    const r = await fetch(`${server.url}/api/v1/namespaces`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    });
+    const list = (await r.json()) as { items: { metadata: { name: string }; status?: { phase?: string } }[] };
+    return list.items
+      .filter((n) => n.status?.phase !== 'Terminating')
+      .map((n) => n.metadata.name)
+      .sort();
+  };
   const proxies: Record<string, RunningProxy> = {};
 
   beforeAll(async () => {
@@ -108,9 +119,12 @@ describe('reproducers of failing cases', () => {
       // again: fresh names, so the first replay's objects do not collide
       const again = await replay(file, proxy.url, server.adminToken);
       expect(again.code, again.out).toBe(1);
+      const before = await activeNamespaces();
       const reference = await replay(file, server.url!, server.adminToken);
       expect(reference.code, `${reference.out}\n---\n${text}`).toBe(0);
       expect(reference.out).toContain('not reproduced');
+      // what the replay made is deleted at its end
+      expect(await activeNamespaces()).toEqual(before);
     },
     120_000,
   );

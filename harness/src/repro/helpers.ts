@@ -7,7 +7,7 @@ WORK=$(mktemp -d)
 WATCHES=()
 CREATED=()
 finish() {
-  local IFS=$'\n'
+  local IFS=$'\\n'
   for p in "\${WATCHES[@]}"; do kill "$p" 2>/dev/null; done
   if [ -z "$ORCH_KEEP" ]; then
     local i

@@ -2,7 +2,8 @@
 // hexadecimal part after a dash (`cm-1f3a9c0e`, namespace `conf-7b21d4aa`, group
 // `w-00c3e1f2a9.example.com`). A replay that sent the same names again would meet the objects
 // of the run, or of the replay before it; so each such part becomes a variable the script sets
-// fresh each time, of the same length (a name's length limit holds as it did).
+// fresh each time, of the same length (a name's length limit holds as it did) and sorting
+// among the others as the run's did.
 
 import { type Part, replaceMatches, type Text } from './text.ts';
 
@@ -20,17 +21,21 @@ export function uniqueParts(texts: readonly string[]): string[] {
 export const freshVar = (i: number) => `S${i + 1}`;
 
 /**
- * The script lines setting each fresh part: `RUN` random hex digits, then the n-th part is
- * the first L-2 of them and n in two hex digits (distinct parts stay distinct).
+ * The script lines setting each fresh part, of the same length as the run's: its first digits
+ * (two, one of a short part), random digits, then its rank among the parts in two digits. So
+ * distinct parts stay distinct, and names sort as they did in the run (a list answer's order
+ * compares equal).
  */
 export function freshLines(parts: readonly string[]): string[] {
   if (parts.length === 0) return [];
+  const sorted = [...parts].sort();
   return [
     'RUN=$(od -An -N8 -tx1 /dev/urandom | tr -d " \\n")',
-    ...parts.map(
-      (p, i) =>
-        `${freshVar(i)}="\${RUN:0:${p.length - 2}}${(i % 256).toString(16).padStart(2, '0')}"  # the run's ${p}`,
-    ),
+    ...parts.map((p, i) => {
+      const keep = p.length >= 8 ? 2 : 1;
+      const rank = (sorted.indexOf(p) % 256).toString(16).padStart(2, '0');
+      return `${freshVar(i)}="${p.slice(0, keep)}\${RUN:0:${p.length - keep - 2}}${rank}"  # the run's ${p}`;
+    }),
   ];
 }
 
