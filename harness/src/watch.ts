@@ -135,7 +135,10 @@ export class WatchStream {
   }
 
   private pushLine(line: string): void {
-    if (this.rec) this.rec.answer += `${line}\n`;
+    if (this.rec) {
+      this.rec.answer += `${line}\n`;
+      this.rec.lastEventMs = performance.now() - this.rec.startedAt;
+    }
     try {
       this.events.push(this.client.d.in(JSON.parse(line)) as WatchEvent);
     } catch {
@@ -148,6 +151,7 @@ export class WatchStream {
   }
 
   private finish(): void {
+    if (this.rec && this.rec.watchMs === undefined && !this.controller.signal.aborted) this.rec.ended = true;
     this.noteEnd();
     if (this.buffer.trim() && !this.error)
       this.error = new Error(

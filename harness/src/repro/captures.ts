@@ -73,9 +73,16 @@ export class Captures {
   private readonly available: Map<string, Capture>[] = [];
   /** The captures some request uses, by variable name. */
   readonly used = new Map<string, Capture>();
+  /** The values a request sent before any answer held them (the case chose them), as kv. */
+  private readonly introduced = new Set<string>();
+
+  /** Whether the case chose this value of this key itself (a request sent it first). */
+  chosen(key: string, value: string): boolean {
+    return this.introduced.has(kv(key, value));
+  }
 
   constructor(steps: readonly Exchange[]) {
-    const introduced = new Set<string>();
+    const introduced = this.introduced;
     let avail = new Map<string, Capture>();
     steps.forEach((x, j) => {
       this.available.push(avail);

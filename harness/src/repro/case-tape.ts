@@ -121,9 +121,19 @@ function toExchange(x: Recorded, own: string[], now: number): Exchange {
     ...(x.answer === undefined ? {} : { answer: x.answer }),
     ...(x.answerType ? { answerType: x.answerType } : {}),
     auth: token ? { token } : x.auth,
-    ...(x.watch ? { watchMs: Math.min(x.watchMs ?? now - x.startedAt, 60_000) } : {}),
+    ...(x.watch ? watchTimes(x, now) : {}),
     ...(x.note ? { note: x.note } : {}),
     ...(x.specPath ? { specPath: x.specPath } : {}),
+  };
+}
+
+/** A watch's times: how long it was open, how long after its last event, whether the server ended it. */
+function watchTimes(x: Recorded, now: number): Pick<Exchange, 'watchMs' | 'watchIdleMs' | 'watchEnded'> {
+  const open = Math.min(x.watchMs ?? now - x.startedAt, 60_000);
+  return {
+    watchMs: open,
+    watchIdleMs: Math.min(Math.max(0, open - (x.lastEventMs ?? 0)), 10_000),
+    ...(x.ended ? { watchEnded: true } : {}),
   };
 }
 
@@ -141,8 +151,8 @@ export function failingStep(steps: readonly Recorded[], err: Error): number {
         (x.status === 0 && msg.includes(`${x.method} ${x.specPath}: no answer`));
     if (named) return steps.indexOf(x);
   }
-  // an assertion about events, with no request named: the last watch
-  if (/\bevents?\b/i.test(msg)) {
+  // an assertion about events or a stream, with no request named: the last watch
+  if (/\b(events?|stream|watch)\b/i.test(msg) || /\b(ADDED|MODIFIED|DELETED|BOOKMARK|ERROR)\b/.test(msg)) {
     const w = [...pool].reverse().find((x) => x.watch);
     if (w) return steps.indexOf(w);
   }

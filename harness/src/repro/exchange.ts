@@ -28,6 +28,10 @@ export interface Exchange {
    * closes it there, once as many events came as the run saw, or its time is up).
    */
   watchUntil?: number;
+  /** A watch: how long the run kept it open after its last event (ms; the replay waits as long). */
+  watchIdleMs?: number;
+  /** A watch the server ended (before the run closed it). */
+  watchEnded?: boolean;
   /** Why there was no answer, or what else the run noted about the exchange. */
   note?: string;
   /** The path as the case named it (before dialect mapping, no query): found in failure messages. */

@@ -87,9 +87,10 @@ watch_open() {
   done
   echo "step $step: watch $path (open $secs s)"
 }
-# watch_close STEP N: ends the watch of STEP once N events (BOOKMARKs aside) came, or its time is up
+# watch_close STEP N TICKS: ends the watch of STEP once N events (BOOKMARKs aside) came and TICKS
+# times 50 ms more passed, as the run did, or its time is up; notes whether the server ended it first
 watch_close() {
-  local step=$1 want=$2 pid end got
+  local step=$1 want=$2 ticks=$3 pid end got
   pid="WATCH_$step"
   end="WATCH_END_$step"
   while [ "$SECONDS" -lt "\${!end}" ]; do
@@ -98,10 +99,18 @@ watch_close() {
     kill -0 "\${!pid}" 2>/dev/null || break
     sleep 0.05
   done
-  # the events in flight when the run closed it
-  sleep 0.2
-  kill "\${!pid}" 2>/dev/null
+  # as long as the run kept it open after its last event (at least the events in flight)
+  local t
+  for ((t = 0; t < 4 || t < ticks; t++)); do
+    kill -0 "\${!pid}" 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "\${!pid}" 2>/dev/null; then
+    echo 0 >"$WORK/$step.ended"
+    kill "\${!pid}" 2>/dev/null
+  fi
   wait "\${!pid}" 2>/dev/null
+  [ -s "$WORK/$step.ended" ] || echo 1 >"$WORK/$step.ended"
   [ -s "$WORK/$step.code" ] && [ "$(cat "$WORK/$step.code")" != 000 ] || printf '%s' "$(grep -m1 -o '^HTTP/[0-9.]* [0-9]*' "$WORK/$step.head" | cut -d' ' -f2)" >"$WORK/$step.code"
   echo "step $step: watch closed, $(grep -c . "$WORK/$step.body" 2>/dev/null || echo 0) lines"
 }
@@ -109,14 +118,61 @@ watch_close() {
 capture() {
   grep -o "\\"$2\\"[[:space:]]*:[[:space:]]*\\"[^\\"]*\\"" "$WORK/$1.body" 2>/dev/null | sed -n "$3p" | sed -E 's/.*"([^"]*)"$/\\1/'
 }
-# an answer with what a server picks anew each time masked; a watch's without BOOKMARKs
+# uids STEP: STEP's answer with each uid labelled as the run's was (uids.ts): @K.N where it first
+# occurs in another step's answer (the N-th uid of step K), itself when the case chose it, ~ else
+uids() {
+  local k
+  local -a files=()
+  for ((k = 1; k <= STEPS; k++)); do
+    [ "$k" != "$1" ] && [ -f "$WORK/$k.body" ] && files+=("$WORK/$k.body")
+  done
+  awk -v keep=" $KEEP_UIDS " -v target="$WORK/$1.body" '
+    function scan(line, label,   out, tok, v) {
+      out = ""
+      while (match(line, /"uid"[ \\t]*:[ \\t]*"[^"]*"/)) {
+        tok = substr(line, RSTART, RLENGTH)
+        v = tok
+        sub(/^"uid"[ \\t]*:[ \\t]*"/, "", v)
+        sub(/"$/, "", v)
+        if (label) {
+          out = out substr(line, 1, RSTART - 1) "\\"uid\\":\\"" (index(keep, " " v " ") ? v : ((v in at) ? at[v] : "~")) "\\""
+        } else {
+          n[step]++
+          if (!(v in at)) at[v] = "@" step "." n[step]
+          out = out substr(line, 1, RSTART + RLENGTH - 1)
+        }
+        line = substr(line, RSTART + RLENGTH)
+      }
+      return out line
+    }
+    FNR == 1 { step = FILENAME; sub(/.*\\//, "", step); sub(/\\.body$/, "", step) }
+    FILENAME == target { print scan($0, 1); next }
+    { scan($0, 0) }
+  ' "\${files[@]}" "$WORK/$1.body" 2>/dev/null
+}
+# an answer with what a server picks anew each time masked; a watch's without empty lines, and
+# without BOOKMARKs when it asked for them (watchb: when they come is the server's choice)
 norm() {
   sed -E -e '@SED_VOLATILE@' -e '@SED_JWT@' -e '@SED_KEY@' -e 's/^[[:space:]]+//' -e 's/[[:space:]]+$//' |
-    if [ "$1" = watch ]; then grep -v '^$' | grep -v '"type"[[:space:]]*:[[:space:]]*"BOOKMARK"'; else cat; fi
+    case $1 in
+    watch) grep -v '^$' ;;
+    watchb) grep -v '^$' | grep -v '"type"[[:space:]]*:[[:space:]]*"BOOKMARK"' ;;
+    *) cat ;;
+    esac
 }
 # verdict STEP KIND: compares STEP's answer with the run's (WANT_*); exits 1 when the same
 verdict() {
-  local step=$1 kind=$2 p code type got want
+  local step=$1 kind=$2 p code type got want ended=- rc
+  if [ "$kind" = watch ] || [ "$kind" = watchb ]; then
+    if [ ! -s "$WORK/$step.ended" ]; then
+      # still open: it ends by the server's doing, or at its --max-time (curl's 28)
+      p="WATCH_$step"
+      wait "\${!p}" 2>/dev/null
+      rc=$?
+      if [ "$rc" = 28 ]; then echo 0 >"$WORK/$step.ended"; else echo 1 >"$WORK/$step.ended"; fi
+    fi
+    ended=$(cat "$WORK/$step.ended")
+  fi
   for p in "\${WATCHES[@]}"; do wait "$p" 2>/dev/null; done
   WATCHES=()
   code=$(cat "$WORK/$step.code" 2>/dev/null || echo 000)
@@ -125,22 +181,24 @@ verdict() {
     got=$(base64 -w0 <"$WORK/$step.body" 2>/dev/null)
     want=$WANT_BODY
   else
-    got=$(norm "$kind" <"$WORK/$step.body" 2>/dev/null)
+    got=$(uids "$step" | norm "$kind")
     want=$(printf '%s\\n' "$WANT_BODY" | norm "$kind")
   fi
-  local wtype
+  local wtype wended=-
   wtype=$(printf '%s' "$WANT_TYPE" | tr -d ' ' | tr 'A-Z' 'a-z')
+  [ "$ended" = - ] || wended=$WANT_ENDED
   if [ "$code" = 000 ] && [ "$WANT_CODE" = 0 ]; then
     echo "reproduced: step $step got no answer, as in the run ($(cat "$WORK/$step.err"))"
     exit 1
   fi
-  if [ "$code" = "$WANT_CODE" ] && [ "$type" = "$wtype" ] && [ "$got" = "$want" ]; then
+  if [ "$code" = "$WANT_CODE" ] && [ "$type" = "$wtype" ] && [ "$got" = "$want" ] && [ "$ended" = "$wended" ]; then
     echo "reproduced: step $step was answered as in the run ($code \${type:-no content type})"
     exit 1
   fi
   echo "not reproduced: step $step was answered differently from the run"
   [ "$code" = "$WANT_CODE" ] || echo "  status: $code (the run got $WANT_CODE)"
   [ "$type" = "$wtype" ] || echo "  content type: \${type:-none} (the run got \${wtype:-none})"
+  [ "$ended" = "$wended" ] || echo "  the server ended the stream: $([ "$ended" = 1 ] && echo yes || echo no) (in the run: $([ "$wended" = 1 ] && echo yes || echo no))"
   if [ "$got" != "$want" ]; then
     echo "  body (- the run's, + this replay's, masked):"
     diff <(printf '%s\\n' "$want") <(printf '%s\\n' "$got") | grep '^[<>]' | head -n 20 | sed 's/^</  -/; s/^>/  +/'

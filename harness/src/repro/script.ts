@@ -16,6 +16,7 @@ import { freshen, freshLines, uniqueParts } from './names.ts';
 import { credentialHeader, JWT, KEY_REMOVED, type Secrets, scrub, TOKEN_REMOVED } from './secrets.ts';
 import { HELPERS as HELPER_TEXT } from './helpers.ts';
 import { heredocText, plainText, shellWord, type Text } from './text.ts';
+import { chosenUids, labelUids } from './uids.ts';
 
 export interface ReproOptions {
   /** The endpoint the run used: ORCH_ENDPOINT's default. */
@@ -32,10 +33,12 @@ export interface ReproOptions {
   timeoutS?: number;
 }
 
-/** Keys whose values a server picks anew each time: masked before answers are compared. */
+/**
+ * Keys whose values a server picks anew each time: masked before answers are compared (a uid
+ * is compared by where it comes from: uids.ts).
+ */
 export const VOLATILE = [
   'resourceVersion',
-  'uid',
   'continue',
   'creationTimestamp',
   'deletionTimestamp',
@@ -93,7 +96,7 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
           '',
           `# the run closed the watch of step ${j + 1} here, having seen ${seen.length} event${seen.length === 1 ? '' : 's'}`,
         );
-        body.push(`watch_close ${j + 1} ${seen.length}`);
+        body.push(`watch_close ${j + 1} ${seen.length} ${Math.ceil((w.watchIdleMs ?? 0) / 50)}`);
       }
     });
     const path = clean(caps.path(i, x.path));
@@ -152,10 +155,29 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
   });
   const x = steps[failing]!;
   const want = x.answer === undefined ? '' : answerText(x.answer);
+  const others = new Map<number, string>();
+  steps.forEach((y, j) => {
+    const t = j === failing ? undefined : answerText(y.answer);
+    if (t) others.set(j + 1, t);
+  });
+  const chosen = (uid: string) => caps.chosen('uid', uid);
   const wantText =
     want === undefined
       ? { lit: Buffer.from(x.answer as Buffer).toString('base64'), binary: true }
-      : { lit: heredocText(clean(caps.body(failing, [want]))), binary: false };
+      : { lit: heredocText(clean(caps.body(failing, [labelUids(want, others, chosen)]))), binary: false };
+  const keepUids = chosenUids(
+    steps.map((y) => (y.body === undefined ? '' : (bodyText(y.body) ?? ''))),
+    chosen,
+  );
+  // a watch that did not ask for BOOKMARKs must send none: they are compared then
+  const kind =
+    x.watchMs !== undefined
+      ? /[?&]allowWatchBookmarks=(true|1)\b/.test(x.path)
+        ? 'watchb'
+        : 'watch'
+      : wantText.binary
+        ? 'binary'
+        : 'text';
   const d = delimiter([wantText.lit]);
   // the values later steps take from an answer are known once every step is rendered: each is
   // read right after its step
@@ -200,7 +222,10 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
     `WANT_CODE=${x.status}`,
     `WANT_TYPE=${shellWord([x.answerType ?? ''])}`,
     `WANT_BODY=$(cat <<${wantText.binary ? `'${d}'` : d}\n${wantText.lit}\n${d}\n)`,
-    `verdict ${failing + 1} ${x.watchMs !== undefined ? 'watch' : wantText.binary ? 'binary' : 'text'}`,
+    `WANT_ENDED=${x.watchEnded ? 1 : 0}`,
+    `STEPS=${steps.length}`,
+    `KEEP_UIDS=${shellWord([keepUids.join(' ')])}`,
+    `verdict ${failing + 1} ${kind}`,
     '',
   ].join('\n');
 }

@@ -18,6 +18,10 @@ export interface Recorded extends Exchange {
   startedAt: number;
   /** A watch (its `watchMs` is set once it ends). */
   watch?: boolean;
+  /** A watch: when its last event came (ms after it was opened). */
+  lastEventMs?: number;
+  /** A watch the server ended before the case closed it. */
+  ended?: boolean;
   /** The token of a request that sent one of its own (`token`). */
   ownToken?: string;
   /** A credential the case sent of its own (a token, an Authorization header): never written. */
