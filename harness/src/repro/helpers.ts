@@ -118,24 +118,26 @@ watch_close() {
 capture() {
   grep -o "\\"$2\\"[[:space:]]*:[[:space:]]*\\"[^\\"]*\\"" "$WORK/$1.body" 2>/dev/null | sed -n "$3p" | sed -E 's/.*"([^"]*)"$/\\1/'
 }
-# uids STEP: STEP's answer with each uid labelled as the run's was (uids.ts): @K.N where it first
-# occurs in another step's answer (the N-th uid of step K), itself when the case chose it, ~ else
+# uids STEP KEYS: STEP's answer with each value of KEYS (uid, or uid|resourceVersion for a
+# watch's events) labelled as the run's was (uids.ts): @K.N where it first occurs in another
+# step's answer (the N-th such value of step K), itself when the case chose it, ~ otherwise
 uids() {
   local k
   local -a files=()
   for ((k = 1; k <= STEPS; k++)); do
     [ "$k" != "$1" ] && [ -f "$WORK/$k.body" ] && files+=("$WORK/$k.body")
   done
-  awk -v keep=" $KEEP_UIDS " -v target="$WORK/$1.body" '
-    function scan(line, label,   out, tok, v) {
+  awk -v keep=" $KEEP_UIDS " -v target="$WORK/$1.body" -v keys="$2" '
+    function scan(line, label,   out, tok, v, key) {
       out = ""
-      while (match(line, /"uid"[ \\t]*:[ \\t]*"[^"]*"/)) {
+      while (match(line, "\\"(" keys ")\\"[ \\t]*:[ \\t]*\\"[^\\"]*\\"")) {
         tok = substr(line, RSTART, RLENGTH)
+        key = substr(tok, 2, index(substr(tok, 2), "\\"") - 1)
         v = tok
-        sub(/^"uid"[ \\t]*:[ \\t]*"/, "", v)
+        sub(/^"[A-Za-z]+"[ \\t]*:[ \\t]*"/, "", v)
         sub(/"$/, "", v)
         if (label) {
-          out = out substr(line, 1, RSTART - 1) "\\"uid\\":\\"" (index(keep, " " v " ") ? v : ((v in at) ? at[v] : "~")) "\\""
+          out = out substr(line, 1, RSTART - 1) "\\"" key "\\":\\"" (key == "uid" && index(keep, " " v " ") ? v : ((v in at) ? at[v] : "~")) "\\""
         } else {
           n[step]++
           if (!(v in at)) at[v] = "@" step "." n[step]
@@ -181,7 +183,7 @@ verdict() {
     got=$(base64 -w0 <"$WORK/$step.body" 2>/dev/null)
     want=$WANT_BODY
   else
-    got=$(uids "$step" | norm "$kind")
+    if [ "$kind" = text ]; then got=$(uids "$step" uid | norm "$kind"); else got=$(uids "$step" 'uid|resourceVersion' | norm "$kind"); fi
     want=$(printf '%s\\n' "$WANT_BODY" | norm "$kind")
   fi
   local wtype wended=-

@@ -164,7 +164,12 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
   const wantText =
     want === undefined
       ? { lit: Buffer.from(x.answer as Buffer).toString('base64'), binary: true }
-      : { lit: heredocText(clean(caps.body(failing, [labelUids(want, others, chosen)]))), binary: false };
+      : {
+          lit: heredocText(
+            clean(caps.body(failing, [labelUids(want, others, chosen, x.watchMs !== undefined)])),
+          ),
+          binary: false,
+        };
   const keepUids = chosenUids(
     steps.map((y) => (y.body === undefined ? '' : (bodyText(y.body) ?? ''))),
     chosen,
@@ -268,7 +273,8 @@ function createdName(b: string | Buffer | undefined): string | undefined {
   }
 }
 
-const SED_VOLATILE = `s/"(${VOLATILE.join('|')})"[[:space:]]*:[[:space:]]*("[^"]*"|[0-9]+)/"\\1":"~"/g`;
+// a label (uids.ts) begins with @ and stays
+const SED_VOLATILE = `s/"(${VOLATILE.join('|')})"[[:space:]]*:[[:space:]]*("[^"@][^"]*"|""|[0-9]+)/"\\1":"~"/g`;
 // the JWT and private key patterns of secrets.ts, in sed's words
 const SED_JWT = `s/${JWT.source.replace(/\\\./g, '[.]')}/${TOKEN_REMOVED}/g`;
 const SED_KEY = `s/-----BEGIN ([A-Z ]*)PRIVATE KEY-----[^"]*-----END \\1PRIVATE KEY-----/${KEY_REMOVED}/g`;
