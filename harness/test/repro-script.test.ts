@@ -72,6 +72,7 @@ describe('reproducer scripts', () => {
     // the run's token is the variable the user sets; a case's own ones get variables of their own
     expect(text).toContain('"spec":{"token":"${ORCH_TOKEN}"}');
     expect(text).toContain('send 4 token1 GET');
+    expect(text).toContain('ORCH_TOKEN_1 is not set');
     expect(text).toContain('-H "authorization: ${ORCH_HEADER_AUTHORIZATION:-}"');
     expect(text).not.toMatch(/Authorization: Bearer [^$"]/i);
   });
@@ -135,6 +136,10 @@ describe('the step a failure is about', () => {
   });
   it('else the last one sent before the assertion failed', () => {
     expect(failingStep(steps, Object.assign(new Error('Expected: 1 Actual: 2'), { at: 3.5 }))).toBe(2);
+  });
+  it("a property's: the last one sent before its cause failed", () => {
+    const cause = Object.assign(new Error('Expected: 1 Actual: 2'), { at: 2.5 });
+    expect(failingStep(steps, new Error('Property failed after 1 tests', { cause }))).toBe(1);
   });
   it('else, about events, the last watch', () => {
     expect(failingStep(steps, new Error('Expected: the events [ADDED a]'))).toBe(1);

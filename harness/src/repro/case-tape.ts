@@ -139,7 +139,8 @@ function watchTimes(x: Recorded, now: number): Pick<Exchange, 'watchMs' | 'watch
 
 /** The index of the step the failure is about (see the file's head). */
 export function failingStep(steps: readonly Recorded[], err: Error): number {
-  const at = (err as { at?: unknown }).at;
+  // a property's error wraps the case's (fast-check's "Property failed"): its time is the cause's
+  const at = (err as { at?: unknown }).at ?? (err.cause as { at?: unknown } | undefined)?.at;
   const sent = typeof at === 'number' ? steps.filter((x) => x.startedAt < at) : [...steps];
   const pool = sent.length ? sent : [...steps];
   const msg = err.message;

@@ -220,6 +220,7 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
     setting('ORCH_KEEP', ''),
     ...freshLines(parts),
     `WANT1=${steps[0]!.status}`,
+    ...ownTokenWarnings(steps),
     HELPERS,
     ...lines,
     '',
@@ -233,6 +234,18 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
     `verdict ${failing + 1} ${kind}`,
     '',
   ].join('\n');
+}
+
+/** For each token the case sent of its own: which steps, and what stands in while it is unset. */
+function ownTokenWarnings(steps: readonly Exchange[]): string[] {
+  const uses = new Map<number, number[]>();
+  steps.forEach((x, i) => {
+    if (typeof x.auth === 'object') uses.set(x.auth.token, [...(uses.get(x.auth.token) ?? []), i + 1]);
+  });
+  return [...uses].map(
+    ([n, at]) =>
+      `[ -n "\${ORCH_TOKEN_${n}:-}" ] || echo "ORCH_TOKEN_${n} is not set (the case's own token, not written): step${at.length > 1 ? 's' : ''} ${at.join(', ')} send an invalid token in its place" >&2`,
+  );
 }
 
 /** `NAME="${NAME:-value}"`: a variable the user may set, with the run's value as default. */
