@@ -86,9 +86,13 @@ describe('reproducer scripts', () => {
     expect(r.status, r.stderr).toBe(0);
   });
 
-  it('compares the failing step: the last one unless told', () => {
-    expect(text).toContain('WANT_CODE=401');
-    expect(reproScript(steps, { endpoint: 'http://x', failingStep: 0 })).toContain('WANT_CODE=201');
+  it('compares the failing step (the last one unless told) and the earlier reads of its path', () => {
+    expect(text).toContain('WANT_CODE_5=401');
+    expect(text).toContain('WANT_CODE_4=403');
+    expect(text).toMatch(/^verdict 4:text 5:text$/m);
+    const first = reproScript(steps, { endpoint: 'http://x', failingStep: 0 });
+    expect(first).toMatch(/^verdict 1:text$/m);
+    expect(first).toContain('WANT_CODE_1=201');
   });
 
   it('a body with a here-document delimiter, quotes, $ and backquotes is sent as written', () => {

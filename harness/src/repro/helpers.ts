@@ -163,9 +163,12 @@ norm() {
     *) cat ;;
     esac
 }
-# verdict STEP KIND: compares STEP's answer with the run's (WANT_*); exits 1 when the same
-verdict() {
-  local step=$1 kind=$2 p code type got want ended=- rc
+# compare STEP KIND: whether STEP's answer is the run's (WANT_*_STEP); prints how it differs
+compare() {
+  local step=$1 kind=$2 p code type got want ended=- rc wtype wended=- wcode wt wb
+  wcode="WANT_CODE_$step"
+  wt="WANT_TYPE_$step"
+  wb="WANT_BODY_$step"
   if [ "$kind" = watch ] || [ "$kind" = watchb ]; then
     if [ ! -s "$WORK/$step.ended" ]; then
       # still open: it ends by the server's doing, or at its --max-time (curl's 28)
@@ -175,37 +178,54 @@ verdict() {
       if [ "$rc" = 28 ]; then echo 0 >"$WORK/$step.ended"; else echo 1 >"$WORK/$step.ended"; fi
     fi
     ended=$(cat "$WORK/$step.ended")
+    p="WANT_ENDED_$step"
+    wended=\${!p}
   fi
-  for p in "\${WATCHES[@]}"; do wait "$p" 2>/dev/null; done
-  WATCHES=()
   code=$(cat "$WORK/$step.code" 2>/dev/null || echo 000)
   type=$(grep -i '^content-type:' "$WORK/$step.head" 2>/dev/null | tail -n 1 | cut -d: -f2- | tr -d ' \\r' | tr 'A-Z' 'a-z')
   if [ "$kind" = binary ]; then
     got=$(base64 -w0 <"$WORK/$step.body" 2>/dev/null)
-    want=$WANT_BODY
+    want=\${!wb}
   else
     if [ "$kind" = text ]; then got=$(uids "$step" uid | norm "$kind"); else got=$(uids "$step" 'uid|resourceVersion' | norm "$kind"); fi
-    want=$(printf '%s\\n' "$WANT_BODY" | norm "$kind")
+    want=$(printf '%s\\n' "\${!wb}" | norm "$kind")
   fi
-  local wtype wended=-
-  wtype=$(printf '%s' "$WANT_TYPE" | tr -d ' ' | tr 'A-Z' 'a-z')
-  [ "$ended" = - ] || wended=$WANT_ENDED
-  if [ "$code" = 000 ] && [ "$WANT_CODE" = 0 ]; then
-    echo "reproduced: step $step got no answer, as in the run ($(cat "$WORK/$step.err"))"
-    exit 1
+  wtype=$(printf '%s' "\${!wt}" | tr -d ' ' | tr 'A-Z' 'a-z')
+  if [ "$code" = 000 ] && [ "\${!wcode}" = 0 ]; then
+    echo "step $step got no answer, as in the run ($(cat "$WORK/$step.err"))"
+    return 0
   fi
-  if [ "$code" = "$WANT_CODE" ] && [ "$type" = "$wtype" ] && [ "$got" = "$want" ] && [ "$ended" = "$wended" ]; then
-    echo "reproduced: step $step was answered as in the run ($code \${type:-no content type})"
-    exit 1
+  if [ "$code" = "\${!wcode}" ] && [ "$type" = "$wtype" ] && [ "$got" = "$want" ] && [ "$ended" = "$wended" ]; then
+    echo "step $step was answered as in the run ($code \${type:-no content type})"
+    return 0
   fi
-  echo "not reproduced: step $step was answered differently from the run"
-  [ "$code" = "$WANT_CODE" ] || echo "  status: $code (the run got $WANT_CODE)"
+  echo "step $step was answered differently from the run"
+  [ "$code" = "\${!wcode}" ] || echo "  status: $code (the run got \${!wcode})"
   [ "$type" = "$wtype" ] || echo "  content type: \${type:-none} (the run got \${wtype:-none})"
   [ "$ended" = "$wended" ] || echo "  the server ended the stream: $([ "$ended" = 1 ] && echo yes || echo no) (in the run: $([ "$wended" = 1 ] && echo yes || echo no))"
   if [ "$got" != "$want" ]; then
     echo "  body (- the run's, + this replay's, masked):"
     diff <(printf '%s\\n' "$want") <(printf '%s\\n' "$got") | grep '^[<>]' | head -n 20 | sed 's/^</  -/; s/^>/  +/'
   fi
-  exit 0
+  return 1
+}
+# verdict STEP:KIND...: the failure reproduces (exit 1) when every one of these steps was
+# answered as in the run; otherwise it does not (exit 0)
+verdict() {
+  local p one
+  # the failing step is last: a watch among them is waited for first
+  for one in "$@"; do
+    case \${one#*:} in watch | watchb) compare "\${one%%:*}" "\${one#*:}" >"$WORK/verdict.\${one%%:*}" ;; esac
+  done
+  for p in "\${WATCHES[@]}"; do wait "$p" 2>/dev/null; done
+  WATCHES=()
+  for one in "$@"; do
+    case \${one#*:} in
+    watch | watchb) cat "$WORK/verdict.\${one%%:*}"; grep -q 'differently' "$WORK/verdict.\${one%%:*}" && { echo "not reproduced"; exit 0; } ;;
+    *) compare "\${one%%:*}" "\${one#*:}" || { echo "not reproduced"; exit 0; } ;;
+    esac
+  done
+  echo "reproduced: the failure is the run's"
+  exit 1
 }
 `;

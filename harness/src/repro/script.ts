@@ -154,36 +154,63 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
       body.push(`CREATED+=(${shellWord(clean([`${splitPath(x.path)}/${name}`]))})  # deleted at the end`);
   });
   const x = steps[failing]!;
-  const want = x.answer === undefined ? '' : answerText(x.answer);
-  const others = new Map<number, string>();
-  steps.forEach((y, j) => {
-    const t = j === failing ? undefined : answerText(y.answer);
-    if (t) others.set(j + 1, t);
-  });
   const chosen = (uid: string) => caps.chosen('uid', uid);
-  const wantText =
-    want === undefined
-      ? { lit: Buffer.from(x.answer as Buffer).toString('base64'), binary: true }
-      : {
-          lit: heredocText(
-            clean(caps.body(failing, [labelUids(want, others, chosen, x.watchMs !== undefined)])),
-          ),
-          binary: false,
-        };
+  /** A step's answer as the verdict compares it: labelled uids, fresh names, the server's values. */
+  const wantOf = (k: number) => {
+    const y = steps[k]!;
+    const text = y.answer === undefined ? '' : answerText(y.answer);
+    const others = new Map<number, string>();
+    steps.forEach((z, j) => {
+      const t = j === k ? undefined : answerText(z.answer);
+      if (t) others.set(j + 1, t);
+    });
+    const binary = text === undefined;
+    const lit = binary
+      ? Buffer.from(y.answer as Buffer).toString('base64')
+      : heredocText(clean(caps.body(k, [labelUids(text, others, chosen, y.watchMs !== undefined)])));
+    // a watch that did not ask for BOOKMARKs must send none: they are compared then
+    const kind =
+      y.watchMs !== undefined
+        ? /[?&]allowWatchBookmarks=(true|1)\b/.test(y.path)
+          ? 'watchb'
+          : 'watch'
+        : binary
+          ? 'binary'
+          : 'text';
+    return { step: k + 1, lit, binary, kind, x: y };
+  };
+  // the failing step, and the earlier reads of the same path (a list read in chunks): a fault
+  // may show in any of them
+  const samePath = (y: Exchange) => `${y.method} ${y.path.split('?')[0]}`;
+  const compared = [
+    ...(x.watchMs === undefined
+      ? steps
+          .map((y, k) => ({ y, k }))
+          .filter(
+            ({ y, k }) =>
+              k < failing &&
+              y.watchMs === undefined &&
+              y.method === 'GET' &&
+              samePath(y) === samePath(x) &&
+              y.answer !== undefined,
+          )
+          .map(({ k }) => k)
+      : []),
+    failing,
+  ].map(wantOf);
   const keepUids = chosenUids(
     steps.map((y) => (y.body === undefined ? '' : (bodyText(y.body) ?? ''))),
     chosen,
   );
-  // a watch that did not ask for BOOKMARKs must send none: they are compared then
-  const kind =
-    x.watchMs !== undefined
-      ? /[?&]allowWatchBookmarks=(true|1)\b/.test(x.path)
-        ? 'watchb'
-        : 'watch'
-      : wantText.binary
-        ? 'binary'
-        : 'text';
-  const d = delimiter([wantText.lit]);
+  const wantLines = compared.flatMap((w) => {
+    const d = delimiter([w.lit]);
+    return [
+      `WANT_CODE_${w.step}=${w.x.status}`,
+      `WANT_TYPE_${w.step}=${shellWord([w.x.answerType ?? ''])}`,
+      `WANT_BODY_${w.step}=$(cat <<${w.binary ? `'${d}'` : d}\n${w.lit}\n${d}\n)`,
+      `WANT_ENDED_${w.step}=${w.x.watchEnded ? 1 : 0}`,
+    ];
+  });
   // the values later steps take from an answer are known once every step is rendered: each is
   // read right after its step
   const lines = [...body];
@@ -224,14 +251,13 @@ export function reproScript(steps: readonly Exchange[], o: ReproOptions): string
     HELPERS,
     ...lines,
     '',
-    `# --- the verdict: step ${failing + 1}'s answer in the run`,
-    `WANT_CODE=${x.status}`,
-    `WANT_TYPE=${shellWord([x.answerType ?? ''])}`,
-    `WANT_BODY=$(cat <<${wantText.binary ? `'${d}'` : d}\n${wantText.lit}\n${d}\n)`,
-    `WANT_ENDED=${x.watchEnded ? 1 : 0}`,
+    compared.length > 1
+      ? `# --- the verdict: the answers to steps ${compared.map((w) => w.step).join(', ')} in the run (the failing step and the earlier reads of its path)`
+      : `# --- the verdict: step ${failing + 1}'s answer in the run`,
+    ...wantLines,
     `STEPS=${steps.length}`,
     `KEEP_UIDS=${shellWord([keepUids.join(' ')])}`,
-    `verdict ${failing + 1} ${kind}`,
+    `verdict ${compared.map((w) => `${w.step}:${w.kind}`).join(' ')}`,
     '',
   ].join('\n');
 }
