@@ -13,13 +13,16 @@
 //   timings.json      every file's and case's time, slowest first (reports/timings.ts)
 //   trend.html        with --history: the runs so far and what changed (reports/history.ts)
 //   index.html        the verdict and a link to each page (reports/index-page.ts)
+//   repro/            a reproducer of each failed case, <case id>.sh (harness/src/repro/),
+//                     attached to its <testcase> in junit.xml and to its Allure result
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Expectation, ExpectationFile } from '../harness/src/expectations.ts';
 import { describeProfile } from '../harness/src/profile.ts';
 import { completeAllureResults, generateAllure } from './allure.ts';
-import { indexHtml } from './index-page.ts';
 import { ALLURE_HISTORY_FILE, recordRun, type Trend, trendHtml, trendText } from './history.ts';
+import { indexHtml } from './index-page.ts';
+import { attachReproducers } from './junit.ts';
 import { type LevelVerdict, levelVerdicts, levelVerdictsHtml, levelVerdictText } from './levels.ts';
 import { buildMatrix, matrixHtml, notesOf, outcomesOf, unplacedCases } from './matrix.ts';
 import {
@@ -53,10 +56,21 @@ export const REPORT_FILES = [
   'summary.json',
   'case-notes.json',
   'timings.json',
+  'repro',
   CONTROL_PLANE_LOG,
   'trend.html',
   'index.html',
 ];
+
+/** The reproducers the cases wrote under `dir`/repro: case id -> path. */
+export function reproducers(dir: string): Map<string, string> {
+  const root = join(dir, 'repro');
+  const out = new Map<string, string>();
+  if (!existsSync(root)) return out;
+  for (const f of readdirSync(root, { recursive: true, encoding: 'utf8' }))
+    if (f.endsWith('.sh')) out.set(relative(root, join(root, f)).slice(0, -3), join(root, f));
+  return out;
+}
 
 export interface ExpectationsInfo {
   path: string | null;
@@ -195,6 +209,11 @@ export async function finishReport(
   );
   writeFileSync(join(dir, 'matrix.json'), `${JSON.stringify(rows, null, 2)}\n`);
   writeFileSync(join(dir, 'rules.json'), `${JSON.stringify(rules, null, 2)}\n`);
+
+  const junit = join(dir, 'junit.xml');
+  const repro = reproducers(dir);
+  if (repro.size && existsSync(junit))
+    writeFileSync(junit, attachReproducers(readFileSync(junit, 'utf8'), repro));
 
   const allureDir = join(dir, 'allure-results');
   if (opts.completeAllure && results)

@@ -44,3 +44,31 @@ export function mergeJunit(parts: string[], name = 'orch conformance'): string {
     '',
   ].join('\n');
 }
+
+/**
+ * The document with each case's reproducer attached (`files`: case id -> path): a
+ * `[[ATTACHMENT|path]]` line in the system-out of the case's <testcase>, the convention of
+ * Jenkins' JUnit attachments and GitLab's test reports. A case is found by its id at the start
+ * of its test name (after the describe blocks' names, `a > b > id: title`).
+ */
+export function attachReproducers(xml: string, files: ReadonlyMap<string, string>): string {
+  if (files.size === 0) return xml;
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return xml.replace(
+    /<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g,
+    (whole, attrs: string, end: string, inner?: string) => {
+      const name = /\bname="([^"]*)"/.exec(attrs)?.[1] ?? '';
+      const id = /(?:^|&gt; )([a-z0-9-]+(?:\/[a-z0-9.-]+)+): /.exec(name)?.[1];
+      const file = id === undefined ? undefined : files.get(id);
+      if (!file) return whole;
+      const line = `[[ATTACHMENT|${esc(file)}]]`;
+      if (end === '/>') return `<testcase${attrs}>\n<system-out>${line}</system-out>\n</testcase>`;
+      const body = inner ?? '';
+      if (body.includes(line)) return whole;
+      const next = body.includes('<system-out>')
+        ? body.replace('<system-out>', `<system-out>${line}\n`)
+        : `${body.replace(/\s*$/, '')}\n<system-out>${line}</system-out>\n`;
+      return `<testcase${attrs}>${next}</testcase>`;
+    },
+  );
+}

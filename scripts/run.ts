@@ -158,6 +158,7 @@ Results:
                           fail / flaky / skip per case id or area/* glob, with a note)
   --report DIR            where reports go (default out/report): html/ (Allure),
                           matrix.html, junit.xml, results.json, summary.json
+                          and repro/<case id>.sh, a curl replay of each failing case
   --no-html               skip \`allure generate\`
   --history DIR           keep the history of runs in DIR (kept between CI runs: see
                           ci-templates/): each run is appended, trend.html charts the

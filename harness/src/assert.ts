@@ -5,6 +5,9 @@ import type { Response } from './client.ts';
 import { describePlace, type SpecPlace } from './spec.ts';
 
 export class ConformanceError extends Error {
+  /** When it was made (performance.now()): a reproducer's failing step was sent before it. */
+  readonly at = performance.now();
+
   constructor(
     readonly requirement: string,
     readonly expected: string,

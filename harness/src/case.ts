@@ -3,13 +3,15 @@
 // that needs more of a server than the API (`needs`) runs against a target that meets them
 // (targets.ts): on the embedded run that is always one of its servers. Against a target with
 // several endpoints, a failure lists the case's last requests and the endpoint that took each.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import * as allure from 'allure-js-commons';
 import { test } from 'vitest';
 import { setCurrentPlace } from './assert.ts';
-import type { Client } from './client.ts';
+import { type Client, requestTimeoutMs } from './client.ts';
 import { namingEndpoints } from './endpoints.ts';
 import { expectationFor } from './expectations.ts';
+import { type CaseTape, startTape } from './repro/case-tape.ts';
 import { runEnv } from './run-env.ts';
 import { inProfile, profileFromEnv } from './profile.ts';
 import { sessionExpectations } from './session.ts';
@@ -68,6 +70,33 @@ const SEVERITY: Record<CaseDef['level'], string> = {
 /** Allure metadata only when the runner collects Allure results (otherwise the calls just print noise). */
 const reporting = !!process.env.ORCH_REPORT_DIR;
 
+/**
+ * Writes the reproducer of a failed case (repro/case-tape.ts), attaches it to the case's
+ * Allure result and names it in the failure message. A skip is no failure; a reproducer that
+ * cannot be written says why in the message instead.
+ */
+async function reproducer(tape: CaseTape, def: CaseDef, e: unknown): Promise<void> {
+  if (!(e instanceof Error) || (e as { code?: unknown }).code === 'VITEST_PENDING') return;
+  let line: string;
+  try {
+    const file = tape.failed(
+      { id: def.id, title: def.title, place: describePlace(def), level: def.level },
+      e,
+      requestTimeoutMs() / 1000,
+    );
+    if (!file) return;
+    line = `Reproducer: ${file}`;
+    if (reporting)
+      await allure.attachment(`reproducer ${basename(file)}`, readFileSync(file, 'utf8'), 'text/plain');
+  } catch (err) {
+    line = `Reproducer: not written (${(err as Error).message})`;
+  }
+  const before = e.message;
+  const stack = e.stack; // read first: V8 formats it lazily, from the message of the moment
+  e.message = `${before}\n  ${line}`;
+  if (stack?.includes(before)) e.stack = stack.replace(before, e.message);
+}
+
 export function conformance(
   def: CaseDef,
   fn: (t: CaseContext) => Promise<void>,
@@ -117,8 +146,9 @@ export function conformance(
         `${where.target.name}${where.target.about ? ` (${where.target.about})` : ''}`,
       );
     setCurrentPlace(def);
+    const endpoints = where.client.endpoints;
+    const tape = startTape(endpoints);
     try {
-      const endpoints = where.client.endpoints;
       await namingEndpoints(endpoints, () =>
         (opts.oneServer ? endpoints.pinned.bind(endpoints) : (b: () => Promise<void>) => b())(() =>
           fn({
@@ -137,7 +167,11 @@ export function conformance(
           }),
         ),
       );
+    } catch (e) {
+      if (tape) await reproducer(tape, def, e);
+      throw e;
     } finally {
+      tape?.end();
       setCurrentPlace(undefined);
     }
   };

@@ -6,8 +6,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { type Dialect, dialect } from './dialect.ts';
-import { Endpoints } from './endpoints.ts';
+import { type EndpointUse, Endpoints } from './endpoints.ts';
 import { describeNetworkError, type ExchangeState } from './network-error.ts';
+import { answered, type Recorded, recording, runTokens } from './repro/tape.ts';
 import type { Target } from './target.ts';
 
 export interface StatusObject {
@@ -212,6 +213,7 @@ export class Client {
     const at = this.endpoints.several ? ` at ${use.url}` : '';
     const url = this.url(o.path, o.query, use.url);
     const state: ExchangeState = { method, url, timeoutMs: timeout, startedAt: Date.now(), phase: 'head' };
+    const rec = recording ? this.record(use, o, method, url, headers, body) : undefined;
     // a deadline cleared when the exchange ends: AbortSignal.timeout's timer stays until it fires
     // and then builds its DOMException, long after the answer (3% of a suite run's client CPU)
     const deadline = new AbortController();
@@ -244,11 +246,19 @@ export class Client {
     } catch (e) {
       const why = describeNetworkError(e, state, signal.aborted);
       use.answer = `no answer (${why})`;
+      if (rec) rec.note = why;
       throw new Error(`${method} ${o.path}: no answer${at} (${why})`);
     } finally {
       clearTimeout(timer);
     }
     use.answer = String(status);
+    if (rec) {
+      rec.status = status;
+      rec.answer = Buffer.concat(chunks);
+      const ct = resHeaders['content-type'];
+      if (ct !== undefined) rec.answerType = String(ct);
+      answered(rec);
+    }
     return makeResponse(
       method,
       o.path,
@@ -259,6 +269,45 @@ export class Client {
       this.endpoints.several ? use.url : undefined,
       url,
     );
+  }
+
+  /**
+   * Puts a request's details on its journal entry, for a reproducer: the URL's path and query,
+   * the headers without credentials, the body; whose credentials it used (a token of its own
+   * is kept apart, the run's noted as the run's, neither ever written).
+   */
+  record(
+    use: EndpointUse,
+    o: { path: string; anonymous?: boolean; token?: string; headers?: Record<string, unknown> },
+    method: string,
+    url: string,
+    headers: Record<string, string | string[]>,
+    body?: string | Buffer,
+  ): Recorded {
+    const u = new URL(url);
+    // the case's own Authorization header is kept (a reproducer writes its name, never its value)
+    const ownAuth = Object.keys(o.headers ?? {}).some((k) => k.toLowerCase() === 'authorization');
+    const sent: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(headers)) if (k !== 'authorization' || ownAuth) sent[k] = v;
+    const auth = headers.authorization;
+    if (!ownAuth && !o.anonymous && !o.token && typeof auth === 'string' && auth.startsWith('Bearer '))
+      runTokens.add(auth.slice(7));
+    const secret =
+      o.token ?? (ownAuth && typeof auth === 'string' ? auth.replace(/^Bearer /, '') : undefined);
+    const rec: Recorded = {
+      method,
+      path: u.pathname + u.search,
+      specPath: o.path,
+      headers: sent,
+      ...(body === undefined ? {} : { body }),
+      status: 0,
+      auth: o.anonymous ? 'anonymous' : 'default',
+      startedAt: performance.now(),
+      ...(o.token ? { ownToken: o.token } : {}),
+      ...(secret ? { secret } : {}),
+    };
+    use.exchange = rec;
+    return rec;
   }
 
   get = (path: string, o: Omit<RequestOptions, 'path' | 'method'> = {}) =>

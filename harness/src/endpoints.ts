@@ -3,7 +3,9 @@
 // the harness sends takes the next one in turn, so consecutive requests of a case reach
 // different servers, and a replica that does not see what another one wrote fails the case.
 // The rotation keeps a short journal of which endpoint took which request, for failure
-// messages (the implementer learns which replica answered).
+// messages (the implementer learns which replica answered); while a case is recorded for a
+// reproducer (repro/), the journal keeps every entry of that case, each with its exchange.
+import type { Recorded } from './repro/tape.ts';
 
 /** One request or watch given to an endpoint. */
 export interface EndpointUse {
@@ -14,14 +16,20 @@ export interface EndpointUse {
   answer?: string;
   /** Position in the rotation's journal (increasing). */
   seq: number;
+  /** The request and its answer, when the run records them for reproducers. */
+  exchange?: Recorded;
 }
 
 const JOURNAL = 64;
+/** The most entries kept for one recorded case (a long property run keeps its latest). */
+const JOURNAL_RECORDED = 20_000;
 
 export class Endpoints {
   private turn = 0;
   private seq = 0;
   private readonly journal: EndpointUse[] = [];
+  /** While set, the journal keeps the entries from this position on (a case being recorded). */
+  keepFrom?: number;
 
   constructor(readonly urls: readonly string[]) {
     if (urls.length === 0) throw new Error('no endpoint');
@@ -40,7 +48,10 @@ export class Endpoints {
     if (!this.pin) this.turn = (this.turn + 1) % this.urls.length;
     const use: EndpointUse = { what, url, seq: this.seq++ };
     this.journal.push(use);
-    if (this.journal.length > JOURNAL) this.journal.shift();
+    const first = this.journal[0]!;
+    const keep = this.keepFrom !== undefined && first.seq >= this.keepFrom;
+    const limit = keep ? JOURNAL_RECORDED : JOURNAL;
+    if (this.journal.length > limit) this.journal.splice(0, this.journal.length - limit);
     return use;
   }
 

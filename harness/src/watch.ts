@@ -4,6 +4,7 @@
 import { type Dispatcher, request } from 'undici';
 import { type Client, type RequestOptions, requestTimeoutMs } from './client.ts';
 import { describeNetworkError, type ExchangeState } from './network-error.ts';
+import { type Recorded, recording } from './repro/tape.ts';
 
 export interface WatchEvent {
   type: string;
@@ -24,6 +25,8 @@ export class WatchStream {
   private controller = new AbortController();
   private state?: ExchangeState;
   private bytes = 0;
+  /** The watch as recorded for a reproducer (the run records): its event lines, how long it was open. */
+  private rec?: Recorded;
 
   private constructor(private readonly client: Client) {}
 
@@ -44,6 +47,11 @@ export class WatchStream {
       phase: 'head',
     };
     s.state = state;
+    if (recording) {
+      s.rec = client.record(use, o, 'GET', url, headers);
+      s.rec.watch = true;
+      s.rec.answer = '';
+    }
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -62,11 +70,20 @@ export class WatchStream {
     } catch (e) {
       const why = describeNetworkError(e, state, timedOut);
       use.answer = `no answer (${why})`;
+      if (s.rec) {
+        s.rec.note = why;
+        s.rec.watchMs = performance.now() - s.rec.startedAt;
+      }
       throw new Error(`watch ${o.path}: no answer${s.at()} (${why})`);
     } finally {
       clearTimeout(timer);
     }
     use.answer = String(r.statusCode);
+    if (s.rec) {
+      s.rec.status = r.statusCode;
+      const ct = r.headers['content-type'];
+      if (ct !== undefined) s.rec.answerType = String(ct);
+    }
     state.phase = 'body';
     s.status = r.statusCode;
     s.headers = r.headers;
@@ -118,6 +135,10 @@ export class WatchStream {
   }
 
   private pushLine(line: string): void {
+    if (this.rec) {
+      this.rec.answer += `${line}\n`;
+      this.rec.lastEventMs = performance.now() - this.rec.startedAt;
+    }
     try {
       this.events.push(this.client.d.in(JSON.parse(line)) as WatchEvent);
     } catch {
@@ -130,6 +151,8 @@ export class WatchStream {
   }
 
   private finish(): void {
+    if (this.rec && this.rec.watchMs === undefined && !this.controller.signal.aborted) this.rec.ended = true;
+    this.noteEnd();
     if (this.buffer.trim() && !this.error)
       this.error = new Error(
         `watch stream of ${this.where()}: the endpoint ended the stream in the middle of an event document (after ${this.events.length} events): ${JSON.stringify(this.buffer.slice(0, 120))}`,
@@ -212,7 +235,13 @@ export class WatchStream {
     }
   }
 
+  /** Notes when the recorded stream ended (its first end: the server's, or the case's close). */
+  private noteEnd(): void {
+    if (this.rec && this.rec.watchMs === undefined) this.rec.watchMs = performance.now() - this.rec.startedAt;
+  }
+
   close(): void {
+    this.noteEnd();
     this.controller.abort();
     this.ended = true;
     this.wake();
