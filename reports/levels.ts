@@ -57,7 +57,8 @@ export function levelVerdictText(v: LevelVerdict): string {
     v.expectedFailures ? `${v.expectedFailures} expected to fail` : '',
     v.skipped ? `${v.skipped} skipped` : '',
   ].filter(Boolean);
-  return `doc${v.doc} ${v.level}: ${v.passed}/${v.selected} passed${extra.length ? ` (${extra.join(', ')})` : ''}`;
+  const level = v.level === 'BEYOND' ? 'beyond the text' : v.level;
+  return `doc${v.doc} ${level}: ${v.passed}/${v.selected} passed${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }
 
 /** The verdicts as a list for the matrix page. */
