@@ -49,7 +49,8 @@ Side flags:
   --dialect orch|kubernetes             the side's words (default orch; kubernetes maps
                                         orch.io -> k8s.io, ... for a real cluster)
 Options:
-  --seed N          seed of the sequences (default random; printed, replay with it)
+  --seed N          seed of the sequences (default random; printed, replay with it;
+                    a negative one as --seed=-N)
   --ops N           operations to draw in all (default 1000; shrinking's are extra)
   --max-length N    longest sequence (default 25)
   --shrink-budget N sequences run at most while shrinking one difference (default 100)
@@ -191,7 +192,7 @@ export async function diff(argv: string[]): Promise<number> {
     return 0;
   }
   const runId = randomBytes(3).toString('hex');
-  process.stderr.write(`diff: seed ${args.seed} (replay with --seed ${args.seed}), run ${runId}\n`);
+  process.stderr.write(`diff: seed ${args.seed} (replay with --seed=${args.seed}), run ${runId}\n`);
   const logLines: string[] = [];
   const { sides, close } = await startSides(args.sides, (l) => {
     logLines.push(l);

@@ -44,7 +44,12 @@ function answerId(r: NormalResult): string {
       const b = x.body as
         | { reason?: string; details?: { causes?: { field?: string; reason?: string }[] } }
         | undefined;
-      const causes = (b?.details?.causes ?? []).map((c) => c.field ?? c.reason).filter(Boolean);
+      // a validation error's causes say what was refused; other errors' causes (the fields of a
+      // conflict) vary with the data
+      const causes =
+        b?.reason === 'Invalid'
+          ? (b.details?.causes ?? []).map((c) => c.field ?? c.reason).filter(Boolean)
+          : [];
       return `${x.status} ${b?.reason ?? ''}${causes.length ? ` (${causes.join(', ')})` : ''}`.trim();
     })
     .join(', ');
@@ -59,6 +64,8 @@ function answerId(r: NormalResult): string {
 function signatureOf(op: Op, a: NormalResult, b: NormalResult, paths: string[]): string {
   const what = `${op.op} ${op.kind}`;
   const codes = (r: NormalResult) => r.exchanges.map((x) => x.status).join(',') || r.skipped || 'nothing';
+  if (a.exchanges.length !== b.exchanges.length && a.exchanges.length && b.exchanges.length)
+    return `${what}: pages ${a.exchanges.length} vs ${b.exchanges.length}`;
   if (codes(a) !== codes(b)) {
     const [ia, ib] = [answerId(a), answerId(b)];
     return ia !== ib ? `status: ${ia} vs ${ib}` : `${what}: status ${codes(a)} vs ${codes(b)}`;

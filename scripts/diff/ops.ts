@@ -268,17 +268,16 @@ export function sequenceArb(maxLength: number): fc.Arbitrary<Op[]> {
     .map(([focus, ops]) => ops.map(([own, o]) => (own === 0 ? o : { ...o, kind: focus })));
 }
 
-/** One line naming an operation, for progress and reports. */
+/** One line naming an operation and what it sends, for progress and reports. */
 export function opLabel(o: Op): string {
-  const dry = 'dryRun' in o && o.dryRun ? ` dryRun=${o.dryRun}` : '';
-  switch (o.op) {
-    case 'list':
-      return `list ${o.kind} selector=${JSON.stringify(o.selector)}${o.fieldSelector ? ` fieldSelector=${o.fieldSelector}` : ''}${o.limit ? ` limit=${o.limit}` : ''}`;
-    case 'watch':
-      return `watch ${o.kind} from written version #${o.from}`;
-    case 'apply':
-      return `apply ${o.kind}/${o.name} as ${o.manager}${o.force ? ' force' : ''}${dry}`;
-    default:
-      return `${o.op} ${o.kind}/${o.name}${dry}`;
-  }
+  const { op, kind, ...rest } = o;
+  const name = 'name' in rest ? `/${rest.name}` : '';
+  const { name: _n, ...more } = rest as Record<string, unknown>;
+  const detail = Object.entries(more)
+    .filter(
+      ([, v]) => v !== undefined && v !== false && !(typeof v === 'object' && v && !Object.keys(v).length),
+    )
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return `${op} ${kind}${name}${detail ? ` ${detail}` : ''}`;
 }

@@ -43,7 +43,7 @@ function html(r: DiffResult, sides: StartedSide[], scripts: { files: [string, st
     '<style>body{font-family:sans-serif;margin:1.5em}pre{background:#f6f6f6;padding:.5em;overflow:auto;max-height:32em;font-size:12px}',
     '.pair{display:grid;grid-template-columns:1fr 1fr;gap:1em}.ok{color:#175}.bad{color:#a11}li.hit{font-weight:bold}</style></head><body>',
     '<h1>Differential run</h1>',
-    `<p>Seed <code>${r.seed}</code> (replay: <code>orch-conformance diff ... --seed ${r.seed}</code>); ${r.opsDone} operations in ${r.sequences} sequences, ${r.shrinkSequences} more while shrinking; ${(r.elapsedMs / 1000).toFixed(1)} s.</p>`,
+    `<p>Seed <code>${r.seed}</code> (replay: <code>orch-conformance diff ... --seed=${r.seed}</code>); ${r.opsDone} operations in ${r.sequences} sequences, ${r.shrinkSequences} more while shrinking; ${(r.elapsedMs / 1000).toFixed(1)} s.</p>`,
     `<ul><li>A: ${esc(sides[0]!.about)}</li><li>B: ${esc(sides[1]!.about)}</li></ul>`,
     r.divergences.length
       ? `<p class="bad">${r.divergences.length} kinds of difference.</p>`
