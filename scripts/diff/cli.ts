@@ -1,9 +1,12 @@
 // `orch-conformance diff`: runs the same seeded sequences of operations against two servers
 // and reports where their answers differ (runner.ts), with a reproducer per side.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DialectName } from '../../harness/src/dialect.ts';
 import { assetsDir, HOW_TO_GET_ASSETS } from '../../harness/src/control-plane/assets.ts';
+import { type ExpectationFile, loadExpectations } from '../../harness/src/expectations.ts';
+import { knownDepartures } from './known.ts';
 import { writeReport } from './report.ts';
 import { type DiffResult, runDiff } from './runner.ts';
 import { REFERENCE_MODES, type ReferenceMode, type SideSpec, startSides } from './sides.ts';
@@ -57,6 +60,9 @@ Options:
   --max-divergences N  stop after this many kinds of difference (default 30)
   --report DIR      write diff.json, index.html and the reproducers there
                     (default diff-report)
+  --expect FILE     name the divergences that are known departures of this expectations
+                    file (default expectations/kubernetes-1.28.yaml when a side speaks
+                    the kubernetes dialect)
   -h, --help        this text
 
 Examples:
@@ -76,6 +82,7 @@ export interface DiffArgs {
   shrinkBudget: number;
   maxDivergences: number;
   report: string;
+  expect?: string;
 }
 
 function count(v: string | undefined, flag: string, dflt: number, min = 1): number {
@@ -108,6 +115,7 @@ export function parseDiffArgs(argv: string[]): DiffArgs | undefined {
       'shrink-budget': { type: 'string' },
       'max-divergences': { type: 'string' },
       report: { type: 'string' },
+      expect: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -166,16 +174,23 @@ export function parseDiffArgs(argv: string[]): DiffArgs | undefined {
     shrinkBudget: count(values['shrink-budget'], '--shrink-budget', 100, 0),
     maxDivergences: count(values['max-divergences'], '--max-divergences', 30),
     report: values.report ?? 'diff-report',
+    ...(values.expect ? { expect: values.expect } : {}),
   };
 }
 
-function summary(r: DiffResult, seconds: number): string {
+const KUBERNETES_EXPECTATIONS = join(import.meta.dirname, '..', '..', 'expectations', 'kubernetes-1.28.yaml');
+
+function summary(r: DiffResult, seconds: number, known: ExpectationFile): string {
   const lines = [
     `diff: ${r.opsDone} operations in ${r.sequences} sequences (+${r.shrinkSequences} while shrinking) in ${seconds.toFixed(1)} s, seed ${r.seed}`,
   ];
   if (!r.divergences.length) lines.push('diff: no divergence');
-  for (const d of r.divergences)
-    lines.push(`  DIVERGES ${d.signature} (shrunk from ${d.foundLength} to ${d.ops.length} operations)`);
+  for (const d of r.divergences) {
+    const k = knownDepartures(known, d).map((x) => x.id);
+    lines.push(
+      `  DIVERGES ${d.signature} (shrunk from ${d.foundLength} to ${d.ops.length} operations)${k.length ? `: known departure ${k.join(', ')}` : ''}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -217,8 +232,10 @@ export async function diff(argv: string[]): Promise<number> {
           `diff: ${p.opsDone}/${p.opsTotal} operations, ${p.sequences} sequences, ${p.divergences} divergences${p.shrinking ? `; shrinking ${p.shrinking}` : ''}\n`,
         ),
     });
-    const files = writeReport(args.report, result, sides);
-    process.stdout.write(summary(result, result.elapsedMs / 1000));
+    const kubernetes = sides.some((s) => s.target.dialect === 'kubernetes');
+    const known = loadExpectations(args.expect ?? (kubernetes ? KUBERNETES_EXPECTATIONS : undefined));
+    const files = writeReport(args.report, result, sides, known);
+    process.stdout.write(summary(result, result.elapsedMs / 1000, known));
     process.stdout.write(`diff: report ${files.html} (${files.json})\n`);
     return result.divergences.length ? 1 : 0;
   } finally {

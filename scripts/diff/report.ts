@@ -3,6 +3,8 @@
 // and divergence (repro/<n>-a.sh, repro/<n>-b.sh).
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { ExpectationFile } from '../../harness/src/expectations.ts';
+import { knownDepartures } from './known.ts';
 import { curlScript } from './repro.ts';
 import type { DiffResult, Divergence } from './runner.ts';
 import type { StartedSide } from './sides.ts';
@@ -35,7 +37,12 @@ function scriptsOf(
   };
 }
 
-function html(r: DiffResult, sides: StartedSide[], scripts: { files: [string, string] }[]): string {
+function html(
+  r: DiffResult,
+  sides: StartedSide[],
+  scripts: { files: [string, string] }[],
+  known: ExpectationFile,
+): string {
   const groups = new Map<string, number[]>();
   for (const [i, d] of r.divergences.entries()) groups.set(group(d), [...(groups.get(group(d)) ?? []), i]);
   const parts = [
@@ -61,6 +68,9 @@ function html(r: DiffResult, sides: StartedSide[], scripts: { files: [string, st
         ...d.labels.map((l, k) => `<li${k === d.index ? ' class="hit"' : ''}>${esc(l)}</li>`),
         '</ol>',
         `<p>Differs at: <code>${esc(d.paths.join(', '))}</code></p>`,
+        ...knownDepartures(known, d).map(
+          (k) => `<p>Known departure <code>${esc(k.id)}</code>: ${esc(k.note)}</p>`,
+        ),
         '<div class="pair">',
         `<div><h4>A</h4><pre>${esc(json(d.a.results[d.index]))}</pre></div>`,
         `<div><h4>B</h4><pre>${esc(json(d.b.results[d.index]))}</pre></div>`,
@@ -77,6 +87,7 @@ export function writeReport(
   dir: string,
   r: DiffResult,
   sides: StartedSide[],
+  known: ExpectationFile = { cases: {} },
 ): { json: string; html: string } {
   const out = resolve(dir);
   mkdirSync(join(out, 'repro'), { recursive: true });
@@ -107,11 +118,12 @@ export function writeReport(
       a: d.a.results,
       b: d.b.results,
       reproducers: scripts[i]!.files,
+      known: knownDepartures(known, d),
     })),
   };
   const jsonFile = join(out, 'diff.json');
   const htmlFile = join(out, 'index.html');
   writeFileSync(jsonFile, `${json(data)}\n`);
-  writeFileSync(htmlFile, html(r, sides, scripts));
+  writeFileSync(htmlFile, html(r, sides, scripts, known));
   return { json: jsonFile, html: htmlFile };
 }
