@@ -10,6 +10,7 @@
 //   node-config  validate and default node agent configuration files (scripts/node-config.ts)
 //   kube-apiserver  one kube-apiserver with its etcd in the foreground (scripts/kube-apiserver.ts)
 //   e2e     Kubernetes' own e2e tests against the reference in Kubernetes' words (scripts/e2e.ts)
+//   diff    the same random operations against two servers, their answers compared (scripts/diff/)
 
 const USAGE = `Usage: orch-conformance <command> [flags]
 
@@ -33,6 +34,9 @@ Commands:
   e2e      run Kubernetes' own e2e tests (v1.28.0, API machinery) against the reference
            server in Kubernetes' words, and compare with kube-apiserver 1.28
            (orch-conformance e2e --help)
+  diff     run the same seeded random operations against two servers and report where
+           their answers differ, shrunk, with a reproducer per side
+           (orch-conformance diff --help)
   help     this text
 
 Examples:
@@ -98,6 +102,13 @@ switch (cmd) {
     register();
     const { e2e } = await import('./e2e.ts');
     process.exit(await e2e(rest));
+    break;
+  }
+  case 'diff': {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const { diff } = await import('./diff/cli.ts');
+    process.exit(await diff(rest));
     break;
   }
   case 'help':
