@@ -59,7 +59,7 @@ Options:
   --shrink-budget N sequences run at most while shrinking one difference (default 100)
   --max-divergences N  stop after this many kinds of difference (default 30)
   --report DIR      write diff.json, index.html and the reproducers there
-                    (default diff-report)
+                    (default out/diff)
   --expect FILE     name the divergences that are known departures of this expectations
                     file (default expectations/kubernetes-1.28.yaml when a side speaks
                     the kubernetes dialect)
@@ -173,7 +173,7 @@ export function parseDiffArgs(argv: string[]): DiffArgs | undefined {
     maxLength: count(values['max-length'], '--max-length', 25),
     shrinkBudget: count(values['shrink-budget'], '--shrink-budget', 100, 0),
     maxDivergences: count(values['max-divergences'], '--max-divergences', 30),
-    report: values.report ?? 'diff-report',
+    report: values.report ?? join('out', 'diff'),
     ...(values.expect ? { expect: values.expect } : {}),
   };
 }
