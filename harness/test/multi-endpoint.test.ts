@@ -364,6 +364,8 @@ describe("the run's summary", () => {
       fileErrors: [],
       endpoint: endpoints.join(', '),
       endpoints,
+      profile: 'all (every level)',
+      levels: [],
     }) as unknown as Summary;
   it('names every endpoint when there are several, and says nothing more for one', () => {
     expect(summaryText(summary(['http://h:1', 'http://h:2']), '/nowhere', 1)).toContain(
