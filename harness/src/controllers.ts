@@ -6,10 +6,17 @@
 
 const HOW = 'run against a full cluster (kind, or kube-apiserver with kube-controller-manager running)';
 
+/** The answer refuses a pod because its namespace has no `default` ServiceAccount (yet). */
+export function missingDefaultServiceAccount(message: string | undefined): boolean {
+  return (
+    !!message && /service ?account "?default"? not found|error looking up service account/i.test(message)
+  );
+}
+
 /** A hint for an answer that shows a missing controller, or '' when it shows none. */
 export function missingControllerHint(message: string | undefined): string {
   if (!message) return '';
-  if (/service ?account "?default"? not found|error looking up service account/i.test(message))
+  if (missingDefaultServiceAccount(message))
     return ` [the target seems to run no service-account controller: it creates each namespace's "default" ServiceAccount, which Pods need; ${HOW}]`;
   return '';
 }

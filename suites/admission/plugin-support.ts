@@ -5,6 +5,7 @@
 import { check, checkStatus, show } from '../../harness/src/assert.ts';
 import type { CaseContext } from '../../harness/src/case.ts';
 import type { Client, Response } from '../../harness/src/client.ts';
+import { missingDefaultServiceAccount } from '../../harness/src/controllers.ts';
 import { dropNamespace, uniqueName } from '../../harness/src/fixtures.ts';
 import type { CaseDef } from '../../harness/src/spec.ts';
 import { pluginRules } from './plugin-helpers.ts';
@@ -64,13 +65,26 @@ export function pod(
   };
 }
 
+/**
+ * Creates a pod. In a namespace made a moment ago the `default` ServiceAccount may not exist
+ * yet (a live cluster's service-account controller makes it soon after the namespace), so a
+ * refusal naming it is tried again for up to 20 s; a target that never makes it still fails,
+ * with the hint of harness/src/controllers.ts.
+ */
 export async function createPod(
   t: CaseContext,
   ns: string,
   body: ReturnType<typeof pod>,
   what: string,
 ): Promise<Response> {
-  return t.step(`create pod ${body.metadata.name} (${what})`, () => t.client.post(podsPath(ns), body));
+  return t.step(`create pod ${body.metadata.name} (${what})`, async () => {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const r = await t.client.post(podsPath(ns), body);
+      if (r.status !== 403 || !missingDefaultServiceAccount(r.text) || Date.now() > until) return r;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  });
 }
 
 export interface Toleration {
