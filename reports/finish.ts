@@ -21,6 +21,7 @@ import type { Expectation, ExpectationFile } from '../harness/src/expectations.t
 import { describeProfile } from '../harness/src/profile.ts';
 import { completeAllureResults, generateAllure } from './allure.ts';
 import { ALLURE_HISTORY_FILE, recordRun, type Trend, trendHtml, trendText } from './history.ts';
+import { esc } from './html.ts';
 import { indexHtml } from './index-page.ts';
 import { attachReproducers } from './junit.ts';
 import { type LevelVerdict, levelVerdicts, levelVerdictsHtml, levelVerdictText } from './levels.ts';
@@ -306,7 +307,6 @@ const round = (n: number) => Math.round(n * 100) / 100;
 function nameJunit(path: string, name: string): void {
   if (!existsSync(path)) return;
   const xml = readFileSync(path, 'utf8');
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
   const named = xml.replace(/<testsuites\b(?:\s+name="[^"]*")?/, `<testsuites name="${esc(name)}"`);
   if (named !== xml) writeFileSync(path, named);
 }

@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdmissionAttributes } from '../src/admission/types.ts';
 import { errors } from '../src/errors/status.ts';
-import { configMap, type Reply, startServer, type TestServer, uniqueName } from './helpers.ts';
+import { configMap, makeNamespace, type Reply, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const JSONP = { 'content-type': 'application/json-patch+json' };
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -60,13 +60,7 @@ describe('dry run', () => {
         },
       },
     ]);
-    ns = uniqueName('dry');
-    const r = await srv.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    expect(r.status).toBe(201);
+    ns = await makeNamespace(srv, 'dry');
   });
   afterAll(async () => {
     await srv?.close();

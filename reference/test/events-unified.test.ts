@@ -3,7 +3,7 @@
 // written through either API is read, listed and watched through the other, with the fields
 // renamed as the two shapes name them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { makeNamespace, startServer, type TestServer } from './helpers.ts';
 import { openWatch } from './read-support.ts';
 
 const CORE = (ns: string) => `/api/v1/namespaces/${ns}/events`;
@@ -15,13 +15,7 @@ describe('events: one storage for core/v1 and events.orch.io/v1', () => {
 
   beforeAll(async () => {
     ts = await startServer();
-    ns = uniqueName('ev');
-    const r = await ts.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    expect(r.status).toBe(201);
+    ns = await makeNamespace(ts, 'ev');
   });
   afterAll(() => ts?.close());
 

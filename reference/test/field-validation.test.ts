@@ -6,7 +6,7 @@
 // detail; a missing required field is a 422. The same holds for POST, PUT and PATCH, for
 // JSON and YAML bodies. An unsupported fieldValidation value is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configMap, type Reply, startServer, type TestServer, uniqueName } from './helpers.ts';
+import { configMap, makeNamespace, type Reply, startServer, type TestServer, uniqueName } from './helpers.ts';
 import { WIDGETS, widget, widgetDef } from './patch-kinds.ts';
 
 const YAML = { 'content-type': 'application/yaml' };
@@ -33,13 +33,7 @@ describe('field validation', () => {
   beforeAll(async () => {
     srv = await startServer();
     srv.server.registry.add(widgetDef);
-    ns = uniqueName('fv');
-    const r = await srv.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    expect(r.status).toBe(201);
+    ns = await makeNamespace(srv, 'fv');
   });
   afterAll(async () => {
     await srv?.close();

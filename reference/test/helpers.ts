@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { afterAll, onTestFinished } from 'vitest';
-import { build, type OrchServer } from '../src/index.ts';
+import { afterAll, expect, onTestFinished } from 'vitest';
 import type { ServerOptions } from '../src/config.ts';
+import { build, type OrchServer } from '../src/index.ts';
 
 export interface Reply {
   status: number;
@@ -84,6 +84,18 @@ let counter = 0;
 export function uniqueName(prefix = 't'): string {
   counter++;
   return `${prefix}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+/** Makes a namespace named `prefix` plus a unique suffix on the test server; its name. */
+export async function makeNamespace(srv: TestServer, prefix: string): Promise<string> {
+  const name = uniqueName(prefix);
+  const r = await srv.req('POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+  });
+  expect(r.status, `create namespace ${name}: ${r.text}`).toBe(201);
+  return name;
 }
 
 export function configMap(

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalQuantity, parseQuantity } from '../src/registry/kinds/common.ts';
 import { base64ErrorOffset } from '../src/registry/kinds/secret.ts';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { makeNamespace, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const TABLE = 'application/json;as=Table;g=meta.orch.io;v=v1';
 
@@ -18,13 +18,7 @@ let ns: string;
 
 beforeAll(async () => {
   srv = await startServer();
-  ns = uniqueName('kinds');
-  const r = await srv.req('POST', '/api/v1/namespaces', {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: ns },
-  });
-  expect(r.status).toBe(201);
+  ns = await makeNamespace(srv, 'kinds');
 });
 
 afterAll(async () => {
@@ -174,13 +168,7 @@ describe('discovery', () => {
 
 describe('Protobuf', () => {
   it('serves Secret, ServiceAccount, Event and Lease in the Protobuf envelope', async () => {
-    const pbns = uniqueName('pb');
-    const n = await srv.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: pbns },
-    });
-    expect(n.status).toBe(201);
+    const pbns = await makeNamespace(srv, 'pb');
     const at = (plural: string) => `/api/v1/namespaces/${pbns}/${plural}`;
     const objs: [string, Record<string, unknown>][] = [
       [at('secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pb' }, stringData: { a: 'b' } }],

@@ -9,7 +9,7 @@ import type { AdmissionAttributes } from '../src/admission/types.ts';
 import { applyMergePatch } from '../src/patch/merge.ts';
 import type { RequestContext } from '../src/registry/types.ts';
 import type { KObject } from '../src/storage/types.ts';
-import { configMap, startServer, type TestServer, uniqueName } from './helpers.ts';
+import { configMap, makeNamespace, startServer, type TestServer, uniqueName } from './helpers.ts';
 import { gadgetDef, WIDGETS, widget, widgetDef } from './patch-kinds.ts';
 
 const JSONP = { 'content-type': 'application/json-patch+json' };
@@ -132,13 +132,7 @@ describe('PATCH over HTTP', () => {
         },
       },
     ]);
-    ns = uniqueName('patch');
-    const r = await srv.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    expect(r.status).toBe(201);
+    ns = await makeNamespace(srv, 'patch');
   });
   afterAll(async () => {
     await srv?.close();

@@ -9,7 +9,7 @@ import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatGoDuration, ProtobufError, parseGoDuration } from '../src/content/protobuf/codec.ts';
 import { decodeProtobuf, encodeProtobuf, hasProtobuf, PREFIX } from '../src/content/protobuf.ts';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { makeNamespace, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const PROTO = 'application/vnd.orch.protobuf';
 const root = protobuf.loadSync(resolve(dirname(fileURLToPath(import.meta.url)), 'fixtures/k8s-subset.proto'));
@@ -446,13 +446,7 @@ describe('Protobuf for every built-in kind (HTTP)', () => {
 
   beforeAll(async () => {
     srv = await startServer();
-    ns = uniqueName('pbgen');
-    const r = await srv.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    expect(r.status).toBe(201);
+    ns = await makeNamespace(srv, 'pbgen');
   });
   afterAll(async () => {
     await srv?.close();

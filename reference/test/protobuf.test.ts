@@ -17,7 +17,7 @@ import {
 } from '../src/content/protobuf.ts';
 import { ALL_VERBS } from '../src/registry/kinds/common.ts';
 import type { ResourceDef } from '../src/registry/types.ts';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { makeNamespace, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const PROTO = 'application/vnd.orch.protobuf';
 const root = protobuf.loadSync(resolve(dirname(fileURLToPath(import.meta.url)), 'fixtures/k8s-subset.proto'));
@@ -597,13 +597,7 @@ describe('Protobuf over HTTP', () => {
     ];
     for (const [g, k, p] of wanted) if (!reg.byResource(g, p)) reg.add(minimalDef(g, k, p));
     reg.add(minimalDef('example.orch.io', 'Widget', 'widgets', true));
-    ns = uniqueName('pb');
-    const r = await srv.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    expect(r.status).toBe(201);
+    ns = await makeNamespace(srv, 'pb');
   });
   afterAll(async () => {
     await srv?.close();

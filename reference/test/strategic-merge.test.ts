@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusError } from '../src/errors/status.ts';
 import { applyStrategicMergePatch } from '../src/patch/strategic.ts';
 import { objectSchema } from '../src/schema/meta.ts';
-import { configMap, startServer, type TestServer, uniqueName } from './helpers.ts';
+import { configMap, makeNamespace, startServer, type TestServer, uniqueName } from './helpers.ts';
 import { findKubectl, kubectlMissing } from './kubectl-bin.ts';
 import { WIDGETS, widget, widgetDef, widgetSchema } from './patch-kinds.ts';
 
@@ -718,13 +718,7 @@ describe('strategic merge patch over HTTP', () => {
   beforeAll(async () => {
     srv = await startServer();
     srv.server.registry.add(widgetDef);
-    ns = uniqueName('smp');
-    const r = await srv.req('POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: ns },
-    });
-    expect(r.status).toBe(201);
+    ns = await makeNamespace(srv, 'smp');
   });
   afterAll(async () => {
     await srv?.close();
