@@ -49,11 +49,16 @@ function meta(c: NormaliseContext, m: Record<string, unknown>, isList: boolean):
     )
       out[k] = ordinal(c.generated, 'generated', v);
     else if (k === 'managedFields' && Array.isArray(v))
-      out[k] = v.map((e) =>
-        e && typeof e === 'object'
-          ? value(c, { ...e, ...('time' in e ? { time: '<time>' } : {}) })
-          : value(c, e),
-      );
+      // Entries are stored sorted by the second of their time (doc2's order, as 1.28 keeps it),
+      // so two servers whose writes straddle a second differently order the same entries
+      // differently: with the times masked the entries are compared in one order of their own.
+      out[k] = v
+        .map((e) =>
+          e && typeof e === 'object'
+            ? value(c, { ...e, ...('time' in e ? { time: '<time>' } : {}) })
+            : value(c, e),
+        )
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     else out[k] = value(c, v);
   }
   return out;
