@@ -6,6 +6,7 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { FieldSet, type Path, parsePeKey, pathString, peKey } from '../src/apply/fieldpath.ts';
 import { compare } from '../src/apply/compare.ts';
+import { identifier } from '../src/apply/managed-fields.ts';
 import { merge } from '../src/apply/merge.ts';
 import { toFieldSet, TypedError } from '../src/apply/typed.ts';
 import { keyedList, obj, setOf, str, int, mapOf, arr } from '../src/schema/dsl.ts';
@@ -216,4 +217,19 @@ describe('typed values', () => {
       t: ['x', 'a', 'b'],
     });
   });
+});
+
+describe('managedFields entry identity', () => {
+  // Kubernetes keys an entry by the JSON of {manager, operation, apiVersion (Update only), subresource}, empty ones left out
+  fcTest.prop([fc.string(), fc.constantFrom('Apply' as const, 'Update' as const), fc.string(), fc.string()])(
+    'is the JSON of the identifying fields that are set',
+    (manager, operation, apiVersion, subresource) => {
+      const id: Record<string, string> = {};
+      if (manager) id.manager = manager;
+      id.operation = operation;
+      if (operation === 'Update' && apiVersion) id.apiVersion = apiVersion;
+      if (subresource) id.subresource = subresource;
+      expect(identifier({ manager, operation, apiVersion, subresource })).toBe(JSON.stringify(id));
+    },
+  );
 });

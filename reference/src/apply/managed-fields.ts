@@ -34,12 +34,13 @@ export class ManagedFieldsError extends Error {}
 export function identifier(
   e: Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
 ): string {
-  const id: Record<string, string> = {};
-  if (e.manager) id.manager = e.manager;
-  id.operation = e.operation;
-  if (e.operation === 'Update' && e.apiVersion) id.apiVersion = e.apiVersion;
-  if (e.subresource) id.subresource = e.subresource;
-  return JSON.stringify(id);
+  // the JSON of {manager?, operation, apiVersion?, subresource?}, written out: an identifier is
+  // taken on every write
+  let id = e.manager ? `{"manager":${JSON.stringify(e.manager)},` : '{';
+  id += `"operation":${JSON.stringify(e.operation)}`;
+  if (e.operation === 'Update' && e.apiVersion) id += `,"apiVersion":${JSON.stringify(e.apiVersion)}`;
+  if (e.subresource) id += `,"subresource":${JSON.stringify(e.subresource)}`;
+  return `${id}}`;
 }
 
 /** `[{}]`: the request asks for ownership to be forgotten. An empty list does not (on purpose). */
@@ -158,6 +159,7 @@ export function managerFor(fieldManager: string | undefined, userAgent: string |
  * `ancient-changes` entry (Kubernetes' capManagersManager).
  */
 export function capUpdateManagers(managed: Managed, max = MAX_UPDATE_MANAGERS): Managed {
+  if (managed.size <= max) return managed;
   const updaters = [...managed.entries()].filter(([, e]) => e.operation === 'Update');
   if (updaters.length <= max) return managed;
   const m = new Map(managed);

@@ -42,13 +42,14 @@ export type JMap = Record<string, unknown>;
 
 export const isMap = (v: unknown): v is JMap => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+const SCALAR: Atom = { kind: 'scalar' };
 const DEDUCED_MAP: Atom = { kind: 'map', elem: undefined, atomic: false };
 const ATOMIC_LIST: Atom = { kind: 'list', rel: 'atomic', keys: [], item: undefined };
 
 function deduced(v: unknown): Atom {
   if (isMap(v)) return DEDUCED_MAP;
   if (Array.isArray(v)) return ATOMIC_LIST;
-  return { kind: 'scalar' };
+  return SCALAR;
 }
 
 function listAtom(t: Schema): Atom {
@@ -79,9 +80,22 @@ const embeddedFields = (t: Schema): Record<string, Schema> => ({
   ...(t.properties ?? {}),
 });
 
+/** The atom of each declared type (schemas do not change once published; a new one is a new object). */
+const atoms = new WeakMap<Schema, Atom>();
+
 /** The atom of a type; `v` decides for types deduced from the value. */
 export function resolve(t: TypeRef, v?: unknown): Atom {
   if (!t) return deduced(v);
+  const hit = atoms.get(t);
+  if (hit) return hit;
+  const a = declaredAtom(t);
+  if (!a) return deduced(v);
+  atoms.set(t, a);
+  return a;
+}
+
+/** The atom a schema declares (undefined: deduced from the value). */
+function declaredAtom(t: Schema): Atom | undefined {
   if (t.type === 'array' || (t.type === undefined && t.items)) return listAtom(t);
   const embedded = !!t['x-orch-embedded-resource'];
   if (t.type === 'object' || t.properties || t.additionalProperties !== undefined || embedded) {
@@ -89,8 +103,8 @@ export function resolve(t: TypeRef, v?: unknown): Atom {
     const elem = typeof t.additionalProperties === 'object' ? t.additionalProperties : undefined;
     return { kind: 'map', fields, elem, atomic: t['x-orch-map-type'] === 'atomic' };
   }
-  if (t.type === undefined) return deduced(v);
-  return { kind: 'scalar' };
+  if (t.type === undefined) return undefined;
+  return SCALAR;
 }
 
 /** Whether a declared type is an atomic list, map or struct (a deduced type never is one here). */

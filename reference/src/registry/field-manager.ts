@@ -31,9 +31,11 @@ function apiVersionOf(def: ResourceDef, version: string): string {
  * status; the apply handler narrows their intent to it.
  */
 export function resetFields(def: ResourceDef, subresource: string): FieldSet {
-  if (subresource === '' && def.subresources.includes('status')) return FieldSet.of([{ field: 'status' }]);
-  return new FieldSet();
+  return subresource === '' && def.subresources.includes('status') ? STATUS : NONE;
 }
+// field sets are never changed once built: one of each serves every write
+const STATUS = FieldSet.of([{ field: 'status' }]);
+const NONE = new FieldSet();
 
 /**
  * The object a create is compared with: Kubernetes compares with the kind's zero value, where
@@ -45,12 +47,21 @@ export function resetFields(def: ResourceDef, subresource: string): FieldSet {
  */
 export function zeroObject(def: ResourceDef, version: string): Record<string, unknown> {
   if (def.custom) return {};
-  const props = schemaFor(def, version)?.properties ?? {};
+  const schema = schemaFor(def, version);
+  const byVersion = zeroes.get(def) ?? new Map<string, { schema: unknown; zero: Record<string, unknown> }>();
+  zeroes.set(def, byVersion);
+  const hit = byVersion.get(version);
+  if (hit && hit.schema === schema) return hit.zero;
+  const props = schema?.properties ?? {};
   const z: Record<string, unknown> = { metadata: {} };
   if (props.spec) z.spec = {};
   if (props.status) z.status = {};
-  return { ...z, ...def.strategy.zeroValue?.() };
+  const zero = { ...z, ...def.strategy.zeroValue?.() };
+  byVersion.set(version, { schema, zero });
+  return zero;
 }
+/** The zero objects made so far, per kind and version (only read by comparisons, never changed). */
+const zeroes = new WeakMap<ResourceDef, Map<string, { schema: unknown; zero: Record<string, unknown> }>>();
 
 function scope(def: ResourceDef, version: string, subresource: string, now: number): WriteScope {
   return {
