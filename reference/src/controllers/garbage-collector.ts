@@ -261,8 +261,8 @@ function observe(gc: GcState, served: Served, type: string, obj: KObject, prev?:
     owners,
   });
   link(gc, uid, owners, true);
-  const ownersChanged = JSON.stringify(owners) !== JSON.stringify(prev ? ownerReferencesOf(prev) : []);
-  if (owners.length && (!old || ownersChanged)) gc.deleteQueue.add(uid);
+  if (owners.length && (!old || JSON.stringify(owners) !== JSON.stringify(prev ? ownerReferencesOf(prev) : [])))
+    gc.deleteQueue.add(uid);
   if (obj.metadata.deletionTimestamp) {
     if (has(obj, ORPHAN_FINALIZER)) gc.orphanQueue.add(uid);
     if (has(obj, FOREGROUND_FINALIZER)) {

@@ -23,6 +23,20 @@ export interface Informer {
 
 export const keyOf = (o: KObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
+/**
+ * One watch and one cache a resource, shared by every controller that follows it (as
+ * Kubernetes' shared informers are): a change is keyed and cached once, then handed to each
+ * handler in the order they came.
+ */
+interface Shared {
+  cache: Map<string, KObject>;
+  /** Replaced, never changed, when a handler comes or goes (a change is handed to those there when it came). */
+  handlers: ((ev: InformerEvent) => void)[];
+  cancel: () => void;
+}
+
+const shared = new WeakMap<Registry, Map<string, Shared>>();
+
 /** Follows resource `group/plural` (undefined when the server does not have it). */
 export function inform(
   registry: Registry,
@@ -32,9 +46,11 @@ export function inform(
 ): Informer | undefined {
   const served = registry.byResource(group, plural);
   if (!served) return undefined;
-  const storage = registry.storage;
+  const byBucket = shared.get(registry) ?? new Map<string, Shared>();
+  shared.set(registry, byBucket);
   const bucket = served.store.bucket;
-  const cache = new Map<string, KObject>();
+  let s = byBucket.get(bucket);
+  if (!s) s = follow(registry, bucket, byBucket);
   const safe = (ev: InformerEvent) => {
     try {
       handler(ev);
@@ -42,18 +58,35 @@ export function inform(
       console.error(`controller: handling a change of ${plural} failed:`, e);
     }
   };
+  const found = [...s.cache.values()];
+  s.handlers = [...s.handlers, safe];
+  for (const obj of found) safe({ type: 'ADDED', obj });
+  const own = s;
+  return {
+    cache: own.cache,
+    stop: () => {
+      own.handlers = own.handlers.filter((h) => h !== safe);
+      if (own.handlers.length > 0) return;
+      own.cancel();
+      if (byBucket.get(bucket) === own) byBucket.delete(bucket);
+    },
+  };
+}
+
+/** The store's objects of a bucket now, then every change from this revision on. */
+function follow(registry: Registry, bucket: string, byBucket: Map<string, Shared>): Shared {
+  const storage = registry.storage;
+  const cache = new Map<string, KObject>();
   const rv = storage.revision();
-  const found = storage.list(bucket, `${bucket}/`, rv);
-  for (const s of found) cache.set(keyOf(s.obj), s.obj);
-  const cancel = storage.watch(bucket, rv, (ev) => {
+  for (const o of storage.list(bucket, `${bucket}/`, rv)) cache.set(keyOf(o.obj), o.obj);
+  const s: Shared = { cache, handlers: [], cancel: () => {} };
+  s.cancel = storage.watch(bucket, rv, (ev) => {
     const k = keyOf(ev.obj);
     if (ev.type === 'DELETED') cache.delete(k);
     else cache.set(k, ev.obj);
-    safe({ type: ev.type, obj: ev.obj, prev: ev.prev });
+    const e: InformerEvent = { type: ev.type, obj: ev.obj, prev: ev.prev };
+    for (const h of s.handlers) h(e);
   });
-  for (const s of found) safe({ type: 'ADDED', obj: s.obj });
-  return {
-    cache,
-    stop: cancel,
-  };
+  byBucket.set(bucket, s);
+  return s;
 }
