@@ -4,7 +4,7 @@
 // and the typed walks (field sets of values, comparison, merge order of keyed lists).
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { FieldSet, type Path, parsePeKey, pathString, peKey } from '../src/apply/fieldpath.ts';
+import { comparePe, FieldSet, type Path, parsePeKey, pathString, peKey } from '../src/apply/fieldpath.ts';
 import { compare } from '../src/apply/compare.ts';
 import { identifier } from '../src/apply/managed-fields.ts';
 import { merge } from '../src/apply/merge.ts';
@@ -230,6 +230,31 @@ describe('managedFields entry identity', () => {
       if (operation === 'Update' && apiVersion) id.apiVersion = apiVersion;
       if (subresource) id.subresource = subresource;
       expect(identifier({ manager, operation, apiVersion, subresource })).toBe(JSON.stringify(id));
+    },
+  );
+});
+
+describe('fieldsV1 key order', () => {
+  const name = fc.oneof(
+    fc.constantFrom('a', 'B', 'b', 'aa', 'é', '\u{1F600}', '\uFF5E', 'z'),
+    fc.string({ maxLength: 3 }),
+  );
+  const element = fc.oneof(
+    { weight: 4, arbitrary: name.map((field): Path[number] => ({ field })) },
+    fc.constantFrom('x', 'y').map((x): Path[number] => ({ value: x })),
+    fc.integer({ min: 0, max: 3 }).map((index): Path[number] => ({ index })),
+  );
+  // structured-merge-diff writes each level's keys in its path element order (fields by name, in code point order)
+  fcTest.prop([fc.array(fc.array(element, { minLength: 1, maxLength: 3 }), { maxLength: 12 })])(
+    "follows the path elements' order at every level",
+    (paths) => {
+      const check = (o: Record<string, unknown>) => {
+        const keys = Object.keys(o).filter((k) => k !== '.');
+        for (let i = 1; i < keys.length; i++)
+          expect(comparePe(parsePeKey(keys[i - 1]!), parsePeKey(keys[i]!))).toBeLessThan(0);
+        for (const k of keys) check(o[k] as Record<string, unknown>);
+      };
+      check(FieldSet.of(...paths).toFieldsV1());
     },
   );
 });

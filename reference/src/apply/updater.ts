@@ -153,6 +153,27 @@ export function recordUpdate(
   return capUpdateManagers(out);
 }
 
+/**
+ * Ownership after a create that starts from no entries: recordUpdate's answer from the kind's
+ * zero object and an empty ownership (the writer's one entry), without the bookkeeping of
+ * entries that lose fields (there are none). Every create without managedFields in its body
+ * comes here.
+ */
+export function recordCreate(zero: unknown, next: unknown, manager: string, w: WriteScope): Managed {
+  const c = compare(withoutManagedFields(zero), withoutManagedFields(next), w.schema);
+  const mine = c.modified.union(c.added).recursiveDifference(w.ignored).difference(STRIPPED);
+  if (mine.isEmpty()) return new Map();
+  const entry: ManagerEntry = {
+    manager,
+    operation: 'Update',
+    apiVersion: w.apiVersion,
+    subresource: w.subresource,
+    time: w.now,
+    set: mine,
+  };
+  return new Map([[identifier(entry), entry]]);
+}
+
 /** One field another manager owns and the apply would change. */
 export interface Conflict {
   manager: ManagerEntry;

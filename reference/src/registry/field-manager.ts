@@ -15,7 +15,7 @@ import {
   type Managed,
   managerFor,
 } from '../apply/managed-fields.ts';
-import { type WriteScope, applyIntent, recordUpdate } from '../apply/updater.ts';
+import { applyIntent, recordCreate, recordUpdate, type WriteScope } from '../apply/updater.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { rfc3339 } from '../util/time.ts';
@@ -148,8 +148,11 @@ export function recordWrite(w: WriteInfo): void {
   if (!w.applied) {
     const manager = managerFor(w.ctx.fieldManager, w.ctx.userAgent);
     const base = startingPoint(w.obj, w.old, w.subresource);
-    const live = w.old ?? zeroObject(w.def, w.version);
-    const m = recordUpdate(live, w.obj, base.managed, manager, scope(w.def, w.version, w.subresource, w.now));
+    const sc = scope(w.def, w.version, w.subresource, w.now);
+    const m =
+      !w.old && base.managed.size === 0
+        ? recordCreate(zeroObject(w.def, w.version), w.obj, manager, sc)
+        : recordUpdate(w.old ?? zeroObject(w.def, w.version), w.obj, base.managed, manager, sc);
     // unchanged ownership keeps the very list it was read from
     if (m === base.managed && base.list && base.list.length > 0) w.obj.metadata.managedFields = base.list;
     else setManagedFields(w.obj, m);
