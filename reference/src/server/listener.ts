@@ -7,12 +7,25 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { DEFAULT_CIPHERS } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { ClientCertificateTls } from '../authentication/configure.ts';
 import type { ServerOptions } from '../config.ts';
 import { clientErrorHandler, connectMethodHandler } from '../http/server.ts';
 import type { CertBundle } from '../http/tls.ts';
 import type { ActiveWatches } from '../registry/active-watches.ts';
+
+/**
+ * The TLS 1.3 suites in the order kube-apiserver (Go's crypto/tls) picks them on hardware with
+ * AES: AES-128-GCM first, where Node's default takes the client's first choice (AES-256-GCM
+ * from a Node or OpenSSL client). The TLS 1.2 suites keep Node's defaults.
+ */
+const GO_CIPHER_ORDER = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  ...DEFAULT_CIPHERS.split(':').filter((c) => !c.startsWith('TLS_')),
+].join(':');
 
 /** The request line and headers a request may have, as Kubernetes' API server allows (1 MiB); past it, 431. */
 const MAX_HEADER_BYTES = 1 << 20;
@@ -39,6 +52,8 @@ export class Listener {
           {
             key: cert.key,
             cert: cert.cert,
+            ciphers: GO_CIPHER_ORDER,
+            honorCipherOrder: true,
             requireHostHeader: false,
             maxHeaderSize: MAX_HEADER_BYTES,
             ...this.clientCertificateTls,
