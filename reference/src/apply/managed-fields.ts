@@ -113,17 +113,23 @@ export function encodeManagedFields(m: Managed): Record<string, unknown>[] | und
       cmpStr(p.apiVersion, q.apiVersion) ||
       cmpStr(p.subresource, q.subresource),
   );
-  return entries.map((e) => {
-    const o: Record<string, unknown> = {};
-    if (e.manager) o.manager = e.manager;
-    o.operation = e.operation;
-    o.apiVersion = e.apiVersion;
-    if (e.time) o.time = e.time;
-    o.fieldsType = 'FieldsV1';
-    o.fieldsV1 = e.set.toFieldsV1();
-    if (e.subresource) o.subresource = e.subresource;
-    return o;
-  });
+  return entries.map((e) => encodeEntry(e, e.set.toFieldsV1()));
+}
+
+/** One stored entry, its keys in Kubernetes' order. */
+export function encodeEntry(
+  e: Omit<ManagerEntry, 'set'>,
+  fieldsV1: Record<string, unknown>,
+): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  if (e.manager) o.manager = e.manager;
+  o.operation = e.operation;
+  o.apiVersion = e.apiVersion;
+  if (e.time) o.time = e.time;
+  o.fieldsType = 'FieldsV1';
+  o.fieldsV1 = fieldsV1;
+  if (e.subresource) o.subresource = e.subresource;
+  return o;
 }
 
 /** Whether two managedFields lists differ only in their entries' times. */

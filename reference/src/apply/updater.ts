@@ -10,8 +10,15 @@
 // a kind with a status subresource) are never owned.
 
 import { compare, excludeFields } from './compare.ts';
+import { createdFieldsV1 } from './created.ts';
 import { FieldSet, type Path } from './fieldpath.ts';
-import { capUpdateManagers, identifier, type Managed, type ManagerEntry } from './managed-fields.ts';
+import {
+  capUpdateManagers,
+  encodeEntry,
+  identifier,
+  type Managed,
+  type ManagerEntry,
+} from './managed-fields.ts';
 import { merge, removeUnowned } from './merge.ts';
 import {
   childType,
@@ -154,24 +161,20 @@ export function recordUpdate(
 }
 
 /**
- * Ownership after a create that starts from no entries: recordUpdate's answer from the kind's
- * zero object and an empty ownership (the writer's one entry), without the bookkeeping of
- * entries that lose fields (there are none). Every create without managedFields in its body
- * comes here.
+ * managedFields after a create that starts from no entries: what recordUpdate would record
+ * from the kind's zero object and an empty ownership (the writer's one entry, or none), written
+ * in one walk (./created.ts). Every create without managedFields in its body comes here.
  */
-export function recordCreate(zero: unknown, next: unknown, manager: string, w: WriteScope): Managed {
-  const c = compare(withoutManagedFields(zero), withoutManagedFields(next), w.schema);
-  const mine = c.modified.union(c.added).recursiveDifference(w.ignored).difference(STRIPPED);
-  if (mine.isEmpty()) return new Map();
-  const entry: ManagerEntry = {
-    manager,
-    operation: 'Update',
-    apiVersion: w.apiVersion,
-    subresource: w.subresource,
-    time: w.now,
-    set: mine,
-  };
-  return new Map([[identifier(entry), entry]]);
+export function recordCreate(
+  zero: Record<string, unknown>,
+  next: Record<string, unknown>,
+  manager: string,
+  w: WriteScope,
+): Record<string, unknown>[] | undefined {
+  const fieldsV1 = createdFieldsV1(zero, next, w.schema, w.ignored);
+  if (!fieldsV1) return undefined;
+  const e = { manager, operation: 'Update' as const, apiVersion: w.apiVersion, subresource: w.subresource };
+  return [encodeEntry({ ...e, time: w.now }, fieldsV1)];
 }
 
 /** One field another manager owns and the apply would change. */

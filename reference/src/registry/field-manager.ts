@@ -149,10 +149,13 @@ export function recordWrite(w: WriteInfo): void {
     const manager = managerFor(w.ctx.fieldManager, w.ctx.userAgent);
     const base = startingPoint(w.obj, w.old, w.subresource);
     const sc = scope(w.def, w.version, w.subresource, w.now);
-    const m =
-      !w.old && base.managed.size === 0
-        ? recordCreate(zeroObject(w.def, w.version), w.obj, manager, sc)
-        : recordUpdate(w.old ?? zeroObject(w.def, w.version), w.obj, base.managed, manager, sc);
+    if (!w.old && base.managed.size === 0) {
+      const list = recordCreate(zeroObject(w.def, w.version), w.obj, manager, sc);
+      if (list) w.obj.metadata.managedFields = list;
+      else delete w.obj.metadata.managedFields;
+      return;
+    }
+    const m = recordUpdate(w.old ?? zeroObject(w.def, w.version), w.obj, base.managed, manager, sc);
     // unchanged ownership keeps the very list it was read from
     if (m === base.managed && base.list && base.list.length > 0) w.obj.metadata.managedFields = base.list;
     else setManagedFields(w.obj, m);
