@@ -6,7 +6,7 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { comparePe, FieldSet, type Path, parsePeKey, pathString, peKey } from '../src/apply/fieldpath.ts';
 import { compare } from '../src/apply/compare.ts';
-import { identifier } from '../src/apply/managed-fields.ts';
+import { identifier, managerFor } from '../src/apply/managed-fields.ts';
 import { merge } from '../src/apply/merge.ts';
 import { toFieldSet, TypedError } from '../src/apply/typed.ts';
 import { keyedList, obj, setOf, str, int, mapOf, arr } from '../src/schema/dsl.ts';
@@ -257,4 +257,30 @@ describe('fieldsV1 key order', () => {
       check(FieldSet.of(...paths).toFieldsV1());
     },
   );
+});
+
+describe('the manager of a non-apply write', () => {
+  // Kubernetes: the User-Agent before its first '/', unprintable characters (Go's unicode.IsPrint) dropped, cut at 128 bytes
+  const model = (ua: string) => {
+    let out = '';
+    for (const ch of ua.split('/')[0]!) {
+      if (!/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(ch)) continue;
+      if (Buffer.byteLength(out + ch) > 128) break;
+      out += ch;
+    }
+    return out;
+  };
+  fcTest.prop([
+    fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.string({ unit: 'grapheme', maxLength: 150 }),
+      fc.string({ unit: 'binary', maxLength: 150 }),
+      // long ones, around the byte limit
+      fc
+        .tuple(fc.integer({ min: 100, max: 200 }), fc.constantFrom('a', 'é', '😀', ' ', '\u0007', '~'))
+        .map(([n, ch]) => ch.repeat(n)),
+    ),
+  ])('is the User-Agent up to its first slash, printable and within 128 bytes', (ua) => {
+    expect(managerFor(undefined, ua)).toBe(model(ua));
+  });
 });

@@ -6,7 +6,7 @@
 // through sets it throws away. reference/test/apply-create-ownership.test.ts checks the two
 // agree as a property over every built-in kind.
 import { deepEqual } from '../util/object.ts';
-import { comparePe, type FieldSet, type PathElement, peKey } from './fieldpath.ts';
+import { comparePe, compareStrings, type FieldSet, type PathElement, peKey } from './fieldpath.ts';
 import {
   type Atom,
   fieldType,
@@ -19,27 +19,46 @@ import {
   type TypeRef,
 } from './typed.ts';
 
-/** One key of a level: a member itself, a parent of what lies below, or both. */
-interface Entry {
-  k: string;
-  pe: PathElement;
-  member: boolean;
-  below?: Level;
+/** What one level leaves out: keys not walked at all, and keys that are never members themselves. */
+interface Rule {
+  skip?: ReadonlySet<string>;
+  strip?: ReadonlySet<string>;
+  /** The rules of the levels below some keys. */
+  below?: Record<string, Rule>;
 }
-type Level = Map<string, Entry>;
 
 /** Server-set metadata nobody owns (the members of updater.ts' STRIPPED below metadata). */
-const SERVER_METADATA = new Set([
-  'f:name',
-  'f:namespace',
-  'f:creationTimestamp',
-  'f:selfLink',
-  'f:uid',
-  'f:clusterName',
-  'f:generation',
-  'f:managedFields',
-  'f:resourceVersion',
-]);
+const METADATA: Rule = {
+  skip: new Set(['f:managedFields']),
+  strip: new Set([
+    'f:name',
+    'f:namespace',
+    'f:creationTimestamp',
+    'f:selfLink',
+    'f:uid',
+    'f:clusterName',
+    'f:generation',
+    'f:resourceVersion',
+  ]),
+};
+const TOP_STRIP = new Set(['f:apiVersion', 'f:kind', 'f:metadata']);
+const NO_SKIP: ReadonlySet<string> = new Set();
+
+/** A level's rule per set of reset fields (there are two: none, and status). */
+const roots = new WeakMap<FieldSet, Rule>();
+
+function rootRule(ignored: FieldSet): Rule {
+  let r = roots.get(ignored);
+  if (!r) {
+    r = {
+      skip: ignored.members.size ? new Set(ignored.members.keys()) : NO_SKIP,
+      strip: TOP_STRIP,
+      below: { 'f:metadata': METADATA },
+    };
+    roots.set(ignored, r);
+  }
+  return r;
+}
 
 /** The writer's fieldsV1 (undefined: it owns nothing). `ignored` may hold top-level members only. */
 export function createdFieldsV1(
@@ -48,110 +67,101 @@ export function createdFieldsV1(
   schema: TypeRef,
   ignored: FieldSet,
 ): Record<string, unknown> | undefined {
-  const root: Level = new Map();
-  const a = resolve(schema, obj);
-  if (!children(zero, withoutManagedFields(obj), a, root)) return undefined;
-  for (const k of ignored.members.keys()) root.delete(k);
-  // STRIPPED: apiVersion, kind and metadata are never members; below metadata, the server's fields
-  const top = (k: string) => {
-    const e = root.get(k);
-    if (e) e.member = false;
-  };
-  top('f:apiVersion');
-  top('f:kind');
-  top('f:metadata');
-  const meta = root.get('f:metadata')?.below;
-  if (meta)
-    for (const k of SERVER_METADATA) {
-      const e = meta.get(k);
-      if (e) e.member = false;
-    }
-  return prune(root) ? encode(root) : undefined;
+  const out = children(zero, obj, resolve(schema, obj), false, rootRule(ignored));
+  return out === LEAF || Object.keys(out).length === 0 ? undefined : out;
 }
 
-function withoutManagedFields(o: JMap): JMap {
-  if (!isMap(o.metadata) || !Object.hasOwn(o.metadata, 'managedFields')) return o;
-  const { managedFields: _m, ...metadata } = o.metadata;
-  return { ...o, metadata };
+/** children()'s answer for a node that is a leaf. */
+const LEAF = Symbol('leaf');
+
+/** One key of a level and its fieldsV1 value. */
+interface Entry {
+  k: string;
+  pe: PathElement;
+  v: Record<string, unknown>;
 }
 
-/** What the writer sets at one key: `z` the zero object's value there, `o` the object's. */
-function at(z: unknown, o: unknown, t: TypeRef, k: string, pe: PathElement, out: Level): void {
+/** The fieldsV1 value of one key (undefined: nothing of the writer's there). */
+function at(z: unknown, o: unknown, t: TypeRef, stripped: boolean, rule: Rule | undefined) {
   // a field the object does not have is the zero object's alone (removed): not the writer's
-  if (o === undefined) return;
-  if (z !== undefined && (z === o || deepEqual(z, o))) return;
-  const below: Level = new Map();
-  // a leaf is the writer's when added or changed; a granular node when it appeared
-  const member = children(z, o, resolve(t, o), below) ? z === undefined : true;
-  if (!member && below.size === 0) return;
-  out.set(k, below.size ? { k, pe, member, below } : { k, pe, member });
+  if (o === undefined) return undefined;
+  if (z !== undefined && (z === o || deepEqual(z, o))) return undefined;
+  // a granular node is the writer's when it appeared, a leaf when added or changed
+  const v = children(z, o, resolve(t, o), z === undefined && !stripped, rule);
+  if (v === LEAF) return stripped ? undefined : {};
+  for (const _ in v) return v;
+  return undefined;
 }
 
-/** The keys or items of a granular map or list, into `out`; false when the node is a leaf. */
-function children(z: unknown, o: unknown, a: Atom, out: Level): boolean {
-  if (a.kind === 'scalar') return false;
+/**
+ * The fieldsV1 object of a granular map or list (with `.` first when the node is a member
+ * itself), or LEAF.
+ */
+function children(
+  z: unknown,
+  o: unknown,
+  a: Atom,
+  member: boolean,
+  rule: Rule | undefined,
+): Record<string, unknown> | typeof LEAF {
+  if (a.kind === 'scalar') return LEAF;
+  const entries: Entry[] = [];
   if (a.kind === 'list') {
-    if (!(z === undefined || z === null || Array.isArray(z))) return false;
-    if (!(o === null || Array.isArray(o))) return false;
+    if (!(z === undefined || z === null || Array.isArray(z))) return LEAF;
+    if (!(o === null || Array.isArray(o))) return LEAF;
     const la = Array.isArray(z) ? z : [];
     const ra = Array.isArray(o) ? o : [];
-    if (a.rel === 'atomic' || (la.length === 0 && ra.length === 0)) return false;
+    if (a.rel === 'atomic' || (la.length === 0 && ra.length === 0)) return LEAF;
     let li: ReturnType<typeof indexItems>;
     let ri: ReturnType<typeof indexItems>;
     try {
       li = indexItems(a, la, [], false);
       ri = indexItems(a, ra, [], false);
     } catch {
-      return false;
+      return LEAF;
     }
     for (const pe of li.order) {
       const k = peKey(pe);
-      at(li.byKey.get(k), ri.byKey.get(k), a.item, k, pe, out);
+      const v = at(li.byKey.get(k), ri.byKey.get(k), a.item, false, undefined);
+      if (v) entries.push({ k, pe, v });
     }
     for (const pe of ri.order) {
       const k = peKey(pe);
-      if (!li.byKey.has(k)) at(undefined, ri.byKey.get(k), a.item, k, pe, out);
+      if (li.byKey.has(k)) continue;
+      const v = at(undefined, ri.byKey.get(k), a.item, false, undefined);
+      if (v) entries.push({ k, pe, v });
     }
-    return true;
+    if (entries.length > 1) entries.sort((x, y) => comparePe(x.pe, y.pe));
+    return assemble(entries, member);
   }
-  if (!(z === undefined || z === null || isMap(z))) return false;
-  if (!(o === null || isMap(o))) return false;
+  if (!(z === undefined || z === null || isMap(z))) return LEAF;
+  if (!(o === null || isMap(o))) return LEAF;
   const lm = isMap(z) ? z : undefined;
   const rm = isMap(o) ? o : undefined;
-  if (a.atomic || (noValues(lm) && noValues(rm))) return false;
+  if (a.atomic || (noValues(lm) && noValues(rm))) return LEAF;
+  const field = (k: string, zv: unknown, ov: unknown) => {
+    const key = `f:${k}`;
+    if (rule?.skip?.has(key)) return;
+    const v = at(zv, ov, fieldType(a, k), rule?.strip?.has(key) ?? false, rule?.below?.[key]);
+    if (v) entries.push({ k: key, pe: { field: k }, v });
+  };
   if (lm)
     for (const k of Object.keys(lm)) {
       if (lm[k] === undefined) continue;
-      at(lm[k], own(rm, k), fieldType(a, k), `f:${k}`, { field: k }, out);
+      field(k, lm[k], own(rm, k));
     }
   if (rm)
     for (const k of Object.keys(rm)) {
       if (rm[k] === undefined || (lm && Object.hasOwn(lm, k) && lm[k] !== undefined)) continue;
-      at(undefined, rm[k], fieldType(a, k), `f:${k}`, { field: k }, out);
+      field(k, undefined, rm[k]);
     }
-  return true;
+  // fields only: their keys sort as their names do
+  if (entries.length > 1) entries.sort((x, y) => compareStrings(x.k, y.k));
+  return assemble(entries, member);
 }
 
-/** Drops entries that are neither members nor parents of any; whether anything is left. */
-function prune(level: Level): boolean {
-  for (const [k, e] of level) {
-    if (e.below && !prune(e.below)) e.below = undefined;
-    if (!e.member && !e.below) level.delete(k);
-  }
-  return level.size > 0;
-}
-
-/** FieldSet.toFieldsV1's form: keys in path element order, `.` for a member that is also a parent. */
-function encode(level: Level): Record<string, unknown> {
-  const entries = [...level.values()];
-  if (entries.length > 1) entries.sort((x, y) => comparePe(x.pe, y.pe));
-  const out: Record<string, unknown> = {};
-  for (const e of entries) {
-    if (!e.below) out[e.k] = {};
-    else {
-      const sub = encode(e.below);
-      out[e.k] = e.member ? Object.assign({ '.': {} }, sub) : sub;
-    }
-  }
+function assemble(entries: Entry[], member: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = member ? { '.': {} } : {};
+  for (const e of entries) out[e.k] = e.v;
   return out;
 }

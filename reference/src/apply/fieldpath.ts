@@ -31,7 +31,7 @@ export function canonicalJson(v: unknown): string {
  * agree with it except that a surrogate (half of a code point above U+FFFF) sorts after
  * every other code unit.
  */
-function compareStrings(a: string, b: string): number {
+export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {

@@ -148,6 +148,10 @@ const PRINTABLE = /[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
  */
 export function managerFor(fieldManager: string | undefined, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
+  const slash = (userAgent ?? '').indexOf('/');
+  const head = slash < 0 ? (userAgent ?? '') : userAgent!.slice(0, slash);
+  // printable ASCII within the limit (nearly every client): as it is
+  if (head.length <= MANAGER_MAX_BYTES && /^[\x20-\x7e]*$/.test(head)) return head;
   let out = '';
   let bytes = 0;
   for (const ch of (userAgent ?? '').split('/')[0]!) {

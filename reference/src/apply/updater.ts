@@ -173,8 +173,14 @@ export function recordCreate(
 ): Record<string, unknown>[] | undefined {
   const fieldsV1 = createdFieldsV1(zero, next, w.schema, w.ignored);
   if (!fieldsV1) return undefined;
-  const e = { manager, operation: 'Update' as const, apiVersion: w.apiVersion, subresource: w.subresource };
-  return [encodeEntry({ ...e, time: w.now }, fieldsV1)];
+  const e = {
+    manager,
+    operation: 'Update' as const,
+    apiVersion: w.apiVersion,
+    subresource: w.subresource,
+    time: w.now,
+  };
+  return [encodeEntry(e, fieldsV1)];
 }
 
 /** One field another manager owns and the apply would change. */
