@@ -3,8 +3,10 @@
 // does (checked against one: system:masters under `exempt`, an authenticated user's request
 // under `global-default`, a refused request still classified), and /metrics has each priority
 // level's nominal concurrency (the 1.28 defaults' values, read from a real 1.28 server).
+
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer, uniqueName } from './helpers.ts';
+import { scratchDir, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 const FC = '/apis/flowcontrol.apiserver.orch.io/v1beta3';
 let ts: TestServer;
@@ -57,6 +59,40 @@ describe('classification', () => {
       await uidOf('flowschemas', 'global-default'),
       await uidOf('prioritylevelconfigurations', 'global-default'),
     ]);
+  });
+
+  it('names them on every kind of reply: an object, a Status, a table, a watch, a reply that sets other headers first', async () => {
+    const exempt = [
+      await uidOf('flowschemas', 'exempt'),
+      await uidOf('prioritylevelconfigurations', 'exempt'),
+    ];
+    const ns = uniqueName('pf');
+    expect(classified(await ts.req('POST', '/api/v1/namespaces', { metadata: { name: ns } }))).toEqual(
+      exempt,
+    );
+    expect(classified(await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/none`))).toEqual(exempt);
+    const table = await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, {
+      accept: 'application/json;as=Table;v=v1;g=meta.orch.io',
+    });
+    expect(table.json.kind).toBe('Table');
+    expect(classified(table)).toEqual(exempt);
+    const watch = await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1`);
+    expect(watch.status).toBe(200);
+    expect(classified(watch)).toEqual(exempt);
+    const gzip = await ts.req('GET', '/openapi/v2', undefined, { 'accept-encoding': 'gzip' });
+    expect(classified(gzip)).toEqual(exempt);
+    // with an audit log, Audit-Id is set on the reply before its head: both go out
+    const audited = await startServer({ auditLogPath: join(scratchDir('pf-audit'), 'audit.log') });
+    try {
+      const r = await audited.req('GET', '/api/v1/namespaces/default');
+      expect(r.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(classified(r)).toEqual([
+        (await audited.req('GET', `${FC}/flowschemas/exempt`)).json.metadata.uid,
+        (await audited.req('GET', `${FC}/prioritylevelconfigurations/exempt`)).json.metadata.uid,
+      ]);
+    } finally {
+      await audited.close();
+    }
   });
 
   it('takes the first FlowSchema by precedence whose rules match the user and path', async () => {
