@@ -261,7 +261,10 @@ function observe(gc: GcState, served: Served, type: string, obj: KObject, prev?:
     owners,
   });
   link(gc, uid, owners, true);
-  if (owners.length && (!old || JSON.stringify(owners) !== JSON.stringify(prev ? ownerReferencesOf(prev) : [])))
+  if (
+    owners.length &&
+    (!old || JSON.stringify(owners) !== JSON.stringify(prev ? ownerReferencesOf(prev) : []))
+  )
     gc.deleteQueue.add(uid);
   if (obj.metadata.deletionTimestamp) {
     if (has(obj, ORPHAN_FINALIZER)) gc.orphanQueue.add(uid);
