@@ -81,6 +81,8 @@ describe('classification', () => {
     expect(classified(watch)).toEqual(exempt);
     const gzip = await ts.req('GET', '/openapi/v2', undefined, { 'accept-encoding': 'gzip' });
     expect(classified(gzip)).toEqual(exempt);
+    for (const path of ['/readyz', '/livez?verbose', '/metrics', '/version', '/apis'])
+      expect(classified(await ts.req('GET', path)), path).toEqual(exempt);
     // with an audit log, Audit-Id is set on the reply before its head: both go out
     const audited = await startServer({ auditLogPath: join(scratchDir('pf-audit'), 'audit.log') });
     try {
