@@ -2,7 +2,7 @@
 // structured-merge-diff compares them.
 import { deepEqual } from '../util/object.ts';
 import { FieldSet, type Path, type PathElement, peKey } from './fieldpath.ts';
-import { type Atom, fieldType, indexItems, isMap, noValues, own, resolve, type TypeRef } from './typed.ts';
+import { type Atom, fieldType, indexBoth, isMap, noValues, own, resolve, type TypeRef } from './typed.ts';
 
 export interface Comparison {
   added: FieldSet;
@@ -105,15 +105,9 @@ function compareChildren(lv: unknown, rv: unknown, a: Atom, at: Level, c: Compar
     const la = Array.isArray(lv) ? lv : [];
     const ra = Array.isArray(rv) ? rv : [];
     if (a.rel === 'atomic' || (la.length === 0 && ra.length === 0)) return false;
-    let li: ReturnType<typeof indexItems>;
-    let ri: ReturnType<typeof indexItems>;
-    try {
-      const path = at.path();
-      li = indexItems(a, la, path, false);
-      ri = indexItems(a, ra, path, false);
-    } catch {
-      return false;
-    }
+    const both = indexBoth(a, la, ra, at.path());
+    if (!both) return false;
+    const { li, ri } = both;
     for (const pe of li.order) {
       const k = peKey(pe);
       compareAt(li.byKey.get(k), ri.byKey.get(k), a.item, at.child(pe, k), c);

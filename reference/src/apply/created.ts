@@ -10,7 +10,7 @@ import { comparePe, compareStrings, type FieldSet, type PathElement, peKey } fro
 import {
   type Atom,
   fieldType,
-  indexItems,
+  indexBoth,
   isMap,
   type JMap,
   noValues,
@@ -112,14 +112,9 @@ function children(
     const la = Array.isArray(z) ? z : [];
     const ra = Array.isArray(o) ? o : [];
     if (a.rel === 'atomic' || (la.length === 0 && ra.length === 0)) return LEAF;
-    let li: ReturnType<typeof indexItems>;
-    let ri: ReturnType<typeof indexItems>;
-    try {
-      li = indexItems(a, la, [], false);
-      ri = indexItems(a, ra, [], false);
-    } catch {
-      return LEAF;
-    }
+    const both = indexBoth(a, la, ra, []);
+    if (!both) return LEAF;
+    const { li, ri } = both;
     for (const pe of li.order) {
       const k = peKey(pe);
       const v = at(li.byKey.get(k), ri.byKey.get(k), a.item, false, undefined);

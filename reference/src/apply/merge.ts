@@ -4,7 +4,7 @@ import { clone } from '../util/object.ts';
 import { FieldSet, type PathElement, peKey } from './fieldpath.ts';
 import {
   fieldType,
-  indexItems,
+  indexBoth,
   isMap,
   itemElement,
   type JMap,
@@ -29,15 +29,9 @@ export function merge(l: unknown, r: unknown, t: TypeRef): unknown {
     if (!Array.isArray(r) || (l !== null && !Array.isArray(l))) return clone(r);
     const la = Array.isArray(l) ? l : [];
     if (a.rel === 'atomic' || (la.length === 0 && r.length === 0)) return clone(r);
-    let li: ReturnType<typeof indexItems>;
-    let ri: ReturnType<typeof indexItems>;
-    try {
-      li = indexItems(a, la, [], false);
-      ri = indexItems(a, r, [], false);
-    } catch {
-      return clone(r);
-    }
-    return mergeListOrder(li, ri).map(([lv, rv]) => merge(lv, rv, a.item));
+    const both = indexBoth(a, la, r, []);
+    if (!both) return clone(r);
+    return mergeListOrder(both.li, both.ri).map(([lv, rv]) => merge(lv, rv, a.item));
   }
   if (!isMap(r) || (l !== null && !isMap(l))) return clone(r);
   const lm = isMap(l) ? l : {};

@@ -191,6 +191,23 @@ export function indexItems(
   return { order, byKey };
 }
 
+/**
+ * The items of two versions of a granular list, each indexed (indexItems, not strict);
+ * undefined when an item of either cannot be keyed (the list is then compared or merged whole).
+ */
+export function indexBoth(
+  a: Atom & { kind: 'list' },
+  l: unknown[],
+  r: unknown[],
+  path: Path,
+): { li: ReturnType<typeof indexItems>; ri: ReturnType<typeof indexItems> } | undefined {
+  try {
+    return { li: indexItems(a, l, path, false), ri: indexItems(a, r, path, false) };
+  } catch {
+    return undefined;
+  }
+}
+
 // ------------------------------------------------------------------ field sets
 
 /**
