@@ -199,6 +199,20 @@ describe('Kubernetes words in what the server does', () => {
     expect(again?.json.spec.clusterIP).toBe('10.96.0.1');
   });
 
+  it('keeps a change to that Service: a 1.28 server only makes it when missing (so servers on one store do not write it back and forth)', async () => {
+    const path = '/api/v1/namespaces/default/services/kubernetes';
+    const before = (await k8s.req('GET', path)).json;
+    const changed = structuredClone(before);
+    changed.spec.ports[0].targetPort = 7443;
+    const put = await k8s.req('PUT', path, changed);
+    expect(put.status).toBe(200);
+    // the controller reacts to events at once; give it time to (wrongly) write it back
+    await new Promise((res) => setTimeout(res, 500));
+    const after = (await k8s.req('GET', path)).json;
+    expect(after.spec.ports[0].targetPort).toBe(7443);
+    expect(after.metadata.resourceVersion).toBe(put.json.metadata.resourceVersion);
+  });
+
   it('publishes the root CA as kube-root-ca.crt in each namespace', async () => {
     const deadline = Date.now() + 10_000;
     let status = 0;

@@ -2,8 +2,11 @@
 // `bootstrap-controller` post-start hook): `default/orch` (`default/kubernetes` in Kubernetes'
 // words, the service `orch.default.svc` names) with the first cluster IP of the service range
 // and one port, `https` 443 to the port the server listens on, labelled as the API server's.
-// It is made once the server listens, made again when deleted, and its ports and type set back
-// when changed, as 1.28 reconciles them. Checked against a 1.28 kube-apiserver: labels
+// It is made once the server listens and made again when deleted. A change to it stays: 1.28
+// only creates it when missing (its reconciliation of ports and type has not run since 1.17,
+// pkg/controlplane/controller/kubernetesservice; a real v1.28.0 left a changed targetPort
+// alone for 25 s, past two of its 10 s intervals), so servers on one store that listen on
+// different ports do not write it back and forth. Checked against a 1.28 kube-apiserver: labels
 // `component: apiserver` and `provider`, `sessionAffinity: None`, type ClusterIP. Its Endpoints
 // are not written: bound to a loopback address (as the reference is by default), a 1.28 server
 // writes none either (a loopback address is not a valid endpoint).
@@ -13,7 +16,6 @@ import type { Registry } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { DIALECT } from '../util/dialect.ts';
-import { deepEqual } from '../util/object.ts';
 import { inform } from './informer.ts';
 import type { Controller } from './types.ts';
 
@@ -36,21 +38,17 @@ export function startApiServerService(registry: Registry, port: number): Control
   let stopped = false;
   const ensure = async (): Promise<void> => {
     if (stopped) return;
-    const have = services.getStored(NAMESPACE, APISERVER_SERVICE)?.obj;
-    if (!have) {
-      await unlessExists(services.create(NAMESPACE, service(ports), system, 'v1'));
-      return;
-    }
-    const spec = have.spec as { ports?: unknown; type?: string };
-    if (deepEqual(spec.ports, ports) && spec.type === 'ClusterIP') return;
-    const next: KObject = structuredClone(have);
-    Object.assign(next.spec as object, { ports, type: 'ClusterIP' });
-    await services.update(NAMESPACE, APISERVER_SERVICE, next, system, 'v1');
+    if (services.getStored(NAMESPACE, APISERVER_SERVICE)) return;
+    await unlessExists(services.create(NAMESPACE, service(ports), system, 'v1'));
   };
-  // another server on the same store may write it at the same moment: the next event settles it
-  const settle = () => void ensure().catch(() => undefined);
+  // another server on the same store may create it at the same moment: one of them wins
   const informer = inform(registry, '', 'services', (ev) => {
-    if (ev.obj.metadata.namespace === NAMESPACE && ev.obj.metadata.name === APISERVER_SERVICE) settle();
+    if (
+      ev.type === 'DELETED' &&
+      ev.obj.metadata.namespace === NAMESPACE &&
+      ev.obj.metadata.name === APISERVER_SERVICE
+    )
+      void ensure().catch(() => undefined);
   });
   return {
     ready: ensure().catch(() => undefined),
