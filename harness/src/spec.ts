@@ -36,3 +36,35 @@ export function describePlace(p: SpecPlace): string {
   const level = p.level === 'BEYOND' ? 'beyond the text (follows Kubernetes)' : p.level;
   return `doc${p.doc} § ${p.section} — "${p.place}" [${level}]`;
 }
+
+/** What a table row of a suite declares about itself. */
+export interface RowPlace {
+  id: string;
+  title: string;
+  place: string;
+  specRules?: string[];
+  level: Level;
+  section?: string;
+}
+
+/**
+ * The case of a table row: its own id, title, place, rules and level, in `doc`, under its own
+ * section or else `section`; `over` changes what the suite words otherwise (an id prefix, a title).
+ */
+export function rowCase(
+  row: RowPlace,
+  doc: 1 | 2 | 3,
+  section: string,
+  over: Partial<CaseDef> = {},
+): CaseDef {
+  return {
+    id: row.id,
+    title: row.title,
+    doc,
+    section: row.section ?? section,
+    place: row.place,
+    specRules: row.specRules,
+    level: row.level,
+    ...over,
+  };
+}

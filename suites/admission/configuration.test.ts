@@ -6,22 +6,14 @@
 // that checks Kubernetes' 422 Invalid with a cause per violation (field path, reason, message).
 import { describe } from 'vitest';
 import { conformance } from '../../harness/src/case.ts';
-import type { CaseDef } from '../../harness/src/spec.ts';
+import { type CaseDef, rowCase } from '../../harness/src/spec.ts';
 import { type LoadedRow, loadRows } from './row-files.ts';
 import { runRow } from './runner.ts';
 
 const SECTION = 'Webhook configuration objects';
 
 function caseDef(row: LoadedRow): CaseDef {
-  return {
-    id: row.id,
-    title: row.title,
-    doc: 3,
-    section: row.section ?? SECTION,
-    place: row.place,
-    specRules: row.specRules,
-    level: row.level,
-  };
+  return rowCase(row, 3, SECTION);
 }
 
 /** The BEYOND twin of a refused row checked leniently at its own level. */

@@ -6,7 +6,7 @@
 // file (contract-<topic>.test.ts), so each runs on its own.
 import { describe } from 'vitest';
 import { conformance } from '../../harness/src/case.ts';
-import type { CaseDef } from '../../harness/src/spec.ts';
+import { rowCase } from '../../harness/src/spec.ts';
 import { loadContractRows } from './contract-rows.ts';
 import { runContractRow } from './contract-runner.ts';
 
@@ -16,15 +16,7 @@ export function contractCases(file: string): void {
   if (!rows.length) throw new Error(`no contract rows in rows/contract/${file}`);
   describe(`admission: webhook contract (${file})`, () => {
     for (const row of rows) {
-      const def: CaseDef = {
-        id: row.id,
-        title: row.title,
-        doc: 3,
-        section: row.section,
-        place: row.place,
-        specRules: row.specRules,
-        level: row.level,
-      };
+      const def = rowCase(row, 3, row.section);
       // a row on the audit event runs against a target whose audit log the suites read
       const audit = !!(row.expect.audit || row.expect.noAudit);
       conformance(def, (t) => runContractRow(row, t), {

@@ -6,7 +6,7 @@
 // match condition): Kubernetes 1.28 compiles them all in one environment, with one compiler.
 import { describe } from 'vitest';
 import { conformance } from '../../harness/src/case.ts';
-import type { CaseDef } from '../../harness/src/spec.ts';
+import { type CaseDef, rowCase } from '../../harness/src/spec.ts';
 import type { Needs } from '../../harness/src/targets.ts';
 import { type CompilePlace, type EnvironmentRow, loadEnvironmentRows, PLACES } from './environment-files.ts';
 import { runEnvironmentRow } from './environment-runner.ts';
@@ -21,15 +21,7 @@ const IN: Record<CompilePlace, string> = {
 };
 
 function caseDef(row: EnvironmentRow, place: CompilePlace): CaseDef {
-  return {
-    id: `${row.id}/${place}`,
-    title: `${row.title} (${IN[place]})`,
-    doc: 2,
-    section: row.section,
-    place: row.place,
-    specRules: row.specRules,
-    level: row.level,
-  };
+  return rowCase(row, 2, row.section, { id: `${row.id}/${place}`, title: `${row.title} (${IN[place]})` });
 }
 
 describe('cel: the expression environment and its compile errors', () => {

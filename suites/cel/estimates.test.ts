@@ -4,22 +4,14 @@
 // BEYOND checks Kubernetes' answer word for word (422 Invalid, exactly the row's causes).
 import { describe } from 'vitest';
 import { conformance } from '../../harness/src/case.ts';
-import type { CaseDef } from '../../harness/src/spec.ts';
+import { type CaseDef, rowCase } from '../../harness/src/spec.ts';
 import { type EstimateRow, loadEstimateRows } from './estimate-files.ts';
 import { runEstimate } from './estimate-runner.ts';
 
 const rows = loadEstimateRows();
 
 function caseDef(row: EstimateRow): CaseDef {
-  return {
-    id: row.id,
-    title: row.title,
-    doc: 2,
-    section: 'Limits',
-    place: row.place,
-    specRules: row.specRules,
-    level: row.level,
-  };
+  return rowCase(row, 2, 'Limits');
 }
 
 function twinDef(row: EstimateRow): CaseDef | undefined {

@@ -6,22 +6,14 @@
 // that checks Kubernetes' 422 Invalid with a cause per violation (field path, reason, message).
 import { describe } from 'vitest';
 import { type CaseContext, conformance } from '../../harness/src/case.ts';
-import type { CaseDef } from '../../harness/src/spec.ts';
 import { useNamespace } from '../../harness/src/fixtures.ts';
+import { type CaseDef, rowCase } from '../../harness/src/spec.ts';
 import { useDefinition } from './definition.ts';
 import { type Group, loadGroups, type Row } from './row-files.ts';
 import { groupSchema, hasWrites, runDefinition, runWrites } from './runner.ts';
 
 function caseDef(row: Row): CaseDef {
-  return {
-    id: row.id,
-    title: row.title,
-    doc: 2,
-    section: row.section,
-    place: row.place,
-    specRules: row.specRules,
-    level: row.level,
-  };
+  return rowCase(row, 2, row.section);
 }
 
 /** The BEYOND twin of a row whose refusals are checked leniently at its own level. */

@@ -8,6 +8,7 @@ import { type CaseContext, conformance } from '../../harness/src/case.ts';
 import type { Response } from '../../harness/src/client.ts';
 import { updateFresh } from '../../harness/src/conflict-retry.ts';
 import { useNamespace } from '../../harness/src/fixtures.ts';
+import { rowCase } from '../../harness/src/spec.ts';
 import { applySet, at, type Expect, type FieldRow, has, loadFieldRows } from './row-files.ts';
 import { collectionPath, SECTION_RETIRED, sampleObject } from './support.ts';
 
@@ -83,15 +84,9 @@ describe('deprecation: field changes of the new versions', () => {
   const ns = useNamespace('deprecation-fields');
   for (const row of rows)
     conformance(
-      {
+      rowCase({ ...row, level: row.level ?? 'MUST' }, 2, SECTION_RETIRED, {
         id: `deprecation/field-change/${row.id}`,
-        title: row.title,
-        doc: 2,
-        section: SECTION_RETIRED,
-        place: row.place,
-        specRules: row.specRules,
-        level: row.level ?? 'MUST',
-      },
+      }),
       (t) => runRow(row, t, ns.name),
       { timeout: 60_000 },
     );

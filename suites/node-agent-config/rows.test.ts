@@ -6,7 +6,7 @@ import { describe } from 'vitest';
 import { parse } from 'yaml';
 import { ConformanceError, deepEqual, show } from '../../harness/src/assert.ts';
 import { conformance } from '../../harness/src/case.ts';
-import { type CaseDef, describePlace } from '../../harness/src/spec.ts';
+import { type CaseDef, describePlace, rowCase } from '../../harness/src/spec.ts';
 import { at } from './bases.ts';
 import {
   type CommandResult,
@@ -89,15 +89,7 @@ async function defaults(def: CaseDef, row: Row): Promise<void> {
 
 describe.concurrent('node agent configuration table', () => {
   for (const row of loadRows()) {
-    const def: CaseDef = {
-      id: `node-agent-config/${row.id}`,
-      title: row.title,
-      doc: 3,
-      section: row.section ?? SECTION,
-      place: row.place,
-      specRules: row.specRules,
-      level: row.level,
-    };
+    const def = rowCase(row, 3, SECTION, { id: `node-agent-config/${row.id}` });
     conformance(def, () =>
       row.expect === 'accept'
         ? accept(def, row)

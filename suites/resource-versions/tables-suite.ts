@@ -3,22 +3,14 @@
 // test file of its own (cases/<table>.test.ts), so the tables run side by side.
 import { describe } from 'vitest';
 import { type CaseOptions, conformance } from '../../harness/src/case.ts';
-import type { CaseDef } from '../../harness/src/spec.ts';
+import { type CaseDef, rowCase } from '../../harness/src/spec.ts';
 import { type CaseFile, loadCaseFile } from './table-cases.ts';
 import { runGet, runList, runWatch } from './table-runner.ts';
 
 const SECTION = 'Resource version semantics';
 
 function def(c: CaseFile['cases'][number]): CaseDef {
-  return {
-    id: c.id,
-    title: c.title,
-    doc: 1,
-    section: c.section ?? SECTION,
-    place: c.place,
-    specRules: c.specRules,
-    level: c.level,
-  };
+  return rowCase(c, 1, SECTION);
 }
 
 /** A row at an expired version runs against a target whose history it can outlive. */
