@@ -39,7 +39,6 @@ const names = fc.constantFrom(
   'matchLabels',
   'data',
   'rules',
-  'template',
   'x',
 );
 const { value } = fc.letrec((tie) => ({

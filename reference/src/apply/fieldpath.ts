@@ -323,27 +323,21 @@ export class FieldSet {
 
   /** The `fieldsV1` object, its child sets' read from the cache but not added to it (one entry a set encoded, not one a level). */
   private encode(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
     const keys = [...this.members.keys()];
     for (const k of this.children.keys()) if (!this.members.has(k)) keys.push(k);
-    if (keys.every((k) => k.startsWith('f:'))) {
-      // fields only (the usual case): their keys sort as their names do, with no entry objects
-      if (keys.length > 1) keys.sort(compareStrings);
-      for (const k of keys) {
-        const c = this.children.get(k);
-        if (!c) out[k] = {};
-        else {
-          const sub = encoded.get(c.set) ?? c.set.encode();
-          out[k] = this.members.has(k) ? Object.assign({ '.': {} }, sub) : sub;
-        }
-      }
-      return out;
-    }
-    for (const e of this.entries()) {
-      if (!e.child) out[e.k] = {};
+    // fields only (the usual case): their keys sort as their names do, with no entry objects
+    const order = keys.every((k) => k.startsWith('f:'))
+      ? keys.length > 1
+        ? keys.sort(compareStrings)
+        : keys
+      : this.entries().map((e) => e.k);
+    const out: Record<string, unknown> = {};
+    for (const k of order) {
+      const c = this.children.get(k);
+      if (!c) out[k] = {};
       else {
-        const c = encoded.get(e.child) ?? e.child.encode();
-        out[e.k] = e.member ? Object.assign({ '.': {} }, c) : c;
+        const sub = encoded.get(c.set) ?? c.set.encode();
+        out[k] = this.members.has(k) ? Object.assign({ '.': {} }, sub) : sub;
       }
     }
     return out;

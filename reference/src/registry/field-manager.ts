@@ -48,8 +48,8 @@ const NONE = new FieldSet();
 export function zeroObject(def: ResourceDef, version: string): Record<string, unknown> {
   if (def.custom) return {};
   const schema = schemaFor(def, version);
-  const byVersion = zeroes.get(def) ?? new Map<string, { schema: unknown; zero: Record<string, unknown> }>();
-  zeroes.set(def, byVersion);
+  let byVersion = zeroes.get(def);
+  if (!byVersion) zeroes.set(def, (byVersion = new Map()));
   const hit = byVersion.get(version);
   if (hit && hit.schema === schema) return hit.zero;
   const props = schema?.properties ?? {};
