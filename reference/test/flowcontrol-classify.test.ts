@@ -61,7 +61,7 @@ describe('classification', () => {
     ]);
   });
 
-  it('names them on every kind of reply: an object, a Status, a table, a watch, a reply that sets other headers first', async () => {
+  it('names them on every kind of reply: an object, a Status, a write and its conflict, a table, a watch, a reply that sets other headers first', async () => {
     const exempt = [
       await uidOf('flowschemas', 'exempt'),
       await uidOf('prioritylevelconfigurations', 'exempt'),
@@ -71,6 +71,14 @@ describe('classification', () => {
       exempt,
     );
     expect(classified(await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps/none`))).toEqual(exempt);
+    // a write's answer, and a write refused by the store
+    const cm = { metadata: { name: 'one' }, data: { a: 'b' } };
+    const created = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, cm);
+    expect(created.status).toBe(201);
+    expect(classified(created)).toEqual(exempt);
+    const clash = await ts.req('POST', `/api/v1/namespaces/${ns}/configmaps`, cm);
+    expect(clash.status).toBe(409);
+    expect(classified(clash)).toEqual(exempt);
     const table = await ts.req('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, {
       accept: 'application/json;as=Table;v=v1;g=meta.orch.io',
     });

@@ -34,6 +34,19 @@ export interface FlowRequest {
 export interface Classification {
   flowSchema: KObject;
   priorityLevel: KObject;
+  /** The response headers that name them (made once per classification, not per request). */
+  headers: Readonly<Record<string, string>>;
+}
+
+function classification(flowSchema: KObject, priorityLevel: KObject): Classification {
+  return {
+    flowSchema,
+    priorityLevel,
+    headers: {
+      'X-Kubernetes-PF-PriorityLevel-UID': priorityLevel.metadata.uid ?? '',
+      'X-Kubernetes-PF-FlowSchema-UID': flowSchema.metadata.uid ?? '',
+    },
+  };
 }
 
 type Rec = Record<string, any>;
@@ -112,7 +125,7 @@ export class FlowClassifier {
     const out: Classification[] = [];
     for (const fs of this.schemas?.cache.values() ?? []) {
       const pl = levels.get((fs.spec as Rec)?.priorityLevelConfiguration?.name);
-      if (pl) out.push({ flowSchema: fs, priorityLevel: pl });
+      if (pl) out.push(classification(fs, pl));
     }
     const precedence = (c: Classification) => Number((c.flowSchema.spec as Rec)?.matchingPrecedence ?? 0);
     out.sort(

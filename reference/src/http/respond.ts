@@ -22,7 +22,7 @@ export function warningHeaders(warnings: string[]): string[] {
 export interface WriteOptions {
   gzip?: boolean;
   warnings?: string[];
-  headers?: Record<string, string>;
+  headers?: Readonly<Record<string, string>>;
   compression?: boolean;
   /** Told the body's length once it is written (the response-size metric). */
   sized?: { bytes: number | undefined };
@@ -65,6 +65,11 @@ export function writeEncoded(
   res.end(body);
 }
 
+/** Headers set on a reply ahead of its head (a reply whose writer is not ours: a route's, a stream's). */
+export function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  for (const k in headers) res.setHeader(k, headers[k]!);
+}
+
 export function writeError(
   req: IncomingMessage,
   res: ServerResponse,
@@ -72,6 +77,7 @@ export function writeError(
   out: Negotiated | undefined,
   warnings: string[] = [],
   sized?: { bytes: number | undefined },
+  headers?: Readonly<Record<string, string>>,
 ): void {
   const se = err instanceof StatusError ? err : undefined;
   const status = se
@@ -86,7 +92,8 @@ export function writeError(
     return;
   }
   const fmt: Negotiated = out && out.format !== 'table' ? out : statusFormat(req, status.code);
-  writeEncoded(req, res, status.code, status, fmt, { warnings, headers: se?.headers, sized });
+  const all = headers && se?.headers ? { ...headers, ...se.headers } : (se?.headers ?? headers);
+  writeEncoded(req, res, status.code, status, fmt, { warnings, headers: all, sized });
 }
 
 /**

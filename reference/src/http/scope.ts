@@ -13,7 +13,7 @@ import { auditedBody, readBody } from './body.ts';
 import type { HttpDeps } from './deps.ts';
 import { forward } from './forward.ts';
 import type { RequestInfo } from './request-info.ts';
-import { writeEncoded } from './respond.ts';
+import { setHeaders, writeEncoded } from './respond.ts';
 import { ignore } from './socket-errors.ts';
 import { tableFor } from './tables.ts';
 import { eventStream } from './watch-stream.ts';
@@ -44,6 +44,8 @@ export class HttpScope implements Scope, ResponseWriter {
     readonly out: Negotiated,
     private readonly audit: AuditRecord | undefined,
     private readonly observed: RequestObservation | undefined,
+    /** Headers every reply carries (the request's flow-control classification). */
+    private readonly headers: Readonly<Record<string, string>> | undefined,
   ) {
     this.verb = info.verb;
     this.contentType = req.headers['content-type'];
@@ -86,14 +88,17 @@ export class HttpScope implements Scope, ResponseWriter {
       warnings: this.ctx.warnings,
       compression: this.deps.compression(),
       sized: this.observed,
+      headers: this.headers,
     });
   }
 
   stream(contentType: string): EventStream {
+    if (this.headers) setHeaders(this.response, this.headers);
     return eventStream(this.response, contentType, this.audit, this.ctx.warnings);
   }
 
   forward(location: URL, query: string): Promise<void> {
+    if (this.headers) setHeaders(this.response, this.headers);
     return forward(this.req, this.response, location, query);
   }
 }
