@@ -109,8 +109,8 @@ function policyAttributes(info: RequestInfo, user: PolicyAttributes['user']): Po
 function refusedAttributes(req: IncomingMessage, method: string, audit: AuditRecord): PolicyAttributes {
   let info: RequestInfo;
   try {
-    const { path, url } = requestTarget(req.url ?? '/');
-    info = requestInfo(method, path, watchRequested(url.searchParams));
+    const { path, query } = requestTarget(req.url ?? '/');
+    info = requestInfo(method, path, watchRequested(query));
   } catch {
     info = {
       ...requestInfo(method, '/', false),

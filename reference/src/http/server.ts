@@ -81,15 +81,15 @@ async function handle(
   let pf: Readonly<Record<string, string>> | undefined;
   const method = (req.method ?? 'GET').toUpperCase();
   try {
-    const { path, url } = requestTarget(req.url ?? '/');
-    const q = url.searchParams;
+    const target = requestTarget(req.url ?? '/');
+    const { path, query: q } = target;
     const info = requestInfo(method, path, watchRequested(q));
     checkTimeout(q, info.verb === 'watch' || isConnect(info.subresource));
     // On a store shared with other servers, the request sees every change committed before
     // it came (objects, and the roles, webhooks and definitions that decide about it), unless
     // it asks for any version (resourceVersion=0) of what it reads.
     const storage = deps.registry.storage;
-    if (storage.sync && apiPath(path) && !anyVersionRead(method, url)) await storage.sync();
+    if (storage.sync && apiPath(path) && !anyVersionRead(method, q)) await storage.sync();
     // stages answer synchronously when they can: an await only where one returned a promise
     const authnAnswer = authenticate(deps, req);
     const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
@@ -118,6 +118,7 @@ async function handle(
 
     if (!info.resourceRequest) {
       if (pf) setHeaders(res, pf);
+      const url = target.url;
       // non-resource routes read `url`: a path the URL parser would rewrite (dot segments,
       // backslashes, characters it escapes) names none of them
       if (url.pathname !== path) throw errors.pathNotFound(path);
