@@ -97,6 +97,16 @@ export class StoreCore {
     return this.storage.get(this.key(namespace, name));
   }
 
+  /**
+   * The stored objects of a namespace (every namespace when ''), as this server holds them now:
+   * what an informer's lister gives the server's own parts, without a list request's options,
+   * versions and chunks. Undefined for a kind computed on reads.
+   */
+  current(namespace: string): KObject[] | undefined {
+    if (this.def.strategy.live) return undefined;
+    return this.storage.list(this.bucket, this.prefix(namespace)).map((s) => s.obj);
+  }
+
   parseSelectors(p: ListParams): { labels: LabelSelector; fields: FieldSelector } {
     const parsed = this.parseSelectorSyntax(p);
     this.checkFieldLabels(parsed.fields);

@@ -54,7 +54,8 @@ export async function listAll(
 ): Promise<KObject[]> {
   const served = registry.byResource(group, plural);
   if (!served) return [];
-  return (await served.store.list(namespace, {})).items;
+  // the objects as the server holds them (as Kubernetes' plugins read their informers' listers)
+  return served.store.current(namespace) ?? (await served.store.list(namespace, {})).items;
 }
 
 /** One stored object, or undefined. */
