@@ -3,6 +3,8 @@
 // come from API objects take effect at once. The mutating phase runs a second time when a
 // plugin asks for it (Kubernetes 1.28's reinvocation: a webhook changed the object).
 import type { WriteAdmission, WriteAdmissionRequest } from '../registry/types.ts';
+import type { KObject } from '../storage/types.ts';
+import { isPromise, type MaybePromise } from '../util/maybe-async.ts';
 import {
   type AdmissionAttributes,
   type AdmissionPlugin,
@@ -25,32 +27,51 @@ export class AdmissionChain {
     return this.sources.flatMap((s) => s());
   }
 
-  async mutate(a: AdmissionAttributes): Promise<void> {
+  /**
+   * The mutating phase. Plugins that answer at once (most do) are not awaited: an await of
+   * nothing still costs a turn of the microtask queue, some forty of them a write with the
+   * default plugins. The phase answers at once too when every plugin did.
+   */
+  mutate(a: AdmissionAttributes): MaybePromise<void> {
     const r = (a.reinvocation ??= new ReinvocationContext());
-    await this.mutateOnce(a);
-    if (!r.shouldReinvoke || r.isReinvoke) return;
-    r.isReinvoke = true;
-    await this.mutateOnce(a);
+    const first = this.run(a, 'mutate');
+    const again = () => {
+      if (!r.shouldReinvoke || r.isReinvoke) return;
+      r.isReinvoke = true;
+      return this.run(a, 'mutate');
+    };
+    return isPromise(first) ? first.then(again) : again();
   }
 
-  // a plugin that answers at once (most do) is not awaited: an await of nothing still costs a
-  // turn of the microtask queue, some forty of them a write with the default plugins
-  private async mutateOnce(a: AdmissionAttributes): Promise<void> {
-    for (const src of this.sources)
-      for (const p of src())
-        if (p.mutate && (p.handles === undefined || p.handles(a))) {
-          const done = p.mutate(a);
-          if (done) await done;
-        }
+  validate(a: AdmissionAttributes): MaybePromise<void> {
+    return this.run(a, 'validate');
   }
 
-  async validate(a: AdmissionAttributes): Promise<void> {
-    for (const src of this.sources)
-      for (const p of src())
-        if (p.validate && (p.handles === undefined || p.handles(a))) {
-          const done = p.validate(a);
-          if (done) await done;
+  /**
+   * A phase's plugins in order, from source `si`'s plugin `pi` on (`list`: that source's plugins
+   * when resumed): synchronously until a plugin answers with a promise, the rest once it settles.
+   */
+  private run(
+    a: AdmissionAttributes,
+    phase: 'mutate' | 'validate',
+    si = 0,
+    list?: readonly AdmissionPlugin[],
+    pi = 0,
+  ): MaybePromise<void> {
+    for (; si < this.sources.length; si++, list = undefined, pi = 0) {
+      const plugins = list ?? this.sources[si]!();
+      for (; pi < plugins.length; pi++) {
+        const p = plugins[pi]!;
+        if (!p[phase] || (p.handles !== undefined && !p.handles(a))) continue;
+        const done = phase === 'mutate' ? p.mutate!(a) : p.validate!(a);
+        if (done) {
+          const source = si;
+          const next = pi + 1;
+          return done.then(() => this.run(a, phase, source, plugins, next));
         }
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -94,13 +115,13 @@ class RequestAdmission implements WriteAdmission {
     };
   }
 
-  async mutate(w: WriteAdmissionRequest) {
+  mutate(w: WriteAdmissionRequest): MaybePromise<KObject | undefined> {
     const a = this.attrs(w);
-    await this.chain.mutate(a);
-    return a.object;
+    const done = this.chain.mutate(a);
+    return isPromise(done) ? done.then(() => a.object) : a.object;
   }
 
-  async validate(w: WriteAdmissionRequest) {
-    await this.chain.validate(this.attrs(w));
+  validate(w: WriteAdmissionRequest): MaybePromise<void> {
+    return this.chain.validate(this.attrs(w));
   }
 }

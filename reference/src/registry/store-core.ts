@@ -13,6 +13,7 @@ import {
   type Storage,
   type StoredObject,
 } from '../storage/types.ts';
+import { isPromise, type MaybePromise } from '../util/maybe-async.ts';
 import { recordWrite } from './field-manager.ts';
 import { gcFinalizers } from './gc-finalizers.ts';
 import { tooLargeResourceVersion } from './list-options.ts';
@@ -169,9 +170,10 @@ export class StoreCore {
   }
 
   /** The request's admission, mutating phase: the object may come back replaced. */
-  async admitMutate(ctx: RequestContext, w: WriteAdmissionRequest): Promise<KObject | undefined> {
+  admitMutate(ctx: RequestContext, w: WriteAdmissionRequest): MaybePromise<KObject | undefined> {
     if (!ctx.admission) return w.object;
-    return (await ctx.admission.mutate(w)) ?? w.object;
+    const m = ctx.admission.mutate(w);
+    return isPromise(m) ? m.then((o) => o ?? w.object) : (m ?? w.object);
   }
 
   validateAll(obj: KObject, ctx: RequestContext, old?: KObject, subresource = ''): void {

@@ -3,6 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { errors } from '../errors/status.ts';
 import { KeyExistsError, type KObject } from '../storage/types.ts';
+import { isPromise } from '../util/maybe-async.ts';
 import { rfc3339 } from '../util/time.ts';
 import type { StoreCore } from './store-core.ts';
 import type { AppliedOwnership } from './store-types.ts';
@@ -46,11 +47,14 @@ export async function createObject(
   obj.kind = store.def.kind;
   store.def.strategy.prepareForCreate?.(obj, ctx);
   const w: WriteAdmissionRequest = { operation: 'CREATE', namespace: ns, name: m.name ?? '', object: obj };
-  obj = (await store.admitMutate(ctx, w))!;
+  // admission that answers at once is not awaited (see AdmissionChain)
+  const mutated = store.admitMutate(ctx, w);
+  obj = (isPromise(mutated) ? await mutated : mutated)!;
   store.ensureNamespace(ns, true);
   store.recordOwnership(obj, ctx, version, '', undefined, opts.applied, asked);
   store.validateAll(obj, ctx);
-  await ctx.admission?.validate({ ...w, object: obj });
+  const validated = ctx.admission?.validate({ ...w, object: obj });
+  if (isPromise(validated)) await validated;
   if (ctx.dryRun) {
     if (store.storage.get(store.key(ns, obj.metadata.name!)))
       throw errors.alreadyExists(store.def.group, store.def.plural, obj.metadata.name!);

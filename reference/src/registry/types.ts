@@ -65,9 +65,10 @@ export interface WriteAdmissionRequest {
  * return a replacement) and after validation (validate). The pipeline's admission stage
  * implements it for each request; the registry knows nothing of plugins.
  */
+/** A write's admission; each phase answers at once when every plugin of it did. */
 export interface WriteAdmission {
-  mutate(w: WriteAdmissionRequest): Promise<KObject | undefined>;
-  validate(w: WriteAdmissionRequest): Promise<void>;
+  mutate(w: WriteAdmissionRequest): MaybePromise<KObject | undefined>;
+  validate(w: WriteAdmissionRequest): MaybePromise<void>;
 }
 
 export type { TableColumn } from '../content/table.ts';
