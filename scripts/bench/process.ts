@@ -23,8 +23,8 @@ export function cleanupTempDirs(): void {
 }
 
 export interface ServerProc {
-  /** The reference, the bare Node server, or a real kube-apiserver (kube.ts). */
-  mode: 'orch' | 'bare' | 'kube';
+  /** The reference, the bare Node server, the floor of a durable create (floor.ts), or a real kube-apiserver (kube.ts). */
+  mode: 'orch' | 'bare' | 'floor' | 'kube';
   url: string;
   token: string;
   proc: ChildProcess;
@@ -92,7 +92,7 @@ export async function stopOwned(p: OwnedProcess): Promise<void> {
 }
 
 export async function spawnServer(
-  mode: 'orch' | 'bare',
+  mode: 'orch' | 'bare' | 'floor',
   options: Record<string, unknown> = {},
   execArgv: string[] = [],
 ): Promise<ServerProc> {

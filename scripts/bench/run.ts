@@ -112,6 +112,8 @@ const results: {
   get?: Comparison;
   getAuth?: Comparison;
   create?: Comparison;
+  /** The floor of a durable create (floor.ts) against the bare server: the most the create row can reach. */
+  createFloor?: Comparison;
   createRules?: Comparison;
   createWebhooks?: WebhookComparison;
   list?: Comparison & { chunks: number };
@@ -188,6 +190,18 @@ async function main(): Promise<void> {
       if (want('create')) {
         log('CREATE ...');
         results.create = await benchCreate(orch, bare, createCmp);
+        log('CREATE floor ...');
+        const floor = await spawnServer('floor', { dataDir: tempDir() });
+        try {
+          results.createFloor = await benchCreate(
+            floor,
+            bare,
+            createCmp,
+            'CREATE floor: parse, stamp, log, fdatasync',
+          );
+        } finally {
+          await floor.stop();
+        }
       }
     } finally {
       await orch.stop();
@@ -401,6 +415,7 @@ function table(): { rows: string[][]; notes: string[] } {
   add(comparisonRow(results.get, TARGETS.get));
   add(comparisonRow(results.getAuth, TARGETS.getAuth));
   add(comparisonRow(results.create, TARGETS.create));
+  add(comparisonRow(results.createFloor));
   add(comparisonRow(results.createRules, TARGETS.createRules));
   add(comparisonRow(results.createWebhooks));
   add(comparisonRow(results.list));
@@ -413,6 +428,10 @@ function table(): { rows: string[][]; notes: string[] } {
   if (results.create)
     notes.push(
       `CREATE: durable store, fdatasync before every answer (group commit), ${results.create.connections} connections; bare answers the ${results.create.bytes}-byte created object.`,
+    );
+  if (results.createFloor)
+    notes.push(
+      `CREATE floor: the least a durable create does, in a Node server of its own (scripts/bench/floor.ts): read and parse the body, stamp uid, time and version, serialise it once, append it to a log in one write(2), answer once an fdatasync shared by the turn's writes returns; no authentication, admission, validation, managedFields or watchers. Its ratio is the most the CREATE row can reach on this machine; the CREATE row over this ratio is the share of the floor the reference keeps with the API's semantics.`,
     );
   if (results.createRules)
     notes.push(

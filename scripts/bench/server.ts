@@ -5,12 +5,14 @@
 //   node scripts/bundle.mjs run scripts/bench/server.ts '{"mode":"bare"}'
 // `orch` is the reference server (plain HTTP on 127.0.0.1); `bare` is a plain Node HTTP
 // server that reads the request body and answers bytes it was given over IPC, so that both
-// do the same socket work. Prints `{"url":...,"token":...}` on one line once it listens.
+// do the same socket work; `floor` answers every request as the least durable create would
+// (floor.ts). Prints `{"url":...,"token":...}` on one line once it listens.
 // IPC: {cmd:'routes', routes} (bare), {cmd:'mem'} -> memoryUsage after a full GC,
 // {cmd:'cpu'} -> cpuUsage and event loop utilization.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { floorHandler } from './floor.ts';
 
 export interface BareRoute {
   /** `METHOD /path?query` (exact) or `METHOD /path` (any query). */
@@ -22,7 +24,7 @@ export interface BareRoute {
 }
 
 interface Config {
-  mode: 'orch' | 'bare';
+  mode: 'orch' | 'bare' | 'floor';
   options?: Record<string, unknown>;
 }
 
@@ -49,8 +51,8 @@ function bare(req: IncomingMessage, res: ServerResponse): void {
 let url: string;
 let token = '';
 let close: () => Promise<void>;
-if (cfg.mode === 'bare') {
-  const srv = createServer(bare);
+if (cfg.mode === 'bare' || cfg.mode === 'floor') {
+  const srv = createServer(cfg.mode === 'bare' ? bare : floorHandler(String(cfg.options?.dataDir)));
   srv.keepAliveTimeout = 65_000;
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
   url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;

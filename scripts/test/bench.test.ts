@@ -1,6 +1,8 @@
 // Smoke test of the benchmark (scripts/bench): every part runs, tiny, and checks what it
 // measures is right (same bytes from the bare server, every list item once, every watch
 // event to every watcher in order). No timing is asserted.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   benchCreate,
@@ -13,6 +15,8 @@ import {
   type CompareOpts,
   call,
   cleanupTempDirs,
+  cmPath,
+  configMapBody,
   type ServerProc,
   serverGroup,
   spawnServer,
@@ -51,6 +55,28 @@ describe('benchmark smoke', () => {
     expect(list.orch.requests).toBeGreaterThan(0);
     expect(create.orch.requests).toBeGreaterThan(0);
     expect(create.orch.non2xx + create.orch.errors).toBe(0);
+  }, 30_000);
+
+  it('the floor of a durable create answers each create with the object stamped, once it is in its log', async () => {
+    const dir = tempDir();
+    const floor = await spawnServer('floor', { dataDir: dir });
+    try {
+      const c = await benchCreate(floor, bare, tiny, 'CREATE floor');
+      expect(c.orch.requests).toBeGreaterThan(0);
+      expect(c.orch.non2xx + c.orch.errors).toBe(0);
+      const r = await call(floor, 'POST', cmPath('create'), JSON.parse(configMapBody('one')));
+      expect(r.status).toBe(201);
+      const o = JSON.parse(r.body.toString('utf8'));
+      expect(o.metadata).toMatchObject({ name: 'one', namespace: 'create' });
+      expect(o.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(o.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      // every answered create is in the log: the namespace, the probe, the load and this one
+      const lines = readFileSync(join(dir, 'floor.log'), 'utf8').trim().split('\n');
+      expect(lines.length).toBeGreaterThanOrEqual(c.orch.requests + 3);
+      expect(JSON.parse(lines.at(-1)!).o).toEqual(o);
+    } finally {
+      await floor.stop();
+    }
   }, 30_000);
 
   it('CREATE with validation rules runs both definitions, every create accepted (the rules refuse a bad object)', async () => {
