@@ -3,9 +3,10 @@
 // once answers at once (nothing to await), and a rejection stops the phase where it happens.
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../src/admission/chain.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from '../src/admission/types.ts';
+import type { AdmissionPlugin } from '../src/admission/types.ts';
 import { errors } from '../src/errors/status.ts';
 import { isPromise } from '../src/util/maybe-async.ts';
+import { admissionAttributes } from './admission-attributes.ts';
 
 const later = () => new Promise<void>((r) => setTimeout(r, 1));
 
@@ -18,19 +19,17 @@ function plugin(name: string, seen: string[], async: boolean, skip = false): Adm
   return { name, handles: () => !skip, mutate: note('mutate'), validate: note('validate') };
 }
 
-const attrs = (): AdmissionAttributes => ({
-  operation: 'CREATE',
-  requestKind: { group: '', version: 'v1', kind: 'ConfigMap' },
-  requestResource: { group: '', version: 'v1', resource: 'configmaps' },
-  kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-  resource: { group: '', version: 'v1', resource: 'configmaps' },
-  subresource: '',
-  namespace: 'default',
-  name: 'x',
-  object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
-  dryRun: false,
-  ctx: { user: { username: 'u', groups: [] }, warnings: [], dryRun: false },
-});
+const attrs = () =>
+  admissionAttributes({
+    operation: 'CREATE',
+    group: '',
+    version: 'v1',
+    kind: 'ConfigMap',
+    resource: 'configmaps',
+    namespace: 'default',
+    name: 'x',
+    object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+  });
 
 describe('admission chain', () => {
   it('runs every plugin of every source in order, resuming after a plugin that answers later', async () => {

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FACTORIES } from '../src/admission/plugins/catalog.ts';
 import { clusterTrustBundleAttest } from '../src/admission/plugins/cluster-trust-bundle-attest.ts';
-import type { AdmissionAttributes } from '../src/admission/types.ts';
 import { AuthorizerChain } from '../src/authorization/chain.ts';
+import { admissionAttributes } from './admission-attributes.ts';
 import { csrPem, makeCa } from './cert-helpers.ts';
 import { startServer, type TestServer, uniqueName } from './helpers.ts';
 
@@ -248,20 +248,17 @@ describe('OwnerReferencesPermissionEnforcement', () => {
 });
 
 describe('ClusterTrustBundleAttest (the kind is not served: the plugin alone)', () => {
-  const attrs = (operation: 'CREATE' | 'UPDATE', object: any, oldObject?: any): AdmissionAttributes => ({
-    operation,
-    requestKind: { group: 'certificates.orch.io', version: 'v1alpha1', kind: 'ClusterTrustBundle' },
-    requestResource: { group: 'certificates.orch.io', version: 'v1alpha1', resource: 'clustertrustbundles' },
-    kind: { group: 'certificates.orch.io', version: 'v1alpha1', kind: 'ClusterTrustBundle' },
-    resource: { group: 'certificates.orch.io', version: 'v1alpha1', resource: 'clustertrustbundles' },
-    subresource: '',
-    namespace: '',
-    name: 'b',
-    object,
-    oldObject,
-    dryRun: false,
-    ctx: { user: { username: 'u', groups: [] }, warnings: [], dryRun: false },
-  });
+  const attrs = (operation: 'CREATE' | 'UPDATE', object: any, oldObject?: any) =>
+    admissionAttributes({
+      operation,
+      group: 'certificates.orch.io',
+      version: 'v1alpha1',
+      kind: 'ClusterTrustBundle',
+      resource: 'clustertrustbundles',
+      name: 'b',
+      object,
+      oldObject,
+    });
   /** Allows `attest` on exactly the names given. */
   const only = (names: string[]) =>
     new AuthorizerChain([

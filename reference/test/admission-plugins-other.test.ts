@@ -6,9 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { persistentVolumeLabel } from '../src/admission/plugins/persistent-volume-label.ts';
-import type { AdmissionAttributes } from '../src/admission/types.ts';
 import { build } from '../src/index.ts';
 import type { KObject } from '../src/storage/types.ts';
+import { admissionAttributes } from './admission-attributes.ts';
 import { scratchDir, startServer, type TestServer, uniqueName } from './helpers.ts';
 
 describe('TaintNodesByCondition (default-enabled)', () => {
@@ -98,20 +98,18 @@ describe('DenyServiceExternalIPs', () => {
     const on = s.server.registry.byResource('', 'services')!.store;
     const old: KObject = stored;
     const plugin = s.server.admission.plugins().find((p) => p.name === 'DenyServiceExternalIPs')!;
-    const attrs = (object: KObject): AdmissionAttributes => ({
-      operation: 'UPDATE',
-      requestKind: { group: '', version: 'v1', kind: 'Service' },
-      requestResource: { group: '', version: 'v1', resource: 'services' },
-      kind: { group: '', version: 'v1', kind: 'Service' },
-      resource: { group: '', version: 'v1', resource: 'services' },
-      subresource: '',
-      namespace: 'default',
-      name: 'legacy',
-      object,
-      oldObject: old,
-      dryRun: false,
-      ctx: { user: { username: 'u', groups: [] }, warnings: [], dryRun: false },
-    });
+    const attrs = (object: KObject) =>
+      admissionAttributes({
+        operation: 'UPDATE',
+        group: '',
+        version: 'v1',
+        kind: 'Service',
+        resource: 'services',
+        namespace: 'default',
+        name: 'legacy',
+        object,
+        oldObject: old,
+      });
     expect(on).toBeDefined();
     const keep = structuredClone(old);
     (keep.spec as any).externalIPs = ['192.0.2.21'];
@@ -124,19 +122,16 @@ describe('DenyServiceExternalIPs', () => {
 
 describe('PersistentVolumeLabel without a cloud provider', () => {
   const plugin = persistentVolumeLabel();
-  const attrs = (object: KObject): AdmissionAttributes => ({
-    operation: 'CREATE',
-    requestKind: { group: '', version: 'v1', kind: 'PersistentVolume' },
-    requestResource: { group: '', version: 'v1', resource: 'persistentvolumes' },
-    kind: { group: '', version: 'v1', kind: 'PersistentVolume' },
-    resource: { group: '', version: 'v1', resource: 'persistentvolumes' },
-    subresource: '',
-    namespace: '',
-    name: object.metadata.name!,
-    object,
-    dryRun: false,
-    ctx: { user: { username: 'u', groups: [] }, warnings: [], dryRun: false },
-  });
+  const attrs = (object: KObject) =>
+    admissionAttributes({
+      operation: 'CREATE',
+      group: '',
+      version: 'v1',
+      kind: 'PersistentVolume',
+      resource: 'persistentvolumes',
+      name: object.metadata.name!,
+      object,
+    });
   const pv = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): KObject =>
     ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name, ...meta }, spec }) as KObject;
 
