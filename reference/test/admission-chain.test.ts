@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { AdmissionChain } from '../src/admission/chain.ts';
 import type { AdmissionPlugin } from '../src/admission/types.ts';
+import { serverContext } from '../src/admission/plugins/support.ts';
 import { errors } from '../src/errors/status.ts';
+import { build } from '../src/index.ts';
 import { isPromise } from '../src/util/maybe-async.ts';
 import { admissionAttributes } from './admission-attributes.ts';
 
@@ -91,5 +93,37 @@ describe('admission chain', () => {
     const chain = new AdmissionChain([asks, plugin('b', seen, false)]);
     await chain.mutate(attrs());
     expect(seen).toEqual(['mutate:asks', 'mutate:b', 'mutate:asks', 'mutate:b']);
+  });
+});
+
+describe("a server's default plugins", () => {
+  it('answer a write at once where no quota or webhook applies, and still enforce a quota once there is one', async () => {
+    const s = await build({ inMemory: true, tls: false, controllers: [] });
+    try {
+      // nothing of the default set has to wait: no promise, no turn of the microtask queue
+      const a = attrs();
+      expect(s.admission.mutate(a)).toBeUndefined();
+      expect(s.admission.validate(a)).toBeUndefined();
+      await s.registry.byResource('', 'resourcequotas')!.store.create(
+        'default',
+        {
+          apiVersion: 'v1',
+          kind: 'ResourceQuota',
+          metadata: { name: 'none' },
+          spec: { hard: { 'count/configmaps': '0' } },
+        },
+        serverContext(),
+        'v1',
+      );
+      const b = attrs();
+      await s.admission.mutate(b);
+      const refused = s.admission.validate(b);
+      expect(isPromise(refused)).toBe(true);
+      await expect(refused).rejects.toMatchObject({
+        message: expect.stringContaining('exceeded quota: none'),
+      });
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -52,10 +52,25 @@ export async function listAll(
   plural: string,
   namespace = '',
 ): Promise<KObject[]> {
+  return (
+    heldObjects(registry, group, plural, namespace) ??
+    (await registry.byResource(group, plural)!.store.list(namespace, {})).items
+  );
+}
+
+/**
+ * The stored objects of a resource as the server holds them (as Kubernetes' plugins read their
+ * informers' listers), without waiting; undefined for a kind computed on reads (then listAll).
+ */
+export function heldObjects(
+  registry: Registry,
+  group: string,
+  plural: string,
+  namespace = '',
+): KObject[] | undefined {
   const served = registry.byResource(group, plural);
   if (!served) return [];
-  // the objects as the server holds them (as Kubernetes' plugins read their informers' listers)
-  return served.store.current(namespace) ?? (await served.store.list(namespace, {})).items;
+  return served.store.current(namespace);
 }
 
 /** One stored object, or undefined. */

@@ -18,6 +18,7 @@ import { type AdmissionAttributes, ReinvocationContext } from '../types.ts';
 import { callWebhook, CallingWebhookError, WebhookRejection } from './call.ts';
 import type { WebhookClient } from './client.ts';
 import { internalError } from './errors.ts';
+import type { WebhookAccessor } from './accessor.ts';
 import { matchWebhook, type Match } from './matching.ts';
 import { applyPatch, decodePatch, PatchError } from './patch.ts';
 import { WebhookReinvocation } from './reinvocation.ts';
@@ -34,9 +35,13 @@ export class MutatingDispatcher {
     private readonly authorizer: AuthorizerChain,
   ) {}
 
-  async dispatch(a: AdmissionAttributes): Promise<void> {
+  /** Nothing to wait for when no webhook is configured (most writes). */
+  dispatch(a: AdmissionAttributes): Promise<void> | undefined {
     const hooks = this.source.webhooks();
-    if (hooks.length === 0) return;
+    return hooks.length === 0 ? undefined : this.call(a, hooks);
+  }
+
+  private async call(a: AdmissionAttributes, hooks: readonly WebhookAccessor[]): Promise<void> {
     const r = (a.reinvocation ??= new ReinvocationContext());
     const state = r.value(MUTATING_PLUGIN, () => new WebhookReinvocation());
     // the built-in plugins changed the object since the last webhook saw it: every IfNeeded webhook called is due

@@ -9,6 +9,7 @@ import type { AdmissionAttributes } from '../types.ts';
 import { callWebhook, CallingWebhookError, WebhookRejection } from './call.ts';
 import type { WebhookClient } from './client.ts';
 import { internalError } from './errors.ts';
+import type { WebhookAccessor } from './accessor.ts';
 import { matchWebhook, type Match } from './matching.ts';
 import type { WebhookSource } from './source.ts';
 
@@ -22,9 +23,13 @@ export class ValidatingDispatcher {
     private readonly authorizer: AuthorizerChain,
   ) {}
 
-  async dispatch(a: AdmissionAttributes): Promise<void> {
+  /** Nothing to wait for when no webhook is configured (most writes). */
+  dispatch(a: AdmissionAttributes): Promise<void> | undefined {
     const hooks = this.source.webhooks();
-    if (hooks.length === 0) return;
+    return hooks.length === 0 ? undefined : this.call(a, hooks);
+  }
+
+  private async call(a: AdmissionAttributes, hooks: readonly WebhookAccessor[]): Promise<void> {
     const authorizer = () => celAuthorizer(this.authorizer, a.ctx.user);
     const relevant: Match[] = [];
     for (const hook of hooks) {
