@@ -490,6 +490,17 @@ describe('write-ahead log', () => {
     await s2.close();
   });
 
+  it('a turn of many writes goes to the file whole and in order (more buffers than one writev takes)', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    const n = 1500; // three buffers a record: past IOV_MAX (1024) of one system call
+    await Promise.all(Array.from({ length: n }, (_, i) => s.create(B, key(`many${i}`), obj(`many${i}`))));
+    await s.close();
+    const s2 = WriteAheadLog.open({ dir });
+    for (let i = 0; i < n; i++) expect(s2.get(key(`many${i}`))?.rv).toBe(i + 1);
+    await s2.close();
+  });
+
   it('a failed write of a batch fails its writes and every later one; what was acknowledged survives', async () => {
     const dir = tempDir();
     const s = WriteAheadLog.open({ dir });

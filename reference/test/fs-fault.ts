@@ -1,5 +1,5 @@
 // A failing disk for the durability and health tests: `node:fs` with an fdatasync that fails
-// with EIO while `fault.failSync` is set, and a writeSync that fails with ENOSPC while
+// with EIO while `fault.failSync` is set, and writeSync and writevSync that fail with ENOSPC while
 // `fault.failWrite` is set. Use from a hoisted mock:
 //   const fault = vi.hoisted(() => ({ failSync: false }));
 //   vi.mock('node:fs', async (orig) => (await import('./fs-fault.ts')).withFailingSync(await orig(), fault));
@@ -12,10 +12,20 @@ export function withFailingSync(real: typeof fs, fault: { failSync: boolean; fai
     setImmediate(() => cb(err));
   };
   // a full disk: writes fail with ENOSPC while `fault.failWrite` is set
+  const full = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
   const writeSync = ((...args: Parameters<typeof real.writeSync>) => {
-    if (fault.failWrite)
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    if (fault.failWrite) throw full();
     return (real.writeSync as (...a: unknown[]) => number)(...args);
   }) as typeof real.writeSync;
-  return { ...real, default: { ...real, fdatasync, writeSync }, fdatasync, writeSync };
+  const writevSync = ((...args: Parameters<typeof real.writevSync>) => {
+    if (fault.failWrite) throw full();
+    return real.writevSync(...args);
+  }) as typeof real.writevSync;
+  return {
+    ...real,
+    default: { ...real, fdatasync, writeSync, writevSync },
+    fdatasync,
+    writeSync,
+    writevSync,
+  };
 }

@@ -16,8 +16,8 @@ import {
 } from './types.ts';
 
 export interface Persistence {
-  /** Records a change; resolves when it is durable. Called synchronously in write order. */
-  append(ev: ChangeEvent): Promise<void>;
+  /** Records a change; resolves with `value` when it is durable. Called synchronously in write order. */
+  append<T>(ev: ChangeEvent, value: T): Promise<T>;
   close(): Promise<void>;
   /** Why the log refuses writes (a failed write or fdatasync), or undefined while it works. */
   failure(): Error | undefined;
@@ -169,9 +169,14 @@ export class MemoryStore implements Storage {
     return out;
   }
 
-  async create(bucket: string, key: string, obj: KObject): Promise<StoredObject> {
-    if (this.bucket(bucket).objects.has(key)) throw new KeyExistsError(key);
-    return this.commit('ADDED', bucket, key, obj, undefined);
+  create(bucket: string, key: string, obj: KObject): Promise<StoredObject> {
+    // not an async function: its promise would be one more of every create's
+    if (this.bucket(bucket).objects.has(key)) return Promise.reject(new KeyExistsError(key));
+    try {
+      return this.commit('ADDED', bucket, key, obj, undefined);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   async update(bucket: string, key: string, obj: KObject, expectRv?: number): Promise<StoredObject> {
@@ -285,10 +290,10 @@ export class MemoryStore implements Storage {
     const ev: ChangeEvent = { rv, type, bucket, key, obj: stored, prev, time: this.now() };
     // The change is written to the log before it becomes visible; the reply waits for
     // the batched fsync (see wal.ts).
-    const durable = this.persistence?.append(ev);
-    this.publish(ev);
     const result: StoredObject = { key, rv, obj: stored };
-    return durable ? durable.then(() => result) : Promise.resolve(result);
+    const durable = this.persistence?.append(ev, result);
+    this.publish(ev);
+    return durable ?? Promise.resolve(result);
   }
 
   /**

@@ -30,6 +30,7 @@ import {
   rmSync,
   statSync,
   writeSync,
+  writevSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { jsonBytes } from '../content/json.ts';
@@ -37,16 +38,20 @@ import { MemoryStore, type MemoryStoreOptions, type Persistence } from './memory
 import type { ChangeEvent } from './types.ts';
 import { fsyncDir, type LogLine, loadSnapshot, replayLog, TYPE, writeSnapshot } from './wal-files.ts';
 
+/** How a record that holds an object ends. */
+const RECORD_END = Buffer.from('}\n');
+
 /**
- * A change's record: the JSON of its LogLine. The object's JSON is the one its answer and its
- * watchers send (jsonBytes: made once and kept with the object, which never changes once
- * stored), so a write serialises its object once.
+ * A change's record, the JSON of its LogLine, as the buffers that go to the file one after
+ * another. The object's JSON is the one its answer and its watchers send (jsonBytes: made
+ * once and kept with the object, which never changes once stored): a write serialises its
+ * object once, and its bytes are not decoded or encoded again on the way to the file.
  */
-function logLine(ev: ChangeEvent): string {
+function logRecord(ev: ChangeEvent): Buffer[] {
   const head: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
   const json = JSON.stringify(head);
-  if (ev.type === 'DELETED') return `${json}\n`;
-  return `${json.slice(0, -1)},"o":${jsonBytes(ev.obj).toString()}}\n`;
+  if (ev.type === 'DELETED') return [Buffer.from(`${json}\n`)];
+  return [Buffer.from(`${json.slice(0, -1)},"o":`), jsonBytes(ev.obj), RECORD_END];
 }
 
 export interface WalOptions extends MemoryStoreOptions {
@@ -61,7 +66,6 @@ const LOG = 'changes.log';
 const SNAPSHOT = 'snapshot.json';
 /** Written, synced and removed by probe(). */
 const PROBE = 'health-probe';
-const RESOLVED = Promise.resolve();
 /**
  * fdatasyncs in flight at most. A batch's fdatasync starts after its writes, so it makes
  * them durable whatever the other one does; a second one in flight shortens the wait of
@@ -72,7 +76,9 @@ const RESOLVED = Promise.resolve();
 const SYNC_SLOTS = 2;
 
 interface Waiter {
-  resolve: () => void;
+  resolve: (value: unknown) => void;
+  /** What the write's promise resolves with. */
+  value: unknown;
   reject: (e: Error) => void;
 }
 
@@ -83,7 +89,7 @@ export class WriteAheadLog implements Persistence {
   /** Writes waiting for the next fdatasync. */
   private waiters: Waiter[] = [];
   /** Their records, not yet in the file (fdatasync mode). */
-  private pending: string[] = [];
+  private pending: Buffer[] = [];
   private pendingBytes = 0;
   /** Descriptors for fdatasync not in use (see SYNC_SLOTS); all of them when none is in flight. */
   private readonly freeSyncFds: number[] = [];
@@ -169,21 +175,23 @@ export class WriteAheadLog implements Persistence {
   }
 
   /**
-   * Logs a change; resolves once it is durable. Throws (synchronously, so that the store
+   * Logs a change; resolves with `value` once it is durable. Throws (synchronously, so that the store
    * does not apply the change) when the log is closed or failed, and, without fdatasync, when
    * the write fails. With fdatasync the record is written with its batch: a failed write
    * rejects the batch and fails the log, as a failed fdatasync does.
    */
-  append(ev: ChangeEvent): Promise<void> {
+  append<T>(ev: ChangeEvent, value: T): Promise<T> {
     if (this.closing) throw new Error('store is closed');
     if (this.failed) throw this.failed;
-    const line = logLine(ev);
+    const record = logRecord(ev);
     // With fdatasync, no write is acknowledged before its batch's sync; the records of one
     // run of code go to the file in one write (one system call per run, not per record).
     // Without, each record reaches the file before the change is visible.
     if (this.sync) {
-      this.pending.push(line);
-      this.pendingBytes += Buffer.byteLength(line);
+      for (const b of record) {
+        this.pending.push(b);
+        this.pendingBytes += b.length;
+      }
       // In the file before anyone can see the change: the watchers' answers and every other
       // request come on later turns, after the microtasks. A batch's fdatasync may wait for a
       // free slot; its records must not, or a kill -9 would take changes clients already saw
@@ -195,7 +203,7 @@ export class WriteAheadLog implements Persistence {
           this.writePending();
         });
       }
-    } else this.size += this.writeRecord(line);
+    } else this.size += this.writeRecord(record);
     this.buckets.add(ev.bucket);
     if (this.size + this.pendingBytes > this.compactAt && !this.compactScheduled) {
       // Not now: the store applies this change right after append returns, and the
@@ -203,26 +211,28 @@ export class WriteAheadLog implements Persistence {
       this.compactScheduled = true;
       setImmediate(() => this.compact());
     }
-    if (!this.sync) return RESOLVED;
-    return new Promise<void>((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
+    if (!this.sync) return Promise.resolve(value);
+    return new Promise<T>((resolve, reject) => {
+      this.waiters.push({ resolve: resolve as (v: unknown) => void, value, reject });
       this.schedule();
     });
   }
 
   /**
-   * Writes one whole record, or nothing: a partial write is cut off again. Returns its size.
-   * The string goes to write(2) directly: no Buffer from the shared pool, whose slabs would
-   * otherwise stay alive for the sake of small buffers cached elsewhere (see jsonBytes).
+   * Writes whole records (the buffers in order, in one writev), or nothing: a partial write
+   * is cut off again. Returns their size. The buffers go to the file as they are: the objects'
+   * JSON is not copied, and nothing is cut from the shared pool for long (see jsonBytes).
    */
-  private writeRecord(line: string): number {
-    const len = Buffer.byteLength(line);
+  private writeRecord(bufs: Buffer[]): number {
+    let len = 0;
+    for (const b of bufs) len += b.length;
     let off = 0;
     try {
-      off = writeSync(this.fd, line);
+      off = writevSync(this.fd, bufs);
       if (off < len) {
-        const buf = Buffer.from(line);
-        while (off < len) off += writeSync(this.fd, buf, off, len - off);
+        // a short write (a full disk, or more buffers than one writev takes): the rest in order
+        const rest = Buffer.concat(bufs);
+        while (off < len) off += writeSync(this.fd, rest, off, len - off);
       }
       return len;
     } catch (e) {
@@ -261,11 +271,11 @@ export class WriteAheadLog implements Persistence {
    */
   private writePending(): void {
     if (!this.pending.length) return;
-    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    const records = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
     try {
-      this.size += this.writeRecord(text);
+      this.size += this.writeRecord(records);
     } catch (e) {
       this.fail(new Error(`write to the change log failed: ${(e as Error).message}`));
     }
@@ -284,7 +294,7 @@ export class WriteAheadLog implements Persistence {
         const f = this.failed;
         for (const w of batch) {
           if (f) w.reject(f);
-          else w.resolve();
+          else w.resolve(w.value);
         }
         if (this.waiters.length) this.schedule();
         else this.checkIdle();
