@@ -456,6 +456,40 @@ describe('write-ahead log', () => {
     await s2.close();
   });
 
+  it('a snapshot holds what the store held: objects, and the history with each change before and after', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir, compactBytes: 1 << 30 });
+    const big = 'x'.repeat(1.5 * (1 << 20)); // past the snapshot writer's 1 MiB chunks
+    await s.create(B, key('plain'), obj('plain', { data: { a: '1' } }));
+    await s.create(B, key('wide'), obj('wide', { data: { 'ü"\\\n': 'Grüße, 世界 🚀' } }));
+    await s.create(B, key('big'), obj('big', { data: { big } }));
+    await s.update(B, key('plain'), obj('plain', { data: { a: '2' } }));
+    await s.delete(B, key('wide'));
+    await s.create(B, 'core/configmaps/ns/odd"key\\', obj('odd'));
+    const before: ChangeEvent[] = [];
+    s.watch(B, 0, (ev) => before.push(ev))();
+    (s as unknown as { persistence: WriteAheadLog }).persistence.compact();
+    expect(existsSync(join(dir, 'snapshot.json'))).toBe(true);
+    expect(readFileSync(join(dir, 'changes.log')).length).toBe(0);
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.revision()).toBe(s.revision());
+    for (const o of s.list(B, '')) expect(s2.get(o.key)).toEqual(o);
+    expect(s2.list(B, '').length).toBe(3);
+    const after: ChangeEvent[] = [];
+    s2.watch(B, 0, (ev) => after.push(ev))();
+    const shape = (e: ChangeEvent) => ({
+      rv: e.rv,
+      type: e.type,
+      key: e.key,
+      obj: e.obj,
+      prev: e.prev,
+      time: e.time,
+    });
+    expect(after.map(shape)).toEqual(before.map(shape));
+    await s.close();
+    await s2.close();
+  });
+
   it('close() waits for pending fdatasyncs, then refuses writes', async () => {
     const dir = tempDir();
     const s = WriteAheadLog.open({ dir });

@@ -231,3 +231,11 @@ export function jsonBytes(obj: unknown): Buffer {
   }
   return Buffer.from(JSON.stringify(obj));
 }
+
+/**
+ * An object's bytes as jsonBytes has them, or made for this once and not kept: for a pass over
+ * many objects (a snapshot) that must not grow the cache with ones nobody else sends.
+ */
+export function jsonBytesOnce(obj: object): Buffer {
+  return jsonCache.get(obj) ?? Buffer.from(JSON.stringify(obj));
+}
