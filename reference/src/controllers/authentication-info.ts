@@ -11,7 +11,6 @@ import type { Registry } from '../registry/registry.ts';
 import type { RequestContext } from '../registry/types.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
-import { inform } from './informer.ts';
 import type { Controller } from './types.ts';
 
 export const AUTHENTICATION_INFO_NAMESPACE = 'orch-system';
@@ -111,15 +110,16 @@ export function startAuthenticationInfo(registry: Registry, mine: Authentication
   };
   // a write of another server in between: the next event settles it
   const settle = () => void sync().catch(() => undefined);
-  const informer = inform(registry, '', 'configmaps', (ev) => {
-    const m = ev.obj.metadata;
-    if (m.namespace === AUTHENTICATION_INFO_NAMESPACE && m.name === AUTHENTICATION_INFO_NAME) settle();
+  // a watch of the one object (not an informer: it would cache every ConfigMap of the cluster)
+  const storage = registry.storage;
+  const cancel = storage.watch(configMaps.bucket, storage.revision(), settle, {
+    key: configMaps.key(AUTHENTICATION_INFO_NAMESPACE, AUTHENTICATION_INFO_NAME),
   });
   return {
     ready: sync().catch(() => undefined),
     stop() {
       stopped = true;
-      informer?.stop();
+      cancel();
     },
   };
 }
