@@ -2,7 +2,7 @@
 // only once its record is in the log file: a kill -9 then keeps it (the page cache survives
 // the process), so no client ever sees a change that a restart forgets and whose version the
 // restarted server would hand out again. With fdatasync the records of a batch used to wait
-// in memory while both sync slots were busy, already visible to watchers.
+// in memory while the sync slots were busy, already visible to watchers.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ it('every change a watcher sees is already in the log file (fdatasync on, syncs 
       if (!readFileSync(log, 'utf8').includes(`"r":${ev.rv},`)) unseen.push(ev.rv);
     }),
   );
-  // many writes in many turns: the two fdatasync slots are busy while later writes come
+  // many writes in many turns: the fdatasync in flight is busy while later writes come
   const writes: Promise<unknown>[] = [];
   for (let turn = 0; turn < 40; turn++) {
     for (let i = 0; i < 5; i++)
