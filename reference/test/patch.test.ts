@@ -226,6 +226,17 @@ describe('PATCH over HTTP', () => {
       }
       await expectUnchanged(name, obj);
     });
+
+    it('a patch that builds an object nested deeper than a body may be is a 400', async () => {
+      const { name, obj } = await newConfigMap();
+      // 252 levels in a text of 254 (within the limit of 256), put 5 levels down: 257
+      const deep = `${'['.repeat(252)}${']'.repeat(252)}`;
+      const body = `[{"op":"add","path":"/metadata/managedFields/0/fieldsV1/x","value":${deep}}]`;
+      const r = await srv.req('PATCH', cmPath(name), body, JSONP);
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.message).toMatch(/exceeded max depth/);
+      await expectUnchanged(name, obj);
+    });
   });
 
   describe('missing objects', () => {

@@ -42,11 +42,15 @@ export function parseBody(buf: Buffer, contentType: string | undefined, accepted
   // kubectl 1.32+ sends `create namespace`/`create configmap` bodies in Kubernetes' own
   // Protobuf media type; the bytes are the same envelope, so it is accepted as an alias.
   if (mt === PROTOBUF_TYPE || mt === 'application/vnd.kubernetes.protobuf') {
+    let value: unknown;
     try {
-      return { value: decodeProtobuf(buf), duplicates: [] };
+      value = decodeProtobuf(buf);
     } catch (e) {
       throw errors.badRequest(`error decoding request body: ${(e as Error).message}`);
     }
+    // the envelope's raw JSON can nest as deep as it likes
+    if (valueNestingExceeds(value)) throw tooDeep();
+    return { value, duplicates: [] };
   }
   throw errors.unsupportedMediaType(mt, accepted);
 }
@@ -162,8 +166,7 @@ export function validateFields(
 ): KObject {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw errors.badRequest(`the body of the request must be a JSON object`);
-  // a patch can build an object deeper than any body it came from
-  if (valueNestingExceeds(value)) throw tooDeep();
+  // (its nesting was checked where it was made: parseBody for a body, the patch handler for a patched object)
   let obj = value as KObject;
   if (
     obj.metadata !== undefined &&

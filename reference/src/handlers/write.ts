@@ -1,4 +1,5 @@
 // create (POST), update (PUT), patch (PATCH), delete and deletecollection (DELETE).
+import { tooDeep, valueNestingExceeds } from '../content/json.ts';
 import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, parseMediaType } from '../content/negotiate.ts';
 import { errors, StatusError, successStatus } from '../errors/status.ts';
 import { APPLY_PATCH_TYPE, applyPatchHandler } from './apply.ts';
@@ -101,6 +102,8 @@ export const patchHandler: Handler = async (s) => {
     // Unknown fields are found in the patched object, duplicates in the patch text; their
     // warnings are kept only from the attempt that succeeds.
     const ctx = { ...s.ctx, warnings: [] as string[] };
+    // a patch can build an object deeper than any body it came from
+    if (valueNestingExceeds(patched)) throw tooDeep();
     const obj = validateFields(patched, duplicates, s.def, s.version, level, ctx);
     // A resourceVersion in the patched object other than the one the patch was applied to
     // came from the patch: it is a precondition (409 when stale), and the patch is not retried.

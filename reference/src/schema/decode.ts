@@ -19,8 +19,24 @@ export function jsonType(v: unknown): string {
 
 export function decodeWithSchema(value: unknown, schema: Schema): DecodeResult {
   const res: DecodeResult = { value: undefined, unknown: [], typeErrors: [] };
-  res.value = walk(value, schema, '', res);
+  res.value = walk(value, schema, { at: [], res });
   return res;
+}
+
+/**
+ * One decode's state: the keys and indexes from the top to the value being looked at (a path
+ * is written out only for a finding, not for every field), and what it found.
+ */
+interface Walk {
+  at: (string | number)[];
+  res: DecodeResult;
+}
+
+/** The path of the value being looked at: `a.b[0].c`. */
+function pathOf(w: Walk): string {
+  let p = '';
+  for (const x of w.at) p = typeof x === 'number' ? `${p}[${x}]` : p ? `${p}.${x}` : x;
+  return p;
 }
 
 function typeOk(v: unknown, s: Schema): boolean {
@@ -46,10 +62,26 @@ function typeOk(v: unknown, s: Schema): boolean {
   }
 }
 
-function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
+/** Sets `k` on a decoded object: `__proto__` (a client's key) stays an ordinary own key, never reaches a prototype. */
+function put(out: Record<string, unknown>, k: string, val: unknown): void {
+  if (k === '__proto__')
+    Object.defineProperty(out, k, { value: val, writable: true, enumerable: true, configurable: true });
+  else out[k] = val;
+}
+
+/** `v` below key or index `k`. */
+function below(v: unknown, s: Schema, k: string | number, w: Walk): unknown {
+  w.at.push(k);
+  const r = walk(v, s, w);
+  w.at.pop();
+  return r;
+}
+
+function walk(v: unknown, s: Schema, w: Walk): unknown {
   if (!typeOk(v, s)) {
     const expected = s['x-orch-int-or-string'] ? 'int-or-string' : s.type!;
-    res.typeErrors.push({
+    const path = pathOf(w);
+    w.res.typeErrors.push({
       path,
       expected,
       actual: jsonType(v),
@@ -59,8 +91,11 @@ function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
   }
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
-    if (!s.items) return v;
-    return v.map((item, i) => walk(item, s.items!, `${path}[${i}]`, res));
+    const items = s.items;
+    if (!items) return v;
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = below(v[i], items, i, w);
+    return out;
   }
   const obj = v as Record<string, unknown>;
   const props = s.properties;
@@ -72,28 +107,23 @@ function walk(v: unknown, s: Schema, path: string, res: DecodeResult): unknown {
     if (s['x-orch-preserve-unknown-fields'] || s.type === undefined) return v;
   }
   const out: Record<string, unknown> = {};
-  // keys come from the client: `__proto__` must stay an ordinary (own) key, never reach a prototype
-  const put = (k: string, val: unknown) => {
-    if (k === '__proto__')
-      Object.defineProperty(out, k, { value: val, writable: true, enumerable: true, configurable: true });
-    else out[k] = val;
-  };
   for (const k of Object.keys(obj)) {
     const child = props && Object.hasOwn(props, k) ? props[k] : undefined;
-    const p = path ? `${path}.${k}` : k;
     if (embedded && k === 'metadata') {
       // an embedded resource keeps apiVersion, kind and metadata; its metadata is ObjectMeta
-      put(k, walk(obj[k], objectMeta, p, res));
+      put(out, k, below(obj[k], objectMeta, k, w));
     } else if (child) {
-      put(k, walk(obj[k], child, p, res));
+      put(out, k, below(obj[k], child, k, w));
     } else if (typeof addl === 'object') {
-      put(k, walk(obj[k], addl, p, res));
+      put(out, k, below(obj[k], addl, k, w));
     } else if (addl === true || s['x-orch-preserve-unknown-fields']) {
-      put(k, obj[k]);
+      put(out, k, obj[k]);
     } else if (embedded && (k === 'apiVersion' || k === 'kind')) {
-      put(k, obj[k]);
+      put(out, k, obj[k]);
     } else {
-      res.unknown.push(p);
+      w.at.push(k);
+      w.res.unknown.push(pathOf(w));
+      w.at.pop();
     }
   }
   return out;
