@@ -129,6 +129,24 @@ function walk(v: unknown, s: Schema, w: Walk): unknown {
   return out;
 }
 
+/** Whether a schema requires a field anywhere below it (schemas are shared and never change: found once). */
+const requiresBelow = new WeakMap<Schema, boolean>();
+
+function mayRequire(s: Schema, seen = new Set<Schema>()): boolean {
+  const known = requiresBelow.get(s);
+  if (known !== undefined) return known;
+  // a schema that contains itself requires what the rest of it does
+  if (seen.has(s)) return false;
+  seen.add(s);
+  let r = !!s.required?.length;
+  if (!r && s.items) r = mayRequire(s.items, seen);
+  if (!r && typeof s.additionalProperties === 'object') r = mayRequire(s.additionalProperties, seen);
+  if (!r && s.properties) for (const k in s.properties) if (mayRequire(s.properties[k]!, seen)) r = true;
+  seen.delete(s);
+  if (seen.size === 0 || r) requiresBelow.set(s, r);
+  return r;
+}
+
 /** Missing required fields, as `path.field` strings (a path is written only for a field that is missing). */
 export function missingRequired(v: unknown, s: Schema): string[] {
   const out: string[] = [];
@@ -140,7 +158,8 @@ export function missingRequired(v: unknown, s: Schema): string[] {
     return p ? `${p}.${field}` : field;
   };
   const walk = (v: unknown, s: Schema): void => {
-    if (v === null || typeof v !== 'object') return;
+    // most of an object's schema requires nothing (a ConfigMap's: an owner reference's fields)
+    if (v === null || typeof v !== 'object' || !mayRequire(s)) return;
     if (Array.isArray(v)) {
       if (!s.items) return;
       for (let i = 0; i < v.length; i++) {
