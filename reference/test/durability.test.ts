@@ -23,7 +23,11 @@ import { MemoryStore } from '../src/storage/memory.ts';
 import type { ChangeEvent, KObject } from '../src/storage/types.ts';
 import { WriteAheadLog } from '../src/storage/wal.ts';
 
-const fsFault = vi.hoisted(() => ({ failSync: false, failWrite: false }));
+const fsFault = vi.hoisted(() => ({
+  failSync: false,
+  failWrite: false,
+  held: undefined as (() => void)[] | undefined,
+}));
 vi.mock('node:fs', async (importOriginal) =>
   (await import('./fs-fault.ts')).withFailingSync(await importOriginal<typeof import('node:fs')>(), fsFault),
 );
@@ -533,6 +537,37 @@ describe('write-ahead log', () => {
     const s2 = WriteAheadLog.open({ dir });
     for (let i = 0; i < n; i++) expect(s2.get(key(`many${i}`))?.rv).toBe(i + 1);
     await s2.close();
+  });
+
+  it('a second fdatasync starts beside the one in flight only once 12 writes wait for it', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    const held: (() => void)[] = [];
+    fsFault.held = held;
+    const turn = () => new Promise((r) => setImmediate(r));
+    const write = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => s.create(B, key(`${tag}${i}`), obj(`${tag}${i}`)));
+    let all: Promise<unknown>[] = [];
+    try {
+      all = write(3, 'a');
+      await turn();
+      expect(held.length).toBe(1);
+      // 11 writes wait: not worth a second fdatasync yet
+      all.push(...write(5, 'b'));
+      await turn();
+      all.push(...write(6, 'c'));
+      await turn();
+      expect(held.length).toBe(1);
+      // the 12th starts it
+      all.push(...write(1, 'd'));
+      await turn();
+      expect(held.length).toBe(2);
+    } finally {
+      fsFault.held = undefined;
+      for (const release of held) release();
+    }
+    expect(await Promise.all(all)).toHaveLength(15);
+    await s.close();
   });
 
   it('a failed write of a batch fails its writes and every later one; what was acknowledged survives', async () => {

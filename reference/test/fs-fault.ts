@@ -1,12 +1,21 @@
 // A failing disk for the durability and health tests: `node:fs` with an fdatasync that fails
 // with EIO while `fault.failSync` is set, and writeSync and writevSync that fail with ENOSPC while
-// `fault.failWrite` is set. Use from a hoisted mock:
+// `fault.failWrite` is set; with `fault.held` set, every fdatasync waits there to be released.
+// Use from a hoisted mock:
 //   const fault = vi.hoisted(() => ({ failSync: false }));
 //   vi.mock('node:fs', async (orig) => (await import('./fs-fault.ts')).withFailingSync(await orig(), fault));
 import type * as fs from 'node:fs';
 
-export function withFailingSync(real: typeof fs, fault: { failSync: boolean; failWrite?: boolean }) {
+export function withFailingSync(
+  real: typeof fs,
+  fault: { failSync: boolean; failWrite?: boolean; held?: (() => void)[] },
+) {
   const fdatasync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    // a slow disk: while `fault.held` is set, each fdatasync waits there until released
+    if (fault.held) {
+      fault.held.push(() => real.fdatasync(fd, cb));
+      return;
+    }
     if (!fault.failSync) return real.fdatasync(fd, cb);
     const err = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
     setImmediate(() => cb(err));

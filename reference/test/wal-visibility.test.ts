@@ -33,7 +33,7 @@ it('every change a watcher sees is already in the log file (fdatasync on, syncs 
       if (!readFileSync(log, 'utf8').includes(`"r":${ev.rv},`)) unseen.push(ev.rv);
     }),
   );
-  // many writes in many turns: the fdatasync in flight is busy while later writes come
+  // many writes in many turns: fdatasyncs are in flight while later writes come
   const writes: Promise<unknown>[] = [];
   for (let turn = 0; turn < 40; turn++) {
     for (let i = 0; i < 5; i++)

@@ -67,16 +67,21 @@ const SNAPSHOT = 'snapshot.json';
 /** Written, synced and removed by probe(). */
 const PROBE = 'health-probe';
 /**
- * fdatasyncs in flight at most: one, as etcd's log has. A batch's fdatasync starts after its
- * writes, so it makes them durable whatever another one does; the writes that arrive while it
- * runs go together in the next. A second one in flight shortened their wait but halved the
- * batches: twice the fdatasyncs and the thread pool's wakeups, about 7 % more main-thread CPU
- * a durable create and up to 15 % fewer creates a second in the benchmark (medians of eight
- * alternating runs; the p99 latency did not grow with one). Each sync has a descriptor of its
- * own: Linux reports a writeback error once per open file, so two calls on one descriptor
- * could let one of them succeed for pages the other was told were lost.
+ * fdatasyncs in flight at most. A batch's fdatasync starts after its writes, so it makes them
+ * durable whatever another one does. Each has a descriptor of its own: Linux reports a
+ * writeback error once per open file, so two calls on one descriptor could let one of them
+ * succeed for pages the other was told were lost.
  */
-const SYNC_SLOTS = 1;
+const SYNC_SLOTS = 2;
+/**
+ * Writes that must be waiting before a second fdatasync starts beside the one in flight. A
+ * second one at once halved the batches (twice the fdatasyncs and the thread pool's wakeups:
+ * about 7 % more main-thread CPU a durable create); one at most left the loop idle while every
+ * client waited on it (93-96 % busy). With this threshold: 9,202-11,441 creates a second
+ * against 8,844-10,054 with one at most (median 10,256 against 9,349, six alternating
+ * benchmark runs each, loop 97-98 % busy).
+ */
+const SECOND_SYNC_AT = 12;
 
 interface Waiter {
   resolve: (value: unknown) => void;
@@ -285,7 +290,12 @@ export class WriteAheadLog implements Persistence {
   }
 
   private flush(): void {
-    if (this.waiters.length && this.freeSyncFds.length) {
+    const inFlight = this.freeSyncFds.length < this.syncFds.length;
+    if (
+      this.waiters.length &&
+      this.freeSyncFds.length &&
+      (!inFlight || this.waiters.length >= SECOND_SYNC_AT)
+    ) {
       this.writePending();
       const fd = this.freeSyncFds.pop()!;
       const batch = this.waiters;
