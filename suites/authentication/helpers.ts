@@ -31,6 +31,18 @@ export async function seenAs(c: Client, why: string): Promise<SeenUser> {
   return r.user!;
 }
 
+/**
+ * seenAs for a credential whose object was stored a moment ago. kube-apiserver 1.28 reads
+ * bootstrap tokens from its informer's cache of Secrets, which learns of a new Secret shortly
+ * after the write, and it keeps no failed authentication (its token cache's failure TTL is 0):
+ * a 401 within `seconds` of the write is asked again, then the answer is judged as seenAs does.
+ */
+export async function seenAsOnceStored(c: Client, why: string, seconds = 10): Promise<SeenUser> {
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until && (await whoAmI(c)).status === 401) await new Promise((r) => setTimeout(r, 250));
+  return seenAs(c, why);
+}
+
 /** Checks the identity: username, and uid and groups where given (groups: each present, order free). */
 export function checkUser(
   u: SeenUser,
