@@ -132,16 +132,21 @@ function walk(v: unknown, s: Schema, w: Walk): unknown {
 /** Whether a schema requires a field anywhere below it (schemas are shared and never change: found once). */
 const requiresBelow = new WeakMap<Schema, boolean>();
 
-function mayRequire(s: Schema, seen = new Set<Schema>()): boolean {
+function mayRequire(s: Schema): boolean {
+  // the walk asks this at every node: a known answer costs no allocation
+  return requiresBelow.get(s) ?? findRequired(s, new Set());
+}
+
+function findRequired(s: Schema, seen: Set<Schema>): boolean {
   const known = requiresBelow.get(s);
   if (known !== undefined) return known;
   // a schema that contains itself requires what the rest of it does
   if (seen.has(s)) return false;
   seen.add(s);
   let r = !!s.required?.length;
-  if (!r && s.items) r = mayRequire(s.items, seen);
-  if (!r && typeof s.additionalProperties === 'object') r = mayRequire(s.additionalProperties, seen);
-  if (!r && s.properties) for (const k in s.properties) if (mayRequire(s.properties[k]!, seen)) r = true;
+  if (!r && s.items) r = findRequired(s.items, seen);
+  if (!r && typeof s.additionalProperties === 'object') r = findRequired(s.additionalProperties, seen);
+  if (!r && s.properties) for (const k in s.properties) if (findRequired(s.properties[k]!, seen)) r = true;
   seen.delete(s);
   if (seen.size === 0 || r) requiresBelow.set(s, r);
   return r;
