@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ServerOptions } from '../src/config.ts';
+import { beforeExposure } from '../src/storage/exposure.ts';
 import { MemoryStore } from '../src/storage/memory.ts';
 import type { ChangeEvent, KObject } from '../src/storage/types.ts';
 import { WriteAheadLog } from '../src/storage/wal.ts';
@@ -27,6 +28,7 @@ const fsFault = vi.hoisted(() => ({
   failSync: false,
   failWrite: false,
   held: undefined as (() => void)[] | undefined,
+  writevCalls: undefined as number | undefined,
 }));
 vi.mock('node:fs', async (importOriginal) =>
   (await import('./fs-fault.ts')).withFailingSync(await importOriginal<typeof import('node:fs')>(), fsFault),
@@ -536,6 +538,42 @@ describe('write-ahead log', () => {
     await s.close();
     const s2 = WriteAheadLog.open({ dir });
     for (let i = 0; i < n; i++) expect(s2.get(key(`many${i}`))?.rv).toBe(i + 1);
+    await s2.close();
+  });
+
+  it("a turn's records go to the file in one write at its end, or at once when anything leaves the process", async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    const log = join(dir, 'changes.log');
+    const lines = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+    const turn = () => new Promise((r) => setImmediate(r));
+    fsFault.writevCalls = 0;
+    try {
+      const all = [1, 2, 3].map((i) => s.create(B, key(`t${i}`), obj(`t${i}`)));
+      // visible in memory, held back from the file
+      expect(s.get(key('t3'))).toBeDefined();
+      expect(lines()).toBe(0);
+      await turn();
+      expect(lines()).toBe(3);
+      expect(fsFault.writevCalls).toBe(1);
+      // an answer, a watch event or a webhook's request is about to leave: written at once
+      all.push(s.create(B, key('seen'), obj('seen')));
+      expect(lines()).toBe(3);
+      beforeExposure();
+      expect(lines()).toBe(4);
+      expect(fsFault.writevCalls).toBe(2);
+      // and not again at the turn's end
+      await turn();
+      expect(fsFault.writevCalls).toBe(2);
+      beforeExposure();
+      expect(fsFault.writevCalls).toBe(2);
+      await Promise.all(all);
+    } finally {
+      fsFault.writevCalls = undefined;
+    }
+    await s.close();
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.list(B, '').map((o) => o.obj.metadata.name)).toEqual(['seen', 't1', 't2', 't3']);
     await s2.close();
   });
 

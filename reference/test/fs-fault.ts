@@ -1,6 +1,7 @@
 // A failing disk for the durability and health tests: `node:fs` with an fdatasync that fails
 // with EIO while `fault.failSync` is set, and writeSync and writevSync that fail with ENOSPC while
-// `fault.failWrite` is set; with `fault.held` set, every fdatasync waits there to be released.
+// `fault.failWrite` is set; with `fault.held` set, every fdatasync waits there to be released;
+// with `fault.writevCalls` set, each writevSync counts there.
 // Use from a hoisted mock:
 //   const fault = vi.hoisted(() => ({ failSync: false }));
 //   vi.mock('node:fs', async (orig) => (await import('./fs-fault.ts')).withFailingSync(await orig(), fault));
@@ -8,7 +9,7 @@ import type * as fs from 'node:fs';
 
 export function withFailingSync(
   real: typeof fs,
-  fault: { failSync: boolean; failWrite?: boolean; held?: (() => void)[] },
+  fault: { failSync: boolean; failWrite?: boolean; held?: (() => void)[]; writevCalls?: number },
 ) {
   const fdatasync = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
     // a slow disk: while `fault.held` is set, each fdatasync waits there until released
@@ -27,6 +28,7 @@ export function withFailingSync(
     return (real.writeSync as (...a: unknown[]) => number)(...args);
   }) as typeof real.writeSync;
   const writevSync = ((...args: Parameters<typeof real.writevSync>) => {
+    if (fault.writevCalls !== undefined) fault.writevCalls++;
     if (fault.failWrite) throw full();
     return real.writevSync(...args);
   }) as typeof real.writevSync;

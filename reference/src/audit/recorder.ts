@@ -5,6 +5,7 @@
 // added before it. Nothing is written at level None.
 import { randomUUID } from 'node:crypto';
 import type { UserInfo } from '../registry/types.ts';
+import { beforeExposure } from '../storage/exposure.ts';
 import { DEFAULT_AUDIT_CONFIG, type RequestAuditConfig } from './policy.ts';
 import type { AuditEvent, AuditLevel, AuditObjectRef, AuditSink, AuditStage } from './types.ts';
 
@@ -130,6 +131,8 @@ export class AuditRecord {
         e.responseObject = strip ? withoutManagedFields(this.responseObject) : this.responseObject;
     }
     if (this.annotated) e.annotations = { ...this.annotations };
+    // the event may hold a stored object: its change is in the log first (storage/exposure.ts)
+    beforeExposure();
     for (const s of this.sinks) {
       try {
         s.write(e);

@@ -4,7 +4,7 @@ import {
   createServer as createHttpServer,
   type IncomingMessage,
   type Server,
-  type ServerResponse,
+  ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { DEFAULT_CIPHERS } from 'node:tls';
@@ -14,6 +14,7 @@ import type { ServerOptions } from '../config.ts';
 import { clientErrorHandler, connectMethodHandler } from '../http/server.ts';
 import type { CertBundle } from '../http/tls.ts';
 import type { ActiveWatches } from '../registry/active-watches.ts';
+import { beforeExposure } from '../storage/exposure.ts';
 
 /**
  * The TLS 1.3 suites in the order kube-apiserver (Go's crypto/tls) picks them on hardware with
@@ -29,6 +30,27 @@ const GO_CIPHER_ORDER = [
 
 /** The request line and headers a request may have, as Kubernetes' API server allows (1 MiB); past it, 431. */
 const MAX_HEADER_BYTES = 1 << 20;
+
+/**
+ * Every answer's bytes (a reply, a watch's events, a proxied body) go out through these, and
+ * the change log's records held back are written first (storage/exposure.ts).
+ */
+class ExposingResponse extends ServerResponse {
+  override write(...args: unknown[]): boolean {
+    beforeExposure();
+    return (super.write as (...a: unknown[]) => boolean).apply(this, args);
+  }
+
+  override end(...args: unknown[]): this {
+    beforeExposure();
+    return (super.end as (...a: unknown[]) => this).apply(this, args);
+  }
+
+  override flushHeaders(): void {
+    beforeExposure();
+    super.flushHeaders();
+  }
+}
 
 export class Listener {
   /** The server's URL once it listens. */
@@ -56,11 +78,15 @@ export class Listener {
             honorCipherOrder: true,
             requireHostHeader: false,
             maxHeaderSize: MAX_HEADER_BYTES,
+            ServerResponse: ExposingResponse,
             ...this.clientCertificateTls,
           },
           handle,
         )
-      : createHttpServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, handle);
+      : createHttpServer(
+          { requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: ExposingResponse },
+          handle,
+        );
     this.server = server;
     // requests the HTTP parser refuses still get a Status (400, 431)
     server.on('clientError', clientErrorHandler);

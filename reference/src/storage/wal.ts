@@ -2,9 +2,11 @@
 // data directory.
 //
 // - fdatasync runs in batches shared by every write that arrived meanwhile (group commit);
-//   every reply waits for its batch. The records of one run of code go to `changes.log` in
-//   one write(2) before the changes become visible to anyone (a microtask), so a kill -9
-//   loses nothing that was acknowledged, nor anything a watcher or reader saw. A failed
+//   every reply waits for its batch. The records of a turn of the event loop go to
+//   `changes.log` in one write(2) at the turn's end, or as soon as anything is about to leave
+//   the process (an answer, a watch event, a webhook's request, an audit event: exposure.ts),
+//   so a kill -9 loses nothing that was acknowledged, nor anything a watcher or reader saw,
+//   nor a version already handed out. A failed
 //   write or fdatasync is fatal for the log: the pages may be lost, so the waiting writes
 //   fail and every later write is refused (fail-stop) until the process restarts and
 //   recovers from what is on disk.
@@ -34,6 +36,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { jsonBytes } from '../content/json.ts';
+import { holdUntilExposure, release } from './exposure.ts';
 import { MemoryStore, type MemoryStoreOptions, type Persistence } from './memory.ts';
 import type { ChangeEvent } from './types.ts';
 import { fsyncDir, type LogLine, loadSnapshot, replayLog, TYPE, writeSnapshot } from './wal-files.ts';
@@ -103,8 +106,8 @@ export class WriteAheadLog implements Persistence {
   private readonly freeSyncFds: number[] = [];
   private readonly syncFds: number[] = [];
   private scheduled = false;
-  /** A microtask will write the pending records (see append). */
-  private writeQueued = false;
+  /** Writes the records held back (see append); one function, so exposure.ts can forget it. */
+  private readonly writeHeld = () => this.writePending();
   private compactScheduled = false;
   private compactAt: number;
   private closing = false;
@@ -192,24 +195,20 @@ export class WriteAheadLog implements Persistence {
     if (this.closing) throw new Error('store is closed');
     if (this.failed) throw this.failed;
     const record = logRecord(ev);
-    // With fdatasync, no write is acknowledged before its batch's sync; the records of one
-    // run of code go to the file in one write (one system call per run, not per record).
-    // Without, each record reaches the file before the change is visible.
+    // With fdatasync, no write is acknowledged before its batch's sync, and the records of a
+    // turn of the event loop go to the file in one write at the turn's end (one system call a
+    // turn, not a request). Should anything of them leave the process before (an answer, a
+    // watch event, a webhook's request: see exposure.ts), they are written first: a kill -9
+    // must not take changes somebody saw (and a restart would hand their versions out again).
+    // Without fdatasync, each record reaches the file before the change is visible.
     if (this.sync) {
+      if (this.pending.length === 0) {
+        holdUntilExposure(this.writeHeld);
+        this.schedule();
+      }
       for (const b of record) {
         this.pending.push(b);
         this.pendingBytes += b.length;
-      }
-      // In the file before anyone can see the change: the watchers' answers and every other
-      // request come on later turns, after the microtasks. A batch's fdatasync may wait for a
-      // free slot; its records must not, or a kill -9 would take changes clients already saw
-      // (and a restart would hand their versions out again).
-      if (!this.writeQueued) {
-        this.writeQueued = true;
-        queueMicrotask(() => {
-          this.writeQueued = false;
-          this.writePending();
-        });
       }
     } else this.size += this.writeRecord(record);
     this.buckets.add(ev.bucket);
@@ -262,9 +261,13 @@ export class WriteAheadLog implements Persistence {
     console.error(`orch storage: ${e.message}; no further writes are accepted until restart`);
   }
 
-  /** Starts a batch at the end of this turn of the event loop (every write of the turn joins it). */
+  /**
+   * At the end of this turn of the event loop: writes the turn's records, and starts a batch's
+   * fdatasync (every write of the turn joins it) when a slot is free (a completing sync
+   * schedules again).
+   */
   private schedule(): void {
-    if (this.scheduled || this.freeSyncFds.length === 0) return; // a completing sync schedules again
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -279,6 +282,7 @@ export class WriteAheadLog implements Persistence {
    */
   private writePending(): void {
     if (!this.pending.length) return;
+    release(this.writeHeld);
     const records = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
@@ -290,13 +294,13 @@ export class WriteAheadLog implements Persistence {
   }
 
   private flush(): void {
+    this.writePending();
     const inFlight = this.freeSyncFds.length < this.syncFds.length;
     if (
       this.waiters.length &&
       this.freeSyncFds.length &&
       (!inFlight || this.waiters.length >= SECOND_SYNC_AT)
     ) {
-      this.writePending();
       const fd = this.freeSyncFds.pop()!;
       const batch = this.waiters;
       this.waiters = [];
@@ -348,6 +352,7 @@ export class WriteAheadLog implements Persistence {
     // Records still waiting for a sync are in the snapshot too: they need not be written.
     this.pending = [];
     this.pendingBytes = 0;
+    release(this.writeHeld);
     try {
       ftruncateSync(this.fd, 0);
       this.size = 0;

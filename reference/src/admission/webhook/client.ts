@@ -7,6 +7,7 @@
 // between calls: one pool per webhook and TLS setting.
 import type { Agent } from 'undici';
 import type { Registry } from '../../registry/registry.ts';
+import { beforeExposure } from '../../storage/exposure.ts';
 import { undici } from '../../util/undici.ts';
 import type { WebhookAccessor } from './accessor.ts';
 import type { CredentialResolver, Credentials } from './credentials.ts';
@@ -162,11 +163,14 @@ export class WebhookClient {
     const post = `Post ${JSON.stringify(t.shown)}`;
     try {
       const { request } = await undici();
+      const dispatcher = known?.agent ?? (await this.remember(hook, t));
+      // the review may hold a stored object (oldObject): its change is in the log first
+      beforeExposure();
       const res = await request(t.url, {
         method: 'POST',
         headers,
         body: JSON.stringify(review),
-        dispatcher: known?.agent ?? (await this.remember(hook, t)),
+        dispatcher,
         signal: abort,
       });
       const chunks: Buffer[] = [];
