@@ -14,7 +14,7 @@ import {
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { ControllerClient, type ControllerEnv, isNotFound } from './client.ts';
-import { inform, keyOf } from './informer.ts';
+import { follow, inform } from './informer.ts';
 import type { Controller } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -49,7 +49,7 @@ export function startBootstrapSigner(env: ControllerEnv): Controller {
   const client = new ControllerClient(env, 'bootstrap-signer');
   const KEY = `${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO}`;
   const sign = async (): Promise<void> => {
-    const cm = configMaps?.cache.get(KEY);
+    const cm = configMaps?.get(CLUSTER_INFO_NAMESPACE, CLUSTER_INFO);
     const data = (cm?.data ?? {}) as Record<string, string>;
     if (!cm || typeof data[KUBECONFIG_KEY] !== 'string') return;
     const content = data[KUBECONFIG_KEY];
@@ -68,8 +68,10 @@ export function startBootstrapSigner(env: ControllerEnv): Controller {
     }
   };
   const queue = new WorkQueue('bootstrap signer', sign);
-  const configMaps = inform(env.registry, '', 'configmaps', (ev) => {
-    if (ev.type !== 'DELETED' && keyOf(ev.obj) === KEY) queue.add(KEY);
+  const configMaps = follow(env.registry, '', 'configmaps', (ev) => {
+    const m = ev.obj.metadata;
+    if (ev.type !== 'DELETED' && m.name === CLUSTER_INFO && m.namespace === CLUSTER_INFO_NAMESPACE)
+      queue.add(KEY);
   });
   const secrets = inform(env.registry, '', 'secrets', (ev) => {
     if (ev.obj.metadata.namespace === BOOTSTRAP_TOKEN_NAMESPACE && isBootstrapTokenSecret(ev.obj))

@@ -16,7 +16,7 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/gc-finalizer
 import type { Registry, Served } from '../registry/registry.ts';
 import type { KObject } from '../storage/types.ts';
 import { ControllerClient, type ControllerEnv, isConflict, isNotFound } from './client.ts';
-import { type Informer, inform } from './informer.ts';
+import { type Follower, follow as followResource } from './informer.ts';
 import type { Controller } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -62,7 +62,7 @@ interface GcState {
   client: ControllerClient;
   nodes: Map<string, Node>;
   dependents: Map<string, Set<string>>;
-  informers: Map<string, Informer>;
+  informers: Map<string, Follower>;
   deleteQueue: WorkQueue;
   orphanQueue: WorkQueue;
 }
@@ -73,7 +73,7 @@ export function startGarbageCollector(env: ControllerEnv): Controller {
     client: new ControllerClient(env, 'generic-garbage-collector'),
     nodes: new Map<string, Node>(),
     dependents: new Map<string, Set<string>>(),
-    informers: new Map<string, Informer>(),
+    informers: new Map<string, Follower>(),
   } as GcState;
   gc.deleteQueue = new WorkQueue('garbage collector', (uid) => attemptToDelete(gc, uid));
   gc.orphanQueue = new WorkQueue('garbage collector (orphaning)', (uid) => attemptToOrphan(gc, uid));
@@ -243,16 +243,25 @@ function observe(gc: GcState, served: Served, type: string, obj: KObject, prev?:
   if (!uid) return;
   const old = gc.nodes.get(uid);
   if (type === 'DELETED') {
-    if (!old) return;
-    gc.nodes.delete(uid);
-    link(gc, uid, old.owners, false);
-    // its owners may wait for it; its dependents may now be garbage
-    for (const r of old.owners) gc.deleteQueue.add(r.uid);
+    if (old) {
+      gc.nodes.delete(uid);
+      link(gc, uid, old.owners, false);
+      // its owners may wait for it
+      for (const r of old.owners) gc.deleteQueue.add(r.uid);
+    }
+    // its dependents may now be garbage
     for (const d of dependentsOf(gc, uid)) gc.deleteQueue.add(d);
     return;
   }
   const owners = ownerReferencesOf(obj);
   if (old) link(gc, uid, old.owners, false);
+  // Only a dependent or an object being deleted is ever collected, orphaned or waited for: the
+  // rest need no node (a node for every object cost each write a lookup and a store in a map
+  // of the whole cluster). An owner is found by its reference, its dependents by its uid.
+  if (!owners.length && !obj.metadata.deletionTimestamp) {
+    if (old) gc.nodes.delete(uid);
+    return;
+  }
   gc.nodes.set(uid, {
     group: served.def.group,
     plural: served.def.plural,
@@ -282,7 +291,7 @@ function follow(gc: GcState): void {
     const key = `${served.def.group}/${served.def.plural}`;
     buckets.add(key);
     if (gc.informers.has(key)) continue;
-    const i = inform(gc.env.registry, served.def.group, served.def.plural, (ev) =>
+    const i = followResource(gc.env.registry, served.def.group, served.def.plural, (ev) =>
       observe(gc, served, ev.type, ev.obj, ev.prev),
     );
     if (i) gc.informers.set(key, i);

@@ -21,6 +21,13 @@ export interface Informer {
   stop(): void;
 }
 
+/** An informer for a controller that reads single objects only: no cache kept for it. */
+export interface Follower {
+  /** The object as stored now (`namespace` '' cluster-wide). */
+  get(namespace: string, name: string): KObject | undefined;
+  stop(): void;
+}
+
 export const keyOf = (o: KObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
 /**
@@ -29,7 +36,8 @@ export const keyOf = (o: KObject): string => `${o.metadata.namespace ?? ''}/${o.
  * handler in the order they came.
  */
 interface Shared {
-  cache: Map<string, KObject>;
+  /** Kept only while a handler asked for it (a cache of every ConfigMap costs each write). */
+  cache?: Map<string, KObject>;
   /** Replaced, never changed, when a handler comes or goes (a change is handed to those there when it came). */
   handlers: ((ev: InformerEvent) => void)[];
   cancel: () => void;
@@ -44,13 +52,41 @@ export function inform(
   plural: string,
   handler: InformerHandler,
 ): Informer | undefined {
+  const f = subscribe(registry, group, plural, handler, true);
+  return f && { cache: f.shared.cache!, stop: f.stop };
+}
+
+/**
+ * Follows resource `group/plural` as inform() does, for a controller that reads only the
+ * objects it is told of: no cache is kept for it (undefined when the server does not have
+ * the resource).
+ */
+export function follow(
+  registry: Registry,
+  group: string,
+  plural: string,
+  handler: InformerHandler,
+): Follower | undefined {
+  const f = subscribe(registry, group, plural, handler, false);
+  if (!f) return undefined;
+  const { storage, served } = f;
+  return { get: (namespace, name) => storage.get(served.store.key(namespace, name))?.obj, stop: f.stop };
+}
+
+function subscribe(
+  registry: Registry,
+  group: string,
+  plural: string,
+  handler: InformerHandler,
+  cached: boolean,
+) {
   const served = registry.byResource(group, plural);
   if (!served) return undefined;
   const byBucket = shared.get(registry) ?? new Map<string, Shared>();
   shared.set(registry, byBucket);
   const bucket = served.store.bucket;
-  let s = byBucket.get(bucket);
-  if (!s) s = follow(registry, bucket, byBucket);
+  const s = byBucket.get(bucket) ?? start(registry, bucket, byBucket);
+  if (cached) s.cache ??= current(registry, bucket);
   const safe = (ev: InformerEvent) => {
     try {
       handler(ev);
@@ -58,32 +94,36 @@ export function inform(
       console.error(`controller: handling a change of ${plural} failed:`, e);
     }
   };
-  const found = [...s.cache.values()];
+  const found = s.cache ? [...s.cache.values()] : [...current(registry, bucket).values()];
   s.handlers = [...s.handlers, safe];
   for (const obj of found) safe({ type: 'ADDED', obj });
-  const own = s;
-  return {
-    cache: own.cache,
-    stop: () => {
-      own.handlers = own.handlers.filter((h) => h !== safe);
-      if (own.handlers.length > 0) return;
-      own.cancel();
-      if (byBucket.get(bucket) === own) byBucket.delete(bucket);
-    },
+  const stop = () => {
+    s.handlers = s.handlers.filter((h) => h !== safe);
+    if (s.handlers.length > 0) return;
+    s.cancel();
+    if (byBucket.get(bucket) === s) byBucket.delete(bucket);
   };
+  return { shared: s, served, storage: registry.storage, stop };
 }
 
-/** The store's objects of a bucket now, then every change from this revision on. */
-function follow(registry: Registry, bucket: string, byBucket: Map<string, Shared>): Shared {
-  const storage = registry.storage;
+/** The store's objects of a bucket now, by key. */
+function current(registry: Registry, bucket: string): Map<string, KObject> {
   const cache = new Map<string, KObject>();
-  const rv = storage.revision();
-  for (const o of storage.list(bucket, `${bucket}/`, rv)) cache.set(keyOf(o.obj), o.obj);
-  const s: Shared = { cache, handlers: [], cancel: () => {} };
-  s.cancel = storage.watch(bucket, rv, (ev) => {
-    const k = keyOf(ev.obj);
-    if (ev.type === 'DELETED') cache.delete(k);
-    else cache.set(k, ev.obj);
+  for (const o of registry.storage.list(bucket, `${bucket}/`)) cache.set(keyOf(o.obj), o.obj);
+  return cache;
+}
+
+/** Every change of a bucket from now on, to the cache (when kept) and each handler. */
+function start(registry: Registry, bucket: string, byBucket: Map<string, Shared>): Shared {
+  const storage = registry.storage;
+  const s: Shared = { handlers: [], cancel: () => {} };
+  s.cancel = storage.watch(bucket, storage.revision(), (ev) => {
+    const cache = s.cache;
+    if (cache) {
+      const k = keyOf(ev.obj);
+      if (ev.type === 'DELETED') cache.delete(k);
+      else cache.set(k, ev.obj);
+    }
     const e: InformerEvent = { type: ev.type, obj: ev.obj, prev: ev.prev };
     for (const h of s.handlers) h(e);
   });

@@ -9,7 +9,7 @@ import { ROOT_CA_CONFIG_MAP } from '../registry/kinds/configmap.ts';
 import type { KObject } from '../storage/types.ts';
 import { deepEqual } from '../util/object.ts';
 import { ControllerClient, type ControllerEnv, isNamespaceTerminating, isNotFound } from './client.ts';
-import { inform } from './informer.ts';
+import { follow, inform } from './informer.ts';
 import type { Controller } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -23,7 +23,7 @@ export function startRootCaPublisher(env: ControllerEnv, caBundle: string): Cont
   const client = new ControllerClient(env, 'root-ca-cert-publisher');
   const data = { [ROOT_CA_KEY]: caBundle };
   const sync = async (ns: string): Promise<void> => {
-    const cm = configMaps?.cache.get(`${ns}/${ROOT_CA_CONFIG_MAP}`);
+    const cm = configMaps?.get(ns, ROOT_CA_CONFIG_MAP);
     if (!cm) {
       try {
         await client.create('', 'configmaps', ns, {
@@ -51,7 +51,7 @@ export function startRootCaPublisher(env: ControllerEnv, caBundle: string): Cont
   };
   const queue = new WorkQueue('root-ca-cert-publisher', sync);
   // a change or deletion of the config map (not its creation) has it checked
-  const configMaps = inform(env.registry, '', 'configmaps', (ev) => {
+  const configMaps = follow(env.registry, '', 'configmaps', (ev) => {
     if (ev.obj.metadata.name === ROOT_CA_CONFIG_MAP && ev.type !== 'ADDED')
       queue.add(ev.obj.metadata.namespace!);
   });
