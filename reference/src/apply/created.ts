@@ -19,29 +19,32 @@ import {
   type TypeRef,
 } from './typed.ts';
 
-/** What one level leaves out: keys not walked at all, and keys that are never members themselves. */
+/** What one level leaves out, by field name. */
 interface Rule {
+  /** Fields not walked at all. */
   skip?: ReadonlySet<string>;
+  /** Fields that are never members themselves. */
   strip?: ReadonlySet<string>;
-  /** The rules of the levels below some keys. */
-  below?: Record<string, Rule>;
+  /** The rules of the levels below some fields. */
+  below?: ReadonlyMap<string, Rule>;
 }
 
 /** Server-set metadata nobody owns (the members of updater.ts' STRIPPED below metadata). */
 const METADATA: Rule = {
-  skip: new Set(['f:managedFields']),
+  skip: new Set(['managedFields']),
   strip: new Set([
-    'f:name',
-    'f:namespace',
-    'f:creationTimestamp',
-    'f:selfLink',
-    'f:uid',
-    'f:clusterName',
-    'f:generation',
-    'f:resourceVersion',
+    'name',
+    'namespace',
+    'creationTimestamp',
+    'selfLink',
+    'uid',
+    'clusterName',
+    'generation',
+    'resourceVersion',
   ]),
 };
-const TOP_STRIP = new Set(['f:apiVersion', 'f:kind', 'f:metadata']);
+const TOP_STRIP = new Set(['apiVersion', 'kind', 'metadata']);
+const TOP_BELOW = new Map([['metadata', METADATA]]);
 const NO_SKIP: ReadonlySet<string> = new Set();
 
 /** A level's rule per set of reset fields (there are two: none, and status). */
@@ -50,14 +53,28 @@ const roots = new WeakMap<FieldSet, Rule>();
 function rootRule(ignored: FieldSet): Rule {
   let r = roots.get(ignored);
   if (!r) {
-    r = {
-      skip: ignored.members.size ? new Set(ignored.members.keys()) : NO_SKIP,
-      strip: TOP_STRIP,
-      below: { 'f:metadata': METADATA },
-    };
+    const names = [...ignored.members.values()].flatMap((pe) => ('field' in pe ? [pe.field] : []));
+    r = { skip: names.length ? new Set(names) : NO_SKIP, strip: TOP_STRIP, below: TOP_BELOW };
     roots.set(ignored, r);
   }
   return r;
+}
+
+/**
+ * A field's fieldsV1 key (`f:` and its name), made once a name and held as an object key
+ * is: an output key built afresh each time was looked up in V8's string table at every
+ * store, a third of the walk. Names seen are kept up to a bound (data keys are the users').
+ */
+const fieldKeys = new Map<string, string>();
+const FIELD_KEYS_KEPT = 4096;
+
+function fieldKey(name: string): string {
+  let key = fieldKeys.get(name);
+  if (key === undefined) {
+    key = Object.keys({ [`f:${name}`]: 0 })[0]!;
+    if (fieldKeys.size < FIELD_KEYS_KEPT) fieldKeys.set(name, key);
+  }
+  return key;
 }
 
 /** The writer's fieldsV1 (undefined: it owns nothing). `ignored` may hold top-level members only. */
@@ -74,10 +91,10 @@ export function createdFieldsV1(
 /** children()'s answer for a node that is a leaf. */
 const LEAF = Symbol('leaf');
 
-/** One key of a level and its fieldsV1 value. */
+/** One key of a level and its fieldsV1 value (`pe`: a list item's path element, to sort by). */
 interface Entry {
   k: string;
-  pe: PathElement;
+  pe?: PathElement;
   v: Record<string, unknown>;
 }
 
@@ -126,7 +143,7 @@ function children(
       const v = at(undefined, ri.byKey.get(k), a.item, false, undefined);
       if (v) entries.push({ k, pe, v });
     }
-    if (entries.length > 1) entries.sort((x, y) => comparePe(x.pe, y.pe));
+    sortEntries(entries, byItem);
     return assemble(entries, member);
   }
   if (!(z === undefined || z === null || isMap(z))) return LEAF;
@@ -134,11 +151,13 @@ function children(
   const lm = isMap(z) ? z : undefined;
   const rm = isMap(o) ? o : undefined;
   if (a.atomic || (noValues(lm) && noValues(rm))) return LEAF;
+  const skip = rule?.skip;
+  const strip = rule?.strip;
+  const below = rule?.below;
   const field = (k: string, zv: unknown, ov: unknown) => {
-    const key = `f:${k}`;
-    if (rule?.skip?.has(key)) return;
-    const v = at(zv, ov, fieldType(a, k), rule?.strip?.has(key) ?? false, rule?.below?.[key]);
-    if (v) entries.push({ k: key, pe: { field: k }, v });
+    if (skip?.has(k)) return;
+    const v = at(zv, ov, fieldType(a, k), strip?.has(k) ?? false, below?.get(k));
+    if (v) entries.push({ k: fieldKey(k), v });
   };
   if (lm)
     for (const k of Object.keys(lm)) {
@@ -151,8 +170,28 @@ function children(
       field(k, undefined, rm[k]);
     }
   // fields only: their keys sort as their names do
-  if (entries.length > 1) entries.sort((x, y) => compareStrings(x.k, y.k));
+  sortEntries(entries, byKey);
   return assemble(entries, member);
+}
+
+const byKey = (x: Entry, y: Entry) => compareStrings(x.k, y.k);
+const byItem = (x: Entry, y: Entry) => comparePe(x.pe!, y.pe!);
+
+/**
+ * Sorts a level's few entries in place: by insertion, often already in order (Array's sort
+ * was the walk's largest cost, a level being two to ten entries).
+ */
+function sortEntries(entries: Entry[], cmp: (x: Entry, y: Entry) => number): void {
+  for (let i = 1; i < entries.length; i++) {
+    const e = entries[i]!;
+    let j = i - 1;
+    if (cmp(entries[j]!, e) <= 0) continue;
+    while (j >= 0 && cmp(entries[j]!, e) > 0) {
+      entries[j + 1] = entries[j]!;
+      j--;
+    }
+    entries[j + 1] = e;
+  }
 }
 
 function assemble(entries: Entry[], member: boolean): Record<string, unknown> {
