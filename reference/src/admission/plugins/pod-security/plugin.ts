@@ -29,18 +29,34 @@ import {
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-/** The resources that carry a pod template, and where it is. */
-const TEMPLATES: Record<string, (o: any) => any> = {
-  '/replicationcontrollers': (o) => o?.spec?.template,
-  '/podtemplates': (o) => o?.template,
-  'apps/replicasets': (o) => o?.spec?.template,
-  'apps/deployments': (o) => o?.spec?.template,
-  'apps/statefulsets': (o) => o?.spec?.template,
-  'apps/daemonsets': (o) => o?.spec?.template,
-  'batch/jobs': (o) => o?.spec?.template,
-  'batch/cronjobs': (o) => o?.spec?.jobTemplate?.spec?.template,
-};
-const key = (a: AdmissionAttributes) => `${a.resource.group}/${a.resource.resource}`;
+/** The resources that carry a pod template, and where it is: by group, then resource. */
+const TEMPLATES = new Map<string, Map<string, (o: any) => any>>([
+  [
+    '',
+    new Map([
+      ['replicationcontrollers', (o: any) => o?.spec?.template],
+      ['podtemplates', (o: any) => o?.template],
+    ]),
+  ],
+  [
+    'apps',
+    new Map(
+      ['replicasets', 'deployments', 'statefulsets', 'daemonsets'].map((r) => [
+        r,
+        (o: any) => o?.spec?.template,
+      ]),
+    ),
+  ],
+  [
+    'batch',
+    new Map([
+      ['jobs', (o: any) => o?.spec?.template],
+      ['cronjobs', (o: any) => o?.spec?.jobTemplate?.spec?.template],
+    ]),
+  ],
+]);
+/** Where a request's resource holds its pod template (undefined: it holds none). */
+const templateOf = (a: AdmissionAttributes) => TEMPLATES.get(a.resource.group)?.get(a.resource.resource);
 const isPods = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'pods';
 const isNamespaces = (a: AdmissionAttributes) =>
   a.resource.group === '' && a.resource.resource === 'namespaces';
@@ -154,7 +170,7 @@ async function checkTemplate(ctx: Context, a: AdmissionAttributes, template: any
   if (a.subresource) return;
   if (!template || typeof template !== 'object') return;
   if (a.operation === 'UPDATE') {
-    const old = TEMPLATES[key(a)]!(a.oldObject);
+    const old = templateOf(a)!(a.oldObject);
     if (old && !significantUpdate(template, old)) return;
   }
   const exempt =
@@ -237,11 +253,11 @@ export function podSecurity(env: { registry: Registry; config: unknown }): Admis
   const ctx: Context = { cfg: parseConfig(env.config), registry: env.registry };
   return {
     name: 'PodSecurity',
-    handles: (a) => isPods(a) || isNamespaces(a) || key(a) in TEMPLATES,
+    handles: (a) => isPods(a) || isNamespaces(a) || templateOf(a) !== undefined,
     async validate(a) {
       if (isNamespaces(a)) return checkNamespace(ctx, a);
       if (isPods(a)) return checkPod(ctx, a);
-      return checkTemplate(ctx, a, TEMPLATES[key(a)]!(a.object));
+      return checkTemplate(ctx, a, templateOf(a)!(a.object));
     },
   };
 }
