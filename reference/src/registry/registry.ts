@@ -28,6 +28,8 @@ export class Registry {
    */
   private enablement = new ApiEnablement();
   private governed = new Set<string>();
+  /** served()'s answers by definition and version. */
+  private servedKnown = new WeakMap<ResourceDef, Map<string, boolean>>();
   private onChange: (() => void)[] = [];
 
   constructor(
@@ -74,6 +76,7 @@ export class Registry {
     );
     for (const v of def.versions) this.byPath.set(`${group}/${v}/${def.plural}`, { def: alias, store });
     this.aliases.set(group, def.group);
+    this.servedKnown = new WeakMap();
   }
 
   /**
@@ -86,6 +89,7 @@ export class Registry {
   addTwin(def: ResourceDef, group: string): void {
     const rename = (from: string, to: string) => (o: KObject) => renameGroup(o, from, to);
     this.aliases.set(group, def.group);
+    this.servedKnown = new WeakMap();
     this.add({
       ...def,
       group,
@@ -132,6 +136,7 @@ export class Registry {
   configure(rc: RuntimeConfig): void {
     checkRuntimeConfig(rc, this.builtinApis());
     this.enablement = new ApiEnablement(rc);
+    this.servedKnown = new WeakMap();
     this.governed = new Set(
       [...this.byBucket.entries()].filter(([, { def }]) => !def.custom).map(([k]) => k),
     );
@@ -148,11 +153,21 @@ export class Registry {
     return apis;
   }
 
-  /** Whether a resource is served at a version: the runtime configuration decides for built-ins. */
+  /**
+   * Whether a resource is served at a version: the runtime configuration decides for built-ins.
+   * Asked on every request; known once a definition and version (anew after configure()).
+   */
   private served(def: ResourceDef, version: string): boolean {
-    const group = this.canonicalGroup(def.group);
-    // aliases and twins follow the resource they stand for
-    return !this.governed.has(`${group}/${def.plural}`) || this.enablement.serves(group, version, def.plural);
+    let known = this.servedKnown.get(def);
+    if (!known) this.servedKnown.set(def, (known = new Map()));
+    let on = known.get(version);
+    if (on === undefined) {
+      const group = this.canonicalGroup(def.group);
+      // aliases and twins follow the resource they stand for
+      on = !this.governed.has(`${group}/${def.plural}`) || this.enablement.serves(group, version, def.plural);
+      known.set(version, on);
+    }
+    return on;
   }
 
   byResource(group: string, plural: string): Served | undefined {
