@@ -39,7 +39,7 @@ import { jsonBytes } from '../content/json.ts';
 import { holdUntilExposure, release } from './exposure.ts';
 import { MemoryStore, type MemoryStoreOptions, type Persistence } from './memory.ts';
 import type { ChangeEvent } from './types.ts';
-import { fsyncDir, type LogLine, loadSnapshot, replayLog, TYPE, writeSnapshot } from './wal-files.ts';
+import { changeHead, fsyncDir, loadSnapshot, replayLog, writeSnapshot } from './wal-files.ts';
 
 /** How a record that holds an object ends. */
 const RECORD_END = Buffer.from('}\n');
@@ -51,10 +51,9 @@ const RECORD_END = Buffer.from('}\n');
  * object once, and its bytes are not decoded or encoded again on the way to the file.
  */
 function logRecord(ev: ChangeEvent): Buffer[] {
-  const head: LogLine = { r: ev.rv, t: TYPE[ev.type], k: ev.key, ts: ev.time };
-  const json = JSON.stringify(head);
-  if (ev.type === 'DELETED') return [Buffer.from(`${json}\n`)];
-  return [Buffer.from(`${json.slice(0, -1)},"o":`), jsonBytes(ev.obj), RECORD_END];
+  const head = changeHead(ev);
+  if (ev.type === 'DELETED') return [Buffer.from(`${head}}\n`)];
+  return [Buffer.from(`${head},"o":`), jsonBytes(ev.obj), RECORD_END];
 }
 
 export interface WalOptions extends MemoryStoreOptions {
