@@ -28,13 +28,19 @@ export interface ParsedBody {
   value: unknown;
   duplicates: string[];
   duplicateLines?: string[];
+  /**
+   * No two places of the value share a part (JSON); YAML's aliases can make them share one,
+   * so a YAML body's value is copied where it is decoded (see validateFields).
+   */
+  unshared?: boolean;
 }
 
 /** Parses a body by its Content-Type; returns the value and the paths of duplicate keys. */
 export function parseBody(buf: Buffer, contentType: string | undefined, accepted: string[]): ParsedBody {
   const mt = parseMediaType(contentType || 'application/json').type;
   if (mt === 'application/json' || mt === '*/*' || mt === '') {
-    return parseJson(buf.toString('utf8'));
+    const { value, duplicates } = parseJson(buf.toString('utf8'));
+    return { value, duplicates, unshared: true };
   }
   if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml') {
     return parseYaml(buf.toString('utf8'));
@@ -155,6 +161,9 @@ function parseYamlDocument(text: string): ParsedBody {
 /**
  * Checks an object body against the kind's schema. Wrong types are a 400 whatever the
  * level; unknown and duplicate fields fail under Strict, warn under Warn, and are dropped.
+ * `owned`: nothing else holds the value or any part of it, and no two of its places share a
+ * part (a JSON body just parsed): it is kept where nothing is dropped rather than copied (see
+ * decodeWithSchema).
  */
 export function validateFields(
   value: unknown,
@@ -163,6 +172,7 @@ export function validateFields(
   version: string,
   level: FieldValidation,
   ctx: RequestContext,
+  owned = false,
 ): KObject {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw errors.badRequest(`the body of the request must be a JSON object`);
@@ -177,7 +187,7 @@ export function validateFields(
     );
   const schema = schemaFor(def, version);
   if (schema) {
-    const r = decodeWithSchema(value, schema);
+    const r = decodeWithSchema(value, schema, owned);
     if (r.typeErrors.length) {
       const t = r.typeErrors[0]!;
       throw errors.badRequest(

@@ -20,8 +20,9 @@ async function readObject(s: Scope): Promise<KObject> {
   const level = fieldValidation(s.query);
   const buf = await s.body();
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');
-  const { value, duplicates } = parseBody(buf, s.contentType, BODY_TYPES);
-  const obj = validateFields(value, duplicates, s.def, s.version, level, s.ctx);
+  const { value, duplicates, unshared } = parseBody(buf, s.contentType, BODY_TYPES);
+  // the body was just parsed: nothing else holds it
+  const obj = validateFields(value, duplicates, s.def, s.version, level, s.ctx, unshared);
   checkTypeMeta(obj, s.def, apiVersionOf(s.def.group, s.version));
   return obj;
 }

@@ -1,5 +1,7 @@
 // Checks a decoded body against a structural schema: reports wrong types and unknown
 // fields, and returns a pruned copy (unknown fields dropped unless the schema preserves them).
+// A value the caller owns alone (a body just parsed) is kept where nothing is dropped: only
+// the objects and lists on the way to a dropped field are copied.
 import { objectMeta } from './meta.ts';
 import type { Schema } from './types.ts';
 
@@ -17,9 +19,15 @@ export function jsonType(v: unknown): string {
   return typeof v;
 }
 
-export function decodeWithSchema(value: unknown, schema: Schema): DecodeResult {
+/**
+ * `owned`: nothing else holds `value` or any part of it, and no two of its places share a part
+ * (a JSON body just parsed), so what needs no change is returned as it is. Otherwise (a patched
+ * object, which may share parts with a stored one; YAML with aliases) every object and list is
+ * copied.
+ */
+export function decodeWithSchema(value: unknown, schema: Schema, owned = false): DecodeResult {
   const res: DecodeResult = { value: undefined, unknown: [], typeErrors: [] };
-  res.value = walk(value, schema, { at: [], res });
+  res.value = walk(value, schema, { at: [], res, owned });
   return res;
 }
 
@@ -30,7 +38,12 @@ export function decodeWithSchema(value: unknown, schema: Schema): DecodeResult {
 interface Walk {
   at: (string | number)[];
   res: DecodeResult;
+  /** Keep what needs no change (see decodeWithSchema). */
+  owned: boolean;
 }
+
+/** What decoding a field gives when the field is dropped. */
+const DROPPED = Symbol('dropped');
 
 /** The path of the value being looked at: `a.b[0].c`. */
 function pathOf(w: Walk): string {
@@ -93,9 +106,16 @@ function walk(v: unknown, s: Schema, w: Walk): unknown {
   if (Array.isArray(v)) {
     const items = s.items;
     if (!items) return v;
-    const out = new Array<unknown>(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = below(v[i], items, i, w);
-    return out;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const item = below(v[i], items, i, w);
+      if (out) out[i] = item;
+      else if (!w.owned || item !== v[i]) {
+        out = v.slice(0, i);
+        out[i] = item;
+      }
+    }
+    return out ?? (w.owned ? v : []);
   }
   const obj = v as Record<string, unknown>;
   const props = s.properties;
@@ -106,27 +126,44 @@ function walk(v: unknown, s: Schema, w: Walk): unknown {
     // nothing else, keeps its content only under preserve-unknown-fields.
     if (s['x-orch-preserve-unknown-fields'] || s.type === undefined) return v;
   }
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(obj)) {
-    const child = props && Object.hasOwn(props, k) ? props[k] : undefined;
-    if (embedded && k === 'metadata') {
-      // an embedded resource keeps apiVersion, kind and metadata; its metadata is ObjectMeta
-      put(out, k, below(obj[k], objectMeta, k, w));
-    } else if (child) {
-      put(out, k, below(obj[k], child, k, w));
-    } else if (typeof addl === 'object') {
-      put(out, k, below(obj[k], addl, k, w));
-    } else if (addl === true || s['x-orch-preserve-unknown-fields']) {
-      put(out, k, obj[k]);
-    } else if (embedded && (k === 'apiVersion' || k === 'kind')) {
-      put(out, k, obj[k]);
-    } else {
-      w.at.push(k);
-      w.res.unknown.push(pathOf(w));
-      w.at.pop();
+  const keys = Object.keys(obj);
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const field = decodeField(obj[k], k, s, props, addl, embedded, w);
+    if (out) {
+      if (field !== DROPPED) put(out, k, field);
+    } else if (!w.owned || field === DROPPED || field !== obj[k]) {
+      // the first change (or a copy asked for): the fields before it as they were
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j]!, obj[keys[j]!]);
+      if (field !== DROPPED) put(out, k, field);
     }
   }
-  return out;
+  return out ?? (w.owned ? v : {});
+}
+
+/** One field of an object decoded against the object's schema, or DROPPED (an unknown field). */
+function decodeField(
+  val: unknown,
+  k: string,
+  s: Schema,
+  props: Schema['properties'],
+  addl: Schema['additionalProperties'],
+  embedded: boolean,
+  w: Walk,
+): unknown {
+  const child = props && Object.hasOwn(props, k) ? props[k] : undefined;
+  // an embedded resource keeps apiVersion, kind and metadata; its metadata is ObjectMeta
+  if (embedded && k === 'metadata') return below(val, objectMeta, k, w);
+  if (child) return below(val, child, k, w);
+  if (typeof addl === 'object') return below(val, addl, k, w);
+  if (addl === true || s['x-orch-preserve-unknown-fields']) return val;
+  if (embedded && (k === 'apiVersion' || k === 'kind')) return val;
+  w.at.push(k);
+  w.res.unknown.push(pathOf(w));
+  w.at.pop();
+  return DROPPED;
 }
 
 /** Whether a schema requires a field anywhere below it (schemas are shared and never change: found once). */
