@@ -22,7 +22,8 @@ function values(h: string | string[] | undefined): string[] {
 export function wantsImpersonation(
   headers: Readonly<Record<string, string | string[] | undefined>>,
 ): boolean {
-  return Object.keys(headers).some((k) => k.startsWith('impersonate-'));
+  for (const k in headers) if (k.startsWith('impersonate-')) return true;
+  return false;
 }
 
 /**

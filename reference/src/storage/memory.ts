@@ -48,6 +48,9 @@ export class MemoryStore implements Storage {
   private rev = 0;
   private floor = 0;
   private readonly buckets = new Map<string, Bucket>();
+  /** The bucket asked for last, and its name (see bucket()). */
+  private lastBucket?: Bucket;
+  private lastBucketName?: string;
   /**
    * Changes in revision order. Slots before `historyStart` have left the window: they are
    * cleared at once (undefined) so that the changes and their bytes can be collected, and the
@@ -433,12 +436,16 @@ export class MemoryStore implements Storage {
     }
   }
 
+  /** A bucket by name (made on first use, never removed); a write asks for its own several times. */
   private bucket(name: string): Bucket {
+    if (name === this.lastBucketName) return this.lastBucket!;
     let b = this.buckets.get(name);
     if (!b) {
       b = { objects: new Map(), sorted: null, watchers: new Set(), byPrefix: new Map(), byKey: new Map() };
       this.buckets.set(name, b);
     }
+    this.lastBucket = b;
+    this.lastBucketName = name;
     return b;
   }
 
