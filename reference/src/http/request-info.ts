@@ -5,6 +5,7 @@
 // each segment is decoded on its own, so an encoded `/` stays inside its segment, and
 // `.`/`..` are never resolved against their neighbours.
 import { errors } from '../errors/status.ts';
+import { lowerMethod, upperMethod } from './method.ts';
 
 export interface RequestInfo {
   resourceRequest: boolean;
@@ -87,7 +88,7 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
   const info: RequestInfo = {
     resourceRequest: false,
     path,
-    verb: method.toLowerCase(),
+    verb: lowerMethod(method),
     group: '',
     version: '',
     namespace: '',
@@ -140,7 +141,7 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
   if (syntaxOnly(info.resource) || (rest.length > 2 && syntaxOnly(info.subresource))) info.extra = true;
   if (namespaceSegment === '' || (rest.length > 1 && info.name === '')) info.extra = true;
 
-  const m = method.toUpperCase();
+  const m = upperMethod(method);
   if (m === 'GET' || m === 'HEAD') {
     if (isWatchPath || watchParam) info.verb = 'watch';
     else info.verb = info.name ? 'get' : 'list';
@@ -148,7 +149,7 @@ export function requestInfo(method: string, path: string, watchParam: boolean): 
   else if (m === 'PUT') info.verb = 'update';
   else if (m === 'PATCH') info.verb = 'patch';
   else if (m === 'DELETE') info.verb = info.name ? 'delete' : 'deletecollection';
-  else info.verb = m.toLowerCase();
+  else info.verb = lowerMethod(m);
 
   const nsProblem = info.namespace ? pathSegmentNameProblem(info.namespace) : undefined;
   const nameProblem = info.name ? pathSegmentNameProblem(info.name) : undefined;

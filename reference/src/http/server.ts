@@ -30,6 +30,7 @@ import { isPromise, type MaybePromise } from '../util/maybe-async.ts';
 import { auditFailure, auditRequest, openAudit } from './audit-attributes.ts';
 import type { HttpDeps } from './deps.ts';
 import { discoveryDocument } from './discovery.ts';
+import { lowerMethod, upperMethod } from './method.ts';
 import { isMutating, labelRequest, methodVerb, recordEnd } from './metrics.ts';
 import { checkQueryOptions, checkTimeout, isWriteVerb, writeOptions } from './query-options.ts';
 import { type RequestInfo, requestInfo, watchRequested } from './request-info.ts';
@@ -49,7 +50,7 @@ export function createHandlerFn(deps: HttpDeps) {
     req.on('error', ignore);
     res.on('error', ignore);
     const audit = openAudit(deps.audit, req, res);
-    const method = (req.method ?? 'GET').toUpperCase();
+    const method = upperMethod(req.method);
     const observed = deps.metrics?.begin(isMutating(method));
     if (observed) observed.verb = methodVerb(method);
     deps.requestLog?.(req, res, () => observed?.verb || method);
@@ -79,7 +80,7 @@ async function handle(
   // whether the audit policy has judged the request (a request refused before is judged in the catch)
   let evaluated = false;
   let pf: Readonly<Record<string, string>> | undefined;
-  const method = (req.method ?? 'GET').toUpperCase();
+  const method = upperMethod(req.method);
   try {
     const target = requestTarget(req.url ?? '/');
     const { path, query: q } = target;
@@ -171,7 +172,7 @@ function authorizationAttributes(
 ): AuthorizationAttributes {
   return {
     user,
-    verb: info.resourceRequest ? info.verb : method.toLowerCase(),
+    verb: info.resourceRequest ? info.verb : lowerMethod(method),
     resourceRequest: info.resourceRequest,
     apiGroup: deps.registry.canonicalGroup(info.group),
     apiVersion: info.version,

@@ -39,8 +39,9 @@ export async function createObject(
   if (generated) m.name = m.generateName + randomSuffix();
   m.uid = randomUUID();
   m.creationTimestamp = rfc3339(store.now());
-  delete m.deletionTimestamp;
-  delete m.deletionGracePeriodSeconds;
+  // (a delete of a field that is not there still calls into V8's runtime: looked at first)
+  if (m.deletionTimestamp !== undefined) delete m.deletionTimestamp;
+  if (m.deletionGracePeriodSeconds !== undefined) delete m.deletionGracePeriodSeconds;
   if (store.def.strategy.tracksGeneration !== false) m.generation = 1;
   else delete m.generation;
   obj.apiVersion = apiVersionOf(store.def.group, version);

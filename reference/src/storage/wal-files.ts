@@ -38,7 +38,19 @@ export const TYPE = { ADDED: 'A', MODIFIED: 'M', DELETED: 'D' } as const;
  * no closing brace): JSON.stringify of the head object cost a write about a microsecond.
  */
 export function changeHead(ev: ChangeEvent): string {
-  return `{"r":${ev.rv},"t":"${TYPE[ev.type]}","k":${JSON.stringify(ev.key)},"ts":${ev.time}`;
+  return `{"r":${ev.rv},"t":"${TYPE[ev.type]}","k":${JSON.stringify(ev.key)},"ts":${timeText(ev.time)}`;
+}
+
+/** The last time written, as text: a millisecond time is no small integer, and its text is made slowly. */
+let lastTime = Number.NaN;
+let lastTimeText = '';
+
+function timeText(t: number): string {
+  if (t !== lastTime) {
+    lastTime = t;
+    lastTimeText = String(t);
+  }
+  return lastTimeText;
 }
 const UNTYPE = { A: 'ADDED', M: 'MODIFIED', D: 'DELETED' } as const;
 
