@@ -4,6 +4,7 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../src/errors/status.ts';
+import { pathSegments } from '../src/http/request-info.ts';
 import { requestTarget } from '../src/http/routing.ts';
 
 /** Characters that matter to a target's parsing, and any others. */
@@ -55,5 +56,24 @@ describe('request targets', () => {
     expect(abs.query.get('watch')).toBe('1');
     expect(abs.url.pathname).toBe('/api/v1/pods');
     expect(() => requestTarget('api/v1')).toThrow(StatusError);
+  });
+
+  fcTest.prop([target], { numRuns: 5000 })("are cut into the segments split('/') gives, decoded", (t) => {
+    const path = t.split('?')[0]!;
+    const expected = () => {
+      const parts = path.split('/');
+      if (parts[0] === '') parts.shift();
+      if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+      return parts.map((p) => (p.includes('%') ? decodeURIComponent(p) : p));
+    };
+    let want: string[] | undefined;
+    try {
+      want = expected();
+    } catch {
+      // a malformed escape: a 400
+      expect(() => pathSegments(path)).toThrow(StatusError);
+      return;
+    }
+    expect(pathSegments(path)).toEqual(want);
   });
 });

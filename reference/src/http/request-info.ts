@@ -35,7 +35,17 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 /** The decoded segments of a raw path; a malformed escape (or bytes that are not UTF-8) is a 400. */
 export function pathSegments(path: string): string[] {
-  const parts = path.split('/');
+  // path.split('/') by hand: split calls into V8's runtime, once every request
+  const parts: string[] = [];
+  for (let start = 0; ; ) {
+    const slash = path.indexOf('/', start);
+    if (slash < 0) {
+      parts.push(path.slice(start));
+      break;
+    }
+    parts.push(path.slice(start, slash));
+    start = slash + 1;
+  }
   // a leading slash gives an empty first part; one trailing slash is tolerated
   if (parts[0] === '') parts.shift();
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
