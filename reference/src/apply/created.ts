@@ -151,27 +151,28 @@ function children(
   const lm = isMap(z) ? z : undefined;
   const rm = isMap(o) ? o : undefined;
   if (a.atomic || (noValues(lm) && noValues(rm))) return LEAF;
-  const skip = rule?.skip;
-  const strip = rule?.strip;
-  const below = rule?.below;
-  const field = (k: string, zv: unknown, ov: unknown) => {
-    if (skip?.has(k)) return;
-    const v = at(zv, ov, fieldType(a, k), strip?.has(k) ?? false, below?.get(k));
-    if (v) entries.push({ k: fieldKey(k), v });
-  };
+  // own keys in Object.keys' order, without making their arrays (a create walks every map)
   if (lm)
-    for (const k of Object.keys(lm)) {
-      if (lm[k] === undefined) continue;
-      field(k, lm[k], own(rm, k));
+    for (const k in lm) {
+      if (lm[k] === undefined || !Object.hasOwn(lm, k)) continue;
+      addField(entries, a, rule, k, lm[k], own(rm, k));
     }
   if (rm)
-    for (const k of Object.keys(rm)) {
-      if (rm[k] === undefined || (lm && Object.hasOwn(lm, k) && lm[k] !== undefined)) continue;
-      field(k, undefined, rm[k]);
+    for (const k in rm) {
+      if (rm[k] === undefined || !Object.hasOwn(rm, k)) continue;
+      if (lm && Object.hasOwn(lm, k) && lm[k] !== undefined) continue;
+      addField(entries, a, rule, k, undefined, rm[k]);
     }
   // fields only: their keys sort as their names do
   sortEntries(entries, byKey);
   return assemble(entries, member);
+}
+
+/** A map's field `k` (before `zv`, now `ov`) to a level's entries, unless the writer owns nothing there. */
+function addField(entries: Entry[], a: Atom, rule: Rule | undefined, k: string, zv: unknown, ov: unknown) {
+  if (rule?.skip?.has(k)) return;
+  const v = at(zv, ov, fieldType(a, k), rule?.strip?.has(k) ?? false, rule?.below?.get(k));
+  if (v) entries.push({ k: fieldKey(k), v });
 }
 
 const byKey = (x: Entry, y: Entry) => compareStrings(x.k, y.k);

@@ -285,7 +285,8 @@ export function own(m: JMap | undefined, k: string): unknown {
 }
 
 export function noValues(m: JMap | undefined): boolean {
-  if (m) for (const k of Object.keys(m)) if (m[k] !== undefined) return false;
+  // own keys as Object.keys has them, without making their array (asked at every map of a walk)
+  if (m) for (const k in m) if (m[k] !== undefined && Object.hasOwn(m, k)) return false;
   return true;
 }
 
