@@ -23,6 +23,15 @@ export const TABLE_GROUP = 'meta.orch.io';
 export const KUBERNETES_TABLE_GROUP = 'meta.k8s.io';
 const TABLE_GROUPS = new Set([TABLE_GROUP, KUBERNETES_TABLE_GROUP]);
 
+/** A media type with nothing to normalise: small letters, no parameters, no blanks. */
+const PLAIN_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
+
+/** The `type/subtype` of a Content-Type, in small letters, its parameters left out. */
+export function mediaTypeOf(s: string): string {
+  // the usual header (`application/json`) is that already: no parse of it every write
+  return PLAIN_TYPE.test(s) ? s : parseMediaType(s).type;
+}
+
 export function parseMediaType(s: string): MediaRange {
   const parts = s.split(';');
   const type = parts[0]!.trim().toLowerCase();

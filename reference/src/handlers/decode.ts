@@ -1,7 +1,7 @@
 // Request bodies: JSON, YAML or Protobuf, then schema checks and field validation
 // (Ignore / Warn / Strict) with the messages Kubernetes uses.
 import { MAX_NESTING, parseJson, tooDeep, valueNestingExceeds } from '../content/json.ts';
-import { PROTOBUF_TYPE, parseMediaType } from '../content/negotiate.ts';
+import { mediaTypeOf, PROTOBUF_TYPE } from '../content/negotiate.ts';
 import { decodeProtobuf } from '../content/protobuf.ts';
 import { errors, StatusError } from '../errors/status.ts';
 import { type RequestContext, type ResourceDef, schemaFor } from '../registry/types.ts';
@@ -37,7 +37,7 @@ export interface ParsedBody {
 
 /** Parses a body by its Content-Type; returns the value and the paths of duplicate keys. */
 export function parseBody(buf: Buffer, contentType: string | undefined, accepted: string[]): ParsedBody {
-  const mt = parseMediaType(contentType || 'application/json').type;
+  const mt = mediaTypeOf(contentType || 'application/json');
   if (mt === 'application/json' || mt === '*/*' || mt === '') {
     const { value, duplicates } = parseJson(buf.toString('utf8'));
     return { value, duplicates, unshared: true };

@@ -1,7 +1,7 @@
 // The `scale` subresource (get, update, patch) of any kind whose strategy offers one: the
 // kind says how replicas are read and written, this handler does the rest (body checks,
 // field validation, patches, preconditions and retries).
-import { JSON_TYPE, YAML_TYPE, parseMediaType } from '../content/negotiate.ts';
+import { JSON_TYPE, mediaTypeOf, YAML_TYPE } from '../content/negotiate.ts';
 import { errors, StatusError } from '../errors/status.ts';
 import { applyJsonPatch } from '../patch/json-patch.ts';
 import { applyMergePatch } from '../patch/merge.ts';
@@ -138,7 +138,7 @@ export const scaleUpdateHandler: Handler = async (s) => {
 export const scalePatchHandler: Handler = async (s) => {
   const a = access(s);
   const level = fieldValidation(s.query);
-  const ct = parseMediaType(s.contentType ?? '').type;
+  const ct = mediaTypeOf(s.contentType ?? '');
   if (!a.patchTypes.includes(ct)) throw errors.unsupportedMediaType(ct, [...a.patchTypes]);
   const buf = await s.body();
   if (buf.length === 0) throw errors.badRequest('the body of the request was empty');

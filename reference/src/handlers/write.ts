@@ -1,8 +1,7 @@
 // create (POST), update (PUT), patch (PATCH), delete and deletecollection (DELETE).
 import { tooDeep, valueNestingExceeds } from '../content/json.ts';
-import { JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, parseMediaType } from '../content/negotiate.ts';
+import { JSON_TYPE, mediaTypeOf, PROTOBUF_TYPE, YAML_TYPE } from '../content/negotiate.ts';
 import { errors, StatusError, successStatus } from '../errors/status.ts';
-import { APPLY_PATCH_TYPE, applyPatchHandler } from './apply.ts';
 import { applyJsonPatch } from '../patch/json-patch.ts';
 import { applyMergePatch } from '../patch/merge.ts';
 import { applyStrategicMergePatch } from '../patch/strategic.ts';
@@ -10,6 +9,7 @@ import type { DeleteParams } from '../registry/store.ts';
 import { apiVersionOf } from '../registry/types.ts';
 import { jsonType } from '../schema/decode.ts';
 import type { KObject } from '../storage/types.ts';
+import { APPLY_PATCH_TYPE, applyPatchHandler } from './apply.ts';
 import { checkTypeMeta, fieldValidation, parseBody, validateFields } from './decode.ts';
 import { listParams } from './read.ts';
 import type { Handler, Scope } from './scope.ts';
@@ -63,7 +63,7 @@ const PATCH_RETRIES = 20;
 
 export const patchHandler: Handler = async (s) => {
   const level = fieldValidation(s.query);
-  const ct = parseMediaType(s.contentType ?? '').type;
+  const ct = mediaTypeOf(s.contentType ?? '');
   const accepted = s.def.custom
     ? PATCH_TYPES.filter((t) => !t.startsWith('application/strategic'))
     : PATCH_TYPES;
