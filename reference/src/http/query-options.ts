@@ -84,6 +84,8 @@ export function checkQueryOptions(
   }
   const kind = OPTIONS_KIND[verb];
   if (!kind) return false;
+  // a write without a query has nothing to get wrong (a patch's type and manager still may)
+  if (q.size === 0 && verb !== 'patch') return false;
   const causes: StatusCause[] = [];
   const dryRun = q.getAll('dryRun');
   const badDryRun = dryRun.filter((v) => v !== '' && v !== 'All');
@@ -166,6 +168,7 @@ export function writeOptions(verb: string, q: URLSearchParams): Record<string, u
   const kind = OPTIONS_KIND[verb];
   if (!kind) return undefined;
   const o: Record<string, unknown> = { kind, apiVersion: 'meta.orch.io/v1' };
+  if (q.size === 0) return o;
   const dryRun = q.getAll('dryRun').filter((v) => v !== '');
   if (dryRun.length) o.dryRun = dryRun;
   for (const k of ['fieldManager', 'fieldValidation', 'propagationPolicy']) {
