@@ -46,7 +46,7 @@ export { clientErrorHandler, connectMethodHandler } from './socket-errors.ts';
 export function createHandlerFn(deps: HttpDeps) {
   // Nothing a request does may escape as an exception or an unhandled 'error' event: an error
   // after the headers went out resets the connection, a client that went away is ignored.
-  return async function guarded(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return function guarded(req: IncomingMessage, res: ServerResponse): Promise<void> {
     req.on('error', ignore);
     res.on('error', ignore);
     const audit = openAudit(deps.audit, req, res);
@@ -54,16 +54,8 @@ export function createHandlerFn(deps: HttpDeps) {
     const observed = deps.metrics?.begin(isMutating(method));
     if (observed) observed.verb = methodVerb(method);
     deps.requestLog?.(req, res, () => observed?.verb || method);
-    try {
-      await handle(deps, req, res, audit, observed);
-    } catch (e) {
-      if (audit) {
-        audit.failure = { reason: 'InternalError', message: String(e) };
-        audit.panicked = true;
-      }
-      lastResort(res, e);
-    }
-    if (observed) recordEnd(deps.metrics!, observed, res, req);
+    // one async function a request, not two: handle() ends it (its last resort, its metrics)
+    return handle(deps, req, res, audit, observed);
   };
 }
 
@@ -82,73 +74,100 @@ async function handle(
   let pf: Readonly<Record<string, string>> | undefined;
   const method = upperMethod(req.method);
   try {
-    const target = requestTarget(req.url ?? '/');
-    const { path, query: q } = target;
-    const info = requestInfo(method, path, watchRequested(q));
-    checkTimeout(q, info.verb === 'watch' || isConnect(info.subresource));
-    // On a store shared with other servers, the request sees every change committed before
-    // it came (objects, and the roles, webhooks and definitions that decide about it), unless
-    // it asks for any version (resourceVersion=0) of what it reads.
-    const storage = deps.registry.storage;
-    if (storage.sync && apiPath(path) && !anyVersionRead(method, q)) await storage.sync();
-    // stages answer synchronously when they can: an await only where one returned a promise
-    const authnAnswer = authenticate(deps, req);
-    const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
-    if (req.headers.authorization !== undefined && extraSpaceBeforeToken(req.headers))
-      warnings.push(EXTRA_SPACE_WARNING);
-    const user = wantsImpersonation(req.headers)
-      ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
-      : authenticated.user;
-    if (observed) labelRequest(observed, info, q, req.headers['content-type']);
-    // the headers naming the request's FlowSchema and priority level: a resource request's go
-    // out with its reply's head (headers set ahead of it cost a GET about a tenth of its time)
-    pf = deps.flowcontrol ? classifyRequest(deps.flowcontrol, info, user, path) : undefined;
-    if (audit) {
-      auditRequest(audit, deps.auditPolicy, info, authenticated.user, user);
-      evaluated = true;
-      audit.stage('RequestReceived');
-    }
-    // As in Kubernetes, authorization comes before routing: an anonymous user learns nothing
-    // about which paths exist.
-    const attrs = authorizationAttributes(deps, info, user, method, path);
-    const authzAnswer = deps.authz.authorize(attrs);
-    const decision = isPromise(authzAnswer) ? await authzAnswer : authzAnswer;
-    audit?.annotate('authorization.orch.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
-    audit?.annotate('authorization.orch.io/reason', decision.reason);
-    if (decision.decision !== 'allow') throw forbidden(attrs, decision);
+    try {
+      const target = requestTarget(req.url ?? '/');
+      const { path, query: q } = target;
+      const info = requestInfo(method, path, watchRequested(q));
+      checkTimeout(q, info.verb === 'watch' || isConnect(info.subresource));
+      // On a store shared with other servers, the request sees every change committed before
+      // it came (objects, and the roles, webhooks and definitions that decide about it), unless
+      // it asks for any version (resourceVersion=0) of what it reads.
+      const storage = deps.registry.storage;
+      if (storage.sync && apiPath(path) && !anyVersionRead(method, q)) await storage.sync();
+      // stages answer synchronously when they can: an await only where one returned a promise
+      const authnAnswer = authenticate(deps, req);
+      const authenticated = isPromise(authnAnswer) ? await authnAnswer : authnAnswer;
+      if (req.headers.authorization !== undefined && extraSpaceBeforeToken(req.headers))
+        warnings.push(EXTRA_SPACE_WARNING);
+      const user = wantsImpersonation(req.headers)
+        ? await impersonate(authenticated.user, req.headers, deps.authz, req.rawHeaders)
+        : authenticated.user;
+      if (observed) labelRequest(observed, info, q, req.headers['content-type']);
+      // the headers naming the request's FlowSchema and priority level: a resource request's go
+      // out with its reply's head (headers set ahead of it cost a GET about a tenth of its time)
+      pf = deps.flowcontrol ? classifyRequest(deps.flowcontrol, info, user, path) : undefined;
+      if (audit) {
+        auditRequest(audit, deps.auditPolicy, info, authenticated.user, user);
+        evaluated = true;
+        audit.stage('RequestReceived');
+      }
+      // As in Kubernetes, authorization comes before routing: an anonymous user learns nothing
+      // about which paths exist.
+      const attrs = authorizationAttributes(deps, info, user, method, path);
+      const authzAnswer = deps.authz.authorize(attrs);
+      const decision = isPromise(authzAnswer) ? await authzAnswer : authzAnswer;
+      audit?.annotate('authorization.orch.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
+      audit?.annotate('authorization.orch.io/reason', decision.reason);
+      if (decision.decision !== 'allow') throw forbidden(attrs, decision);
 
-    if (!info.resourceRequest) {
-      if (pf) setHeaders(res, pf);
-      const url = target.url;
-      // non-resource routes read `url`: a path the URL parser would rewrite (dot segments,
-      // backslashes, characters it escapes) names none of them
-      if (url.pathname !== path) throw errors.pathNotFound(path);
-      // the path is a label only if a route answers it (see recordEnd)
-      if (observed) observed.subresource = path.replace(/\/+$/, '') || '/';
-      if (await deps.health(res, url)) return;
-      for (const r of deps.routes) if (await r(req, res, url)) return;
-      const doc = discoveryDocument(deps, method, path);
-      out = negotiate(req.headers.accept, { protobuf: false, table: false });
-      writeEncoded(req, res, 200, doc, out, { sized: observed });
-      return;
+      if (!info.resourceRequest) {
+        if (pf) setHeaders(res, pf);
+        const url = target.url;
+        // non-resource routes read `url`: a path the URL parser would rewrite (dot segments,
+        // backslashes, characters it escapes) names none of them
+        if (url.pathname !== path) throw errors.pathNotFound(path);
+        // the path is a label only if a route answers it (see recordEnd)
+        if (observed) observed.subresource = path.replace(/\/+$/, '') || '/';
+        if (await deps.health(res, url)) return;
+        for (const r of deps.routes) if (await r(req, res, url)) return;
+        const doc = discoveryDocument(deps, method, path);
+        out = negotiate(req.headers.accept, { protobuf: false, table: false });
+        writeEncoded(req, res, 200, doc, out, { sized: observed });
+        return;
+      }
+      const served = resolveResource(deps.registry, info, path, observed);
+      const handler = route(info, served.def, deps.subresourceHandlers);
+      if (!handler) throw errors.methodNotAllowed();
+      noteDeprecation(deps, info, served.def, warnings, audit, observed);
+      if (info.invalidName) throw errors.badRequest(info.invalidName);
+      // a connect subresource answers with what its backend sends (its errors in JSON), and
+      // its query is the backend's or the subresource's own options, not a write's
+      const connect = isConnect(info.subresource);
+      out = negotiateResource(req, info, served.def, connect);
+      await handler(
+        requestScope(
+          deps,
+          req,
+          res,
+          info,
+          path,
+          q,
+          served,
+          user,
+          warnings,
+          connect,
+          out,
+          audit,
+          observed,
+          pf,
+        ),
+      );
+      // A HEAD reply is its headers: one the handler left streaming (a watch) ends with them,
+      // which also stops the watch ('close'), and the connection serves the next request.
+      if (method === 'HEAD' && res.headersSent && !res.writableEnded) res.end();
+    } catch (e) {
+      failed(deps, req, res, method, e, evaluated, out, warnings, audit, observed, pf);
     }
-    const served = resolveResource(deps.registry, info, path, observed);
-    const handler = route(info, served.def, deps.subresourceHandlers);
-    if (!handler) throw errors.methodNotAllowed();
-    noteDeprecation(deps, info, served.def, warnings, audit, observed);
-    if (info.invalidName) throw errors.badRequest(info.invalidName);
-    // a connect subresource answers with what its backend sends (its errors in JSON), and
-    // its query is the backend's or the subresource's own options, not a write's
-    const connect = isConnect(info.subresource);
-    out = negotiateResource(req, info, served.def, connect);
-    await handler(
-      requestScope(deps, req, res, info, path, q, served, user, warnings, connect, out, audit, observed, pf),
-    );
-    // A HEAD reply is its headers: one the handler left streaming (a watch) ends with them,
-    // which also stops the watch ('close'), and the connection serves the next request.
-    if (method === 'HEAD' && res.headersSent && !res.writableEnded) res.end();
   } catch (e) {
-    failed(deps, req, res, method, e, evaluated, out, warnings, audit, observed, pf);
+    // what answering a failure threw (nothing a request does may escape)
+    if (audit) {
+      audit.failure = { reason: 'InternalError', message: String(e) };
+      audit.panicked = true;
+    }
+    lastResort(res, e);
+  } finally {
+    // (a route that answered returns early: its request is counted too)
+    if (observed) recordEnd(deps.metrics!, observed, res, req);
   }
 }
 
