@@ -36,7 +36,7 @@ export const keyOf = (o: KObject): string => `${o.metadata.namespace ?? ''}/${o.
  * handler in the order they came.
  */
 interface Shared {
-  /** Kept only while a handler asked for it (a cache of every ConfigMap costs each write). */
+  /** Made once a handler asks for one, not before (a cache of every ConfigMap costs each write). */
   cache?: Map<string, KObject>;
   /** Replaced, never changed, when a handler comes or goes (a change is handed to those there when it came). */
   handlers: ((ev: InformerEvent) => void)[];
