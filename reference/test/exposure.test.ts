@@ -20,9 +20,11 @@ import { configMap, scratchDir, startServer, type TestServer, uniqueName } from 
 
 let ts: TestServer;
 let hooks: HookServer;
+// made here, not in beforeAll: the directory is removed after all (scratchDir)
+const dataDir = scratchDir('orch-exposure-');
 
 beforeAll(async () => {
-  ts = await startServer({ inMemory: false, dataDir: scratchDir('orch-exposure-'), fsync: true });
+  ts = await startServer({ inMemory: false, dataDir, fsync: true });
   hooks = await startHookServer();
 });
 afterAll(async () => {
