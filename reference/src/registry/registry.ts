@@ -1,6 +1,7 @@
 // The registry: which resources are served at which group versions, their stores, and
 // the discovery documents derived from them. Custom resources are added and removed at run time.
 import type { KObject, Storage } from '../storage/types.ts';
+import { PairMap } from '../util/pair-map.ts';
 import { ApiEnablement } from './api-enablement.ts';
 import { ConvertingStorage } from './converting-storage.ts';
 import { checkRuntimeConfig, type RegisteredApis, type RuntimeConfig } from './runtime-config.ts';
@@ -14,8 +15,16 @@ export interface Served {
   store: GenericStore;
 }
 
+/** Namespace keys kept at most (names come from requests: the bound keeps them from growing without end). */
+const NAMESPACE_KEYS_KEPT = 10_000;
+
 export class Registry {
-  private readonly byPath = new Map<string, Served>();
+  /** By group and version, then plural (the path's parts, not joined: see PairMap). */
+  private readonly byPath = new PairMap<Map<string, Served>>();
+  /** The store's keys of namespaces by name (see namespace()). */
+  private readonly namespaceKeys = new Map<string, string>();
+  /** byBucket's entries by group and plural, for lookups. */
+  private readonly byResourceName = new PairMap<Served>();
   private readonly byBucket = new Map<string, Served>();
   /** group -> versions served (preferred first). */
   private readonly groups = new Map<string, string[]>();
@@ -44,14 +53,15 @@ export class Registry {
       new GenericStore(
         def,
         def.storedAs ? new ConvertingStorage(this.storage, def.storedAs) : this.storage,
-        { get: (n) => this.storage.get(`core/namespaces//${n}`)?.obj },
+        { get: (n) => this.namespace(n) },
         this.storeOptions,
         def.strategy.nameRule,
       );
     const entry = { def, store };
     this.byBucket.set(`${def.group}/${def.plural}`, entry);
+    this.byResourceName.set(def.group, def.plural, entry);
     for (const v of def.versions) {
-      this.byPath.set(`${def.group}/${v}/${def.plural}`, entry);
+      this.setPath(def.group, v, def.plural, entry);
       const vs = this.groups.get(def.group) ?? [];
       if (!vs.includes(v)) vs.push(v);
       this.groups.set(def.group, sortVersions(vs));
@@ -70,11 +80,11 @@ export class Registry {
     const store = new GenericStore(
       alias,
       this.storage,
-      { get: (n) => this.storage.get(`core/namespaces//${n}`)?.obj },
+      { get: (n) => this.namespace(n) },
       this.storeOptions,
       def.strategy.nameRule,
     );
-    for (const v of def.versions) this.byPath.set(`${group}/${v}/${def.plural}`, { def: alias, store });
+    for (const v of def.versions) this.setPath(group, v, def.plural, { def: alias, store });
     this.aliases.set(group, def.group);
     this.servedKnown = new WeakMap();
   }
@@ -111,7 +121,12 @@ export class Registry {
     const e = this.byBucket.get(`${group}/${plural}`);
     if (!e) return;
     this.byBucket.delete(`${group}/${plural}`);
-    for (const v of e.def.versions) this.byPath.delete(`${group}/${v}/${plural}`);
+    this.byResourceName.delete(group, plural);
+    for (const v of e.def.versions) {
+      const byPlural = this.byPath.get(group, v);
+      byPlural?.delete(plural);
+      if (byPlural?.size === 0) this.byPath.delete(group, v);
+    }
     const still = new Set<string>();
     for (const x of this.byBucket.values())
       if (x.def.group === group) for (const v of x.def.versions) still.add(v);
@@ -120,12 +135,31 @@ export class Registry {
     for (const f of this.onChange) f();
   }
 
+  /**
+   * A namespace as stored now. A write asks for its namespace several times (the store before
+   * and after admission, NamespaceLifecycle): its key is made once a name, not each time.
+   */
+  namespace(name: string): KObject | undefined {
+    let key = this.namespaceKeys.get(name);
+    if (key === undefined) {
+      key = `core/namespaces//${name}`;
+      if (this.namespaceKeys.size < NAMESPACE_KEYS_KEPT) this.namespaceKeys.set(name, key);
+    }
+    return this.storage.get(key)?.obj;
+  }
+
   changed(f: () => void): void {
     this.onChange.push(f);
   }
 
+  private setPath(group: string, version: string, plural: string, entry: Served): void {
+    let byPlural = this.byPath.get(group, version);
+    if (!byPlural) this.byPath.set(group, version, (byPlural = new Map()));
+    byPlural.set(plural, entry);
+  }
+
   lookup(group: string, version: string, plural: string): Served | undefined {
-    const e = this.byPath.get(`${group}/${version}/${plural}`);
+    const e = this.byPath.get(group, version)?.get(plural);
     return e && this.served(e.def, version) ? e : undefined;
   }
 
@@ -171,7 +205,7 @@ export class Registry {
   }
 
   byResource(group: string, plural: string): Served | undefined {
-    return this.byBucket.get(`${group}/${plural}`);
+    return this.byResourceName.get(group, plural);
   }
 
   all(): Served[] {

@@ -124,6 +124,10 @@ export class MemoryStore implements Storage {
   }
 
   get(key: string): StoredObject | undefined {
+    // a key of the bucket asked for last (`<group>/<resource>/...`): no bucket name cut out of it
+    const last = this.lastBucketName;
+    if (last !== undefined && key.charCodeAt(last.length) === 47 && key.startsWith(last))
+      return this.lastBucket!.objects.get(key);
     return this.bucket(bucketOf(key)).objects.get(key);
   }
 

@@ -31,8 +31,7 @@ export const namespaceLifecycle = (env: { registry: Registry }): AdmissionPlugin
   handles: (a) => isNamespaceDelete(a) || isContentCreate(a),
   mutate(a) {
     if (!isContentCreate(a)) return;
-    if (!env.registry.byResource('', 'namespaces')?.store.getStored('', a.namespace))
-      throw errors.notFound('', 'namespaces', a.namespace);
+    if (!env.registry.namespace(a.namespace)) throw errors.notFound('', 'namespaces', a.namespace);
   },
   validate(a) {
     if (isNamespaceDelete(a) && PROTECTED_NAMESPACES.includes(a.name))
