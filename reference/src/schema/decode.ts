@@ -189,6 +189,19 @@ function findRequired(s: Schema, seen: Set<Schema>): boolean {
   return r;
 }
 
+/** The fields of a schema below which something is required (found once a schema: ObjectMeta's sixteen fields come down to its owner references). */
+const requiring = new WeakMap<Schema, string[]>();
+
+function requiringFields(s: Schema): string[] {
+  let fields = requiring.get(s);
+  if (!fields) {
+    fields = [];
+    for (const k in s.properties) if (mayRequire(s.properties[k]!)) fields.push(k);
+    requiring.set(s, fields);
+  }
+  return fields;
+}
+
 /** Missing required fields, as `path.field` strings (a path is written only for a field that is missing). */
 export function missingRequired(v: unknown, s: Schema): string[] {
   const out: string[] = [];
@@ -221,8 +234,8 @@ export function missingRequired(v: unknown, s: Schema): string[] {
       walk(val, ks);
       at.pop();
     };
-    if (s.properties) for (const k in s.properties) inner(k, obj[k], s.properties[k]!);
-    else if (typeof s.additionalProperties === 'object')
+    if (s.properties) for (const k of requiringFields(s)) inner(k, obj[k], s.properties[k]!);
+    else if (typeof s.additionalProperties === 'object' && mayRequire(s.additionalProperties))
       for (const k in obj) inner(k, obj[k], s.additionalProperties);
   };
   walk(v, s);
