@@ -69,8 +69,8 @@ export function follow(
 ): Follower | undefined {
   const f = subscribe(registry, group, plural, handler, false);
   if (!f) return undefined;
-  const { storage, served } = f;
-  return { get: (namespace, name) => storage.get(served.store.key(namespace, name))?.obj, stop: f.stop };
+  const store = f.served.store;
+  return { get: (namespace, name) => store.getStored(namespace, name)?.obj, stop: f.stop };
 }
 
 function subscribe(
@@ -94,7 +94,7 @@ function subscribe(
       console.error(`controller: handling a change of ${plural} failed:`, e);
     }
   };
-  const found = s.cache ? [...s.cache.values()] : [...current(registry, bucket).values()];
+  const found = s.cache ? [...s.cache.values()] : stored(registry, bucket);
   s.handlers = [...s.handlers, safe];
   for (const obj of found) safe({ type: 'ADDED', obj });
   const stop = () => {
@@ -103,13 +103,18 @@ function subscribe(
     s.cancel();
     if (byBucket.get(bucket) === s) byBucket.delete(bucket);
   };
-  return { shared: s, served, storage: registry.storage, stop };
+  return { shared: s, served, stop };
+}
+
+/** The store's objects of a bucket now. */
+function stored(registry: Registry, bucket: string): KObject[] {
+  return registry.storage.list(bucket, `${bucket}/`).map((o) => o.obj);
 }
 
 /** The store's objects of a bucket now, by key. */
 function current(registry: Registry, bucket: string): Map<string, KObject> {
   const cache = new Map<string, KObject>();
-  for (const o of registry.storage.list(bucket, `${bucket}/`)) cache.set(keyOf(o.obj), o.obj);
+  for (const obj of stored(registry, bucket)) cache.set(keyOf(obj), obj);
   return cache;
 }
 

@@ -32,6 +32,7 @@ interface SnapshotFile {
 }
 
 export const TYPE = { ADDED: 'A', MODIFIED: 'M', DELETED: 'D' } as const;
+const UNTYPE = { A: 'ADDED', M: 'MODIFIED', D: 'DELETED' } as const;
 
 /**
  * A change's LogLine up to its object, written out by hand (`{"r":..,"t":..,"k":..,"ts":..`,
@@ -52,7 +53,6 @@ function timeText(t: number): string {
   }
   return lastTimeText;
 }
-const UNTYPE = { A: 'ADDED', M: 'MODIFIED', D: 'DELETED' } as const;
 
 /** Writes every live object of `store` and its retained history (of `buckets`) to `path`; returns the bytes written. */
 export function writeSnapshot(path: string, store: MemoryStore, buckets: Set<string>): number {
