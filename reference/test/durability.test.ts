@@ -5,13 +5,15 @@
 // lists) must survive within the retention window. Plus in-process checks of the log.
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
-  appendFileSync,
+  closeSync,
   existsSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -39,6 +41,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUNDLE = join(ROOT, 'scripts', 'bundle.mjs');
 const dirs: string[] = [];
 const children = new Set<ChildProcess>();
+
+/** The log's records: its file up to the zeros it grew into ahead of them (or the whole file). */
+function logRecords(path: string): Buffer {
+  const buf = readFileSync(path);
+  const end = buf.indexOf(0);
+  return end < 0 ? buf : buf.subarray(0, end);
+}
 
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'orch-dur-'));
@@ -317,11 +326,15 @@ describe('durable store across process restarts', () => {
     let maxRv = await writeSome(c, acked, 'd', 10);
     await c.kill();
     const log = join(dataDir, 'store', 'changes.log');
-    const good = readFileSync(log);
-    appendFileSync(
-      log,
+    const good = logRecords(log);
+    // a torn write: the start of a record where the records end (in the space the log grew into)
+    const fd = openSync(log, 'r+');
+    writeSync(
+      fd,
       `{"r":${maxRv + 1},"t":"A","k":"core/configmaps/dur/torn","o":{"apiVersion":"v1","metad`,
+      good.length,
     );
+    closeSync(fd);
 
     c = await startChild({ dataDir });
     expect(c.stderr()).toMatch(/torn record/);
@@ -366,7 +379,7 @@ describe('durable store across process restarts', () => {
     const snap = join(dataDir, 'store', 'snapshot.json');
     const log = join(dataDir, 'store', 'changes.log');
     expect(existsSync(snap)).toBe(true);
-    expect(statSync(log).size).toBeLessThan(statSync(snap).size);
+    expect(logRecords(log).length).toBeLessThan(statSync(snap).size);
     await c.kill();
 
     c = await startChild({ dataDir, compactBytes: 4096 });
@@ -545,7 +558,7 @@ describe('write-ahead log', () => {
     const dir = tempDir();
     const s = WriteAheadLog.open({ dir });
     const log = join(dir, 'changes.log');
-    const lines = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+    const lines = () => logRecords(log).toString('utf8').split('\n').filter(Boolean).length;
     const turn = () => new Promise((r) => setImmediate(r));
     fsFault.writevCalls = 0;
     try {
@@ -575,6 +588,86 @@ describe('write-ahead log', () => {
     const s2 = WriteAheadLog.open({ dir });
     expect(s2.list(B, '').map((o) => o.obj.metadata.name)).toEqual(['seen', 't1', 't2', 't3']);
     await s2.close();
+  });
+
+  it('grows ahead of its records in steps of zeros: batches write into space the file has; a clean close cuts the zeros', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'changes.log');
+    const s = WriteAheadLog.open({ dir });
+    await s.create(B, key('first'), obj('first'));
+    const grown = statSync(log).size;
+    expect(grown).toBe(1 << 20);
+    // batches of later turns overwrite zeros: the file's length (metadata an fdatasync would
+    // have to commit) does not change
+    for (let i = 0; i < 20; i++)
+      await Promise.all([1, 2, 3].map((j) => s.create(B, key(`g${i}-${j}`), obj(`g${i}`))));
+    expect(statSync(log).size).toBe(grown);
+    const records = logRecords(log);
+    expect(records.toString('utf8').split('\n').filter(Boolean)).toHaveLength(61);
+    expect(
+      readFileSync(log)
+        .subarray(records.length)
+        .every((b) => b === 0),
+    ).toBe(true);
+    await s.close();
+    expect(statSync(log).size).toBe(records.length);
+    // a restart after a kill -9 (the file as it was before the close) goes on where the
+    // records end, not after the zeros
+    const crashed = tempDir();
+    const log2 = join(crashed, 'changes.log');
+    writeFileSync(log2, Buffer.concat([records, Buffer.alloc(grown - records.length)]));
+    const s2 = WriteAheadLog.open({ dir: crashed });
+    expect(s2.list(B, '')).toHaveLength(61);
+    await s2.create(B, key('after'), obj('after'));
+    expect(statSync(log2).size).toBe(grown);
+    expect(logRecords(log2).subarray(0, records.length).equals(records)).toBe(true);
+    expect(logRecords(log2).toString('utf8').split('\n').filter(Boolean)).toHaveLength(62);
+    await s2.close();
+    const s3 = WriteAheadLog.open({ dir: crashed });
+    expect(s3.list(B, '')).toHaveLength(62);
+    await s3.close();
+  });
+
+  it('after a crash that left zeros inside unsynced writes, starts with every record before them', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir });
+    for (const n of ['a', 'b', 'c']) await s.create(B, key(n), obj(n));
+    const synced = logRecords(join(dir, 'changes.log'));
+    await s.close();
+    const text = (rv: number, n: string) =>
+      `{"r":${rv},"t":"A","k":"${key(n)}","ts":1,"o":${JSON.stringify({ ...obj(n), metadata: { ...obj(n).metadata, resourceVersion: String(rv) } })}}\n`;
+    const page = Buffer.alloc(4096);
+    const later = Buffer.from(text(5, 'later'));
+    // the pages of a write that never got its fdatasync reach the disk in any order: a page of
+    // zeros before a whole record, or in the middle of one
+    const cases = {
+      'zeros, then a whole record': Buffer.concat([synced, page, later, page]),
+      'a record cut by zeros, then a whole record': Buffer.concat([
+        synced,
+        Buffer.from(text(4, 'cut')).subarray(0, 30),
+        page,
+        Buffer.from(text(4, 'cut')).subarray(30),
+        later,
+        page,
+      ]),
+    };
+    const errSpy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      for (const [name, file] of Object.entries(cases)) {
+        const d = tempDir();
+        writeFileSync(join(d, 'changes.log'), file);
+        const s2 = WriteAheadLog.open({ dir: d });
+        expect(
+          s2.list(B, '').map((o) => o.obj.metadata.name),
+          name,
+        ).toEqual(['a', 'b', 'c']);
+        expect(readFileSync(join(d, 'changes.log')).equals(synced), name).toBe(true);
+        await s2.close();
+      }
+      expect(errSpy.mock.calls.filter((c) => /torn record/.test(String(c[0])))).toHaveLength(2);
+    } finally {
+      errSpy.mockRestore();
+    }
   });
 
   it('a second fdatasync starts beside the one in flight only once 12 writes wait for it', async () => {

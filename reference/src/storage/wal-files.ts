@@ -191,14 +191,17 @@ function parseRecord(line: string): LogLine | undefined {
   return rec;
 }
 
-/** Replays the log into the store; returns the length of its whole records. */
+/**
+ * Replays the log into the store; returns the length of its whole records. The log's file may
+ * go on in zeros (space it grew into ahead of its records): the records end at the first.
+ */
 export function replayLog(path: string, store: MemoryStore, buckets: Set<string>): number {
   if (!existsSync(path)) return 0;
   const buf = readFileSync(path);
   let start = 0;
   let good = 0;
   let bad = false;
-  while (start < buf.length) {
+  while (start < buf.length && buf[start] !== 0) {
     const nl = buf.indexOf(10, start);
     if (nl < 0) {
       bad = true; // the last record lacks its end: torn
@@ -213,7 +216,13 @@ export function replayLog(path: string, store: MemoryStore, buckets: Set<string>
     start = nl + 1;
     good = start;
   }
-  if (bad) {
+  if (!bad && allZero(buf, good)) return good;
+  // A record's text holds no zero byte (JSON escapes it). Zeros inside a record, or before
+  // more text, are space the log grew into that a crash left half written: pages of a write
+  // whose fdatasync never returned reach the disk in any order, and every acknowledged
+  // record lies before them (an fdatasync returns once every page before it is on disk).
+  const unwritten = bad ? buf.subarray(good, lineEnd(buf, good)).includes(0) : true;
+  if (!unwritten) {
     // Only the end of the log may be torn. A damaged record followed by good ones means
     // the file was damaged some other way: dropping the rest would drop acknowledged data.
     let next = buf.indexOf(10, good);
@@ -226,16 +235,28 @@ export function replayLog(path: string, store: MemoryStore, buckets: Set<string>
         );
       next = end;
     }
-    console.error(`orch storage: dropping a torn record at the end of ${path} (${buf.length - good} bytes)`);
-    const fd = openSync(path, 'r+');
-    try {
-      ftruncateSync(fd, good);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+  }
+  console.error(`orch storage: dropping a torn record at the end of ${path} (${buf.length - good} bytes)`);
+  const fd = openSync(path, 'r+');
+  try {
+    ftruncateSync(fd, good);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
   return good;
+}
+
+/** Where the line starting at `from` ends (its newline, or the end of the buffer). */
+function lineEnd(buf: Buffer, from: number): number {
+  const nl = buf.indexOf(10, from);
+  return nl < 0 ? buf.length : nl;
+}
+
+/** Whether `buf` holds only zeros from `from` on. */
+function allZero(buf: Buffer, from: number): boolean {
+  for (let i = from; i < buf.length; i++) if (buf[i] !== 0) return false;
+  return true;
 }
 
 function apply(store: MemoryStore, rec: LogLine, buckets: Set<string>): void {

@@ -16,11 +16,17 @@
 //   go to `snapshot.json` (written to a temporary file, fsynced, renamed, directory fsynced)
 //   and the log starts again empty. The history lets watch-from-an-old-version and Exact
 //   reads keep working across a restart, within the retention window.
+// - The log grows ahead of its records in steps of zeros (GROW_BYTES), written once: a record
+//   then overwrites space the file already has, and its fdatasync flushes data only. Appending
+//   changed the file's size at every batch, and each fdatasync waited for a journal commit
+//   of the file system as well (twice the time and about 40 us more CPU a sync, measured on
+//   ext4). Replay stops at the zeros; a clean close cuts them off.
 // - On start the snapshot is loaded and the log replayed; a torn last record (a crash in the
 //   middle of a write) is dropped and cut from the file. A damaged record followed by good
 //   ones is not a torn write: the server refuses to start rather than drop acknowledged data.
 import {
   closeSync,
+  constants,
   existsSync,
   fdatasync,
   fstatSync,
@@ -84,6 +90,13 @@ const SYNC_SLOTS = 2;
  * benchmark runs each, loop 97-98 % busy).
  */
 const SECOND_SYNC_AT = 12;
+/**
+ * How far the log's file grows at a time, with zeros, ahead of its records. 1 MiB: one
+ * journal commit for every 1 MiB of records instead of one a batch; larger steps made the
+ * batch that flushes them slower (up to 12 ms for 16 MiB) for no fewer system calls.
+ */
+const GROW_BYTES = 1 << 20;
+let zeros: Buffer | undefined;
 
 interface Waiter {
   resolve: (value: unknown) => void;
@@ -96,6 +109,8 @@ export class WriteAheadLog implements Persistence {
   private fd: number;
   /** Bytes of whole records in the log. */
   private size = 0;
+  /** The file's length: zeros from `size` on (see GROW_BYTES). */
+  private allocated: number;
   /** Writes waiting for the next fdatasync. */
   private waiters: Waiter[] = [];
   /** Their records, not yet in the file (fdatasync mode). */
@@ -126,8 +141,9 @@ export class WriteAheadLog implements Persistence {
   ) {
     const path = join(dir, LOG);
     const created = !existsSync(path);
-    this.fd = openSync(path, 'a');
+    this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT);
     if (created) fsyncDir(dir);
+    this.allocated = fstatSync(this.fd).size;
     if (sync) for (let i = 0; i < SYNC_SLOTS; i++) this.syncFds.push(openSync(path, 'r'));
     this.freeSyncFds.push(...this.syncFds);
     this.size = size;
@@ -232,25 +248,51 @@ export class WriteAheadLog implements Persistence {
   private writeRecord(bufs: Buffer[]): number {
     let len = 0;
     for (const b of bufs) len += b.length;
+    const at = this.size;
+    this.grow(at + len);
     let off = 0;
     try {
-      off = writevSync(this.fd, bufs);
+      off = writevSync(this.fd, bufs, at);
       if (off < len) {
         // a short write (a full disk, or more buffers than one writev takes): the rest in order
         const rest = Buffer.concat(bufs);
-        while (off < len) off += writeSync(this.fd, rest, off, len - off);
+        while (off < len) off += writeSync(this.fd, rest, off, len - off, at + off);
       }
       return len;
     } catch (e) {
       if (off > 0) {
         try {
-          ftruncateSync(this.fd, this.size);
+          ftruncateSync(this.fd, at);
+          this.allocated = at;
         } catch {
           // the log now ends in a partial record that later records would follow
           this.fail(new Error(`change log damaged: ${(e as Error).message}`));
         }
       }
       throw e;
+    }
+  }
+
+  /**
+   * Makes the file at least `end` long, in steps of GROW_BYTES of zeros. Best effort: where the
+   * zeros cannot be written (a full disk), the records are written past the end as appended
+   * ones, and their own write reports the error.
+   */
+  private grow(end: number): void {
+    if (end <= this.allocated) return;
+    zeros ??= Buffer.alloc(GROW_BYTES);
+    const to = Math.ceil(end / GROW_BYTES) * GROW_BYTES;
+    try {
+      while (this.allocated < to)
+        this.allocated += writeSync(
+          this.fd,
+          zeros,
+          0,
+          Math.min(GROW_BYTES, to - this.allocated),
+          this.allocated,
+        );
+    } catch {
+      // this.allocated is what was written
     }
   }
 
@@ -355,6 +397,7 @@ export class WriteAheadLog implements Persistence {
     try {
       ftruncateSync(this.fd, 0);
       this.size = 0;
+      this.allocated = 0;
       fsyncSync(this.fd);
     } catch (e) {
       // records the snapshot already holds are skipped on replay: harmless
@@ -377,7 +420,11 @@ export class WriteAheadLog implements Persistence {
       this.checkIdle();
     });
     try {
-      if (!this.failed) fsyncSync(this.fd);
+      if (!this.failed) {
+        // the zeros ahead of the records go: the file holds the records and nothing else
+        if (this.allocated > this.size) ftruncateSync(this.fd, this.size);
+        fsyncSync(this.fd);
+      }
     } finally {
       closeSync(this.fd);
       for (const fd of this.syncFds) closeSync(fd);
