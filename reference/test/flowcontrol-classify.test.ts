@@ -140,6 +140,38 @@ describe('classification', () => {
     expect(classified(await ts.req('GET', '/api/v1/configmaps', undefined, as(user)))[0]).toBe(globalDefault);
   });
 
+  it('matches Group and ServiceAccount subjects, by name and by *', async () => {
+    const ns = uniqueName('fc-ns');
+    const group = uniqueName('fc-group');
+    const version = (nonResourceURLs: string[]) => [{ verbs: ['get'], nonResourceURLs }];
+    const one = await makeFlow(uniqueName('fc-sa'), 1002, [
+      {
+        subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: ns, name: 'builder' } }],
+        nonResourceRules: version(['/version']),
+      },
+    ]);
+    const any = await makeFlow(uniqueName('fc-sa-any'), 1003, [
+      {
+        subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: `${ns}-b`, name: '*' } }],
+        nonResourceRules: version(['/version']),
+      },
+    ]);
+    const byGroup = await makeFlow(uniqueName('fc-grp'), 1004, [
+      { subjects: [{ kind: 'Group', group: { name: group } }], nonResourceRules: version(['/version']) },
+    ]);
+    const fsOf = async (user: string, groups = ['system:authenticated']) =>
+      classified(
+        await ts.req('GET', '/version', undefined, { 'impersonate-user': user, 'impersonate-group': groups }),
+      )[0];
+    const globalDefault = await uidOf('flowschemas', 'global-default');
+    expect(await fsOf(`system:serviceaccount:${ns}:builder`)).toBe(one.fs);
+    expect(await fsOf(`system:serviceaccount:${ns}:builder2`)).toBe(globalDefault);
+    expect(await fsOf(`system:serviceaccount:${ns}-b:anyone`)).toBe(any.fs);
+    expect(await fsOf(`system:serviceaccount:${ns}-bb:anyone`)).toBe(globalDefault);
+    expect(await fsOf('someone', ['system:authenticated', group])).toBe(byGroup.fs);
+    expect(await fsOf('someone')).toBe(globalDefault);
+  });
+
   it('passes over a FlowSchema whose priority level is missing (dangling)', async () => {
     const user = uniqueName('dangler');
     const name = uniqueName('dangling');

@@ -21,7 +21,12 @@ export interface TestServer {
   server: OrchServer;
   url: string;
   token: string;
-  req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  req(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string | string[]>,
+  ): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -50,9 +55,9 @@ export async function startServer(opts: Partial<ServerOptions> = {}): Promise<Te
     method: string,
     path: string,
     body?: unknown,
-    headers: Record<string, string> = {},
+    headers: Record<string, string | string[]> = {},
   ): Promise<Reply> => {
-    const h: Record<string, string> = { authorization: `Bearer ${token}`, ...headers };
+    const h: Record<string, string | string[]> = { authorization: `Bearer ${token}`, ...headers };
     let payload: string | Buffer | undefined;
     if (body !== undefined) {
       payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);

@@ -38,7 +38,33 @@ export interface Classification {
   headers: Readonly<Record<string, string>>;
 }
 
-function classification(flowSchema: KObject, priorityLevel: KObject): Classification {
+type Rec = Record<string, any>;
+
+/**
+ * Whom a rule's subjects name, as sets looked up once a request (made once a FlowSchema set):
+ * walking every subject of every FlowSchema with closures was a twentieth of a GET by a user
+ * classified under global-default, the last but one FlowSchema.
+ */
+interface Subjects {
+  /** A User `*` or a Group `*`: every user. */
+  anyone: boolean;
+  users: Set<string>;
+  groups: Set<string>;
+  /** ServiceAccount subjects: the username's prefix (`system:serviceaccount:<namespace>:`) and name (`*`: any). */
+  accounts: { prefix: string; name: unknown }[];
+}
+
+interface CompiledRule {
+  subjects: Subjects;
+  rule: Rec;
+}
+
+interface Ordered extends Classification {
+  rules: CompiledRule[];
+}
+
+function classification(flowSchema: KObject, priorityLevel: KObject): Ordered {
+  const rules = (flowSchema.spec as Rec)?.rules;
   return {
     flowSchema,
     priorityLevel,
@@ -46,33 +72,52 @@ function classification(flowSchema: KObject, priorityLevel: KObject): Classifica
       'X-Kubernetes-PF-PriorityLevel-UID': priorityLevel.metadata.uid ?? '',
       'X-Kubernetes-PF-FlowSchema-UID': flowSchema.metadata.uid ?? '',
     },
+    rules: Array.isArray(rules)
+      ? rules.map((rule: Rec) => ({ subjects: subjectsOf(rule?.subjects), rule }))
+      : [],
   };
 }
 
-type Rec = Record<string, any>;
+function subjectsOf(list: unknown): Subjects {
+  const out: Subjects = { anyone: false, users: new Set(), groups: new Set(), accounts: [] };
+  for (const s of Array.isArray(list) ? (list as Rec[]) : []) {
+    switch (s?.kind) {
+      case 'User':
+        if (s.user?.name === '*') out.anyone = true;
+        else if (typeof s.user?.name === 'string') out.users.add(s.user.name);
+        break;
+      case 'Group':
+        if (s.group?.name === '*') out.anyone = true;
+        else if (typeof s.group?.name === 'string') out.groups.add(s.group.name);
+        break;
+      case 'ServiceAccount':
+        out.accounts.push({
+          prefix: `system:serviceaccount:${s.serviceAccount?.namespace}:`,
+          name: s.serviceAccount?.name,
+        });
+        break;
+    }
+  }
+  return out;
+}
 
 const has = (list: unknown, value: string, all: string) =>
   Array.isArray(list) && (list.includes(all) || list.includes(value));
 
-function matchesSubject(user: FlowRequest['user'], s: Rec): boolean {
-  switch (s?.kind) {
-    case 'User':
-      return s.user?.name === '*' || s.user?.name === user.username;
-    case 'Group':
-      return s.group?.name === '*' || (user.groups ?? []).includes(s.group?.name);
-    case 'ServiceAccount': {
-      const prefix = `system:serviceaccount:${s.serviceAccount?.namespace}:`;
-      if (!user.username.startsWith(prefix)) return false;
-      return s.serviceAccount?.name === '*' || user.username === `${prefix}${s.serviceAccount?.name}`;
-    }
-    default:
-      return false;
-  }
+function matchesSubjects(user: FlowRequest['user'], s: Subjects): boolean {
+  if (s.anyone || s.users.has(user.username)) return true;
+  if (s.groups.size) for (const g of user.groups ?? []) if (s.groups.has(g)) return true;
+  for (const a of s.accounts)
+    if (
+      user.username.startsWith(a.prefix) &&
+      (a.name === '*' || user.username.slice(a.prefix.length) === String(a.name))
+    )
+      return true;
+  return false;
 }
 
-function matchesResourceRule(r: FlowRequest, rule: Rec): boolean {
+function matchesResourceRule(r: FlowRequest, resource: string, rule: Rec): boolean {
   if (!has(rule.verbs, r.verb, '*')) return false;
-  const resource = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
   if (!has(rule.resources, resource, '*')) return false;
   if (!has(rule.apiGroups, r.group, '*')) return false;
   if (r.namespace === '') return rule.clusterScope === true;
@@ -90,12 +135,16 @@ function matchesNonResourceURL(urls: unknown, path: string): boolean {
   return false;
 }
 
-function matchesRule(r: FlowRequest, rule: Rec): boolean {
-  if (!(rule.subjects ?? []).some((s: Rec) => matchesSubject(r.user, s))) return false;
-  if (r.resourceRequest) return (rule.resourceRules ?? []).some((x: Rec) => matchesResourceRule(r, x));
-  return (rule.nonResourceRules ?? []).some(
-    (x: Rec) => has(x.verbs, r.verb, '*') && matchesNonResourceURL(x.nonResourceURLs, r.path),
-  );
+function matchesRule(r: FlowRequest, resource: string, c: CompiledRule): boolean {
+  if (!matchesSubjects(r.user, c.subjects)) return false;
+  const rule = c.rule;
+  if (r.resourceRequest) {
+    for (const x of rule.resourceRules ?? []) if (matchesResourceRule(r, resource, x)) return true;
+    return false;
+  }
+  for (const x of rule.nonResourceRules ?? [])
+    if (has(x.verbs, r.verb, '*') && matchesNonResourceURL(x.nonResourceURLs, r.path)) return true;
+  return false;
 }
 
 /** A priority level's nominal concurrency shares (an exempt level's default is 0). */
@@ -109,7 +158,7 @@ export class FlowClassifier {
   private readonly schemas: Informer | undefined;
   private readonly levels: Informer | undefined;
   /** The FlowSchemas in matching order with their priority levels; rebuilt after a change. */
-  private order: Classification[] | undefined;
+  private order: Ordered[] | undefined;
 
   constructor(registry: Registry) {
     const changed = () => {
@@ -119,10 +168,10 @@ export class FlowClassifier {
     this.levels = inform(registry, FLOWCONTROL_GROUP, 'prioritylevelconfigurations', changed);
   }
 
-  private ordered(): Classification[] {
+  private ordered(): Ordered[] {
     if (this.order) return this.order;
     const levels = new Map([...(this.levels?.cache.values() ?? [])].map((pl) => [pl.metadata.name!, pl]));
-    const out: Classification[] = [];
+    const out: Ordered[] = [];
     for (const fs of this.schemas?.cache.values() ?? []) {
       const pl = levels.get((fs.spec as Rec)?.priorityLevelConfiguration?.name);
       if (pl) out.push(classification(fs, pl));
@@ -138,8 +187,8 @@ export class FlowClassifier {
 
   /** The FlowSchema and priority level of a request (none when no FlowSchema matches). */
   classify(r: FlowRequest): Classification | undefined {
-    for (const c of this.ordered())
-      if (((c.flowSchema.spec as Rec)?.rules ?? []).some((rule: Rec) => matchesRule(r, rule))) return c;
+    const resource = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+    for (const c of this.ordered()) for (const rule of c.rules) if (matchesRule(r, resource, rule)) return c;
     return undefined;
   }
 

@@ -9,6 +9,7 @@ import type { AuthorizationAttributes } from '../types.ts';
 import { type PolicyRule, ruleAllows, toRules } from './rules.ts';
 
 export { RBAC_GROUP };
+
 const SA_PREFIX = 'system:serviceaccount:';
 
 export interface Subject {
@@ -44,16 +45,16 @@ class AllowedBy {
   }
 }
 
-/** Index keys of a subject: `u:<user>` or `g:<group>` (service accounts are users). */
-function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
+/** Whom a subject names: a user or a group, by name (service accounts are users). */
+function subjectKey(s: Subject, bindingNamespace: string): ['users' | 'groups', string] | undefined {
   switch (s.kind) {
     case 'User':
-      return `u:${s.name}`;
+      return ['users', s.name];
     case 'Group':
-      return `g:${s.name}`;
+      return ['groups', s.name];
     case 'ServiceAccount': {
       const ns = s.namespace || bindingNamespace;
-      return ns ? `u:${SA_PREFIX}${ns}:${s.name}` : undefined;
+      return ns ? ['users', `${SA_PREFIX}${ns}:${s.name}`] : undefined;
     }
     default:
       return undefined;
@@ -93,7 +94,12 @@ function toBinding(kind: Binding['kind'], o: KObject): Binding {
 }
 
 class SubjectIndex {
-  private readonly bySubject = new Map<string, Map<Binding, Subject>>();
+  /**
+   * The bindings naming each user and each group, by the name itself: a request looks up the
+   * strings its user already has (whose hashes V8 keeps), not keys made afresh for it.
+   */
+  private readonly users = new Map<string, Map<Binding, Subject>>();
+  private readonly groups = new Map<string, Map<Binding, Subject>>();
   private readonly byName = new Map<string, Binding>();
 
   set(b: Binding): void {
@@ -102,8 +108,9 @@ class SubjectIndex {
     for (const s of b.subjects) {
       const k = subjectKey(s, b.namespace);
       if (k === undefined) continue;
-      let m = this.bySubject.get(k);
-      if (!m) this.bySubject.set(k, (m = new Map()));
+      const index = this[k[0]];
+      let m = index.get(k[1]);
+      if (!m) index.set(k[1], (m = new Map()));
       if (!m.has(b)) m.set(b, s);
     }
   }
@@ -114,10 +121,12 @@ class SubjectIndex {
     this.byName.delete(name);
     for (const s of b.subjects) {
       const k = subjectKey(s, b.namespace);
-      const m = k === undefined ? undefined : this.bySubject.get(k);
+      if (k === undefined) continue;
+      const index = this[k[0]];
+      const m = index.get(k[1]);
       if (!m) continue;
       m.delete(b);
-      if (m.size === 0) this.bySubject.delete(k!);
+      if (m.size === 0) index.delete(k[1]);
     }
   }
 
@@ -128,10 +137,10 @@ class SubjectIndex {
   /** The bindings naming the user (by name or one of its groups), each with the subject that matched. */
   matches(user: UserInfo, out: Match[]): void {
     // loops, not a closure: this runs for every request
-    const mine = this.bySubject.get(`u:${user.username}`);
+    const mine = this.users.get(user.username);
     if (mine) for (const e of mine) out.push(e);
     for (const g of user.groups) {
-      const m = this.bySubject.get(`g:${g}`);
+      const m = this.groups.get(g);
       if (m) for (const e of m) out.push(e);
     }
   }
