@@ -177,7 +177,8 @@ export class StoreCore {
   }
 
   validateAll(obj: KObject, ctx: RequestContext, old?: KObject, subresource = ''): void {
-    const causes = [...validateMeta(obj, this.nameRule, this.def.namespaced)];
+    // (validateMeta's array is new: the kind's causes join it)
+    const causes = validateMeta(obj, this.nameRule, this.def.namespaced);
     const s = this.def.strategy;
     const sub = subresource ? s.validateSubresource?.[subresource] : undefined;
     if (old && sub) causes.push(...sub(obj, old, ctx));
@@ -185,9 +186,12 @@ export class StoreCore {
     else causes.push(...(s.validate?.(obj, ctx) ?? []));
     if (this.def.schema && !this.def.custom) {
       // fields a built-in schema requires (e.g. an owner reference's uid), unless the kind said so
-      const said = new Set(causes.map((c) => c.field));
-      for (const f of missingRequired(obj, this.def.schema))
-        if (!said.has(f)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: f });
+      const missing = missingRequired(obj, this.def.schema);
+      if (missing.length) {
+        const said = new Set(causes.map((c) => c.field));
+        for (const f of missing)
+          if (!said.has(f)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: f });
+      }
     }
     if (causes.length)
       throw errors.invalid(
