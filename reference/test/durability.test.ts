@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import {
   closeSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -487,7 +488,7 @@ describe('write-ahead log', () => {
     await s.create(B, 'core/configmaps/ns/odd"key\\', obj('odd'));
     const before: ChangeEvent[] = [];
     s.watch(B, 0, (ev) => before.push(ev))();
-    (s as unknown as { persistence: WriteAheadLog }).persistence.compact();
+    await (s as unknown as { persistence: WriteAheadLog }).persistence.compact();
     expect(existsSync(join(dir, 'snapshot.json'))).toBe(true);
     expect(readFileSync(join(dir, 'changes.log')).length).toBe(0);
     const s2 = WriteAheadLog.open({ dir });
@@ -668,6 +669,72 @@ describe('write-ahead log', () => {
     } finally {
       errSpy.mockRestore();
     }
+  });
+
+  it('compacts without holding the event loop: writes go on meanwhile, and a restart at any step finds every write', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir, compactBytes: 1 << 30 });
+    const wal = (s as unknown as { persistence: WriteAheadLog }).persistence;
+    for (let i = 0; i < 50; i++) await s.create(B, key(`a${i}`), obj(`a${i}`));
+    await wal.compact();
+    // records no snapshot holds yet: in the log that moves aside
+    for (let i = 50; i < 60; i++) await s.create(B, key(`a${i}`), obj(`a${i}`));
+    const done = wal.compact();
+    // the log moved aside and a new one took its place; the snapshot is still being written
+    expect(existsSync(join(dir, 'changes.old.log'))).toBe(true);
+    expect(readFileSync(join(dir, 'changes.log')).length).toBe(0);
+    const during = [0, 1, 2].map((i) => s.create(B, key(`b${i}`), obj(`b${i}`)));
+    await Promise.all(during);
+    // a crash now: the old log, the new one and the snapshot before (copied as they are)
+    const crashed = tempDir();
+    for (const f of ['snapshot.json', 'changes.old.log', 'changes.log'])
+      writeFileSync(join(crashed, f), readFileSync(join(dir, f)));
+    await done;
+    expect(existsSync(join(dir, 'changes.old.log'))).toBe(false);
+    expect(logRecords(join(dir, 'changes.log')).toString('utf8').split('\n').filter(Boolean)).toHaveLength(3);
+    const names = (st: typeof s) =>
+      st
+        .list(B, '')
+        .map((o) => o.obj.metadata.name)
+        .sort();
+    const all = names(s);
+    expect(all).toHaveLength(63);
+    // after the compaction, and at the crash (which finishes the compaction as it starts)
+    for (const d of [dir, crashed]) {
+      const s2 = WriteAheadLog.open({ dir: d });
+      expect(names(s2)).toEqual(all);
+      expect(s2.revision()).toBe(s.revision());
+      expect(existsSync(join(d, 'changes.old.log'))).toBe(false);
+      await s2.close();
+    }
+    await s.close();
+  });
+
+  it('a compaction that fails keeps the old log; the next one writes the snapshot at once and loses nothing', async () => {
+    const dir = tempDir();
+    const s = WriteAheadLog.open({ dir, compactBytes: 1 << 30 });
+    const wal = (s as unknown as { persistence: WriteAheadLog }).persistence;
+    for (let i = 0; i < 10; i++) await s.create(B, key(`c${i}`), obj(`c${i}`));
+    // the snapshot's temporary file cannot be made
+    mkdirSync(join(dir, 'snapshot.json.tmp'));
+    const errSpy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await wal.compact();
+      expect(errSpy.mock.calls.some((c) => /compaction failed/.test(String(c[0])))).toBe(true);
+    } finally {
+      errSpy.mockRestore();
+    }
+    expect(existsSync(join(dir, 'changes.old.log'))).toBe(true);
+    await s.create(B, key('after'), obj('after'));
+    rmSync(join(dir, 'snapshot.json.tmp'), { recursive: true });
+    await wal.compact();
+    expect(existsSync(join(dir, 'changes.old.log'))).toBe(false);
+    expect(existsSync(join(dir, 'snapshot.json'))).toBe(true);
+    await s.create(B, key('last'), obj('last'));
+    await s.close();
+    const s2 = WriteAheadLog.open({ dir });
+    expect(s2.list(B, '')).toHaveLength(12);
+    await s2.close();
   });
 
   it('a second fdatasync starts beside the one in flight only once 12 writes wait for it', async () => {

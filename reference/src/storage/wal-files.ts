@@ -1,6 +1,7 @@
 // The files of the write-ahead log (./wal.ts): the formats of the log's records and of the
 // snapshot, writing a snapshot, and reading both back when the store starts.
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { jsonBytesOnce } from '../content/json.ts';
 import { bucketOf, type MemoryStore } from './memory.ts';
 import type { ChangeEvent, KObject, StoredObject } from './types.ts';
@@ -54,8 +55,19 @@ function timeText(t: number): string {
   return lastTimeText;
 }
 
-/** Writes every live object of `store` and its retained history (of `buckets`) to `path`; returns the bytes written. */
-export function writeSnapshot(path: string, store: MemoryStore, buckets: Set<string>): number {
+/** What a snapshot holds: the live objects at `rev` and the retained history up to it. */
+export interface SnapshotContent {
+  rev: number;
+  objects: StoredObject[];
+  history: ChangeEvent[];
+}
+
+/**
+ * Every live object of `store` and its retained history (of `buckets`), as they are now. Stored
+ * objects never change: the content stays what it is while it is written, whatever the store
+ * does meanwhile.
+ */
+export function snapshotOf(store: MemoryStore, buckets: Set<string>): SnapshotContent {
   const snap = store.snapshot();
   const from = store.oldestRetained();
   const history: ChangeEvent[] = [];
@@ -63,31 +75,19 @@ export function writeSnapshot(path: string, store: MemoryStore, buckets: Set<str
     for (const b of buckets) store.watch(b, from, (ev) => history.push(ev))();
     history.sort((a, b) => a.rv - b.rv);
   }
+  return { rev: snap.rev, objects: snap.objects, history };
+}
+
+/** Writes a snapshot to `path` and fsyncs it, in one go; returns the bytes written. */
+export function writeSnapshot(path: string, content: SnapshotContent): number {
   const fd = openSync(path, 'w');
   let total = 0;
   try {
-    // The objects' JSON is the bytes their answers and the log had (jsonBytes), not made again:
-    // a snapshot of a hundred thousand objects took over a second of the event loop that way.
-    const out = new ChunkWriter(fd);
-    out.put(`{"rev":${snap.rev},"objects":[`);
-    snap.objects.forEach((o, i) => {
-      out.put(`${i ? ',' : ''}{"k":${JSON.stringify(o.key)},"r":${o.rv},"o":`);
-      out.bytes(jsonBytesOnce(o.obj));
-      out.put('}');
-    });
-    out.put('],"history":[');
-    history.forEach((ev, i) => {
-      // a HistoryLine
-      out.put(`${i ? ',' : ''}${changeHead(ev)},"o":`);
-      out.bytes(jsonBytesOnce(ev.obj));
-      if (ev.prev) {
-        out.put(',"p":');
-        out.bytes(jsonBytesOnce(ev.prev));
-      }
-      out.put('}');
-    });
-    out.put(']}\n');
-    total = out.end();
+    for (const piece of snapshotPieces(content)) {
+      let off = 0;
+      while (off < piece.length) off += writeSync(fd, piece, off, piece.length - off);
+      total += piece.length;
+    }
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -95,35 +95,96 @@ export function writeSnapshot(path: string, store: MemoryStore, buckets: Set<str
   return total;
 }
 
-/** Gathers the snapshot's pieces into writes of 1 MiB. */
-class ChunkWriter {
-  private readonly chunk = Buffer.allocUnsafeSlow(1 << 20);
+/**
+ * Writes a snapshot to `path` and fsyncs it without holding the event loop: a piece of about
+ * 1 MiB at a time, written and synced on the thread pool. Returns the bytes written.
+ */
+export async function writeSnapshotAsync(path: string, content: SnapshotContent): Promise<number> {
+  const file = await open(path, 'w');
+  let total = 0;
+  try {
+    for (const piece of snapshotPieces(content)) {
+      let off = 0;
+      while (off < piece.length) off += (await file.write(piece, off, piece.length - off)).bytesWritten;
+      total += piece.length;
+    }
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  return total;
+}
+
+/** Pieces of a snapshot are gathered up to this size. */
+const PIECE = 1 << 20;
+
+/**
+ * The snapshot's JSON (SnapshotFile), in pieces of about PIECE bytes. The objects' JSON is the
+ * bytes their answers and the log had (jsonBytes), not made again: a snapshot of a hundred
+ * thousand objects took over a second of the event loop that way.
+ */
+function* snapshotPieces(s: SnapshotContent): Generator<Buffer> {
+  const out = new Pieces();
+  out.put(`{"rev":${s.rev},"objects":[`);
+  for (let i = 0; i < s.objects.length; i++) {
+    const o = s.objects[i]!;
+    out.put(`${i ? ',' : ''}{"k":${JSON.stringify(o.key)},"r":${o.rv},"o":`);
+    out.bytes(jsonBytesOnce(o.obj));
+    out.put('}');
+    yield* out.full();
+  }
+  out.put('],"history":[');
+  for (let i = 0; i < s.history.length; i++) {
+    const ev = s.history[i]!;
+    // a HistoryLine
+    out.put(`${i ? ',' : ''}${changeHead(ev)},"o":`);
+    out.bytes(jsonBytesOnce(ev.obj));
+    if (ev.prev) {
+      out.put(',"p":');
+      out.bytes(jsonBytesOnce(ev.prev));
+    }
+    out.put('}');
+    yield* out.full();
+  }
+  out.put(']}\n');
+  yield* out.rest();
+}
+
+/**
+ * Gathers text and bytes into pieces of about PIECE bytes, each a buffer of its own (a piece
+ * may still be in a write while the next is gathered).
+ */
+class Pieces {
+  private chunk = Buffer.allocUnsafeSlow(PIECE);
   private used = 0;
-  private total = 0;
-  constructor(private readonly fd: number) {}
+  private ready: Buffer[] = [];
   put(s: string): void {
-    if (s.length * 3 > this.chunk.length - this.used) this.drain();
-    if (s.length * 3 > this.chunk.length) this.write(Buffer.from(s));
+    if (s.length * 3 > this.chunk.length - this.used) this.seal();
+    if (s.length * 3 > this.chunk.length) this.ready.push(Buffer.from(s));
     else this.used += this.chunk.write(s, this.used);
   }
   bytes(b: Buffer): void {
-    if (b.length > this.chunk.length - this.used) this.drain();
-    if (b.length > this.chunk.length) this.write(b);
+    if (b.length > this.chunk.length - this.used) this.seal();
+    if (b.length > this.chunk.length) this.ready.push(b);
     else this.used += b.copy(this.chunk, this.used);
   }
-  end(): number {
-    this.drain();
-    return this.total;
+  /** The pieces sealed so far. */
+  *full(): Generator<Buffer> {
+    if (!this.ready.length) return;
+    const ready = this.ready;
+    this.ready = [];
+    yield* ready;
   }
-  private drain(): void {
+  /** Every piece, the last one too. */
+  *rest(): Generator<Buffer> {
+    this.seal();
+    yield* this.full();
+  }
+  private seal(): void {
     if (!this.used) return;
-    this.write(this.chunk.subarray(0, this.used));
+    this.ready.push(this.chunk.subarray(0, this.used));
+    this.chunk = Buffer.allocUnsafeSlow(PIECE);
     this.used = 0;
-  }
-  private write(b: Buffer): void {
-    let off = 0;
-    while (off < b.length) off += writeSync(this.fd, b, off, b.length - off);
-    this.total += b.length;
   }
 }
 

@@ -13,9 +13,14 @@
 // - Without fdatasync each change is written before it becomes visible; a change that
 //   cannot be written is refused (append throws) and never becomes visible.
 // - Once the log passes `compactBytes`, every live object and the retained change history
-//   go to `snapshot.json` (written to a temporary file, fsynced, renamed, directory fsynced)
-//   and the log starts again empty. The history lets watch-from-an-old-version and Exact
-//   reads keep working across a restart, within the retention window.
+//   go to `snapshot.json` (written to a temporary file, fsynced, renamed, directory fsynced).
+//   The history lets watch-from-an-old-version and Exact reads keep working across a restart,
+//   within the retention window. The snapshot is written without holding the event loop: the
+//   log moves aside (`changes.old.log`, synced first) and a new one takes the writes while the
+//   snapshot of that moment is written on the thread pool; once it is in place the old log
+//   goes. A restart replays the snapshot, the old log if it is still there (its records the
+//   snapshot holds are skipped), then the log. Writing it in one go held every request for
+//   about half a second at 100,000 objects (0.8 s at 140,000).
 // - The log grows ahead of its records in steps of zeros (GROW_BYTES), written once: a record
 //   then overwrites space the file already has, and its fdatasync flushes data only. Appending
 //   changed the file's size at every batch, and each fdatasync waited for a journal commit
@@ -29,6 +34,7 @@ import {
   constants,
   existsSync,
   fdatasync,
+  fdatasyncSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -45,7 +51,16 @@ import { jsonBytes } from '../content/json.ts';
 import { holdUntilExposure, release } from './exposure.ts';
 import { MemoryStore, type MemoryStoreOptions, type Persistence } from './memory.ts';
 import type { ChangeEvent } from './types.ts';
-import { changeHead, fsyncDir, loadSnapshot, replayLog, writeSnapshot } from './wal-files.ts';
+import {
+  changeHead,
+  fsyncDir,
+  loadSnapshot,
+  replayLog,
+  type SnapshotContent,
+  snapshotOf,
+  writeSnapshot,
+  writeSnapshotAsync,
+} from './wal-files.ts';
 
 /** How a record that holds an object ends. */
 const RECORD_END = Buffer.from('}\n');
@@ -71,6 +86,10 @@ export interface WalOptions extends MemoryStoreOptions {
 }
 
 const LOG = 'changes.log';
+/** The log a compaction moved aside, until the snapshot that holds its records is in place. */
+const OLD_LOG = 'changes.old.log';
+/** The next log, made before the log moves aside (a leftover of a crash in between is empty). */
+const NEXT_LOG = 'changes.next.log';
 const SNAPSHOT = 'snapshot.json';
 /** Written, synced and removed by probe(). */
 const PROBE = 'health-probe';
@@ -98,6 +117,15 @@ const SECOND_SYNC_AT = 12;
 const GROW_BYTES = 1 << 20;
 let zeros: Buffer | undefined;
 
+/** Removes a file left by a failed step; a failure to remove it changes nothing about the failure. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // (a directory in its place, a read-only directory): the next attempt meets it again
+  }
+}
+
 interface Waiter {
   resolve: (value: unknown) => void;
   /** What the write's promise resolves with. */
@@ -116,13 +144,17 @@ export class WriteAheadLog implements Persistence {
   /** Their records, not yet in the file (fdatasync mode). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
-  /** Descriptors for fdatasync not in use (see SYNC_SLOTS); all of them when none is in flight. */
-  private readonly freeSyncFds: number[] = [];
-  private readonly syncFds: number[] = [];
+  /** Descriptors of the log for fdatasync not in use (see SYNC_SLOTS); all of them when none is in flight. */
+  private freeSyncFds: number[] = [];
+  private syncFds: number[] = [];
+  /** fdatasyncs in flight, those of a log moved aside too. */
+  private syncing = 0;
   private scheduled = false;
   /** Writes the records held back (see append); one function, so exposure.ts can forget it. */
   private readonly writeHeld = () => this.writePending();
   private compactScheduled = false;
+  /** A compaction whose snapshot is being written (see compact). */
+  private compacting?: Promise<void>;
   private compactAt: number;
   private closing = false;
   private closePromise?: Promise<void>;
@@ -144,10 +176,16 @@ export class WriteAheadLog implements Persistence {
     this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT);
     if (created) fsyncDir(dir);
     this.allocated = fstatSync(this.fd).size;
-    if (sync) for (let i = 0; i < SYNC_SLOTS; i++) this.syncFds.push(openSync(path, 'r'));
-    this.freeSyncFds.push(...this.syncFds);
+    this.syncFds = this.openSyncFds(path);
+    this.freeSyncFds = [...this.syncFds];
     this.size = size;
     this.compactAt = compactBytes;
+  }
+
+  private openSyncFds(path: string): number[] {
+    const fds: number[] = [];
+    if (this.sync) for (let i = 0; i < SYNC_SLOTS; i++) fds.push(openSync(path, 'r'));
+    return fds;
   }
 
   failure(): Error | undefined {
@@ -190,13 +228,18 @@ export class WriteAheadLog implements Persistence {
     mkdirSync(dir, { recursive: true });
     if (fresh) fsyncDir(dirname(dir));
     rmSync(join(dir, `${SNAPSHOT}.tmp`), { force: true });
+    rmSync(join(dir, NEXT_LOG), { force: true });
     const store = new MemoryStore(opts);
     const buckets = new Set<string>();
     loadSnapshot(join(dir, SNAPSHOT), store, buckets);
+    // a compaction that did not finish left its old log: the snapshot may not hold it yet
+    const unfinished = existsSync(join(dir, OLD_LOG));
+    if (unfinished) replayLog(join(dir, OLD_LOG), store, buckets);
     const size = replayLog(join(dir, LOG), store, buckets);
     const wal = new WriteAheadLog(dir, store, opts.sync ?? true, opts.compactBytes ?? 64 * 1024 * 1024, size);
     for (const b of buckets) wal.buckets.add(b);
     store.attach(wal);
+    if (unfinished) wal.compactNow();
     return store;
   }
 
@@ -227,7 +270,7 @@ export class WriteAheadLog implements Persistence {
       }
     } else this.size += this.writeRecord(record);
     this.buckets.add(ev.bucket);
-    if (this.size + this.pendingBytes > this.compactAt && !this.compactScheduled) {
+    if (this.size + this.pendingBytes > this.compactAt && !this.compactScheduled && !this.compacting) {
       // Not now: the store applies this change right after append returns, and the
       // snapshot must hold every change the log holds.
       this.compactScheduled = true;
@@ -336,17 +379,20 @@ export class WriteAheadLog implements Persistence {
 
   private flush(): void {
     this.writePending();
-    const inFlight = this.freeSyncFds.length < this.syncFds.length;
     if (
       this.waiters.length &&
       this.freeSyncFds.length &&
-      (!inFlight || this.waiters.length >= SECOND_SYNC_AT)
+      (this.syncing === 0 || this.waiters.length >= SECOND_SYNC_AT)
     ) {
       const fd = this.freeSyncFds.pop()!;
       const batch = this.waiters;
       this.waiters = [];
+      this.syncing++;
       fdatasync(fd, (err) => {
-        this.freeSyncFds.push(fd);
+        this.syncing--;
+        // a descriptor of a log moved aside meanwhile is closed, not used again
+        if (this.syncFds.includes(fd)) this.freeSyncFds.push(fd);
+        else closeSync(fd);
         if (err) this.fail(new Error(`fdatasync of the change log failed: ${err.message}`));
         // after a failure nothing is known to be durable, whatever later calls report
         const f = this.failed;
@@ -362,32 +408,140 @@ export class WriteAheadLog implements Persistence {
   }
 
   private checkIdle(): void {
-    if (this.freeSyncFds.length < this.syncFds.length || this.scheduled || this.waiters.length) return;
+    if (this.syncing > 0 || this.scheduled || this.waiters.length) return;
     const idle = this.idle;
     this.idle = [];
     for (const f of idle) f();
   }
 
   /**
-   * Writes every live object and the retained history to a new snapshot, then starts an
-   * empty log. Runs outside append, when the store has applied every logged change.
+   * Compacts the log without holding the event loop: the log moves aside and a new one takes
+   * the writes, and the snapshot of that moment is written on the thread pool; the old log
+   * goes once the snapshot is in place. Runs outside append, when the store has applied every
+   * logged change. A compaction that could not finish left its old log: the next one writes
+   * the snapshot at once instead (compactNow), for a log moved aside must never replace it.
    */
-  compact(): void {
+  compact(): Promise<void> {
+    this.compactScheduled = false;
+    if (this.compacting) return this.compacting;
+    if (this.closing || this.failed) return Promise.resolve();
+    if (existsSync(join(this.dir, OLD_LOG))) {
+      this.compactNow();
+      return Promise.resolve();
+    }
+    let content: SnapshotContent;
+    try {
+      content = this.moveLogAside();
+    } catch (e) {
+      console.error(`orch storage: compaction failed: ${(e as Error).message}`);
+      this.compactAt = this.size + this.compactBytes;
+      return Promise.resolve();
+    }
+    this.compacting = this.finishCompaction(content).finally(() => {
+      this.compacting = undefined;
+    });
+    return this.compacting;
+  }
+
+  /**
+   * Writes the records held back, makes the log durable, and starts a new one in its place; the
+   * old one stays as `changes.old.log`. Returns what the snapshot must hold: everything the old
+   * log holds, at this moment.
+   */
+  private moveLogAside(): SnapshotContent {
+    this.writePending();
+    if (this.failed) throw this.failed;
+    // A batch of the new log could otherwise be acknowledged while an earlier one of the old
+    // log is still on its way to the disk (an fdatasync makes only its own file durable).
+    fdatasyncSync(this.fd);
+    const path = join(this.dir, LOG);
+    const old = join(this.dir, OLD_LOG);
+    const next = join(this.dir, NEXT_LOG);
+    const fd = openSync(next, 'w+');
+    let syncFds: number[] = [];
+    try {
+      syncFds = this.openSyncFds(next);
+      renameSync(path, old);
+    } catch (e) {
+      for (const f of [fd, ...syncFds]) closeSync(f);
+      rmSync(next, { force: true });
+      throw e;
+    }
+    try {
+      renameSync(next, path);
+      fsyncDir(this.dir);
+    } catch (e) {
+      // the log is `changes.old.log` now and nothing takes its place: nothing written from
+      // here on would be read at a restart
+      this.fail(new Error(`starting a new change log failed: ${(e as Error).message}`));
+      for (const f of [fd, ...syncFds]) closeSync(f);
+      throw e;
+    }
+    // no more writes go to the old log; its syncs in flight close their descriptors
+    closeSync(this.fd);
+    for (const f of this.freeSyncFds) closeSync(f);
+    this.fd = fd;
+    this.syncFds = syncFds;
+    this.freeSyncFds = [...syncFds];
+    this.size = 0;
+    this.allocated = 0;
+    return snapshotOf(this.store, this.buckets);
+  }
+
+  /** Writes the snapshot on the thread pool, puts it in place and removes the old log. */
+  private async finishCompaction(content: SnapshotContent): Promise<void> {
+    const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
+    let written = 0;
+    try {
+      written = await writeSnapshotAsync(tmp, content);
+      // a failed log takes no snapshot: what it holds may not all be durable
+      if (this.failed) throw this.failed;
+      renameSync(tmp, join(this.dir, SNAPSHOT));
+      fsyncDir(this.dir);
+    } catch (e) {
+      // the old snapshot and both logs are still in place: the next compaction writes it again
+      removeQuietly(tmp);
+      console.error(`orch storage: compaction failed: ${(e as Error).message}`);
+      this.compactAt = this.size + this.compactBytes;
+      return;
+    }
+    this.removeOldLog();
+    // a snapshot much larger than the log bound would otherwise be rewritten too often
+    this.compactAt = Math.max(this.compactBytes, Math.floor(written / 2));
+  }
+
+  /** The old log once a durable snapshot holds its records (a restart would skip them anyway). */
+  private removeOldLog(): void {
+    try {
+      rmSync(join(this.dir, OLD_LOG), { force: true });
+      fsyncDir(this.dir);
+    } catch (e) {
+      console.error(`orch storage: removing the old change log failed: ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * Writes every live object and the retained history to a new snapshot in one go, then
+   * empties the log (and removes an old one). At a start that found an unfinished compaction,
+   * and after one failed.
+   */
+  compactNow(): void {
     this.compactScheduled = false;
     if (this.closing || this.failed) return;
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
     let written = 0;
     try {
-      written = writeSnapshot(tmp, this.store, this.buckets);
+      written = writeSnapshot(tmp, snapshotOf(this.store, this.buckets));
       renameSync(tmp, join(this.dir, SNAPSHOT));
       fsyncDir(this.dir);
     } catch (e) {
       // the old snapshot and the whole log are still in place: try again later
-      rmSync(tmp, { force: true });
+      removeQuietly(tmp);
       console.error(`orch storage: compaction failed: ${(e as Error).message}`);
       this.compactAt = this.size + this.compactBytes;
       return;
     }
+    this.removeOldLog();
     // Everything the log holds is in the durable snapshot now. An fdatasync in flight
     // still covers its writes (they are in the snapshot); later records go to the empty log.
     // Records still waiting for a sync are in the snapshot too: they need not be written.
@@ -419,6 +573,8 @@ export class WriteAheadLog implements Persistence {
       this.idle.push(resolve);
       this.checkIdle();
     });
+    // a snapshot being written is finished (or abandoned) before the files close
+    await this.compacting;
     try {
       if (!this.failed) {
         // the zeros ahead of the records go: the file holds the records and nothing else
