@@ -5,12 +5,13 @@
 //
 //   tsx scripts/reliability/crash.ts [--backend wal|etcd|both] [--rounds 20] [--writers 16]
 //       [--watchers 3] [--etcd-rounds 3] [--peer-rounds 3] [--seed N] [--report FILE]
+//       [--server-flag=--FLAG=VALUE ...] (more `serve` flags, e.g. --server-flag=--compact-bytes=262144)
 //
 // Prints each round and a table per backend; exits 1 on any finding.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { BackendKind } from './server.ts';
 import { runCrash, table } from './crash/run.ts';
+import type { BackendKind } from './server.ts';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     'peer-rounds': { type: 'string', default: '3' },
     seed: { type: 'string' },
     report: { type: 'string' },
+    'server-flag': { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -48,6 +50,7 @@ const report = await runCrash({
   etcdRounds: int('etcd-rounds', values['etcd-rounds'], 0),
   peerRounds: int('peer-rounds', values['peer-rounds'], 0),
   seed: values.seed === undefined ? undefined : int('seed', values.seed, 0),
+  serverFlags: values['server-flag'],
   log: (line) => console.log(line),
 });
 

@@ -1,5 +1,5 @@
 // Where objects are kept and for how long their history is: --data-dir, --in-memory,
-// --no-fsync; --history-seconds, --continue-ttl-seconds, --bookmark-interval-seconds.
+// --no-fsync, --compact-bytes; --history-seconds, --continue-ttl-seconds, --bookmark-interval-seconds.
 // etcd's flags: options/etcd.ts.
 import { resolve } from 'node:path';
 import { DEFAULTS } from '../config.ts';
@@ -10,15 +10,20 @@ export const localStorageOptions: OptionSection = {
     'data-dir': { type: 'string' },
     'in-memory': { type: 'boolean' },
     'no-fsync': { type: 'boolean' },
+    'compact-bytes': { type: 'string' },
   },
   usage: `  --data-dir DIR             durable store, certificates, admin token (default ${DEFAULTS.dataDir})
   --in-memory                keep objects in memory only (nothing survives a restart)
   --no-fsync                 do not fdatasync the write-ahead log before answering writes
+  --compact-bytes N          write a snapshot and start the write-ahead log again once it holds
+                             N bytes (default 67108864, 64 MiB)
 `,
   parse({ values, str, cwd, options }) {
     options.dataDir = resolve(cwd, str('data-dir') ?? DEFAULTS.dataDir);
     options.inMemory = values['in-memory'] === true;
     options.fsync = values['no-fsync'] !== true;
+    const cb = intFlag('compact-bytes', str('compact-bytes'), 4096, Number.MAX_SAFE_INTEGER);
+    if (cb !== undefined) options.compactBytes = cb;
   },
 };
 

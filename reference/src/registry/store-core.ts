@@ -190,7 +190,8 @@ export class StoreCore {
       if (missing.length) {
         const said = new Set(causes.map((c) => c.field));
         for (const f of missing)
-          if (!said.has(f)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: f });
+          if (!said.has(f))
+            causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: f });
       }
     }
     if (causes.length)

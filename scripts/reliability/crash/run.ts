@@ -1,10 +1,11 @@
 // The crash measurement over the backends: rounds of kill -9 of the server on each backend;
 // on etcd also rounds of kill -9 of etcd, and rounds with two servers on one etcd where one of
 // them is killed. Collects the rounds and sums them up per backend and phase.
+
+import { seeded } from '../seeded.ts';
 import { type Backend, type BackendKind, startBackend } from '../server.ts';
 import { type CrashContext, ensureNamespace, type Phase, type RoundResult, runRound } from './round.ts';
 import type { FindingKind } from './verify.ts';
-import { seeded } from '../seeded.ts';
 
 export interface CrashOptions {
   backends: BackendKind[];
@@ -20,6 +21,8 @@ export interface CrashOptions {
   etcdDownMs?: number;
   timeoutMs?: number;
   recoverWithinMs?: number;
+  /** More `serve` flags for every server (those of etcd only on etcd). */
+  serverFlags?: string[];
   log?: (line: string) => void;
 }
 
@@ -129,7 +132,8 @@ export async function runCrash(opts: CrashOptions): Promise<CrashReport> {
     }
   };
   for (const kind of opts.backends) {
-    const backend = await startBackend(kind);
+    const flags = (opts.serverFlags ?? []).filter((f) => kind === 'etcd' || !f.startsWith('--etcd-'));
+    const backend = await startBackend(kind, { flags });
     try {
       await ensureNamespace(backend.servers[0]!);
       const ctx = ctxOf(backend);
