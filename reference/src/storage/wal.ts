@@ -488,6 +488,11 @@ export class WriteAheadLog implements Persistence {
     return snapshotOf(this.store, this.buckets);
   }
 
+  /** Resolves once no compaction is under way (at once when none is). */
+  compacted(): Promise<void> {
+    return this.compacting ?? Promise.resolve();
+  }
+
   /** Writes the snapshot on the thread pool, puts it in place and removes the old log. */
   private async finishCompaction(content: SnapshotContent): Promise<void> {
     const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
@@ -496,16 +501,31 @@ export class WriteAheadLog implements Persistence {
       written = await writeSnapshotAsync(tmp, content);
       // a failed log takes no snapshot: what it holds may not all be durable
       if (this.failed) throw this.failed;
-      renameSync(tmp, join(this.dir, SNAPSHOT));
-      fsyncDir(this.dir);
+      this.placeSnapshot(tmp);
     } catch (e) {
       // the old snapshot and both logs are still in place: the next compaction writes it again
-      removeQuietly(tmp);
-      console.error(`orch storage: compaction failed: ${(e as Error).message}`);
-      this.compactAt = this.size + this.compactBytes;
+      this.compactionFailed(tmp, e);
       return;
     }
     this.removeOldLog();
+    this.boundAfter(written);
+  }
+
+  /** Puts a written snapshot in place of the last one. */
+  private placeSnapshot(tmp: string): void {
+    renameSync(tmp, join(this.dir, SNAPSHOT));
+    fsyncDir(this.dir);
+  }
+
+  /** A compaction that failed: its temporary file goes, and the next is tried a bound later. */
+  private compactionFailed(tmp: string, e: unknown): void {
+    removeQuietly(tmp);
+    console.error(`orch storage: compaction failed: ${(e as Error).message}`);
+    this.compactAt = this.size + this.compactBytes;
+  }
+
+  /** The next compaction's bound, after a snapshot of `written` bytes. */
+  private boundAfter(written: number): void {
     // a snapshot much larger than the log bound would otherwise be rewritten too often
     this.compactAt = Math.max(this.compactBytes, Math.floor(written / 2));
   }
@@ -532,13 +552,10 @@ export class WriteAheadLog implements Persistence {
     let written = 0;
     try {
       written = writeSnapshot(tmp, snapshotOf(this.store, this.buckets));
-      renameSync(tmp, join(this.dir, SNAPSHOT));
-      fsyncDir(this.dir);
+      this.placeSnapshot(tmp);
     } catch (e) {
       // the old snapshot and the whole log are still in place: try again later
-      removeQuietly(tmp);
-      console.error(`orch storage: compaction failed: ${(e as Error).message}`);
-      this.compactAt = this.size + this.compactBytes;
+      this.compactionFailed(tmp, e);
       return;
     }
     this.removeOldLog();
@@ -557,8 +574,7 @@ export class WriteAheadLog implements Persistence {
       // records the snapshot already holds are skipped on replay: harmless
       console.error(`orch storage: truncating the change log failed: ${(e as Error).message}`);
     }
-    // a snapshot much larger than the log bound would otherwise be rewritten too often
-    this.compactAt = Math.max(this.compactBytes, Math.floor(written / 2));
+    this.boundAfter(written);
   }
 
   close(): Promise<void> {
