@@ -431,7 +431,7 @@ function table(): { rows: string[][]; notes: string[] } {
     );
   if (results.createFloor)
     notes.push(
-      `CREATE floor: the least a durable create does, in a Node server of its own (scripts/bench/floor.ts): read and parse the body, stamp uid, time and version, serialise it once, append it to a log (a turn's records in one write(2)), answer once an fdatasync shared by the turn's writes returns; no authentication, admission, validation, managedFields or watchers. Its ratio is the most the CREATE row can reach on this machine; the CREATE row over this ratio is the share of the floor the reference keeps with the API's semantics.`,
+      `CREATE floor: the least a durable create does, in a Node server of its own (scripts/bench/floor.ts): read and parse the body, stamp uid, time and version, serialise it once, append it to a log (a turn's records in one write(2), into space grown ahead in 1 MiB of zeros), answer once an fdatasync shared by the turn's writes returns; no authentication, admission, validation, managedFields or watchers. Its ratio is the most the CREATE row can reach on this machine; the CREATE row over this ratio is the share of the floor the reference keeps with the API's semantics.`,
     );
   if (results.createRules)
     notes.push(

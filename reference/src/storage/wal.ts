@@ -20,7 +20,7 @@
 //   snapshot of that moment is written on the thread pool; once it is in place the old log
 //   goes. A restart replays the snapshot, the old log if it is still there (its records the
 //   snapshot holds are skipped), then the log. Writing it in one go held every request for
-//   about half a second at 100,000 objects (0.8 s at 140,000).
+//   232 ms at 100,000 ConfigMaps (377 ms at 140,000); now 13 and 16 ms.
 // - The log grows ahead of its records in steps of zeros (GROW_BYTES), written once: a record
 //   then overwrites space the file already has, and its fdatasync flushes data only. Appending
 //   changed the file's size at every batch, and each fdatasync waited for a journal commit
